@@ -1,0 +1,24 @@
+"""Options shared by several commands (dataset selection) and output helpers."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from agenticvbench.loader import DEFAULT_DATASET
+
+
+def add_dataset_args(p: argparse.ArgumentParser) -> None:
+    """`--dataset`, `--revision`, `--cache-dir`."""
+    p.add_argument("--dataset", default=DEFAULT_DATASET,
+                   help="Hub dataset id, local mirror directory, or parquet path (default: %(default)s)")
+    p.add_argument("--revision", default=None, help="dataset revision (branch, tag or commit sha)")
+    p.add_argument("--cache-dir", default=None, help="cache folder (default: $AVB_CACHE or ~/.cache/agenticvbench)")
+
+
+def print_json(obj: Any) -> None:
+    """Print indented JSON to stdout."""
+    json.dump(obj, sys.stdout, indent=2, default=str)
+    sys.stdout.write("\n")

@@ -1,0 +1,9 @@
+"""`avb export`: placeholder until its issue lands."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the `export` command (not yet implemented)."""

@@ -1,0 +1,53 @@
+"""Entry point: builds the argparse tree from the command modules and maps errors to exit codes.
+
+Exit codes: 0 success; 1 something was scored `error` or a document is invalid; 2 usage error;
+3 dataset, task or run-directory error (message on stderr, no traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from agenticvbench.errors import AVBError
+from agenticvbench.version import __version__
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INPUT = 0, 1, 2, 3
+
+# Each module defines `register(subparsers)`, which adds its commands and sets `func(args) -> int`.
+COMMAND_MODULES = (
+    "tasks_cmd", "download", "verify", "score", "report", "leaderboard", "demo", "studiobench", "export",
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The full parser (also used by the docs test that checks README examples)."""
+    parser = argparse.ArgumentParser(prog="avb", description="AgenticVBench loader and offline verifier suite.")
+    parser.add_argument("--version", action="version", version=f"agenticvbench {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        importlib.import_module(f"agenticvbench.cli.{name}").register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI; returns the exit code (also used as the process exit status)."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return EXIT_USAGE
+    try:
+        return int(args.func(args) or 0)
+    except AVBError as exc:
+        print(f"avb: error: {exc}", file=sys.stderr)
+        return EXIT_INPUT
+    except KeyboardInterrupt:
+        print("avb: interrupted; finished results are saved, rerun to resume", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

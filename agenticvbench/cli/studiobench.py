@@ -1,0 +1,9 @@
+"""`avb studiobench`: placeholder until its issue lands."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the `studiobench` command (not yet implemented)."""

@@ -1,0 +1,170 @@
+"""Dataset access: a Hub repo id, a local mirror directory, or a parquet path; lazily fetched, cached media.
+
+`revision` is honoured for the parquet and for every media file: a Hub dataset is resolved once to a commit sha
+(recorded in provenance) and all later downloads use that sha, so a run never mixes two versions of the data.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from agenticvbench.archive import extract_zip
+from agenticvbench.errors import DatasetError, TaskError
+from agenticvbench.tasks import FAMILIES, Task, task_from_row
+
+if TYPE_CHECKING:  # pragma: no cover
+    pass
+
+DEFAULT_DATASET = "Anonymous47621123/AgenticVBench_100"
+#: The dataset revision used when none is given. `main` until a release sha is published; pin it here then.
+DEFAULT_REVISION = "main"
+PARQUET_PATH = "data/train-00000-of-00001.parquet"
+_RESOLVE_RE = re.compile(r"^https?://[^/]+/datasets/(?P<repo>[^/]+/[^/]+)/resolve/(?P<rev>[^/]+)/(?P<path>.+)$")
+_SNAPSHOT_RE = re.compile(r"[/\\]snapshots[/\\](?P<sha>[0-9a-f]{40})[/\\]")
+
+
+def default_cache_dir() -> Path:
+    """The package's own cache (extracted zips, feature caches, judge cache): `$AVB_CACHE` or ~/.cache/agenticvbench."""
+    return Path(os.environ.get("AVB_CACHE") or Path.home() / ".cache" / "agenticvbench")
+
+
+def _offline() -> bool:
+    return os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in {"1", "true", "yes", "on"}
+
+
+def repo_relative(url: str) -> str:
+    """Turn a `*_urls` entry (full Hub `resolve` URL or repo-relative path) into a repo-relative path."""
+    m = _RESOLVE_RE.match(url.strip())
+    path = m.group("path") if m else url.strip().lstrip("/")
+    if ".." in Path(path).parts:
+        raise DatasetError(f"refusing URL with '..': {url}")
+    return path
+
+
+@dataclass
+class DatasetSource:
+    """Where tasks and media come from. Picklable, so worker processes can fetch media themselves."""
+
+    dataset: str
+    kind: str  # "hub" | "mirror" | "parquet"
+    revision: str
+    resolved_revision: str  # commit sha for the Hub; "local" for a mirror or parquet file
+    root: Path | None
+    cache_dir: Path
+    hf_cache_dir: Path | None = None
+
+    @classmethod
+    def open(cls, dataset: str | os.PathLike[str] = DEFAULT_DATASET, revision: str | None = None,
+             cache_dir: str | Path | None = None) -> tuple[DatasetSource, Path]:
+        """Resolve `dataset` and return (source, local parquet path)."""
+        revision = revision or DEFAULT_REVISION
+        cache = Path(cache_dir) if cache_dir else default_cache_dir()
+        path = Path(dataset)
+        if path.is_file():
+            root = path.parent.parent if path.parent.name == "data" else path.parent
+            return cls(str(path), "parquet", revision, "local", root, cache), path
+        if path.is_dir():
+            candidates = [path / PARQUET_PATH, *sorted((path / "data").glob("*.parquet"))]
+            parquet = next((c for c in candidates if c.is_file()), None)
+            if parquet is None:
+                raise DatasetError(f"{path}: no {PARQUET_PATH} in this mirror directory")
+            return cls(str(path), "mirror", revision, "local", path, cache), parquet
+        if os.sep in str(dataset) and str(dataset).count("/") != 1 or str(dataset).endswith(".parquet"):
+            raise DatasetError(f"{dataset}: no such file or directory")
+        hf_cache = Path(cache_dir) / "hub" if cache_dir else None
+        src = cls(str(dataset), "hub", revision, revision, None, cache, hf_cache)
+        local = src._hub_download(PARQUET_PATH, revision)
+        m = _SNAPSHOT_RE.search(str(local))
+        src.resolved_revision = m.group("sha") if m else revision
+        return src, local
+
+    def _hub_download(self, rel: str, revision: str) -> Path:
+        from huggingface_hub import hf_hub_download
+        from huggingface_hub.errors import HfHubHTTPError, LocalEntryNotFoundError
+
+        try:
+            return Path(hf_hub_download(
+                self.dataset, rel, repo_type="dataset", revision=revision, cache_dir=self.hf_cache_dir,
+                endpoint=os.environ.get("HF_ENDPOINT") or None, local_files_only=_offline()))
+        except LocalEntryNotFoundError as exc:
+            raise DatasetError(f"{self.dataset}@{revision}: {rel} is not cached and the Hub is unreachable "
+                               f"or offline mode is on ({exc.__class__.__name__})") from None
+        except (HfHubHTTPError, OSError, ValueError) as exc:
+            raise DatasetError(f"{self.dataset}@{revision}: cannot fetch {rel}: {exc}") from None
+
+    def fetch(self, url: str) -> Path:
+        """Return a local path for one repo file (downloaded and cached for the Hub, pinned to the resolved sha)."""
+        rel = repo_relative(url)
+        if self.kind == "hub":
+            return self._hub_download(rel, self.resolved_revision)
+        assert self.root is not None
+        p = self.root / rel
+        if not p.is_file():
+            raise DatasetError(f"{self.dataset}: {rel} not found in the local mirror")
+        return p
+
+    def _materialise(self, task: Task, urls: list[str]) -> list[Path]:
+        out: list[Path] = []
+        for url in urls:
+            local = self.fetch(url)
+            if local.suffix.lower() == ".zip":
+                key = self.resolved_revision if self.kind == "hub" else "local"
+                dest = self.cache_dir / "materials" / key / Path(repo_relative(url)).with_suffix("")
+                out.extend(extract_zip(local, dest))
+            else:
+                out.append(local)
+        return out
+
+    def fetch_materials(self, task: Task, *, progress: bool = False) -> list[Path]:
+        """The agent-visible inputs of `task` (zips extracted)."""
+        return self._materialise(task, task.reference_file_urls)
+
+    def fetch_verifier_references(self, task: Task, *, progress: bool = False) -> list[Path]:
+        """The verifier-only references of `task` (repair sources)."""
+        return self._materialise(task, task.verifier_reference_urls or [])
+
+    def provenance(self) -> dict[str, Any]:
+        """Dataset identity for result provenance."""
+        return {"dataset": self.dataset, "kind": self.kind, "revision": self.revision,
+                "resolved_revision": self.resolved_revision}
+
+
+def _read_rows(parquet: Path) -> list[dict[str, Any]]:
+    import datasets
+    import pyarrow.parquet as pq
+
+    try:
+        table = pq.read_table(parquet)
+    except Exception as exc:  # pyarrow raises several unrelated types for a bad file
+        raise DatasetError(f"{parquet}: not a readable parquet file ({exc})") from None
+    return datasets.Dataset(table).to_list()
+
+
+def load_tasks(family: str | None = None, *, task_ids: list[int] | None = None,
+               dataset: str | os.PathLike[str] = DEFAULT_DATASET, revision: str | None = None,
+               cache_dir: str | Path | None = None) -> list[Task]:
+    """Load typed tasks, optionally filtered by family and ids, from a Hub id, mirror directory or parquet path.
+
+    Every row's `rubric_json` is parsed and validated; a malformed row raises `TaskError` naming task and field.
+    """
+    if family is not None and family not in FAMILIES:
+        raise DatasetError(f"unknown family {family!r}; expected one of {', '.join(FAMILIES)}")
+    source, parquet = DatasetSource.open(dataset, revision, cache_dir)
+    wanted = set(task_ids) if task_ids is not None else None
+    tasks: list[Task] = []
+    for row in _read_rows(parquet):
+        if family is not None and row.get("task_family") != family:
+            continue
+        if wanted is not None and row.get("task_id") not in wanted:
+            continue
+        tasks.append(task_from_row(row, source))
+    if wanted is not None:
+        missing = wanted - {t.task_id for t in tasks}
+        if missing:
+            raise TaskError(sorted(missing)[0], "task_id", f"not in dataset {source.dataset}"
+                            + (f" (family {family})" if family else ""))
+    return sorted(tasks, key=lambda t: t.task_id)

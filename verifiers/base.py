@@ -1,0 +1,68 @@
+"""The verifier protocol, the context a verifier gets, and the outcome it returns.
+
+A verifier is a pure function of its inputs: it reads files and returns a `VerifierOutcome`. It never writes
+results, prints, or decides run-level statuses; the engine (`agenticvbench.engine`) owns those.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, Protocol
+
+from agenticvbench.submission import Submission
+from agenticvbench.tasks import Task
+
+OutcomeStatus = Literal["scored", "missing", "malformed"]
+
+
+@dataclass
+class VerifierOutcome:
+    """What a verifier found for one task.
+
+    `final_score` and `adjusted_final_score` are the official fields (`adjusted_final_score` is None for
+    families without one: repair, recap). `official` holds exactly the JSON the official per-task CLI prints,
+    `components` the family's named sub-scores, `extra` the metrics the official scorer lacks.
+    """
+
+    final_score: float
+    adjusted_final_score: float | None = None
+    status: OutcomeStatus = "scored"
+    reason: str = ""
+    components: dict[str, Any] = field(default_factory=dict)
+    detail: dict[str, Any] = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    official: dict[str, Any] = field(default_factory=dict)
+    timings: dict[str, float] = field(default_factory=dict)
+    provenance: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def headline(self) -> float:
+        """The number the leaderboard averages: adjusted when the family has one, else final."""
+        return self.adjusted_final_score if self.adjusted_final_score is not None else self.final_score
+
+
+@dataclass
+class VerifyContext:
+    """Run-wide settings a verifier may need: where caches live and how the judge is configured."""
+
+    cache_dir: Path
+    judge: Any = None  # agenticvbench.judge.JudgeSettings, or None when the run has no judge
+    threads: int = 1
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+class Verifier(Protocol):
+    """One family's scorer. `version` is bumped whenever a score could change, which invalidates resumed results."""
+
+    family: str
+    version: str
+
+    def input_files(self, task: Task, submission: Submission) -> list[Path]:
+        """Files whose content determines the score (hashed for provenance and resume)."""
+        ...
+
+    def verify(self, task: Task, submission: Submission, ctx: VerifyContext) -> VerifierOutcome:
+        """Score one task. Malformed input is an outcome (status `malformed`), never an exception."""
+        ...
