@@ -3,7 +3,7 @@
 The public API is what this module exports; everything else is internal.
 """
 
-from agenticvbench.errors import AVBError, ArchiveError, DatasetError, MediaError, TaskError
+from agenticvbench.errors import ArchiveError, AVBError, DatasetError, MediaError, TaskError
 from agenticvbench.loader import DEFAULT_DATASET, DEFAULT_REVISION, load_tasks
 from agenticvbench.results import Result, load_results
 from agenticvbench.tasks import AssemblyTask, RecapTask, RepairTask, SequencingTask, Task

@@ -39,10 +39,13 @@ class Result:
     run: dict[str, Any] = field(default_factory=dict)  # {path, harness, model, rep}
     fingerprint: str = ""
     schema_version: int = RESULT_SCHEMA_VERSION
+    resumed: bool = False  # True when this run reused the file instead of rescoring (never True on disk)
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready dict."""
-        return asdict(self)
+        """JSON-ready dict (without the transient `resumed` flag)."""
+        data = asdict(self)
+        data.pop("resumed", None)
+        return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Result:

@@ -1,9 +1,44 @@
-"""placeholder"""
+"""`avb demo`: build the embedded demo benchmark, score its three runs, print the report. Needs no network."""
 
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
+
+from agenticvbench.cli.verify import add_judge_args, judge_from_args
+
+
+def _demo(args: argparse.Namespace) -> int:
+    from agenticvbench.demo import build_demo, default_demo_dir
+    from agenticvbench.engine import verify_run
+
+    dest = Path(args.dest) if args.dest else default_demo_dir()
+    demo = build_demo(dest, force=args.rebuild)
+    print(f"demo benchmark: {demo.mirror}")
+    for name, path in demo.runs.items():
+        print(f"  run {name}: {path}")
+    if args.no_score:
+        return 0
+    summary = verify_run(list(demo.runs.values()), dataset=demo.mirror, cache_dir=dest / "cache",
+                         jobs=args.jobs, force=args.force, judge=judge_from_args(args), progress=args.progress)
+    print(summary.to_text())
+    try:
+        from agenticvbench.report import render_markdown
+    except ImportError:  # the report package is optional until it lands
+        render_markdown = None
+    if render_markdown is not None:
+        print(render_markdown(list(demo.runs.values()), dataset=demo.mirror))
+    return 1 if summary.n_errors else 0
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    """placeholder"""
+    """Add `demo`."""
+    p = sub.add_parser("demo", help="build the demo benchmark, score its runs and print the report (offline)")
+    p.add_argument("--dest", help="where to build (default: the user cache)")
+    p.add_argument("--rebuild", action="store_true", help="rebuild the demo even if it exists")
+    p.add_argument("--force", action="store_true", help="rescore even if results exist")
+    p.add_argument("--no-score", action="store_true", help="only build and list")
+    p.add_argument("--jobs", type=int, default=None)
+    p.add_argument("--progress", action="store_true")
+    add_judge_args(p)
+    p.set_defaults(func=_demo)

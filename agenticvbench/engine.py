@@ -1,0 +1,162 @@
+"""The engine: turns (task, submission) pairs into persisted results.
+
+It owns what verifiers must not: statuses for missing folders and crashes, provenance, timings, atomic writes,
+resume and parallelism. One task's crash is that task's `error` result, never the run's.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+import traceback
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from agenticvbench.executors import Executor, make_executor
+from agenticvbench.fsutil import file_sha256
+from agenticvbench.loader import DEFAULT_DATASET, default_cache_dir, load_tasks
+from agenticvbench.provenance import base_provenance
+from agenticvbench.results import Result, read_result, result_path, write_result
+from agenticvbench.submission import RESULTS_DIRNAME, RunDir, Submission, open_run
+from agenticvbench.summary import RunSummary, summarize
+from agenticvbench.tasks import Task
+from verifiers import get_verifier
+from verifiers.base import VerifyContext
+
+
+@dataclass
+class Job:
+    """Everything a worker needs to score one (run, task); picklable."""
+
+    task: Task
+    submission: Submission
+    out_dir: Path
+    run_info: dict[str, Any]
+    ctx: VerifyContext
+    dataset: dict[str, Any]
+    force: bool = False
+
+
+def _judge_identity(judge: Any) -> Any:
+    if judge is None:
+        return None
+    ident = getattr(judge, "identity", None)
+    return ident() if callable(ident) else repr(judge)
+
+
+def fingerprint(job: Job, verifier_version: str, input_hashes: dict[str, str]) -> str:
+    """Identity of a result's inputs: a result is reused only when this is unchanged."""
+    payload = {
+        "family": job.task.family, "verifier_version": verifier_version, "rubric": job.task.rubric_json,
+        "dataset": job.dataset.get("resolved_revision"), "inputs": input_hashes,
+        "judge": _judge_identity(job.ctx.judge) if job.task.family == "recap" else None,
+    }
+    return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def _base_result(job: Job, status: str, **kw: Any) -> Result:
+    return Result(task_id=job.task.task_id, family=job.task.family, status=status,  # type: ignore[arg-type]
+                  run=job.run_info, **kw)
+
+
+def _score(job: Job) -> Result:
+    verifier = get_verifier(job.task.family)
+    prov = base_provenance(job.dataset, verifier.version)
+    if job.submission.folder is None:
+        return _base_result(job, "missing", reason=f"no output folder for task {job.task.task_id} in the run",
+                            provenance=prov)
+    t0 = time.perf_counter()
+    hashes = {p.name: file_sha256(p) for p in verifier.input_files(job.task, job.submission)}
+    t_hash = time.perf_counter() - t0
+    fp = fingerprint(job, verifier.version, hashes)
+    if not job.force:
+        old = read_result(result_path(job.out_dir, job.task.task_id))
+        if old is not None and old.fingerprint == fp and old.status != "error":
+            old.resumed = True
+            return old
+    outcome = verifier.verify(job.task, job.submission, job.ctx)
+    prov.update(outcome.provenance)
+    prov["input_hashes"] = hashes
+    status = outcome.status
+    scored = status == "scored"
+    timings = {**outcome.timings, "hash_s": round(t_hash, 4)}
+    return _base_result(
+        job, status,
+        final_score=float(outcome.final_score) if scored else 0.0,
+        adjusted_final_score=(None if outcome.adjusted_final_score is None
+                              else float(outcome.adjusted_final_score) if scored else 0.0),
+        headline_score=float(outcome.headline) if scored else 0.0,
+        reason=outcome.reason, warnings=list(outcome.warnings), components=outcome.components,
+        extra=outcome.extra, detail=outcome.detail, official=outcome.official, timings=timings,
+        provenance=prov, fingerprint=fp)
+
+
+def score_job(job: Job) -> Result:
+    """Score one job and write its result atomically. Never raises: a crash becomes an `error` result."""
+    t0 = time.perf_counter()
+    try:
+        result = _score(job)
+        if result.resumed:
+            return result
+    except Exception as exc:  # the whole point: one task's crash never stops the run
+        result = _base_result(job, "error", reason=f"verifier crashed: {type(exc).__name__}: {exc}",
+                              detail={"traceback": traceback.format_exc(limit=20)})
+    result.timings["total_s"] = round(time.perf_counter() - t0, 4)
+    write_result(job.out_dir, result)
+    return result
+
+
+def _out_dir(run: RunDir, out: Path | None, n_runs: int) -> Path:
+    if out is None:
+        return run.path / RESULTS_DIRNAME
+    return out / run.path.name if n_runs > 1 else out
+
+
+def verify_run(run_dirs: str | Path | Sequence[str | Path], *, dataset: str | os.PathLike[str] = DEFAULT_DATASET,
+               revision: str | None = None, cache_dir: str | Path | None = None, family: str | None = None,
+               task_ids: list[int] | None = None, out: str | Path | None = None, jobs: int | None = None,
+               force: bool = False, executor: str | Executor = "process", scheduler: str | None = None,
+               judge: Any = None, progress: bool = False, tasks: list[Task] | None = None) -> RunSummary:
+    """Score every task of the dataset (or the selected family/ids) for each run directory.
+
+    Results go to `RUN/avb-results/<task_id>.json` (or `out`), written atomically; finished tasks whose inputs,
+    verifier version and dataset revision are unchanged are reused unless `force`. Returns the run summary.
+    """
+    if isinstance(run_dirs, (str, Path)):
+        run_dirs = [run_dirs]
+    if tasks is None:
+        tasks = load_tasks(family, task_ids=task_ids, dataset=dataset, revision=revision, cache_dir=cache_dir)
+    cache = Path(cache_dir) if cache_dir else default_cache_dir()
+    ctx = VerifyContext(cache_dir=cache, judge=judge, threads=1)
+    runs = [open_run(p) for p in run_dirs]
+    work: list[Job] = []
+    for run in runs:
+        run_info = {"path": str(run.path), "harness": run.harness, "model": run.model, "rep": run.meta.get("rep")}
+        out_dir = _out_dir(run, Path(out) if out else None, len(runs))
+        for task in tasks:
+            ds = task.source.provenance() if task.source else {"dataset": str(dataset)}
+            work.append(Job(task, run.submission(task.task_id), out_dir, run_info, ctx, ds, force))
+    ex = make_executor(executor, jobs, scheduler) if isinstance(executor, str) else executor
+    results: list[Result] = []
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=len(work), unit="task", desc="scoring", dynamic_ncols=True)
+    try:
+        for res in ex.map_unordered(score_job, work):
+            results.append(res)
+            if bar is not None:
+                bar.set_postfix_str(f"{res.family} {res.task_id}: {res.status}", refresh=False)
+                bar.update(1)
+    finally:
+        if bar is not None:
+            bar.close()
+        ex.close()
+    return summarize(results, tasks, runs=[str(r.path) for r in runs],
+                     notes=[r.meta_error for r in runs if r.meta_error])
+

@@ -1,0 +1,107 @@
+"""The end-of-run summary: per run and family, the headline (missing = 0 over all dataset tasks of the family),
+counts by status, and the macro and micro overall."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from agenticvbench.results import STATUSES, Result
+from agenticvbench.tasks import FAMILIES, Task
+
+
+@dataclass
+class FamilySummary:
+    """One family within one run."""
+
+    family: str
+    n_tasks: int
+    headline: float
+    counts: dict[str, int]
+
+
+@dataclass
+class RunSummary:
+    """Everything `avb verify` prints: per-run, per-family headlines and the problems to look at."""
+
+    runs: list[str]
+    per_run: dict[str, list[FamilySummary]] = field(default_factory=dict)
+    macro: dict[str, float] = field(default_factory=dict)
+    micro: dict[str, float] = field(default_factory=dict)
+    results: list[Result] = field(default_factory=list)
+    n_resumed: int = 0
+    unscored_items: int = 0
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def n_errors(self) -> int:
+        """How many tasks ended in `error` (non-zero exit code when > 0)."""
+        return sum(r.status == "error" for r in self.results)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form for `avb verify --json`."""
+        return {
+            "runs": self.runs,
+            "per_run": {run: [fs.__dict__ for fs in fams] for run, fams in self.per_run.items()},
+            "macro": self.macro, "micro": self.micro, "n_results": len(self.results),
+            "n_resumed": self.n_resumed, "n_errors": self.n_errors, "unscored_items": self.unscored_items,
+            "problems": [{"run": r.run.get("path"), "task_id": r.task_id, "family": r.family,
+                          "status": r.status, "reason": r.reason} for r in self.problems()],
+            "notes": self.notes,
+        }
+
+    def problems(self) -> list[Result]:
+        """Results that are missing, malformed or error, in run/task order."""
+        bad = [r for r in self.results if r.status != "scored"]
+        return sorted(bad, key=lambda r: (str(r.run.get("path")), r.task_id))
+
+    def to_text(self) -> str:
+        """Human table: one block per run."""
+        lines: list[str] = []
+        for run, fams in self.per_run.items():
+            lines.append(f"run {run}")
+            lines.append(f"  {'family':<11} {'tasks':>5} {'headline':>9}  " + "  ".join(f"{s:>9}" for s in STATUSES))
+            for fs in fams:
+                lines.append(f"  {fs.family:<11} {fs.n_tasks:>5} {fs.headline:>9.4f}  "
+                             + "  ".join(f"{fs.counts.get(s, 0):>9}" for s in STATUSES))
+            lines.append(f"  overall macro (mean of family headlines) {self.macro[run]:.4f}; "
+                         f"micro (mean over tasks) {self.micro[run]:.4f}")
+        probs = self.problems()
+        if probs:
+            lines.append(f"{len(probs)} task(s) not scored:")
+            for r in probs:
+                lines.append(f"  [{r.status}] {r.family} {r.task_id} ({r.run.get('path')}): {r.reason}")
+        if self.unscored_items:
+            lines.append(f"{self.unscored_items} judge item(s) unscored (see each recap result's warnings)")
+        lines.append(f"{len(self.results)} result(s), {self.n_resumed} reused from a previous run"
+                     + (f", {self.n_errors} ERROR(s)" if self.n_errors else ""))
+        lines.extend(f"note: {n}" for n in self.notes)
+        return "\n".join(lines)
+
+
+def summarize(results: list[Result], tasks: list[Task], *, runs: list[str],
+              notes: list[str] | None = None) -> RunSummary:
+    """Aggregate results per run: family headline = mean of headline_score over the family's dataset tasks."""
+    by_run: dict[str, dict[int, Result]] = {run: {} for run in runs}
+    for r in results:
+        by_run.setdefault(str(r.run.get("path")), {})[r.task_id] = r
+    summary = RunSummary(runs=runs, results=results, notes=list(notes or []))
+    summary.n_resumed = sum(r.resumed for r in results)
+    summary.unscored_items = sum(int(r.components.get("unscored", 0) or 0) for r in results
+                                 if r.family == "recap")
+    for run, res in by_run.items():
+        fams: list[FamilySummary] = []
+        scores_all: list[float] = []
+        for fam in FAMILIES:
+            fam_tasks = [t for t in tasks if t.family == fam]
+            if not fam_tasks:
+                continue
+            scores = [res[t.task_id].headline_score if t.task_id in res else 0.0 for t in fam_tasks]
+            counts = Counter(res[t.task_id].status if t.task_id in res else "missing" for t in fam_tasks)
+            fams.append(FamilySummary(fam, len(fam_tasks), sum(scores) / len(scores), dict(counts)))
+            scores_all.extend(scores)
+        summary.per_run[run] = fams
+        summary.macro[run] = sum(f.headline for f in fams) / len(fams) if fams else 0.0
+        summary.micro[run] = sum(scores_all) / len(scores_all) if scores_all else 0.0
+    return summary
