@@ -110,10 +110,16 @@ def score_job(job: Job) -> Result:
     return result
 
 
-def _out_dir(run: RunDir, out: Path | None, n_runs: int) -> Path:
+def _out_dirs(runs: list[RunDir], out: Path | None) -> list[Path]:
+    """RUN/avb-results, or OUT itself for one run, or OUT/<run name> (+ a path hash when names collide)."""
     if out is None:
-        return run.path / RESULTS_DIRNAME
-    return out / run.path.name if n_runs > 1 else out
+        return [run.path / RESULTS_DIRNAME for run in runs]
+    if len(runs) == 1:
+        return [out]
+    names = [run.path.name for run in runs]
+    return [out / (name if names.count(name) == 1
+                   else f"{name}-{hashlib.sha256(str(run.path).encode()).hexdigest()[:8]}")
+            for name, run in zip(names, runs, strict=True)]
 
 
 def verify_run(run_dirs: str | Path | Sequence[str | Path], *, dataset: str | os.PathLike[str] = DEFAULT_DATASET,
@@ -134,9 +140,8 @@ def verify_run(run_dirs: str | Path | Sequence[str | Path], *, dataset: str | os
     ctx = VerifyContext(cache_dir=cache, judge=judge, threads=1)
     runs = [open_run(p) for p in run_dirs]
     work: list[Job] = []
-    for run in runs:
+    for run, out_dir in zip(runs, _out_dirs(runs, Path(out) if out else None), strict=True):
         run_info = {"path": str(run.path), "harness": run.harness, "model": run.model, "rep": run.meta.get("rep")}
-        out_dir = _out_dir(run, Path(out) if out else None, len(runs))
         for task in tasks:
             ds = task.source.provenance() if task.source else {"dataset": str(dataset)}
             work.append(Job(task, run.submission(task.task_id), out_dir, run_info, ctx, ds, force))
