@@ -19,11 +19,14 @@ def add_judge_args(p: argparse.ArgumentParser) -> None:
 
 def judge_from_args(args: argparse.Namespace):
     """Build `JudgeSettings` from CLI options (None when the recap judge is not available)."""
-    try:
-        from agenticvbench.judge import JudgeSettings
-    except ImportError:  # pragma: no cover - judge package absent
-        return None
-    return JudgeSettings.from_cli(mode=args.judge, model=args.judge_model, base_url=args.judge_base_url)
+    import os
+
+    from agenticvbench.judge import JudgeSettings
+
+    mode = args.judge
+    if mode is None and not os.environ.get("AVB_JUDGE_MODE") and not os.environ.get("OPENAI_API_KEY"):
+        mode = "off"  # no key: say "unscored" up front instead of failing every call
+    return JudgeSettings.from_env(mode=mode, model=args.judge_model, base_url=args.judge_base_url)
 
 
 def _verify(args: argparse.Namespace) -> int:

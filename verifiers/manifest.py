@@ -1,0 +1,183 @@
+"""The one reader of `solution.json` manifests (sequencing and assembly), plus the helpers both families share.
+
+Shape: `{"segments": [{"output": [t0, t1], "source": "<clip id>", "source_range": [s0, s1]}, ...]}`.
+
+`read_manifest` never raises for bad input. It returns a `ManifestRead` whose `status` is
+- `ok`: the top level is an object, `segments` a list of objects (`segments` holds them);
+- `missing`: no such file; `error` is the official text `solution.json not found at <path>`;
+- `malformed`: anything else, with `error` naming the file and the field. Where the official scorer prints a zeroing
+  error (invalid JSON, `segments` missing or not a list) `error` is that text; where it crashes with a traceback
+  (D-S1: top level not an object, a segment not an object) `crashes_official` is True and `error` is our reason.
+  Non-UTF-8 bytes and files over `MAX_MANIFEST_BYTES` are malformed too (a "huge" manifest is not a manifest).
+
+NaN and Infinity: Python's `json` accepts the literals `NaN`, `Infinity` and `-Infinity`, and so does the official
+scorer. We parse with the same defaults so ids and scores match bit-for-bit; the official scorer ignores `output` and
+`source_range`, so such values never change an official number. Our own extra metrics go through `interval_length`
+/ `manifest_end`, which treat any non-finite (or non-numeric, or reversed) interval as invalid.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+MANIFEST_NAME = "solution.json"
+VIDEO_NAME = "solution.mp4"
+#: A manifest is a few KB; anything over this is treated as malformed instead of being parsed.
+MAX_MANIFEST_BYTES = 5 * 1024 * 1024
+#: D-S3 tolerance between the probed `solution.mp4` duration and the manifest's timeline end.
+VIDEO_TOLERANCE_S = 0.5
+
+#: Official zeroing texts (spec scoring.md §1.2). The invalid-JSON wording is not given by the spec; ours names the
+#: file and the parser's message.
+NOT_FOUND = "solution.json not found at {path}"
+NOT_A_LIST = "solution.json: segments is not a list"
+INVALID_JSON = "solution.json: invalid JSON ({msg})"
+
+ReadStatus = Literal["ok", "missing", "malformed"]
+
+
+@dataclass(frozen=True)
+class ManifestRead:
+    """The outcome of reading one manifest: the segments when `status == "ok"`, else an error text."""
+
+    path: Path
+    status: ReadStatus = "ok"
+    segments: list[dict[str, Any]] = field(default_factory=list)
+    error: str = ""
+    crashes_official: bool = False
+
+    @property
+    def ok(self) -> bool:
+        """True when the segments were read."""
+        return self.status == "ok"
+
+
+def _type_name(value: Any) -> str:
+    return {dict: "an object", list: "a list", str: "a str", bool: "a bool", int: "an int", float: "a float",
+            type(None): "null"}.get(type(value), type(value).__name__)
+
+
+def read_manifest(path: str | Path | None, *, expected: str | Path | None = None,
+                  max_bytes: int = MAX_MANIFEST_BYTES) -> ManifestRead:
+    """Read and shape-check a manifest; `expected` names the path in the not-found message when `path` is None."""
+    shown = Path(expected if path is None and expected is not None else path or MANIFEST_NAME)
+    if path is None or not Path(path).is_file():
+        return ManifestRead(shown, "missing", error=NOT_FOUND.format(path=shown))
+    p = Path(path)
+    try:
+        size = p.stat().st_size
+        if size > max_bytes:
+            return ManifestRead(p, "malformed", error=f"solution.json: file is {size} bytes, over the "
+                                f"{max_bytes} byte limit for a manifest")
+        raw = p.read_bytes()
+    except OSError as exc:
+        return ManifestRead(p, "malformed", error=f"solution.json: unreadable ({exc.strerror or exc})")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return ManifestRead(p, "malformed", error=f"solution.json: not UTF-8 text (byte {exc.start}: {exc.reason})")
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        return ManifestRead(p, "malformed", error=INVALID_JSON.format(msg=str(exc)))
+    except RecursionError:
+        return ManifestRead(p, "malformed", error=INVALID_JSON.format(msg="nested too deeply"))
+    if not isinstance(data, dict):
+        return ManifestRead(p, "malformed", error=f"solution.json: top level is {_type_name(data)}, expected an "
+                            "object with a 'segments' list", crashes_official=True)
+    segments = data.get("segments")
+    if not isinstance(segments, list):
+        return ManifestRead(p, "malformed", error=NOT_A_LIST)
+    for i, seg in enumerate(segments):
+        if not isinstance(seg, dict):
+            return ManifestRead(p, "malformed", error=f"solution.json: segments[{i}] is {_type_name(seg)}, "
+                                "expected an object", crashes_official=True)
+    return ManifestRead(p, "ok", segments=segments)
+
+
+def d_s1_warning(read: ManifestRead) -> list[str]:
+    """The `warnings` entry for an input the official scorer crashes on (D-S1), else nothing."""
+    if not read.crashes_official:
+        return []
+    return ["D-S1: the official scorer crashes on this manifest (traceback, no JSON, exit 1); "
+            "we score it 0 as malformed instead"]
+
+
+def interval_length(value: Any) -> float | None:
+    """Length of an `[t0, t1]` interval of two finite numbers with t1 >= t0; None for anything else (NaN, bools...)."""
+    bounds = _interval(value)
+    return None if bounds is None else bounds[1] - bounds[0]
+
+
+def _interval(value: Any) -> tuple[float, float] | None:
+    if not isinstance(value, (list, tuple)) or len(value) != 2:
+        return None
+    if any(isinstance(v, bool) or not isinstance(v, (int, float)) for v in value):
+        return None
+    t0, t1 = float(value[0]), float(value[1])
+    if not (math.isfinite(t0) and math.isfinite(t1)) or t1 < t0:
+        return None
+    return t0, t1
+
+
+def manifest_end(segments: Sequence[dict[str, Any]]) -> float | None:
+    """The manifest timeline's end: the largest valid `output` end over all segments (None if there is none)."""
+    ends = [b[1] for b in (_interval(s.get("output")) for s in segments) if b is not None]
+    return max(ends) if ends else None
+
+
+def within(got: float, expected: float, abs_s: float, rel: float = 0.0) -> bool:
+    """True when |got - expected| <= max(abs_s, rel * |expected|)."""
+    return abs(got - expected) <= max(abs_s, rel * abs(expected))
+
+
+_PREFIX_NUM = re.compile(r"[A-Za-z_\- ]*?0*(\d+)")
+
+
+def loose_clip_id(value: Any) -> str:
+    """A forgiving clip key, used only to diagnose near-miss ids (D-S2), never for official scores.
+
+    `" 3 "`, `3.0`, `"3.MP4"`, `"/workspace/materials/3.mp4"`, `"clip3.mp4"`, `"clip_03"` and `"3.mp4"` all map to
+    `"3"`; a non-numeric id keeps its (stripped, extension-less) basename.
+    """
+    s = str(value).strip().replace("\\", "/").rsplit("/", 1)[-1].strip()
+    while s.lower().endswith(".mp4"):  # also undoes the official `.mp4` append to `3.MP4`
+        s = s[:-4].strip()
+    try:
+        f = float(s)
+        if math.isfinite(f) and f.is_integer():
+            return str(int(f))
+    except ValueError:
+        pass
+    m = _PREFIX_NUM.fullmatch(s)
+    return m.group(1) if m else s
+
+
+def video_consistency(video: Path | None, segments: Sequence[dict[str, Any]],
+                      tolerance_s: float = VIDEO_TOLERANCE_S) -> dict[str, Any]:
+    """D-S3 extra: does `solution.mp4` exist, and does its probed duration match the manifest's timeline end?
+
+    Only probes when the file exists. Never affects an official score; a probe failure is reported, not raised.
+    """
+    out: dict[str, Any] = {"present": video is not None, "tolerance_s": tolerance_s}
+    if video is None:
+        return out
+    end = manifest_end(segments)
+    out["manifest_end_s"] = end
+    from agenticvbench.errors import MediaError
+    from agenticvbench.media import probe
+
+    try:
+        duration = probe(video).duration
+    except MediaError as exc:
+        out.update(video_duration_s=None, consistent=False, probe_error=str(exc))
+        return out
+    out["video_duration_s"] = duration
+    out["consistent"] = (duration is not None and end is not None and within(duration, end, tolerance_s))
+    return out

@@ -1,0 +1,165 @@
+"""Sequencing (tasks 37-64): put shuffled shots back in order. Bit-for-bit parity with the official scorer.
+
+Official contract (spec scoring.md §1): the prediction is `str(segment.get("source", ""))` of each segment in list
+order, compared as raw strings (no strip, no `.mp4` handling). If the prediction is not a permutation of the golden
+ids (multiset compare) every score is 0 with `slot set mismatch: ...`. Otherwise, with n = len(correct):
+- nd_score = 1 - sum|pos_pred - pos_correct| / floor(n^2 / 2) (nd = 0 when the denominator is 0);
+- lis_score = longest strictly increasing run of golden ranks (patience sorting, bisect_left) / len(pred);
+- adj_score = share of the n - 1 golden adjacent pairs kept adjacent (1.0 when n <= 1);
+- final_score = 0.4 nd + 0.3 lis + 0.3 adj (legacy); adjusted_final_score = nd * lis * adj (the headline).
+
+Beyond the official numbers: Kendall tau (permutations only), the D-S2 near-miss-id warning, and the D-S3
+manifest/video consistency check (`extra`, never the headline).
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections import Counter
+from itertools import pairwise
+from pathlib import Path
+from typing import Any
+
+from agenticvbench.submission import Submission
+from agenticvbench.tasks import SequencingTask, Task
+from verifiers import register
+from verifiers.base import VerifierOutcome, VerifyContext
+from verifiers.manifest import (
+    MANIFEST_NAME,
+    VIDEO_NAME,
+    ManifestRead,
+    d_s1_warning,
+    loose_clip_id,
+    read_manifest,
+    video_consistency,
+)
+
+OFFICIAL_FIELDS = ("task_id", "n_slots", "nd_score", "lis_score", "adj_score", "strict_match", "final_score",
+                   "adjusted_final_score", "error")
+
+
+def _zero(task_id: int, n: int, error: str) -> dict[str, Any]:
+    return {"task_id": task_id, "n_slots": n, "nd_score": 0.0, "lis_score": 0.0, "adj_score": 0.0,
+            "strict_match": 0.0, "final_score": 0.0, "adjusted_final_score": 0.0, "error": error}
+
+
+def predicted_ids(segments: list[dict[str, Any]]) -> list[str]:
+    """The official prediction: raw `str()` of each segment's `source` ("" when absent), in list order."""
+    return [str(seg.get("source", "")) for seg in segments]
+
+
+def _lis_length(ranks: list[int]) -> int:
+    tails: list[int] = []
+    for r in ranks:
+        i = bisect_left(tails, r)
+        if i == len(tails):
+            tails.append(r)
+        else:
+            tails[i] = r
+    return len(tails)
+
+
+def score_order(pred: list[str], correct: list[str], task_id: int = 0) -> dict[str, Any]:
+    """The official result dict (fields in `OFFICIAL_FIELDS` order) for a predicted id order vs the golden order."""
+    n = len(correct)
+    if sorted(pred) != sorted(correct):
+        return _zero(task_id, n, f"slot set mismatch: expected {sorted(correct)}, got {sorted(pred)}")
+    rank = {c: i for i, c in enumerate(correct)}
+    pos = {c: i for i, c in enumerate(pred)}
+    denom = (n * n) // 2
+    nd = sum(abs(pos[c] - rank[c]) for c in correct) / denom if denom else 0.0
+    nd_score = 1 - nd
+    lis_score = _lis_length([rank[c] for c in pred]) / len(pred) if pred else 0.0
+    if n <= 1:
+        adj_score = 1.0
+    else:
+        kept = sum(1 for a, b in pairwise(correct) if pos[b] == pos[a] + 1)
+        adj_score = kept / (n - 1)
+    return {
+        "task_id": task_id,
+        "n_slots": n,
+        "nd_score": nd_score,
+        "lis_score": lis_score,
+        "adj_score": adj_score,
+        "strict_match": 1.0 if pred == correct else 0.0,
+        "final_score": 0.4 * nd_score + 0.3 * lis_score + 0.3 * adj_score,
+        "adjusted_final_score": nd_score * lis_score * adj_score,
+        "error": "",
+    }
+
+
+def official_result(read: ManifestRead, correct: list[str], task_id: int) -> dict[str, Any]:
+    """The JSON the official CLI prints for this manifest (our clean error where the official one crashes)."""
+    if not read.ok:
+        return _zero(task_id, len(correct), read.error)
+    return score_order(predicted_ids(read.segments), correct, task_id)
+
+
+def kendall_tau(pred: list[str], correct: list[str]) -> float | None:
+    """Kendall's tau between the predicted and golden orders; None unless `pred` is a permutation with n >= 2.
+
+    For permutations (no ties) tau-a equals scipy's default tau-b: (concordant - discordant) / (n(n-1)/2).
+    """
+    n = len(correct)
+    if n < 2 or len(set(correct)) != n or sorted(pred) != sorted(correct):
+        return None
+    rank = {c: i for i, c in enumerate(correct)}
+    r = [rank[c] for c in pred]
+    disc = sum(1 for i in range(n) for j in range(i + 1, n) if r[i] > r[j])
+    pairs = n * (n - 1) // 2
+    return (pairs - 2 * disc) / pairs
+
+
+def near_miss_warning(pred: list[str], correct: list[str]) -> str | None:
+    """D-S2: a warning when ids that differ from golden ones only in formatting made the official score 0."""
+    if sorted(pred) == sorted(correct):
+        return None
+    golden = set(correct)
+    loose_golden = {loose_clip_id(c): c for c in correct}
+    near = [(p, loose_golden[loose_clip_id(p)]) for p in pred
+            if p not in golden and loose_clip_id(p) in loose_golden]
+    if not near:
+        return None
+    shown = ", ".join(f"{p!r} for {g!r}" for p, g in near[:3]) + (" ..." if len(near) > 3 else "")
+    msg = (f"D-S2: {len(near)} source id(s) differ from the golden ids only in formatting ({shown}); the official "
+           "scorer compares raw str() ids, so the slot-set check zeroed the task")
+    if Counter(loose_clip_id(p) for p in pred) == Counter(loose_clip_id(c) for c in correct):
+        fixed = [loose_golden[loose_clip_id(p)] for p in pred]
+        adj = score_order(fixed, correct)["adjusted_final_score"]
+        msg += f"; with normalised ids it would have scored adjusted_final_score {adj:.6f}"
+    return msg
+
+
+@register("sequencing")
+class SequencingVerifier:
+    """Official sequencing scores plus Kendall tau, D-S2 warnings and the D-S3 video consistency extra."""
+
+    family = "sequencing"
+    version = "1.0.0"
+
+    def input_files(self, task: Task, submission: Submission) -> list[Path]:
+        """Only `solution.json` determines the official score."""
+        p = submission.file(MANIFEST_NAME)
+        return [p] if p is not None else []
+
+    def verify(self, task: Task, submission: Submission, ctx: VerifyContext) -> VerifierOutcome:
+        """Score one sequencing task; malformed manifests are outcomes, never exceptions."""
+        assert isinstance(task, SequencingTask), f"sequencing verifier got a {type(task).__name__}"
+        correct = task.correct_order
+        read = read_manifest(submission.file(MANIFEST_NAME), expected=submission.expected_path(MANIFEST_NAME))
+        official = official_result(read, correct, task.task_id)
+        components = {k: official[k] for k in ("nd_score", "lis_score", "adj_score", "strict_match")}
+        if not read.ok:
+            return VerifierOutcome(
+                final_score=0.0, adjusted_final_score=0.0, status=read.status, reason=read.error,
+                components=components, official=official, warnings=d_s1_warning(read),
+                extra={"kendall_tau": None})
+        pred = predicted_ids(read.segments)
+        warnings = [w for w in (near_miss_warning(pred, correct),) if w]
+        extra: dict[str, Any] = {"kendall_tau": kendall_tau(pred, correct)}
+        if ctx.options.get("video_check", True):
+            extra["video"] = video_consistency(submission.file(VIDEO_NAME), read.segments)
+        return VerifierOutcome(
+            final_score=official["final_score"], adjusted_final_score=official["adjusted_final_score"],
+            status="scored", reason=official["error"], components=components,
+            detail={"pred": pred, "correct": list(correct)}, extra=extra, warnings=warnings, official=official)
