@@ -42,10 +42,11 @@ class Job:
 
 
 def _judge_identity(judge: Any) -> Any:
+    """What about the judge changes a recap score: mode, model, endpoint host and frame sampling."""
     if judge is None:
         return None
-    ident = getattr(judge, "identity", None)
-    return ident() if callable(ident) else repr(judge)
+    prov = getattr(judge, "provenance", None)
+    return prov() if callable(prov) else repr(judge)
 
 
 def fingerprint(job: Job, verifier_version: str, input_hashes: dict[str, str]) -> str:
