@@ -12,20 +12,17 @@ from agenticvbench.tasks import FAMILIES
 def add_judge_args(p: argparse.ArgumentParser) -> None:
     """Judge options shared by `verify` and `demo`."""
     p.add_argument("--judge", choices=("cache", "replay", "off"), default=None,
-                   help="LLM judge mode for recap items (default: cache if OPENAI_API_KEY is set, else off)")
+                   help="LLM judge mode for recap items (default: $AVB_JUDGE_MODE, else cache when an API key or "
+                   "endpoint is configured, else off)")
     p.add_argument("--judge-model", default=None, help="judge model name")
     p.add_argument("--judge-base-url", default=None, help="OpenAI-compatible endpoint (default: the SDK's)")
 
 
 def judge_from_args(args: argparse.Namespace):
     """Build `JudgeSettings` from CLI options (None when the recap judge is not available)."""
-    import os
-
     from agenticvbench.judge import JudgeSettings
 
-    mode = args.judge
-    if mode is None and not os.environ.get("AVB_JUDGE_MODE") and not os.environ.get("OPENAI_API_KEY"):
-        mode = "off"  # no key: say "unscored" up front instead of failing every call
+    mode = args.judge or JudgeSettings.auto_mode(args.judge_base_url)  # off when no endpoint is configured
     return JudgeSettings.from_env(mode=mode, model=args.judge_model, base_url=args.judge_base_url)
 
 

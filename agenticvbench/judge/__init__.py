@@ -1,0 +1,35 @@
+"""The LLM judge for recap rubric items: any OpenAI-compatible endpoint, an on-disk verdict cache, cost accounting.
+
+- `settings.JudgeSettings`: endpoint, model, mode (cache | replay | off), sampling, retries, prices;
+- `client.VideoJudge`: judges items against one video (frames + audio facts), concurrently, with retries;
+- `cache.JudgeCache`: verdicts keyed by (model, template version, item prompt, media digest);
+- `verdict.parse_verdict`: strict JSON verdicts (D-C1 fixed), anything unreadable is `unscored`;
+- `prompts`: the template, its version and `prompt_hash()`.
+
+The client (and the `openai` SDK, slow to import) loads on first use, so the CLI parser and `JudgeSettings`
+stay cheap to import.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from agenticvbench.judge.cache import JudgeCache
+from agenticvbench.judge.prompts import PROMPT_TEMPLATE_VERSION, prompt_hash
+from agenticvbench.judge.settings import JUDGE_MODES, JudgeSettings
+from agenticvbench.judge.verdict import Verdict, parse_verdict
+
+_LAZY = {"JudgeCall", "JudgeRequest", "JudgeStats", "VideoJudge"}
+
+__all__ = [
+    "JUDGE_MODES", "PROMPT_TEMPLATE_VERSION", "JudgeCache", "JudgeCall", "JudgeRequest", "JudgeSettings",
+    "JudgeStats", "Verdict", "VideoJudge", "parse_verdict", "prompt_hash",
+]
+
+
+def __getattr__(name: str) -> Any:
+    """Load the client's names on first access."""
+    if name in _LAZY:
+        return getattr(importlib.import_module("agenticvbench.judge.client"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,59 @@
+"""On-disk verdict cache: one small JSON file per (model, template version, item prompt, media digest).
+
+The key is the SHA-256 of those four values. The media digest is the SHA-256 of the video file's content plus the
+sampling settings (`JudgeSettings.sampling_key()`), so re-encoding a video, or showing the model more frames,
+never reuses an old verdict, while moving or renaming the file does. Only decisive verdicts (pass or fail) are
+stored: an unparseable reply or a failed call is retried on the next run instead of being frozen in the cache.
+
+Files are written with the package's one atomic writer, so concurrent workers and interrupted runs never leave a
+torn entry; a torn or foreign file reads as a miss.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from agenticvbench.fsutil import atomic_write_json, file_sha256, text_sha256
+
+CACHE_SCHEMA = 1
+
+
+def media_digest(video: str | Path, sampling: dict[str, Any]) -> str:
+    """SHA-256 of the video's content hash and the sampling settings (what the model is shown)."""
+    return text_sha256(json.dumps({"video_sha256": file_sha256(video), "sampling": sampling}, sort_keys=True))
+
+
+def cache_key(model: str, template_version: str, item_prompt: str, digest: str) -> str:
+    """The cache key of one verdict."""
+    return text_sha256(json.dumps([model, template_version, item_prompt, digest]))
+
+
+class JudgeCache:
+    """A directory of cached verdicts (`<root>/<key[:2]>/<key>.json`)."""
+
+    def __init__(self, root: str | Path) -> None:
+        self.root = Path(root)
+
+    def path(self, key: str) -> Path:
+        """Where the entry for `key` lives."""
+        return self.root / key[:2] / f"{key}.json"
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        """The stored record for `key`, or None (absent, torn, or not a verdict of this schema)."""
+        try:
+            data = json.loads(self.path(key).read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+            return None
+        if not isinstance(data, dict) or data.get("schema") != CACHE_SCHEMA or data.get("key") != key:
+            return None
+        if data.get("outcome") not in ("pass", "fail"):
+            return None
+        return data
+
+    def put(self, key: str, record: dict[str, Any]) -> None:
+        """Store a decisive verdict record (must carry `outcome` pass|fail) atomically."""
+        if record.get("outcome") not in ("pass", "fail"):
+            raise ValueError("only pass/fail verdicts are cached")
+        atomic_write_json(self.path(key), {**record, "schema": CACHE_SCHEMA, "key": key})

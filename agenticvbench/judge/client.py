@@ -1,0 +1,348 @@
+"""The OpenAI-compatible judge: asks one yes/no question per rubric item about one video, with cache and retries.
+
+`VideoJudge(settings, video)` judges any number of items against one video. Per item it:
+
+1. returns `unscored` at once in mode `off`;
+2. looks the verdict up in the on-disk cache (`cache.py`); a hit makes no network call at all;
+3. in mode `replay`, leaves a miss `unscored` ("replay miss ... '<item>'");
+4. otherwise sends one chat completion (temperature 0; the frames sampled once per video; for items about sound,
+   the measured audio facts and optionally a transcript), asking for strict JSON. `response_format=json_object`
+   is requested first; if the endpoint rejects it (HTTP 400/422), the judge drops it for the rest of the task.
+5. parses the reply (`verdict.py`); pass/fail verdicts are cached, anything else is `unscored`.
+
+Transient failures (HTTP 408/409/429/5xx, timeouts, connection errors) are retried `max_retries` times with
+exponential backoff (a `Retry-After` header, when sent, is honoured up to `backoff_max_s`). Other 4xx errors are
+not retried. When the endpoint is unreachable after retries, or answers 401/403/404 (bad key, unknown model), the
+judge stops calling it for the rest of the task: every remaining item is `unscored` with the same reason, so a dead
+endpoint costs one item's retries, not all of them. Nothing here raises for an endpoint problem; the task finishes.
+
+Items run concurrently on `max_concurrency` threads. `stats` counts HTTP calls, cache hits, retries, tokens and
+cost (from the settings' price table; None for an unpriced model).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import openai
+
+from agenticvbench.errors import MediaError
+from agenticvbench.judge import prompts
+from agenticvbench.judge.cache import JudgeCache, cache_key, media_digest
+from agenticvbench.judge.frames import SampledVideo, audio_wav_bytes, sample_video
+from agenticvbench.judge.settings import JudgeSettings
+from agenticvbench.judge.verdict import Outcome, parse_verdict
+
+
+@dataclass(frozen=True)
+class JudgeRequest:
+    """One question: the rubric item's id and its (already filled) criterion text."""
+
+    item_id: str
+    prompt: str
+
+
+@dataclass
+class JudgeCall:
+    """The judge's answer for one item, with what it cost."""
+
+    item_id: str
+    outcome: Outcome
+    reason: str
+    cached: bool = False
+    attempts: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float | None = None
+    audio_included: bool = False
+    raw: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict (for a result's detail)."""
+        return asdict(self)
+
+
+@dataclass
+class JudgeStats:
+    """Per-task judge accounting (thread-safe updates go through `VideoJudge._lock`)."""
+
+    calls: int = 0  # chat-completion HTTP requests sent (retries included)
+    cache_hits: int = 0
+    cache_misses: int = 0
+    retries: int = 0
+    transcriptions: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+    unpriced_calls: int = 0  # calls whose model has no price: cost_usd is then a lower bound
+    unscored: int = 0
+    json_mode: bool = True
+    notes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict (for a result's extra)."""
+        d = asdict(self)
+        d["total_tokens"] = self.prompt_tokens + self.completion_tokens
+        d["cost_usd"] = round(self.cost_usd, 8)
+        return d
+
+
+class _CallFailed(Exception):
+    """A request failed for good; `fatal` means later requests would fail the same way."""
+
+    def __init__(self, message: str, *, fatal: bool) -> None:
+        super().__init__(message)
+        self.fatal = fatal
+
+
+def _short(exc: BaseException, limit: int = 160) -> str:
+    text = " ".join(str(exc).split())
+    return text[:limit] + ("..." if len(text) > limit else "")
+
+
+def _retry_after(exc: openai.APIStatusError) -> float | None:
+    try:
+        value = exc.response.headers.get("retry-after")
+        return float(value) if value is not None else None
+    except (AttributeError, ValueError):
+        return None
+
+
+class VideoJudge:
+    """Judges rubric items against one video (one instance per task)."""
+
+    def __init__(self, settings: JudgeSettings, video: str | Path, *, cache: JudgeCache | None = None,
+                 audio_facts: Callable[[], Mapping[str, Any] | None] | None = None,
+                 client: openai.OpenAI | None = None) -> None:
+        self.settings = settings
+        self.video = Path(video)
+        self.cache = cache
+        self.stats = JudgeStats()
+        self._audio_facts = audio_facts
+        self._client = client
+        self._lock = threading.Lock()
+        self._media_lock = threading.Lock()  # guards the digest and the sampled frames
+        self._client_lock = threading.Lock()
+        self._audio_lock = threading.Lock()
+        self._digest: str | None = None
+        self._sampled: SampledVideo | None = None
+        self._audio_text: str | None = None
+        self._dead: str | None = None
+
+    # ---------------------------------------------------------------- public
+    def judge_many(self, requests: list[JudgeRequest]) -> list[JudgeCall]:
+        """Judge every request (concurrently), returning calls in request order."""
+        if not requests:
+            return []
+        workers = min(self.settings.max_concurrency, len(requests))
+        if workers == 1:
+            return [self.judge(r) for r in requests]
+        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="avb-judge") as pool:
+            return list(pool.map(self.judge, requests))
+
+    def judge(self, request: JudgeRequest) -> JudgeCall:
+        """Judge one item; never raises for endpoint or reply problems (the item is `unscored` instead)."""
+        call = self._judge(request)
+        if call.outcome == "unscored":
+            with self._lock:
+                self.stats.unscored += 1
+        return call
+
+    # --------------------------------------------------------------- helpers
+    def _judge(self, request: JudgeRequest) -> JudgeCall:
+        s = self.settings
+        if s.mode == "off":
+            return JudgeCall(request.item_id, "unscored", "judge off: no llm verdict requested")
+        key = cache_key(s.model, prompts.PROMPT_TEMPLATE_VERSION, request.prompt, self._media_digest())
+        hit = self.cache.get(key) if self.cache is not None else None
+        with self._lock:
+            if hit is not None:
+                self.stats.cache_hits += 1
+            else:
+                self.stats.cache_misses += 1
+        if hit is not None:
+            return JudgeCall(request.item_id, hit["outcome"], str(hit.get("reason", "")), cached=True,
+                             audio_included=bool(hit.get("audio_included", False)), raw=str(hit.get("raw", "")))
+        if s.mode == "replay":
+            return JudgeCall(request.item_id, "unscored",
+                             f"replay miss: no cached verdict for item '{request.item_id}'")
+        if self._dead is not None:
+            return JudgeCall(request.item_id, "unscored", self._dead)
+        try:
+            call = self._ask(request)
+        except _CallFailed as exc:
+            reason = f"judge unavailable: {exc}"
+            if exc.fatal:
+                with self._lock:
+                    self._dead = self._dead or reason
+            return JudgeCall(request.item_id, "unscored", reason)
+        if call.outcome != "unscored" and self.cache is not None:
+            self._store(key, request, call)
+        return call
+
+    def _store(self, key: str, request: JudgeRequest, call: JudgeCall) -> None:
+        """Cache a decisive verdict; a failed write is noted, never fatal (the verdict still counts)."""
+        s = self.settings
+        try:
+            self.cache.put(key, {  # type: ignore[union-attr]
+                "item_id": request.item_id, "outcome": call.outcome, "reason": call.reason, "raw": call.raw,
+                "model": s.model, "template_version": prompts.PROMPT_TEMPLATE_VERSION,
+                "prompt_tokens": call.prompt_tokens, "completion_tokens": call.completion_tokens,
+                "cost_usd": call.cost_usd, "audio_included": call.audio_included,
+                "created_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            })
+        except OSError as exc:
+            self._note(f"verdict cache write failed ({_short(exc)})")
+
+    def _media_digest(self) -> str:
+        with self._media_lock:
+            if self._digest is None:
+                self._digest = media_digest(self.video, self.settings.sampling_key())
+            return self._digest
+
+    def _openai(self) -> openai.OpenAI:
+        with self._client_lock:
+            if self._client is None:
+                s = self.settings
+                self._client = openai.OpenAI(base_url=s.resolved_base_url, api_key=s.api_key() or "no-key",
+                                             max_retries=0, timeout=s.timeout)
+            return self._client
+
+    def _frames(self) -> SampledVideo:
+        with self._media_lock:
+            if self._sampled is None:
+                s = self.settings
+                try:
+                    self._sampled = sample_video(self.video, frame_rate=s.frame_rate, max_frames=s.max_frames,
+                                                 max_side=s.max_side, quality=s.jpeg_quality)
+                except MediaError as exc:
+                    raise _CallFailed(f"cannot sample frames ({exc})", fatal=True) from None
+            return self._sampled
+
+    def _audio(self) -> str:
+        """The audio block for sound items, computed once per video."""
+        with self._audio_lock:
+            if self._audio_text is None:
+                facts: Mapping[str, Any] | None = None
+                if self._audio_facts is not None:
+                    try:
+                        facts = self._audio_facts()
+                    except Exception as exc:  # a measurement failure must not sink the verdict
+                        self._note(f"audio facts unavailable: {_short(exc)}")
+                transcript = None
+                if self.settings.transcribe and not (facts is not None and facts.get("has_audio") is False):
+                    transcript = self._transcribe()
+                self._audio_text = prompts.describe_audio(facts, transcript)
+            return self._audio_text
+
+    def _transcribe(self) -> str | None:
+        try:
+            wav = audio_wav_bytes(self.video)
+        except MediaError as exc:
+            self._note(f"transcript unavailable: {exc}")
+            return None
+
+        def once() -> Any:
+            with self._lock:
+                self.stats.transcriptions += 1
+            return self._openai().audio.transcriptions.create(
+                model=self.settings.transcribe_model, file=("audio.wav", wav, "audio/wav"))
+
+        try:
+            result, _ = self._with_retries(once)
+        except _CallFailed as exc:
+            self._note(f"transcript unavailable: {exc}")
+            return None
+        return result if isinstance(result, str) else str(getattr(result, "text", "") or "")
+
+    def _note(self, text: str) -> None:
+        with self._lock:
+            if text not in self.stats.notes:
+                self.stats.notes.append(text)
+
+    def _with_retries(self, fn: Callable[[], Any]) -> tuple[Any, int]:
+        """Run `fn` with retries on transient errors; returns (result, attempts)."""
+        s = self.settings
+        attempt = 0
+        while True:
+            attempt += 1
+            wait: float | None = None
+            try:
+                return fn(), attempt
+            except openai.APIStatusError as exc:
+                status = exc.status_code
+                if not (status in (408, 409, 429) or status >= 500):
+                    raise _CallFailed(f"HTTP {status}: {_short(exc)}", fatal=status in (401, 403, 404)) from None
+                last, fatal, wait = f"HTTP {status}: {_short(exc)}", False, _retry_after(exc)
+            except openai.APITimeoutError as exc:
+                last, fatal = f"timed out ({_short(exc)})", False
+            except openai.APIConnectionError as exc:
+                cause = exc.__cause__ or exc.__context__
+                last, fatal = f"cannot connect to {s.base_url_host} ({_short(cause or exc)})", True
+            except openai.OpenAIError as exc:  # e.g. a response the SDK cannot validate: not transient
+                raise _CallFailed(f"{type(exc).__name__}: {_short(exc)}", fatal=False) from None
+            if attempt > s.max_retries:
+                raise _CallFailed(f"{last}; gave up after {attempt} attempt(s)", fatal=fatal)
+            delay = min(s.backoff_max_s, s.backoff_s * 2 ** (attempt - 1))
+            if wait is not None:
+                delay = min(s.backoff_max_s, max(0.0, wait))
+            with self._lock:
+                self.stats.retries += 1
+            time.sleep(delay)
+
+    def _ask(self, request: JudgeRequest) -> JudgeCall:
+        s = self.settings
+        video = self._frames()
+        about_sound = prompts.is_about_sound(request.prompt)
+        audio_text = self._audio() if about_sound else None
+        messages = prompts.build_messages(request.prompt, duration=video.duration, width=video.width,
+                                          height=video.height, frames=video.frames, image_detail=s.image_detail,
+                                          audio_text=audio_text)
+        resp, attempts = self._with_retries(lambda: self._chat(messages))
+        usage = getattr(resp, "usage", None)
+        p_tok = int(getattr(usage, "prompt_tokens", 0) or 0)
+        c_tok = int(getattr(usage, "completion_tokens", 0) or 0)
+        cost = s.cost_usd(p_tok, c_tok)
+        with self._lock:
+            self.stats.prompt_tokens += p_tok
+            self.stats.completion_tokens += c_tok
+            if cost is None:
+                self.stats.unpriced_calls += 1
+            else:
+                self.stats.cost_usd += cost
+        try:
+            content = resp.choices[0].message.content
+        except (AttributeError, IndexError, TypeError):
+            content = None
+        verdict = parse_verdict(content)
+        return JudgeCall(request.item_id, verdict.outcome, verdict.reason, attempts=attempts, prompt_tokens=p_tok,
+                         completion_tokens=c_tok, cost_usd=cost, audio_included=about_sound,
+                         raw=(content or "")[:2000])
+
+    def _chat(self, messages: list[dict]) -> Any:
+        s = self.settings
+        kwargs: dict[str, Any] = {"model": s.model, "messages": messages, "temperature": 0.0,
+                                  "max_tokens": s.max_output_tokens}
+        json_mode = self.stats.json_mode
+        if json_mode:
+            kwargs["response_format"] = {"type": "json_object"}
+        with self._lock:
+            self.stats.calls += 1
+        try:
+            return self._openai().chat.completions.create(**kwargs)
+        except (openai.BadRequestError, openai.UnprocessableEntityError) as exc:
+            if not json_mode:
+                raise
+            with self._lock:
+                self.stats.json_mode = False
+                self.stats.calls += 1
+            self._note(f"endpoint rejected response_format=json_object ({_short(exc, 80)}); asked without it")
+            kwargs.pop("response_format")
+            return self._openai().chat.completions.create(**kwargs)

@@ -1,0 +1,100 @@
+"""The judge's prompt template, its version and its hash.
+
+Any edit to the texts below changes `prompt_hash()`; bump `PROMPT_TEMPLATE_VERSION` (which is part of every
+cache key) and record the new hash in `KNOWN_HASHES`, so cached verdicts from an older template are never
+reused for the new one (a test pins the pair).
+
+The request mirrors the public recap runner (spec §4.3): the item's criterion followed by a fixed suffix asking for
+exactly one line of strict JSON `{"pass": true|false, "reason": "..."}`. Differences: the video is shown as
+timestamped frames (OpenAI-compatible endpoints take images, not video files), a short system prompt says so,
+and items about sound get a measured description of the audio track (and optionally a transcript), because
+most chat endpoints cannot listen to audio.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from agenticvbench.fsutil import text_sha256
+
+PROMPT_TEMPLATE_VERSION = "recap-judge-v1"
+
+SYSTEM_PROMPT = (
+    "You are a strict reviewer of edited videos. You are shown one edited video (final.mp4) as still frames "
+    "sampled in time order, each labelled with its timestamp, and sometimes a measured description of its audio "
+    "track. Judge ONLY the single criterion you are given. Base the verdict on the evidence shown; if the evidence "
+    "does not show that the criterion is met, the verdict is false."
+)
+VIDEO_HEADER = "The video lasts {duration:.2f} s at {width}x{height}. {n_frames} frames follow, in time order."
+FRAME_LABEL = "Frame at t={time:.2f} s:"
+AUDIO_HEADER = "Audio track (measured by tools, not heard):"
+NO_AUDIO = "The video has no audio track."
+TRANSCRIPT_HEADER = "Automatic transcript of the audio:"
+CRITERION_HEADER = "Criterion:"
+VERDICT_SUFFIX = (
+    'Reply with exactly one line of strict JSON and nothing else: {"pass": true|false, '
+    '"reason": "<explanation of at most 30 words>"}'
+)
+
+#: template version -> prompt_hash(); a test fails if the texts change without a version bump.
+KNOWN_HASHES: dict[str, str] = {
+    "recap-judge-v1": "c35dae6f13046707eeaba26ff4ca22335dba990f5b48a29894ff7b78557462aa",
+}
+
+#: Words that make an item "about sound": its request then carries the audio description.
+SOUND_WORDS = (
+    "audio", "sound", "sounds", "soundtrack", "music", "musical", "song", "songs", "dialogue",
+    "dialog", "voice", "voices", "voiceover", "voice-over", "narration", "narrator", "speech", "spoken",
+    "speaks", "speaking", "silence", "silent", "loud", "loudness", "quiet", "volume", "mute", "muted",
+    "lufs", "hear", "heard", "audible", "inaudible", "sfx",
+)
+_SOUND_RE = re.compile(r"(?<![\w-])(" + "|".join(re.escape(w) for w in SOUND_WORDS) + r")(?![\w-])", re.IGNORECASE)
+
+
+def prompt_hash() -> str:
+    """SHA-256 of the template version and every fixed text of the template (recorded in result provenance)."""
+    parts = [PROMPT_TEMPLATE_VERSION, SYSTEM_PROMPT, VIDEO_HEADER, FRAME_LABEL, AUDIO_HEADER, NO_AUDIO,
+             TRANSCRIPT_HEADER, CRITERION_HEADER, VERDICT_SUFFIX, ",".join(SOUND_WORDS)]
+    return text_sha256("\x1f".join(parts))
+
+
+def is_about_sound(item_prompt: str) -> bool:
+    """True when the criterion mentions sound (audio, music, dialogue, voice, silence, loud, ...)."""
+    return bool(_SOUND_RE.search(item_prompt))
+
+
+def describe_audio(facts: Mapping[str, Any] | None, transcript: str | None) -> str:
+    """The audio block of a sound item's request: measured loudness facts, then the transcript if any."""
+    if facts is not None and facts.get("has_audio") is False:
+        return NO_AUDIO
+    lines = [AUDIO_HEADER]
+    labels = {"integrated_lufs": ("integrated loudness", "LUFS"), "mean_volume_db": ("mean volume", "dB"),
+              "max_volume_db": ("peak volume", "dB"), "longest_silence_s": ("longest silence", "s")}
+    for key, value in (facts or {}).items():
+        if key == "has_audio" or value is None:
+            continue
+        label, unit = labels.get(key, (key.replace("_", " "), ""))
+        shown = f"{value:.2f}" if isinstance(value, float) else str(value)
+        lines.append(f"- {label}: {shown}{' ' + unit if unit else ''}")
+    if facts is None:
+        lines.append("- (measurements unavailable)")
+    if transcript is not None:
+        lines += [TRANSCRIPT_HEADER, transcript.strip() or "(no speech recognised)"]
+    return "\n".join(lines)
+
+
+def build_messages(item_prompt: str, *, duration: float, width: int, height: int,
+                   frames: list[tuple[float, str]], image_detail: str, audio_text: str | None) -> list[dict]:
+    """Chat messages for one item: system prompt, then one user turn of [header, (label, frame)..., audio,
+    criterion + verdict suffix]. `frames` holds (time, data URL) pairs."""
+    content: list[dict[str, Any]] = [{"type": "text", "text": VIDEO_HEADER.format(
+        duration=duration, width=width, height=height, n_frames=len(frames))}]
+    for t, url in frames:
+        content.append({"type": "text", "text": FRAME_LABEL.format(time=t)})
+        content.append({"type": "image_url", "image_url": {"url": url, "detail": image_detail}})
+    if audio_text:
+        content.append({"type": "text", "text": audio_text})
+    content.append({"type": "text", "text": f"{CRITERION_HEADER}\n{item_prompt.strip()}\n\n{VERDICT_SUFFIX}"})
+    return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": content}]

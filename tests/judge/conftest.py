@@ -1,0 +1,62 @@
+"""Fixtures for the judge tests: a tiny generated clip, the loopback fake endpoint, and fast judge settings."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from agenticvbench.judge import JudgeSettings
+
+
+def load_fake_openai() -> ModuleType:
+    """Import tests/judge/openai_server.py by path (works whatever pytest's import mode is)."""
+    name = "avb_test_openai_server"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name("openai_server.py"))
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[name]
+
+
+fake_module = load_fake_openai()
+
+
+@pytest.fixture(scope="session")
+def fake() -> ModuleType:
+    """The fake-endpoint module (FakeOpenAIServer, closed_port, n_images, request_text, token constants)."""
+    return fake_module
+
+
+@pytest.fixture(scope="session")
+def clip(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """2 s, 64x64, 10 fps testsrc2 with a 440 Hz tone."""
+    return fake_module.make_clip(tmp_path_factory.mktemp("judge-media") / "final.mp4")
+
+
+@pytest.fixture
+def server() -> Iterator:
+    """A fresh scripted endpoint per test."""
+    with fake_module.FakeOpenAIServer() as srv:
+        yield srv
+
+
+@pytest.fixture
+def make_settings(monkeypatch: pytest.MonkeyPatch) -> Callable[..., JudgeSettings]:
+    """Judge settings pointed at a base URL, with millisecond backoff so retry tests stay fast."""
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+
+    def make(base_url: str, **kw) -> JudgeSettings:
+        base = {"base_url": base_url, "model": "gpt-4o-mini", "frame_rate": 1.0, "max_frames": 4, "max_side": 32,
+                "backoff_s": 0.01, "backoff_max_s": 0.05, "max_retries": 3, "timeout": 10.0, "max_concurrency": 4}
+        base.update(kw)
+        return JudgeSettings(**base)
+
+    return make

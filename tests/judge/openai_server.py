@@ -1,0 +1,196 @@
+"""A loopback OpenAI-compatible test server (stdlib only) that scripts judge replies and counts calls.
+
+It speaks `POST /v1/chat/completions` and `POST /v1/audio/transcriptions` with the real response shapes
+(including `usage`), on 127.0.0.1 at a random port, in a background thread. Replies are chosen by markers found in
+the request's text (`reply_when`), else `default_reply`. It can fail the next N chat requests with a status code
+(`fail_next`), delay replies (`slow_next`), send a malformed completion (`garbage_next`), reject `response_format` with a 400, and it records every request body.
+
+Usage:
+
+    with FakeOpenAIServer() as srv:
+        srv.reply_when("MARKER-A", '{"pass": false, "reason": "no"}')
+        settings = JudgeSettings(base_url=srv.base_url, ...)
+
+Prompt tokens are 50 + 85 per image (a deterministic stand-in for the real count), completion tokens 12.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+PROMPT_BASE_TOKENS = 50
+TOKENS_PER_IMAGE = 85
+COMPLETION_TOKENS = 12
+
+
+def closed_port() -> int:
+    """A loopback port nothing listens on (bound, then released)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def request_text(body: dict[str, Any]) -> str:
+    """All text parts of a chat request, joined (what markers are matched against)."""
+    out: list[str] = []
+    for msg in body.get("messages", []):
+        content = msg.get("content")
+        if isinstance(content, str):
+            out.append(content)
+        elif isinstance(content, list):
+            out += [p.get("text", "") for p in content if isinstance(p, dict) and p.get("type") == "text"]
+    return "\n".join(out)
+
+
+def n_images(body: dict[str, Any]) -> int:
+    """How many image parts a chat request carries."""
+    return sum(1 for m in body.get("messages", []) if isinstance(m.get("content"), list)
+               for p in m["content"] if isinstance(p, dict) and p.get("type") == "image_url")
+
+
+class FakeOpenAIServer:
+    """Scripted OpenAI-compatible endpoint; see the module docstring."""
+
+    def __init__(self, default_reply: str = '{"pass": true, "reason": "criterion met"}') -> None:
+        self.default_reply = default_reply
+        self.rules: list[tuple[str, str]] = []
+        self.reject_response_format = False
+        self.transcript = "welcome to the recap"
+        self.calls = 0  # chat requests received (failed ones included)
+        self.transcription_calls = 0
+        self.requests: list[dict[str, Any]] = []
+        self._failures: list[tuple[int, dict[str, str]]] = []
+        self._slow: list[float] = []
+        self._garbage = 0
+        self._lock = threading.Lock()
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._httpd.daemon_threads = True
+        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02},
+                                        daemon=True)
+
+    # -- scripting
+    def reply_when(self, marker: str, content: str) -> None:
+        """Reply `content` to chat requests whose text contains `marker` (first matching rule wins)."""
+        self.rules.append((marker, content))
+
+    def fail_next(self, n: int, status: int = 429, *, retry_after: float | None = None) -> None:
+        """Answer the next `n` chat requests with HTTP `status` (an OpenAI-style error body)."""
+        headers = {"retry-after": str(retry_after)} if retry_after is not None else {}
+        with self._lock:
+            self._failures += [(status, headers)] * n
+
+    def garbage_next(self, n: int) -> None:
+        """Answer the next `n` chat requests with HTTP 200 and a body that is not a chat completion."""
+        with self._lock:
+            self._garbage += n
+
+    def slow_next(self, n: int, seconds: float) -> None:
+        """Delay the next `n` chat replies by `seconds` (to provoke client timeouts)."""
+        with self._lock:
+            self._slow += [seconds] * n
+
+    @property
+    def base_url(self) -> str:
+        """The `/v1` base URL to give the OpenAI client."""
+        return f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
+
+    # -- lifecycle
+    def start(self) -> FakeOpenAIServer:
+        """Start serving in a daemon thread."""
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving and close the socket."""
+        self._httpd.shutdown()
+        self._httpd.server_close()
+
+    def __enter__(self) -> FakeOpenAIServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # -- the handler
+    def _chat(self, body: dict[str, Any]) -> tuple[int, dict[str, Any], dict[str, str]]:
+        with self._lock:
+            self.calls += 1
+            self.requests.append(body)
+            failure = self._failures.pop(0) if self._failures else None
+            delay = self._slow.pop(0) if self._slow else 0.0
+        if delay:
+            time.sleep(delay)
+        if failure is not None:
+            status, headers = failure
+            kind = "rate_limit_exceeded" if status == 429 else "server_error"
+            return status, {"error": {"message": f"scripted {status}", "type": kind, "code": kind}}, headers
+        with self._lock:
+            garbage, self._garbage = self._garbage > 0, max(0, self._garbage - 1)
+        if garbage:
+            return 200, {"choices": "not a list", "usage": "??"}, {}
+        if self.reject_response_format and "response_format" in body:
+            return 400, {"error": {"message": "response_format is not supported", "type": "invalid_request_error",
+                                   "param": "response_format", "code": None}}, {}
+        text = request_text(body)
+        content = next((c for marker, c in self.rules if marker in text), self.default_reply)
+        p_tok = PROMPT_BASE_TOKENS + TOKENS_PER_IMAGE * n_images(body)
+        return 200, {
+            "id": f"chatcmpl-test{self.calls}", "object": "chat.completion", "created": 1700000000,
+            "model": body.get("model", "test-model"), "system_fingerprint": None,
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": content, "refusal": None},
+                         "logprobs": None, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": p_tok, "completion_tokens": COMPLETION_TOKENS,
+                      "total_tokens": p_tok + COMPLETION_TOKENS},
+        }, {}
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+                pass
+
+            def _send(self, status: int, obj: dict[str, Any], headers: dict[str, str] | None = None) -> None:
+                data = json.dumps(obj).encode("utf-8")
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                for k, v in (headers or {}).items():
+                    self.send_header(k, v)
+                self.end_headers()
+                self.wfile.write(data)
+
+            def do_POST(self) -> None:  # noqa: N802 - stdlib name
+                raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                if self.path.endswith("/chat/completions"):
+                    try:
+                        body = json.loads(raw)
+                    except json.JSONDecodeError:
+                        self._send(400, {"error": {"message": "invalid JSON body"}})
+                        return
+                    self._send(*server._chat(body))
+                elif self.path.endswith("/audio/transcriptions"):
+                    with server._lock:
+                        server.transcription_calls += 1
+                    self._send(200, {"text": server.transcript})
+                else:
+                    self._send(404, {"error": {"message": f"no route {self.path}"}})
+
+        return Handler
+
+
+def make_clip(path: Any, *, seconds: float = 2.0, size: str = "64x64", audio: bool = True) -> Any:
+    """Write a tiny lavfi testsrc2 clip (10 fps H.264, optional 440 Hz AAC tone) for judge and verifier tests."""
+    from agenticvbench.media import run_ffmpeg
+
+    args = ["-y", "-f", "lavfi", "-i", f"testsrc2=size={size}:rate=10:duration={seconds}"]
+    if audio:
+        args += ["-f", "lavfi", "-i", f"sine=frequency=440:duration={seconds}", "-c:a", "aac"]
+    args += ["-c:v", "libx264", "-pix_fmt", "yuv420p", "-shortest", str(path)]
+    run_ffmpeg(args, check=True)
+    return path
