@@ -67,7 +67,12 @@ def extract_zip(zip_path: Path, dest: Path, *, max_total_bytes: int = MAX_TOTAL_
                         if written > max_total_bytes:
                             raise ArchiveError(f"{zip_path}: uncompressed data exceeds {max_total_bytes} bytes")
                         out.write(chunk)
-            os.replace(tmp, dest)
+            try:
+                os.replace(tmp, dest)
+            except OSError:
+                if not dest.is_dir():
+                    raise
+                shutil.rmtree(tmp, ignore_errors=True)  # another process extracted it first: use theirs
         except BaseException:
             shutil.rmtree(tmp, ignore_errors=True)
             raise

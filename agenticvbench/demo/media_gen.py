@@ -1,0 +1,238 @@
+"""Synthetic media for the demo benchmark: lavfi scenes, cuts and injected defects, byte-for-byte reproducible.
+
+Everything goes through `agenticvbench.media.run_ffmpeg` (the bundled ffmpeg). Determinism comes from lavfi
+sources with fixed seeds, single-threaded x264, `+bitexact` muxing/encoding and no metadata; on one machine
+(one ffmpeg build) the same call always writes the same bytes. Text cards are drawn with OpenCV's built-in
+Hershey font, so no system font (and no drawtext/fontconfig) is needed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from agenticvbench.media import run_ffmpeg
+
+SAMPLE_RATE = 48000
+_GLOBAL = ["-v", "error", "-y", "-filter_complex_threads", "1"]
+BITEXACT = ["-fflags", "+bitexact", "-flags:v", "+bitexact", "-flags:a", "+bitexact", "-map_metadata", "-1"]
+_GRADIENT_PALETTE = (("0x2040a0", "0xe08030"), ("0x108060", "0xf0d040"), ("0x602080", "0x40c0e0"),
+                     ("0xa02020", "0x3050c0"), ("0x204020", "0xd0a0f0"))
+_AUDIO_ARGS = {"aac": ["-c:a", "aac", "-b:a", "64k"], "opus": ["-c:a", "libopus", "-b:a", "48k"]}
+
+
+@dataclass(frozen=True)
+class Scene:
+    """One shot: a look (see `_video_source`), a duration, and a chord (Hz; empty = silence).
+
+    `look` is one of `testsrc2`, `bars`, `gradients`, `mandelbrot`, `box:<bg>:<fg>:<x0>:<x1>` (a square
+    moving from x0 to x1 px over a plain background), `black`, or `card:<TEXT>` (big centred text).
+    `vf` is appended to the shot's video chain (e.g. `hue=h=60` for a distractor take).
+    """
+
+    look: str
+    duration: float
+    chord: tuple[float, ...] = (220.0,)
+    vf: str = ""
+    seed: int = 1
+
+
+@dataclass(frozen=True)
+class Format:
+    """Output geometry and codecs. `audio` is `aac`, `opus` or None (video only)."""
+
+    width: int = 320
+    height: int = 180
+    fps: int = 24
+    audio: str | None = "aac"
+    crf: int = 30
+
+
+def text_card(path: Path, text: str, fmt: Format, *, bg: tuple[int, int, int] = (70, 30, 20)) -> Path:
+    """Draw `text` (big, white, centred, OpenCV Hershey font) on a plain BGR background and save it as PNG."""
+    img = np.zeros((fmt.height, fmt.width, 3), np.uint8)
+    img[:] = bg
+    lines = text.split("|")
+    font, thick = cv2.FONT_HERSHEY_DUPLEX, 2
+    scale = 1.0 * fmt.width / 320
+    sizes = [cv2.getTextSize(line, font, scale, thick)[0] for line in lines]
+    line_h = max(h for _, h in sizes) + int(14 * scale)
+    y = (fmt.height - line_h * len(lines)) // 2 + line_h - int(7 * scale)
+    for line, (w, _) in zip(lines, sizes, strict=True):
+        cv2.putText(img, line, ((fmt.width - w) // 2, y), font, scale, (255, 255, 255), thick, cv2.LINE_AA)
+        y += line_h
+    cv2.rectangle(img, (8, 8), (fmt.width - 9, fmt.height - 9), (200, 200, 200), 1)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if not cv2.imwrite(str(path), img):
+        raise OSError(f"cannot write {path}")
+    return path
+
+
+def _frames(duration: float, fps: int) -> int:
+    n = duration * fps
+    if abs(n - round(n)) > 1e-6:
+        raise ValueError(f"scene duration {duration}s is not a whole number of frames at {fps} fps")
+    return int(round(n))
+
+
+def _moving_square(base: str, fg: str, side: int, x0: float, x1: float, y: int, scene: Scene, fmt: Format,
+                   uid: str) -> str:
+    """`base` with a `side`-px square moving linearly from x0 to x1 (overlay evaluates `t` per frame)."""
+    d = f"{scene.duration:g}"
+    speed = (x1 - x0) / scene.duration
+    return (f"{base}[bg{uid}];color=c={fg}:s={side}x{side}:r={fmt.fps}:d={d}[fg{uid}];"
+            f"[bg{uid}][fg{uid}]overlay=x='{x0:g}+{speed:g}*t':y={y}:shortest=1")
+
+
+def _video_source(scene: Scene, fmt: Format, uid: str) -> str:
+    """The filter chain (possibly several `;`-joined chains with labels suffixed by `uid`) making one shot."""
+    s, r, d = f"{fmt.width}x{fmt.height}", fmt.fps, f"{scene.duration:g}"
+    kind, _, arg = scene.look.partition(":")
+    if kind == "testsrc2":
+        return f"testsrc2=s={s}:r={r}:d={d}"
+    if kind == "bars":
+        side = fmt.width // 8
+        return _moving_square(f"smptebars=s={s}:r={r}:d={d}", "white", side, 0, fmt.width - side,
+                              fmt.height // 3, scene, fmt, uid)
+    if kind == "gradients":  # explicit colours and line: the defaults are random even with a seed
+        c0, c1 = _GRADIENT_PALETTE[scene.seed % len(_GRADIENT_PALETTE)]
+        return (f"gradients=s={s}:r={r}:d={d}:speed=0.04:seed={scene.seed}:c0={c0}:c1={c1}"
+                f":x0=0:y0=0:x1={fmt.width}:y1={fmt.height}")
+    if kind == "mandelbrot":
+        return f"mandelbrot=s={s}:r={r}:end_scale=0.05,trim=duration={d}"
+    if kind == "black":
+        return f"color=c=black:s={s}:r={r}:d={d}"
+    if kind == "box":
+        bg, fg, x0, x1 = arg.split(":")
+        side = fmt.height // 4
+        return _moving_square(f"color=c={bg}:s={s}:r={r}:d={d}", fg, side, float(x0), float(x1),
+                              (fmt.height - side) // 2, scene, fmt, uid)
+    raise ValueError(f"unknown look {scene.look!r}")
+
+
+def _audio_source(scene: Scene, uid: str) -> str:
+    """A chord of sines (peak 0.5; `sine` makes 1/8 amplitude) with a 2 Hz tremolo, or digital silence."""
+    d = f"{scene.duration:g}"
+    fmt = f"aformat=sample_fmts=fltp:sample_rates={SAMPLE_RATE}:channel_layouts=stereo"
+    if not scene.chord:
+        return f"anullsrc=channel_layout=stereo:sample_rate={SAMPLE_RATE}:duration={d},{fmt}"
+    tones = ";".join(f"sine=f={f:g}:r={SAMPLE_RATE}:d={d}[t{uid}_{k}]" for k, f in enumerate(scene.chord))
+    labels = "".join(f"[t{uid}_{k}]" for k in range(len(scene.chord)))
+    return (f"{tones};{labels}amix=inputs={len(scene.chord)}:normalize=0,volume={4.0 / len(scene.chord):g},"
+            f"tremolo=f=2:d=0.2,{fmt}")
+
+
+def _encode_args(fmt: Format, *, audio: bool) -> list[str]:
+    args = ["-c:v", "libx264", "-preset", "superfast", "-crf", str(fmt.crf), "-pix_fmt", "yuv420p",
+            "-g", str(2 * fmt.fps), "-threads", "1"]
+    if audio and fmt.audio:
+        args += [*_AUDIO_ARGS[fmt.audio], "-ar", str(SAMPLE_RATE), "-ac", "2"]
+    return [*args, *BITEXACT]
+
+
+def render_many(jobs: Sequence[tuple[Path, Sequence[Scene]]], fmt: Format, *, workdir: Path) -> list[Path]:
+    """Render several clips (each a list of scenes played back to back) in ONE ffmpeg process.
+
+    One process for many small outputs keeps the build fast (ffmpeg start-up dominates tiny clips).
+    Card scenes are drawn to PNGs under `workdir`.
+    """
+    inputs: list[str] = []
+    n_inputs = 0
+    graph: list[str] = []
+    outputs: list[str] = []
+    for j, (out, scenes) in enumerate(jobs):
+        labels = []
+        for i, sc in enumerate(scenes):
+            _frames(sc.duration, fmt.fps)
+            extra = f",{sc.vf}" if sc.vf else ""
+            if sc.look.startswith("card:"):
+                png = text_card(workdir / f"card-{j}-{i}.png", sc.look[5:], fmt)
+                inputs += ["-loop", "1", "-framerate", str(fmt.fps), "-t", f"{sc.duration:g}", "-i", str(png)]
+                graph.append(f"[{n_inputs}:v]format=yuv420p,setsar=1{extra}[v{j}_{i}]")
+                n_inputs += 1
+            else:
+                graph.append(f"{_video_source(sc, fmt, f'{j}_{i}')},format=yuv420p,setsar=1{extra}[v{j}_{i}]")
+            labels.append(f"[v{j}_{i}]")
+            if fmt.audio:
+                graph.append(f"{_audio_source(sc, f'{j}_{i}')}[a{j}_{i}]")
+                labels.append(f"[a{j}_{i}]")
+        n_audio = 1 if fmt.audio else 0
+        graph.append(f"{''.join(labels)}concat=n={len(scenes)}:v=1:a={n_audio}[vo{j}]"
+                     + (f"[ao{j}]" if fmt.audio else ""))
+        out.parent.mkdir(parents=True, exist_ok=True)
+        outputs += ["-map", f"[vo{j}]", *(["-map", f"[ao{j}]"] if fmt.audio else []),
+                    *_encode_args(fmt, audio=True), str(out)]
+    run_ffmpeg([*_GLOBAL, *inputs, "-filter_complex", ";".join(graph), *outputs], check=True)
+    return [out for out, _ in jobs]
+
+
+def render(out: Path, scenes: Sequence[Scene], fmt: Format, *, workdir: Path) -> Path:
+    """Render one clip from `scenes` (see `render_many`)."""
+    return render_many([(out, scenes)], fmt, workdir=workdir)[0]
+
+
+def cut(src: Path, out: Path, segments: Sequence[tuple[float, float]], fmt: Format) -> Path:
+    """Re-encode the `segments` ([t0, t1] seconds) of `src` back to back, scaled to `fmt`'s size."""
+    graph, labels = [], []
+    has_audio = fmt.audio is not None
+    for i, (t0, t1) in enumerate(segments):
+        graph.append(f"[0:v]trim=start={t0:g}:end={t1:g},setpts=PTS-STARTPTS,"
+                     f"scale={fmt.width}:{fmt.height},setsar=1[v{i}]")
+        labels.append(f"[v{i}]")
+        if has_audio:
+            graph.append(f"[0:a]atrim=start={t0:g}:end={t1:g},asetpts=PTS-STARTPTS[a{i}]")
+            labels.append(f"[a{i}]")
+    graph.append(f"{''.join(labels)}concat=n={len(segments)}:v=1:a={int(has_audio)}[v]" + ("[a]" if has_audio else ""))
+    maps = ["-map", "[v]", *(["-map", "[a]"] if has_audio else [])]
+    run_ffmpeg([*_GLOBAL, "-i", str(src), "-filter_complex", ";".join(graph), *maps,
+                *_encode_args(fmt, audio=True), str(out)], check=True)
+    return out
+
+
+def _window(start: float, end: float) -> str:
+    return f"gte(t,{start:g})*lt(t,{end:g})"
+
+
+def inject_freeze(src: Path, out: Path, start: float, end: float, fmt: Format) -> Path:
+    """v01-style defect: the frames in [start, end) all show the frame at `start`; audio is copied untouched."""
+    first, last = _frames(start, fmt.fps), _frames(end, fmt.fps) - 1
+    graph = f"[0:v]split[a][b];[a][b]freezeframes=first={first}:last={last}:replace={first}[v]"
+    run_ffmpeg([*_GLOBAL, "-i", str(src), "-filter_complex", graph, "-map", "[v]", "-map", "0:a",
+                *_encode_args(fmt, audio=False), "-c:a", "copy", str(out)], check=True)
+    return out
+
+
+def inject_color_shift(src: Path, out: Path, start: float, end: float, fmt: Format, *, saturation: float,
+                       contrast: float, rr: float, gg: float, bb: float) -> Path:
+    """v04-style defect: a colour grade (eq + channel gains) applied to [start, end) only; audio copied."""
+    w = _window(start, end)
+    graph = (f"[0:v]eq=saturation={saturation:g}:contrast={contrast:g}:enable='{w}',"
+             f"colorchannelmixer=rr={rr:g}:gg={gg:g}:bb={bb:g}:enable='{w}'[v]")
+    run_ffmpeg([*_GLOBAL, "-i", str(src), "-filter_complex", graph, "-map", "[v]", "-map", "0:a",
+                *_encode_args(fmt, audio=False), "-c:a", "copy", str(out)], check=True)
+    return out
+
+
+def inject_noise_burst(src: Path, out: Path, start: float, end: float, fmt: Format, *, color: str,
+                       amplitude: float, seed: int) -> Path:
+    """v05-style defect: seeded coloured noise mixed into the audio over [start, end); video stream-copied."""
+    w = _window(start, end)
+    graph = (f"anoisesrc=color={color}:amplitude={amplitude:g}:seed={seed}:r={SAMPLE_RATE},"
+             f"aformat=channel_layouts=stereo,volume=0:enable='not({w})'[n];"
+             f"[0:a][n]amix=inputs=2:normalize=0:duration=first[a]")
+    assert fmt.audio is not None
+    run_ffmpeg([*_GLOBAL, "-i", str(src), "-filter_complex", graph, "-map", "0:v", "-map", "[a]",
+                "-c:v", "copy", *_AUDIO_ARGS[fmt.audio], "-ar", str(SAMPLE_RATE), "-ac", "2", *BITEXACT,
+                str(out)], check=True)
+    return out
+
+
+def strip_audio(src: Path, out: Path) -> Path:
+    """Copy `src` without its audio streams (video stream-copied)."""
+    run_ffmpeg([*_GLOBAL, "-i", str(src), "-map", "0:v", "-c:v", "copy", "-an", *BITEXACT, str(out)],
+               check=True)
+    return out

@@ -1,0 +1,62 @@
+"""Session-wide fixtures: an isolated package cache, the demo benchmark (built once), a loopback Hub serving it."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterator
+from pathlib import Path
+
+import huggingface_hub  # noqa: F401  (read its env-derived constants now, before any test patches HF_* vars)
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+import pytest
+from hub_server import HubServer, commit_from_dir, commit_sha
+
+from agenticvbench.demo import DemoBenchmark, build_demo
+from agenticvbench.loader import DEFAULT_DATASET, PARQUET_PATH
+
+#: The loopback Hub's commits: `main` points at MAIN_SHA; OLD_SHA is an older commit whose parquet differs.
+MAIN_SHA = commit_sha("demo-main")
+OLD_SHA = commit_sha("demo-old")
+#: Task ids present in the old commit's parquet (sequencing and assembly only, prompts marked "[old]").
+OLD_TASK_IDS = (37, 38, 83, 84)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _isolated_package_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """Point `AVB_CACHE` at a session temp dir so no test writes into the user's ~/.cache/agenticvbench."""
+    mp = pytest.MonkeyPatch()
+    cache = tmp_path_factory.mktemp("avb-cache")
+    mp.setenv("AVB_CACHE", str(cache))
+    yield cache
+    mp.undo()
+
+
+@pytest.fixture(scope="session")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> DemoBenchmark:
+    """The demo benchmark, built once per session (mirror + perfect/partial/broken runs). Treat as read-only."""
+    return build_demo(tmp_path_factory.mktemp("demo") / "build")
+
+
+def old_parquet_bytes(mirror: Path) -> bytes:
+    """The parquet of the older Hub commit: fewer rows and different prompts than `main`."""
+    table = pq.read_table(mirror / PARQUET_PATH)
+    table = table.filter(pc.is_in(table["task_id"], value_set=pa.array(OLD_TASK_IDS, pa.int64())))
+    prompts = pa.array(["[old] " + p for p in table["prompt"].to_pylist()], pa.string())
+    table = table.set_column(table.schema.get_field_index("prompt"), table.schema.field("prompt"), prompts)
+    buf = io.BytesIO()
+    pq.write_table(table, buf)
+    return buf.getvalue()
+
+
+@pytest.fixture(scope="session")
+def hub_server(demo: DemoBenchmark) -> Iterator[HubServer]:
+    """A loopback Hub serving the demo mirror as `DEFAULT_DATASET`: `main` (= MAIN_SHA) and OLD_SHA."""
+    server = HubServer()
+    main = commit_from_dir(MAIN_SHA, demo.mirror)
+    old = commit_from_dir(OLD_SHA, demo.mirror, {PARQUET_PATH: old_parquet_bytes(demo.mirror)})
+    server.add_repo(DEFAULT_DATASET, [main, old], {"main": MAIN_SHA})
+    server.start()
+    yield server
+    server.stop()

@@ -1,0 +1,198 @@
+"""A loopback stand-in for the Hugging Face Hub file API, for testing the loader with the real client.
+
+It serves dataset repos from memory/disk on 127.0.0.1 (random port) and speaks what `huggingface_hub` 2.x
+needs for `hf_hub_download` and `snapshot_download` (read from its source, `file_download.py`,
+`_snapshot_download.py`, `hf_api.py`):
+
+- `HEAD|GET /datasets/<owner>/<name>/resolve/<revision>/<path>`: `X-Repo-Commit` (40-hex sha), `ETag` and
+  `X-Linked-Etag` (the file's sha256, like an LFS file), `Content-Length`, `Accept-Ranges`, and
+  `Range: bytes=a-b` (206). Errors carry `X-Error-Code` (`RepoNotFound`, `RevisionNotFound`,
+  `EntryNotFound`) so the client raises its typed errors.
+- `GET /api/datasets/<owner>/<name>/revision/<revision>`: repo info with `sha` and `siblings`.
+- `GET /api/datasets/<owner>/<name>/tree/<revision>[/<path>]?recursive=true`: the file listing.
+
+A revision is a branch name (`main`) or a commit sha; each commit has its own file set, so revision pinning
+is testable. Every request is recorded in `requests` so a test can prove a cache hit made no download.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+_RESOLVE = re.compile(r"^/datasets/(?P<repo>[^/]+/[^/]+)/resolve/(?P<rev>[^/]+)/(?P<path>.+)$")
+_API = re.compile(r"^/api/datasets/(?P<repo>[^/]+/[^/]+)/(?P<what>revision|tree)/(?P<rev>[^/]+)(?:/(?P<path>.*))?$")
+
+
+def commit_sha(label: str) -> str:
+    """A stable fake commit sha (40 hex digits) for a label."""
+    return hashlib.sha1(label.encode()).hexdigest()
+
+
+@dataclass
+class Commit:
+    """One commit of a repo: repo path -> file content (bytes, or a Path read on demand)."""
+
+    sha: str
+    files: dict[str, bytes | Path]
+
+    def content(self, path: str) -> bytes | None:
+        """The bytes of `path` at this commit, or None when it does not exist."""
+        value = self.files.get(path)
+        if value is None:
+            return None
+        return value.read_bytes() if isinstance(value, Path) else value
+
+
+def commit_from_dir(sha: str, root: Path, overrides: Mapping[str, bytes] | None = None) -> Commit:
+    """A commit holding every file under `root` (hidden files skipped), with `overrides` replacing/adding files."""
+    files: dict[str, bytes | Path] = {
+        p.relative_to(root).as_posix(): p for p in sorted(root.rglob("*"))
+        if p.is_file() and not any(part.startswith(".") for part in p.relative_to(root).parts)}
+    files.update(overrides or {})
+    return Commit(sha, files)
+
+
+@dataclass
+class HubServer:
+    """The server: `repos[repo_id]` = {"refs": {"main": sha}, "commits": {sha: Commit}}; start/stop; request log."""
+
+    repos: dict[str, dict[str, dict]] = field(default_factory=dict)
+    requests: list[tuple[str, str]] = field(default_factory=list)
+    _httpd: ThreadingHTTPServer | None = None
+    _thread: threading.Thread | None = None
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def add_repo(self, repo_id: str, commits: list[Commit], refs: Mapping[str, str]) -> None:
+        """Publish a dataset repo with its commits and branch refs."""
+        self.repos[repo_id] = {"refs": dict(refs), "commits": {c.sha: c for c in commits}}
+
+    @property
+    def url(self) -> str:
+        """The endpoint to give `huggingface_hub` (`HF_ENDPOINT` / `endpoint=`)."""
+        assert self._httpd is not None, "server not started"
+        host, port = self._httpd.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def count(self, method: str, contains: str = "") -> int:
+        """How many `method` requests were made whose path contains `contains`."""
+        with self._lock:
+            return sum(1 for m, p in self.requests if m == method and contains in p)
+
+    def start(self) -> HubServer:
+        """Listen on 127.0.0.1 at a random free port, in a daemon thread."""
+        handler = type("Handler", (_Handler,), {"hub": self})
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._httpd.daemon_threads = True
+        self._thread = threading.Thread(target=self._httpd.serve_forever, name="hub-server", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving and close the socket."""
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+            self._httpd = None
+
+    def _log(self, method: str, path: str) -> None:
+        with self._lock:
+            self.requests.append((method, path))
+
+    def _commit(self, repo_id: str, rev: str) -> tuple[str, Commit | None]:
+        repo = self.repos[repo_id]
+        sha = repo["refs"].get(rev, rev)
+        return sha, repo["commits"].get(sha)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    hub: HubServer
+
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - stdlib signature
+        """Silence the default stderr access log."""
+
+    def do_HEAD(self) -> None:  # noqa: N802 - stdlib naming
+        """Metadata only (what `get_hf_file_metadata` calls)."""
+        self._serve(head=True)
+
+    def do_GET(self) -> None:  # noqa: N802 - stdlib naming
+        """File content or API JSON."""
+        self._serve(head=False)
+
+    def _send(self, status: int, body: bytes, headers: dict[str, str], head: bool) -> None:
+        self.send_response(status)
+        for k, v in headers.items():
+            self.send_header(k, v)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if not head:
+            self.wfile.write(body)
+
+    def _error(self, status: int, code: str, head: bool, sha: str | None = None) -> None:
+        headers = {"X-Error-Code": code, "X-Error-Message": code, "Content-Type": "application/json"}
+        if sha:
+            headers["X-Repo-Commit"] = sha
+        self._send(status, json.dumps({"error": code}).encode(), headers, head)
+
+    def _serve(self, head: bool) -> None:
+        path = unquote(urlsplit(self.path).path)
+        self.hub._log(self.command, path)
+        if m := _RESOLVE.match(path):
+            return self._resolve(m.group("repo"), m.group("rev"), m.group("path"), head)
+        if m := _API.match(path):
+            return self._api(m.group("repo"), m.group("what"), m.group("rev"), m.group("path") or "", head)
+        self._error(404, "NotFound", head)
+
+    def _resolve(self, repo_id: str, rev: str, rel: str, head: bool) -> None:
+        if repo_id not in self.hub.repos:
+            return self._error(404, "RepoNotFound", head)
+        sha, commit = self.hub._commit(repo_id, rev)
+        if commit is None:
+            return self._error(404, "RevisionNotFound", head)
+        data = commit.content(rel)
+        if data is None:
+            return self._error(404, "EntryNotFound", head, sha)
+        etag = f'"{hashlib.sha256(data).hexdigest()}"'
+        headers = {"X-Repo-Commit": sha, "ETag": etag, "X-Linked-Etag": etag, "Accept-Ranges": "bytes",
+                   "Content-Type": "application/octet-stream"}
+        status = 200
+        rng = re.match(r"bytes=(\d+)-(\d*)$", self.headers.get("Range", ""))
+        if rng and not head:
+            start = int(rng.group(1))
+            end = int(rng.group(2)) if rng.group(2) else len(data) - 1
+            headers["Content-Range"] = f"bytes {start}-{end}/{len(data)}"
+            data, status = data[start:end + 1], 206
+        self._send(status, data, headers, head)
+
+    def _api(self, repo_id: str, what: str, rev: str, sub: str, head: bool) -> None:
+        if repo_id not in self.hub.repos:
+            return self._error(404, "RepoNotFound", head)
+        sha, commit = self.hub._commit(repo_id, rev)
+        if commit is None:
+            return self._error(404, "RevisionNotFound", head)
+        paths = sorted(commit.files)
+        if what == "revision":
+            body = {"id": repo_id, "sha": sha, "private": False, "disabled": False, "gated": False,
+                    "siblings": [{"rfilename": p} for p in paths]}
+        else:
+            prefix = f"{sub.rstrip('/')}/" if sub else ""
+            body = []
+            dirs = sorted({"/".join(p.split("/")[:i]) for p in paths for i in range(1, p.count("/") + 1)})
+            for d in dirs:
+                if d.startswith(prefix):
+                    body.append({"type": "directory", "path": d, "oid": commit_sha(d), "size": 0})
+            for p in paths:
+                if p.startswith(prefix):
+                    data = commit.content(p) or b""
+                    body.append({"type": "file", "path": p, "size": len(data), "oid": hashlib.sha1(data).hexdigest(),
+                                 "lfs": {"oid": hashlib.sha256(data).hexdigest(), "size": len(data),
+                                         "pointerSize": 134}})
+        self._send(200, json.dumps(body).encode(), {"Content-Type": "application/json"}, head)
