@@ -3,12 +3,11 @@ counts by status, and the macro and micro overall."""
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
 from agenticvbench.results import STATUSES, Result
-from agenticvbench.tasks import FAMILIES, Task
+from agenticvbench.tasks import Task
 
 
 @dataclass
@@ -82,26 +81,25 @@ class RunSummary:
 
 def summarize(results: list[Result], tasks: list[Task], *, runs: list[str],
               notes: list[str] | None = None) -> RunSummary:
-    """Aggregate results per run: family headline = mean of headline_score over the family's dataset tasks."""
-    by_run: dict[str, dict[int, Result]] = {run: {} for run in runs}
+    """Aggregate results per run with the report's rules (`report.aggregate`): family headline = mean of
+    headline_score over the family's dataset tasks, missing = 0; macro over families, micro over tasks."""
+    from agenticvbench.report.aggregate import group_headline, task_universe
+
+    by_run: dict[str, list[Result]] = {run: [] for run in runs}
     for r in results:
-        by_run.setdefault(str(r.run.get("path")), {})[r.task_id] = r
+        by_run.setdefault(str(r.run.get("path")), []).append(r)
     summary = RunSummary(runs=runs, results=results, notes=list(notes or []))
     summary.n_resumed = sum(r.resumed for r in results)
     summary.unscored_items = sum(int(r.components.get("unscored", 0) or 0) for r in results
                                  if r.family == "recap")
+    universe = task_universe(results, tasks=tasks)
     for run, res in by_run.items():
-        fams: list[FamilySummary] = []
-        scores_all: list[float] = []
-        for fam in FAMILIES:
-            fam_tasks = [t for t in tasks if t.family == fam]
-            if not fam_tasks:
-                continue
-            scores = [res[t.task_id].headline_score if t.task_id in res else 0.0 for t in fam_tasks]
-            counts = Counter(res[t.task_id].status if t.task_id in res else "missing" for t in fam_tasks)
-            fams.append(FamilySummary(fam, len(fam_tasks), sum(scores) / len(scores), dict(counts)))
-            scores_all.extend(scores)
-        summary.per_run[run] = fams
-        summary.macro[run] = sum(f.headline for f in fams) / len(fams) if fams else 0.0
-        summary.micro[run] = sum(scores_all) / len(scores_all) if scores_all else 0.0
+        if not res:
+            continue
+        head = group_headline(res, universe, resamples=0)
+        summary.per_run[run] = [
+            FamilySummary(f.family, f.n_tasks, f.mean, {k: v for k, v in f.status_counts.items() if v})
+            for f in head.families.values()]
+        summary.macro[run] = head.macro
+        summary.micro[run] = head.micro
     return summary

@@ -21,13 +21,14 @@ def _demo(args: argparse.Namespace) -> int:
         return 0
     summary = verify_run(list(demo.runs.values()), dataset=demo.mirror, cache_dir=dest / "cache",
                          jobs=args.jobs, force=args.force, judge=judge_from_args(args), progress=args.progress)
-    print(summary.to_text())
-    try:
-        from agenticvbench.report import render_markdown
-    except ImportError:  # the report package is optional until it lands
-        render_markdown = None
-    if render_markdown is not None:
-        print(render_markdown(list(demo.runs.values()), dataset=demo.mirror))
+    from agenticvbench.loader import load_tasks
+    from agenticvbench.report import build_report, render_markdown
+
+    report = build_report(summary.results, tasks=load_tasks(dataset=demo.mirror),
+                          dataset_label=f"demo ({demo.mirror})")
+    print(render_markdown(report))
+    print(f"{len(summary.results)} result(s), {summary.n_resumed} reused; "
+          f"{summary.unscored_items} judge item(s) unscored (no judge configured: see README, 'Recap judge')")
     return 1 if summary.n_errors else 0
 
 

@@ -1,9 +1,48 @@
-"""`avb leaderboard`: placeholder until its issue lands."""
+"""`avb leaderboard`: rank (harness, model) pairs over their runs, with bootstrap confidence intervals.
+
+Runs are grouped by the harness and model of their run.json. Formats: md (default), csv, latex (booktabs),
+html. Exit codes: 0 ok; 1 some result has status `error` (the table is still printed); 2 usage error;
+3 a path holds no results or the dataset cannot be read.
+"""
 
 from __future__ import annotations
 
 import argparse
+import sys
+from pathlib import Path
+
+from agenticvbench.cli.report import add_aggregation_args, aggregation_kwargs
+from agenticvbench.fsutil import atomic_write_text
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    """Add the `leaderboard` command (not yet implemented)."""
+    """Add the `leaderboard` command."""
+    p = sub.add_parser("leaderboard", help="leaderboard of (harness, model) pairs over scored runs",
+                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("paths", nargs="+", metavar="RUN_DIR", help="run directories (or their avb-results folders)")
+    p.add_argument("--format", choices=("md", "csv", "latex", "html"), default="md",
+                   help="output format (default: %(default)s)")
+    p.add_argument("--out", type=Path, default=None, help="write to this file instead of the terminal")
+    add_aggregation_args(p)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Build and print (or write) the leaderboard."""
+    from agenticvbench.report.leaderboard import leaderboard_from_runs
+
+    if args.resamples < 0:
+        print("avb leaderboard: --resamples must be >= 0", file=sys.stderr)
+        return 2
+    board = leaderboard_from_runs(args.paths, **aggregation_kwargs(args))
+    text = board.render(args.format)
+    if args.out is None:
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    else:
+        atomic_write_text(args.out, text)
+        print(f"wrote {args.out}")
+    errors = sum(g.n_errors for g in board.groups)
+    if errors:
+        print(f"avb leaderboard: {errors} result(s) have status ERROR (the verifier failed)", file=sys.stderr)
+        return 1
+    return 0

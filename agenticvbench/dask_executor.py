@@ -1,0 +1,84 @@
+"""Score on a Dask cluster: `avb verify RUN... --executor dask --scheduler tcp://HOST:8786`.
+
+Requirements on the cluster (the engine ships only small job descriptions, never media):
+
+- **Shared filesystem.** Every worker must see the run directories at the same absolute paths the client
+  sees, because workers read the submissions and write `RUN/avb-results/<task_id>.json` themselves (atomic
+  writes, so a lost worker never leaves a torn file). The dataset must be reachable the same way: a local
+  mirror on the shared filesystem, or the Hub with a shared `--cache-dir` (otherwise each worker downloads
+  the media into its own cache).
+- **Same software.** Workers need the same `agenticvbench` version (and `verifiers` package) installed; jobs
+  and results are pickled, and the result's provenance records the worker's library versions.
+- **One thread per worker process** is recommended (`dask worker --nthreads 1 --nworkers N`): decoders and
+  SSIM are CPU-bound and some release the GIL only partly. Verifiers that start their own processes (repair
+  edit chunks) need non-daemonic workers: `dask worker --no-nanny` or the config
+  `distributed.worker.daemon: false`.
+
+Results stream back as each task finishes (`as_completed`). If a worker dies or a job cannot be run, that task
+becomes an `error` result (not written to disk, so the next `avb verify` retries it) instead of aborting the run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from agenticvbench.results import Result
+
+
+def _lost_result(job: Any, exc: BaseException) -> Result:
+    """An `error` result for a job whose Dask task failed outside `score_job` (worker lost, unpicklable, ...)."""
+    task = getattr(job, "task", None)
+    return Result(task_id=int(getattr(task, "task_id", -1)), family=str(getattr(task, "family", "")),
+                  status="error", reason=f"dask task failed: {type(exc).__name__}: {exc}",
+                  run=dict(getattr(job, "run_info", {}) or {}))
+
+
+class DaskExecutor:
+    """Runs scoring jobs on a Dask cluster through `distributed.Client` (see the module docstring).
+
+    `scheduler` is a scheduler address (`tcp://host:8786`), an existing `distributed.Client` (left open on
+    `close()`), or None to start a private local cluster (closed on `close()`).
+    """
+
+    def __init__(self, scheduler: Any = None) -> None:
+        from distributed import Client
+
+        self._own = not isinstance(scheduler, Client)
+        if isinstance(scheduler, Client):
+            self.client = scheduler
+        elif scheduler is None:
+            self.client = Client(processes=True, threads_per_worker=1)
+        else:
+            self.client = Client(scheduler)
+
+    def map_unordered(self, fn: Callable[[Any], Result], jobs: list[Any]) -> Iterator[Result]:
+        """Submit every job (`pure=False`: each is scored, never deduplicated) and yield results as they finish."""
+        from distributed import as_completed
+
+        if not jobs:
+            return
+        futures = self.client.map(fn, jobs, pure=False)
+        job_of = {fut.key: job for fut, job in zip(futures, jobs, strict=True)}
+        done = 0
+        try:
+            for fut in as_completed(futures):
+                try:
+                    result = fut.result()
+                except Exception as exc:  # a lost worker or a failed task must not abort the whole run
+                    result = _lost_result(job_of[fut.key], exc)
+                finally:
+                    fut.release()
+                done += 1
+                yield result
+        finally:
+            if done < len(futures):  # interrupted (Ctrl-C, consumer stopped): cancel what has not run yet
+                self.client.cancel([f for f in futures if not f.done()])
+
+    def close(self) -> None:
+        """Close the client (and its local cluster) if this executor created it."""
+        if self._own:
+            cluster = getattr(self.client, "cluster", None)
+            self.client.close()
+            if cluster is not None:
+                cluster.close()

@@ -1,0 +1,303 @@
+"""Headline aggregation: the task universe, per-family means over runs x tasks, macro/micro, bootstrap CIs.
+
+The rule (spec README §5, scoring.md §0 "Aggregation"): a family's headline is the mean of `headline_score`
+(adjusted for sequencing/assembly, final for repair/recap) over that family's tasks; with several runs of one
+(harness, model) it is the mean over the runs x tasks matrix. A task with no result, or with status missing,
+malformed or error, counts 0 (an `error` is also reported loudly by the report, never silently hidden).
+
+Which tasks count ("the task universe") is explicit and labelled, because it decides what a missing task costs:
+- ``dataset``: the task list of a dataset (pass `tasks=`: Task objects or {family: ids});
+- ``full-benchmark``: the families' published id ranges (`FAMILY_ID_RANGES`) plus any id found in the results;
+- ``observed`` (default): every task that has a result in any run of the comparison.
+
+Overall numbers, both always labelled: **macro** = mean of the family headlines (each family weighs the same);
+**micro** = mean over all run x task cells (each task weighs the same, so recap's 36 tasks dominate).
+
+Bootstrap (percentile, 95 % by default, `DEFAULT_RESAMPLES` replicates, fixed `DEFAULT_SEED`): each replicate
+draws the group's runs with replacement (one draw shared by all families, since a run is one unit) and, within
+each family independently, its tasks with replacement (stratified by family, so family sizes stay fixed); the
+statistic is recomputed on the resampled runs x tasks matrix. Every group starts from a fresh generator seeded
+with `seed`, so a group's interval does not depend on which other groups are in the table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+from agenticvbench.results import STATUSES, Result
+from agenticvbench.tasks import FAMILIES, FAMILY_ID_RANGES
+
+DEFAULT_RESAMPLES = 2000
+DEFAULT_SEED = 0
+DEFAULT_LEVEL = 0.95
+NO_RESULT = "no_result"
+#: Every status a run x task cell can have: the result statuses plus "no result file at all".
+CELL_STATUSES: tuple[str, ...] = (*STATUSES, NO_RESULT)
+BASES = ("dataset", "full-benchmark", "observed")
+
+
+@dataclass(frozen=True)
+class TaskUniverse:
+    """The tasks that count, per family (in `FAMILIES` order), and how they were chosen (`basis`)."""
+
+    tasks: dict[str, tuple[int, ...]]
+    basis: str
+    source: str = ""
+
+    @property
+    def families(self) -> list[str]:
+        """Families with at least one task."""
+        return [f for f in FAMILIES if self.tasks.get(f)] + [f for f in self.tasks if f not in FAMILIES]
+
+    @property
+    def n_tasks(self) -> int:
+        """Total number of tasks."""
+        return sum(len(v) for v in self.tasks.values())
+
+    @property
+    def label(self) -> str:
+        """One line saying which tasks count and why (shown beside every table)."""
+        counts = ", ".join(f"{f} {len(self.tasks[f])}" for f in self.families)
+        why = {
+            "dataset": f"every task of the dataset {self.source}".rstrip(),
+            "full-benchmark": "the full benchmark (published id ranges 1-100, plus any id found in the results)",
+            "observed": "every task that has a result in at least one run of this comparison",
+        }.get(self.basis, self.basis)
+        return f"Tasks counted: {why} ({self.n_tasks}: {counts}); a task without a result counts 0."
+
+
+def task_universe(results: Iterable[Result], *, tasks: Any = None, full_benchmark: bool = False,
+                  source: str = "") -> TaskUniverse:
+    """Decide which tasks count. `tasks` (Task objects or {family: ids}) wins over `full_benchmark`."""
+    results = list(results)
+    found: dict[str, set[int]] = {}
+    if tasks is not None:
+        basis = "dataset"
+        if isinstance(tasks, Mapping):
+            for fam, ids in tasks.items():
+                found.setdefault(str(fam), set()).update(int(i) for i in ids)
+        else:
+            for t in tasks:
+                found.setdefault(str(t.family), set()).add(int(t.task_id))
+    else:
+        basis = "full-benchmark" if full_benchmark else "observed"
+        if full_benchmark:
+            for fam, ids in FAMILY_ID_RANGES.items():
+                found.setdefault(fam, set()).update(ids)
+        for r in results:
+            found.setdefault(r.family, set()).add(int(r.task_id))
+    order = [f for f in FAMILIES if f in found] + sorted(f for f in found if f not in FAMILIES)
+    return TaskUniverse({f: tuple(sorted(found[f])) for f in order if found[f]}, basis, source)
+
+
+def split_by_universe(results: Iterable[Result], universe: TaskUniverse) -> tuple[list[Result], list[Result]]:
+    """(results whose task counts, results outside the universe) - the latter are reported, never averaged."""
+    counted = {(f, t) for f, ids in universe.tasks.items() for t in ids}
+    kept: list[Result] = []
+    outside: list[Result] = []
+    for r in results:
+        (kept if (r.family, int(r.task_id)) in counted else outside).append(r)
+    return kept, outside
+
+
+@dataclass(frozen=True, order=True)
+class RunRef:
+    """One run: its harness, model, repetition and path (the path identifies it)."""
+
+    harness: str
+    model: str
+    rep: str
+    path: str
+
+    @property
+    def group(self) -> tuple[str, str]:
+        """The (harness, model) this run belongs to."""
+        return (self.harness, self.model)
+
+    @property
+    def short(self) -> str:
+        """A compact label for tables and plots."""
+        rep = f" rep {self.rep}" if self.rep not in ("", "None") else ""
+        tail = self.path.rstrip("/").rsplit("/", 1)[-1] if self.path else ""
+        return f"{self.harness}/{self.model}{rep}" + (f" ({tail})" if tail and tail != self.model else "")
+
+
+def run_ref(result: Result) -> RunRef:
+    """The run a result belongs to, from `Result.run` (written by the engine from the run's run.json)."""
+    run = result.run or {}
+    rep = run.get("rep")
+    return RunRef(str(run.get("harness") or "unknown"), str(run.get("model") or "unknown"),
+                  "" if rep is None else str(rep), str(run.get("path") or ""))
+
+
+@dataclass
+class FamilyHeadline:
+    """One family's headline for one (harness, model): the runs x tasks mean and its interval."""
+
+    family: str
+    mean: float
+    ci_low: float | None
+    ci_high: float | None
+    n_tasks: int
+    n_runs: int
+    run_means: list[float]
+    status_counts: dict[str, int]
+    aggregation: str
+
+
+@dataclass
+class GroupHeadline:
+    """All headlines of one (harness, model) over its runs."""
+
+    harness: str
+    model: str
+    runs: list[RunRef]
+    families: dict[str, FamilyHeadline]
+    macro: float
+    macro_ci: tuple[float | None, float | None]
+    micro: float
+    micro_ci: tuple[float | None, float | None]
+    macro_label: str
+    micro_label: str
+    status_counts: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def n_errors(self) -> int:
+        """Cells whose verifier failed (status error): never silently a 0, so tables flag them."""
+        return self.status_counts.get("error", 0)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict."""
+        return asdict(self)
+
+
+def group_key(result: Result) -> tuple[str, str]:
+    """(harness, model) of a result."""
+    return run_ref(result).group
+
+
+def group_results(results: Iterable[Result]) -> dict[tuple[str, str], list[Result]]:
+    """Results by (harness, model), groups in sorted order."""
+    out: dict[tuple[str, str], list[Result]] = {}
+    for r in results:
+        out.setdefault(group_key(r), []).append(r)
+    return dict(sorted(out.items()))
+
+
+def score_matrices(results: Iterable[Result], runs: Sequence[RunRef], universe: TaskUniverse
+                   ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Per family: (scores, statuses), each runs x tasks; a cell without a result is (0.0, "no_result")."""
+    index = {(run_ref(r).path, int(r.task_id)): r for r in results}
+    out: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    for fam in universe.families:
+        ids = universe.tasks[fam]
+        scores = np.zeros((len(runs), len(ids)), dtype=float)
+        statuses = np.full((len(runs), len(ids)), NO_RESULT, dtype=object)
+        for i, run in enumerate(runs):
+            for j, tid in enumerate(ids):
+                r = index.get((run.path, tid))
+                if r is not None:
+                    statuses[i, j] = r.status
+                    scores[i, j] = float(r.headline_score) if r.status == "scored" else 0.0
+        out[fam] = (scores, statuses)
+    return out
+
+
+def combine_run_means(run_means: Sequence[float], n_tasks: Sequence[int] | None = None) -> float:
+    """The runs x tasks mean from per-run means (each run weighted by its task count; equal counts: plain mean).
+
+    This is how a published per-run table (e.g. the codex_cli + gpt-5.5 assembly worked example) turns into
+    the headline.
+    """
+    weights = np.ones(len(run_means)) if n_tasks is None else np.asarray(n_tasks, dtype=float)
+    if len(run_means) == 0 or weights.sum() == 0:
+        return 0.0
+    return float(np.dot(np.asarray(run_means, dtype=float), weights) / weights.sum())
+
+
+def _interval(samples: np.ndarray, level: float) -> tuple[float, float]:
+    alpha = (1.0 - level) / 2.0
+    lo, hi = np.quantile(samples, [alpha, 1.0 - alpha])
+    return float(lo), float(hi)
+
+
+def bootstrap(scores: Mapping[str, np.ndarray], *, resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED
+              ) -> dict[str, np.ndarray]:
+    """Bootstrap replicates of every family mean and of macro/micro (scheme in the module docstring).
+
+    `scores` maps family -> runs x tasks matrix (all with the same number of runs). Returns arrays of
+    length `resamples` keyed by family, "macro" and "micro".
+    """
+    rng = np.random.default_rng(seed)
+    fams = [f for f in scores if scores[f].size]
+    if not fams or resamples <= 0:
+        return {}
+    n_runs = scores[fams[0]].shape[0]
+    run_idx = rng.integers(0, n_runs, size=(resamples, n_runs))
+    out: dict[str, np.ndarray] = {}
+    for fam in fams:
+        mat = scores[fam]
+        task_idx = rng.integers(0, mat.shape[1], size=(resamples, mat.shape[1]))
+        out[fam] = mat[run_idx[:, :, None], task_idx[:, None, :]].mean(axis=(1, 2))
+    sizes = np.array([scores[f].shape[1] for f in fams], dtype=float)
+    stacked = np.stack([out[f] for f in fams])
+    out["macro"] = stacked.mean(axis=0)
+    out["micro"] = (stacked * sizes[:, None]).sum(axis=0) / sizes.sum()
+    return out
+
+
+def _counts(statuses: np.ndarray) -> dict[str, int]:
+    values, counts = np.unique(statuses.astype(str), return_counts=True) if statuses.size else ([], [])
+    found = dict(zip((str(v) for v in values), (int(c) for c in counts), strict=True))
+    return {s: found.get(s, 0) for s in CELL_STATUSES}
+
+
+def group_headline(results: Iterable[Result], universe: TaskUniverse, *, resamples: int = DEFAULT_RESAMPLES,
+                   seed: int = DEFAULT_SEED, level: float = DEFAULT_LEVEL) -> GroupHeadline:
+    """Headlines of one (harness, model): the results of all its runs (every result must share the group)."""
+    results = list(results)
+    runs = sorted({run_ref(r) for r in results}, key=lambda r: (len(r.rep), r.rep, r.path))  # rep 2 before 10
+    if not runs:
+        raise ValueError("group_headline needs at least one result")
+    if len({r.group for r in runs}) != 1:
+        raise ValueError("group_headline got results of several (harness, model) groups; use headlines()")
+    mats = score_matrices(results, runs, universe)
+    boot = bootstrap({f: m[0] for f, m in mats.items()}, resamples=resamples, seed=seed)
+    pct = f"{level:.0%}"
+    fams: dict[str, FamilyHeadline] = {}
+    for fam, (scores, statuses) in mats.items():
+        ci = _interval(boot[fam], level) if fam in boot else (None, None)
+        fams[fam] = FamilyHeadline(
+            fam, float(scores.mean()), ci[0], ci[1], scores.shape[1], scores.shape[0],
+            [float(x) for x in scores.mean(axis=1)], _counts(statuses),
+            f"mean of {'adjusted_final_score' if fam in ('sequencing', 'assembly') else 'final_score'} over "
+            f"{scores.shape[0]} run(s) x {scores.shape[1]} task(s); no result/missing/malformed/error = 0; "
+            + (f"{pct} CI: percentile bootstrap over runs and tasks ({resamples} resamples, seed {seed})"
+               if boot else "no CI (0 resamples)"))
+    sizes = np.array([fams[f].n_tasks for f in fams], dtype=float)
+    means = np.array([fams[f].mean for f in fams])
+    macro = float(means.mean())
+    micro = float((means * sizes).sum() / sizes.sum())
+    macro_ci = _interval(boot["macro"], level) if boot else (None, None)
+    micro_ci = _interval(boot["micro"], level) if boot else (None, None)
+    total: dict[str, int] = {s: sum(f.status_counts[s] for f in fams.values()) for s in CELL_STATUSES}
+    return GroupHeadline(
+        runs[0].harness, runs[0].model, runs, fams, macro, macro_ci, micro, micro_ci,
+        f"macro: unweighted mean of the {len(fams)} family headlines ({', '.join(fams)})",
+        f"micro: mean over all {int(sizes.sum())} tasks x {len(runs)} run(s) (each task weighs the same)",
+        total)
+
+
+def headlines(results: Iterable[Result], universe: TaskUniverse | None = None, *,
+              resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED,
+              level: float = DEFAULT_LEVEL) -> list[GroupHeadline]:
+    """Headlines of every (harness, model) group, best macro first. Universe defaults to `observed`."""
+    results = list(results)
+    universe = universe or task_universe(results)
+    out = [group_headline(rs, universe, resamples=resamples, seed=seed, level=level)
+           for rs in group_results(results).values()]
+    return sorted(out, key=lambda g: (-g.macro, g.harness, g.model))

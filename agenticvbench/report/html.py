@@ -1,0 +1,145 @@
+"""A self-contained HTML report: one file, inline CSS, plots embedded as base64 PNG (no network, no scripts).
+
+It shows what the Markdown report shows, plus the plots: per-family bars with the published human reference,
+the runs x tasks score grid, the repair edit signals per chunk over time and sequencing predicted vs true order.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Sequence
+from html import escape
+from typing import Any
+
+from agenticvbench.report import plots
+from agenticvbench.report.aggregate import GroupHeadline
+from agenticvbench.report.markdown import STATUS_LABEL, aggregation_notes, fmt, fmt_ci, provenance_lines
+from agenticvbench.report.summary import Report, human_references, published_comparison
+
+MAX_DETAIL_PLOTS = 24
+
+CSS = """
+body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2em auto;max-width:1200px;color:#222;
+padding:0 1em}
+h1{margin-bottom:.2em} h2{border-bottom:1px solid #ddd;padding-bottom:.2em;margin-top:1.6em}
+table{border-collapse:collapse;margin:.6em 0;font-size:.9em} th,td{border:1px solid #ddd;padding:.25em .6em}
+th{background:#f3f3f3} td.r{text-align:right;font-variant-numeric:tabular-nums} .ci{color:#777;font-size:.85em}
+.banner{background:#fde2e1;border:1px solid #d62728;padding:.6em 1em;border-radius:4px}
+.notes li{color:#444;font-size:.9em} img{max-width:100%} .grid{display:flex;flex-wrap:wrap;gap:8px}
+.grid img{width:380px} .grid.wide img{width:580px} .status-error{color:#b00;font-weight:bold} .muted{color:#777}
+"""
+
+
+class Markup(str):
+    """A string that is already HTML (not escaped by `html_table`)."""
+
+
+def img_tag(png: bytes | None, alt: str) -> str:
+    """An <img> with the PNG embedded as a data URI ('' for None)."""
+    if not png:
+        return ""
+    return f'<img alt="{escape(alt)}" src="data:image/png;base64,{base64.b64encode(png).decode("ascii")}">'
+
+
+def html_table(headers: Sequence[str], rows: Sequence[Sequence[Any]], align: str = "") -> str:
+    """A plain HTML table; cells are escaped unless they are `Markup` (already-safe HTML)."""
+    align = align.ljust(len(headers), "l")
+    head = "".join(f"<th>{escape(str(h))}</th>" for h in headers)
+    body = []
+    for row in rows:
+        tds = "".join(f'<td class="{a}">{c if isinstance(c, Markup) else escape(str(c))}</td>'
+                      for a, c in zip(align, row, strict=False))
+        body.append(f"<tr>{tds}</tr>")
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+
+
+def _score(mean: float | None, lo: float | None, hi: float | None) -> Markup:
+    return Markup(f"{fmt(mean)} <span class='ci'>{escape(fmt_ci(lo, hi))}</span>")
+
+
+def headline_html(groups: list[GroupHeadline], families: list[str]) -> str:
+    """Headline table with per-family, macro and micro scores and their CIs."""
+    rows = []
+    for g in groups:
+        cells = [_score(g.families[f].mean, g.families[f].ci_low, g.families[f].ci_high) if f in g.families else "-"
+                 for f in families]
+        err = Markup(f"<span class='status-error'>{g.n_errors}</span>") if g.n_errors else ""
+        rows.append([g.harness, g.model, len(g.runs), *cells, _score(g.macro, *g.macro_ci),
+                     _score(g.micro, *g.micro_ci), err])
+    return html_table(["harness", "model", "runs", *families, "macro", "micro", "errors"], rows,
+                      "lll" + "r" * (len(families) + 3))
+
+
+def _detail_plots(report: Report, family: str, fn: Any, title: str, why: str, css: str = "grid") -> list[str]:
+    made: list[str] = []
+    candidates = [r for r in report.results if r.family == family and r.status == "scored"]
+    for r in candidates:
+        if len(made) >= MAX_DETAIL_PLOTS:
+            break
+        png = fn(r)
+        if png:
+            made.append(img_tag(png, f"{family} task {r.task_id}"))
+    if not made:
+        return []
+    note = f"{len(made)} of {len(candidates)} scored {family} results" if len(candidates) > len(made) else ""
+    return [f"<h3>{escape(title)}</h3>", f"<p class='muted'>{escape(why)} {escape(note)}</p>",
+            f"<div class='{css}'>{''.join(made)}</div>"]
+
+
+def render_html(report: Report) -> str:
+    """The whole report as one self-contained HTML page."""
+    fams = report.universe.families
+    refs = human_references(report.published)
+    parts = ["<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
+             "<title>AgenticVBench report</title>", f"<style>{CSS}</style></head><body>",
+             "<h1>AgenticVBench report</h1>",
+             f"<p class='muted'>agenticvbench {escape(report.package_version)}; {len(report.runs)} run(s) in "
+             f"{len(report.groups)} (harness, model) group(s).</p>"]
+    if report.n_errors:
+        parts.append(f"<p class='banner'><b>{report.n_errors} task result(s) have status ERROR</b>: the verifier "
+                     "itself failed. They count 0 below, but the scores are not trustworthy until fixed.</p>")
+    parts += ["<h2>Headline</h2>", headline_html(report.groups, fams),
+              "<ul class='notes'>" + "".join(f"<li>{escape(n)}</li>" for n in aggregation_notes(report)) + "</ul>"]
+    if report.groups:
+        parts.append(img_tag(plots.family_bars(report.groups, fams, refs), "headline per family"))
+    comp = published_comparison(report.groups, report.published)
+    if comp:
+        parts += ["<h3>Published numbers</h3>", html_table(
+            ["harness", "model", "family", "published", "ours", "difference", "source"],
+            [[c["harness"], c["model"], c["family"], fmt(c["published"]),
+              fmt(c["ours"]) if c["ours"] is not None else "not in this comparison",
+              f"{c['difference']:+.4f}" if c["difference"] is not None else "", c["source"]] for c in comp],
+            "lllrrrl")]
+    parts += ["<h2>Status counts (run x task cells)</h2>", html_table(
+        ["family", *[STATUS_LABEL[s] for s in next(iter(report.status_counts.values()), {})]],
+        [[f, *c.values()] for f, c in report.status_counts.items()], "l" + "r" * 5)]
+    parts.append("<h2>Tasks that scored 0 for a non-scoring reason</h2>")
+    if report.problems:
+        parts.append(html_table(["status", "task", "family", "run", "reason"], [
+            [Markup(f"<span class='status-{p.status}'>{escape(STATUS_LABEL[p.status])}</span>"), p.task_id,
+             p.family, p.run, p.reason] for p in report.problems], "lrll"))
+    else:
+        parts.append("<p>None: every task of every run was scored.</p>")
+    parts += ["<h2>Per-task scores</h2>",
+              "<p class='muted'>Colour: headline score of each run x task; a marker instead of a colour means the "
+              "cell counts 0 because of its status.</p>",
+              img_tag(plots.task_grid(report.results, report.runs, report.universe.tasks), "per-task score grid")]
+    rows = [[r["family"], r["task_id"], r["run"], r["status"], fmt(r["headline"]), r["n_warnings"], r["reason"]]
+            for r in report.task_rows()]
+    parts.append("<details><summary>Table of every run x task</summary>"
+                 + html_table(["family", "task", "run", "status", "headline", "warnings", "reason"], rows, "lrllrrl")
+                 + "</details>")
+    parts += _detail_plots(report, "repair", plots.repair_chunks, "Repair: edit signals per chunk",
+                           "Similarity of fixed.mp4 to the source per 10-s chunk; solid = inside the defect window "
+                           "(weighted 2.5x), dotted = outside (1x).", css="grid wide")
+    parts += _detail_plots(report, "sequencing", plots.sequencing_order, "Sequencing: predicted vs true order",
+                           "Each clip at (true position, predicted position); on the diagonal = correct.")
+    if report.warnings:
+        parts += ["<h2>Warnings</h2><p class='muted'>Scores are kept as the official scorer computes them.</p><ul>"]
+        parts += [f"<li>({n}x) {escape(w)}</li>" for w, n in report.warnings] + ["</ul>"]
+    if report.ignored:
+        parts += ["<h2>Results outside the task universe (not counted)</h2><ul>"]
+        parts += [f"<li>{escape(m)}</li>" for m in report.ignored] + ["</ul>"]
+    parts += ["<h2>Provenance</h2><ul>"] + [f"<li>{escape(line[2:])}</li>" for line in provenance_lines(report)]
+    parts.append("</ul></body></html>")
+    return "\n".join(parts)

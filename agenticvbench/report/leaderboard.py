@@ -1,0 +1,149 @@
+"""The leaderboard: one row per (harness, model) over all its runs, as a DataFrame and as Markdown/CSV/LaTeX/HTML.
+
+Rows come from `aggregate.headlines` (per-family mean over runs x tasks with missing = 0, macro and micro,
+bootstrap CIs); the caption states every rule. LaTeX is written directly (booktabs), with no jinja2 needed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from html import escape
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from agenticvbench.report.aggregate import (
+    DEFAULT_LEVEL,
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    GroupHeadline,
+    TaskUniverse,
+    headlines,
+    split_by_universe,
+    task_universe,
+)
+from agenticvbench.report.markdown import fmt, fmt_ci, md_table
+from agenticvbench.report.summary import load_comparison
+from agenticvbench.results import Result
+
+FORMATS = ("md", "csv", "latex", "html")
+
+
+@dataclass
+class Leaderboard:
+    """Ranked (harness, model) headlines plus the rules that produced them."""
+
+    groups: list[GroupHeadline]
+    universe: TaskUniverse
+    resamples: int
+    seed: int
+    level: float
+
+    @property
+    def families(self) -> list[str]:
+        """Families with tasks, in benchmark order."""
+        return self.universe.families
+
+    @property
+    def caption(self) -> str:
+        """How every number in the table was computed."""
+        return (f"Per family: mean headline score (adjusted_final_score for sequencing/assembly, final_score for "
+                f"repair/recap) over runs x tasks; a task with no result or missing/malformed/error counts 0. "
+                f"macro = unweighted mean of the {len(self.families)} family means; micro = mean over all tasks. "
+                f"[lo, hi] = {self.level:.0%} percentile bootstrap over runs and tasks (tasks stratified by family), "
+                f"{self.resamples} resamples, seed {self.seed}. {self.universe.label}")
+
+    def frame(self) -> pd.DataFrame:
+        """Numeric table: rank, harness, model, runs, per family mean/lo/hi, macro, micro, status counts."""
+        rows: list[dict[str, Any]] = []
+        for rank, g in enumerate(self.groups, 1):
+            row: dict[str, Any] = {"rank": rank, "harness": g.harness, "model": g.model, "runs": len(g.runs)}
+            for f in self.families:
+                fh = g.families.get(f)
+                row[f] = fh.mean if fh else None
+                row[f"{f}_lo"] = fh.ci_low if fh else None
+                row[f"{f}_hi"] = fh.ci_high if fh else None
+            row.update({"macro": g.macro, "macro_lo": g.macro_ci[0], "macro_hi": g.macro_ci[1],
+                        "micro": g.micro, "micro_lo": g.micro_ci[0], "micro_hi": g.micro_ci[1]})
+            row.update({k: g.status_counts.get(k, 0) for k in ("error", "malformed", "missing", "no_result")})
+            rows.append(row)
+        cols = ["rank", "harness", "model", "runs"]
+        cols += [c for f in self.families for c in (f, f"{f}_lo", f"{f}_hi")]
+        cols += ["macro", "macro_lo", "macro_hi", "micro", "micro_lo", "micro_hi",
+                 "error", "malformed", "missing", "no_result"]
+        return pd.DataFrame(rows, columns=cols)
+
+    def _display_rows(self) -> tuple[list[str], list[list[str]]]:
+        headers = ["#", "harness", "model", "runs", *self.families, "macro", "micro", "errors"]
+        rows = []
+        for rank, g in enumerate(self.groups, 1):
+            cells = [f"{fmt(g.families[f].mean)} {fmt_ci(g.families[f].ci_low, g.families[f].ci_high)}".strip()
+                     if f in g.families else "-" for f in self.families]
+            rows.append([str(rank), g.harness, g.model, str(len(g.runs)), *cells,
+                         f"{fmt(g.macro)} {fmt_ci(*g.macro_ci)}".strip(), f"{fmt(g.micro)} {fmt_ci(*g.micro_ci)}".strip(),
+                         str(g.n_errors or "")])
+        return headers, rows
+
+    def to_markdown(self) -> str:
+        """Markdown table followed by its caption."""
+        headers, rows = self._display_rows()
+        return md_table(headers, rows, "rlll" + "r" * (len(self.families) + 3)) + f"\n\n{self.caption}\n"
+
+    def to_csv(self) -> str:
+        """CSV of `frame()` (full precision)."""
+        return self.frame().to_csv(index=False)
+
+    def to_latex(self) -> str:
+        """A booktabs `table` environment; needs `\\usepackage{booktabs}`."""
+        headers, rows = self._display_rows()
+        spec = "rlll" + "r" * (len(self.families) + 3)
+        lines = ["\\begin{table}[t]", "\\centering", "\\small", f"\\begin{{tabular}}{{{spec}}}", "\\toprule",
+                 " & ".join(latex_escape(h) for h in headers) + " \\\\", "\\midrule"]
+        lines += [" & ".join(latex_escape(c) for c in row) + " \\\\" for row in rows]
+        lines += ["\\bottomrule", "\\end{tabular}", f"\\caption{{{latex_escape(self.caption)}}}",
+                  "\\label{tab:agenticvbench-leaderboard}", "\\end{table}"]
+        return "\n".join(lines) + "\n"
+
+    def to_html(self) -> str:
+        """A self-contained HTML page with the table and its caption."""
+        headers, rows = self._display_rows()
+        head = "".join(f"<th>{escape(h)}</th>" for h in headers)
+        body = "".join("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in row) + "</tr>" for row in rows)
+        return ("<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>AgenticVBench leaderboard</title>"
+                "<style>body{font-family:system-ui,sans-serif;margin:2em}table{border-collapse:collapse}"
+                "td,th{border:1px solid #ddd;padding:.3em .6em}td{text-align:right}th{background:#f3f3f3}"
+                "caption{caption-side:bottom;text-align:left;color:#555;font-size:.85em;max-width:60em}</style>"
+                f"</head><body><h1>AgenticVBench leaderboard</h1><table><caption>{escape(self.caption)}</caption>"
+                f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></body></html>\n")
+
+    def render(self, fmt_name: str) -> str:
+        """Render in one of `FORMATS`."""
+        renderers = {"md": self.to_markdown, "csv": self.to_csv, "latex": self.to_latex, "html": self.to_html}
+        if fmt_name not in renderers:
+            raise ValueError(f"unknown format {fmt_name!r}; expected one of {', '.join(FORMATS)}")
+        return renderers[fmt_name]()
+
+
+_LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
+                  "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
+
+
+def latex_escape(text: str) -> str:
+    """Escape LaTeX special characters."""
+    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in str(text))
+
+
+def build_leaderboard(results: list[Result], *, tasks: Any = None, full_benchmark: bool = False,
+                      dataset_label: str = "", resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED,
+                      level: float = DEFAULT_LEVEL) -> Leaderboard:
+    """Rank every (harness, model) in `results` (task universe as in `aggregate.task_universe`)."""
+    universe = task_universe(results, tasks=tasks, full_benchmark=full_benchmark, source=dataset_label)
+    kept, _ = split_by_universe(results, universe)
+    groups = headlines(kept, universe, resamples=resamples, seed=seed, level=level) if kept else []
+    return Leaderboard(groups, universe, resamples, seed, level)
+
+
+def leaderboard_from_runs(paths: list[str | Path], **kwargs: Any) -> Leaderboard:
+    """`build_leaderboard` over the results found in run directories / results folders."""
+    return build_leaderboard(load_comparison(paths), **kwargs)

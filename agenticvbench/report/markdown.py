@@ -1,0 +1,152 @@
+"""Markdown rendering of a `Report` (what `avb report` prints) and the small table/number helpers it shares.
+
+Every number is printed with the rule that produced it: the task universe line, the per-family aggregation
+statement, and the macro/micro labels appear right beside the headline table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from agenticvbench.report.aggregate import NO_RESULT, GroupHeadline
+from agenticvbench.report.summary import Report, human_references, published_comparison
+
+STATUS_LABEL = {"scored": "scored", "missing": "missing", "malformed": "malformed", "error": "ERROR",
+                NO_RESULT: "no result"}
+
+
+def fmt(x: float | None, decimals: int = 4) -> str:
+    """A score with fixed decimals ('-' for None)."""
+    return "-" if x is None else f"{x:.{decimals}f}"
+
+
+def fmt_ci(lo: float | None, hi: float | None, decimals: int = 2) -> str:
+    """A confidence interval as '[lo, hi]' ('' when not computed)."""
+    return "" if lo is None or hi is None else f"[{lo:.{decimals}f}, {hi:.{decimals}f}]"
+
+
+def fmt_score_ci(mean: float | None, lo: float | None, hi: float | None) -> str:
+    """'0.4321 [0.31, 0.52]'."""
+    return f"{fmt(mean)} {fmt_ci(lo, hi)}".strip()
+
+
+def _cell(value: Any) -> str:
+    return str(value).replace("|", "\\|").replace("\n", " ")
+
+
+def md_table(headers: Sequence[str], rows: Sequence[Sequence[Any]], align: str = "") -> str:
+    """A GitHub-flavoured Markdown table; `align` is one char per column: 'l' or 'r' (default: left)."""
+    align = align.ljust(len(headers), "l")
+    sep = ["---:" if a == "r" else "---" for a in align]
+    lines = ["| " + " | ".join(_cell(h) for h in headers) + " |", "| " + " | ".join(sep) + " |"]
+    lines += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def headline_table(groups: list[GroupHeadline], families: list[str]) -> str:
+    """Headline table: one row per (harness, model), each family and macro/micro with its 95 % CI."""
+    headers = ["harness", "model", "runs", *families, "macro", "micro", "errors"]
+    rows = []
+    for g in groups:
+        fam_cells = [fmt_score_ci(g.families[f].mean, g.families[f].ci_low, g.families[f].ci_high)
+                     if f in g.families else "-" for f in families]
+        rows.append([g.harness, g.model, len(g.runs), *fam_cells, fmt_score_ci(g.macro, *g.macro_ci),
+                     fmt_score_ci(g.micro, *g.micro_ci), g.n_errors or ""])
+    return md_table(headers, rows, "lll" + "r" * (len(families) + 3))
+
+
+def aggregation_notes(report: Report) -> list[str]:
+    """The sentences saying how every headline number was aggregated."""
+    notes = [report.universe.label,
+             "Family cell: mean of the headline score (adjusted_final_score for sequencing and assembly, "
+             "final_score for repair and recap) over all runs x tasks of that (harness, model); a task with "
+             "no result, or missing/malformed/error, counts 0.",
+             f"[lo, hi]: {report.level:.0%} percentile bootstrap interval, {report.resamples} resamples, seed "
+             f"{report.seed}; runs resampled with replacement, tasks resampled with replacement within each family."]
+    if report.groups:
+        notes += [report.groups[0].macro_label.split("(")[0].strip() + " (each family weighs the same).",
+                  "micro: mean over all run x task cells (each task weighs the same)."]
+    refs = human_references(report.published)
+    if refs:
+        notes.append("Published human reference (paper, as stated in issue 6): "
+                     + ", ".join(f"{f} {v:.2f}" for f, v in refs.items()) + ".")
+    return notes
+
+
+def _per_task(report: Report, family: str) -> str:
+    rows = []
+    index = {(r["task_id"], r["run_path"]): r for r in report.task_rows() if r["family"] == family}
+    for tid in report.universe.tasks[family]:
+        cells = []
+        for run in report.runs:
+            row = index[(tid, run.path)]
+            cells.append(fmt(row["headline"]) if row["status"] == "scored" else STATUS_LABEL[row["status"]])
+        rows.append([tid, *cells])
+    labels = report.run_labels()
+    return md_table(["task", *[labels[r.path] for r in report.runs]], rows, "r" * (len(report.runs) + 1))
+
+
+def render_markdown(report: Report, *, per_task: bool = True, max_problems: int = 200) -> str:
+    """The whole report as Markdown."""
+    fams = report.universe.families
+    out = ["# AgenticVBench report", "",
+           f"agenticvbench {report.package_version}; {len(report.runs)} run(s) in {len(report.groups)} "
+           f"(harness, model) group(s).", ""]
+    if report.n_errors:
+        out += [f"> **{report.n_errors} task result(s) have status ERROR**: the verifier itself failed. They count 0 "
+                "below, but the scores are not trustworthy until they are fixed (see the list of problems).", ""]
+    out += ["## Headline", "", headline_table(report.groups, fams), ""]
+    out += [f"- {n}" for n in aggregation_notes(report)] + [""]
+    comp = [c for c in published_comparison(report.groups, report.published) if c["ours"] is not None]
+    if comp:
+        out += ["### Compared with published numbers", "", md_table(
+            ["harness", "model", "family", "published", "ours", "difference", "source"],
+            [[c["harness"], c["model"], c["family"], fmt(c["published"]), fmt(c["ours"]), f"{c['difference']:+.4f}",
+              c["source"]] for c in comp], "lllrrrl"), ""]
+    out += ["## Status counts (run x task cells)", "", md_table(
+        ["family", *[STATUS_LABEL[s] for s in next(iter(report.status_counts.values()), {})]],
+        [[f, *c.values()] for f, c in report.status_counts.items()], "l" + "r" * 5), ""]
+    out += ["## Tasks that scored 0 for a non-scoring reason", ""]
+    if report.problems:
+        shown = report.problems[:max_problems]
+        out += [md_table(["status", "task", "family", "run", "reason"],
+                         [[STATUS_LABEL[p.status], p.task_id, p.family, p.run, p.reason] for p in shown], "lrll")]
+        if len(report.problems) > len(shown):
+            out.append(f"\n... and {len(report.problems) - len(shown)} more (see the JSON report).")
+    else:
+        out.append("None: every task of every run was scored.")
+    out.append("")
+    if per_task:
+        out += ["## Per-task headline scores", ""]
+        for f in fams:
+            out += [f"### {f}", "", _per_task(report, f), ""]
+    if report.warnings:
+        out += ["## Warnings (scores kept as the official scorer computes them)", ""]
+        out += [f"- ({n}x) {w}" for w, n in report.warnings] + [""]
+    if report.ignored:
+        out += ["## Results outside the task universe (not counted)", ""] + [f"- {m}" for m in report.ignored] + [""]
+    out += ["## Provenance", ""] + provenance_lines(report) + [""]
+    return "\n".join(out)
+
+
+def provenance_lines(report: Report) -> list[str]:
+    """Provenance as Markdown bullet lines."""
+    p = report.provenance
+    lines = [f"- agenticvbench version(s) that scored: {', '.join(map(str, p['package_versions'])) or 'unknown'}"]
+    for d in p["datasets"] or ["unknown"]:
+        if isinstance(d, dict):
+            d = f"{d.get('dataset')} @ {d.get('revision')} (resolved {d.get('resolved_revision')})"
+        lines.append(f"- dataset: {d}")
+    lines.append("- verifier versions: " + ("; ".join(f"{f} {', '.join(map(str, v)) or '?'}"
+                                                     for f, v in p["verifier_versions"].items()) or "unknown"))
+    for j in p["judges"]:
+        if isinstance(j, dict):
+            parts = [f"{k} {v}" for k, v in j.items() if v not in (None, "")]
+            lines.append("- judge (recap): " + (", ".join(parts) or "none"))
+        else:
+            lines.append(f"- judge (recap): {j}")
+    if p["libraries"]:
+        lines.append("- libraries: " + ", ".join(f"{k} {'/'.join(map(str, v))}" for k, v in p["libraries"].items()))
+    lines.append("- runs: " + "; ".join(f"{r.short} = {r.path}" for r in report.runs))
+    return lines

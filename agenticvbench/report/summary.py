@@ -1,0 +1,240 @@
+"""The report model: everything a Markdown/HTML/JSON report shows, computed once from a list of results.
+
+`load_comparison(paths)` reads the results of several runs (run directories or `avb-results` folders);
+`build_report(results, ...)` aggregates them (see `aggregate` for the rules) and gathers status counts, the
+list of tasks that lost points for a non-scoring reason, warnings and provenance.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from agenticvbench.errors import SubmissionError
+from agenticvbench.report.aggregate import (
+    CELL_STATUSES,
+    DEFAULT_LEVEL,
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    NO_RESULT,
+    GroupHeadline,
+    RunRef,
+    TaskUniverse,
+    headlines,
+    run_ref,
+    split_by_universe,
+    task_universe,
+)
+from agenticvbench.results import Result, iter_results, results_dir_for
+from agenticvbench.version import __version__
+
+
+def load_published() -> dict[str, Any]:
+    """The published numbers shipped with the package (`report/published.json`), with their sources."""
+    text = resources.files("agenticvbench.report").joinpath("published.json").read_text(encoding="utf-8")
+    return json.loads(text)
+
+
+def load_comparison(paths: list[str | Path] | str | Path) -> list[Result]:
+    """Results of every given run directory / results folder; a result without `run.path` gets its folder's.
+
+    A (run, task) seen twice (the same folder given twice) is kept once. Raises `SubmissionError` when a
+    path does not exist or holds no result at all, so a typo is not reported as an all-zero run.
+    """
+    if isinstance(paths, (str, Path)):
+        paths = [paths]
+    seen: dict[tuple[str, int], Result] = {}
+    for p in paths:
+        folder = results_dir_for(p)
+        if not Path(p).exists():
+            raise SubmissionError(f"{p}: no such run directory or results folder")
+        found = iter_results(p)
+        if not found:
+            raise SubmissionError(f"{p}: no results found (looked in {folder}); run `avb verify` first")
+        for r in found:
+            if not r.run.get("path"):
+                r.run = {**r.run, "path": str(Path(p).resolve())}
+            seen[(str(r.run["path"]), int(r.task_id))] = r
+    return list(seen.values())
+
+
+@dataclass
+class Problem:
+    """A run x task cell that scored 0 for a non-scoring reason (missing, malformed, error, or no result)."""
+
+    run: str
+    task_id: int
+    family: str
+    status: str
+    reason: str
+
+
+@dataclass
+class Report:
+    """A comparison of one or more runs, ready to render."""
+
+    universe: TaskUniverse
+    groups: list[GroupHeadline]
+    runs: list[RunRef]
+    results: list[Result]
+    status_counts: dict[str, dict[str, int]]
+    problems: list[Problem]
+    warnings: list[tuple[str, int]]
+    provenance: dict[str, Any]
+    ignored: list[str]
+    resamples: int
+    seed: int
+    level: float
+    published: dict[str, Any] = field(default_factory=dict)
+    package_version: str = __version__
+
+    @property
+    def n_errors(self) -> int:
+        """Cells whose verifier failed (status `error`)."""
+        return sum(c.get("error", 0) for c in self.status_counts.values())
+
+    def run_labels(self) -> dict[str, str]:
+        """A unique display label per run path (`RunRef.short`, plus the path when two runs would share it)."""
+        shorts = [r.short for r in self.runs]
+        return {r.path: r.short if shorts.count(r.short) == 1 else f"{r.short} [{r.path}]" for r in self.runs}
+
+    def result(self, run: RunRef, task_id: int) -> Result | None:
+        """The result of one run x task, if any."""
+        for r in self.results:
+            if int(r.task_id) == task_id and run_ref(r).path == run.path:
+                return r
+        return None
+
+    def task_rows(self) -> list[dict[str, Any]]:
+        """One row per (family, task, run): status, headline, final, adjusted, reason, warning count."""
+        index = {(run_ref(r).path, int(r.task_id)): r for r in self.results}
+        labels = self.run_labels()
+        rows = []
+        for fam in self.universe.families:
+            for tid in self.universe.tasks[fam]:
+                for run in self.runs:
+                    r = index.get((run.path, tid))
+                    rows.append({
+                        "family": fam, "task_id": tid, "run": labels[run.path], "run_path": run.path,
+                        "harness": run.harness, "model": run.model, "rep": run.rep,
+                        "status": r.status if r else NO_RESULT,
+                        "headline": float(r.headline_score) if r and r.status == "scored" else 0.0,
+                        "final_score": r.final_score if r else None,
+                        "adjusted_final_score": r.adjusted_final_score if r else None,
+                        "reason": r.reason if r else "no result file for this task in this run",
+                        "n_warnings": len(r.warnings) if r else 0,
+                    })
+        return rows
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready summary (per-task rows included; full per-task detail stays in the result files)."""
+        return {
+            "package_version": self.package_version,
+            "universe": {"basis": self.universe.basis, "source": self.universe.source,
+                         "label": self.universe.label, "tasks": {k: list(v) for k, v in self.universe.tasks.items()}},
+            "bootstrap": {"resamples": self.resamples, "seed": self.seed, "level": self.level,
+                          "scheme": "percentile; runs resampled with replacement, tasks resampled with "
+                                    "replacement within each family"},
+            "groups": [g.to_dict() for g in self.groups],
+            "runs": [asdict(r) for r in self.runs],
+            "status_counts": self.status_counts,
+            "problems": [asdict(p) for p in self.problems],
+            "warnings": [{"warning": w, "count": n} for w, n in self.warnings],
+            "provenance": self.provenance,
+            "ignored": self.ignored,
+            "tasks": self.task_rows(),
+        }
+
+
+_PROBLEM_ORDER = ("error", "malformed", "missing", NO_RESULT)
+
+
+def _provenance(results: list[Result]) -> dict[str, Any]:
+    def distinct(values: list[Any]) -> list[Any]:
+        out: list[Any] = []
+        for v in values:
+            if v not in out and v not in (None, "", {}):
+                out.append(v)
+        return out
+
+    prov = [r.provenance or {} for r in results]
+    verifiers: dict[str, list[Any]] = {}
+    for r, p in zip(results, prov, strict=True):
+        verifiers.setdefault(r.family, [])
+        if p.get("verifier_version") not in verifiers[r.family] and p.get("verifier_version"):
+            verifiers[r.family].append(p.get("verifier_version"))
+    libraries: dict[str, list[Any]] = {}
+    for p in prov:
+        for lib, ver in (p.get("libraries") or {}).items():
+            if ver not in libraries.setdefault(lib, []):
+                libraries[lib].append(ver)
+    return {
+        "package_versions": distinct([p.get("package_version") for p in prov]),
+        "verifier_versions": {f: v for f, v in verifiers.items()},
+        "datasets": distinct([p.get("dataset") for p in prov]),
+        "libraries": dict(sorted(libraries.items())),
+        "judges": distinct([_judge(p) for p in prov]),
+    }
+
+
+def _judge(prov: dict[str, Any]) -> dict[str, Any] | None:
+    """The judge identity of a result: a `judge` block, or the recap verifier's flat `judge_*` keys."""
+    if isinstance(prov.get("judge"), dict):
+        return prov["judge"]
+    if "judge_mode" not in prov and "judge_model" not in prov:
+        return None
+    return {"mode": prov.get("judge_mode"), "model": prov.get("judge_model"),
+            "prompt_hash": prov.get("prompt_hash"), "prompt_template_version": prov.get("prompt_template_version")}
+
+
+def build_report(results: list[Result], *, tasks: Any = None, full_benchmark: bool = False,
+                 dataset_label: str = "", resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED,
+                 level: float = DEFAULT_LEVEL) -> Report:
+    """Aggregate `results` into a `Report`. `tasks`/`full_benchmark` choose the task universe (see aggregate)."""
+    universe = task_universe(results, tasks=tasks, full_benchmark=full_benchmark, source=dataset_label)
+    kept, outside = split_by_universe(results, universe)
+    ignored = [f"{run_ref(r).short}: task {r.task_id} ({r.family}) is not in the task universe; ignored"
+               for r in outside]
+    groups = headlines(kept, universe, resamples=resamples, seed=seed, level=level) if kept else []
+    runs = sorted({run_ref(r) for r in kept})
+    report = Report(universe, groups, runs, kept, {}, [], [], _provenance(kept), ignored,
+                         resamples, seed, level, load_published())
+    counts = {f: dict.fromkeys(CELL_STATUSES, 0) for f in universe.families}
+    problems: list[Problem] = []
+    for row in report.task_rows():
+        counts[row["family"]][row["status"]] += 1
+        if row["status"] != "scored":
+            problems.append(Problem(row["run"], row["task_id"], row["family"], row["status"], row["reason"]))
+    report.status_counts = counts
+    report.problems = sorted(problems, key=lambda p: (_PROBLEM_ORDER.index(p.status), p.task_id, p.run))
+    warns = Counter(w for r in kept for w in r.warnings)
+    report.warnings = sorted(warns.items(), key=lambda kv: (-kv[1], kv[0]))
+    return report
+
+
+def published_comparison(groups: list[GroupHeadline], published: dict[str, Any] | None = None
+                         ) -> list[dict[str, Any]]:
+    """Each published headline beside ours for the same (harness, model, family) (ours None when absent)."""
+    published = published if published is not None else load_published()
+    ours = {(g.harness, g.model, f): fh for g in groups for f, fh in g.families.items()}
+    rows = []
+    for entry in published.get("headlines", []):
+        fh = ours.get((entry["harness"], entry["model"], entry["family"]))
+        rows.append({
+            "harness": entry["harness"], "model": entry["model"], "family": entry["family"],
+            "published": entry["headline"], "published_runs": entry.get("n_runs"),
+            "ours": None if fh is None else fh.mean, "our_runs": None if fh is None else fh.n_runs,
+            "difference": None if fh is None else fh.mean - entry["headline"],
+            "source": published.get("sources", {}).get(entry.get("source", ""), {}).get("where", ""),
+        })
+    return rows
+
+
+def human_references(published: dict[str, Any] | None = None) -> dict[str, float]:
+    """Published human reference score per family (only families that have one)."""
+    published = published if published is not None else load_published()
+    return {f: float(v["value"]) for f, v in published.get("human_reference", {}).items()}
