@@ -11,16 +11,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
-from hub_server import HubServer, commit_from_dir, commit_sha
+from hub_server import MAIN_SHA, OLD_SHA, OLD_TASK_IDS, HubServer, commit_from_dir
 
 from agenticvbench.demo import DemoBenchmark, build_demo
 from agenticvbench.loader import DEFAULT_DATASET, PARQUET_PATH
-
-#: The loopback Hub's commits: `main` points at MAIN_SHA; OLD_SHA is an older commit whose parquet differs.
-MAIN_SHA = commit_sha("demo-main")
-OLD_SHA = commit_sha("demo-old")
-#: Task ids present in the old commit's parquet (sequencing and assembly only, prompts marked "[old]").
-OLD_TASK_IDS = (37, 38, 83, 84)
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -196,3 +196,11 @@ class _Handler(BaseHTTPRequestHandler):
                                  "lfs": {"oid": hashlib.sha256(data).hexdigest(), "size": len(data),
                                          "pointerSize": 134}})
         self._send(200, json.dumps(body).encode(), {"Content-Type": "application/json"}, head)
+
+
+#: The demo Hub's commits (see tests/conftest.py): `main` points at MAIN_SHA; OLD_SHA is an older commit whose
+#: parquet differs. They live here, not in conftest.py, because test modules cannot import a conftest reliably.
+MAIN_SHA = commit_sha("demo-main")
+OLD_SHA = commit_sha("demo-old")
+#: Task ids present in the old commit's parquet (sequencing and assembly only, prompts marked "[old]").
+OLD_TASK_IDS = (37, 38, 83, 84)

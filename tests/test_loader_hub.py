@@ -6,8 +6,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from conftest import MAIN_SHA, OLD_SHA, OLD_TASK_IDS
-from hub_server import HubServer
+from hub_server import MAIN_SHA, OLD_SHA, OLD_TASK_IDS, HubServer
 
 from agenticvbench.demo import DemoBenchmark
 from agenticvbench.errors import DatasetError
