@@ -26,7 +26,8 @@ def decode_audio(path: str | Path, *, sample_rate: int = 48000, mono: bool = Tru
             raise MediaError(f"{path}: no audio stream")
         stream = container.streams.audio[0]
         layout = "mono" if mono else None
-        resampler = av.AudioResampler(format="flt", layout=layout, rate=sample_rate)
+        # planar float: to_ndarray() gives one row per channel (packed "flt" would interleave them in one row)
+        resampler = av.AudioResampler(format="fltp", layout=layout, rate=sample_rate)
         chunks: list[np.ndarray] = []
         try:
             for frame in container.decode(stream):

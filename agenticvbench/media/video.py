@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,13 +21,14 @@ class VideoFrame:
     image: np.ndarray
 
 
-def iter_frames(path: str | Path, *, pix_fmt: str = "bgr24", start_s: float = 0.0,
-                threads: bool = True) -> Iterator[VideoFrame]:
+def iter_frames(path: str | Path, *, pix_fmt: str = "bgr24", start_s: float = 0.0, threads: bool = True,
+                wanted: Callable[[int], bool] | None = None, last: int | None = None) -> Iterator[VideoFrame]:
     """Yield the frames of the first video stream in order; memory stays at one frame.
 
     `pix_fmt` is any PyAV format (`bgr24` matches OpenCV's `VideoCapture`, `gray` is luma only).
-    `start_s` skips frames before that time (decoding from the nearest keyframe before it); frame indices
-    still count from the start of the file so callers can reason in native frame numbers.
+    `start_s` skips frames before that time; frame indices still count from the start of the file so callers
+    can reason in native frame numbers. `wanted(index)` selects frames: the others are decoded (decoding is
+    sequential) but never converted to pixels, which is most of the per-frame cost. Decoding stops after `last`.
     """
     try:
         container = av.open(str(path))
@@ -41,6 +42,10 @@ def iter_frames(path: str | Path, *, pix_fmt: str = "bgr24", start_s: float = 0.
             stream.thread_type = "AUTO"
         try:
             for i, frame in enumerate(container.decode(stream)):
+                if last is not None and i > last:
+                    return
+                if wanted is not None and not wanted(i):
+                    continue
                 t = float(frame.time) if frame.time is not None else float("nan")
                 if start_s and t < start_s - 1e-6:
                     continue

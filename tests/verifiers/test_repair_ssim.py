@@ -1,0 +1,74 @@
+"""The fast SSIM equals skimage's `structural_similarity(a, b, data_range=255)` (defaults) to 1e-6."""
+
+from __future__ import annotations
+
+from itertools import islice
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+from skimage.metrics import structural_similarity as sk_ssim
+
+from agenticvbench.media import iter_frames
+from verifiers.repair.ssim import ssim_from_stats, ssim_stats, structural_similarity
+
+GOLDEN = Path(__file__).resolve().parents[1] / "data" / "repair-edit"
+TOL = 1e-6
+
+
+def _pairs(seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    rng = np.random.default_rng(seed)
+    out = []
+    for h, w in [(7, 7), (8, 13), (37, 61), (90, 160), (121, 97)]:
+        a = rng.integers(0, 256, (h, w), dtype=np.uint8)
+        out.append((a, rng.integers(0, 256, (h, w), dtype=np.uint8)))  # unrelated
+        noisy = np.clip(a.astype(int) + rng.integers(-6, 7, (h, w)), 0, 255).astype(np.uint8)
+        out.append((a, noisy))  # similar
+        out.append((a, a.copy()))  # identical
+        out.append((np.full((h, w), 255, np.uint8), np.zeros((h, w), np.uint8)))  # extremes
+        out.append((np.full((h, w), 17, np.uint8), np.full((h, w), 17, np.uint8)))  # flat
+        out.append((a, 255 - a))  # anti-correlated: negative SSIM
+    return out
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_matches_skimage_on_random_images(seed: int) -> None:
+    for a, b in _pairs(seed):
+        ref = sk_ssim(a, b, data_range=255)
+        assert structural_similarity(a, b) == pytest.approx(ref, abs=TOL), (a.shape, ref)
+
+
+def test_matches_skimage_on_real_frames() -> None:
+    """Decoded golden frames (source vs re-encode and vs the hue-shifted fix), including lagged pairs."""
+    def gray12(name: str) -> list[np.ndarray]:
+        return [cv2.cvtColor(f.image, cv2.COLOR_BGR2GRAY) for f in islice(iter_frames(GOLDEN / name), 12)]
+    src = gray12("source.mp4")
+    for name in ("f_reencode.mp4", "f_freeze_in_window.mp4"):
+        fix = gray12(name)
+        for i, j in [(0, 0), (5, 5), (3, 9), (11, 2)]:
+            assert structural_similarity(src[i], fix[j]) == pytest.approx(
+                sk_ssim(src[i], fix[j], data_range=255), abs=TOL)
+
+
+def test_identical_frames_give_exactly_one() -> None:
+    """skimage returns exactly 1.0 for identical frames; so must we (a full-score copy must not lose 1e-8)."""
+    a = np.random.default_rng(3).integers(0, 256, (50, 70), dtype=np.uint8)
+    assert structural_similarity(a, a.copy()) == 1.0
+
+
+def test_stats_reuse_is_order_free() -> None:
+    rng = np.random.default_rng(4)
+    a, b, c = (rng.integers(0, 256, (40, 64), dtype=np.uint8) for _ in range(3))
+    sa, sb, sc = ssim_stats(a), ssim_stats(b), ssim_stats(c)
+    assert ssim_from_stats(sa, sb) == pytest.approx(ssim_from_stats(sb, sa), abs=1e-12)
+    assert ssim_from_stats(sa, sc) == pytest.approx(sk_ssim(a, c, data_range=255), abs=TOL)
+
+
+def test_rejects_what_skimage_rejects() -> None:
+    with pytest.raises(ValueError, match="7x7"):
+        ssim_stats(np.zeros((6, 40), np.uint8))
+    with pytest.raises(ValueError, match="uint8"):
+        ssim_stats(np.zeros((20, 20), np.float32))
+    with pytest.raises(ValueError, match="equal size"):
+        ssim_from_stats(ssim_stats(np.zeros((20, 20), np.uint8)), ssim_stats(np.zeros((20, 21), np.uint8)))

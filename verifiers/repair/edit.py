@@ -1,0 +1,392 @@
+"""Edit rubric (60 pts): fixed.mp4 against the source over the whole video, as the official `lib/rubrics/edit.py`.
+
+Same numbers (spec scoring.md 3.6), different machinery. The official scorer re-opens and seeks both videos for
+every 10-s chunk and buffers a chunk of full-resolution source frames. Here each video is decoded once,
+sequentially (`FrameWindow`); only frames inside the +/-10-frame lag band stay in memory; per-frame features are
+computed lazily (`FrameFeatures`); SSIM reuses per-frame window sums; a lag candidate whose upper bound
+sharp*chroma*lagpen cannot beat the best value so far skips its SSIM (exact, as SSIM <= 1); and the audio is
+decoded once per file and sliced per chunk (bit-identical to the official per-chunk `ffmpeg -ss`).
+
+Frame sets, exactly as upstream: chunk c starts at OpenCV's seek frame `int(start * fps + 0.5)` of each video;
+the source buffer is round(dur * fps_src) frames; fixed frames i = 0, k, 2k, ... (k = max(1, round(fps_fix/10)))
+up to round(dur * 10) samples (min 2); candidates are the dHash top-3 of the band [i-10, i+10] (clipped to the
+buffer) plus i itself. A sample whose band is empty keeps the official initial value -1.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agenticvbench.errors import MediaError
+from agenticvbench.media import VideoFrame, probe
+from agenticvbench.media.chunks import FrameWindow, opencv_seek_frame
+from verifiers.repair.edit_audio import AUDIO_MAX_LAG_MS, AUDIO_SR, audio_pass
+from verifiers.repair.features import (
+    CHROMA_NORM,
+    LAG_BAND_FRAMES,
+    LAG_PENALTY_PER_FRAME,
+    LAG_TOPK,
+    FrameFeatures,
+    Match,
+    SourceCache,
+    fixed_frame,
+    match_sample,
+)
+
+EDIT_MAX = 60.0
+SAMPLE_FPS = 10
+CHUNK_DURATION_S = 10.0
+MAX_DEDUCT_FRAC = 1.0
+FLOOR_FRAC = 0.0
+HASH_THRESHOLD = 4  # diagnostic only upstream; changes no score
+
+
+@dataclass
+class EditResult:
+    """Edit rubric outcome: `score` in 0..60, the official `detail.edit` dict, warnings and timings (s)."""
+
+    score: float
+    detail: dict[str, Any]
+    warnings: list[str] = field(default_factory=list)
+    timings: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ChunkPlan:
+    """One 10-s chunk: its time span and the frame ranges the official scorer reads for it."""
+
+    index: int
+    start: float
+    end: float
+    src_first: int  # global index of the first source frame (OpenCV seek)
+    src_count: int  # round(dur * fps_src): the source buffer length
+    fix_first: int
+    samples: tuple[int, ...]  # sampled fixed-frame offsets i (local to the chunk)
+
+    @property
+    def dur(self) -> float:
+        """Chunk duration (s)."""
+        return self.end - self.start
+
+    def band(self, i: int) -> tuple[int, int]:
+        """Local [lo, hi] source candidates for fixed offset i, clipped to the (full) buffer."""
+        return max(0, i - LAG_BAND_FRAMES), min(self.src_count - 1, i + LAG_BAND_FRAMES)
+
+
+def plan_chunks(duration_s: float, fps_src: float, fps_fix: float) -> list[ChunkPlan]:
+    """Chunks [t, min(t+10, D)] for t = 0, 10, ... while t < D - 1e-6, with the official frame sets."""
+    plans: list[ChunkPlan] = []
+    k = max(1, round(fps_fix / SAMPLE_FPS))
+    t = 0.0
+    while t < duration_s - 1e-6:
+        end = min(t + CHUNK_DURATION_S, duration_s)
+        dur = end - t
+        cap = max(2, round(dur * SAMPLE_FPS))
+        samples = tuple(range(0, round(dur * fps_fix), k))[:cap]
+        plans.append(ChunkPlan(len(plans), t, end, opencv_seek_frame(t, fps_src), round(dur * fps_src),
+                               opencv_seek_frame(t, fps_fix), samples))
+        t += CHUNK_DURATION_S
+    return plans
+
+
+# ----------------------------------------------------------------------------------------------- video ----
+
+@dataclass
+class _ChunkVideo:
+    ts: list[float] = field(default_factory=list)
+    values: list[float] = field(default_factory=list)
+    lags: list[int] = field(default_factory=list)
+    error: str | None = None
+    fixed_ended: bool = False
+
+
+def _ranges_wanted(ranges: list[tuple[int, int]]) -> Callable[[int], bool]:
+    """Membership test for a sorted list of half-open [a, b) ranges, queried with increasing indices."""
+    state = {"j": 0}
+
+    def wanted(idx: int) -> bool:
+        j = state["j"]
+        while j < len(ranges) and ranges[j][1] <= idx:
+            j += 1
+        state["j"] = j
+        return j < len(ranges) and ranges[j][0] <= idx
+    return wanted
+
+
+def _video_pass(fixed: Path, source: Path, plans: list[ChunkPlan], fps_fix: float, size: tuple[int, int],
+                cache: SourceCache, pool: ThreadPoolExecutor | None, workers: int,
+                stats: dict[str, int]) -> tuple[list[_ChunkVideo], str | None]:
+    """Stream both videos once and score every sample; returns per-chunk samples and the fixed decode error."""
+    src_ranges = sorted((p.src_first, p.src_first + min(p.src_count, p.samples[-1] + LAG_BAND_FRAMES + 1))
+                        for p in plans if p.samples)
+    fix_idx = sorted({p.fix_first + i for p in plans for i in p.samples})
+    fix_set = set(fix_idx)
+    threaded = workers > 1
+
+    def make_src(vf: VideoFrame) -> FrameFeatures:
+        stats["n_src_frames"] += 1
+        dh, lv = cache.lookup(vf.index)
+        f = FrameFeatures(vf.index, vf.image, dhash=dh, lapvar=lv, keep_ssim=False)  # usually compared once
+        if dh is None:
+            f.dhash, f.lapvar  # noqa: B018 - computed here, in the decoding thread
+            cache.record(f)
+        return f
+
+    chunks = [_ChunkVideo() for _ in plans]
+    if not fix_idx:
+        return chunks, None
+    src = FrameWindow(source, _ranges_wanted(src_ranges), src_ranges[-1][1] - 1, make_src,
+                      prefetch=4, threaded=threaded)
+    fix = FrameWindow(fixed, fix_set.__contains__, fix_idx[-1],
+                      lambda vf: fixed_frame(vf.index, vf.image, size, eager=True), prefetch=3, threaded=threaded)
+    work = [(p, i) for p in plans for i in p.samples]
+    pending: deque[tuple[int, Future[Match] | Match]] = deque()
+
+    def collect(limit: int) -> None:
+        while len(pending) > limit:
+            w, fut = pending.popleft()
+            plan, i = work[w]
+            ch = chunks[plan.index]
+            try:
+                m = fut.result() if isinstance(fut, Future) else fut
+            except Exception as exc:  # noqa: BLE001 - upstream drops a chunk whose worker raised
+                ch.error = ch.error or f"chunk failed: {type(exc).__name__}: {exc}"
+                continue
+            ch.ts.append(plan.start + i / fps_fix)
+            ch.values.append(m.value)
+            ch.lags.append(m.lag)
+            for key in ("n_ssim", "n_pruned", "n_hash_skipped"):
+                stats[key] += getattr(m, key)
+
+    with src, fix:
+        for w, (plan, i) in enumerate(work):
+            ch = chunks[plan.index]
+            if ch.fixed_ended or ch.error:
+                continue
+            fx = fix.get(plan.fix_first + i)
+            if fx is None:  # cv2 read() failed: the official loop stops this chunk here
+                ch.fixed_ended = True
+                continue
+            lo, hi = plan.band(i)
+            band: list[FrameFeatures] = []
+            for j in range(lo, hi + 1):
+                f = src.get(plan.src_first + j)
+                if f is None:  # the source ended: the buffer is shorter
+                    break
+                band.append(f)
+            stats["n_empty_band"] += not band
+            if pool is not None:
+                pending.append((w, pool.submit(match_sample, fx, band, i, lo)))
+            else:
+                try:
+                    pending.append((w, match_sample(fx, band, i, lo)))
+                except Exception as exc:  # noqa: BLE001
+                    ch.error = f"chunk failed: {type(exc).__name__}: {exc}"
+            if w + 1 < len(work):
+                nplan, ni = work[w + 1]
+                src.release_below(nplan.src_first + nplan.band(ni)[0])
+                fix.release_below(nplan.fix_first + ni)
+            collect(workers + 2)  # bounded in-flight work: bounded memory
+        collect(0)
+        fixed_error = fix.error
+        if src.error and not stats["n_src_frames"]:
+            raise MediaError(f"{source}: {src.error}")
+    cache.save()
+    return chunks, fixed_error
+
+
+# ------------------------------------------------------------------------------------------ aggregation ----
+
+def _mean(values: list[float]) -> float | None:
+    return float(np.mean(values)) if values else None
+
+
+def _clamp01(x: float | None) -> float | None:
+    return None if x is None else min(1.0, max(0.0, x))
+
+
+def _weighted(pairs: list[tuple[float | None, float]]) -> float | None:
+    """Weighted mean skipping None signals and zero weights (None when nothing is left)."""
+    kept = [(v, w) for v, w in pairs if v is not None and w > 0]
+    total = sum(w for _, w in kept)
+    return sum(v * w for v, w in kept) / total if kept else None
+
+
+def _deduct(budget: float, weight: float, signal: float | None) -> float:
+    return 0.0 if signal is None else min(MAX_DEDUCT_FRAC * budget, weight * budget * max(0.0, 1.0 - signal))
+
+
+def _modality(budget: float, s_in: float | None, s_out: float | None, w_in: float,
+              w_out: float) -> dict[str, Any]:
+    d_in, d_out = _deduct(budget, w_in, s_in), _deduct(budget, w_out, s_out)
+    return {"sub": max(FLOOR_FRAC * budget, budget - d_in - d_out), "deduct_in": d_in, "deduct_out": d_out,
+            "w_in": w_in, "w_out": w_out}
+
+
+def _chunk_detail(plan: ChunkPlan, video: _ChunkVideo, audio: dict[str, Any],
+                  window: tuple[float, float] | None) -> dict[str, Any]:
+    inside = [window is not None and window[0] <= t <= window[1] for t in video.ts]
+    v_in = [v for v, f in zip(video.values, inside, strict=True) if f]
+    v_out = [v for v, f in zip(video.values, inside, strict=True) if not f]
+    l_in = [abs(g) for g, f in zip(video.lags, inside, strict=True) if f]
+    l_out = [abs(g) for g, f in zip(video.lags, inside, strict=True) if not f]
+    return {"start_s": plan.start, "end_s": plan.end, "duration_s": plan.dur, "n_video_in": len(v_in),
+            "n_video_out": len(v_out), "video_ssim_in": _clamp01(_mean(v_in)),
+            "video_ssim_out": _clamp01(_mean(v_out)), "video_lag_in_frames": _mean(l_in),
+            "video_lag_out_frames": _mean(l_out), **audio}
+
+
+def aggregate_chunks(chunks: list[dict[str, Any]], *, video_share: float, audio_share: float, w_in: float,
+                     w_out: float) -> tuple[float, dict[str, Any], dict[str, Any]]:
+    """(edit score, detail.video, detail.audio) from per-chunk details (`detail["chunks"]`).
+
+    Video signals are sample-count-weighted and audio signals seconds-weighted means of the chunk signals
+    (None or zero weight skipped); each modality's budget B = 60 * share loses
+    min(B, w * B * max(0, 1 - s)) for s_in and s_out, floored at 0; a None signal deducts nothing. Shares and
+    weights enter only here, so other settings can be scored from one pass.
+    """
+    def sw(key: str, n: str) -> float | None:
+        return _weighted([(c[key], c[n]) for c in chunks])
+    video = {"ssim_in": sw("video_ssim_in", "n_video_in"), "ssim_out": sw("video_ssim_out", "n_video_out")}
+    audio = {"xcorr_in": sw("audio_xcorr_in", "audio_dur_in"), "xcorr_out": sw("audio_xcorr_out", "audio_dur_out")}
+    video |= _modality(EDIT_MAX * video_share, video["ssim_in"], video["ssim_out"], w_in, w_out)
+    video["mean_abs_lag_frames_in"] = sw("video_lag_in_frames", "n_video_in")
+    video["mean_abs_lag_frames_out"] = sw("video_lag_out_frames", "n_video_out")
+    audio |= _modality(EDIT_MAX * audio_share, audio["xcorr_in"], audio["xcorr_out"], w_in, w_out)
+    order_v = ["sub", "ssim_in", "ssim_out", "deduct_in", "deduct_out", "mean_abs_lag_frames_in",
+               "mean_abs_lag_frames_out", "w_in", "w_out"]
+    order_a = ["sub", "xcorr_in", "xcorr_out", "deduct_in", "deduct_out", "w_in", "w_out"]
+    video, audio = {k: video[k] for k in order_v}, {k: audio[k] for k in order_a}
+    return video["sub"] + audio["sub"], video, audio
+
+
+def _constants(video_share: float, audio_share: float, w_in: float, w_out: float) -> dict[str, Any]:
+    return {"sample_fps": SAMPLE_FPS, "chunk_duration_s": CHUNK_DURATION_S, "audio_sr": AUDIO_SR,
+            "video_share": video_share, "audio_share": audio_share, "w_in": w_in, "w_out": w_out,
+            "audio_max_lag_ms": AUDIO_MAX_LAG_MS, "max_deduct_frac": MAX_DEDUCT_FRAC, "floor_frac": FLOOR_FRAC,
+            "chroma_norm": CHROMA_NORM, "lag_band_frames": LAG_BAND_FRAMES,
+            "lag_penalty_per_frame": LAG_PENALTY_PER_FRAME, "lag_topk": LAG_TOPK, "hash_threshold": HASH_THRESHOLD}
+
+
+def _warnings(plans: list[ChunkPlan], fps_fix: float, videos: list[_ChunkVideo], info: dict[str, Any],
+              fixed_error: str | None, duration_s: float) -> list[str]:
+    out: list[str] = []
+    tails = [p for p in plans if p.samples and (p.samples[-1] + max(1, round(fps_fix / SAMPLE_FPS)))
+             < round(p.dur * fps_fix)]
+    if tails:
+        p = tails[0]
+        covered = (p.samples[-1] + 1) / fps_fix
+        out.append(f"D-R6: at {fps_fix:.3f} fps the fixed video is sampled every {round(fps_fix / SAMPLE_FPS)} "
+                   f"frames with a cap of {len(p.samples)} samples per chunk, so only the first {covered:.2f} s "
+                   f"of each {p.dur:g}-s chunk is video-checked ({len(tails)} chunks); defects in the tails "
+                   "are invisible to the video SSIM, as in the official scorer")
+    ended = [p.start for p, v in zip(plans, videos, strict=True) if v.fixed_ended]
+    fix_len, src_len = info.get("audio_len_s", (None, None))
+    short_audio = fix_len is not None and fix_len < min(src_len, duration_s) - 0.1
+    if (ended and fixed_error is None) or short_audio:
+        what = [f"its video ends in the chunk at {ended[0]:g} s"] if ended and fixed_error is None else []
+        what += [f"its audio is {fix_len:.2f} s vs {min(src_len, duration_s):.2f} s"] if short_audio else []
+        out.append(f"D-R7: fixed.mp4 is shorter than the source ({'; '.join(what)}); as upstream the missing "
+                   "part simply drops out of the weighted means, so edit does not penalise it")
+    if fixed_error is not None:
+        out.append(f"fixed.mp4 video could not be fully decoded ({fixed_error}); as with OpenCV's read() the "
+                   "unreadable part gives no samples and deducts nothing")
+    n_empty = info.get("n_empty_band", 0)
+    if n_empty:
+        out.append(f"{n_empty} video samples had no source frame within +/-{LAG_BAND_FRAMES} frames (fixed "
+                   "frame rate above the source's, or a source shorter than the profile duration); each "
+                   "counts -1, the official initial value")
+    return out
+
+
+def score_edit(fixed_mp4: Path, source_mp4: Path, *, duration_s: float, window: tuple[float, float] | None,
+               video_share: float, audio_share: float, w_in: float = 2.5, w_out: float = 1.0,
+               cache_dir: Path | None = None, workers: int = 2) -> EditResult:
+    """Score the edit rubric of `fixed_mp4` against `source_mp4` (official numbers within decoder noise).
+
+    `duration_s` is the profile's source duration (it alone drives the chunking), `window` the in-window
+    span (None: every sample is out-of-window), the shares split the 60 points between video and audio.
+    `cache_dir` enables the source feature cache; `workers` threads score samples and audio (1: inline).
+    Raises `MediaError` only when the source cannot be read at all.
+    """
+    t0 = time.perf_counter()
+    workers = max(1, int(workers))
+    fixed, source = Path(fixed_mp4), Path(source_mp4)
+    pr_src, pr_fix = probe(source), probe(fixed)
+    if pr_src.video is None:
+        raise MediaError(f"{source}: no video stream")
+    fps_src = pr_src.video.fps or 24.0
+    fps_fix = (pr_fix.video.fps if pr_fix.video is not None else None) or 24.0
+    size = (int(pr_src.video.width or 0), int(pr_src.video.height or 0))
+    plans = plan_chunks(duration_s, fps_src, fps_fix)
+    win = None if window is None else (float(window[0]), float(window[1]))
+    timings: dict[str, float] = {}
+    if not plans:
+        return EditResult(0.0, {"score": 0.0, "max": EDIT_MAX, "error": "no chunks (duration_s <= 0)"})
+    cache = SourceCache(cache_dir, source)
+    timings["setup_s"] = time.perf_counter() - t0
+    stats = {"n_ssim": 0, "n_pruned": 0, "n_hash_skipped": 0, "n_src_frames": 0, "n_empty_band": 0}
+    info: dict[str, Any] = {}
+    pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="edit") if workers > 1 else None
+    try:
+        t1 = time.perf_counter()
+        audio_job: Future[list[dict[str, Any] | str]] | None = None
+        audios: list[dict[str, Any] | str] | None = None
+        if pr_fix.audio is None or pr_src.audio is None:  # D-R8: every chunk will fail; learn it first
+            audios = audio_pass(fixed, source, plans, win, cache, info)
+        elif pool is not None:
+            audio_job = pool.submit(audio_pass, fixed, source, plans, win, cache, info)
+        if audios is not None and all(isinstance(a, str) for a in audios):
+            videos, fixed_error = [_ChunkVideo() for _ in plans], None  # nothing would survive
+        else:
+            videos, fixed_error = _video_pass(fixed, source, plans, fps_fix, size, cache, pool, workers, stats)
+        timings["video_s"] = time.perf_counter() - t1
+        t2 = time.perf_counter()
+        if audios is None:
+            audios = audio_job.result() if audio_job else audio_pass(fixed, source, plans, win, cache, info)
+        timings["audio_wait_s"] = time.perf_counter() - t2
+        timings["audio_s"] = info.get("audio_s", 0.0)
+    finally:
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
+    info["n_empty_band"] = stats["n_empty_band"]
+    chunks, errors = [], []
+    for plan, video, audio in zip(plans, videos, audios, strict=True):
+        if isinstance(audio, str) or video.error:
+            errors.append(audio if isinstance(audio, str) else video.error)
+            continue
+        chunks.append(_chunk_detail(plan, video, audio, win))
+    warnings = _warnings(plans, fps_fix, videos, info, fixed_error, duration_s)
+    if pr_fix.audio is None:
+        warnings.insert(0, "D-R8: fixed.mp4 has no audio stream; as in the official scorer every edit chunk "
+                        "fails, so the edit score is 0 (video similarity is lost too)")
+    timings["total_s"] = time.perf_counter() - t0
+    if not chunks:
+        warnings = [w for w in warnings if w.startswith("D-R8")]
+        return EditResult(0.0, {"score": 0.0, "max": EDIT_MAX, "error": f"all {len(plans)} chunks failed",
+                                "chunk_errors": errors}, warnings, timings)
+    score, video_d, audio_d = aggregate_chunks(chunks, video_share=video_share, audio_share=audio_share,
+                                              w_in=w_in, w_out=w_out)
+    detail = {
+        "score": score, "max": EDIT_MAX, "window_s": None if win is None else list(win),
+        "video": video_d, "audio": audio_d, "video_sub": video_d["sub"], "audio_sub": audio_d["sub"],
+        "video_ssim_mean": video_d["ssim_out"], "audio_xcorr_peak": audio_d["xcorr_out"],
+        "scoring": {**_constants(video_share, audio_share, w_in, w_out), "n_chunks": len(plans),
+                    "n_workers": workers, "n_failed_chunks": len(errors), "n_hash_skipped": stats["n_hash_skipped"],
+                    "n_samples_total": sum(c["n_video_in"] + c["n_video_out"] for c in chunks)},
+        "chunks": chunks,
+        "engine": {"n_ssim_pairs": stats["n_ssim"], "n_bound_pruned": stats["n_pruned"],
+                   "n_source_frames_read": stats["n_src_frames"], "source_cache_hits": cache.hits,
+                   "audio_mode": info.get("audio_mode")},
+    }
+    if errors:
+        detail["chunk_errors"] = errors
+    return EditResult(score, detail, warnings, timings)
