@@ -34,6 +34,7 @@ from verifiers.manifest import (
     interval_length,
     loose_clip_id,
     manifest_end,
+    manifest_inputs,
     read_manifest,
     video_consistency,
     within,
@@ -143,8 +144,7 @@ class AssemblyVerifier:
 
     def input_files(self, task: Task, submission: Submission) -> list[Path]:
         """Only `solution.json` determines the official score."""
-        p = submission.file(MANIFEST_NAME)
-        return [p] if p is not None else []
+        return manifest_inputs(submission)
 
     def verify(self, task: Task, submission: Submission, ctx: VerifyContext) -> VerifierOutcome:
         """Score one assembly task; malformed manifests are outcomes, never exceptions."""

@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from agenticvbench.submission import Submission
+
 MANIFEST_NAME = "solution.json"
 VIDEO_NAME = "solution.mp4"
 #: A manifest is a few KB; anything over this is treated as malformed instead of being parsed.
@@ -181,3 +183,13 @@ def video_consistency(video: Path | None, segments: Sequence[dict[str, Any]],
     out["video_duration_s"] = duration
     out["consistent"] = (duration is not None and end is not None and within(duration, end, tolerance_s))
     return out
+
+
+def manifest_inputs(submission: Submission) -> list[Path]:
+    """The files whose content determines a manifest family's score: `solution.json` only.
+
+    `solution.mp4` feeds only the D-S3 consistency extra and is not hashed, so resuming a run is cheap even with
+    large videos; changing only the video therefore does not refresh that extra metric (use `--force`).
+    """
+    p = submission.file(MANIFEST_NAME)
+    return [p] if p is not None else []

@@ -30,6 +30,7 @@ from verifiers.manifest import (
     ManifestRead,
     d_s1_warning,
     loose_clip_id,
+    manifest_inputs,
     read_manifest,
     video_consistency,
 )
@@ -139,8 +140,7 @@ class SequencingVerifier:
 
     def input_files(self, task: Task, submission: Submission) -> list[Path]:
         """Only `solution.json` determines the official score."""
-        p = submission.file(MANIFEST_NAME)
-        return [p] if p is not None else []
+        return manifest_inputs(submission)
 
     def verify(self, task: Task, submission: Submission, ctx: VerifyContext) -> VerifierOutcome:
         """Score one sequencing task; malformed manifests are outcomes, never exceptions."""

@@ -8,6 +8,7 @@ import av
 import numpy as np
 
 from agenticvbench.errors import MediaError
+from agenticvbench.media.container import open_input
 
 
 def decode_audio(path: str | Path, *, sample_rate: int = 48000, mono: bool = True,
@@ -17,13 +18,7 @@ def decode_audio(path: str | Path, *, sample_rate: int = 48000, mono: bool = Tru
     Raises `MediaError` when the file has no audio stream or cannot be decoded. Samples before `start_s`
     and after `start_s + duration_s` are dropped.
     """
-    try:
-        container = av.open(str(path))
-    except (av.FFmpegError, OSError) as exc:
-        raise MediaError(f"{path}: cannot open ({exc})") from None
-    with container:
-        if not container.streams.audio:
-            raise MediaError(f"{path}: no audio stream")
+    with open_input(path, need="audio") as container:
         stream = container.streams.audio[0]
         layout = "mono" if mono else None
         # planar float: to_ndarray() gives one row per channel (packed "flt" would interleave them in one row)

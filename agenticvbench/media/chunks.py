@@ -19,6 +19,7 @@ import av
 import numpy as np
 
 from agenticvbench.errors import MediaError
+from agenticvbench.media.container import open_input
 from agenticvbench.media.ffmpeg import run_ffmpeg
 from agenticvbench.media.video import VideoFrame, iter_frames
 
@@ -41,11 +42,7 @@ def opencv_seek_frame(start_s: float, fps: float) -> int:
 
 def audio_start_offset(path: str | Path) -> float | None:
     """Seconds by which the first audio stream starts after the file's start (None when there is no audio)."""
-    try:
-        container = av.open(str(path))
-    except (av.FFmpegError, OSError) as exc:
-        raise MediaError(f"{path}: cannot open ({exc})") from None
-    with container:
+    with open_input(path) as container:
         if not container.streams.audio:
             return None
         stream = container.streams.audio[0]

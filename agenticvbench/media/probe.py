@@ -14,6 +14,7 @@ from typing import Any
 import av
 
 from agenticvbench.errors import MediaError
+from agenticvbench.media.container import open_input
 
 
 def _ratio(fr: Fraction | None) -> str:
@@ -120,7 +121,7 @@ def probe(path: str | Path) -> ProbeResult:
     if not p.is_file():
         raise MediaError(f"{p}: file not found")
     try:
-        with av.open(str(p), metadata_errors="ignore") as container:
+        with open_input(p) as container:
             duration = container.duration / av.time_base if container.duration is not None else None
             return ProbeResult(
                 path=str(p),

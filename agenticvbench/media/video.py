@@ -10,6 +10,7 @@ import av
 import numpy as np
 
 from agenticvbench.errors import MediaError
+from agenticvbench.media.container import open_input
 
 
 @dataclass(frozen=True)
@@ -30,13 +31,7 @@ def iter_frames(path: str | Path, *, pix_fmt: str = "bgr24", start_s: float = 0.
     can reason in native frame numbers. `wanted(index)` selects frames: the others are decoded (decoding is
     sequential) but never converted to pixels, which is most of the per-frame cost. Decoding stops after `last`.
     """
-    try:
-        container = av.open(str(path))
-    except (av.FFmpegError, OSError) as exc:
-        raise MediaError(f"{path}: cannot open ({exc})") from None
-    with container:
-        if not container.streams.video:
-            raise MediaError(f"{path}: no video stream")
+    with open_input(path, need="video") as container:
         stream = container.streams.video[0]
         if threads:
             stream.thread_type = "AUTO"

@@ -1,0 +1,27 @@
+"""The one way the toolkit opens a media file with PyAV: errors become `MediaError` naming the file."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import av
+from av.container import InputContainer
+
+from agenticvbench.errors import MediaError
+
+
+@contextmanager
+def open_input(path: str | Path, *, need: str | None = None) -> Iterator[InputContainer]:
+    """Open `path` for reading; `need="video"|"audio"` also requires a stream of that kind."""
+    try:
+        container = av.open(str(path), metadata_errors="ignore")
+    except (av.FFmpegError, OSError, ValueError) as exc:
+        raise MediaError(f"{path}: cannot open ({exc})") from None
+    with container:
+        if need == "video" and not container.streams.video:
+            raise MediaError(f"{path}: no video stream")
+        if need == "audio" and not container.streams.audio:
+            raise MediaError(f"{path}: no audio stream")
+        yield container
