@@ -144,7 +144,7 @@ def _read_rows(parquet: Path) -> list[dict[str, Any]]:
     import pyarrow.parquet as pq
 
     try:
-        table = pq.read_table(parquet)
+        table = pq.ParquetFile(parquet).read()  # not read_table: it imports pyarrow.dataset and pandas
     except Exception as exc:  # pyarrow raises several unrelated types for a bad file
         raise DatasetError(f"{parquet}: not a readable parquet file ({exc})") from None
     return table.to_pylist()

@@ -10,11 +10,12 @@ import argparse
 import sys
 
 from agenticvbench.cli.common import add_dataset_args, print_json
-from agenticvbench.interop.openvibe import InvalidDocumentError, export_openvibe
 from agenticvbench.loader import load_tasks
 
 
 def _openvibe(args: argparse.Namespace) -> int:
+    from agenticvbench.interop.openvibe import InvalidDocumentError, export_openvibe
+
     tasks = load_tasks(dataset=args.dataset, revision=args.revision, cache_dir=args.cache_dir)
     try:
         doc = export_openvibe(tasks, args.out, owner=args.owner, recap_rubric=args.recap_rubric)

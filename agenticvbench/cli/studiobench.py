@@ -9,12 +9,6 @@ from __future__ import annotations
 import argparse
 
 from agenticvbench.cli.common import print_json
-from agenticvbench.interop.studiobench import (
-    discover_runs,
-    load_task_index,
-    validate_run,
-    validate_task_file,
-)
 
 
 def _yn(flag: bool) -> str:
@@ -22,7 +16,9 @@ def _yn(flag: bool) -> str:
 
 
 def _validate_task(args: argparse.Namespace) -> int:
-    reports = [validate_task_file(f) for f in args.files]
+    from agenticvbench.interop import studiobench as sb  # lazy: keeps `avb --help` fast
+
+    reports = [sb.validate_task_file(f) for f in args.files]
     if args.json:
         print_json({"valid": all(r.valid for r in reports), "tasks": [r.to_dict() for r in reports]})
     else:
@@ -46,9 +42,11 @@ def _fmt_limit(value: float | None, limit: float | None, unit: str) -> str:
 
 
 def _validate_run(args: argparse.Namespace) -> int:
-    tasks = load_task_index(args.task or [])
-    runs = [r for d in args.dirs for r in discover_runs(d)]
-    reports = [validate_run(r, tasks.get(r.parent.name)) for r in runs]
+    from agenticvbench.interop import studiobench as sb  # lazy: keeps `avb --help` fast
+
+    tasks = sb.load_task_index(args.task or [])
+    runs = [r for d in args.dirs for r in sb.discover_runs(d)]
+    reports = [sb.validate_run(r, tasks.get(r.parent.name)) for r in runs]
     if args.json:
         print_json({"ok": all(r.ok for r in reports), "runs": [r.to_dict() for r in reports]})
     else:
