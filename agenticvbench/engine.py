@@ -107,7 +107,18 @@ def score_job(job: Job) -> Result:
         result = _base_result(job, "error", reason=f"verifier crashed: {type(exc).__name__}: {exc}",
                               detail={"traceback": traceback.format_exc(limit=20)})
     result.timings["total_s"] = round(time.perf_counter() - t0, 4)
-    write_result(job.out_dir, result)
+    try:
+        write_result(job.out_dir, result)
+    except (ValueError, TypeError) as exc:  # e.g. a NaN in the detail: keep the run going, say what happened
+        result = _base_result(job, "error", reason=f"result could not be saved as JSON: {exc}",
+                              timings=result.timings)
+        try:
+            write_result(job.out_dir, result)
+        except OSError as os_exc:
+            result.reason += f"; and writing the error failed: {os_exc}"
+    except OSError as exc:  # disk full, permissions: the result exists in memory, the file does not
+        result = _base_result(job, "error", reason=f"result could not be written to {job.out_dir}: {exc}",
+                              timings=result.timings)
     return result
 
 

@@ -10,12 +10,26 @@ from pathlib import Path
 from typing import Any
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+_FILE_MODE = 0o666 & ~_umask()
+
+
 def atomic_write_text(path: str | Path, text: str) -> None:
-    """Write `text` to `path` so readers see either the old file or the whole new one, never a torn file."""
+    """Write `text` to `path` so readers see either the old file or the whole new one, never a torn file.
+
+    The file gets the usual permissions (0666 minus the umask), not the 0600 of a temporary file, so results
+    written by one user or cluster worker stay readable by the others.
+    """
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
     try:
+        os.fchmod(fd, _FILE_MODE)
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
             fh.flush()

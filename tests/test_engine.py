@@ -33,6 +33,8 @@ class FakeVerifier:
         text = p.read_text()
         if text == "crash":
             raise RuntimeError("boom")
+        if text == "nan":
+            return VerifierOutcome(1.0, 1.0, detail={"ssim": float("nan")})
         score = 1.0 if text == "good" else 0.5
         return VerifierOutcome(score, score, components={"x": score})
 
@@ -150,3 +152,13 @@ def test_out_dir_with_several_runs(tmp_path, fake):
     verify_run([a, b], tasks=[_task(37)], jobs=1, out=out)
     scores = sorted(read_result(p).headline_score for p in out.rglob("37.json"))
     assert scores == [0.5, 1.0]
+
+
+def test_unserialisable_result_is_an_error_not_a_dead_run(tmp_path, fake):
+    """A NaN in a verifier's detail cannot be written as JSON; that task is `error`, the others still score."""
+    run = _run(tmp_path, {37: "nan", 38: "good"})
+    s = verify_run(run, tasks=[_task(37), _task(38)], jobs=1)
+    by = {r.task_id: r for r in s.results}
+    assert by[37].status == "error" and "JSON" in by[37].reason
+    assert read_result(run / "avb-results" / "37.json").status == "error"
+    assert by[38].status == "scored"
