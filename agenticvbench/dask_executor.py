@@ -23,15 +23,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from agenticvbench.executors import lost_result
 from agenticvbench.results import Result
-
-
-def _lost_result(job: Any, exc: BaseException) -> Result:
-    """An `error` result for a job whose Dask task failed outside `score_job` (worker lost, unpicklable, ...)."""
-    task = getattr(job, "task", None)
-    return Result(task_id=int(getattr(task, "task_id", -1)), family=str(getattr(task, "family", "")),
-                  status="error", reason=f"dask task failed: {type(exc).__name__}: {exc}",
-                  run=dict(getattr(job, "run_info", {}) or {}))
 
 
 class DaskExecutor:
@@ -66,7 +59,7 @@ class DaskExecutor:
                 try:
                     result = fut.result()
                 except Exception as exc:  # a lost worker or a failed task must not abort the whole run
-                    result = _lost_result(job_of[fut.key], exc)
+                    result = lost_result(job_of[fut.key], exc)
                 finally:
                     fut.release()
                 done += 1

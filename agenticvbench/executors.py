@@ -8,10 +8,23 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Protocol, TypeVar
+
+from agenticvbench.results import Result
 
 J = TypeVar("J")
 R = TypeVar("R")
+
+
+def lost_result(job: Any, exc: BaseException) -> Result:
+    """An `error` result for a job that failed outside `score_job` (worker killed, lost, unpicklable, ...).
+
+    It is not written to disk, so the next run retries the task."""
+    task = getattr(job, "task", None)
+    return Result(task_id=int(getattr(task, "task_id", -1)), family=str(getattr(task, "family", "")),
+                  status="error", reason=f"worker failed: {type(exc).__name__}: {exc}",
+                  run=dict(getattr(job, "run_info", {}) or {}))
 
 
 class Executor(Protocol):
@@ -39,27 +52,56 @@ class SerialExecutor:
 
 
 class ProcessExecutor:
-    """A local process pool; at most `2 * workers` jobs are in flight so memory stays bounded."""
+    """A local process pool; at most `2 * workers` jobs are in flight so memory stays bounded.
+
+    If a worker process dies (a crash in a native decoder, the OOM killer), every job in flight fails with it; the
+    pool is restarted and those jobs are tried once more, so only a job that kills its worker twice ends as an
+    `error` result.
+    """
+
+    MAX_ATTEMPTS = 2
 
     def __init__(self, workers: int) -> None:
         self.workers = max(1, workers)
         self._pool = ProcessPoolExecutor(max_workers=self.workers)
 
-    def map_unordered(self, fn: Callable[[J], R], jobs: list[J]) -> Iterator[R]:
+    def map_unordered(self, fn: Callable[[Any], Result], jobs: list[Any]) -> Iterator[Result]:
         """Submit jobs with a bounded window and yield results as they complete."""
-        pending: set[Future[R]] = set()
+        pending: dict[Future[Result], Any] = {}
+        attempts: dict[int, int] = {}
+        retry: list[Any] = []
         queue = iter(jobs)
-        for job in queue:
-            pending.add(self._pool.submit(fn, job))
-            if len(pending) >= 2 * self.workers:
-                break
+
+        def refill() -> None:
+            while len(pending) < 2 * self.workers:
+                job = retry.pop() if retry else next(queue, None)
+                if job is None:
+                    return
+                attempts[id(job)] = attempts.get(id(job), 0) + 1
+                pending[self._pool.submit(fn, job)] = job
+
+        refill()
         while pending:
-            done, pending = wait(pending, return_when=FIRST_COMPLETED)
+            done, _ = wait(list(pending), return_when=FIRST_COMPLETED)
+            broken = False
             for fut in done:
-                yield fut.result()
-                nxt = next(queue, None)
-                if nxt is not None:
-                    pending.add(self._pool.submit(fn, nxt))
+                job = pending.pop(fut)
+                try:
+                    yield fut.result()
+                except BrokenProcessPool as exc:
+                    broken = True
+                    if attempts[id(job)] < self.MAX_ATTEMPTS:
+                        retry.append(job)
+                    else:
+                        yield lost_result(job, exc)
+                except Exception as exc:  # score_job never raises; this is pickling or the like
+                    yield lost_result(job, exc)
+            if broken:  # the remaining futures of a broken pool fail too: requeue them on a fresh pool
+                retry.extend(pending.values())
+                pending.clear()
+                self._pool.shutdown(wait=False, cancel_futures=True)
+                self._pool = ProcessPoolExecutor(max_workers=self.workers)
+            refill()
 
     def close(self) -> None:
         """Shut the pool down, cancelling jobs not yet started."""

@@ -72,7 +72,7 @@ def test_failed_task_becomes_error_result_and_external_client_stays_open(cluster
         # `int(job)` raises TypeError on the worker: a stand-in for any failure outside score_job
         (res,) = list(ex.map_unordered(int, [job]))
         assert (res.task_id, res.family, res.status, res.run) == (37, "sequencing", "error", {"path": "/r"})
-        assert res.reason.startswith("dask task failed: TypeError")
+        assert res.reason.startswith("worker failed: TypeError")
         assert list(ex.map_unordered(int, [])) == []
         ex.close()
         assert client.status == "running", "an executor must not close a client it did not create"
