@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import time
 import traceback
@@ -20,7 +21,7 @@ from agenticvbench.executors import Executor, make_executor
 from agenticvbench.fsutil import file_sha256
 from agenticvbench.loader import DEFAULT_DATASET, default_cache_dir, load_tasks
 from agenticvbench.provenance import base_provenance
-from agenticvbench.results import Result, read_result, result_path, write_result
+from agenticvbench.results import Result, json_safe, read_result, result_path, write_result
 from agenticvbench.submission import RESULTS_DIRNAME, RunDir, Submission, open_run
 from agenticvbench.summary import RunSummary, summarize
 from agenticvbench.tasks import Task
@@ -42,21 +43,39 @@ class Job:
 
 
 def _judge_identity(judge: Any) -> Any:
-    """What about the judge changes a recap score: mode, model, endpoint host and frame sampling."""
-    if judge is None:
-        return None
+    """What about the judge changes a recap score: mode, model, endpoint host, frame sampling, prompt template."""
+    from agenticvbench.judge import PROMPT_TEMPLATE_VERSION, prompt_hash
+
     prov = getattr(judge, "provenance", None)
-    return prov() if callable(prov) else repr(judge)
+    ident = prov() if callable(prov) else repr(judge)
+    return {"settings": ident, "prompt": [PROMPT_TEMPLATE_VERSION, prompt_hash()],
+            "ocr_engine": os.environ.get("AVB_OCR_ENGINE", "")}
 
 
 def fingerprint(job: Job, verifier_version: str, input_hashes: dict[str, str]) -> str:
-    """Identity of a result's inputs: a result is reused only when this is unchanged."""
+    """Identity of a result's inputs: a result is reused only when this is unchanged.
+
+    It covers the verifier version, the task's rubric (and, for repair, the resolved ground-truth profile, which
+    `rubric_json` names only by cell), the resolved dataset revision, every input file's SHA-256 and, for recap,
+    the judge's identity and prompt template.
+    """
+    profile = getattr(job.task, "profile", None)
     payload = {
         "family": job.task.family, "verifier_version": verifier_version, "rubric": job.task.rubric_json,
+        "profile": hashlib.sha256(json.dumps(profile, sort_keys=True).encode()).hexdigest() if profile else None,
         "dataset": job.dataset.get("resolved_revision"), "inputs": input_hashes,
         "judge": _judge_identity(job.ctx.judge) if job.task.family == "recap" else None,
     }
     return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def _reusable(old: Result | None, fp: str, job: Job) -> bool:
+    """A finished result is reused when its inputs are unchanged, it is not an `error`, and it has no judge items
+    left unscored by a judge that was on (those calls failed and deserve another try)."""
+    if old is None or old.fingerprint != fp or old.status == "error":
+        return False
+    judge_on = job.ctx.judge is not None and getattr(job.ctx.judge, "mode", "off") != "off"
+    return not (judge_on and int(old.components.get("unscored", 0) or 0) > 0)
 
 
 def _base_result(job: Job, status: str, **kw: Any) -> Result:
@@ -76,10 +95,24 @@ def _score(job: Job) -> Result:
     fp = fingerprint(job, verifier.version, hashes)
     if not job.force:
         old = read_result(result_path(job.out_dir, job.task.task_id))
-        if old is not None and old.fingerprint == fp and old.status != "error":
+        if _reusable(old, fp, job):
+            assert old is not None
+            if old.run != job.run_info:  # run.json edited or the run moved: keep the result, refresh its identity
+                old.run = job.run_info
+                write_result(job.out_dir, old)
             old.resumed = True
             return old
     outcome = verifier.verify(job.task, job.submission, job.ctx)
+    scores = [outcome.final_score, outcome.headline]
+    if not all(isinstance(x, (int, float)) and math.isfinite(x) for x in scores):
+        raise ValueError(f"verifier returned a non-finite score {scores}")
+    replaced = 0
+    for name in ("components", "detail", "extra", "official"):
+        value, n = json_safe(getattr(outcome, name))
+        setattr(outcome, name, value)
+        replaced += n
+    if replaced:
+        outcome.warnings.append(f"{replaced} non-finite diagnostic value(s) (inf/NaN) are stored as null")
     prov.update(outcome.provenance)
     prov["input_hashes"] = hashes
     status = outcome.status

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -52,6 +53,26 @@ class Result:
         """Rebuild from JSON; unknown keys are ignored so older readers survive newer files."""
         names = {f.name for f in fields(cls)}
         return cls(**{k: v for k, v in data.items() if k in names})
+
+
+def json_safe(obj: Any) -> tuple[Any, int]:
+    """A copy of `obj` with every non-finite float (inf, NaN) replaced by None, and how many were replaced.
+
+    Result files are strict JSON; an agent's input can legitimately drive a diagnostic value to infinity (e.g. a
+    400-digit timestamp in report.md) without the score itself being wrong.
+    """
+    if isinstance(obj, float):
+        return (obj, 0) if math.isfinite(obj) else (None, 1)
+    if isinstance(obj, dict):
+        out, n = {}, 0
+        for k, v in obj.items():
+            out[k], m = json_safe(v)
+            n += m
+        return out, n
+    if isinstance(obj, (list, tuple)):
+        items = [json_safe(v) for v in obj]
+        return [v for v, _ in items], sum(m for _, m in items)
+    return obj, 0
 
 
 def result_path(out_dir: Path, task_id: int) -> Path:

@@ -35,6 +35,8 @@ class FakeVerifier:
             raise RuntimeError("boom")
         if text == "nan":
             return VerifierOutcome(1.0, 1.0, detail={"ssim": float("nan")})
+        if text == "inf-detail":
+            return VerifierOutcome(0.5, 0.5, detail={"window": [1.0, float("inf")], "ok": 2.0})
         score = 1.0 if text == "good" else 0.5
         return VerifierOutcome(score, score, components={"x": score})
 
@@ -154,11 +156,66 @@ def test_out_dir_with_several_runs(tmp_path, fake):
     assert scores == [0.5, 1.0]
 
 
-def test_unserialisable_result_is_an_error_not_a_dead_run(tmp_path, fake):
-    """A NaN in a verifier's detail cannot be written as JSON; that task is `error`, the others still score."""
-    run = _run(tmp_path, {37: "nan", 38: "good"})
+def test_non_finite_diagnostics_are_stored_as_null_with_a_warning(tmp_path, fake):
+    """Result files are strict JSON: inf/NaN in the detail become null (score kept, warning added), where they
+    used to make the write fail."""
+    run = _run(tmp_path, {37: "nan", 38: "inf-detail"})
     s = verify_run(run, tasks=[_task(37), _task(38)], jobs=1)
     by = {r.task_id: r for r in s.results}
-    assert by[37].status == "error" and "JSON" in by[37].reason
-    assert read_result(run / "avb-results" / "37.json").status == "error"
-    assert by[38].status == "scored"
+    assert by[37].status == "scored" and by[37].detail == {"ssim": None}
+    on_disk = read_result(run / "avb-results" / "38.json")
+    assert on_disk.headline_score == 0.5 and on_disk.detail == {"window": [1.0, None], "ok": 2.0}
+    assert any("non-finite" in w for w in on_disk.warnings)
+
+
+def test_resumed_result_takes_the_runs_current_identity(tmp_path, fake):
+    """Regression: after editing run.json, reused results kept the old model and the summary crashed on mixed
+    (harness, model) groups."""
+    run = _run(tmp_path, {37: "good"})
+    verify_run(run, tasks=[_task(37), _task(38)], jobs=1)
+    (run / "run.json").write_text(json.dumps({"harness": "h", "model": "m2", "rep": 2}))
+    fake.calls.clear()
+    s = verify_run(run, tasks=[_task(37), _task(38)], jobs=1)
+    assert fake.calls == [] and s.n_resumed == 1
+    assert {r.run["model"] for r in s.results} == {"m2"}
+    assert read_result(run / "avb-results" / "37.json").run["rep"] == 2
+
+
+class _JudgeOn:
+    mode = "cache"
+
+    def provenance(self):
+        return {"judge_mode": "cache"}
+
+
+def test_results_with_unscored_judge_items_are_retried_when_the_judge_is_on(tmp_path, fake, monkeypatch):
+    """A recap result whose judge calls failed (unscored items) is not reused while a judge is configured."""
+    from agenticvbench.engine import Job, _reusable
+    from agenticvbench.results import Result
+    from agenticvbench.submission import Submission
+    from verifiers.base import VerifyContext
+
+    old = Result(task_id=1, family="recap", status="scored", components={"unscored": 2}, fingerprint="f")
+    job_on = Job(_task(37), Submission(37, tmp_path), tmp_path, {}, VerifyContext(tmp_path, judge=_JudgeOn()), {})
+    job_off = Job(_task(37), Submission(37, tmp_path), tmp_path, {}, VerifyContext(tmp_path, judge=None), {})
+    assert not _reusable(old, "f", job_on)
+    assert _reusable(old, "f", job_off)
+    old.components["unscored"] = 0
+    assert _reusable(old, "f", job_on)
+    assert not _reusable(old, "other", job_on)
+
+
+def test_repair_profile_is_part_of_the_fingerprint(tmp_path):
+    """rubric_json names a repair cell only; a changed ground-truth profile must invalidate the result."""
+    from agenticvbench.engine import Job, fingerprint
+    from agenticvbench.submission import Submission
+    from agenticvbench.tasks import task_from_row
+    from verifiers.base import VerifyContext
+
+    row = {"task_id": 65, "task_family": "repair", "prompt": "p", "reference_file_urls": [],
+           "verifier_reference_urls": ["repair/sources/v1_source.mp4"], "rubric_json": json.dumps({"cell": "v1/s1"})}
+    task = task_from_row(row)
+    job = Job(task, Submission(65, tmp_path), tmp_path, {}, VerifyContext(tmp_path), {})
+    a = fingerprint(job, "1", {})
+    task.profile = {**task.profile, "format": {**task.profile["format"], "duration_s": 1.0}}
+    assert fingerprint(job, "1", {}) != a

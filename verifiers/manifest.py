@@ -86,7 +86,7 @@ def read_manifest(path: str | Path | None, *, expected: str | Path | None = None
         return ManifestRead(p, "malformed", error=f"solution.json: not UTF-8 text (byte {exc.start}: {exc.reason})")
     try:
         data = json.loads(text)
-    except json.JSONDecodeError as exc:
+    except ValueError as exc:  # JSONDecodeError, or an integer too long to convert (Python's 4300-digit limit)
         return ManifestRead(p, "malformed", error=INVALID_JSON.format(msg=str(exc)))
     except RecursionError:
         return ManifestRead(p, "malformed", error=INVALID_JSON.format(msg="nested too deeply"))
@@ -122,8 +122,11 @@ def _interval(value: Any) -> tuple[float, float] | None:
         return None
     if any(isinstance(v, bool) or not isinstance(v, (int, float)) for v in value):
         return None
-    t0, t1 = float(value[0]), float(value[1])
-    if not (math.isfinite(t0) and math.isfinite(t1)) or t1 < t0:
+    try:
+        t0, t1 = float(value[0]), float(value[1])
+    except OverflowError:  # an integer beyond float range
+        return None
+    if not (math.isfinite(t0) and math.isfinite(t1) and math.isfinite(t1 - t0)) or t1 < t0:
         return None
     return t0, t1
 
@@ -139,7 +142,7 @@ def within(got: float, expected: float, abs_s: float, rel: float = 0.0) -> bool:
     return abs(got - expected) <= max(abs_s, rel * abs(expected))
 
 
-_PREFIX_NUM = re.compile(r"[A-Za-z_\- ]*?0*(\d+)")
+_PREFIX_NUM = re.compile(r"[A-Za-z_\- ]*(\d+)")  # no lazy/greedy overlap: linear time on long ids
 
 
 def loose_clip_id(value: Any) -> str:
@@ -158,7 +161,7 @@ def loose_clip_id(value: Any) -> str:
     except ValueError:
         pass
     m = _PREFIX_NUM.fullmatch(s)
-    return m.group(1) if m else s
+    return (m.group(1).lstrip("0") or "0") if m else s
 
 
 def video_consistency(video: Path | None, segments: Sequence[dict[str, Any]],

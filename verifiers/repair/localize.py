@@ -40,7 +40,7 @@ _TS_RES = (
 )
 # A line that probably meant to give a start/end time but that the grammar ignores (bold, `*` bullets, ...).
 _NEAR_MISS_RE = re.compile(
-    r"^[\s>*+\-#\d.)]*[*_`\s]*(?:window[\s_-]?\d+[\s_-]?)?(start|end)(?:[\s_-]?(?:time|ts|timestamp|s|sec))?"
+    r"^[\s>*+\-#\d.)_`]*(?:window[\s_-]?\d+[\s_-]?)?(start|end)(?:[\s_-]?(?:time|ts|timestamp|s|sec))?"
     r"[*_`\s]*[:=][^\d\n]{0,8}\d", re.IGNORECASE)
 _LOOSE_DIAG_RE = re.compile(r"^\s*#+\s*diagnosis", re.IGNORECASE)
 
@@ -81,7 +81,10 @@ def parse_timestamp(value: str) -> float | None:
         m = rx.match(v)
         if m:
             h, mi, s = m.groups()
-            return (int(h) * 3600 if h else 0) + (int(mi) * 60 if mi else 0) + float(s)
+            try:
+                return (int(h) * 3600 if h else 0) + (int(mi) * 60 if mi else 0) + float(s)
+            except ValueError:  # over Python's 4300-digit int limit: the official int() raises too
+                return None
     return None
 
 
@@ -168,7 +171,7 @@ def parse_report(text: str) -> ParsedReport:
             block = None
             continue
         m = _NUMBERED_RE.match(line)
-        if m:
+        if m and len(m.group(1)) <= 9:  # a window number is small; a 5000-digit one would not even convert
             slot = rep.numbered.setdefault(int(m.group(1)), {})
             slot.setdefault(m.group(2).lower(), FieldValue(n, m.group(2).lower(), m.group(3).strip()))
             continue
