@@ -181,7 +181,8 @@ def verify_run(run_dirs: str | Path | Sequence[str | Path], *, dataset: str | os
         run_dirs = [run_dirs]
     if tasks is None:
         tasks = load_tasks(family, task_ids=task_ids, dataset=dataset, revision=revision, cache_dir=cache_dir)
-    cache = Path(cache_dir) if cache_dir else default_cache_dir()
+    cache = (Path(cache_dir).expanduser() if cache_dir else default_cache_dir()).resolve()
+    out = Path(out).expanduser().resolve() if out else None
     ctx = VerifyContext(cache_dir=cache, judge=judge, threads=1)
     runs = [open_run(p) for p in run_dirs]
     work: list[Job] = []

@@ -59,9 +59,15 @@ class DatasetSource:
     def open(cls, dataset: str | os.PathLike[str] = DEFAULT_DATASET, revision: str | None = None,
              cache_dir: str | Path | None = None) -> tuple[DatasetSource, Path]:
         """Resolve `dataset` and return (source, local parquet path)."""
+        cache = (Path(cache_dir).expanduser() if cache_dir else default_cache_dir()).resolve()
+        path = Path(dataset).expanduser()
+        local = path.exists() or str(dataset).startswith((".", "~", os.sep)) or path.suffix == ".parquet" \
+            or (path.parent != Path(".") and path.parent.is_dir())
+        if local and revision is not None and revision != DEFAULT_REVISION:
+            raise DatasetError(f"{dataset}: --revision applies to Hub datasets; a local mirror or parquet file "
+                               "has no revisions (check out the revision you want instead)")
         revision = revision or DEFAULT_REVISION
-        cache = Path(cache_dir) if cache_dir else default_cache_dir()
-        path = Path(dataset)
+        path = path.resolve() if path.exists() else path
         if path.is_file():
             root = path.parent.parent if path.parent.name == "data" else path.parent
             return cls(str(path), "parquet", revision, "local", root, cache), path
@@ -71,9 +77,9 @@ class DatasetSource:
             if parquet is None:
                 raise DatasetError(f"{path}: no {PARQUET_PATH} in this mirror directory")
             return cls(str(path), "mirror", revision, "local", path, cache), parquet
-        if os.sep in str(dataset) and str(dataset).count("/") != 1 or str(dataset).endswith(".parquet"):
-            raise DatasetError(f"{dataset}: no such file or directory")
-        hf_cache = Path(cache_dir) / "hub" if cache_dir else None
+        if local or str(dataset).count("/") != 1:
+            raise DatasetError(f"{dataset}: no such file or directory (nor a Hub id of the form owner/name)")
+        hf_cache = cache / "hub" if cache_dir else None
         src = cls(str(dataset), "hub", revision, revision, None, cache, hf_cache)
         local = src._hub_download(PARQUET_PATH, revision)
         m = _SNAPSHOT_RE.search(str(local))

@@ -66,10 +66,11 @@ def _task_folder(d: Path) -> Path:
 
 def open_run(path: str | Path) -> RunDir:
     """Read a run directory: every `<int>/` folder is a task folder; `run.json` is parsed if present."""
-    root = Path(path)
+    root = Path(path).expanduser()
     if not root.is_dir():
-        raise SubmissionError(f"{root}: run directory not found")
-    run = RunDir(path=root.resolve())
+        raise SubmissionError(f"{root}: run directory not found" + (" (it is a file)" if root.exists() else ""))
+    root = root.resolve()  # absolute: workers with another working directory (Dask) must find the same files
+    run = RunDir(path=root)
     meta_path = root / "run.json"
     if meta_path.is_file():
         try:
