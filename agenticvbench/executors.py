@@ -54,34 +54,37 @@ class SerialExecutor:
 class ProcessExecutor:
     """A local process pool; at most `2 * workers` jobs are in flight so memory stays bounded.
 
-    If a worker process dies (a crash in a native decoder, the OOM killer), every job in flight fails with it; the
-    pool is restarted and those jobs are tried once more, so only a job that kills its worker twice ends as an
-    `error` result.
+    If a worker process dies (a crash in a native decoder, the OOM killer), every job in flight fails with it and
+    nobody knows which one did it. The pool is restarted and those jobs are rerun one at a time: a job that kills
+    its worker while running alone is the culprit and ends as an `error` result; the others score normally.
     """
-
-    MAX_ATTEMPTS = 2
 
     def __init__(self, workers: int) -> None:
         self.workers = max(1, workers)
         self._pool = ProcessPoolExecutor(max_workers=self.workers)
 
+    def _restart(self) -> None:
+        self._pool.shutdown(wait=False, cancel_futures=True)
+        self._pool = ProcessPoolExecutor(max_workers=self.workers)
+
     def map_unordered(self, fn: Callable[[Any], Result], jobs: list[Any]) -> Iterator[Result]:
         """Submit jobs with a bounded window and yield results as they complete."""
         pending: dict[Future[Result], Any] = {}
-        attempts: dict[int, int] = {}
-        retry: list[Any] = []
+        suspects: list[Any] = []  # jobs in flight when a worker died: rerun alone
         queue = iter(jobs)
 
         def refill() -> None:
-            while len(pending) < 2 * self.workers:
-                job = retry.pop() if retry else next(queue, None)
-                if job is None:
-                    return
-                attempts[id(job)] = attempts.get(id(job), 0) + 1
+            if suspects:
+                if not pending:
+                    job = suspects.pop(0)
+                    pending[self._pool.submit(fn, job)] = job
+                return
+            while len(pending) < 2 * self.workers and (job := next(queue, None)) is not None:
                 pending[self._pool.submit(fn, job)] = job
 
         refill()
         while pending:
+            alone = len(pending) == 1  # a job that breaks the pool while alone is the culprit
             done, _ = wait(list(pending), return_when=FIRST_COMPLETED)
             broken = False
             for fut in done:
@@ -90,17 +93,16 @@ class ProcessExecutor:
                     yield fut.result()
                 except BrokenProcessPool as exc:
                     broken = True
-                    if attempts[id(job)] < self.MAX_ATTEMPTS:
-                        retry.append(job)
-                    else:
+                    if alone:
                         yield lost_result(job, exc)
+                    else:
+                        suspects.append(job)
                 except Exception as exc:  # score_job never raises; this is pickling or the like
                     yield lost_result(job, exc)
-            if broken:  # the remaining futures of a broken pool fail too: requeue them on a fresh pool
-                retry.extend(pending.values())
+            if broken:
+                suspects.extend(pending.values())
                 pending.clear()
-                self._pool.shutdown(wait=False, cancel_futures=True)
-                self._pool = ProcessPoolExecutor(max_workers=self.workers)
+                self._restart()
             refill()
 
     def close(self) -> None:
