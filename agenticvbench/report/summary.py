@@ -55,10 +55,13 @@ def load_comparison(paths: list[str | Path] | str | Path) -> list[Result]:
         found = iter_results(p)
         if not found:
             raise SubmissionError(f"{p}: no results found (looked in {folder}); run `avb verify` first")
+        where = str(Path(p).resolve())
         for r in found:
-            if not r.run.get("path"):
-                r.run = {**r.run, "path": str(Path(p).resolve())}
-            seen[(str(r.run["path"]), int(r.task_id))] = r
+            # A run is the folder its results were read from: a copied run directory (whose files still
+            # name the original path) must count as a run of its own.
+            if r.run.get("path") != where:
+                r.run = {**r.run, "recorded_path": r.run.get("path"), "path": where}
+            seen[(where, int(r.task_id))] = r
     return list(seen.values())
 
 
