@@ -51,6 +51,10 @@ def extract_zip(zip_path: Path, dest: Path, *, max_total_bytes: int = MAX_TOTAL_
             raise ArchiveError(f"{zip_path}: uncompressed size {total} bytes is absurd "
                                f"(limit {max_total_bytes}, ratio {total / packed:.0f})")
         members = [(_check_member(i, zip_path), i) for i in infos]
+        files = {rel for rel, i in members if not i.is_dir()}
+        for rel in files:
+            if any(parent in files for parent in rel.parents):
+                raise ArchiveError(f"{zip_path}: member {rel.as_posix()!r} is inside a path that is also a file")
         tmp = dest.with_name(dest.name + f".partial-{os.getpid()}")
         shutil.rmtree(tmp, ignore_errors=True)
         tmp.mkdir(parents=True)
@@ -73,6 +77,9 @@ def extract_zip(zip_path: Path, dest: Path, *, max_total_bytes: int = MAX_TOTAL_
                 if not dest.is_dir():
                     raise
                 shutil.rmtree(tmp, ignore_errors=True)  # another process extracted it first: use theirs
+        except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError) as exc:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise ArchiveError(f"{zip_path}: extraction failed ({exc})") from None
         except BaseException:
             shutil.rmtree(tmp, ignore_errors=True)
             raise

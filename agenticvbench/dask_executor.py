@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from agenticvbench.errors import ConfigError
 from agenticvbench.executors import lost_result
 from agenticvbench.results import Result
 
@@ -43,7 +44,10 @@ class DaskExecutor:
         elif scheduler is None:
             self.client = Client(processes=True, threads_per_worker=1)
         else:
-            self.client = Client(scheduler)
+            try:
+                self.client = Client(scheduler, timeout="20s")
+            except (OSError, TimeoutError) as exc:
+                raise ConfigError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from None
 
     def map_unordered(self, fn: Callable[[Any], Result], jobs: list[Any]) -> Iterator[Result]:
         """Submit every job (`pure=False`: each is scored, never deduplicated) and yield results as they finish."""

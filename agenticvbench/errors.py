@@ -31,3 +31,7 @@ class MediaError(AVBError):
 
 class SubmissionError(AVBError):
     """A run directory cannot be read at all (not a per-task problem)."""
+
+
+class ConfigError(AVBError):
+    """An option or setting is invalid (e.g. `--executor dask` without a scheduler, a bad judge mode)."""

@@ -11,6 +11,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Protocol, TypeVar
 
+from agenticvbench.errors import ConfigError
 from agenticvbench.results import Result
 
 J = TypeVar("J")
@@ -124,9 +125,9 @@ def make_executor(name: str = "process", jobs: int | None = None, scheduler: str
         from agenticvbench.dask_executor import DaskExecutor
 
         if not scheduler:
-            raise ValueError("--executor dask needs --scheduler ADDRESS (e.g. tcp://10.0.0.5:8786)")
+            raise ConfigError("--executor dask needs --scheduler ADDRESS (e.g. tcp://10.0.0.5:8786)")
         return DaskExecutor(scheduler)
     if name != "process":
-        raise ValueError(f"unknown executor {name!r} (process or dask)")
+        raise ConfigError(f"unknown executor {name!r} (process or dask)")
     n = jobs or default_jobs()
     return SerialExecutor() if n == 1 else ProcessExecutor(n)

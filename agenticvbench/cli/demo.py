@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from agenticvbench.cli.verify import add_judge_args, judge_from_args
+from agenticvbench.cli.verify import add_judge_args, judge_from_args, positive_int
 
 
 def _demo(args: argparse.Namespace) -> int:
@@ -39,7 +39,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--rebuild", action="store_true", help="rebuild the demo even if it exists")
     p.add_argument("--force", action="store_true", help="rescore even if results exist")
     p.add_argument("--no-score", action="store_true", help="only build and list")
-    p.add_argument("--jobs", type=int, default=None)
+    p.add_argument("--jobs", type=positive_int, default=None)
     p.add_argument("--progress", action="store_true")
     add_judge_args(p)
     p.set_defaults(func=_demo)

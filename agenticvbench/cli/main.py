@@ -1,17 +1,18 @@
 """Entry point: builds the argparse tree from the command modules and maps errors to exit codes.
 
-Exit codes: 0 success; 1 something was scored `error` or a document is invalid; 2 usage error;
-3 dataset, task or run-directory error (message on stderr, no traceback).
+Exit codes: 0 success; 1 something was scored `error` or a document is invalid; 2 usage error (bad option
+or setting); 3 dataset, task, run-directory or file-system error (message on stderr, no traceback).
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
-from agenticvbench.errors import AVBError
+from agenticvbench.errors import AVBError, ConfigError
 from agenticvbench.version import __version__
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INPUT = 0, 1, 2, 3
@@ -41,7 +42,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     try:
         return int(args.func(args) or 0)
+    except ConfigError as exc:
+        print(f"avb: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     except AVBError as exc:
+        print(f"avb: error: {exc}", file=sys.stderr)
+        return EXIT_INPUT
+    except BrokenPipeError:  # `avb ... --json | head`: the reader left; not an error of ours
+        try:
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - silence the flush at interpreter exit
+        except OSError:
+            pass
+        return EXIT_OK
+    except OSError as exc:  # a path under a file, a full disk, permissions: one line, not a traceback
         print(f"avb: error: {exc}", file=sys.stderr)
         return EXIT_INPUT
     except KeyboardInterrupt:

@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from agenticvbench.cli.common import add_dataset_args, print_json
+from agenticvbench.errors import ConfigError
 from agenticvbench.tasks import FAMILIES
 
 
@@ -22,14 +23,39 @@ def judge_from_args(args: argparse.Namespace):
     """Build `JudgeSettings` from CLI options (None when the recap judge is not available)."""
     from agenticvbench.judge import JudgeSettings
 
-    mode = args.judge or JudgeSettings.auto_mode(args.judge_base_url)  # off when no endpoint is configured
-    return JudgeSettings.from_env(mode=mode, model=args.judge_model, base_url=args.judge_base_url)
+    try:
+        mode = args.judge or JudgeSettings.auto_mode(args.judge_base_url)  # off when no endpoint is configured
+        return JudgeSettings.from_env(mode=mode, model=args.judge_model, base_url=args.judge_base_url)
+    except ValueError as exc:  # e.g. AVB_JUDGE_MODE=bogus
+        raise ConfigError(f"judge settings: {exc}") from None
+
+
+def task_id_list(text: str) -> list[int]:
+    """argparse type for `--tasks 37,38,83`."""
+    try:
+        ids = [int(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected comma-separated task ids like 37,38, got {text!r}") from None
+    if not ids:
+        raise argparse.ArgumentTypeError("no task id given")
+    return ids
+
+
+def positive_int(text: str) -> int:
+    """argparse type for `--jobs N` (N >= 1)."""
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return n
 
 
 def _verify(args: argparse.Namespace) -> int:
     from agenticvbench.engine import verify_run
 
-    task_ids = [int(x) for x in args.tasks.split(",")] if args.tasks else None
+    task_ids = args.tasks
     summary = verify_run(args.run_dirs, dataset=args.dataset, revision=args.revision, cache_dir=args.cache_dir,
                          family=args.family, task_ids=task_ids, out=args.out, jobs=args.jobs, force=args.force,
                          executor=args.executor, scheduler=args.scheduler, judge=judge_from_args(args),
@@ -47,9 +73,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("run_dirs", nargs="+", metavar="RUN_DIR")
     add_dataset_args(p)
     p.add_argument("--family", choices=FAMILIES)
-    p.add_argument("--tasks", help="comma-separated task ids")
+    p.add_argument("--tasks", type=task_id_list, help="comma-separated task ids")
     p.add_argument("--out", help="results folder (default RUN_DIR/avb-results; with several runs OUT/<run name>)")
-    p.add_argument("--jobs", type=int, default=None, help="parallel workers (default: number of cores)")
+    p.add_argument("--jobs", type=positive_int, default=None, help="parallel workers (default: number of cores)")
     p.add_argument("--force", action="store_true", help="rescore tasks even if a matching result exists")
     p.add_argument("--executor", choices=("process", "dask"), default="process")
     p.add_argument("--scheduler", help="Dask scheduler address for --executor dask")

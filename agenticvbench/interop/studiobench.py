@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from agenticvbench.errors import SubmissionError
 from agenticvbench.interop.studiobench_run import (
     ARTIFACTS,
     CALL_LIMIT,
@@ -51,6 +52,8 @@ def discover_runs(path: str | Path) -> list[Path]:
     """Run directories under `path`: `path` itself when it holds any artifact, else the run folders up to three
     levels below it (`runs/` -> `<batch>/<task>/<model>/`, a batch, or a task folder); `path` itself when nothing
     is found, so the caller reports its missing artifacts instead of silently skipping it."""
+    if not Path(path).is_dir():
+        raise SubmissionError(f"{path}: no such run directory")
     p = Path(path)
     if not p.is_dir() or _is_run_dir(p):
         return [p]
