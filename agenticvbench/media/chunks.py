@@ -122,25 +122,23 @@ class FrameWindow(Generic[T]):
 
     def _produce(self) -> None:
         try:
-            for item in self._generate():
-                while not self._stop.is_set():
-                    try:
-                        self._queue.put(item, timeout=0.1)
-                        break
-                    except queue.Full:
-                        continue
+            for item in self._generate():  # after close() the generator stops at its next frame
+                self._put(item)
         except BaseException as exc:  # noqa: BLE001 - re-raised in the consumer
-            self._put_final(exc)
+            self._put(exc)
             return
-        self._put_final(_END)
+        self._put(_END)
 
-    def _put_final(self, item: object) -> None:
+    def _put(self, item: object) -> bool:
+        """Queue `item` for the consumer, waiting while the queue is full; gives up (False) once `close()` has
+        been called, so the decoding thread never blocks forever on a consumer that has gone."""
         while not self._stop.is_set():
             try:
                 self._queue.put(item, timeout=0.1)
-                return
+                return True
             except queue.Full:
                 continue
+        return False
 
     def _drain(self) -> Iterator[object]:
         while True:

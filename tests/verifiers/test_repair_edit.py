@@ -13,6 +13,7 @@ from skimage.metrics import structural_similarity as sk_ssim
 
 from agenticvbench.media import run_ffmpeg
 from agenticvbench.media.chunks import pcm_s16
+from verifiers.repair.constants import NO_VIDEO_WARNING
 from verifiers.repair.edit import EditResult, aggregate_chunks, plan_chunks, score_edit
 from verifiers.repair.edit_audio import xcorr_score
 from verifiers.repair.features import FrameFeatures, match_sample
@@ -97,6 +98,14 @@ def test_plan_chunks_frame_sets() -> None:
     tiny = plan_chunks(20.05, 24, 24)
     assert len(tiny) == 3 and tiny[2].samples == (0,)  # cap max(2, 0) = 2 but only one frame exists
     assert len(plan_chunks(20.0 + 1e-7, 24, 24)) == 2
+
+
+@pytest.mark.parametrize("duration", [1e18, float("inf"), float("nan"), 1e6 + 1])
+def test_plan_chunks_rejects_durations_it_cannot_chunk(duration: float) -> None:
+    """Regression: above ~1.8e17 s `t += 10` no longer changes t, so the planner looped forever (and inf/nan
+    are meaningless); it must refuse at once with a clear ValueError (profiles.derive rejects these first)."""
+    with pytest.raises(ValueError, match="duration_s must be finite and at most"):
+        plan_chunks(duration, 24.0, 24.0)
 
 
 # ------------------------------------------------------------------------------------------ matching ----
@@ -252,6 +261,7 @@ def clips(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         "big": ["-i", str(src), "-vf", "scale=320:180", "-c:v", "libx264", "-crf", "18", "-c:a", "copy"],
         "aoffset": ["-i", str(src), "-itsoffset", "0.05", "-i", str(src), "-map", "0:v", "-map", "1:a", "-c", "copy"],
         "fps48": ["-i", str(src), "-vf", "fps=48", "-c:v", "libx264", "-crf", "18", "-c:a", "copy"],
+        "audioonly": ["-i", str(src), "-vn", "-c:a", "copy"],
     }
     for name, args in recipes.items():
         out[name] = d / f"{name}.mp4"
@@ -325,3 +335,27 @@ def test_fix_at_double_rate_runs_past_the_source_band(clips: dict[str, Path]) ->
     assert first["n_video_in"] + first["n_video_out"] == 96  # 480 frames read, k = round(4.8) = 5
     assert any("no source frame within +/-10 frames" in w for w in res.warnings)
     assert first["video_ssim_out"] < 0.5  # about half the samples count -1 before the clamp
+
+
+def test_unwritable_cache_changes_no_score(clips: dict[str, Path], tmp_path: Path) -> None:
+    """Regression: the source cache is best-effort, but a failed write (here the cache dir lies under a regular
+    file, so mkdir fails even for root) raised OSError out of `score_edit` and turned the task into an error.
+    The score must equal the uncached one and the failure is only noted (detail and a warning)."""
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("x")
+    res = _edit(clips, "copy", cache_dir=blocker / "cache")
+    ref = _edit(clips, "copy")
+    assert res.score == ref.score and res.detail["chunks"] == ref.detail["chunks"]
+    note = res.detail["cache_error"]
+    assert "frames.npz not written" in note and "audio_s16.npy not written" in note
+    assert any("best-effort cache; score unaffected" in w for w in res.warnings) and "cache_error" not in ref.detail
+
+
+def test_audio_only_fix_keeps_the_video_budget_with_an_explicit_warning(clips: dict[str, Path]) -> None:
+    """D-R7 variant: a fixed.mp4 without a video stream gives no video signal, so (as upstream) the video
+    budget is not penalised; the number is kept but a warning must say why, not a generic decode message."""
+    res = _edit(clips, "audioonly")
+    assert res.detail["video"]["ssim_in"] is None and res.detail["video"]["ssim_out"] is None
+    assert res.detail["video"]["sub"] == pytest.approx(36.0) and res.score == pytest.approx(60.0, abs=1e-3)
+    assert NO_VIDEO_WARNING in res.warnings
+    assert not any("could not be fully decoded" in w for w in res.warnings)

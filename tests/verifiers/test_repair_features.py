@@ -114,6 +114,25 @@ def test_source_cache_round_trip_is_atomic(tmp_path: Path) -> None:
     assert SourceCache(tmp_path / "c", src).lookup(3) == (None, None)
 
 
+def test_source_cache_write_failure_is_noted_not_raised(tmp_path: Path) -> None:
+    """Regression: `save()` / `save_audio()` let OSError escape (and `score_edit` with it) when the cache dir
+    cannot be created; the cache is best-effort, so the failure is recorded and the data stays usable in memory.
+    The dir lies under a regular file, so mkdir fails even for root (chmod would not stop root)."""
+    src = tmp_path / "src.bin"
+    src.write_bytes(b"not really a video")
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    cache = SourceCache(blocker / "cache", src)
+    f = FrameFeatures(2, _bgr(2))
+    f.dhash, f.lapvar  # noqa: B018
+    cache.record(f)
+    cache.save()
+    cache.save_audio(np.arange(5, dtype=np.int16))
+    assert [e.split(" not written")[0] for e in cache.write_errors] == ["source cache frames.npz",
+                                                                       "source cache audio_s16.npy"]
+    assert cache.lookup(2) == (f.dhash, pytest.approx(f.lapvar)) and cache.load_audio() is None
+
+
 def test_no_cache_dir_stores_nothing(tmp_path: Path) -> None:
     cache = SourceCache(None, tmp_path / "missing.mp4")  # not even hashed
     f = FrameFeatures(0, _bgr(0))
@@ -121,7 +140,7 @@ def test_no_cache_dir_stores_nothing(tmp_path: Path) -> None:
     cache.record(f)
     cache.save()
     cache.save_audio(np.zeros(3, np.int16))
-    assert cache.load_audio() is None and list(tmp_path.iterdir()) == []
+    assert cache.load_audio() is None and list(tmp_path.iterdir()) == [] and cache.write_errors == []
 
 
 # ------------------------------------------------------------------------------ media parity ----

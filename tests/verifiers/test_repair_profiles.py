@@ -146,3 +146,30 @@ def test_variant_of_profile():
     assert variant_of_profile(resolve_cell("v7/s2")[1]) == "_combined"
     with pytest.raises(ProfileError):
         variant_of_profile({"format": {}})
+
+
+@pytest.mark.parametrize(("cell", "mutate", "field"), [
+    ("v1/s1", lambda p: p["injection"].__setitem__("windows", 5), "profile.injection.windows"),
+    ("v7/s1", lambda p: p["injections"][0].__setitem__("variant", ["v01_frozen_scene"]),
+     "profile.injections[0].variant"),
+    ("v3/s1", lambda p: p["format"].__setitem__("duration_s", 1e18), "profile.format.duration_s"),
+    ("v3/s1", lambda p: p["format"].__setitem__("duration_s", 0), "profile.format.duration_s"),
+    ("v3/s1", lambda p: p["format"].__setitem__("duration_s", -12.5), "profile.format.duration_s"),
+])
+def test_profile_edge_cases_are_profile_errors(cell, mutate, field):
+    """Regression: a non-list `windows` raised TypeError, a list-valued `_combined` variant raised TypeError
+    (unhashable, in the D-R11 check), and a duration above ~1.8e17 s made the edit chunk planner loop forever
+    (`t += 10` stops changing t). Each must be a `ProfileError` naming the field (a clean `malformed`)."""
+    variant, profile = resolve_cell(cell)
+    p = copy.deepcopy(profile)
+    mutate(p)
+    with pytest.raises(ProfileError) as err:
+        derive(p, variant)
+    assert err.value.field == field
+
+
+def test_profile_duration_limit_keeps_real_cells():
+    """The duration bound rejects nonsense only: every shipped cell still derives (all far below 1e6 s)."""
+    from verifiers.repair.constants import MAX_DURATION_S
+
+    assert all(0 < _spec(c).edit.duration_s <= MAX_DURATION_S for c in BY_CELL)

@@ -185,6 +185,9 @@ def test_report_warnings_reach_the_outcome(tmp_path, fake_edit):
     ({**PROFILE, "format": {}}, VARIANT, "profile.format.duration_s"),
     (PROFILE, "v42_unknown", "unknown repair variant"),
     ({k: v for k, v in PROFILE.items() if k != "narrative"}, VARIANT, "profile.narrative"),
+    # regressions: these raised TypeError (windows not iterable) or hung the edit chunk planner (huge duration)
+    ({**PROFILE, "injection": {**PROFILE["injection"], "windows": 5}}, VARIANT, "profile.injection.windows"),
+    ({**PROFILE, "format": {**PROFILE["format"], "duration_s": 1e300}}, VARIANT, "profile.format.duration_s"),
 ])
 def test_bad_profile_is_malformed(tmp_path, fake_edit, profile, variant, needle):
     fake = fake_edit()

@@ -110,6 +110,7 @@ def score_recap(final_mp4: str | Path | None, items: Any, *, judge_settings: Jud
         warnings.append("no scored positive-weight items: final_score is 0 by the formula's rule")
     warnings += [f"item '{r.item.id}': {n}" for r in report.results for n in r.notes]
     warnings += [f"judge: {n}" for n in judge.stats.notes]
+    warnings += [f"media cache not written (scores unaffected): {e}" for e in getattr(facts, "cache_errors", [])]
     official_items = [r.official() for r in report.results]
     return VerifierOutcome(
         final_score=score.final_score, status="scored", reason=reason,

@@ -72,6 +72,7 @@ class MediaFacts:
         self.path = Path(path)
         self.cache_dir = Path(cache_dir) if cache_dir is not None else None
         self.computed: Counter[str] = Counter()  # how often each measurement actually ran (diagnostics, tests)
+        self.cache_errors: list[str] = []  # on-disk cache writes that failed (best-effort: scores unaffected)
         self._memo: dict[Hashable, Any] = {}
         self._locks: dict[Hashable, threading.Lock] = {}
         self._guard = threading.Lock()
@@ -101,8 +102,17 @@ class MediaFacts:
         except Exception as exc:  # noqa: BLE001 - memoised and re-raised to every caller
             return _Failure(exc)
         if disk is not None:
-            atomic_write_json(disk, {"key": [str(k) for k in key], "value": codec[0](value)})  # type: ignore[index]
+            self._store(disk, key, codec[0](value))  # type: ignore[index]
         return value
+
+    def _store(self, disk: Path, key: tuple, raw: Any) -> None:
+        """Write one measurement to the on-disk cache. Best-effort: a write that fails (unwritable cache dir,
+        full disk, a value JSON cannot hold) is noted in `cache_errors` and must not fail the measurement."""
+        try:
+            atomic_write_json(disk, {"key": [str(k) for k in key], "value": raw})
+        except (OSError, ValueError) as exc:
+            with self._guard:
+                self.cache_errors.append(f"{key[0]}: cache not written ({type(exc).__name__}: {exc})")
 
     def _disk_path(self, key: tuple) -> Path | None:
         if self.cache_dir is None:

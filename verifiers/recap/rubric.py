@@ -92,6 +92,23 @@ def _label(raw: Mapping[str, Any], index: int) -> str:
     return f"item #{index}" + (f" ('{rid}')" if rid not in (None, "") else "")
 
 
+def _finite(value: int | float) -> bool:
+    """False for NaN/inf, and for an int too large for a float (10**400: `math.isfinite` would overflow)."""
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
+
+
+def _short(value: Any) -> str:
+    """repr cut to 40 characters, so a 400-digit number does not flood the error message."""
+    try:
+        text = repr(value)
+    except ValueError:  # an int beyond Python's int-to-str digit limit
+        return f"an integer of {value.bit_length()} bits"
+    return text if len(text) <= 40 else f"{text[:37]}..."
+
+
 def _text(value: Any) -> str | None:
     return value if isinstance(value, str) and value.strip() else None
 
@@ -140,12 +157,14 @@ def parse_item(raw: Any, index: int, *, known_kinds: Collection[str] | None = No
         raise RubricError(f"{where}: missing 'id'")
     weight = raw.get("weight")
     weight = 1.0 if weight is None else weight
-    if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not math.isfinite(weight):
-        raise RubricError(f"{where}: 'weight' must be a finite number, got {weight!r}")
+    if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not _finite(weight):
+        raise RubricError(f"{where}: 'weight' must be a finite number, got {_short(weight)}")
     pillar = raw.get("pillar")
     pillar = 0 if pillar is None else pillar
-    if isinstance(pillar, bool) or not isinstance(pillar, (int, float)) or pillar != int(pillar) or pillar < 0:
-        raise RubricError(f"{where}: 'pillar' must be a non-negative integer, got {pillar!r}")
+    if isinstance(pillar, bool) or not isinstance(pillar, (int, float)) \
+            or (isinstance(pillar, float) and not math.isfinite(pillar)) \
+            or pillar != int(pillar) or pillar < 0:  # finiteness first: int(nan) / int(inf) raise
+        raise RubricError(f"{where}: 'pillar' must be a non-negative integer, got {_short(pillar)}")
     essential = raw.get("narrative_essential")
     if essential is not None and not isinstance(essential, bool):
         raise RubricError(f"{where}: 'narrative_essential' must be true or false, got {essential!r}")

@@ -151,9 +151,9 @@ def _run_check(kind: str, params: dict[str, Any], facts: Any, backend: KindBacke
     except Exception as exc:
         return False, f"error in {kind}: {exc}"
     evidence = str(getattr(res, "evidence", "") or "")
-    error = str(getattr(res, "error", "") or "")
+    error = str(getattr(res, "error", "") or "")  # already "error in <kind>: ..." (the run_kind contract)
     if error:
-        evidence = f"{evidence}; error in {kind}: {error}" if evidence else f"error in {kind}: {error}"
+        evidence = f"{evidence}; {error}" if evidence else error
     return bool(getattr(res, "passed", False)), evidence
 
 

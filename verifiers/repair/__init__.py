@@ -19,6 +19,7 @@ from agenticvbench.submission import Submission
 from agenticvbench.tasks import Task
 from verifiers import register
 from verifiers.base import VerifierOutcome, VerifyContext
+from verifiers.repair.constants import EDIT_MAX, NO_AUDIO_WARNING, clamp01
 from verifiers.repair.format import FORMAT_MAX, FormatResult, score_format
 from verifiers.repair.localize import (
     LOC_MAX,
@@ -30,21 +31,16 @@ from verifiers.repair.localize import (
 )
 from verifiers.repair.profiles import CellSpec, ProfileError, derive
 
-EDIT_MAX = 60.0
 DEFAULT_WORKERS = 2  # the official scorer's max_workers
 FIXED_NAME, REPORT_NAME = "fixed.mp4", "report.md"
-
-
-def _clamp01(x: float) -> float:
-    return min(1.0, max(0.0, x))
 
 
 def official_json(task_id: Any, cell: str, variant: str, scores: dict[str, float], detail: dict[str, Any],
                   error: str = "") -> dict[str, Any]:
     """The official CLI's JSON: normalised rubric scores, their maxima, the weighted final score and detail."""
-    fmt = _clamp01(scores.get("format", 0.0) / FORMAT_MAX)
-    loc = _clamp01(scores.get("localization", 0.0) / LOC_MAX)
-    edit = _clamp01(scores.get("edit", 0.0) / EDIT_MAX)
+    fmt = clamp01(scores.get("format", 0.0) / FORMAT_MAX)
+    loc = clamp01(scores.get("localization", 0.0) / LOC_MAX)
+    edit = clamp01(scores.get("edit", 0.0) / EDIT_MAX)
     final = (FORMAT_MAX * fmt + LOC_MAX * loc + EDIT_MAX * edit) / (FORMAT_MAX + LOC_MAX + EDIT_MAX)
     return {
         "task_id": "" if task_id is None else str(task_id), "cell": cell, "variant": variant,
@@ -117,8 +113,7 @@ def _no_audio_note(fmt: FormatResult, edit_detail: dict[str, Any], edit_warnings
     if pr is None or pr.audio is not None or any(w.startswith("D-R8") for w in edit_warnings):
         return []
     if edit_detail.get("score", 0.0) == 0.0:
-        return ["D-R8: fixed.mp4 has no audio stream; as in the official scorer every edit chunk fails, so the "
-                "edit score is 0 (video similarity is lost too)"]
+        return [NO_AUDIO_WARNING]
     return []
 
 

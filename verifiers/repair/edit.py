@@ -15,6 +15,7 @@ buffer) plus i itself. A sample whose band is empty keeps the official initial v
 
 from __future__ import annotations
 
+import math
 import time
 from collections import deque
 from collections.abc import Callable
@@ -28,6 +29,7 @@ import numpy as np
 from agenticvbench.errors import MediaError
 from agenticvbench.media import VideoFrame, probe
 from agenticvbench.media.chunks import FrameWindow, opencv_seek_frame
+from verifiers.repair.constants import EDIT_MAX, MAX_DURATION_S, NO_AUDIO_WARNING, NO_VIDEO_WARNING, clamp01
 from verifiers.repair.edit_audio import AUDIO_MAX_LAG_MS, AUDIO_SR, audio_pass
 from verifiers.repair.features import (
     CHROMA_NORM,
@@ -41,7 +43,6 @@ from verifiers.repair.features import (
     match_sample,
 )
 
-EDIT_MAX = 60.0
 SAMPLE_FPS = 10
 CHUNK_DURATION_S = 10.0
 MAX_DEDUCT_FRAC = 1.0
@@ -82,7 +83,13 @@ class ChunkPlan:
 
 
 def plan_chunks(duration_s: float, fps_src: float, fps_fix: float) -> list[ChunkPlan]:
-    """Chunks [t, min(t+10, D)] for t = 0, 10, ... while t < D - 1e-6, with the official frame sets."""
+    """Chunks [t, min(t+10, D)] for t = 0, 10, ... while t < D - 1e-6, with the official frame sets.
+
+    Raises `ValueError` for a non-finite `duration_s` or one above `MAX_DURATION_S`: past ~1.8e17 s, `t += 10`
+    no longer changes `t` and the loop would never end (profiles.derive rejects such profiles first).
+    """
+    if not math.isfinite(duration_s) or duration_s > MAX_DURATION_S:
+        raise ValueError(f"duration_s must be finite and at most {MAX_DURATION_S:g} s, got {duration_s!r}")
     plans: list[ChunkPlan] = []
     k = max(1, round(fps_fix / SAMPLE_FPS))
     t = 0.0
@@ -199,7 +206,7 @@ def _video_pass(fixed: Path, source: Path, plans: list[ChunkPlan], fps_fix: floa
         fixed_error = fix.error
         if src.error and not stats["n_src_frames"]:
             raise MediaError(f"{source}: {src.error}")
-    cache.save()
+    cache.save()  # best-effort: a failed write lands in cache.write_errors
     return chunks, fixed_error
 
 
@@ -207,10 +214,6 @@ def _video_pass(fixed: Path, source: Path, plans: list[ChunkPlan], fps_fix: floa
 
 def _mean(values: list[float]) -> float | None:
     return float(np.mean(values)) if values else None
-
-
-def _clamp01(x: float | None) -> float | None:
-    return None if x is None else min(1.0, max(0.0, x))
 
 
 def _weighted(pairs: list[tuple[float | None, float]]) -> float | None:
@@ -239,8 +242,8 @@ def _chunk_detail(plan: ChunkPlan, video: _ChunkVideo, audio: dict[str, Any],
     l_in = [abs(g) for g, f in zip(video.lags, inside, strict=True) if f]
     l_out = [abs(g) for g, f in zip(video.lags, inside, strict=True) if not f]
     return {"start_s": plan.start, "end_s": plan.end, "duration_s": plan.dur, "n_video_in": len(v_in),
-            "n_video_out": len(v_out), "video_ssim_in": _clamp01(_mean(v_in)),
-            "video_ssim_out": _clamp01(_mean(v_out)), "video_lag_in_frames": _mean(l_in),
+            "n_video_out": len(v_out), "video_ssim_in": clamp01(_mean(v_in)),
+            "video_ssim_out": clamp01(_mean(v_out)), "video_lag_in_frames": _mean(l_in),
             "video_lag_out_frames": _mean(l_out), **audio}
 
 
@@ -277,8 +280,8 @@ def _constants(video_share: float, audio_share: float, w_in: float, w_out: float
 
 
 def _warnings(plans: list[ChunkPlan], fps_fix: float, videos: list[_ChunkVideo], info: dict[str, Any],
-              fixed_error: str | None, duration_s: float) -> list[str]:
-    out: list[str] = []
+              fixed_error: str | None, duration_s: float, fixed_has_video: bool) -> list[str]:
+    out: list[str] = [] if fixed_has_video else [NO_VIDEO_WARNING]
     tails = [p for p in plans if p.samples and (p.samples[-1] + max(1, round(fps_fix / SAMPLE_FPS)))
              < round(p.dur * fps_fix)]
     if tails:
@@ -296,7 +299,7 @@ def _warnings(plans: list[ChunkPlan], fps_fix: float, videos: list[_ChunkVideo],
         what += [f"its audio is {fix_len:.2f} s vs {min(src_len, duration_s):.2f} s"] if short_audio else []
         out.append(f"D-R7: fixed.mp4 is shorter than the source ({'; '.join(what)}); as upstream the missing "
                    "part simply drops out of the weighted means, so edit does not penalise it")
-    if fixed_error is not None:
+    if fixed_error is not None and fixed_has_video:  # without a video stream NO_VIDEO_WARNING says it
         out.append(f"fixed.mp4 video could not be fully decoded ({fixed_error}); as with OpenCV's read() the "
                    "unreadable part gives no samples and deducts nothing")
     n_empty = info.get("n_empty_band", 0)
@@ -364,15 +367,17 @@ def score_edit(fixed_mp4: Path, source_mp4: Path, *, duration_s: float, window: 
             errors.append(audio if isinstance(audio, str) else video.error)
             continue
         chunks.append(_chunk_detail(plan, video, audio, win))
-    warnings = _warnings(plans, fps_fix, videos, info, fixed_error, duration_s)
+    warnings = _warnings(plans, fps_fix, videos, info, fixed_error, duration_s, pr_fix.video is not None)
     if pr_fix.audio is None:
-        warnings.insert(0, "D-R8: fixed.mp4 has no audio stream; as in the official scorer every edit chunk "
-                        "fails, so the edit score is 0 (video similarity is lost too)")
+        warnings.insert(0, NO_AUDIO_WARNING)
+    # the cache is best-effort: a failed write is reported, and the score does not depend on it
+    cache_note = {"cache_error": "; ".join(cache.write_errors)} if cache.write_errors else {}
+    cache_warn = [f"{cache_note['cache_error']} (best-effort cache; score unaffected)"] if cache_note else []
     timings["total_s"] = time.perf_counter() - t0
     if not chunks:
-        warnings = [w for w in warnings if w.startswith("D-R8")]
         return EditResult(0.0, {"score": 0.0, "max": EDIT_MAX, "error": f"all {len(plans)} chunks failed",
-                                "chunk_errors": errors}, warnings, timings)
+                                "chunk_errors": errors, **cache_note},
+                          [w for w in warnings if w.startswith("D-R8")] + cache_warn, timings)
     score, video_d, audio_d = aggregate_chunks(chunks, video_share=video_share, audio_share=audio_share,
                                               w_in=w_in, w_out=w_out)
     detail = {
@@ -389,4 +394,4 @@ def score_edit(fixed_mp4: Path, source_mp4: Path, *, duration_s: float, window: 
     }
     if errors:
         detail["chunk_errors"] = errors
-    return EditResult(score, detail, warnings, timings)
+    return EditResult(score, detail | cache_note, warnings + cache_warn, timings)

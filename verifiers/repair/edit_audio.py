@@ -103,7 +103,7 @@ def _audio_chunks(fixed: Path, source: Path, plans: list[ChunkPlan], window: tup
     try:
         if src_pcm is None:
             src_pcm = pcm_s16(source)
-            cache.save_audio(src_pcm)
+            cache.save_audio(src_pcm)  # best-effort: a failed write lands in cache.write_errors
         fix_pcm = pcm_s16(fixed)
     except MediaError as exc:
         return [f"chunk failed: RuntimeError: {exc}"] * len(plans)

@@ -244,6 +244,8 @@ class SourceCache:
     Files live in `cache_dir/repair-edit-v1-cv<opencv version>/<sha256>/`: `frames.npz` (dhash uint64, lapvar
     float64, known bool) and `audio_s16.npy`. Every write goes to a temp name and is moved into place with `os.replace`, so
     concurrent scorers see the old or the new file, never a torn one. Without `cache_dir` nothing is stored.
+    The cache is best-effort: a write that fails (unwritable directory, full disk) is noted in `write_errors` and
+    never raises, so it cannot change a score.
     """
 
     def __init__(self, cache_dir: Path | None, source: Path) -> None:
@@ -253,6 +255,7 @@ class SourceCache:
         self._known = np.zeros(0, bool)
         self._new: dict[int, tuple[int, float]] = {}
         self.hits = 0
+        self.write_errors: list[str] = []  # failed writes, for the edit detail (scores are unaffected)
         if cache_dir is None:
             return
         # OpenCV's version is part of the key: dHash and Laplacian come from its resize/filter code
@@ -285,7 +288,7 @@ class SourceCache:
         for i, (h, v) in self._new.items():
             dh[i], lv[i], kn[i] = h, v, True
         self._atomic_save("frames.npz", lambda fh: np.savez(fh, dhash=dh, lapvar=lv, known=kn))
-        self._dhash, self._lapvar, self._known, self._new = dh, lv, kn, {}
+        self._dhash, self._lapvar, self._known, self._new = dh, lv, kn, {}  # kept in memory even if not stored
 
     def load_audio(self) -> np.ndarray | None:
         """The cached source PCM (int16, mono, 48 kHz), or None."""
@@ -303,12 +306,19 @@ class SourceCache:
 
     def _atomic_save(self, name: str, writer) -> None:  # type: ignore[no-untyped-def]
         assert self.root is not None
-        self.root.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=self.root)
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=self.root)
+        except OSError as exc:
+            self.write_errors.append(f"source cache {name} not written: {exc}")
+            return
         try:
             with os.fdopen(fd, "wb") as fh:
                 writer(fh)
             os.replace(tmp, self.root / name)
+        except OSError as exc:
+            Path(tmp).unlink(missing_ok=True)
+            self.write_errors.append(f"source cache {name} not written: {exc}")
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise

@@ -19,6 +19,7 @@ from functools import cache
 from typing import Any
 
 from agenticvbench.tasks import GROUND_TRUTH_DIR
+from verifiers.repair.constants import MAX_DURATION_S
 
 VARIANTS: tuple[str, ...] = (
     "v01_frozen_scene", "v03_scene_swap", "v04_color_grade_shift", "v05_noise_floor_spike",
@@ -119,6 +120,8 @@ def edit_overrides(variant: str) -> dict[str, Any]:
 
 def _v01_regions(profile: dict[str, Any], inj: dict[str, Any]) -> list[TruthRegion]:
     windows = inj.get("windows") or []
+    if not isinstance(windows, list):
+        raise ProfileError("profile.injection.windows", f"must be a list, got {type(windows).__name__}")
     top = inj.get("target_scene_index")
     indices = [w.get("target_scene_index", top) if isinstance(w, dict) else top for w in windows] or [top]
     bounds = tuple(_scene(profile, i, "profile.injection.windows[].target_scene_index") for i in indices
@@ -157,6 +160,9 @@ def _combined_regions(profile: dict[str, Any], injections: list[Any], duration: 
     for k, inj in enumerate(injections):
         where = f"profile.injections[{k}]"
         truth = _span(inj, where)
+        kind = inj.get("variant")
+        if kind is not None and not isinstance(kind, str):  # a label, and a set member in _window_warnings
+            raise ProfileError(f"{where}.variant", f"must be a string, got {type(kind).__name__}")
         idx = inj.get("target_scene_index")
         bound = _scene(profile, idx, f"{where}.target_scene_index") if idx is not None else (0.0, duration)
         labels = {key: str(inj[key]) for key in ("variant", "subtask") if key in inj}
@@ -209,6 +215,8 @@ def derive(profile: dict[str, Any], variant: str) -> CellSpec:
     if not isinstance(profile, dict):
         raise ProfileError("profile", "must be a JSON object")
     duration = _num(_get(profile, "format", "profile"), "duration_s", "profile.format")
+    if not 0.0 < duration <= MAX_DURATION_S:  # the edit rubric chunks [0, duration) in 10-s steps
+        raise ProfileError("profile.format.duration_s", f"must be > 0 and at most {MAX_DURATION_S:g} s, got {duration!r}")
     inj: Any = None
     injections: list[Any] = []
     loc_error = ""

@@ -54,6 +54,18 @@ def test_malformed_items_name_the_item(raw: dict, message: str) -> None:
         parse_rubric([raw], known_kinds=KINDS)
 
 
+@pytest.mark.parametrize("field, value", [
+    ("pillar", math.nan), ("pillar", math.inf), ("pillar", -math.inf), ("weight", 10**400), ("weight", -10**400),
+])
+def test_non_finite_numbers_are_rubric_errors(field: str, value: float) -> None:
+    """Regression: a NaN/inf pillar made `int(pillar)` raise ValueError/OverflowError and a weight of 10**400
+    made `math.isfinite` raise OverflowError, crashing the task instead of a clean malformed naming the item."""
+    raw = {"id": "X-9", "dispatch": "llm", "prompt": "x", field: value}
+    with pytest.raises(RubricError, match=rf"item #0 \('X-9'\): '{field}' must be") as err:
+        parse_rubric([raw])
+    assert len(str(err.value)) < 200  # a 400-digit number is shortened in the message
+
+
 def test_rubric_level_errors() -> None:
     with pytest.raises(RubricError, match="no items"):
         parse_rubric([])

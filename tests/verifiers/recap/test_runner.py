@@ -178,3 +178,19 @@ def test_upstream_fill_differences_are_noted(kinds) -> None:
         {"dispatch": "python", "kind": "ok_dur", "save_as": "dur"}, {"dispatch": "llm", "prompt": "{dur} }"}]}],
         kinds)
     assert len(res["C"].notes) == 1 and "D-C2" in res["C"].notes[0] and res["C"].detail()["notes"] == res["C"].notes
+
+
+def test_kind_error_is_prefixed_once_with_the_real_backend(main_clip) -> None:
+    """Regression: `kinds.run_kind` already reports `error in <kind>: ...`, and the runner prefixed it again
+    ("error in ffprobe_duration_range: error in ffprobe_duration_range: missing parameter 'max'"). Uses the
+    real kinds backend, since a stub would not show what the real error text looks like."""
+    backend = default_backend()
+    items, _ = parse_rubric([{"id": "D", "dispatch": "python", "kind": "ffprobe_duration_range",
+                              "params": {"min": 1}},
+                             {"id": "C", "dispatch": "compound", "stages": [
+                                 {"dispatch": "python", "kind": "ffprobe_duration_range", "params": {"min": 1}}]}],
+                            known_kinds=backend.known_kinds)
+    report = run_rubric(items, facts=backend.make_facts(main_clip, None), judge=StubJudge(), backend=backend)
+    direct, compound = report.results
+    assert direct.outcome == "fail" and direct.reason == "error in ffprobe_duration_range: missing parameter 'max'"
+    assert compound.outcome == "fail" and compound.reason.count("error in ffprobe_duration_range:") == 1
