@@ -5,29 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from agenticvbench.cli.common import add_dataset_args, print_json
-from agenticvbench.errors import ConfigError
+from agenticvbench.cli.common import add_dataset_args, add_judge_args, judge_from_args, print_json
 from agenticvbench.tasks import FAMILIES
-
-
-def add_judge_args(p: argparse.ArgumentParser) -> None:
-    """Judge options shared by `verify` and `demo`."""
-    p.add_argument("--judge", choices=("cache", "replay", "off"), default=None,
-                   help="LLM judge mode for recap items (default: $AVB_JUDGE_MODE, else cache when an API key or "
-                   "endpoint is configured, else off)")
-    p.add_argument("--judge-model", default=None, help="judge model name")
-    p.add_argument("--judge-base-url", default=None, help="OpenAI-compatible endpoint (default: the SDK's)")
-
-
-def judge_from_args(args: argparse.Namespace):
-    """Build `JudgeSettings` from CLI options (None when the recap judge is not available)."""
-    from agenticvbench.judge import JudgeSettings
-
-    try:
-        mode = args.judge or JudgeSettings.auto_mode(args.judge_base_url)  # off when no endpoint is configured
-        return JudgeSettings.from_env(mode=mode, model=args.judge_model, base_url=args.judge_base_url)
-    except ValueError as exc:  # e.g. AVB_JUDGE_MODE=bogus
-        raise ConfigError(f"judge settings: {exc}") from None
 
 
 def task_id_list(text: str) -> list[int]:

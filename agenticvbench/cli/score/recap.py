@@ -14,13 +14,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
-from agenticvbench.cli.common import add_dataset_args, print_json
+from agenticvbench.cli.common import add_dataset_args, add_judge_args, judge_from_args, print_json
 from agenticvbench.errors import TaskError
-from agenticvbench.judge.settings import JUDGE_MODES, JudgeSettings
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -31,14 +29,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     src.add_argument("--task-id", type=int, help="recap task id (1-36) whose rubric to use")
     src.add_argument("--rubric", type=Path, help="a rubric JSON file (list of items) instead of a dataset task")
     add_dataset_args(p)
-    p.add_argument("--judge", choices=JUDGE_MODES, default=None,
-                   help="cache: use and fill the verdict cache; replay: cache only; off: no LLM judge (default: "
-                        "$AVB_JUDGE_MODE, else cache when an API key or endpoint is configured, else off)")
-    p.add_argument("--judge-model", default=None, help="judge model name (default: $AVB_JUDGE_MODEL or gpt-4o-mini)")
-    p.add_argument("--judge-base-url", default=None,
-                   help="OpenAI-compatible endpoint (default: $AVB_JUDGE_BASE_URL, $OPENAI_BASE_URL, OpenAI)")
-    p.add_argument("--judge-frames", type=int, default=None, help="maximum frames shown to the judge (default 16)")
-    p.add_argument("--judge-fps", type=float, default=None, help="frames sampled per second of video (default 1)")
+    add_judge_args(p)
     p.set_defaults(func=run)
 
 
@@ -68,13 +59,7 @@ def run(args: argparse.Namespace) -> int:
         task = load_tasks("recap", task_ids=[args.task_id], dataset=args.dataset, revision=args.revision,
                           cache_dir=args.cache_dir)[0]
         items, task_id = getattr(task, "items", []), task.task_id
-    try:
-        mode = args.judge or JudgeSettings.auto_mode(args.judge_base_url)
-        settings = JudgeSettings.from_env(mode=mode, model=args.judge_model, base_url=args.judge_base_url,
-                                          max_frames=args.judge_frames, frame_rate=args.judge_fps)
-    except ValueError as exc:
-        print(f"avb score recap: error: {exc}", file=sys.stderr)
-        return 2  # usage error, as argparse would report it
+    settings = judge_from_args(args)
     outcome = score_recap(args.final_mp4, items, judge_settings=settings, cache_dir=cache_dir, task_id=task_id)
     out = dict(outcome.official)
     out.update({"unscored": int(outcome.components.get("unscored", 0)), "status": outcome.status,
