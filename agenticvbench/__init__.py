@@ -4,7 +4,7 @@ The public API is what this module exports; everything else is internal.
 """
 
 from agenticvbench.errors import ArchiveError, AVBError, DatasetError, MediaError, TaskError
-from agenticvbench.loader import DEFAULT_DATASET, DEFAULT_REVISION, load_tasks
+from agenticvbench.loader import DEFAULT_DATASET, DEFAULT_REVISION, load_hf_dataset, load_tasks
 from agenticvbench.results import Result, load_results
 from agenticvbench.tasks import AssemblyTask, RecapTask, RepairTask, SequencingTask, Task
 from agenticvbench.version import __version__
@@ -20,5 +20,5 @@ def verify_run(*args, **kwargs):  # noqa: D401 - thin lazy re-export
 __all__ = [
     "AVBError", "ArchiveError", "AssemblyTask", "DEFAULT_DATASET", "DEFAULT_REVISION", "DatasetError",
     "MediaError", "RecapTask", "RepairTask", "Result", "SequencingTask", "Task", "TaskError", "__version__",
-    "load_results", "load_tasks", "verify_run",
+    "load_hf_dataset", "load_results", "load_tasks", "verify_run",
 ]

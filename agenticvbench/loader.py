@@ -180,3 +180,17 @@ def load_tasks(family: str | None = None, *, task_ids: list[int] | None = None,
             raise TaskError(sorted(missing)[0], "task_id", f"not in dataset {source.dataset}"
                             + (f" (family {family})" if family else ""))
     return sorted(tasks, key=lambda t: t.task_id)
+
+
+def load_hf_dataset(dataset: str | os.PathLike[str] = DEFAULT_DATASET, *, revision: str | None = None,
+                    cache_dir: str | Path | None = None) -> Any:
+    """The raw task table as a Hugging Face `datasets.Dataset` (for `.filter`, `.map`, `.to_pandas`, ...).
+
+    The same rows `load_dataset(id, split="train")` gives, but from the parquet this package resolved (pinned
+    revision, offline mirrors and caches honoured). `load_tasks` is the typed, validated view of the same table.
+    """
+    import datasets
+
+    _, parquet = DatasetSource.open(dataset, revision, cache_dir)
+    return datasets.Dataset.from_parquet(str(parquet), cache_dir=str(Path(cache_dir or default_cache_dir()) / "hf"),
+                                         keep_in_memory=True)
