@@ -7,27 +7,15 @@ gives identical results without one request to the endpoint.
 
 from __future__ import annotations
 
-import importlib.util
 import shutil
-import sys
-from pathlib import Path
 
+import openai_server
 import pytest
 
 from agenticvbench.cli.main import main
 from agenticvbench.engine import verify_run
 from agenticvbench.judge import JudgeSettings
 from agenticvbench.results import iter_results
-
-
-def _fake_openai():
-    name = "avb_test_openai_server"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, Path(__file__).parent / "judge" / "openai_server.py")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
 
 
 @pytest.fixture(scope="module")
@@ -68,7 +56,7 @@ def test_recap_through_loopback_judge_then_replay_is_identical(demo_copy, tmp_pa
     """Recap llm items are judged by the OpenAI-compatible loopback server, then replayed from the cache with
     identical results and no request at all."""
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    fake = _fake_openai()
+    fake = openai_server
     run = tmp_path / "run"
     shutil.copytree(demo_copy / "runs" / "perfect", run, ignore=shutil.ignore_patterns("avb-results"))
     cache = tmp_path / "cache"

@@ -2,30 +2,16 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import ModuleType
 
+import openai_server
 import pytest
 
 from agenticvbench.judge import JudgeSettings
 
-
-def load_fake_openai() -> ModuleType:
-    """Import tests/judge/openai_server.py by path (works whatever pytest's import mode is)."""
-    name = "avb_test_openai_server"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name("openai_server.py"))
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
-fake_module = load_fake_openai()
+fake_module = openai_server  # the loopback OpenAI-compatible server (tests/openai_server.py)
 
 
 @pytest.fixture(scope="session")

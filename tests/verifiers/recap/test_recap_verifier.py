@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
-from types import ModuleType
 
+import openai_server
 import pytest
 
 from agenticvbench.judge import JudgeSettings, prompt_hash
@@ -17,19 +15,7 @@ from verifiers import get_verifier
 from verifiers.base import VerifyContext
 from verifiers.recap import RecapVerifier, score_recap
 
-
-def _fake_openai() -> ModuleType:
-    name = "avb_test_openai_server"
-    if name not in sys.modules:
-        path = Path(__file__).resolve().parents[2] / "judge" / "openai_server.py"
-        spec = importlib.util.spec_from_file_location(name, path)
-        assert spec is not None and spec.loader is not None
-        sys.modules[name] = module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
-fake = _fake_openai()
+fake = openai_server  # the loopback OpenAI-compatible server (tests/openai_server.py)
 
 DUR_OK = {"dispatch": "python", "kind": "ffprobe_duration_range", "params": {"min": 1, "max": 3}}
 ITEMS = [
