@@ -25,8 +25,8 @@ from agenticvbench.results import Result, json_safe, read_result, result_path, w
 from agenticvbench.submission import RESULTS_DIRNAME, RunDir, Submission, open_run
 from agenticvbench.summary import RunSummary, summarize
 from agenticvbench.tasks import Task
-from verifiers import get_verifier
-from verifiers.base import VerifyContext
+from agenticvbench.verifiers import get_verifier
+from agenticvbench.verifiers.base import VerifyContext
 
 
 @dataclass

@@ -24,7 +24,7 @@ FAMILY_ID_RANGES: dict[str, range] = {
     "repair": range(65, 83),
     "assembly": range(83, 101),
 }
-GROUND_TRUTH_DIR = Path(__file__).resolve().parent.parent / "ground_truth" / "repair"
+GROUND_TRUTH_DIR = Path(__file__).parent / "ground_truth" / "repair"
 
 
 @dataclass

@@ -57,7 +57,7 @@ def _worker(spec: dict[str, Any]) -> dict[str, Any]:
     t_imp = time.perf_counter()
     from agenticvbench.media import iter_frames
     from agenticvbench.media.chunks import pcm_s16
-    from verifiers.repair.edit import score_edit
+    from agenticvbench.verifiers.repair.edit import score_edit
 
     out: dict[str, Any] = {"import_s": time.perf_counter() - t_imp}
     t0, c0 = time.perf_counter(), time.process_time()

@@ -21,8 +21,8 @@ from typing import Any
 
 from agenticvbench.submission import Submission
 from agenticvbench.tasks import Task, task_from_row
-from verifiers import get_verifier
-from verifiers.base import VerifyContext
+from agenticvbench.verifiers import get_verifier
+from agenticvbench.verifiers.base import VerifyContext
 
 
 def _row(task_id: int, family: str, rubric: dict[str, Any]) -> dict[str, Any]:

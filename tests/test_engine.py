@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-import verifiers
+from agenticvbench import verifiers
 from agenticvbench.engine import verify_run
 from agenticvbench.results import read_result
 from agenticvbench.tasks import task_from_row
-from verifiers.base import VerifierOutcome
+from agenticvbench.verifiers.base import VerifierOutcome
 
 
 class FakeVerifier:
@@ -193,7 +193,7 @@ def test_results_with_unscored_judge_items_are_retried_when_the_judge_is_on(tmp_
     from agenticvbench.engine import Job, _reusable
     from agenticvbench.results import Result
     from agenticvbench.submission import Submission
-    from verifiers.base import VerifyContext
+    from agenticvbench.verifiers.base import VerifyContext
 
     old = Result(task_id=1, family="recap", status="scored", components={"unscored": 2}, fingerprint="f")
     job_on = Job(_task(37), Submission(37, tmp_path), tmp_path, {}, VerifyContext(tmp_path, judge=_JudgeOn()), {})
@@ -210,7 +210,7 @@ def test_repair_profile_is_part_of_the_fingerprint(tmp_path):
     from agenticvbench.engine import Job, fingerprint
     from agenticvbench.submission import Submission
     from agenticvbench.tasks import task_from_row
-    from verifiers.base import VerifyContext
+    from agenticvbench.verifiers.base import VerifyContext
 
     row = {"task_id": 65, "task_family": "repair", "prompt": "p", "reference_file_urls": [],
            "verifier_reference_urls": ["repair/sources/v1_source.mp4"], "rubric_json": json.dumps({"cell": "v1/s1"})}

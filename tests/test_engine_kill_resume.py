@@ -16,10 +16,10 @@ from agenticvbench.results import read_result
 SCRIPT = textwrap.dedent('''
     import json, sys, time
     from pathlib import Path
-    import verifiers
+    from agenticvbench import verifiers
     from agenticvbench.engine import verify_run
     from agenticvbench.tasks import task_from_row
-    from verifiers.base import VerifierOutcome
+    from agenticvbench.verifiers.base import VerifierOutcome
 
     class Slow:
         family = "sequencing"

@@ -10,13 +10,13 @@ import importlib
 from typing import TYPE_CHECKING, TypeVar
 
 if TYPE_CHECKING:  # pragma: no cover
-    from verifiers.base import Verifier
+    from agenticvbench.verifiers.base import Verifier
 
 _MODULES: dict[str, str] = {
-    "sequencing": "verifiers.sequencing",
-    "assembly": "verifiers.assembly",
-    "repair": "verifiers.repair",
-    "recap": "verifiers.recap",
+    "sequencing": "agenticvbench.verifiers.sequencing",
+    "assembly": "agenticvbench.verifiers.assembly",
+    "repair": "agenticvbench.verifiers.repair",
+    "recap": "agenticvbench.verifiers.recap",
 }
 _REGISTRY: dict[str, Verifier] = {}
 T = TypeVar("T")

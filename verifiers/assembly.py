@@ -24,9 +24,9 @@ from typing import Any
 
 from agenticvbench.submission import Submission
 from agenticvbench.tasks import AssemblyTask, Task
-from verifiers import register
-from verifiers.base import VerifierOutcome, VerifyContext
-from verifiers.manifest import (
+from agenticvbench.verifiers import register
+from agenticvbench.verifiers.base import VerifierOutcome, VerifyContext
+from agenticvbench.verifiers.manifest import (
     MANIFEST_NAME,
     VIDEO_NAME,
     ManifestRead,

@@ -135,7 +135,7 @@ def verifier_version(family: str) -> str:
     must still work and says "unknown" rather than guessing.
     """
     try:
-        from verifiers import get_verifier
+        from agenticvbench.verifiers import get_verifier
 
         version = str(get_verifier(family).version)
     except Exception:  # see docstring: a broken verifier must not break the export
@@ -197,7 +197,7 @@ def build_document(tasks: list[Task], *, owner: str | None = None, now: datetime
     judges = []
     for fam in present:
         config: dict[str, Any] = {
-            "family": fam, "verifier": f"verifiers.{fam}",
+            "family": fam, "verifier": f"agenticvbench.verifiers.{fam}",
             "score_field": pub["headline_fields"][fam], "score_range": [0, 1], "multiplier": 100,
             "tasks": [f"{fam}-{t.task_id}" for t in ordered if t.family == fam],
         }

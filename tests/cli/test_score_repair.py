@@ -43,9 +43,9 @@ def edit_calls(monkeypatch) -> list[dict[str, Any]]:
         calls.append({"fixed": fixed, "source": source, **kw})
         return _Res(30.0, {"score": 30.0, "max": 60.0}, ["D-R6: example"])
 
-    mod = types.ModuleType("verifiers.repair.edit")
+    mod = types.ModuleType("agenticvbench.verifiers.repair.edit")
     mod.score_edit = score_edit  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "verifiers.repair.edit", mod)
+    monkeypatch.setitem(sys.modules, "agenticvbench.verifiers.repair.edit", mod)
     return calls
 
 

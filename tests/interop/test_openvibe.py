@@ -301,10 +301,10 @@ def test_export_refuses_an_invalid_document(tmp_path: Path, mirror_rows: list, m
 
 def test_verifier_version_falls_back_to_unknown(monkeypatch: pytest.MonkeyPatch) -> None:
     """A family whose verifier cannot be imported yet must not crash the export."""
-    import verifiers
+    from agenticvbench import verifiers
 
     def broken(family: str):
-        raise ModuleNotFoundError(f"verifiers.{family}")
+        raise ModuleNotFoundError(f"agenticvbench.verifiers.{family}")
 
     monkeypatch.setattr(verifiers, "get_verifier", broken)
     assert verifier_version("sequencing") == "unknown"

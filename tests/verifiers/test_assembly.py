@@ -10,10 +10,10 @@ import pytest
 
 from agenticvbench.submission import Submission
 from agenticvbench.tasks import AssemblyTask, task_from_row
-from verifiers import get_verifier
-from verifiers.assembly import OFFICIAL_FIELDS, adjust, norm_clip, official_result, score_picks
-from verifiers.base import VerifyContext
-from verifiers.manifest import read_manifest
+from agenticvbench.verifiers import get_verifier
+from agenticvbench.verifiers.assembly import OFFICIAL_FIELDS, adjust, norm_clip, official_result, score_picks
+from agenticvbench.verifiers.base import VerifyContext
+from agenticvbench.verifiers.manifest import read_manifest
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 GOLDEN = json.loads((DATA / "golden" / "vectors.json").read_text(encoding="utf-8"))["assembly"]

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from agenticvbench.media import run_ffmpeg
-from verifiers.manifest import (
+from agenticvbench.verifiers.manifest import (
     MAX_MANIFEST_BYTES,
     interval_length,
     loose_clip_id,

@@ -5,8 +5,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
-import verifiers.repair as repair
-from verifiers.repair import constants, edit
+import agenticvbench.verifiers.repair as repair
+from agenticvbench.verifiers.repair import constants, edit
 
 
 def test_edit_max_clamp_and_d_r8_message_are_defined_once() -> None:
@@ -25,5 +25,5 @@ def test_clamp01() -> None:
 
 def test_importing_the_verifier_does_not_load_the_edit_machinery() -> None:
     """constants.py must stay light: `import verifiers.repair` may not pull in edit.py (decoding, SSIM)."""
-    code = "import sys, verifiers.repair; assert 'verifiers.repair.edit' not in sys.modules"
+    code = "import sys, agenticvbench.verifiers.repair; assert 'agenticvbench.verifiers.repair.edit' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], check=True, timeout=120)

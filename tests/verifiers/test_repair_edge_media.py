@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from agenticvbench.media import probe, run_ffmpeg
-from verifiers.repair import score_repair
+from agenticvbench.verifiers.repair import score_repair
 
 PROFILE = {
     "format": {"duration_s": 4.0},

@@ -13,10 +13,10 @@ from skimage.metrics import structural_similarity as sk_ssim
 
 from agenticvbench.media import run_ffmpeg
 from agenticvbench.media.chunks import pcm_s16
-from verifiers.repair.constants import NO_VIDEO_WARNING
-from verifiers.repair.edit import EditResult, aggregate_chunks, plan_chunks, score_edit
-from verifiers.repair.edit_audio import xcorr_score
-from verifiers.repair.features import FrameFeatures, match_sample
+from agenticvbench.verifiers.repair.constants import NO_VIDEO_WARNING
+from agenticvbench.verifiers.repair.edit import EditResult, aggregate_chunks, plan_chunks, score_edit
+from agenticvbench.verifiers.repair.edit_audio import xcorr_score
+from agenticvbench.verifiers.repair.features import FrameFeatures, match_sample
 
 GOLDEN = Path(__file__).resolve().parents[1] / "data" / "repair-edit"
 EXPECTED = json.loads((GOLDEN / "expected.json").read_text())

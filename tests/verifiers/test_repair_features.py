@@ -11,7 +11,7 @@ import pytest
 from agenticvbench.errors import MediaError
 from agenticvbench.media import iter_frames, run_ffmpeg
 from agenticvbench.media.chunks import FrameWindow, opencv_seek_frame, pcm_s16
-from verifiers.repair.features import (
+from agenticvbench.verifiers.repair.features import (
     FrameFeatures,
     SourceCache,
     chroma,

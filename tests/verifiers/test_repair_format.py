@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from agenticvbench.media import run_ffmpeg
-from verifiers.repair import format as fmt
-from verifiers.repair.format import ITEMS, score_format, tolerances
+from agenticvbench.verifiers.repair import format as fmt
+from agenticvbench.verifiers.repair.format import ITEMS, score_format, tolerances
 
 GOLDEN_DIR = Path(__file__).parents[1] / "data" / "repair-edit"
 EXPECTED = json.loads((GOLDEN_DIR / "expected.json").read_text(encoding="utf-8"))

@@ -9,13 +9,13 @@ from pathlib import Path
 import pytest
 
 from agenticvbench.tasks import resolve_cell
-from verifiers.repair.localize import (
+from agenticvbench.verifiers.repair.localize import (
     ReportEncodingError,
     parse_timestamp,
     read_report,
     score_localization,
 )
-from verifiers.repair.profiles import derive
+from agenticvbench.verifiers.repair.profiles import derive
 
 GOLDEN = json.loads((Path(__file__).parents[1] / "data" / "golden" / "vectors.json").read_text(encoding="utf-8"))
 CASES = GOLDEN["repair_localization"]

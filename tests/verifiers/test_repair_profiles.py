@@ -8,7 +8,7 @@ import json
 import pytest
 
 from agenticvbench.tasks import GROUND_TRUTH_DIR, load_cells, resolve_cell
-from verifiers.repair.profiles import (
+from agenticvbench.verifiers.repair.profiles import (
     MULTI_REGION_VARIANTS,
     ProfileError,
     derive,
@@ -170,6 +170,6 @@ def test_profile_edge_cases_are_profile_errors(cell, mutate, field):
 
 def test_profile_duration_limit_keeps_real_cells():
     """The duration bound rejects nonsense only: every shipped cell still derives (all far below 1e6 s)."""
-    from verifiers.repair.constants import MAX_DURATION_S
+    from agenticvbench.verifiers.repair.constants import MAX_DURATION_S
 
     assert all(0 < _spec(c).edit.duration_s <= MAX_DURATION_S for c in BY_CELL)

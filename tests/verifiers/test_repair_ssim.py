@@ -11,7 +11,7 @@ import pytest
 from skimage.metrics import structural_similarity as sk_ssim
 
 from agenticvbench.media import iter_frames
-from verifiers.repair.ssim import ssim_from_stats, ssim_stats, structural_similarity
+from agenticvbench.verifiers.repair.ssim import ssim_from_stats, ssim_stats, structural_similarity
 
 GOLDEN = Path(__file__).resolve().parents[1] / "data" / "repair-edit"
 TOL = 1e-6

@@ -20,9 +20,9 @@ import pytest
 from agenticvbench.errors import MediaError
 from agenticvbench.submission import Submission
 from agenticvbench.tasks import RepairTask
-from verifiers import get_verifier
-from verifiers.base import VerifyContext
-from verifiers.repair import RepairVerifier, score_repair
+from agenticvbench.verifiers import get_verifier
+from agenticvbench.verifiers.base import VerifyContext
+from agenticvbench.verifiers.repair import RepairVerifier, score_repair
 
 GOLDEN_DIR = Path(__file__).parents[1] / "data" / "repair-edit"
 PROFILE = json.loads((GOLDEN_DIR / "expected.json").read_text(encoding="utf-8"))["profile"]
@@ -61,9 +61,9 @@ class FakeEdit:
 def fake_edit(monkeypatch):
     def install(**kw: Any) -> FakeEdit:
         fake = FakeEdit(**kw)
-        mod = types.ModuleType("verifiers.repair.edit")
+        mod = types.ModuleType("agenticvbench.verifiers.repair.edit")
         mod.score_edit = fake  # type: ignore[attr-defined]
-        monkeypatch.setitem(sys.modules, "verifiers.repair.edit", mod)
+        monkeypatch.setitem(sys.modules, "agenticvbench.verifiers.repair.edit", mod)
         return fake
     return install
 

@@ -11,10 +11,10 @@ from scipy.stats import kendalltau
 
 from agenticvbench.submission import Submission
 from agenticvbench.tasks import SequencingTask, task_from_row
-from verifiers import get_verifier
-from verifiers.base import VerifyContext
-from verifiers.manifest import read_manifest
-from verifiers.sequencing import OFFICIAL_FIELDS, kendall_tau, official_result, score_order
+from agenticvbench.verifiers import get_verifier
+from agenticvbench.verifiers.base import VerifyContext
+from agenticvbench.verifiers.manifest import read_manifest
+from agenticvbench.verifiers.sequencing import OFFICIAL_FIELDS, kendall_tau, official_result, score_order
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 GOLDEN = json.loads((DATA / "golden" / "vectors.json").read_text(encoding="utf-8"))["sequencing"]

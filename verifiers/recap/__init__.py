@@ -32,10 +32,10 @@ from agenticvbench.judge.prompts import PROMPT_TEMPLATE_VERSION, prompt_hash
 from agenticvbench.media import probe
 from agenticvbench.submission import Submission
 from agenticvbench.tasks import Task
-from verifiers import register
-from verifiers.base import VerifierOutcome, VerifyContext
-from verifiers.recap.rubric import RubricError, aggregate, parse_rubric
-from verifiers.recap.runner import KindBackend, default_backend, run_rubric
+from agenticvbench.verifiers import register
+from agenticvbench.verifiers.base import VerifierOutcome, VerifyContext
+from agenticvbench.verifiers.recap.rubric import RubricError, aggregate, parse_rubric
+from agenticvbench.verifiers.recap.runner import KindBackend, default_backend, run_rubric
 
 VERSION = "1.0.0"
 OUTPUT_FILE = "final.mp4"

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # pragma: no cover
-    from verifiers.recap.media_facts import MediaFacts
+    from agenticvbench.verifiers.recap.media_facts import MediaFacts
 
 
 @dataclass(frozen=True)

@@ -14,9 +14,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from verifiers.recap import kinds_content, kinds_ffmpeg, kinds_probe  # noqa: F401  (registers the kinds)
-from verifiers.recap.kind_registry import KINDS, KindFn, KindResult, ParamError, UnknownKindError, kind
-from verifiers.recap.media_facts import MediaFacts, loudness_facts
+from agenticvbench.verifiers.recap import kinds_content, kinds_ffmpeg, kinds_probe  # noqa: F401  (registers the kinds)
+from agenticvbench.verifiers.recap.kind_registry import (
+    KINDS,
+    KindFn,
+    KindResult,
+    ParamError,
+    UnknownKindError,
+    kind,
+)
+from agenticvbench.verifiers.recap.media_facts import MediaFacts, loudness_facts
 
 __all__ = ["KINDS", "KindFn", "KindResult", "MediaFacts", "ParamError", "UnknownKindError", "kind",
            "loudness_facts", "run_kind"]

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from verifiers.recap.kind_registry import KindResult, fmt, kind, num, req, str_list
-from verifiers.recap.media_facts import MediaFacts
+from agenticvbench.verifiers.recap.kind_registry import KindResult, fmt, kind, num, req, str_list
+from agenticvbench.verifiers.recap.media_facts import MediaFacts
 
 NO_SCENES = "no scenes detected"
 

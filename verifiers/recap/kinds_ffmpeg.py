@@ -6,8 +6,8 @@ import math
 from typing import Any
 
 from agenticvbench.media.filters import Run
-from verifiers.recap.kind_registry import KindResult, ParamError, fmt, kind, num, req
-from verifiers.recap.media_facts import DEFAULT_PIX_TH, MediaFacts
+from agenticvbench.verifiers.recap.kind_registry import KindResult, ParamError, fmt, kind, num, req
+from agenticvbench.verifiers.recap.media_facts import DEFAULT_PIX_TH, MediaFacts
 
 
 @kind("ffmpeg_audio_loudness_min")

@@ -7,8 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 from agenticvbench.media.probe import parse_rate
-from verifiers.recap.kind_registry import KindResult, ParamError, fmt, kind, num, req, str_list
-from verifiers.recap.media_facts import MediaFacts
+from agenticvbench.verifiers.recap.kind_registry import KindResult, ParamError, fmt, kind, num, req, str_list
+from agenticvbench.verifiers.recap.media_facts import MediaFacts
 
 
 def _in_range(value: float, lo: float, hi: float) -> bool:

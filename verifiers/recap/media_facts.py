@@ -24,7 +24,7 @@ from agenticvbench.fsutil import atomic_write_json, file_sha256, text_sha256
 from agenticvbench.media import ProbeResult, decode_audio, iter_frames, probe
 from agenticvbench.media import filters as ff
 from agenticvbench.media.scenes import detect_shots
-from verifiers.recap.ocr import get_engine
+from agenticvbench.verifiers.recap.ocr import get_engine
 
 T = TypeVar("T")
 FACTS_VERSION = "1"

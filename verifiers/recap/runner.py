@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from agenticvbench.judge.client import JudgeCall, JudgeRequest
-from verifiers.recap.rubric import Outcome, RubricError, RubricItem
+from agenticvbench.verifiers.recap.rubric import Outcome, RubricError, RubricItem
 
 _PLACEHOLDER = re.compile(r"\{\{|\}\}|\{([^{}]+)\}")
 
@@ -51,8 +51,8 @@ class KindBackend:
 
 def default_backend() -> KindBackend:
     """The real check kinds (`verifiers.recap.kinds`, `verifiers.recap.media_facts`), imported on first use."""
-    kinds = importlib.import_module("verifiers.recap.kinds")
-    media_facts = importlib.import_module("verifiers.recap.media_facts")
+    kinds = importlib.import_module("agenticvbench.verifiers.recap.kinds")
+    media_facts = importlib.import_module("agenticvbench.verifiers.recap.media_facts")
     known = None
     for attr in ("KINDS", "KIND_NAMES"):
         registry = getattr(kinds, attr, None)

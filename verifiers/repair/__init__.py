@@ -17,11 +17,11 @@ from agenticvbench.errors import MediaError, TaskError
 from agenticvbench.media import probe
 from agenticvbench.submission import Submission
 from agenticvbench.tasks import Task
-from verifiers import register
-from verifiers.base import VerifierOutcome, VerifyContext
-from verifiers.repair.constants import EDIT_MAX, NO_AUDIO_WARNING, clamp01
-from verifiers.repair.format import FORMAT_MAX, FormatResult, score_format
-from verifiers.repair.localize import (
+from agenticvbench.verifiers import register
+from agenticvbench.verifiers.base import VerifierOutcome, VerifyContext
+from agenticvbench.verifiers.repair.constants import EDIT_MAX, NO_AUDIO_WARNING, clamp01
+from agenticvbench.verifiers.repair.format import FORMAT_MAX, FormatResult, score_format
+from agenticvbench.verifiers.repair.localize import (
     LOC_MAX,
     LocalizationResult,
     ReportEncodingError,
@@ -29,7 +29,7 @@ from verifiers.repair.localize import (
     score_localization,
     zero_result,
 )
-from verifiers.repair.profiles import CellSpec, ProfileError, derive
+from agenticvbench.verifiers.repair.profiles import CellSpec, ProfileError, derive
 
 DEFAULT_WORKERS = 2  # the official scorer's max_workers
 FIXED_NAME, REPORT_NAME = "fixed.mp4", "report.md"
@@ -87,7 +87,9 @@ def _missing(task_id: Any, cell: str, variant: str, where: str) -> VerifierOutco
 def _run_edit(fixed: Path, source: Path, spec: CellSpec, cache_dir: Path | None,
               workers: int) -> tuple[dict[str, Any], list[str], dict[str, float]]:
     """Call the edit rubric; an unreadable fixed/source file is edit 0 with its error, as upstream."""
-    from verifiers.repair.edit import score_edit  # heavy (decoding, SSIM): imported only when needed
+    from agenticvbench.verifiers.repair.edit import (
+        score_edit,  # heavy (decoding, SSIM): imported only when needed
+    )
 
     p = spec.edit
     try:

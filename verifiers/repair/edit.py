@@ -29,9 +29,15 @@ import numpy as np
 from agenticvbench.errors import MediaError
 from agenticvbench.media import VideoFrame, probe
 from agenticvbench.media.chunks import FrameWindow, opencv_seek_frame
-from verifiers.repair.constants import EDIT_MAX, MAX_DURATION_S, NO_AUDIO_WARNING, NO_VIDEO_WARNING, clamp01
-from verifiers.repair.edit_audio import AUDIO_MAX_LAG_MS, AUDIO_SR, audio_pass
-from verifiers.repair.features import (
+from agenticvbench.verifiers.repair.constants import (
+    EDIT_MAX,
+    MAX_DURATION_S,
+    NO_AUDIO_WARNING,
+    NO_VIDEO_WARNING,
+    clamp01,
+)
+from agenticvbench.verifiers.repair.edit_audio import AUDIO_MAX_LAG_MS, AUDIO_SR, audio_pass
+from agenticvbench.verifiers.repair.features import (
     CHROMA_NORM,
     LAG_BAND_FRAMES,
     LAG_PENALTY_PER_FRAME,

@@ -18,8 +18,8 @@ from agenticvbench.errors import MediaError
 from agenticvbench.media.chunks import audio_start_offset, pcm_s16
 
 if TYPE_CHECKING:  # pragma: no cover
-    from verifiers.repair.edit import ChunkPlan
-    from verifiers.repair.features import SourceCache
+    from agenticvbench.verifiers.repair.edit import ChunkPlan
+    from agenticvbench.verifiers.repair.features import SourceCache
 
 AUDIO_SR = 48000
 AUDIO_MAX_LAG_MS = 150

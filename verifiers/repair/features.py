@@ -25,7 +25,7 @@ import cv2
 import numpy as np
 
 from agenticvbench.fsutil import file_sha256
-from verifiers.repair.ssim import SsimStats, ssim_from_stats, ssim_stats
+from agenticvbench.verifiers.repair.ssim import SsimStats, ssim_from_stats, ssim_stats
 
 CHROMA_NORM = 25.0
 LAG_BAND_FRAMES = 10

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from verifiers.repair.profiles import CellSpec, TruthRegion
+from agenticvbench.verifiers.repair.profiles import CellSpec, TruthRegion
 
 LOC_MAX = 35.0
 # Point split of one region's budget (scene hit, start, end, IoU), as fractions of 35; the decay rate of the

@@ -19,7 +19,7 @@ from functools import cache
 from typing import Any
 
 from agenticvbench.tasks import GROUND_TRUTH_DIR
-from verifiers.repair.constants import MAX_DURATION_S
+from agenticvbench.verifiers.repair.constants import MAX_DURATION_S
 
 VARIANTS: tuple[str, ...] = (
     "v01_frozen_scene", "v03_scene_swap", "v04_color_grade_shift", "v05_noise_floor_spike",

@@ -15,7 +15,7 @@ def _golden(task: Task) -> list[str]:
 
 
 def _official(read: Any, correct: list[str], task_id: int) -> dict[str, Any]:
-    from verifiers.assembly import official_result
+    from agenticvbench.verifiers.assembly import official_result
 
     return official_result(read, correct, task_id)
 

@@ -31,7 +31,7 @@ def add_manifest_command(sub: argparse._SubParsersAction, family: str, *, id_ran
     add_dataset_args(p)
 
     def run(args: argparse.Namespace) -> int:
-        from verifiers.manifest import read_manifest
+        from agenticvbench.verifiers.manifest import read_manifest
 
         if args.golden is not None:
             correct = split_ids(args.golden)

@@ -50,7 +50,7 @@ def _read_rubric(path: Path) -> Any:
 def run(args: argparse.Namespace) -> int:
     """Score and print; exit 1 when the official `error` field is non-empty."""
     from agenticvbench.loader import default_cache_dir, load_tasks
-    from verifiers.recap import score_recap
+    from agenticvbench.verifiers.recap import score_recap
 
     cache_dir = Path(args.cache_dir) if args.cache_dir else default_cache_dir()
     if args.rubric is not None:

@@ -46,7 +46,7 @@ def _print_error_only(message: str) -> int:
 
 def _load_profile(path: str) -> tuple[str, dict[str, Any]]:
     """(variant, profile) from a profile file; ValueError/OSError with a message naming the problem."""
-    from verifiers.repair.profiles import variant_of_profile
+    from agenticvbench.verifiers.repair.profiles import variant_of_profile
 
     with open(path, encoding="utf-8") as fh:
         profile = json.load(fh)
@@ -57,7 +57,7 @@ def _load_profile(path: str) -> tuple[str, dict[str, Any]]:
 
 def run(args: argparse.Namespace) -> int:
     """Score and print the official JSON; 1 when `error` is non-empty (or the task's cell cannot be resolved)."""
-    from verifiers.repair import failed_outcome, score_repair, source_of
+    from agenticvbench.verifiers.repair import failed_outcome, score_repair, source_of
 
     task_id: Any = args.task_id
     source = Path(args.source_mp4) if args.source_mp4 else None

@@ -9,8 +9,8 @@ import pytest
 
 from agenticvbench.media import run_ffmpeg
 from agenticvbench.media.filters import parse_yavg
-from verifiers.recap import media_facts as mf
-from verifiers.recap.kinds import MediaFacts, run_kind
+from agenticvbench.verifiers.recap import media_facts as mf
+from agenticvbench.verifiers.recap.kinds import MediaFacts, run_kind
 
 
 def _ok(kind: str, params: dict, facts: MediaFacts) -> bool:

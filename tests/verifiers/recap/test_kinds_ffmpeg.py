@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from verifiers.recap.kinds import MediaFacts, loudness_facts, run_kind
+from agenticvbench.verifiers.recap.kinds import MediaFacts, loudness_facts, run_kind
 
 
 @pytest.fixture(scope="module")

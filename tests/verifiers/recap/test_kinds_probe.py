@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from verifiers.recap import media_facts as mf
-from verifiers.recap.kinds import KINDS, MediaFacts, UnknownKindError, run_kind
+from agenticvbench.verifiers.recap import media_facts as mf
+from agenticvbench.verifiers.recap.kinds import KINDS, MediaFacts, UnknownKindError, run_kind
 
 
 @pytest.fixture(scope="module")

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from verifiers.recap import media_facts as mf
-from verifiers.recap.kinds import MediaFacts, run_kind
-from verifiers.recap.rubric import aggregate, parse_rubric
+from agenticvbench.verifiers.recap import media_facts as mf
+from agenticvbench.verifiers.recap.kinds import MediaFacts, run_kind
+from agenticvbench.verifiers.recap.rubric import aggregate, parse_rubric
 
 
 def test_failed_cache_write_changes_no_result(main_clip: Path, tmp_path: Path) -> None:

@@ -11,9 +11,9 @@ import pytest
 from agenticvbench.judge import JudgeSettings, prompt_hash
 from agenticvbench.submission import Submission
 from agenticvbench.tasks import RecapTask
-from verifiers import get_verifier
-from verifiers.base import VerifyContext
-from verifiers.recap import RecapVerifier, score_recap
+from agenticvbench.verifiers import get_verifier
+from agenticvbench.verifiers.base import VerifyContext
+from agenticvbench.verifiers.recap import RecapVerifier, score_recap
 
 fake = openai_server  # the loopback OpenAI-compatible server (tests/openai_server.py)
 

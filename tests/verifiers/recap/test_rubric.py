@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from verifiers.recap.rubric import RubricError, aggregate, parse_item, parse_rubric
+from agenticvbench.verifiers.recap.rubric import RubricError, aggregate, parse_item, parse_rubric
 
 KINDS = {"ffprobe_duration_range", "ffprobe_resolution_eq"}
 

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 import pytest
 
 from agenticvbench.judge.client import JudgeCall, JudgeRequest
-from verifiers.recap.rubric import RubricError, parse_rubric
-from verifiers.recap.runner import (
+from agenticvbench.verifiers.recap.rubric import RubricError, parse_rubric
+from agenticvbench.verifiers.recap.runner import (
     KindBackend,
     default_backend,
     fill_placeholders,
