@@ -3,7 +3,8 @@
 Harbor reads `/logs/verifier/reward.json` before `reward.txt` and rejects any value that is not a finite number,
 so nested details cannot go there. `reward` is the family's official headline (`adjusted_final_score` for
 sequencing and assembly, `final_score` for repair and recap); the other top-level numeric fields of the result
-(sub-scores, counts) ride along. The full result JSON stays in its own file next to it.
+named `*_score` (the sub-scores) ride along, plus `scorer_error` (1 when the result's `error` is set). Harbor
+averages every key over a job's trials, so counts and maxima are left out: they would mix across families. The full result JSON stays in its own file next to it.
 """
 
 from __future__ import annotations
@@ -22,8 +23,6 @@ HEADLINE: dict[str, str] = {
     "repair": "final_score",
     "recap": "final_score",
 }
-#: Result fields that are identifiers, not measurements.
-_NOT_METRICS = frozenset({"task_id"})
 MAX_RESULT_BYTES = 16 * 1024 * 1024
 
 
@@ -38,7 +37,7 @@ def reward_from_result(family: str, result: dict[str, Any]) -> dict[str, float]:
     headline = result.get(HEADLINE[family])
     out: dict[str, float] = {"reward": float(headline) if _finite(headline) else 0.0}
     for key, value in sorted(result.items()):
-        if key not in _NOT_METRICS and key != "reward" and _finite(value):
+        if key.endswith("_score") and _finite(value):
             out[key] = float(value)
     out["scorer_error"] = 1.0 if result.get("error") else 0.0
     return out
