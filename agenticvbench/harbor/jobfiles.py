@@ -89,8 +89,10 @@ class JobDir:
             raise OSError(f"{'/'.join(parts)} is not a regular file")
         return fd, st.st_size
 
-    def read_json(self, *parts: str, max_bytes: int = MAX_JSON_BYTES) -> Any:
-        """Parse a JSON file; `SubmissionError` naming the file when it is unsafe, too big or not JSON."""
+    def read_json(self, *parts: str, max_bytes: int | None = None) -> Any:
+        """Parse a JSON file (up to `max_bytes`, default `MAX_JSON_BYTES`); `SubmissionError` naming the file
+        when it is unsafe, too big or not JSON."""
+        max_bytes = MAX_JSON_BYTES if max_bytes is None else max_bytes
         shown = self.path.joinpath(*parts)
         try:
             fd, size = self.open_file(*parts)
