@@ -1,0 +1,107 @@
+"""End to end with the real Harbor (PyPI `harbor`, Python >= 3.12, in its own cached venv): `harbor lint` on the
+export, `harbor run` with the `oracle` and `nop` agents through the docker-free `local_env.LocalMountEnvironment`,
+then `avb import harbor` and `avb verify`, and the round trip must reproduce Harbor's rewards.
+
+This is the check that our export really is a Harbor dataset and that our import reads what Harbor writes.
+It needs root (private mount namespaces); it creates the empty mount points /app, /workspace, /logs, /tests and
+/solution on the host when they are missing. The venv is built once into ~/.cache/agenticvbench-tests
+(override with AVB_HARBOR_VENV), which needs PyPI the first time.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from agenticvbench.cli.main import main
+from agenticvbench.engine import verify_run
+from agenticvbench.results import iter_results
+
+HARBOR_SPEC = "harbor==0.26.0"
+TASKS = "1,37,65,83"  # one task per family
+HERE = Path(__file__).resolve().parent
+
+
+def _python312() -> str | None:
+    cands = [os.environ.get("AVB_PYTHON312", ""), shutil.which("python3.13") or "", shutil.which("python3.12") or ""]
+    cands += sorted(glob.glob(os.path.expanduser("~/.pyenv/versions/3.1[2-9]*/bin/python")), reverse=True)
+    for c in filter(None, cands):
+        try:
+            out = subprocess.run([c, "-c", "import sys; print(sys.version_info >= (3, 12))"],
+                                 capture_output=True, text=True, timeout=30)
+        except OSError:
+            continue
+        if out.stdout.strip() == "True":
+            return c
+    return None
+
+
+def _harbor_venv(python: str) -> Path:
+    venv = Path(os.environ.get("AVB_HARBOR_VENV") or Path.home() / ".cache" / "agenticvbench-tests" / "harbor-venv")
+    marker = venv / ".avb-installed"
+    if marker.is_file() and marker.read_text() == HARBOR_SPEC:
+        return venv
+    if not (venv / "bin" / "python").exists():
+        subprocess.run([python, "-m", "venv", str(venv)], check=True, timeout=300)
+    subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "-q", HARBOR_SPEC], check=True,
+                   timeout=1800)
+    marker.write_text(HARBOR_SPEC)
+    return venv
+
+
+@pytest.fixture(scope="module")
+def harbor_bin() -> Path:
+    """The `harbor` executable of the cached venv (skips with the reason when it cannot exist here)."""
+    python = _python312()
+    if python is None:
+        pytest.skip("no Python >= 3.12 interpreter found (harbor needs it; set AVB_PYTHON312)")
+    if os.geteuid() != 0 or subprocess.run(["unshare", "-m", "true"], capture_output=True).returncode != 0:
+        pytest.skip("the docker-free test environment needs root and `unshare -m`")
+    return _harbor_venv(python) / "bin" / "harbor"
+
+
+def _harbor(harbor_bin: Path, args: list[str], env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {**env, "LITELLM_LOCAL_MODEL_COST_MAP": "True", "COLUMNS": "200",
+           "PYTHONPATH": f"{HERE}{os.pathsep}{env.get('PYTHONPATH', '')}"}
+    return subprocess.run([str(harbor_bin), *args], env=env, cwd=cwd, capture_output=True, text=True, timeout=1200)
+
+
+@pytest.mark.timeout(3600)
+def test_harbor_lint_run_import_verify_round_trip(harbor_bin, demo, avb_on_path, tmp_path):
+    """lint is clean; oracle scores 1.0 where gold exists and 0 on recap; nop scores 0; no trial raises; the
+    imported runs verify to exactly the rewards Harbor recorded."""
+    export = tmp_path / "export"
+    assert main(["export", "harbor", "--out", str(export), "--dataset", str(demo.mirror), "--tasks", TASKS]) == 0
+    task_dirs = sorted(str(p) for p in export.iterdir() if p.is_dir())
+    lint = _harbor(harbor_bin, ["lint", "--json", *task_dirs], avb_on_path, tmp_path)
+    assert lint.returncode == 0 and json.loads(lint.stdout) == [], lint.stdout + lint.stderr
+    for agent in ("oracle", "nop"):
+        run = _harbor(harbor_bin, ["run", "-p", str(export), "-a", agent, "--env", "local_env:LocalMountEnvironment",
+                                   "-o", str(tmp_path / "jobs"), "--job-name", agent, "-n", "2", "-y", "-q"],
+                      avb_on_path, tmp_path)
+        assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    jobs = [tmp_path / "jobs" / "oracle", tmp_path / "jobs" / "nop"]
+    assert not list((tmp_path / "jobs").glob("*/*/exception.txt"))
+    runs = tmp_path / "runs"
+    assert main(["import", "harbor", *map(str, jobs), "--out", str(runs)]) == 0
+    by_agent = {json.loads((r / "run.json").read_text())["harness"]: r for r in runs.iterdir()}
+    assert sorted(by_agent) == ["nop", "oracle"]
+    verify_run(list(by_agent.values()), dataset=str(demo.mirror), task_ids=[1, 37, 65, 83], jobs=2)
+    for agent, run_dir in by_agent.items():
+        meta = json.loads((run_dir / "run.json").read_text())
+        assert meta["notes"] == {}
+        results = {r.task_id: r for r in iter_results(run_dir)}
+        assert sorted(results) == [1, 37, 65, 83]
+        for tid, r in results.items():
+            harbor_reward = meta["harbor_rewards"][str(tid)]
+            assert harbor_reward == pytest.approx(r.headline_score, abs=1e-9), (agent, tid)
+            expected = 1.0 if agent == "oracle" and r.family != "recap" else 0.0
+            assert harbor_reward == pytest.approx(expected, abs=1e-5), (agent, tid, harbor_reward)
+    print(f"harbor e2e ran with {harbor_bin} ({sys.version.split()[0]} scoring side)")
