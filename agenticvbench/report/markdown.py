@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from agenticvbench.harbor.compare import markdown_lines as harbor_markdown_lines
 from agenticvbench.report.aggregate import NO_RESULT, GroupHeadline
 from agenticvbench.report.summary import Report, human_references, published_comparison
 
@@ -117,6 +118,7 @@ def render_markdown(report: Report, *, per_task: bool = True, max_problems: int 
     else:
         out.append("None: every task of every run was scored.")
     out.append("")
+    out += harbor_markdown_lines(report.task_rows())
     if per_task:
         out += ["## Per-task headline scores", ""]
         for f in fams:

@@ -1,0 +1,38 @@
+"""The report puts Harbor's recorded reward next to our score and flags disagreements (imported runs only)."""
+
+from __future__ import annotations
+
+import json
+
+from agenticvbench.harbor.compare import compare_rows, harbor_rewards, markdown_lines
+
+
+def _rows(run_path: str, headlines: dict[int, float]) -> list[dict]:
+    return [{"run": "codex/gpt rep 1", "run_path": run_path, "task_id": t, "headline": h}
+            for t, h in headlines.items()]
+
+
+def test_disagreement_is_flagged_and_agreement_is_not(tmp_path):
+    """A reward equal to our headline passes silently; one that differs is listed with the difference;
+    non-numeric rewards (a trial without a verifier result) are ignored."""
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "run.json").write_text(json.dumps({"harbor_rewards": {"37": 1.0, "83": 0.25, "1": None, "x": 1}}))
+    assert harbor_rewards(run) == {37: 1.0, 83: 0.25}
+    rows = _rows(str(run), {37: 1.0, 83: 0.5, 1: 0.0})
+    assert [c.agrees for c in compare_rows(rows)] == [True, False]
+    text = "\n".join(markdown_lines(rows))
+    assert "2 task result(s) carry the reward Harbor recorded; 1 disagree" in text
+    assert "| 83 | 0.2500 | 0.5000 | **+0.2500** |" in text
+
+
+def test_runs_not_imported_from_harbor_add_nothing(tmp_path):
+    """No run.json, a symlinked one, or invalid JSON: no section at all (reports of other runs are unchanged)."""
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "run.json").write_bytes(b"\xff{")
+    (tmp_path / "c").mkdir()
+    (tmp_path / "elsewhere.json").write_text(json.dumps({"harbor_rewards": {"37": 1.0}}))
+    (tmp_path / "c" / "run.json").symlink_to(tmp_path / "elsewhere.json")
+    for name in "abc":
+        assert markdown_lines(_rows(str(tmp_path / name), {37: 1.0})) == []
