@@ -151,7 +151,7 @@ def import_jobs(job_dirs: list[str | Path], out: str | Path, *, force: bool = Fa
                 for t in sorted(trials, key=lambda t: (t.started, t.name)):
                     by_task[t.task_id].append(t)
                 for rep in range(1, max(len(v) for v in by_task.values()) + 1):
-                    name = _SAFE.sub("_", f"{job_name}__{agent}__{model}__rep{rep}")
+                    name = _SAFE.sub("_", f"{job_name[:80]}__{agent[:60]}__{model[:60]}__rep{rep}")
                     run = root / name
                     if run.exists():
                         if not force:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import stat
 from pathlib import Path
 from typing import Any
@@ -118,10 +117,16 @@ class JobDir:
                 raise OSError(f"{'/'.join(parts)}: {size} bytes, over the {max_bytes} byte limit")
             os.set_blocking(fd, True)
             tmp = dest.with_name(f".{dest.name}.partial")
+            copied = 0
             with os.fdopen(os.dup(fd), "rb") as src, open(tmp, "wb") as out:
-                shutil.copyfileobj(src, out, length=1 << 20)
-                if out.tell() > max_bytes:
-                    raise OSError(f"{'/'.join(parts)}: grew past the {max_bytes} byte limit")
+                while block := src.read(1 << 20):
+                    copied += len(block)
+                    if copied > max_bytes:
+                        raise OSError(f"{'/'.join(parts)}: grew past the {max_bytes} byte limit")
+                    out.write(block)
             os.replace(tmp, dest)
+        except BaseException:
+            dest.with_name(f".{dest.name}.partial").unlink(missing_ok=True)
+            raise
         finally:
             os.close(fd)

@@ -120,3 +120,18 @@ def test_oversized_json_is_not_read(job, tmp_path, monkeypatch):
     monkeypatch.setattr(jobfiles, "MAX_JSON_BYTES", 64)
     summary = import_jobs([job], tmp_path / "runs")
     assert summary.trials == 0 and any("byte limit" in s for s in summary.skipped)
+
+
+def test_oversized_output_is_not_copied(job, tmp_path, monkeypatch):
+    """An output over the size limit (a runaway 2 GB file, here a sparse one under a small limit) is skipped with
+    a note naming it; the other outputs of the trial are imported."""
+    from agenticvbench.harbor import importer
+
+    monkeypatch.setattr(importer, "MAX_OUTPUT_BYTES", 1024)
+    out_dir = job / "sequencing-037__a" / "artifacts" / "workspace" / "output"
+    with open(out_dir / "solution.mp4", "wb") as fh:
+        fh.truncate(2 * 1024**3)
+    import_jobs([job], tmp_path / "runs")
+    rep1 = tmp_path / "runs" / "nightly__codex__openai_gpt-5__rep1"
+    assert (rep1 / "37" / "solution.json").is_file() and not (rep1 / "37" / "solution.mp4").exists()
+    assert "solution.mp4" in json.loads((rep1 / "run.json").read_text())["notes"]["37"]
