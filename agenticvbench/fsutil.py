@@ -12,6 +12,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, BinaryIO
 
+JSON_MAX_DEPTH = 64
+
 
 def _umask() -> int:
     mask = os.umask(0)
@@ -120,3 +122,37 @@ def file_sha256(path: str | Path, *, chunk: int = 1 << 20, max_bytes: int | None
 def text_sha256(text: str) -> str:
     """Hex SHA-256 of a string (UTF-8)."""
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def json_depth(obj: Any, limit: int) -> int:
+    """Nesting depth of a parsed JSON value, stopping early past `limit` (iterative: no recursion)."""
+    stack: list[tuple[Any, int]] = [(obj, 1)]
+    deepest = 0
+    while stack:
+        value, d = stack.pop()
+        deepest = max(deepest, d)
+        if deepest > limit:
+            return deepest
+        if isinstance(value, dict):
+            stack.extend((v, d + 1) for v in value.values())
+        elif isinstance(value, list):
+            stack.extend((v, d + 1) for v in value)
+    return deepest
+
+
+def parse_json_bounded(raw: bytes, where: str, *, max_depth: int = JSON_MAX_DEPTH) -> Any:
+    """Parse untrusted JSON bytes; raises ValueError with a one-line reason naming `where` for non-UTF-8 text,
+    invalid JSON, nesting deeper than `max_depth` or an integer too long to convert."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{where}: not UTF-8 text (byte {exc.start}: {exc.reason})") from None
+    try:
+        data = json.loads(text)
+    except RecursionError:
+        raise ValueError(f"{where}: nested too deeply") from None
+    except ValueError as exc:  # JSONDecodeError, or an integer past Python's 4300-digit conversion limit
+        raise ValueError(f"{where}: invalid JSON ({str(exc)[:200]})") from None
+    if json_depth(data, max_depth) > max_depth:
+        raise ValueError(f"{where}: nested deeper than {max_depth} levels")
+    return data

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -156,6 +157,16 @@ def _read_rows(parquet: Path) -> list[dict[str, Any]]:
     return table.to_pylist()
 
 
+def _check_unique_ids(rows: list[dict[str, Any]], parquet: Path) -> None:
+    """One row per task: a repeated `task_id` would make the answer key depend on row order."""
+    counts = Counter(row.get("task_id") for row in rows)
+    dups = sorted((k for k, n in counts.items() if n > 1), key=repr)
+    if dups:
+        raise DatasetError(f"{parquet}: field task_id: task {dups[0]!r} appears in {counts[dups[0]]} rows"
+                           + (f" (and {len(dups) - 1} more repeated id(s))" if len(dups) > 1 else "")
+                           + "; a dataset has one row per task")
+
+
 def load_tasks(family: str | None = None, *, task_ids: list[int] | None = None,
                dataset: str | os.PathLike[str] = DEFAULT_DATASET, revision: str | None = None,
                cache_dir: str | Path | None = None) -> list[Task]:
@@ -168,7 +179,9 @@ def load_tasks(family: str | None = None, *, task_ids: list[int] | None = None,
     source, parquet = DatasetSource.open(dataset, revision, cache_dir)
     wanted = set(task_ids) if task_ids is not None else None
     tasks: list[Task] = []
-    for row in _read_rows(parquet):
+    rows = _read_rows(parquet)
+    _check_unique_ids(rows, parquet)
+    for row in rows:
         if family is not None and row.get("task_family") != family:
             continue
         if wanted is not None and row.get("task_id") not in wanted:

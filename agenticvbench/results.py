@@ -19,8 +19,8 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from agenticvbench.fsutil import TooLargeError, atomic_write_json, read_capped
-from agenticvbench.submission import RESULTS_DIRNAME, parse_json_bounded
+from agenticvbench.fsutil import TooLargeError, atomic_write_json, parse_json_bounded, read_capped
+from agenticvbench.submission import RESULTS_DIRNAME
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd

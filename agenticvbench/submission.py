@@ -12,7 +12,6 @@ result naming the file; it is never reported as "not found" and never opened.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from dataclasses import dataclass, field
@@ -20,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from agenticvbench.errors import ConfigError, SubmissionError
-from agenticvbench.fsutil import TooLargeError, file_kind, read_capped
+from agenticvbench.fsutil import TooLargeError, file_kind, parse_json_bounded, read_capped
 
 RESULTS_DIRNAME = "avb-results"
 MB = 1024 * 1024
@@ -29,7 +28,6 @@ MANIFEST_MAX_BYTES = 5 * MB  # any .json output (solution.json)
 TEXT_MAX_BYTES = 1 * MB  # report.md and other text outputs
 DEFAULT_MEDIA_MAX_BYTES = 4096 * MB
 MEDIA_CAP_ENV = "AVB_MAX_MEDIA_MB"
-JSON_MAX_DEPTH = 64
 TASK_DIR_RE = re.compile(r"[0-9]+", re.ASCII)
 RUN_KEYS: tuple[str, ...] = ("harness", "model", "rep")
 _TEXT_SUFFIXES = (".md", ".txt")
@@ -143,40 +141,6 @@ class RunMeta:
     harness: str | None = None
     model: str | None = None
     rep: int | str | None = None
-
-
-def _depth(obj: Any, limit: int) -> int:
-    """Nesting depth of a parsed JSON value, stopping early past `limit` (iterative: no recursion)."""
-    stack: list[tuple[Any, int]] = [(obj, 1)]
-    deepest = 0
-    while stack:
-        value, d = stack.pop()
-        deepest = max(deepest, d)
-        if deepest > limit:
-            return deepest
-        if isinstance(value, dict):
-            stack.extend((v, d + 1) for v in value.values())
-        elif isinstance(value, list):
-            stack.extend((v, d + 1) for v in value)
-    return deepest
-
-
-def parse_json_bounded(raw: bytes, where: str, *, max_depth: int = JSON_MAX_DEPTH) -> Any:
-    """Parse untrusted JSON bytes; raises ValueError with a one-line reason naming `where` for non-UTF-8 text,
-    invalid JSON, nesting deeper than `max_depth` or an integer too long to convert."""
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise ValueError(f"{where}: not UTF-8 text (byte {exc.start}: {exc.reason})") from None
-    try:
-        data = json.loads(text)
-    except RecursionError:
-        raise ValueError(f"{where}: nested too deeply") from None
-    except ValueError as exc:  # JSONDecodeError, or an integer past Python's 4300-digit conversion limit
-        raise ValueError(f"{where}: invalid JSON ({str(exc)[:200]})") from None
-    if _depth(data, max_depth) > max_depth:
-        raise ValueError(f"{where}: nested deeper than {max_depth} levels")
-    return data
 
 
 def read_run_json(path: Path) -> tuple[RunMeta, list[str]]:

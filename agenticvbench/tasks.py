@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from agenticvbench.errors import TaskError
+from agenticvbench.fsutil import JSON_MAX_DEPTH, json_depth
 
 if TYPE_CHECKING:  # pragma: no cover
     from agenticvbench.loader import DatasetSource
@@ -25,6 +26,7 @@ FAMILY_ID_RANGES: dict[str, range] = {
     "assembly": range(83, 101),
 }
 GROUND_TRUTH_DIR = Path(__file__).parent / "ground_truth" / "repair"
+RUBRIC_MAX_CHARS = 5 * 1024 * 1024
 
 
 @dataclass
@@ -237,6 +239,8 @@ def task_from_row(row: dict[str, Any], source: DatasetSource | None = None) -> T
     if isinstance(raw_id, bool) or not isinstance(raw_id, int) and not hasattr(raw_id, "__index__"):
         raise TaskError(raw_id, "task_id", f"must be an integer, got {raw_id!r}")
     task_id = int(raw_id)
+    if task_id <= 0:
+        raise TaskError(task_id, "task_id", "must be a positive integer")
     family = row.get("task_family")
     if family not in TASK_CLASSES:
         raise TaskError(task_id, "task_family", f"must be one of {', '.join(FAMILIES)}, got {family!r}")
@@ -248,10 +252,18 @@ def task_from_row(row: dict[str, Any], source: DatasetSource | None = None) -> T
     rubric_json = row.get("rubric_json")
     if not isinstance(rubric_json, str):
         raise TaskError(task_id, "rubric_json", "must be a JSON string")
+    if len(rubric_json) > RUBRIC_MAX_CHARS:
+        raise TaskError(task_id, "rubric_json", f"{len(rubric_json)} characters, over the {RUBRIC_MAX_CHARS} limit")
     try:
         rubric = json.loads(rubric_json)
     except json.JSONDecodeError as exc:
         raise TaskError(task_id, "rubric_json", f"invalid JSON ({exc.msg} at char {exc.pos})") from None
+    except RecursionError:
+        raise TaskError(task_id, "rubric_json", "nested too deeply") from None
+    except ValueError as exc:  # an integer past Python's 4300-digit conversion limit
+        raise TaskError(task_id, "rubric_json", f"invalid JSON ({str(exc)[:120]})") from None
+    if json_depth(rubric, JSON_MAX_DEPTH) > JSON_MAX_DEPTH:
+        raise TaskError(task_id, "rubric_json", f"nested deeper than {JSON_MAX_DEPTH} levels")
     cls = TASK_CLASSES[family]
     task = cls(task_id=task_id, prompt=prompt, reference_file_urls=refs or [],
                verifier_reference_urls=vrefs, rubric_json=rubric_json, source=source)

@@ -38,7 +38,8 @@ def _verify(args: argparse.Namespace) -> int:
     summary = verify_run(args.run_dirs, dataset=args.dataset, revision=args.revision, cache_dir=args.cache_dir,
                          family=args.family, task_ids=task_ids, out=args.out, jobs=args.jobs, force=args.force,
                          executor=args.executor, scheduler=args.scheduler, judge=judge_from_args(args),
-                         progress=not args.json and sys.stderr.isatty() or args.progress)
+                         progress=not args.json and sys.stderr.isatty() or args.progress,
+                         max_media_bytes=args.max_media_mb * 1024 * 1024 if args.max_media_mb else None)
     if args.json:
         print_json(summary.to_dict())
     else:
@@ -60,5 +61,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--scheduler", help="Dask scheduler address for --executor dask")
     p.add_argument("--progress", action="store_true", help="show the progress bar even when not on a terminal")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    p.add_argument("--max-media-mb", type=positive_int, default=None,
+                   help="largest submitted media file read, in MiB (default $AVB_MAX_MEDIA_MB, else 4096)")
     add_judge_args(p)
     p.set_defaults(func=_verify)
