@@ -108,7 +108,8 @@ class Submission:
             raise InputRejected(f"{p}: cannot be examined ({exc.strerror or exc})") from None
         real = os.path.realpath(p)
         if not _inside(real, os.path.realpath(root)):
-            raise InputRejected(f"{p}: resolves to {real}, outside the task folder {root}")
+            link = f"a symlink to {os.readlink(p)}, which " if os.path.islink(p) else ""
+            raise InputRejected(f"{p}: {link}resolves to {real}, outside the task folder {root}")
         try:
             st = os.stat(p)
         except OSError:
