@@ -141,9 +141,9 @@ def result_problem(data: Any) -> str:
                 "(written by another version of agenticvbench)")
     errors = sorted(_validator().iter_errors(data), key=lambda e: list(e.absolute_path))
     if errors:
-        e = errors[0]
-        where = ".".join(str(x) for x in e.absolute_path) or "(top level)"
-        return f"field {where}: {e.message[:200]}" + (f" (+{len(errors) - 1} more)" if len(errors) > 1 else "")
+        fields_ = sorted({".".join(str(x) for x in e.absolute_path) or "(top level)" for e in errors})
+        return f"field(s) {', '.join(fields_[:8])}: {errors[0].message[:200]}" + (
+            f" (+{len(errors) - 1} more)" if len(errors) > 1 else "")
     try:
         digest = canonical_sha256(data)
     except (TypeError, ValueError) as exc:
