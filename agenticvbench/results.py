@@ -234,8 +234,8 @@ def scan_results(paths: list[str | Path] | str | Path) -> ResultScan:
             tid = int(name[:-5])
             r, problem = read_result_checked(f)
             if r is not None and r.task_id != tid:
-                r, problem = None, f"holds task {r.task_id} but is named {name}"
-            if r is not None:
+                problem = f"holds task {r.task_id} but is named {name}"
+            if r is not None and not problem:
                 scan.results.append(r)
             elif problem:
                 scan.invalid.append(InvalidResult(f, tid, problem))

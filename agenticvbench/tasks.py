@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import operator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -238,7 +239,7 @@ def task_from_row(row: dict[str, Any], source: DatasetSource | None = None) -> T
     raw_id = row.get("task_id")
     if isinstance(raw_id, bool) or not isinstance(raw_id, int) and not hasattr(raw_id, "__index__"):
         raise TaskError(raw_id, "task_id", f"must be an integer, got {raw_id!r}")
-    task_id = int(raw_id)
+    task_id = operator.index(raw_id)
     if task_id <= 0:
         raise TaskError(task_id, "task_id", "must be a positive integer")
     family = row.get("task_family")
