@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from agenticvbench.fsutil import TooLargeError, read_capped
 from agenticvbench.submission import Submission
 
 MANIFEST_NAME = "solution.json"
@@ -77,8 +78,8 @@ def read_manifest(path: str | Path | None, *, expected: str | Path | None = None
         if size > max_bytes:
             return ManifestRead(p, "malformed", error=f"solution.json: file is {size} bytes, over the "
                                 f"{max_bytes} byte limit for a manifest")
-        raw = p.read_bytes()
-    except OSError as exc:
+        raw = read_capped(p, max_bytes)  # non-blocking open, regular files only, never past the cap
+    except (OSError, TooLargeError) as exc:
         return ManifestRead(p, "malformed", error=f"solution.json: unreadable ({exc.strerror or exc})")
     try:
         text = raw.decode("utf-8")

@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agenticvbench.fsutil import TooLargeError, read_capped
+from agenticvbench.submission import TEXT_MAX_BYTES as REPORT_MAX_BYTES
 from agenticvbench.verifiers.repair.profiles import CellSpec, TruthRegion
 
 LOC_MAX = 35.0
@@ -55,7 +57,10 @@ def read_report(path: Path) -> tuple[str, list[str]]:
     Raises `ReportEncodingError` (naming the offending byte and a guess at the real encoding) when the bytes are
     not UTF-8, and `OSError` when the file cannot be read.
     """
-    raw = path.read_bytes()
+    try:
+        raw = read_capped(path, REPORT_MAX_BYTES)  # non-blocking open, regular files only, never past the cap
+    except TooLargeError as exc:
+        raise OSError(str(exc)) from None
     warnings: list[str] = []
     if raw.startswith(b"\xef\xbb\xbf"):
         raw = raw[3:]
