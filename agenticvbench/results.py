@@ -132,8 +132,8 @@ def _validator() -> Any:
 
 
 def result_problem(data: Any) -> str:
-    """Why parsed result JSON is not a valid result ('' when it is): schema (types, 0..1 ranges, status), the
-    content hash, and the headline rule (a scored headline is the adjusted score when there is one, else final)."""
+    """Why parsed result JSON is not a valid result ('' when it is): schema version, the shipped JSON Schema
+    (types, 0..1 ranges, status enum, zero scores unless scored), then the content hash."""
     if not isinstance(data, dict):
         return "top level is not an object"
     if data.get("schema_version") != RESULT_SCHEMA_VERSION:
@@ -150,11 +150,6 @@ def result_problem(data: Any) -> str:
         return f"cannot be hashed ({exc})"
     if digest != data["result_sha256"]:
         return "result_sha256 does not match the content (the file was edited after it was written)"
-    if data["status"] == "scored":
-        adj = data["adjusted_final_score"]
-        expected = data["final_score"] if adj is None else adj
-        if abs(float(data["headline_score"]) - float(expected)) > 1e-9:
-            return "field headline_score: differs from the official score it must repeat"
     return ""
 
 
@@ -240,6 +235,17 @@ def scan_results(paths: list[str | Path] | str | Path) -> ResultScan:
             elif problem:
                 scan.invalid.append(InvalidResult(f, tid, problem))
     return scan
+
+
+def announce_invalid_results(paths: list[str | Path] | str | Path, prog: str) -> int:
+    """Print one stderr line per invalid result file under `paths` (`prog: invalid result PATH: reason`) and
+    return how many there are; commands that read results exit 1 when it is not 0."""
+    import sys
+
+    invalid = scan_results(paths).invalid
+    for bad in invalid:
+        print(f"{prog}: invalid result {bad.path}: {bad.reason} (counted as 0)", file=sys.stderr)
+    return len(invalid)
 
 
 def iter_results(paths: list[str | Path] | str | Path) -> list[Result]:

@@ -30,6 +30,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     """Build and print (or write) the leaderboard."""
     from agenticvbench.report.leaderboard import leaderboard_from_runs
+    from agenticvbench.results import announce_invalid_results
 
     if args.resamples < 0:
         print("avb leaderboard: --resamples must be >= 0", file=sys.stderr)
@@ -44,5 +45,4 @@ def run(args: argparse.Namespace) -> int:
     errors = sum(g.n_errors for g in board.groups)
     if errors:
         print(f"avb leaderboard: {errors} result(s) have status ERROR (the verifier failed)", file=sys.stderr)
-        return 1
-    return 0
+    return 1 if announce_invalid_results(args.paths, "avb leaderboard") or errors else 0

@@ -62,6 +62,7 @@ def run(args: argparse.Namespace) -> int:
     """Build the report and print or write it."""
     from agenticvbench.cli.common import print_json
     from agenticvbench.report import build_report, load_comparison, render_html, render_markdown
+    from agenticvbench.results import announce_invalid_results
 
     if args.format == "all" and args.out is None:
         print("avb report: --format all needs --out DIR", file=sys.stderr)
@@ -91,5 +92,4 @@ def run(args: argparse.Namespace) -> int:
     if report.n_errors:
         print(f"avb report: {report.n_errors} result(s) have status ERROR (the verifier failed); see the report",
               file=sys.stderr)
-        return 1
-    return 0
+    return 1 if announce_invalid_results(args.paths, "avb report") or report.n_errors else 0

@@ -110,3 +110,15 @@ def test_fifo_or_huge_result_file_never_hangs(scored):
         fh.truncate(100 * 1024 * 1024)
     bad = {i.task_id: i.reason for i in scan_results(scored.root).invalid}
     assert "FIFO" in bad[38] and "byte limit" in bad[37]
+
+
+@pytest.mark.parametrize("command", ["report", "leaderboard"])
+def test_report_and_leaderboard_list_invalid_results_and_exit_1(scored, capsys, command):
+    """A non-numeric score crashed `avb report`; now the file is listed with its path and the command exits 1."""
+    from agenticvbench.cli.main import main
+
+    bad = scored.results() / "84.json"
+    _edit(bad, final_score="1.0")
+    code = main([command, str(scored.root)])
+    err = capsys.readouterr().err
+    assert code == 1 and f"invalid result {bad}" in err and "Traceback" not in err
