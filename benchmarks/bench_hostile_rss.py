@@ -55,10 +55,11 @@ def _long_report(p: Path) -> None:
     p.write_text("## Diagnosis\n" + "0:01.00-0:02.00 " * ((1024 * 1024 - 64) // 16))
 
 
-def _big_frames(side: int, seconds: int) -> Callable[[Path], None]:
+def _big_frames(side: int, seconds: int, pix_fmt: str = "yuv420p") -> Callable[[Path], None]:
     def plant(p: Path) -> None:
         _ffmpeg("-f", "lavfi", "-i", f"testsrc2=s={side}x{side}:r=2:d={seconds}", "-f", "lavfi", "-i",
-                f"sine=d={seconds}", "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", "-shortest", str(p))
+                f"sine=d={seconds}", "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", pix_fmt, "-c:a", "aac",
+                "-shortest", str(p))
     return plant
 
 
@@ -78,6 +79,7 @@ CASES: list[tuple[str, int, str, Callable[[Path], None] | None]] = [
     ("header declaring 40001 s", 66, "fixed.mp4", _long_header),
     ("8192x8192 fixed.mp4, 10 s", 66, "fixed.mp4", _big_frames(8192, 10)),
     ("8192x8192 final.mp4, 10 s (recap)", 2, "final.mp4", _big_frames(8192, 10)),
+    ("8192x8192 yuv444p10 fixed.mp4, 10 s", 66, "fixed.mp4", _big_frames(8192, 10, "yuv444p10le")),
 ]
 
 
@@ -98,11 +100,14 @@ def main() -> None:
     """Print one markdown row per case: peak RSS (MiB), wall seconds, resulting status and reason."""
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--demo", help="an existing demo build (default: build one in a temp dir)")
+    ap.add_argument("--only", default="", help="run only the cases whose name contains this text")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="avb-rss-") as tmp:
         demo = build_demo(args.demo or Path(tmp) / "demo")
         print("| case | peak RSS (MiB) | wall (s) | result |\n|---|---:|---:|---|")
         for i, (name, task, fname, plant) in enumerate(CASES):
+            if args.only not in name:
+                continue
             run = Path(tmp) / f"run{i}"
             shutil.copytree(demo.runs["perfect"], run, ignore=shutil.ignore_patterns("avb-results"))
             folder = run / str(task) / "output" if (run / str(task) / "output").is_dir() else run / str(task)
