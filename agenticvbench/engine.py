@@ -140,8 +140,8 @@ def _score(job: Job) -> Result:
         screening = screen_inputs(job.task, job.submission, by_path)
         outcome = verifier.verify(job.task, job.submission, job.ctx)
     except InputRejected as exc:
-        return _base_result(job, "malformed", reason=str(exc), provenance=prov, warnings=notes,
-                            fingerprint=fp)
+        return _base_result(job, "malformed", reason=str(exc), provenance={**prov, "input_hashes": hashes},
+                            warnings=notes, fingerprint=fp)
     scores = [outcome.final_score, outcome.headline]
     if not all(isinstance(x, (int, float)) and math.isfinite(x) for x in scores):
         raise ValueError(f"verifier returned a non-finite score {scores}")
