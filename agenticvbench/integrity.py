@@ -4,8 +4,8 @@ Rejections (the engine scores the task `malformed`, reason from `InputRejected`)
 
 - a submitted media file byte-identical (same SHA-256) to one of the task's verifier-only references (the repair
   source video): an agent that found the reference would otherwise score 0.99999;
-- a media header declaring a duration absurd for the family, or a frame size no benchmark video has, checked on
-  the probe (header) before any frame is decoded.
+- a media header declaring a duration absurd for the family, or a frame larger than 4096x4096 pixels (or 8192 on
+  a side), checked on the probe (header) before any frame is decoded.
 
 Flags (the official score is kept, the result's `integrity` list names the hole, a warning says it loudly):
 
@@ -30,7 +30,8 @@ MEDIA_SUFFIXES: frozenset[str] = frozenset({".mp4", ".mov", ".m4v", ".mkv", ".we
 #: Longest plausible output per family, in seconds (benchmark outputs run seconds to minutes).
 MAX_DURATION_S: dict[str, float] = {"recap": 4 * 3600.0, "sequencing": 3600.0, "assembly": 3600.0,
                                     "repair": 3600.0}
-MAX_FRAME_SIDE = 8192  # pixels; 8K is 7680 wide
+MAX_FRAME_SIDE = 8192  # pixels; 8K UHD is 7680 wide
+MAX_FRAME_PIXELS = 4096 * 4096  # covers 4K UHD and DCI 4K; 8192x8192 10-bit 4:4:4 peaks at 2.4 GB when scored
 FLAGS: dict[str, str] = {
     "audio_only": "has audio but no video stream; the official scorer still gives it points",
     "rotation": "carries a display rotation matrix; players rotate it but frame comparisons do not",
@@ -91,9 +92,10 @@ def _check_header(path: Path, family: str) -> tuple[bool, bool]:
         raise InputRejected(f"{path}: the header declares {longest:.0f} s, absurd for a {family} output "
                             f"(limit {limit:.0f} s); not decoded")
     for s in info.streams:
-        if s.codec_type == "video" and max(s.width or 0, s.height or 0) > MAX_FRAME_SIDE:
-            raise InputRejected(f"{path}: the header declares a {s.width}x{s.height} frame, larger than "
-                                f"{MAX_FRAME_SIDE} px on a side; not decoded")
+        w, h = s.width or 0, s.height or 0
+        if s.codec_type == "video" and (max(w, h) > MAX_FRAME_SIDE or w * h > MAX_FRAME_PIXELS):
+            raise InputRejected(f"{path}: the header declares a {w}x{h} frame, over the limit of {MAX_FRAME_SIDE} "
+                                f"px on a side and {MAX_FRAME_PIXELS} pixels; not decoded")
     return info.video is not None, info.audio is not None
 
 

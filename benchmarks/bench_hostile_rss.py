@@ -55,9 +55,10 @@ def _long_report(p: Path) -> None:
     p.write_text("## Diagnosis\n" + "0:01.00-0:02.00 " * ((1024 * 1024 - 64) // 16))
 
 
-def _big_frames(side: int, seconds: int, pix_fmt: str = "yuv420p") -> Callable[[Path], None]:
+def _big_frames(width: int, height: int, seconds: int, pix_fmt: str = "yuv420p",
+                fps: int = 2) -> Callable[[Path], None]:
     def plant(p: Path) -> None:
-        _ffmpeg("-f", "lavfi", "-i", f"testsrc2=s={side}x{side}:r=2:d={seconds}", "-f", "lavfi", "-i",
+        _ffmpeg("-f", "lavfi", "-i", f"testsrc2=s={width}x{height}:r={fps}:d={seconds}", "-f", "lavfi", "-i",
                 f"sine=d={seconds}", "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", pix_fmt, "-c:a", "aac",
                 "-shortest", str(p))
     return plant
@@ -77,9 +78,10 @@ CASES: list[tuple[str, int, str, Callable[[Path], None] | None]] = [
     ("5 MB solution.json, 100k segments", 38, "solution.json", _many_segments),
     ("1 MB one-line report.md of windows", 66, "report.md", _long_report),
     ("header declaring 40001 s", 66, "fixed.mp4", _long_header),
-    ("8192x8192 fixed.mp4, 10 s", 66, "fixed.mp4", _big_frames(8192, 10)),
-    ("8192x8192 final.mp4, 10 s (recap)", 2, "final.mp4", _big_frames(8192, 10)),
-    ("8192x8192 yuv444p10 fixed.mp4, 10 s", 66, "fixed.mp4", _big_frames(8192, 10, "yuv444p10le")),
+    ("8192x8192 fixed.mp4 (refused)", 66, "fixed.mp4", _big_frames(8192, 8192, 2)),
+    ("4096x4096 yuv444p10 fixed.mp4, 10 s at 25 fps", 66, "fixed.mp4", _big_frames(4096, 4096, 10, "yuv444p10le", 25)),
+    ("8192x2048 yuv444p10 fixed.mp4, 10 s", 66, "fixed.mp4", _big_frames(8192, 2048, 10, "yuv444p10le")),
+    ("4096x4096 yuv444p10 final.mp4, 10 s (recap)", 2, "final.mp4", _big_frames(4096, 4096, 10, "yuv444p10le")),
 ]
 
 

@@ -80,3 +80,19 @@ def test_non_utf8_and_deep_manifest_stay_clean(hostile, score):
     res = by_id(score(run.root, [83, 84]))
     assert res[83].status == res[84].status == "malformed"
     assert "UTF-8" in res[83].reason and "deep" in res[84].reason
+
+
+def test_frame_area_over_4096_squared_is_malformed(hostile, score, tmp_path):
+    """An 8192x8192 10-bit 4:4:4 fixed.mp4 peaked at 2.4 GB RSS when scored; frames over 4096x4096 pixels are
+    refused from the header."""
+    from adversarial import ffmpeg
+
+    from agenticvbench.integrity import MAX_FRAME_PIXELS
+
+    run = hostile()
+    big = tmp_path / "big.mp4"
+    ffmpeg("-f", "lavfi", "-i", "color=s=4112x4112:r=1:d=1", "-c:v", "libx264", "-preset", "ultrafast", str(big))
+    run.copy(67, "fixed.mp4", big)
+    r = by_id(score(run.root, [67]))[67]
+    assert 4112 * 4112 > MAX_FRAME_PIXELS
+    assert r.status == "malformed" and "4112x4112" in r.reason and "not decoded" in r.reason
