@@ -44,6 +44,7 @@ from typing import Any
 import openai
 
 from agenticvbench.errors import MediaError
+from agenticvbench.fsutil import file_sha256
 from agenticvbench.judge import prompts
 from agenticvbench.judge.breaker import CircuitBreaker, breaker_for, marker_dir_for
 from agenticvbench.judge.cache import JudgeCache, cache_key, media_digest
@@ -140,8 +141,11 @@ class VideoJudge:
     def __init__(self, settings: JudgeSettings, video: str | Path, *, cache: JudgeCache | None = None,
                  audio_facts: Callable[[], Mapping[str, Any] | None] | None = None,
                  client: openai.OpenAI | None = None, breaker: CircuitBreaker | None = None,
-                 human: Callable[[str], tuple[Outcome, str, list[dict[str, Any]]]] | None = None) -> None:
+                 human: Callable[[str], tuple[Outcome, str, list[dict[str, Any]]]] | None = None,
+                 task_id: int | None = None) -> None:
         self.settings = settings
+        self.task_id = task_id
+        self.video_sha256: str | None = None
         self.breaker = breaker or breaker_for(settings.run_id, marker_dir_for(cache.root.parent if cache else None),
                                               settings.breaker_threshold)
         self._human = human
@@ -259,6 +263,7 @@ class VideoJudge:
                 "model": model, "template_version": prompts.PROMPT_TEMPLATE_VERSION,
                 "prompt_tokens": call.prompt_tokens, "completion_tokens": call.completion_tokens,
                 "cost_usd": call.cost_usd, "audio_included": call.audio_included,
+                "task_id": self.task_id, "video_sha256": self.video_sha256,
                 "created_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
             })
         except OSError as exc:
@@ -267,7 +272,8 @@ class VideoJudge:
     def _media_digest(self) -> str:
         with self._media_lock:
             if self._digest is None:
-                self._digest = media_digest(self.video, self.settings.sampling_key())
+                self.video_sha256 = file_sha256(self.video)
+                self._digest = media_digest(self.video, self.settings.sampling_key(), self.video_sha256)
             return self._digest
 
     def _openai(self) -> openai.OpenAI:
