@@ -241,4 +241,5 @@ def make_server(app: GradingApp, host: str = "127.0.0.1", port: int = 0) -> Thre
 def url_of(httpd: ThreadingHTTPServer, app: GradingApp) -> str:
     """The page's URL, token included."""
     host, port = httpd.server_address[:2]
-    return f"http://{host}:{port}/?token={app.token}"
+    host_text = host.decode() if isinstance(host, bytes) else str(host)
+    return f"http://{host_text}:{port}/?token={app.token}"

@@ -74,7 +74,8 @@ def gradable_items(task: RecapTask) -> list[GradeItem]:
         if raw.get("dispatch") == "llm":
             text = raw.get("prompt") or raw.get("criterion") or ""
         elif raw.get("dispatch") == "compound":
-            stages = raw.get("stages") if isinstance(raw.get("stages"), list) else []
+            raw_stages = raw.get("stages")
+            stages: list[Any] = raw_stages if isinstance(raw_stages, list) else []
             llm = [s for s in stages if isinstance(s, dict) and s.get("dispatch") == "llm"]
             if not llm:
                 continue
