@@ -119,3 +119,36 @@ def test_timeout_and_retries_from_options_and_env(monkeypatch: pytest.MonkeyPatc
         settings_from_args(p.parse_args(["--judge", "cache"]))
     with pytest.raises(ValueError):
         JudgeSettings(timeout=0)
+
+
+def test_demo_recap_against_silent_endpoint_costs_under_two_deadlines(demo, fake, tmp_path, monkeypatch) -> None:
+    """The demo's recap tasks scored by two worker processes against an endpoint that never answers: compared with
+    the judge off, the judge adds less than 2 deadlines in total (the first wave of requests times out once, the
+    breaker's marker stops every process), every llm item is unscored saying why, and the python items keep
+    their scores."""
+    import shutil
+
+    from agenticvbench.engine import verify_run
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    run = tmp_path / "run"
+    shutil.copytree(demo.runs["perfect"], run, ignore=shutil.ignore_patterns("avb-results"))
+    t0 = time.monotonic()
+    off = verify_run(run, dataset=demo.mirror, family="recap", judge=JudgeSettings(mode="off"), jobs=2,
+                     cache_dir=tmp_path / "c-off", force=True)
+    base = time.monotonic() - t0
+    with fake.FakeOpenAIServer() as srv:
+        srv.hang = True
+        s = JudgeSettings(base_url=srv.base_url, timeout=4.0, max_retries=3, max_frames=4, max_side=64)
+        t0 = time.monotonic()
+        hung = verify_run(run, dataset=demo.mirror, family="recap", judge=s, jobs=2, cache_dir=tmp_path / "c",
+                          force=True)
+        elapsed = time.monotonic() - t0
+    assert elapsed - base < 2 * s.timeout, (elapsed, base)
+    assert [r.status for r in hung.results] == ["scored"] * len(hung.results) and len(hung.results) == 2
+    for r, r_off in zip(sorted(hung.results, key=lambda r: r.task_id), sorted(off.results, key=lambda r: r.task_id),
+                        strict=True):
+        reasons = [i["reason"] for i in r.detail["items"] if i["outcome"] == "unscored"]
+        assert reasons and all("deadline" in x or "circuit breaker" in x for x in reasons), reasons
+        assert r.final_score == r_off.final_score  # same items unscored as with the judge off; python items kept
+    assert (tmp_path / "c" / "judge" / "breaker" / f"breaker-{s.run_id}.json").is_file()
