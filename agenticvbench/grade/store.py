@@ -16,6 +16,7 @@ Grader names are `[A-Za-z0-9_.-]{1,64}` (they become file names).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -26,6 +27,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from agenticvbench.errors import ConfigError
+from agenticvbench.fsutil import file_sha256
 
 HumanOutcome = Literal["pass", "fail", "skip"]
 VERDICTS: tuple[str, ...] = ("pass", "fail", "skip")
@@ -162,6 +164,19 @@ class VerdictStore:
             for key, v in self.latest(g).items():
                 out.setdefault(key, {})[g] = v
         return out
+
+
+def grades_digest(root: str | Path, graders: tuple[str, ...] | list[str] = ()) -> str:
+    """SHA-256 over the verdict files of `graders` (default: all): changes whenever a verdict is added, so results
+    scored from human verdicts are rescored instead of reused."""
+    store = VerdictStore(root)
+    h = hashlib.sha256()
+    for g in sorted(graders or store.graders()):
+        path = store.path(g)
+        h.update(g.encode() + b"\0")
+        if path.is_file() and path.stat().st_size <= MAX_FILE_BYTES:
+            h.update(file_sha256(path).encode())
+    return h.hexdigest()
 
 
 def _ends_with_newline(path: Path) -> bool:

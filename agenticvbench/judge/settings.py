@@ -29,6 +29,7 @@ import argparse
 import os
 import secrets
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlparse
 
@@ -74,6 +75,7 @@ class JudgeSettings:
     samples: int = 1  # calls per item and model (majority)
     sample_temperature: float = 0.7  # temperature of samples 2..N
     graders: tuple[str, ...] = ()  # mode human: whose verdicts count (empty: every grader on record)
+    grades_digest: str | None = None  # mode human: digest of the verdict files (a new verdict rescores)
     run_id: str = field(default_factory=lambda: secrets.token_hex(8), compare=False)
 
     def __post_init__(self) -> None:
@@ -166,7 +168,7 @@ class JudgeSettings:
         """What a result records about the judge (no key, no full URL)."""
         if self.mode == "human":
             return {"judge_mode": "human", "judge_model": None, "judge_base_url_host": None,
-                    "judge_graders": list(self.graders) or "all"}
+                    "judge_graders": list(self.graders) or "all", "judge_grades_digest": self.grades_digest}
         prov: dict[str, Any] = {"judge_mode": self.mode, "judge_model": self.model,
                                 "judge_base_url_host": self.base_url_host, "judge_sampling": self.sampling_key()}
         if self.is_ensemble:
@@ -204,7 +206,15 @@ def add_judge_args(p: argparse.ArgumentParser) -> None:
 def settings_from_args(args: argparse.Namespace) -> JudgeSettings:
     """`JudgeSettings` from the judge options (ValueError for an invalid setting)."""
     mode = args.judge or JudgeSettings.auto_mode(args.judge_base_url)  # off when no endpoint is configured
-    return JudgeSettings.from_env(mode=mode, model=args.judge_model, base_url=args.judge_base_url,
-                                  max_frames=args.judge_frames, frame_rate=args.judge_fps,
-                                  timeout=args.judge_timeout, max_retries=args.judge_retries,
-                                  samples=args.judge_samples, graders=args.graders)
+    settings = JudgeSettings.from_env(mode=mode, model=args.judge_model, base_url=args.judge_base_url,
+                                      max_frames=args.judge_frames, frame_rate=args.judge_fps,
+                                      timeout=args.judge_timeout, max_retries=args.judge_retries,
+                                      samples=args.judge_samples, graders=args.graders)
+    if settings.mode == "human":
+        from agenticvbench.grade.store import grades_digest
+        from agenticvbench.loader import default_cache_dir
+
+        cache_dir = getattr(args, "cache_dir", None)
+        root = Path(cache_dir).expanduser() if cache_dir else default_cache_dir()
+        settings = settings.with_(grades_digest=grades_digest(root / "grades", settings.graders))
+    return settings

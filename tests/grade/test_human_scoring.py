@@ -52,3 +52,38 @@ def test_verdicts_for_another_video_do_not_count(clip: Path, tmp_path: Path) -> 
     put(VerdictStore(tmp_path / "grades"), "alice", "N-01", "pass", "0" * 64)
     out = score_recap(clip, ITEMS, judge_settings=JudgeSettings(mode="human"), cache_dir=tmp_path, task_id=9)
     assert {i["item_id"]: i["outcome"] for i in out.detail["items"]}["N-01"] == "unscored"
+
+
+def test_new_verdict_rescores_without_force(setup, capsys) -> None:
+    """`avb verify --judge human` fingerprints the verdict files: with every item graded, an unchanged store
+    reuses the result, and a changed verdict makes the next run rescore the task (no stale reuse)."""
+    import json
+
+    from agenticvbench.cli.main import main
+    from agenticvbench.results import iter_results
+
+    args = ["verify", str(setup.run), "--dataset", str(setup.mirror), "--tasks", "2", "--cache-dir",
+            str(setup.cache), "--jobs", "1", "--judge", "human", "--json"]
+    video = next(p for p in (setup.run / "2").rglob("final.mp4"))
+    store = VerdictStore(setup.cache / "grades")
+
+    def grade(story: str) -> None:
+        for item, verdict in (("nar_story", story), ("nar_length_fit", "pass")):
+            store.append(HumanVerdict(grader="alice", task_id=2, item_id=item, video_sha256=file_sha256(video),
+                                      verdict=verdict))  # type: ignore[arg-type]
+
+    def verify() -> dict:
+        capsys.readouterr()
+        assert main(args) == 0
+        return json.loads(capsys.readouterr().out)
+
+    grade("fail")
+    assert verify()["n_resumed"] == 0
+    first = iter_results(setup.run)[0]
+    assert first.components["unscored"] == 0
+    assert verify()["n_resumed"] == 1
+    grade("pass")
+    assert verify()["n_resumed"] == 0
+    second = iter_results(setup.run)[0]
+    story = {i["item_id"]: i["outcome"] for i in second.detail["items"]}["nar_story"]
+    assert story == "pass" and second.final_score > first.final_score
