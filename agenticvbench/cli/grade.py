@@ -22,7 +22,8 @@ def _grade(args: argparse.Namespace) -> int:
 
     grader = check_grader(args.grader or re.sub(r"[^A-Za-z0-9_.-]", "_", getpass.getuser())[:64] or "grader")
     tasks = load_tasks("recap", dataset=args.dataset, revision=args.revision, cache_dir=args.cache_dir)
-    subs, notes, seed = build_submissions(args.run_dirs, tasks, blind=args.blind, seed=args.seed)  # type: ignore[arg-type]
+    subs, notes, seed = build_submissions(args.run_dirs, tasks, blind=args.blind, seed=args.seed,  # type: ignore[arg-type]
+                                          materials=not args.no_materials)
     for note in notes:
         print(f"avb grade: skipped {note}", file=sys.stderr)
     cache = default_cache_dir() if args.cache_dir is None else Path(args.cache_dir).expanduser()
@@ -34,6 +35,8 @@ def _grade(args: argparse.Namespace) -> int:
     print(f"open: {url_of(httpd, app)}", flush=True)
     try:
         httpd.serve_forever()
+    except KeyboardInterrupt:
+        print("avb grade: stopped; every verdict is already saved", file=sys.stderr)
     finally:
         httpd.server_close()
     return 0
@@ -49,6 +52,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--grader", help="your name in the verdict store (default: the login name)")
     p.add_argument("--blind", action="store_true", help="hide run, harness and model; shuffle the submissions")
     p.add_argument("--seed", type=int, default=None, help="shuffle seed for --blind (default: random, printed)")
+    p.add_argument("--no-materials", action="store_true",
+                   help="do not fetch and offer the tasks' input files (they may be large downloads)")
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default: %(default)s)")
     p.add_argument("--port", type=int, default=0, help="port (default: a free one)")
     p.set_defaults(func=_grade)

@@ -7,7 +7,8 @@ Routes (every one needs the session token, as `?token=` or the `X-AVB-Token` hea
 - `POST /api/verdict` `{"index", "item_id", "verdict": pass|fail|skip, "notes"}` stores one verdict at once
   (`store.VerdictStore.append`) and answers with the new progress;
 - `GET /video/<index>` the submission's `final.mp4`, with HTTP range requests (206 + `Content-Range`) so the
-  player can seek.
+  player can seek;
+- `GET /material/<index>/<n>` the n-th input file of the submission's task (same range support).
 
 The client never names a file: videos are addressed by their index in the session, whose paths were checked
 when the session was built (`session.safe_video`), so a `../` path or any other file is simply not a route (404).
@@ -18,6 +19,7 @@ A missing or wrong token is 403. The server binds 127.0.0.1 unless told otherwis
 from __future__ import annotations
 
 import json
+import mimetypes
 import re
 import secrets
 import threading
@@ -160,7 +162,16 @@ def _handler(app: GradingApp) -> type[BaseHTTPRequestHandler]:
                 if index >= len(app.submissions):
                     self._json(404, {"error": "no such video"})
                 else:
-                    self._video(app.submissions[index].video, app.submissions[index].size)
+                    sub = app.submissions[index]
+                    self._file(sub.video, sub.size, "video/mp4")
+            elif m := re.fullmatch(r"/material/(\d{1,6})/(\d{1,4})", path):
+                index, n = int(m.group(1)), int(m.group(2))
+                mats = app.submissions[index].materials if index < len(app.submissions) else []
+                if n >= len(mats):
+                    self._json(404, {"error": "no such material"})
+                else:
+                    name, real, size = mats[n]
+                    self._file(real, size, mimetypes.guess_type(name)[0] or "application/octet-stream")
             else:
                 self._json(404, {"error": "not found"})
 
@@ -187,7 +198,7 @@ def _handler(app: GradingApp) -> type[BaseHTTPRequestHandler]:
                 return
             self._json(200, result)
 
-        def _video(self, video: Path, size: int) -> None:
+        def _file(self, video: Path, size: int, ctype: str) -> None:
             start, end = 0, size - 1
             status = 200
             rng = self.headers.get("Range")
@@ -207,8 +218,10 @@ def _handler(app: GradingApp) -> type[BaseHTTPRequestHandler]:
                 status = 206
             length = end - start + 1
             self.send_response(status)
-            self.send_header("Content-Type", "video/mp4")
+            self.send_header("Content-Type", ctype)
             self.send_header("Accept-Ranges", "bytes")
+            self.send_header("X-Content-Type-Options", "nosniff")
+            self.send_header("Content-Security-Policy", "sandbox")
             self.send_header("Content-Length", str(length))
             if status == 206:
                 self.send_header("Content-Range", f"bytes {start}-{end}/{size}")

@@ -27,6 +27,7 @@ from agenticvbench.verifiers.recap.rubric import pillar_name
 
 VIDEO_NAME = "final.mp4"
 MAX_VIDEO_BYTES = 4 * 1024**3
+MAX_MATERIALS = 50
 
 
 @dataclass
@@ -56,12 +57,13 @@ class GradeSubmission:
     prompt: str
     items: list[GradeItem]
     reference: dict[str, dict[str, Any]] = field(default_factory=dict)  # item id -> python/model results
+    materials: list[tuple[str, Path, int]] = field(default_factory=list)  # the task's inputs: (name, path, size)
 
     def public(self, blind: bool) -> dict[str, Any]:
         """The JSON the page gets (no file-system path; run, harness and model hidden when blind)."""
         d: dict[str, Any] = {"index": self.index, "task_id": self.task_id, "video_sha256": self.video_sha256,
                              "prompt": self.prompt, "items": [vars(i) for i in self.items],
-                             "reference": self.reference}
+                             "reference": self.reference, "materials": [m[0] for m in self.materials]}
         if not blind:
             d.update({"run": self.run_label, "harness": self.harness, "model": self.model})
         return d
@@ -107,6 +109,30 @@ def safe_video(task_folder: Path) -> tuple[Path | None, str]:
     return real, ""
 
 
+def task_materials(task: RecapTask, notes: list[str]) -> list[tuple[str, Path, int]]:
+    """The task's own input files (zips already extracted), as (name, real path, size); regular files only, at
+    most `MAX_MATERIALS`. A task whose materials cannot be fetched gets a note and none."""
+    try:
+        paths = task.materials()
+    except Exception as exc:  # offline, no source, a download error: grading works without them
+        notes.append(f"task {task.task_id} materials unavailable ({exc})")
+        return []
+    out: list[tuple[str, Path, int]] = []
+    for p in paths:
+        files = sorted(x for x in p.rglob("*")) if p.is_dir() else [p]
+        for f in files:
+            if len(out) >= MAX_MATERIALS:
+                return out
+            real = Path(os.path.realpath(f))
+            try:
+                st = os.stat(real)
+            except OSError:
+                continue
+            if stat.S_ISREG(st.st_mode):
+                out.append((f.name, real, st.st_size))
+    return out
+
+
 def _reference(run_path: Path, task_id: int) -> dict[str, dict[str, Any]]:
     """item id -> {dispatch, outcome, reason} from the run's existing result (empty when there is none)."""
     res = read_result(result_path(results_dir_for(run_path), task_id))
@@ -125,9 +151,12 @@ def _reference(run_path: Path, task_id: int) -> dict[str, dict[str, Any]]:
 
 
 def build_submissions(runs: list[str | Path], tasks: list[RecapTask], *, blind: bool = False,
-                      seed: int | None = None) -> tuple[list[GradeSubmission], list[str], int | None]:
-    """(submissions, notes, seed used) for the given runs and recap tasks; shuffled with `seed` when blind."""
+                      seed: int | None = None,
+                      materials: bool = False) -> tuple[list[GradeSubmission], list[str], int | None]:
+    """(submissions, notes, seed used) for the given runs and recap tasks; shuffled with `seed` when blind;
+    with `materials`, each submission also lists its task's input files (fetched once per task)."""
     notes: list[str] = []
+    fetched: dict[int, list[tuple[str, Path, int]]] = {}
     subs: list[GradeSubmission] = []
     for run_path in runs:
         run = open_run(run_path)
@@ -144,9 +173,11 @@ def build_submissions(runs: list[str | Path], tasks: list[RecapTask], *, blind: 
             items = gradable_items(task)
             if not items:
                 continue
+            if materials and task.task_id not in fetched:
+                fetched[task.task_id] = task_materials(task, notes)
             subs.append(GradeSubmission(0, task.task_id, label, run.harness, run.model, video, file_sha256(video),
                                         video.stat().st_size, task.prompt, items,
-                                        _reference(run.path, task.task_id)))
+                                        _reference(run.path, task.task_id), fetched.get(task.task_id, [])))
     if blind:
         seed = seed if seed is not None else random.SystemRandom().randrange(2**31)
         random.Random(seed).shuffle(subs)

@@ -67,6 +67,19 @@ def test_range_requests_return_206_with_the_right_bytes(served) -> None:
     assert request(served.base, "/video/0", headers={**h, "Range": f"bytes={len(data)}-"})[0] == 416
 
 
+def test_task_materials_are_served_by_position_only(served) -> None:
+    """The task's own input files are offered by position (with ranges); positions past the list are 404."""
+    sub = served.app.submissions[0]
+    assert sub.materials, "the demo's recap task has an input film"
+    name, real, size = sub.materials[0]
+    h = {"X-AVB-Token": served.app.token}
+    status, headers, body = request(served.base, "/material/0/0", headers={**h, "Range": "bytes=0-99"})
+    assert status == 206 and body == real.read_bytes()[:100] and headers["content-range"].endswith(f"/{size}")
+    assert request(served.base, f"/material/0/{len(sub.materials)}", headers=h)[0] == 404
+    assert request(served.base, "/material/0/../../run.json", headers=h)[0] == 404
+    assert served.app.state()["submissions"][0]["materials"][0] == name
+
+
 def test_verdict_is_saved_at_once_and_reload_restores_it(served) -> None:
     """A posted verdict is on disk when the answer arrives, and a fresh state (a reloaded page) shows it."""
     sub = served.app.submissions[0]
