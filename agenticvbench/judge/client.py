@@ -33,7 +33,6 @@ cost (from the settings' price table; None for an unpriced model).
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
@@ -48,8 +47,11 @@ from agenticvbench.fsutil import file_sha256
 from agenticvbench.judge import prompts
 from agenticvbench.judge.breaker import CircuitBreaker, breaker_for, marker_dir_for
 from agenticvbench.judge.cache import JudgeCache, cache_key, media_digest
-from agenticvbench.judge.deadline import deadline_http_client, request_deadline
+from agenticvbench.judge.deadline import deadline_http_client
 from agenticvbench.judge.frames import SampledVideo, audio_wav_bytes, sample_video
+from agenticvbench.judge.retry import CallFailed as _CallFailed
+from agenticvbench.judge.retry import short as _short
+from agenticvbench.judge.retry import with_retries
 from agenticvbench.judge.settings import JudgeSettings
 from agenticvbench.judge.verdict import Outcome, parse_verdict
 
@@ -108,31 +110,10 @@ class JudgeStats:
         return d
 
 
-class _CallFailed(Exception):
-    """A request failed for good; `fatal` means later requests would fail the same way."""
-
-    def __init__(self, message: str, *, fatal: bool) -> None:
-        super().__init__(message)
-        self.fatal = fatal
-
-
-def _short(exc: BaseException, limit: int = 160) -> str:
-    text = " ".join(str(exc).split())
-    return text[:limit] + ("..." if len(text) > limit else "")
-
-
 def _tokens(usage: Any, name: str) -> int:
     """A token count from a usage object, 0 when absent or not a sane integer (hostile payloads)."""
     value = getattr(usage, name, 0)
     return value if isinstance(value, int) and 0 <= value < 10**9 else 0
-
-
-def _retry_after(exc: openai.APIStatusError) -> float | None:
-    try:
-        value = exc.response.headers.get("retry-after")
-        return float(value) if value is not None else None
-    except (AttributeError, ValueError):
-        return None
 
 
 class VideoJudge:
@@ -339,44 +320,11 @@ class VideoJudge:
 
     def _with_retries(self, fn: Callable[[], Any]) -> tuple[Any, int]:
         """Run `fn` with retries on transient errors; returns (result, attempts)."""
-        s = self.settings
-        attempt = 0
-        while True:
-            attempt += 1
-            wait: float | None = None
-            tripped = self.breaker.open_reason()
-            if tripped is not None:
-                raise _CallFailed(tripped, fatal=True)
-            try:
-                with request_deadline(s.timeout):
-                    result = fn()
-                self.breaker.success()
-                return result, attempt
-            except openai.APIStatusError as exc:
-                self.breaker.success()  # the endpoint answered: not a dead-endpoint failure
-                status = exc.status_code
-                if not (status in (408, 409, 429) or status >= 500):
-                    raise _CallFailed(f"HTTP {status}: {_short(exc)}", fatal=status in (401, 403, 404)) from None
-                last, fatal, wait = f"HTTP {status}: {_short(exc)}", False, _retry_after(exc)
-            except openai.APITimeoutError:
-                last, fatal = f"no complete answer within the {s.timeout:g} s request deadline", False
-                self.breaker.failure(last)
-            except openai.APIConnectionError as exc:
-                cause = exc.__cause__ or exc.__context__
-                last, fatal = f"cannot connect to {s.base_url_host} ({_short(cause or exc)})", True
-                self.breaker.failure(last)
-            except openai.OpenAIError as exc:  # e.g. a response the SDK cannot validate: not transient
-                raise _CallFailed(f"{type(exc).__name__}: {_short(exc)}", fatal=False) from None
-            except Exception as exc:  # a body that is not JSON, a wrong shape...: this item only
-                raise _CallFailed(f"unexpected reply ({type(exc).__name__}: {_short(exc)})", fatal=False) from None
-            if attempt > s.max_retries:
-                raise _CallFailed(f"{last}; gave up after {attempt} attempt(s)", fatal=fatal)
-            delay = min(s.backoff_max_s, s.backoff_s * 2 ** (attempt - 1))
-            if wait is not None:
-                delay = min(s.backoff_max_s, max(0.0, wait))
-            with self._lock:
-                self.stats.retries += 1
-            time.sleep(delay)
+        return with_retries(fn, self.settings, self.breaker, on_retry=self._count_retry)
+
+    def _count_retry(self) -> None:
+        with self._lock:
+            self.stats.retries += 1
 
     def _ask(self, request: JudgeRequest, model: str, temperature: float) -> JudgeCall:
         s = self.settings
