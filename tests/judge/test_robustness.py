@@ -152,3 +152,32 @@ def test_demo_recap_against_silent_endpoint_costs_under_two_deadlines(demo, fake
         assert reasons and all("deadline" in x or "circuit breaker" in x for x in reasons), reasons
         assert r.final_score == r_off.final_score  # same items unscored as with the judge off; python items kept
     assert (tmp_path / "c" / "judge" / "breaker" / f"breaker-{s.run_id}.json").is_file()
+
+
+def test_deadline_refuses_an_http_stack_without_a_pluggable_backend(monkeypatch: pytest.MonkeyPatch) -> None:
+    """If the HTTP stack ever stops exposing the pool's network backend, the judge must fail loudly rather than
+    silently fall back to per-read timeouts (which a trickling endpoint defeats)."""
+    from agenticvbench.judge import deadline
+
+    class Bare:
+        pass
+
+    monkeypatch.setattr(deadline.httpx, "HTTPTransport", Bare)
+    with pytest.raises(RuntimeError, match="cannot enforce the judge deadline"):
+        deadline.deadline_http_client(5.0)
+
+
+def test_ensemble_and_human_options_parse(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`--judge-model a,b`, `--judge-samples`, `--judge human --graders` reach the settings and the provenance."""
+    import argparse
+
+    for var in ("AVB_JUDGE_TIMEOUT", "AVB_JUDGE_RETRIES", "AVB_JUDGE_MODEL", "AVB_JUDGE_MODE"):
+        monkeypatch.delenv(var, raising=False)
+    p = argparse.ArgumentParser()
+    add_judge_args(p)
+    s = settings_from_args(p.parse_args(["--judge", "cache", "--judge-model", "a, b", "--judge-samples", "3"]))
+    assert s.models == ("a", "b") and s.samples == 3 and s.provenance()["judge_ensemble"]["models"] == ["a", "b"]
+    h = settings_from_args(p.parse_args(["--judge", "human", "--graders", "ann,bo"]))
+    assert h.graders == ("ann", "bo") and h.provenance()["judge_graders"] == ["ann", "bo"]
+    with pytest.raises(ValueError):
+        settings_from_args(p.parse_args(["--judge", "cache", "--judge-samples", "0"]))
