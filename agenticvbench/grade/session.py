@@ -101,7 +101,10 @@ def safe_video(task_folder: Path) -> tuple[Path | None, str]:
     folder = Path(os.path.realpath(task_folder))
     if folder not in real.parents:
         return None, f"{candidate}: points outside its task folder ({real})"
-    st = os.stat(real)
+    try:
+        st = os.stat(real)
+    except OSError as exc:
+        return None, f"{candidate}: cannot be read ({exc.strerror or exc})"
     if not stat.S_ISREG(st.st_mode):
         return None, f"{candidate}: not a regular file"
     if st.st_size > MAX_VIDEO_BYTES:
@@ -135,7 +138,10 @@ def task_materials(task: RecapTask, notes: list[str]) -> list[tuple[str, Path, i
 
 def _reference(run_path: Path, task_id: int) -> dict[str, dict[str, Any]]:
     """item id -> {dispatch, outcome, reason} from the run's existing result (empty when there is none)."""
-    res = read_result(result_path(results_dir_for(run_path), task_id))
+    try:
+        res = read_result(result_path(results_dir_for(run_path), task_id))
+    except Exception:  # a hand-edited or hostile result file: grade without the reference
+        return {}
     if res is None:
         return {}
     items = (res.detail or {}).get("items") if isinstance(res.detail, dict) else None

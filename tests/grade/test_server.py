@@ -121,6 +121,18 @@ def test_symlinked_video_out_of_the_run_is_skipped(setup, tmp_path) -> None:
     assert any("points outside its task folder" in n for n in notes)
 
 
+def test_fifo_and_dangling_videos_are_skipped_with_a_note(setup) -> None:
+    """A FIFO or a dangling symlink named final.mp4 never hangs or crashes the session: skipped and named."""
+    videos = {tid: next((setup.run / str(tid)).rglob("final.mp4")) for tid in (1, 2)}
+    os.remove(videos[1])
+    os.mkfifo(videos[1])
+    os.remove(videos[2])
+    os.symlink(videos[2].parent / "gone.mp4", videos[2])
+    subs, notes, _ = build_submissions([setup.run], load_tasks("recap", dataset=setup.mirror))
+    assert subs == []
+    assert any("not a regular file" in n for n in notes) and any("cannot be read" in n for n in notes)
+
+
 def test_blind_hides_run_and_model_and_records_the_seed(blind_served) -> None:
     """--blind: no run, harness or model in what the page gets; the shuffle seed is recorded."""
     state = blind_served.app.state()
