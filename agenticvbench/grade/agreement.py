@@ -7,7 +7,7 @@ A *source* is a set of binary verdicts keyed by (task id, item id, SHA-256 of th
   written before the cache recorded task id and video hash cannot be placed and are ignored).
 
 Two sources are compared on the keys both judged. Reported, overall and per pillar: n, raw agreement, Cohen's
-kappa with a 95% percentile bootstrap interval (2000 resamples of the compared items, seed 0), the 2x2 confusion
+kappa with a 95% percentile bootstrap interval (2000 resamples of the compared items, numpy seed 0), the 2x2 confusion
 matrix (rows: first source, columns: second; order pass, fail) and each source's pass prevalence; per item
 (task, item id): n and raw agreement. Kappa is None when it is undefined (both sources gave one single label
 throughout, so chance agreement is 1). Fleiss' kappa covers three or more sources on the keys all of them judged.
@@ -16,12 +16,12 @@ throughout, so chance agreement is 1). Fleiss' kappa covers three or more source
 from __future__ import annotations
 
 import json
-import math
 import os
-import random
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from agenticvbench.errors import ConfigError
 from agenticvbench.grade.store import Key, VerdictStore
@@ -46,23 +46,29 @@ def cohen_kappa(a: Sequence[str], b: Sequence[str]) -> float | None:
 
 def bootstrap_ci(a: Sequence[str], b: Sequence[str], *, resamples: int = BOOTSTRAP,
                  seed: int = 0) -> tuple[float, float] | None:
-    """95% percentile bootstrap interval of Cohen's kappa (resampling compared items); None when too few."""
+    """95% percentile bootstrap interval of Cohen's kappa for binary labels (resampling compared items, numpy,
+    in chunks so memory stays small); resamples where kappa is undefined are dropped; None when too few."""
     n = len(a)
     if n < 2:
         return None
-    rng = random.Random(seed)
+    x = np.fromiter((v == LABELS[0] for v in a), dtype=np.float64, count=n)
+    y = np.fromiter((v == LABELS[0] for v in b), dtype=np.float64, count=n)
+    rng = np.random.default_rng(seed)
+    chunk = max(1, min(resamples, 4_000_000 // n))
     values = []
-    for _ in range(resamples):
-        idx = [rng.randrange(n) for _ in range(n)]
-        k = cohen_kappa([a[i] for i in idx], [b[i] for i in idx])
-        if k is not None:
-            values.append(k)
-    if len(values) < resamples // 2:
+    for start in range(0, resamples, chunk):
+        idx = rng.integers(0, n, size=(min(chunk, resamples - start), n))
+        xs, ys = x[idx], y[idx]
+        po = (xs == ys).mean(axis=1)
+        px, py = xs.mean(axis=1), ys.mean(axis=1)
+        pe = px * py + (1 - px) * (1 - py)
+        ok = pe < 1.0
+        values.append((po[ok] - pe[ok]) / (1 - pe[ok]))
+    kappas = np.concatenate(values)
+    if kappas.size < resamples // 2:
         return None
-    values.sort()
-    lo = values[int(0.025 * (len(values) - 1))]
-    hi = values[int(math.ceil(0.975 * (len(values) - 1)))]
-    return (lo, hi)
+    lo, hi = np.percentile(kappas, [2.5, 97.5])
+    return (float(lo), float(hi))
 
 
 def fleiss_kappa(counts: Sequence[Sequence[int]]) -> float | None:
