@@ -10,7 +10,8 @@ decoded once per file and sliced per chunk (bit-identical to the official per-ch
 Frame sets, exactly as upstream: chunk c starts at OpenCV's seek frame `int(start * fps + 0.5)` of each video;
 the source buffer is round(dur * fps_src) frames; fixed frames i = 0, k, 2k, ... (k = max(1, round(fps_fix/10)))
 up to round(dur * 10) samples (min 2); candidates are the dHash top-3 of the band [i-10, i+10] (clipped to the
-buffer) plus i itself. A sample whose band is empty keeps the official initial value -1.
+buffer) plus i itself. A sample whose band is empty (no source frame within +/-10, e.g. past the end of the
+source or at a fixed frame rate above the source's) is skipped, as the official `lo >= hi: continue`.
 """
 
 from __future__ import annotations
@@ -195,8 +196,9 @@ def _video_pass(fixed: Path, source: Path, plans: list[ChunkPlan], fps_fix: floa
                 if f is None:  # the source ended: the buffer is shorter
                     break
                 band.append(f)
-            stats["n_empty_band"] += not band
-            if pool is not None:
+            if not band:  # upstream: no source frame within the band, the sample is skipped
+                stats["n_empty_band"] += 1
+            elif pool is not None:
                 pending.append((w, pool.submit(match_sample, fx, band, i, lo)))
             else:
                 try:
@@ -311,8 +313,8 @@ def _warnings(plans: list[ChunkPlan], fps_fix: float, videos: list[_ChunkVideo],
     n_empty = info.get("n_empty_band", 0)
     if n_empty:
         out.append(f"{n_empty} video samples had no source frame within +/-{LAG_BAND_FRAMES} frames (fixed "
-                   "frame rate above the source's, or a source shorter than the profile duration); each "
-                   "counts -1, the official initial value")
+                   "frame rate above the source's, or a source shorter than the profile duration); as upstream "
+                   "they are skipped and count in no mean")
     return out
 
 
@@ -396,7 +398,7 @@ def score_edit(fixed_mp4: Path, source_mp4: Path, *, duration_s: float, window: 
         "chunks": chunks,
         "engine": {"n_ssim_pairs": stats["n_ssim"], "n_bound_pruned": stats["n_pruned"],
                    "n_source_frames_read": stats["n_src_frames"], "source_cache_hits": cache.hits,
-                   "audio_mode": info.get("audio_mode")},
+                   "audio_mode": info.get("audio_mode"), "audio_end_padding": info.get("audio_end_padding", {})},
     }
     if errors:
         detail["chunk_errors"] = errors

@@ -31,7 +31,7 @@ CHROMA_NORM = 25.0
 LAG_BAND_FRAMES = 10
 LAG_PENALTY_PER_FRAME = 0.03
 LAG_TOPK = 3
-CACHE_VERSION = 1
+CACHE_VERSION = 2  # 2: the source PCM keeps the AAC end padding when chunks reach past it
 
 
 def dhash64(gray: np.ndarray) -> int:
@@ -241,8 +241,8 @@ def _source_sha256(path: Path) -> str:
 class SourceCache:
     """Small per-frame source features (dHash, Laplacian variance) and source PCM, keyed by file sha256.
 
-    Files live in `cache_dir/repair-edit-v1-cv<opencv version>/<sha256>/`: `frames.npz` (dhash uint64, lapvar
-    float64, known bool) and `audio_s16.npy`. Every write goes to a temp name and is moved into place with `os.replace`, so
+    Files live in `cache_dir/repair-edit-v2-cv<opencv version>/<sha256>/`: `frames.npz` (dhash uint64, lapvar
+    float64, known bool) and `audio_s16.npy` (with the AAC end padding, see `edit_audio.with_end_padding`). Every write goes to a temp name and is moved into place with `os.replace`, so
     concurrent scorers see the old or the new file, never a torn one. Without `cache_dir` nothing is stored.
     The cache is best-effort: a write that fails (unwritable directory, full disk) is noted in `write_errors` and
     never raises, so it cannot change a score.
