@@ -148,10 +148,10 @@ def _video_pass(fixed: Path, source: Path, plans: list[ChunkPlan], fps_fix: floa
     def make_src(vf: VideoFrame) -> FrameFeatures:
         stats["n_src_frames"] += 1
         dh, lv = cache.lookup(vf.index)
-        f = FrameFeatures(vf.index, vf.image, dhash=dh, lapvar=lv, keep_ssim=False)  # usually compared once
+        # usually compared once; the Laplacian variance only if it becomes a lag candidate
+        f = FrameFeatures(vf.index, vf.image, dhash=dh, lapvar=lv, keep_ssim=False, on_small=cache.recorder)
         if dh is None:
-            f.dhash, f.lapvar  # noqa: B018 - computed here, in the decoding thread
-            cache.record(f)
+            f.dhash  # noqa: B018 - every source frame is ranked by dHash: computed here, in the decoding thread
         return f
 
     chunks = [_ChunkVideo() for _ in plans]
