@@ -13,7 +13,7 @@ import re
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Generic, TypeVar
+from typing import Generic, TypeVar, cast
 
 import av
 import numpy as np
@@ -196,10 +196,11 @@ class FrameWindow(Generic[T]):
         """The transformed frame `index`, or None if it is not wanted, released, or past the end."""
         while not self.ended and self._top < index:
             try:
-                i, value = next(self._source)  # type: ignore[misc]
+                item = next(self._source)
             except StopIteration:
                 self.ended = True
                 break
+            i, value = cast(tuple[int, T], item)
             self._window[i] = value
             self._top = i
         return self._window.get(index)

@@ -94,6 +94,7 @@ class FrameFeatures:
         if self._gray is None:
             with self._lock:
                 if self._gray is None:
+                    assert self._bgr is not None  # released only once gray and Lab exist
                     self._gray = cv2.cvtColor(self._bgr, cv2.COLOR_BGR2GRAY)
                     self._release_bgr()
         return self._gray
@@ -104,6 +105,7 @@ class FrameFeatures:
         if self._lab is None:
             with self._lock:
                 if self._lab is None:
+                    assert self._bgr is not None
                     self._lab = cv2.cvtColor(self._bgr, cv2.COLOR_BGR2LAB)
                     self._release_bgr()
         return self._lab
@@ -227,9 +229,9 @@ def match_sample(fix: FrameFeatures, band: list[FrameFeatures], i: int, lo: int)
         values[t] = v
         best = max(best, v)
     for t, pos in enumerate(cand):  # the official scan: strictly greater, initial -1
-        v = values[t]
-        if v is not None and v > out.value:
-            out.value, out.lag = v, pos - zero
+        vt = values[t]
+        if vt is not None and vt > out.value:
+            out.value, out.lag = vt, pos - zero
     return out
 
 
