@@ -146,6 +146,19 @@ def test_score_edit_past_the_end_of_a_short_fix(tmp_path: Path) -> None:
     assert chunk["audio_xcorr_out"] == pytest.approx(1.0, abs=1e-6)
 
 
+def test_score_edit_fix_longer_than_the_source(tmp_path: Path) -> None:
+    """A 3-s fix of a 2-s source over a 3-s profile: samples whose +/-10-frame band lies past the source's 40
+    frames are skipped as upstream (25 of the 30 remain), and the source audio reaches 2 s plus its 256
+    padding samples, which bounds the compared audio."""
+    src = _clip(tmp_path, "src.mp4", 2.0, 48000, video=True)
+    fix = _clip(tmp_path, "fix.mp4", 3.0, 48000, video=True)
+    res = score_edit(fix, src, duration_s=3.0, window=None, video_share=0.6, audio_share=0.4, workers=1)
+    chunk = res.detail["chunks"][0]
+    assert chunk["n_video_out"] == 25 and res.detail["engine"]["audio_end_padding"] == {"source": 256}
+    assert chunk["audio_xcorr_out"] is not None and chunk["audio_xcorr_out"] > 0.99
+    assert any("skipped" in w for w in res.warnings)
+
+
 # ----------------------------------------------------------------------------------- full size, opt-in ----
 
 def _hd_media() -> Path | None:
