@@ -33,10 +33,10 @@ def xcorr_score(a: np.ndarray, b: np.ndarray) -> tuple[float | None, float | Non
     if a.size == 0 or b.size == 0:
         return None, None, None
     na, nb = float(np.linalg.norm(a)), float(np.linalg.norm(b))
-    if na == 0.0 and nb == 0.0:
-        return 1.0, None, None
+    if na == 0.0 and nb == 0.0:  # the official detail values of these two cases
+        return 1.0, 1.0, 0.0
     if na == 0.0 or nb == 0.0:
-        return 0.0, None, None
+        return 0.0, 0.0, None
     xc = correlate(a, b, mode="full", method="fft")
     zero = a.size - 1
     lo, hi = max(0, zero - MAX_LAG_SAMPLES), min(xc.size - 1, zero + MAX_LAG_SAMPLES)
