@@ -26,6 +26,10 @@ class TaskSource(Protocol):
         """The verifier-only references of `task`."""
         ...
 
+    def provenance(self) -> dict[str, Any]:
+        """Dataset identity for result provenance."""
+        ...
+
 FAMILIES: tuple[str, ...] = ("recap", "sequencing", "repair", "assembly")
 FAMILY_ID_RANGES: dict[str, range] = {
     "recap": range(1, 37),
@@ -242,7 +246,7 @@ def _str_list(task_id: int, value: Any, name: str, *, nullable: bool) -> list[st
 
 def task_from_row(row: dict[str, Any], source: TaskSource | None = None) -> Task:
     """Build the typed task for one dataset row, validating every column and the family's `rubric_json`."""
-    raw_id = row.get("task_id")
+    raw_id: Any = row.get("task_id")
     if isinstance(raw_id, bool) or not isinstance(raw_id, int) and not hasattr(raw_id, "__index__"):
         raise TaskError(raw_id, "task_id", f"must be an integer, got {raw_id!r}")
     task_id = int(raw_id)

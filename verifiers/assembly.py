@@ -154,7 +154,7 @@ class AssemblyVerifier:
         components = {k: official[k] for k in ("n_correct", "assembly_score", "strict_match")}
         if not read.ok:
             return VerifierOutcome(
-                final_score=0.0, adjusted_final_score=0.0, status=read.status, reason=read.error,
+                final_score=0.0, adjusted_final_score=0.0, status=read.status, reason=read.error,  # type: ignore[arg-type]
                 components=components, official=official, warnings=d_s1_warning(read))
         warnings = [w for w in (near_miss_warning(official["picks"], official["correct"]),) if w]
         extra = duration_match(read.segments, task.correct_assembly_durations, task.duration_sec)

@@ -151,7 +151,7 @@ class SequencingVerifier:
         components = {k: official[k] for k in ("nd_score", "lis_score", "adj_score", "strict_match")}
         if not read.ok:
             return VerifierOutcome(
-                final_score=0.0, adjusted_final_score=0.0, status=read.status, reason=read.error,
+                final_score=0.0, adjusted_final_score=0.0, status=read.status, reason=read.error,  # type: ignore[arg-type]  # never 'ok' here
                 components=components, official=official, warnings=d_s1_warning(read),
                 extra={"kendall_tau": None})
         pred = predicted_ids(read.segments)

@@ -32,7 +32,7 @@ def _phash(gray: np.ndarray) -> str:
 
 def scene_stats(path: Path, bounds: Sequence[tuple[float, float]]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """Per-scene statistics (`narrative.scene_list`) and frame-level ranges (`visual`) for `path`."""
-    acc = [{"n": 0, "lum": 0.0, "sharp": 0.0, "motion": 0.0, "nm": 0, "rgb": np.zeros(3), "mid": None}
+    acc: list[dict[str, Any]] = [{"n": 0, "lum": 0.0, "sharp": 0.0, "motion": 0.0, "nm": 0, "rgb": np.zeros(3), "mid": None}
            for _ in bounds]
     ranges: dict[str, list[float]] = {"sharpness": [], "luminance": [], "motion": []}
     prev: tuple[int, np.ndarray] | None = None

@@ -13,7 +13,7 @@ import re
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 import av
 import numpy as np
@@ -153,7 +153,8 @@ class FrameWindow(Generic[T]):
         """The transformed frame `index`, or None if it is not wanted, released, or past the end."""
         while not self.ended and self._top < index:
             try:
-                i, value = next(self._source)  # type: ignore[misc]
+                item: Any = next(self._source)  # (index, transformed frame)
+                i, value = item
             except StopIteration:
                 self.ended = True
                 break

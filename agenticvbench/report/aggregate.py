@@ -251,6 +251,8 @@ def bootstrap(scores: Mapping[str, np.ndarray], *, resamples: int = DEFAULT_RESA
 
 
 def _counts(statuses: np.ndarray) -> dict[str, int]:
+    values: Any
+    counts: Any
     values, counts = np.unique(statuses.astype(str), return_counts=True) if statuses.size else ([], [])
     found = dict(zip((str(v) for v in values), (int(c) for c in counts), strict=True))
     return {s: found.get(s, 0) for s in CELL_STATUSES}

@@ -170,7 +170,7 @@ def parse_item(raw: Any, index: int, *, known_kinds: Collection[str] | None = No
         raise RubricError(f"{where}: 'narrative_essential' must be true or false, got {essential!r}")
     dispatch = raw.get("dispatch")
     prompt, criterion = _text(raw.get("prompt")), _text(raw.get("criterion"))
-    common = {"id": str(rid), "dispatch": dispatch, "weight": float(weight), "pillar": int(pillar),
+    common: dict[str, Any] = {"id": str(rid), "dispatch": dispatch, "weight": float(weight), "pillar": int(pillar),
               "criterion": criterion, "narrative_essential": essential, "index": index}
     if dispatch == "python":
         return RubricItem(**common, kind=_kind(raw.get("kind"), where, known_kinds),

@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -218,7 +218,7 @@ def _video_pass(fixed: Path, source: Path, plans: list[ChunkPlan], fps_fix: floa
 
 # ------------------------------------------------------------------------------------------ aggregation ----
 
-def _mean(values: list[float]) -> float | None:
+def _mean(values: Sequence[float]) -> float | None:
     return float(np.mean(values)) if values else None
 
 
@@ -274,7 +274,7 @@ def aggregate_chunks(chunks: list[dict[str, Any]], *, video_share: float, audio_
                "mean_abs_lag_frames_out", "w_in", "w_out"]
     order_a = ["sub", "xcorr_in", "xcorr_out", "deduct_in", "deduct_out", "w_in", "w_out"]
     video, audio = {k: video[k] for k in order_v}, {k: audio[k] for k in order_a}
-    return video["sub"] + audio["sub"], video, audio
+    return video["sub"] + audio["sub"], video, audio  # type: ignore[operator]
 
 
 def _constants(video_share: float, audio_share: float, w_in: float, w_out: float) -> dict[str, Any]:

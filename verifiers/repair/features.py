@@ -91,7 +91,7 @@ class FrameFeatures:
         if self._gray is None:
             with self._lock:
                 if self._gray is None:
-                    self._gray = cv2.cvtColor(self._bgr, cv2.COLOR_BGR2GRAY)
+                    self._gray = cv2.cvtColor(self._bgr, cv2.COLOR_BGR2GRAY)  # type: ignore[arg-type]
                     self._release_bgr()
         return self._gray
 
@@ -101,7 +101,7 @@ class FrameFeatures:
         if self._lab is None:
             with self._lock:
                 if self._lab is None:
-                    self._lab = cv2.cvtColor(self._bgr, cv2.COLOR_BGR2LAB)
+                    self._lab = cv2.cvtColor(self._bgr, cv2.COLOR_BGR2LAB)  # type: ignore[arg-type]
                     self._release_bgr()
         return self._lab
 
@@ -220,7 +220,7 @@ def match_sample(fix: FrameFeatures, band: list[FrameFeatures], i: int, lo: int)
         values[t] = v
         best = max(best, v)
     for t, pos in enumerate(cand):  # the official scan: strictly greater, initial -1
-        v = values[t]
+        v = values[t]  # type: ignore[assignment]
         if v is not None and v > out.value:
             out.value, out.lag = v, pos - zero
     return out
