@@ -1,6 +1,6 @@
 """Assembly (tasks 83-100): pick one clip per storyboard slot. Bit-for-bit parity with the official scorer.
 
-Official contract (spec scoring.md §2): `norm(x)` = `str(x).strip()`, plus `.mp4` unless it already ends with the
+Official contract: `norm(x)` = `str(x).strip()`, plus `.mp4` unless it already ends with the
 case-sensitive `.mp4`; applied to the picks (`segment.get("source", "")`, list order) and to the golden list. If the
 segment count differs from n_slots every score is 0 with `malformed: expected N segments, got M` (picks still
 reported). Otherwise n_correct = slots whose pick equals the golden clip (duplicates allowed, any string allowed),

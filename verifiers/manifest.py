@@ -35,7 +35,7 @@ MAX_MANIFEST_BYTES = 5 * 1024 * 1024
 #: D-S3 tolerance between the probed `solution.mp4` duration and the manifest's timeline end.
 VIDEO_TOLERANCE_S = 0.5
 
-#: Official zeroing texts (spec scoring.md §1.2). The invalid-JSON wording is not given by the spec; ours names the
+#: Official zeroing texts. The invalid-JSON wording is ours (the official one is a traceback); it names the
 #: file and the parser's message.
 NOT_FOUND = "solution.json not found at {path}"
 NOT_A_LIST = "solution.json: segments is not a list"

@@ -1,6 +1,6 @@
 """Sequencing (tasks 37-64): put shuffled shots back in order. Bit-for-bit parity with the official scorer.
 
-Official contract (spec scoring.md §1): the prediction is `str(segment.get("source", ""))` of each segment in list
+Official contract: the prediction is `str(segment.get("source", ""))` of each segment in list
 order, compared as raw strings (no strip, no `.mp4` handling). If the prediction is not a permutation of the golden
 ids (multiset compare) every score is 0 with `slot set mismatch: ...`. Otherwise, with n = len(correct):
 - nd_score = 1 - sum|pos_pred - pos_correct| / floor(n^2 / 2) (nd = 0 when the denominator is 0);

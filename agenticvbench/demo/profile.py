@@ -1,6 +1,6 @@
 """Measure a synthetic repair source and write its ground-truth profile in the official `profile.json` schema.
 
-The official profiles (scoring.md §3.3) carry `format`, `visual`, `narrative`, `sound` and `injection`. Only
+The official profiles carry `format`, `visual`, `narrative`, `sound` and `injection`. Only
 `format.duration_s`, the scene list and the injection drive scoring; the descriptive statistics are measured
 here so a demo profile looks and reads like a real one. Definitions (ours; the upstream ones are not published):
 luminance = mean of the grey frame; sharpness = variance of the grey Laplacian / 100; motion = mean absolute

@@ -1,6 +1,6 @@
 """Headline aggregation: the task universe, per-family means over runs x tasks, macro/micro, bootstrap CIs.
 
-The rule (spec README §5, scoring.md §0 "Aggregation"): a family's headline is the mean of `headline_score`
+The rule: a family's headline is the mean of `headline_score`
 (adjusted for sequencing/assembly, final for repair/recap) over that family's tasks; with several runs of one
 (harness, model) it is the mean over the runs x tasks matrix. A task with no result, or with status missing,
 malformed or error, counts 0 (an `error` is also reported loudly by the report, never silently hidden).

@@ -1,4 +1,4 @@
-"""The recap python check kinds (spec §4.2): `KINDS`, `run_kind`, `KindResult`, `loudness_facts`.
+"""The recap python check kinds: `KINDS`, `run_kind`, `KindResult`, `loudness_facts`.
 
 The 20 kinds are defined in `kinds_probe` (container facts), `kinds_ffmpeg` (filter measurements) and
 `kinds_content` (shots, OCR, silence); importing this module registers all of them. Every kind reads its

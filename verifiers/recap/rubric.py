@@ -1,4 +1,4 @@
-"""Recap rubric items (spec §4.1), their validation, and the final formula (spec §4.5).
+"""Recap rubric items, their validation, and the final formula.
 
 Item fields (the HF union schema fills absent keys with None, so None always means "absent"):
 `id` (required), `dispatch` (python | llm | compound), `kind` + `params` (python), `prompt` falling back to
