@@ -1,7 +1,7 @@
 """Benchmark: the repair edit rubric against the time to just decode both videos once.
 
 Scenarios (each measurement runs in a fresh subprocess, so its peak RSS is its own):
-- `golden`: the 20-s 640x360 24-fps golden clip, source vs f_reencode (spec README §7: the official scorer takes
+- `golden`: the 20-s 640x360 24-fps golden clip, source vs f_reencode (the official scorer takes
   ~40 s wall with 2 workers on it; target >= 10x faster and within 3x of decode time);
 - `hd60`: a generated 60-s 1280x720 24-fps pair (testsrc2 + pink noise, fixed = crf-23 re-encode);
 - `long120`: a generated 120-s 640x360 pair, to compare peak memory with the 20-s golden clip (the window
@@ -32,7 +32,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = ROOT / "tests" / "data" / "repair-edit"
-OFFICIAL_GOLDEN_WALL_S = 40.0  # spec README §7
+OFFICIAL_GOLDEN_WALL_S = 40.0  # the official scorer on the golden clip, 2 workers (observed)
 
 
 def _generate(work: Path, name: str, size: str, seconds: int, fps: int = 24) -> tuple[Path, Path]:

@@ -19,7 +19,7 @@ def add_dataset_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--dataset", default=DEFAULT_DATASET,
                    help="Hub dataset id, local mirror directory, or parquet path (default: %(default)s)")
     p.add_argument("--revision", default=None, help="dataset revision (branch, tag or commit sha)")
-    p.add_argument("--cache-dir", default=None, help="cache folder (default: $AVB_CACHE or ~/.cache/agenticvbench)")
+    p.add_argument("--cache-dir", default=None, help="cache folder (default: $AVB_CACHE, else the user cache folder, e.g. $XDG_CACHE_HOME/agenticvbench)")
 
 
 def print_json(obj: Any) -> None:

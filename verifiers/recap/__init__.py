@@ -1,4 +1,4 @@
-"""The recap verifier: the public rubric runner's contract (spec §4) with an OpenAI-compatible judge.
+"""The recap verifier: the public rubric runner's contract with an OpenAI-compatible judge.
 
 Statuses:
 - `missing`: no `final.mp4` (score 0);

@@ -9,8 +9,9 @@ audio, the decode keeps the AAC end padding as the official scorer's ffmpeg 5.1 
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 from scipy.signal import correlate
@@ -19,8 +20,18 @@ from agenticvbench.errors import MediaError
 from agenticvbench.media.chunks import audio_start_offset, pcm_s16, pcm_s16_untrimmed
 
 if TYPE_CHECKING:  # pragma: no cover
-    from agenticvbench.verifiers.repair.edit import ChunkPlan
     from agenticvbench.verifiers.repair.features import SourceCache
+
+
+class ChunkSpan(Protocol):
+    """The time span of one 10-s chunk (what this module needs of `edit.ChunkPlan`)."""
+
+    @property
+    def start(self) -> float: ...
+    @property
+    def end(self) -> float: ...
+    @property
+    def dur(self) -> float: ...
 
 AUDIO_SR = 48000
 AUDIO_MAX_LAG_MS = 150
@@ -47,7 +58,7 @@ def xcorr_score(a: np.ndarray, b: np.ndarray) -> tuple[float | None, float | Non
     return score, peak_norm, lag * 1000.0 / AUDIO_SR
 
 
-def _chunk_audio(a16: np.ndarray, b16: np.ndarray, plan: ChunkPlan,
+def _chunk_audio(a16: np.ndarray, b16: np.ndarray, plan: ChunkSpan,
                  window: tuple[float, float] | None) -> dict[str, Any]:
     """Audio signals of one chunk: fixed `a16` vs source `b16` (int16 PCM of the chunk), split by the window."""
     n = min(a16.size, b16.size)
@@ -97,7 +108,7 @@ def with_end_padding(path: Path, pcm: np.ndarray, needed: int | None, note: dict
     return full
 
 
-def audio_pass(fixed: Path, source: Path, plans: list[ChunkPlan], window: tuple[float, float] | None,
+def audio_pass(fixed: Path, source: Path, plans: Sequence[ChunkSpan], window: tuple[float, float] | None,
                 cache: SourceCache, info: dict[str, Any]) -> list[dict[str, Any] | str]:
     """Per-chunk audio detail, or an error string for a chunk whose extraction failed (D-R8: every chunk)."""
     t0 = time.perf_counter()
@@ -107,7 +118,7 @@ def audio_pass(fixed: Path, source: Path, plans: list[ChunkPlan], window: tuple[
         info["audio_s"] = time.perf_counter() - t0
 
 
-def _audio_chunks(fixed: Path, source: Path, plans: list[ChunkPlan], window: tuple[float, float] | None,
+def _audio_chunks(fixed: Path, source: Path, plans: Sequence[ChunkSpan], window: tuple[float, float] | None,
                   cache: SourceCache, info: dict[str, Any]) -> list[dict[str, Any] | str]:
     offsets = []
     for path in (fixed, source):
