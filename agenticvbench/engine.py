@@ -19,9 +19,11 @@ from typing import Any
 
 from agenticvbench.executors import Executor, make_executor
 from agenticvbench.fsutil import file_sha256
+from agenticvbench.identity import duplicate_identities, run_identity, run_json_notes
 from agenticvbench.loader import DEFAULT_DATASET, default_cache_dir, load_tasks
 from agenticvbench.provenance import base_provenance
 from agenticvbench.results import Result, json_safe, read_result, result_path, write_result
+from agenticvbench.selection import validate_jobs
 from agenticvbench.submission import RESULTS_DIRNAME, RunDir, Submission, open_run
 from agenticvbench.summary import RunSummary, summarize
 from agenticvbench.tasks import Task
@@ -171,12 +173,15 @@ def verify_run(run_dirs: str | Path | Sequence[str | Path], *, dataset: str | os
                revision: str | None = None, cache_dir: str | Path | None = None, family: str | None = None,
                task_ids: list[int] | None = None, out: str | Path | None = None, jobs: int | None = None,
                force: bool = False, executor: str | Executor = "process", scheduler: str | None = None,
-               judge: Any = None, progress: bool = False, tasks: list[Task] | None = None) -> RunSummary:
+               judge: Any = None, progress: bool = False, tasks: list[Task] | None = None,
+               run_meta: dict[str, Any] | None = None) -> RunSummary:
     """Score every task of the dataset (or the selected family/ids) for each run directory.
 
     Results go to `RUN/avb-results/<task_id>.json` (or `out`), written atomically; finished tasks whose inputs,
-    verifier version and dataset revision are unchanged are reused unless `force`. Returns the run summary.
+    verifier version and dataset revision are unchanged are reused unless `force`. `run_meta` ({harness, model,
+    rep}) overrides each run's run.json (see `identity`). Returns the run summary.
     """
+    validate_jobs(jobs)
     if isinstance(run_dirs, (str, Path)):
         run_dirs = [run_dirs]
     if tasks is None:
@@ -187,7 +192,7 @@ def verify_run(run_dirs: str | Path | Sequence[str | Path], *, dataset: str | os
     runs = [open_run(p) for p in run_dirs]
     work: list[Job] = []
     for run, out_dir in zip(runs, _out_dirs(runs, Path(out) if out else None), strict=True):
-        run_info = {"path": str(run.path), "harness": run.harness, "model": run.model, "rep": run.meta.get("rep")}
+        run_info = run_identity(run.path, run.meta, run_meta)
         for task in tasks:
             ds = task.source.provenance() if task.source else {"dataset": str(dataset)}
             work.append(Job(task, run.submission(task.task_id), out_dir, run_info, ctx, ds, force))
@@ -208,6 +213,8 @@ def verify_run(run_dirs: str | Path | Sequence[str | Path], *, dataset: str | os
         if bar is not None:
             bar.close()
         ex.close()
-    return summarize(results, tasks, runs=[str(r.path) for r in runs],
-                     notes=[r.meta_error for r in runs if r.meta_error])
+    notes = [r.meta_error for r in runs if r.meta_error] + [n for r in runs for n in run_json_notes(r.path, r.meta)]
+    notes += duplicate_identities((j.run_info["harness"], j.run_info["model"], j.run_info["rep"], j.run_info["path"])
+                                  for j in work)
+    return summarize(results, tasks, runs=[str(r.path) for r in runs], notes=notes)
 

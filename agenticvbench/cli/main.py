@@ -19,7 +19,8 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INPUT = 0, 1, 2, 3
 
 # Each module defines `register(subparsers)`, which adds its commands and sets `func(args) -> int`.
 COMMAND_MODULES = (
-    "tasks_cmd", "download", "verify", "score", "report", "leaderboard", "demo", "studiobench", "export",
+    "tasks_cmd", "download", "verify", "explain", "score", "report", "leaderboard", "demo", "studiobench",
+    "export",
 )
 
 

@@ -127,11 +127,24 @@ class RunRef:
 
 
 def run_ref(result: Result) -> RunRef:
-    """The run a result belongs to, from `Result.run` (written by the engine from the run's run.json)."""
+    """The run a result belongs to, from `Result.run` (written by the engine: options, run.json or folder name).
+
+    Results written before the folder-name fallback existed say model "unknown"; they get the folder name too,
+    so runs without a run.json never merge into one "unknown/unknown" row.
+    """
     run = result.run or {}
     rep = run.get("rep")
-    return RunRef(str(run.get("harness") or "unknown"), str(run.get("model") or "unknown"),
-                  "" if rep is None else str(rep), str(run.get("path") or ""))
+    path = str(run.get("path") or "")
+    model = str(run.get("model") or "unknown")
+    if model == "unknown" and path:
+        model = path.rstrip("/\\").replace("\\", "/").rsplit("/", 1)[-1] or model
+    return RunRef(str(run.get("harness") or "unknown"), model, "" if rep is None else str(rep), path)
+
+
+def integrity_of(result: Result) -> list[str]:
+    """The result's integrity flags (e.g. `audio_only`, `identical_to_input`); [] for results without them."""
+    flags = getattr(result, "integrity", None)
+    return [str(f) for f in flags] if isinstance(flags, (list, tuple)) else []
 
 
 @dataclass
