@@ -16,9 +16,19 @@ T = TypeVar("T")
 MAX_RANGE = 10_000
 
 
-def parse_task_ids(text: str) -> list[int]:
-    """Parse `37-40,83` into [37, 38, 39, 40, 83] (order kept, duplicates dropped); ValueError on bad input."""
-    ids: list[int] = []
+class TaskIds(list[int]):
+    """Parsed `--tasks`: the ids, plus `required`, the ids named singly (a range only filters what exists)."""
+
+    required: list[int]
+
+
+def parse_task_ids(text: str) -> TaskIds:
+    """Parse `37-40,83` into [37, 38, 39, 40, 83] (order kept, duplicates dropped); ValueError on bad input.
+
+    Ids named singly are `required` (absent from the dataset is an error); ids from a range only select.
+    """
+    ids = TaskIds()
+    ids.required = []
     for raw in str(text).split(","):
         part = raw.strip()
         if not part:
@@ -33,6 +43,8 @@ def parse_task_ids(text: str) -> list[int]:
             raise ValueError(f"bad task range {part!r} (expected LOW-HIGH with LOW <= HIGH)")
         if hi - lo >= MAX_RANGE:
             raise ValueError(f"task range {part!r} spans more than {MAX_RANGE} ids")
+        if not sep:
+            ids.required.append(lo)
         ids.extend(i for i in range(lo, hi + 1) if i not in ids)
     if not ids:
         raise ValueError("no task id given")

@@ -5,8 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from agenticvbench.cli.common import add_judge_args, judge_from_args
-from agenticvbench.cli.verify import positive_int
+from agenticvbench.cli.common import add_judge_args, judge_from_args, positive_int
 
 
 def _demo(args: argparse.Namespace) -> int:

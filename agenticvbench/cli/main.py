@@ -41,6 +41,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return EXIT_USAGE
+    from agenticvbench.cli.common import setup_logging
+
+    setup_logging(args)
     try:
         return int(args.func(args) or 0)
     except ConfigError as exc:
