@@ -113,6 +113,11 @@ def symbols(keys: Sequence[str]) -> str:
     return "".join(MARKS[k][0] for k in keys if k in MARKS)
 
 
+def joined(*parts: str) -> str:
+    """Non-empty parts joined by one space ('0.4500 [0.40, 0.50] †', '0.4500 †')."""
+    return " ".join(p for p in parts if p)
+
+
 def coverage_text(g: GroupHeadline) -> str:
     """'17/20' (cells with a result / cells counted)."""
     c = getattr(g, "coverage", None) or {}

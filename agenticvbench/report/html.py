@@ -13,7 +13,7 @@ from typing import Any
 
 from agenticvbench.report import plots
 from agenticvbench.report.aggregate import GroupHeadline
-from agenticvbench.report.comparability import coverage_text, judge_text, judge_total, symbols
+from agenticvbench.report.comparability import coverage_text, joined, judge_text, judge_total, symbols
 from agenticvbench.report.explain_section import explain_html, where
 from agenticvbench.report.markdown import (
     STATUS_LABEL,
@@ -124,7 +124,7 @@ def render_html(report: Report) -> str:
         parts += ["<h3>Published numbers</h3>", html_table(
             ["harness", "model", "family", "published", "ours", "difference", "source"],
             [[c["harness"], c["model"], c["family"], fmt(c["published"]),
-              f"{fmt(c['ours'])} {marked(report, c['harness'], c['model'], c['family'])}".strip()
+              joined(fmt(c["ours"]), marked(report, c["harness"], c["model"], c["family"]))
               if c["ours"] is not None else "not in this comparison",
               f"{c['difference']:+.4f}" if c["difference"] is not None else "", c["source"]] for c in comp],
             "lllrrrl")]

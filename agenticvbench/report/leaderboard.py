@@ -29,6 +29,7 @@ from agenticvbench.report.aggregate import (
 from agenticvbench.report.comparability import (
     annotate,
     coverage_text,
+    joined,
     judge_text,
     judge_total,
     legend,
@@ -99,12 +100,12 @@ class Leaderboard:
         headers = ["#", "harness", "model", "runs", "coverage", *self.families, "macro", "micro", "judge", "errors"]
         rows = []
         for rank, g in enumerate(self.groups, 1):
-            cells = [f"{fmt(g.families[f].mean)} {fmt_ci(g.families[f].ci_low, g.families[f].ci_high)} "
-                     f"{symbols(g.marks.get(f, []))}".strip() if f in g.families else "-" for f in self.families]
+            cells = [joined(fmt(g.families[f].mean), fmt_ci(g.families[f].ci_low, g.families[f].ci_high),
+                            symbols(g.marks.get(f, []))) if f in g.families else "-" for f in self.families]
             row_mark = symbols(g.marks.get("macro", []))
             rows.append([str(rank), g.harness, g.model, str(len(g.runs)), coverage_text(g), *cells,
-                         f"{fmt(g.macro)} {fmt_ci(*g.macro_ci)} {row_mark}".strip(),
-                         f"{fmt(g.micro)} {fmt_ci(*g.micro_ci)} {row_mark}".strip(),
+                         joined(fmt(g.macro), fmt_ci(*g.macro_ci), row_mark),
+                         joined(fmt(g.micro), fmt_ci(*g.micro_ci), row_mark),
                          judge_text(judge_total(g)), str(g.n_errors or "")])
         return headers, rows
 

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from agenticvbench.report.aggregate import NO_RESULT, GroupHeadline
-from agenticvbench.report.comparability import coverage_text, judge_text, judge_total, legend, symbols
+from agenticvbench.report.comparability import coverage_text, joined, judge_text, judge_total, legend, symbols
 from agenticvbench.report.explain_section import explain_markdown, where
 from agenticvbench.report.summary import Report, human_references, published_comparison
 
@@ -52,12 +52,12 @@ def headline_table(groups: list[GroupHeadline], families: list[str]) -> str:
     headers = ["harness", "model", "runs", "coverage", *families, "macro", "micro", "judge", "errors"]
     rows = []
     for g in groups:
-        fam_cells = [f"{fmt_score_ci(g.families[f].mean, g.families[f].ci_low, g.families[f].ci_high)} "
-                     f"{symbols(g.marks.get(f, []))}".strip() if f in g.families else "-" for f in families]
+        fam_cells = [joined(fmt_score_ci(g.families[f].mean, g.families[f].ci_low, g.families[f].ci_high),
+                            symbols(g.marks.get(f, []))) if f in g.families else "-" for f in families]
         row_mark = symbols(g.marks.get("macro", []))
         rows.append([g.harness, g.model, len(g.runs), coverage_text(g), *fam_cells,
-                     f"{fmt_score_ci(g.macro, *g.macro_ci)} {row_mark}".strip(),
-                     f"{fmt_score_ci(g.micro, *g.micro_ci)} {row_mark}".strip(), judge_text(judge_total(g)),
+                     joined(fmt_score_ci(g.macro, *g.macro_ci), row_mark),
+                     joined(fmt_score_ci(g.micro, *g.micro_ci), row_mark), judge_text(judge_total(g)),
                      g.n_errors or ""])
     return md_table(headers, rows, "llll" + "r" * (len(families) + 4))
 
@@ -121,7 +121,7 @@ def render_markdown(report: Report, *, per_task: bool = True, max_problems: int 
         out += ["### Compared with published numbers", "", md_table(
             ["harness", "model", "family", "published", "ours", "difference", "source"],
             [[c["harness"], c["model"], c["family"], fmt(c["published"]),
-              f"{fmt(c['ours'])} {marked(report, c['harness'], c['model'], c['family'])}".strip(),
+              joined(fmt(c["ours"]), marked(report, c["harness"], c["model"], c["family"])),
               f"{c['difference']:+.4f}", c["source"]] for c in comp], "lllrrrl"), ""]
     out += ["## Status counts (run x task cells)", "", md_table(
         ["family", *[STATUS_LABEL[s] for s in next(iter(report.status_counts.values()), {})]],
