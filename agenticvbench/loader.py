@@ -128,10 +128,10 @@ class DatasetSource:
             raise DatasetError(f"{dataset}: no such file or directory (nor a Hub id of the form owner/name)")
         hf_cache = cache / "hub" if cache_dir else None
         src = cls(str(dataset), "hub", revision, revision, None, cache, hf_cache)
-        local = src._hub_download(PARQUET_PATH, revision)
-        m = _SNAPSHOT_RE.search(str(local))
+        fetched = src._hub_download(PARQUET_PATH, revision)
+        m = _SNAPSHOT_RE.search(str(fetched))
         src.resolved_revision = m.group("sha") if m else revision
-        return src, local
+        return src, fetched
 
     def _hub_download(self, rel: str, revision: str) -> Path:
         from huggingface_hub import hf_hub_download

@@ -47,7 +47,7 @@ def positive_int(text: str) -> int:
     return n
 
 
-def add_selection_args(p: argparse.ArgumentParser) -> None:
+def add_selection_args(p: argparse._ActionsContainer) -> None:
     """The one task-selection grammar: `--family F`, `--tasks 37-40,83`, `--limit N`."""
     p.add_argument("--family", choices=FAMILIES, help="only this family")
     p.add_argument("--tasks", type=task_ids_arg, default=None, metavar="IDS",

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Any
 
 from agenticvbench.cli.common import (
     LOG,
@@ -29,10 +30,10 @@ from agenticvbench.cli.guards import check_out_dir, check_run_dir
 __all__ = ["positive_int", "register"]
 
 
-def _dry_run(run_dirs: list[str], tasks: list, as_json: bool) -> int:
+def _dry_run(run_dirs: list[str], tasks: list[Any], as_json: bool) -> int:
     from agenticvbench.submission import open_run
 
-    plan = []
+    plan: list[dict[str, Any]] = []
     for d in run_dirs:
         run = open_run(d)
         present = [t.task_id for t in tasks if t.task_id in run.task_folders]

@@ -269,8 +269,10 @@ def bootstrap(scores: Mapping[str, np.ndarray], *, resamples: int = DEFAULT_RESA
 
 
 def _counts(statuses: np.ndarray) -> dict[str, int]:
-    values, counts = np.unique(statuses.astype(str), return_counts=True) if statuses.size else ([], [])
-    found = dict(zip((str(v) for v in values), (int(c) for c in counts), strict=True))
+    found: dict[str, int] = {}
+    if statuses.size:
+        values, counts = np.unique(statuses.astype(str), return_counts=True)
+        found = {str(v): int(c) for v, c in zip(values, counts, strict=True)}
     return {s: found.get(s, 0) for s in CELL_STATUSES}
 
 

@@ -166,15 +166,20 @@ def _computation(r: Result) -> str:
     return f"headline_score = {r.headline_score:.4f}"
 
 
+def _sub(d: dict[str, Any], key: str) -> dict[str, Any]:
+    value = d.get(key)
+    return value if isinstance(value, dict) else {}
+
+
 def _repair_sections(r: Result) -> dict[str, list[str]]:
     d = r.detail or {}
     out: dict[str, list[str]] = {}
-    fmt = d.get("format") if isinstance(d.get("format"), dict) else {}
+    fmt = _sub(d, "format")
     bad = [f"{k}: fixed {v.get('fixed')!r} vs source {v.get('source')!r}"
            for k, v in (fmt.get("items") or {}).items() if isinstance(v, dict) and not v.get("pass")]
     out["format"] = [f"{_num(fmt.get('score')):.2f}/{_num(fmt.get('max'), 5):g} "
                      f"({fmt.get('n_passed', '?')}/{fmt.get('n_items', '?')} checks pass)", *bad]
-    loc = d.get("localization") if isinstance(d.get("localization"), dict) else {}
+    loc = _sub(d, "localization")
     out["localisation"] = [f"{_num(loc.get('score')):.2f}/{_num(loc.get('max'), 35):g}: {loc.get('rationale', '')}"]
     out["localisation"] += [f"{k}: {_num(loc.get(f'{k}_sub')):.2f}/{_num(loc.get(f'{k}_max')):g}"
                             for k in ("scene_hit", "start", "end", "iou") if f"{k}_max" in loc]
@@ -187,7 +192,7 @@ def _repair_sections(r: Result) -> dict[str, list[str]]:
                          + (f"window {slot.get('window')}" if slot.get("window") else f"ignored: {slot.get('problem')}"))
     lines += [w for w in r.warnings if w.startswith("D-R9") or "report.md" in w]
     out["report.md lines"] = lines or ["report.md was not read"]
-    edit = d.get("edit") if isinstance(d.get("edit"), dict) else {}
+    edit = _sub(d, "edit")
     out["edit"] = [f"{_num(edit.get('score')):.2f}/{_num(edit.get('max'), 60):g}"
                    + (f": video {_num(edit.get('video_sub')):.2f}, audio {_num(edit.get('audio_sub')):.2f}"
                       if "video_sub" in edit else "") + (f" ({edit['error']})" if edit.get("error") else "")]
