@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.patches import Patch
 from matplotlib.ticker import MaxNLocator
 
 from agenticvbench.report.aggregate import NO_RESULT, GroupHeadline, RunRef, run_ref
@@ -39,6 +40,7 @@ def family_bars(groups: Sequence[GroupHeadline], families: Sequence[str],
     cols = [*families, "macro", "micro"]
     x = np.arange(len(cols))
     width = 0.8 / max(1, len(groups))
+    handles: list[Patch] = []  # plain swatches: a hatched first bar must not make the whole group look marked
     for k, g in enumerate(groups):
         vals, lo, hi = [], [], []
         for c in cols:
@@ -52,7 +54,8 @@ def family_bars(groups: Sequence[GroupHeadline], families: Sequence[str],
             hi.append(0.0 if b is None else max(0.0, b - m))
         pos = x - 0.4 + width * (k + 0.5)
         marks = [symbols((g.marks or {}).get(c, [])) for c in cols]
-        bars = ax.bar(pos, vals, width, yerr=[lo, hi], capsize=3, label=f"{g.harness}/{g.model}")
+        bars = ax.bar(pos, vals, width, yerr=[lo, hi], capsize=3)
+        handles.append(Patch(facecolor=bars.patches[0].get_facecolor(), label=f"{g.harness}/{g.model}"))
         for bar, mark, v in zip(bars, marks, vals, strict=True):
             if mark:  # not comparable: hatched and labelled, never a plain bar beside the human reference
                 bar.set_hatch("//")
@@ -72,7 +75,7 @@ def family_bars(groups: Sequence[GroupHeadline], families: Sequence[str],
     ax.set_title("Headline per family (whiskers: 95% bootstrap CI; dashed: published human reference)"
                  + ("\nhatched = not comparable: " + "; ".join(u.split(":")[0] for u in used) if used else ""),
                  fontsize=9)
-    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    ax.legend(handles=handles, fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     return to_png(fig)
 
 
