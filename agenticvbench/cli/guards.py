@@ -44,8 +44,8 @@ def what_is(path: Path) -> str:
     if path.name == RESULTS_DIRNAME:
         return "results"
     entries = _entries(path)
-    if path.name.isdigit() and (any(p.name in TASK_OUTPUT_FILES or p.name == "output" for p in entries)
-                                or not _has_task_folders(path)):
+    if path.name.isdigit() and not _has_task_folders(path) \
+            and any(p.name in TASK_OUTPUT_FILES or p.name == "output" for p in entries):
         return "task"
     if entries and not _has_task_folders(path) and all(p.suffix == ".json" and p.stem.isdigit() for p in entries):
         return "results"

@@ -132,3 +132,11 @@ def test_judge_required_exits_1_on_unscored_items(seq_mirror, seq_run, monkeypat
     assert "3 judge item(s) unscored; top reasons:" in out and "2x judge call failed: cannot connect" in out
     assert _verify(str(run), "--dataset", str(seq_mirror), "--judge-required") == 1
     assert "--judge-required: 3 llm item(s) unscored" in capsys.readouterr().err
+
+
+def test_run_directory_named_by_a_number_is_a_run(seq_mirror, seq_run, capsys):
+    """Reps laid out as runs/1, runs/2 are run directories (they hold task folders), not task folders."""
+    run = seq_run("1", {37: ["1", "2", "3"]})
+    (run / "report.md").write_text("the harness's own notes")
+    assert _verify(str(run), "--dataset", str(seq_mirror), "--tasks", "37") == 0
+    assert (run / "avb-results" / "37.json").is_file()
