@@ -8,7 +8,13 @@ from __future__ import annotations
 
 import argparse
 
-from agenticvbench.cli.common import add_dataset_args, add_selection_args, load_selected, print_json
+from agenticvbench.cli.common import (
+    add_dataset_args,
+    add_selection_args,
+    add_verbosity_args,
+    load_selected,
+    print_json,
+)
 
 
 def _download(args: argparse.Namespace) -> int:
@@ -19,7 +25,7 @@ def _download(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
     fetched: dict[int, dict[str, list[str]]] = {}
-    for task in tqdm(tasks, unit="task", desc="downloading", disable=args.json):
+    for task in tqdm(tasks, unit="task", desc="downloading", disable=args.json or args.quiet):
         entry = {"materials": [str(p) for p in task.materials()]}
         if args.with_verifier_references:
             entry["verifier_references"] = [str(p) for p in task.verifier_references()]
@@ -45,4 +51,5 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="also fetch verifier-only references (repair sources); never give them to an agent")
     p.add_argument("--json", action="store_true",
                    help="print the local paths as JSON: materials and verifier_references per task")
+    add_verbosity_args(p)
     p.set_defaults(func=_download)

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from agenticvbench.cli.common import LOG, add_selection_args
+from agenticvbench.cli.common import LOG, add_selection_args, add_verbosity_args
 from agenticvbench.errors import SubmissionError
 from agenticvbench.fsutil import atomic_write_text
 from agenticvbench.report.aggregate import DEFAULT_RESAMPLES, DEFAULT_SEED
@@ -34,6 +34,7 @@ def add_aggregation_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--full-benchmark", action="store_true",
                    help="count the full benchmark: ids 1-100 by the published family ranges")
     add_selection_args(g)
+    add_verbosity_args(p)
     b = p.add_argument_group("bootstrap confidence intervals")
     b.add_argument("--resamples", type=int, default=DEFAULT_RESAMPLES,
                    help="bootstrap resamples, 0 = no intervals (default: %(default)s)")
