@@ -41,7 +41,7 @@ def _offline() -> bool:
 
 
 #: How long the reachability probe of the Hub may take before the Hub counts as unreachable (seconds).
-HUB_PROBE_TIMEOUT_S = 2.0
+HUB_PROBE_TIMEOUT_S = 1.5
 _HUB_REACHABLE: dict[str, bool] = {}
 OFFLINE_HINT = ("pass --dataset PATH (a local mirror or parquet file; or set AVB_DATASET), "
                 "or try `avb demo`, which needs no network")
@@ -75,7 +75,7 @@ def hub_reachable(endpoint: str | None = None, timeout: float = HUB_PROBE_TIMEOU
 
     t = threading.Thread(target=probe, daemon=True)
     t.start()
-    t.join(timeout + 0.5)
+    t.join(timeout + 0.2)
     _HUB_REACHABLE[key] = bool(ok)
     return _HUB_REACHABLE[key]
 
