@@ -83,7 +83,8 @@ def recap_items(r: Result) -> list[dict[str, Any]]:
         if not isinstance(it, dict):
             continue
         outcome = it.get("outcome") or ("pass" if it.get("passed") else "fail")
-        rows.append({"item_id": str(it.get("item_id", "?")), "pillar": it.get("pillar_name", it.get("pillar")),
+        pillar = it.get("pillar_name", it.get("pillar"))
+        rows.append({"item_id": str(it.get("item_id", "?")), "pillar": "" if pillar is None else pillar,
                      "dispatch": it.get("dispatch"), "weight": _num(it.get("weight")), "outcome": str(outcome),
                      "reason": str(it.get("reason", ""))})
     return rows

@@ -172,4 +172,9 @@ def provenance_lines(report: Report) -> list[str]:
     if p["libraries"]:
         lines.append("- libraries: " + ", ".join(f"{k} {'/'.join(map(str, v))}" for k, v in p["libraries"].items()))
     lines.append("- runs: " + "; ".join(f"{r.short} = {r.path}" for r in report.runs))
+    labels = report.run_labels()
+    usage = [f"{labels.get(path, path)}: {judge_text(u)}" for g in report.groups
+             for path, u in (g.judge or {}).items() if judge_text(u)]
+    if usage:
+        lines.append("- judge usage per run (recap): " + "; ".join(usage))
     return lines

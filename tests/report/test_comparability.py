@@ -63,6 +63,7 @@ def test_report_marks_the_cell_beside_the_human_reference(judged_and_not) -> Non
     report = build_report(load_comparison(list(judged_and_not.values())), resamples=0)
     md = render_markdown(report)
     assert "0.4500 †" in md and "a marked cell is not comparable with it" in md
+    assert "- judge usage per run (recap): h/off rep 1: 2 calls, 200+10 tok, $0.0020" in md
     assert "issue" not in md.lower()
     html = render_html(report)
     assert "<b class='mark' title='not comparable'>†</b>" in html and "Why tasks lost points" in html
