@@ -17,12 +17,24 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agenticvbench.errors import SubmissionError
 from agenticvbench.executors import Executor, make_executor
 from agenticvbench.fsutil import file_sha256
+from agenticvbench.identity import duplicate_identities, run_identity
+from agenticvbench.integrity import reference_sha256, screen_inputs
 from agenticvbench.loader import DEFAULT_DATASET, default_cache_dir, load_tasks
 from agenticvbench.provenance import base_provenance
-from agenticvbench.results import Result, json_safe, read_result, result_path, write_result
-from agenticvbench.submission import RESULTS_DIRNAME, RunDir, Submission, open_run
+from agenticvbench.results import Result, json_safe, read_result_checked, result_path, write_result
+from agenticvbench.selection import validate_jobs
+from agenticvbench.submission import (
+    RESULTS_DIRNAME,
+    InputRejected,
+    RunDir,
+    Submission,
+    cap_for,
+    media_max_bytes,
+    open_run,
+)
 from agenticvbench.summary import RunSummary, summarize
 from agenticvbench.tasks import Task
 from agenticvbench.verifiers import get_verifier
@@ -83,6 +95,22 @@ def _base_result(job: Job, status: str, **kw: Any) -> Result:
                   run=job.run_info, **kw)
 
 
+def _hash_inputs(job: Job, files: list[Path]) -> dict[Path, str]:
+    """SHA-256 of every input: submitted files bounded by their cap (checked before reading), dataset files
+    (trusted, e.g. the repair source) hashed once per process."""
+    sub = job.submission
+    out: dict[Path, str] = {}
+    for p in files:
+        if not sub.owns(p):
+            out[p] = reference_sha256(p)
+            continue
+        try:
+            out[p] = file_sha256(p, max_bytes=cap_for(p.name, sub.media_cap))
+        except (OSError, ValueError) as exc:  # grew past its cap, or swapped for a FIFO since it was checked
+            raise InputRejected(f"{p}: cannot be read as a submitted file ({exc})") from None
+    return out
+
+
 def _score(job: Job) -> Result:
     verifier = get_verifier(job.task.family)
     prov = base_provenance(job.dataset, verifier.version)
@@ -90,11 +118,19 @@ def _score(job: Job) -> Result:
         return _base_result(job, "missing", reason=f"no output folder for task {job.task.task_id} in the run",
                             provenance=prov)
     t0 = time.perf_counter()
-    hashes = {p.name: file_sha256(p) for p in verifier.input_files(job.task, job.submission)}
+    try:
+        by_path = _hash_inputs(job, verifier.input_files(job.task, job.submission))
+    except InputRejected as exc:
+        return _base_result(job, "malformed", reason=str(exc), provenance=prov)
+    hashes = {p.name: h for p, h in by_path.items()}
     t_hash = time.perf_counter() - t0
     fp = fingerprint(job, verifier.version, hashes)
+    notes: list[str] = []
     if not job.force:
-        old = read_result(result_path(job.out_dir, job.task.task_id))
+        path = result_path(job.out_dir, job.task.task_id)
+        old, problem = read_result_checked(path)
+        if problem:
+            notes.append(f"the previous result {path} was invalid ({problem}); rescored")
         if _reusable(old, fp, job):
             assert old is not None
             if old.run != job.run_info:  # run.json edited or the run moved: keep the result, refresh its identity
@@ -102,7 +138,12 @@ def _score(job: Job) -> Result:
                 write_result(job.out_dir, old)
             old.resumed = True
             return old
-    outcome = verifier.verify(job.task, job.submission, job.ctx)
+    try:
+        screening = screen_inputs(job.task, job.submission, by_path)
+        outcome = verifier.verify(job.task, job.submission, job.ctx)
+    except InputRejected as exc:
+        return _base_result(job, "malformed", reason=str(exc), provenance={**prov, "input_hashes": hashes},
+                            warnings=notes, fingerprint=fp)
     scores = [outcome.final_score, outcome.headline]
     if not all(isinstance(x, (int, float)) and math.isfinite(x) for x in scores):
         raise ValueError(f"verifier returned a non-finite score {scores}")
@@ -124,9 +165,9 @@ def _score(job: Job) -> Result:
         adjusted_final_score=(None if outcome.adjusted_final_score is None
                               else float(outcome.adjusted_final_score) if scored else 0.0),
         headline_score=float(outcome.headline) if scored else 0.0,
-        reason=outcome.reason, warnings=list(outcome.warnings), components=outcome.components,
-        extra=outcome.extra, detail=outcome.detail, official=outcome.official, timings=timings,
-        provenance=prov, fingerprint=fp)
+        reason=outcome.reason, warnings=[*notes, *screening.warnings, *outcome.warnings],
+        components=outcome.components, extra=outcome.extra, detail=outcome.detail, official=outcome.official,
+        timings=timings, provenance=prov, fingerprint=fp, integrity=list(screening.flags))
 
 
 def score_job(job: Job) -> Result:
@@ -155,10 +196,22 @@ def score_job(job: Job) -> Result:
     return result
 
 
+def _own_results_dir(run: RunDir) -> Path:
+    """RUN/avb-results, refused (`SubmissionError`, exit 3) when it is a symlink or leads out of the run: results
+    written through it would land wherever the submission points."""
+    d = run.path / RESULTS_DIRNAME
+    if os.path.islink(d) or (os.path.lexists(d) and os.path.realpath(d) != str(d)):
+        raise SubmissionError(f"{d}: is a symlink (to {os.path.realpath(d)}); refusing to write results through "
+                              "it (remove it, or choose a results folder with --out)")
+    if os.path.lexists(d) and not d.is_dir():
+        raise SubmissionError(f"{d}: exists and is not a folder; remove it or use --out")
+    return d
+
+
 def _out_dirs(runs: list[RunDir], out: Path | None) -> list[Path]:
     """RUN/avb-results, or OUT itself for one run, or OUT/<run name> (+ a path hash when names collide)."""
     if out is None:
-        return [run.path / RESULTS_DIRNAME for run in runs]
+        return [_own_results_dir(run) for run in runs]
     if len(runs) == 1:
         return [out]
     names = [run.path.name for run in runs]
@@ -171,12 +224,16 @@ def verify_run(run_dirs: str | Path | Sequence[str | Path], *, dataset: str | os
                revision: str | None = None, cache_dir: str | Path | None = None, family: str | None = None,
                task_ids: list[int] | None = None, out: str | Path | None = None, jobs: int | None = None,
                force: bool = False, executor: str | Executor = "process", scheduler: str | None = None,
-               judge: Any = None, progress: bool = False, tasks: list[Task] | None = None) -> RunSummary:
+               judge: Any = None, progress: bool = False, tasks: list[Task] | None = None,
+               max_media_bytes: int | None = None, run_meta: dict[str, Any] | None = None) -> RunSummary:
     """Score every task of the dataset (or the selected family/ids) for each run directory.
 
     Results go to `RUN/avb-results/<task_id>.json` (or `out`), written atomically; finished tasks whose inputs,
-    verifier version and dataset revision are unchanged are reused unless `force`. Returns the run summary.
+    verifier version and dataset revision are unchanged are reused unless `force`. Submitted media larger than
+    `max_media_bytes` (default `$AVB_MAX_MEDIA_MB` MiB, else 4 GiB) are `malformed`. `run_meta`
+    ({harness, model, rep}) overrides each run's run.json (see `identity`). Returns the run summary.
     """
+    validate_jobs(jobs)
     if isinstance(run_dirs, (str, Path)):
         run_dirs = [run_dirs]
     if tasks is None:
@@ -185,12 +242,13 @@ def verify_run(run_dirs: str | Path | Sequence[str | Path], *, dataset: str | os
     out = Path(out).expanduser().resolve() if out else None
     ctx = VerifyContext(cache_dir=cache, judge=judge, threads=1)
     runs = [open_run(p) for p in run_dirs]
+    media_cap = media_max_bytes(max_media_bytes)
     work: list[Job] = []
     for run, out_dir in zip(runs, _out_dirs(runs, Path(out) if out else None), strict=True):
-        run_info = {"path": str(run.path), "harness": run.harness, "model": run.model, "rep": run.meta.get("rep")}
+        run_info = run_identity(run.path, run.meta, run_meta)
         for task in tasks:
             ds = task.source.provenance() if task.source else {"dataset": str(dataset)}
-            work.append(Job(task, run.submission(task.task_id), out_dir, run_info, ctx, ds, force))
+            work.append(Job(task, run.submission(task.task_id, media_cap), out_dir, run_info, ctx, ds, force))
     ex = make_executor(executor, jobs, scheduler) if isinstance(executor, str) else executor
     results: list[Result] = []
     bar = None
@@ -208,6 +266,10 @@ def verify_run(run_dirs: str | Path | Sequence[str | Path], *, dataset: str | os
         if bar is not None:
             bar.close()
         ex.close()
-    return summarize(results, tasks, runs=[str(r.path) for r in runs],
-                     notes=[r.meta_error for r in runs if r.meta_error])
+    notes = [n for r in runs for n in r.notes]
+    notes += [f"{r.run.get('path', '')}: task {r.task_id}: INTEGRITY {', '.join(r.integrity)} (official score "
+              "kept; see the result's warnings)" for r in results if r.integrity]
+    notes += duplicate_identities((j.run_info["harness"], j.run_info["model"], j.run_info["rep"], j.run_info["path"])
+                                  for j in work)
+    return summarize(results, tasks, runs=[str(r.path) for r in runs], notes=notes)
 

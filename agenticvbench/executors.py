@@ -5,27 +5,22 @@ An executor only has to map a picklable top-level function over jobs and yield r
 
 from __future__ import annotations
 
+import ctypes
 import os
+import signal
+import sys
+import threading
+import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Protocol, TypeVar
 
 from agenticvbench.errors import ConfigError
-from agenticvbench.results import Result
+from agenticvbench.results import Result, lost_result
 
 J = TypeVar("J")
 R = TypeVar("R")
-
-
-def lost_result(job: Any, exc: BaseException) -> Result:
-    """An `error` result for a job that failed outside `score_job` (worker killed, lost, unpicklable, ...).
-
-    It is not written to disk, so the next run retries the task."""
-    task = getattr(job, "task", None)
-    return Result(task_id=int(getattr(task, "task_id", -1)), family=str(getattr(task, "family", "")),
-                  status="error", reason=f"worker failed: {type(exc).__name__}: {exc}",
-                  run=dict(getattr(job, "run_info", {}) or {}))
 
 
 class Executor(Protocol):
@@ -52,21 +47,55 @@ class SerialExecutor:
         """Nothing to release."""
 
 
+PR_SET_PDEATHSIG = 1  # linux/prctl.h
+PARENT_POLL_S = 0.5
+
+
+def _watch_parent(parent_pid: int) -> None:
+    """Exit this worker as soon as its parent is gone (the parent's pid is no longer our parent's)."""
+    while True:
+        time.sleep(PARENT_POLL_S)
+        if os.getppid() != parent_pid:
+            os._exit(1)
+
+
+def worker_init(parent_pid: int) -> None:
+    """Pool worker initializer: never outlive the `avb verify` process that started this worker.
+
+    On Linux the kernel sends SIGKILL to the worker when its parent dies, whatever killed the parent (even
+    SIGKILL); everywhere, a daemon thread polls `os.getppid()` every 0.5 s as a second guard. Results are written
+    atomically, so a worker killed mid-task leaves no torn file.
+    """
+    if sys.platform.startswith("linux"):
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+        except (OSError, AttributeError):  # pragma: no cover - no libc symbol: the watchdog still guards
+            pass
+    if os.getppid() != parent_pid:  # the parent died before the death signal was armed
+        os._exit(1)
+    threading.Thread(target=_watch_parent, args=(parent_pid,), name="avb-parent-watchdog", daemon=True).start()
+
+
 class ProcessExecutor:
     """A local process pool; at most `2 * workers` jobs are in flight so memory stays bounded.
 
     If a worker process dies (a crash in a native decoder, the OOM killer), every job in flight fails with it and
     nobody knows which one did it. The pool is restarted and those jobs are rerun one at a time: a job that kills
     its worker while running alone is the culprit and ends as an `error` result; the others score normally.
+    Workers exit within a second when this process dies, even by SIGKILL (`worker_init`).
     """
 
     def __init__(self, workers: int) -> None:
         self.workers = max(1, workers)
-        self._pool = ProcessPoolExecutor(max_workers=self.workers)
+        self._pool = self._new_pool()
+
+    def _new_pool(self) -> ProcessPoolExecutor:
+        return ProcessPoolExecutor(max_workers=self.workers, initializer=worker_init, initargs=(os.getpid(),))
 
     def _restart(self) -> None:
         self._pool.shutdown(wait=False, cancel_futures=True)
-        self._pool = ProcessPoolExecutor(max_workers=self.workers)
+        self._pool = self._new_pool()
 
     def map_unordered(self, fn: Callable[[Any], Result], jobs: list[Any]) -> Iterator[Result]:
         """Submit jobs with a bounded window and yield results as they complete."""

@@ -1,13 +1,18 @@
-"""The one atomic writer and the one file hasher."""
+"""The one atomic writer, the one file hasher, and the one bounded reader of untrusted files."""
 
 from __future__ import annotations
 
 import hashlib
 import json
 import os
+import stat
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
+
+JSON_MAX_DEPTH = 64
 
 
 def _umask() -> int:
@@ -48,11 +53,68 @@ def atomic_write_json(path: str | Path, obj: Any) -> None:
     atomic_write_text(path, json.dumps(obj, indent=2, sort_keys=True, allow_nan=False, default=str) + "\n")
 
 
-def file_sha256(path: str | Path, *, chunk: int = 1 << 20) -> str:
-    """Hex SHA-256 of a file, streamed."""
+class TooLargeError(ValueError):
+    """A file is over the byte cap of a bounded read (`read_capped`, `file_sha256(max_bytes=...)`)."""
+
+
+def file_kind(mode: int) -> str:
+    """What a `st_mode` describes, in words: 'regular file', 'directory', 'FIFO', 'character device', ..."""
+    for test, name in ((stat.S_ISREG, "regular file"), (stat.S_ISDIR, "directory"), (stat.S_ISFIFO, "FIFO"),
+                       (stat.S_ISCHR, "character device"), (stat.S_ISBLK, "block device"),
+                       (stat.S_ISSOCK, "socket"), (stat.S_ISLNK, "symlink")):
+        if test(mode):
+            return name
+    return "special file"
+
+
+@contextmanager
+def open_regular(path: str | Path) -> Iterator[BinaryIO]:
+    """Open `path` for binary reading only if it is a regular file.
+
+    The open is non-blocking (a FIFO put in place of a file never hangs the reader) and the type is checked on the
+    open descriptor, so a file swapped for a FIFO or device after an earlier `stat` is refused too (`OSError`).
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise OSError(f"{path}: is a {file_kind(mode)}, not a regular file")
+        os.set_blocking(fd, True)
+        fh = os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+    with fh:
+        yield fh
+
+
+def read_capped(path: str | Path, max_bytes: int) -> bytes:
+    """The bytes of a regular file, never reading more than `max_bytes` + 1 of them.
+
+    Raises `TooLargeError` when the file is larger than `max_bytes` (checked on the open descriptor before
+    reading, and again by the read itself, so a file that grows or lies about its size is still capped).
+    """
+    with open_regular(path) as fh:
+        size = os.fstat(fh.fileno()).st_size
+        if size > max_bytes:
+            raise TooLargeError(f"{path}: {size} bytes, over the {max_bytes} byte limit")
+        data = fh.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        raise TooLargeError(f"{path}: more than {max_bytes} bytes, over the limit")
+    return data
+
+
+def file_sha256(path: str | Path, *, chunk: int = 1 << 20, max_bytes: int | None = None) -> str:
+    """Hex SHA-256 of a regular file, streamed; with `max_bytes`, a larger file raises `TooLargeError`."""
     h = hashlib.sha256()
-    with open(path, "rb") as fh:
+    seen = 0
+    with open_regular(path) as fh:
+        if max_bytes is not None and (size := os.fstat(fh.fileno()).st_size) > max_bytes:
+            raise TooLargeError(f"{path}: {size} bytes, over the {max_bytes} byte limit")
         while block := fh.read(chunk):
+            seen += len(block)
+            if max_bytes is not None and seen > max_bytes:
+                raise TooLargeError(f"{path}: more than {max_bytes} bytes, over the limit")
             h.update(block)
     return h.hexdigest()
 
@@ -60,3 +122,37 @@ def file_sha256(path: str | Path, *, chunk: int = 1 << 20) -> str:
 def text_sha256(text: str) -> str:
     """Hex SHA-256 of a string (UTF-8)."""
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def json_depth(obj: Any, limit: int) -> int:
+    """Nesting depth of a parsed JSON value, stopping early past `limit` (iterative: no recursion)."""
+    stack: list[tuple[Any, int]] = [(obj, 1)]
+    deepest = 0
+    while stack:
+        value, d = stack.pop()
+        deepest = max(deepest, d)
+        if deepest > limit:
+            return deepest
+        if isinstance(value, dict):
+            stack.extend((v, d + 1) for v in value.values())
+        elif isinstance(value, list):
+            stack.extend((v, d + 1) for v in value)
+    return deepest
+
+
+def parse_json_bounded(raw: bytes, where: str, *, max_depth: int = JSON_MAX_DEPTH) -> Any:
+    """Parse untrusted JSON bytes; raises ValueError with a one-line reason naming `where` for non-UTF-8 text,
+    invalid JSON, nesting deeper than `max_depth` or an integer too long to convert."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{where}: not UTF-8 text (byte {exc.start}: {exc.reason})") from None
+    try:
+        data = json.loads(text)
+    except RecursionError:
+        raise ValueError(f"{where}: nested too deeply") from None
+    except ValueError as exc:  # JSONDecodeError, or an integer past Python's 4300-digit conversion limit
+        raise ValueError(f"{where}: invalid JSON ({str(exc)[:200]})") from None
+    if json_depth(data, max_depth) > max_depth:
+        raise ValueError(f"{where}: nested deeper than {max_depth} levels")
+    return data

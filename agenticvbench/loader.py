@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,7 @@ from typing import Any
 from agenticvbench.archive import extract_zip
 from agenticvbench.errors import DatasetError, TaskError
 from agenticvbench.fsutil import text_sha256
+from agenticvbench.selection import validate_task_ids
 from agenticvbench.tasks import FAMILIES, Task, task_from_row
 
 DEFAULT_DATASET = "Anonymous47621123/AgenticVBench_100"
@@ -26,12 +28,61 @@ _SNAPSHOT_RE = re.compile(r"[/\\]snapshots[/\\](?P<sha>[0-9a-f]{40})[/\\]")
 
 
 def default_cache_dir() -> Path:
-    """The package's own cache (extracted zips, feature caches, judge cache): `$AVB_CACHE` or ~/.cache/agenticvbench."""
-    return Path(os.environ.get("AVB_CACHE") or Path.home() / ".cache" / "agenticvbench")
+    """The package's own cache (extracted zips, feature caches, judge cache): `$AVB_CACHE`, else the platform's user
+    cache folder (`platformdirs`: `$XDG_CACHE_HOME/agenticvbench`, by default ~/.cache/agenticvbench, on Linux).
+    Hugging Face files are not kept here: they stay in the Hub cache (`HF_HOME` / `HF_HUB_CACHE`)."""
+    from platformdirs import user_cache_dir
+
+    return Path(os.environ.get("AVB_CACHE") or user_cache_dir("agenticvbench", appauthor=False))
+
+
+def default_dataset() -> str:
+    """The dataset used when none is given: `$AVB_DATASET` (a Hub id, mirror folder or parquet), else the Hub id."""
+    return os.environ.get("AVB_DATASET", "").strip() or DEFAULT_DATASET
 
 
 def _offline() -> bool:
     return os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in {"1", "true", "yes", "on"}
+
+
+#: How long the reachability probe of the Hub may take before the Hub counts as unreachable (seconds).
+HUB_PROBE_TIMEOUT_S = 1.5
+_HUB_REACHABLE: dict[str, bool] = {}
+OFFLINE_HINT = ("pass --dataset PATH (a local mirror or parquet file; or set AVB_DATASET), "
+                "or try `avb demo`, which needs no network")
+
+
+def hub_reachable(endpoint: str | None = None, timeout: float = HUB_PROBE_TIMEOUT_S) -> bool:
+    """Whether a TCP connection to the Hub endpoint (or the HTTPS proxy) opens within `timeout` seconds.
+
+    Cached per endpoint for the process. The probe runs in a daemon thread so a hanging name lookup cannot
+    outlast the timeout either; without it an unreachable Hub costs about half a minute of retries.
+    """
+    import socket
+    import threading
+    from urllib.parse import urlsplit
+
+    url = endpoint or os.environ.get("HF_ENDPOINT") or "https://huggingface.co"
+    proxy = os.environ.get("HTTPS_PROXY") or os.environ.get("https_proxy")
+    target = urlsplit(proxy if proxy and url.startswith("https") else url)
+    key = f"{target.hostname}:{target.port}"
+    if key in _HUB_REACHABLE:
+        return _HUB_REACHABLE[key]
+    ok: list[bool] = []
+
+    def probe() -> None:
+        try:
+            port = target.port or (443 if target.scheme == "https" else 80)
+            with socket.create_connection((target.hostname or "", port), timeout=timeout):
+                ok.append(True)
+        except OSError:
+            pass
+
+    t = threading.Thread(target=probe, daemon=True)
+    t.start()
+    t.join(timeout + 0.2)
+    _HUB_REACHABLE[key] = bool(ok)
+    return _HUB_REACHABLE[key]
 
 
 def repo_relative(url: str) -> str:
@@ -56,9 +107,10 @@ class DatasetSource:
     hf_cache_dir: Path | None = None
 
     @classmethod
-    def open(cls, dataset: str | os.PathLike[str] = DEFAULT_DATASET, revision: str | None = None,
+    def open(cls, dataset: str | os.PathLike[str] | None = None, revision: str | None = None,
              cache_dir: str | Path | None = None) -> tuple[DatasetSource, Path]:
-        """Resolve `dataset` and return (source, local parquet path)."""
+        """Resolve `dataset` (None: `default_dataset()`) and return (source, local parquet path)."""
+        dataset = default_dataset() if dataset is None else dataset
         cache = (Path(cache_dir).expanduser() if cache_dir else default_cache_dir()).resolve()
         path = Path(dataset).expanduser()
         local = path.exists() or str(dataset).startswith((".", "~", os.sep)) or path.suffix == ".parquet" \
@@ -81,22 +133,24 @@ class DatasetSource:
             raise DatasetError(f"{dataset}: no such file or directory (nor a Hub id of the form owner/name)")
         hf_cache = cache / "hub" if cache_dir else None
         src = cls(str(dataset), "hub", revision, revision, None, cache, hf_cache)
-        local = src._hub_download(PARQUET_PATH, revision)
-        m = _SNAPSHOT_RE.search(str(local))
+        fetched = src._hub_download(PARQUET_PATH, revision)
+        m = _SNAPSHOT_RE.search(str(fetched))
         src.resolved_revision = m.group("sha") if m else revision
-        return src, local
+        return src, fetched
 
     def _hub_download(self, rel: str, revision: str) -> Path:
         from huggingface_hub import hf_hub_download
         from huggingface_hub.errors import HfHubHTTPError, LocalEntryNotFoundError
 
+        offline = _offline() or not hub_reachable()
         try:
             return Path(hf_hub_download(
                 self.dataset, rel, repo_type="dataset", revision=revision, cache_dir=self.hf_cache_dir,
-                endpoint=os.environ.get("HF_ENDPOINT") or None, local_files_only=_offline()))
-        except LocalEntryNotFoundError as exc:
-            raise DatasetError(f"{self.dataset}@{revision}: {rel} is not cached and the Hub is unreachable "
-                               f"or offline mode is on ({exc.__class__.__name__})") from None
+                endpoint=os.environ.get("HF_ENDPOINT") or None, local_files_only=offline))
+        except LocalEntryNotFoundError:
+            why = "offline mode is on (HF_HUB_OFFLINE)" if _offline() else "the Hub is unreachable"
+            raise DatasetError(f"{self.dataset}@{revision}: {rel} is not cached and {why}; "
+                               f"{OFFLINE_HINT}") from None
         except (HfHubHTTPError, OSError, ValueError) as exc:
             raise DatasetError(f"{self.dataset}@{revision}: cannot fetch {rel}: {exc}") from None
 
@@ -156,19 +210,34 @@ def _read_rows(parquet: Path) -> list[dict[str, Any]]:
     return table.to_pylist()
 
 
+def _check_unique_ids(rows: list[dict[str, Any]], parquet: Path) -> None:
+    """One row per task: a repeated `task_id` would make the answer key depend on row order."""
+    counts = Counter(row.get("task_id") for row in rows)
+    dups = sorted((k for k, n in counts.items() if n > 1), key=repr)
+    if dups:
+        raise DatasetError(f"{parquet}: field task_id: task {dups[0]!r} appears in {counts[dups[0]]} rows"
+                           + (f" (and {len(dups) - 1} more repeated id(s))" if len(dups) > 1 else "")
+                           + "; a dataset has one row per task")
+
+
 def load_tasks(family: str | None = None, *, task_ids: list[int] | None = None,
-               dataset: str | os.PathLike[str] = DEFAULT_DATASET, revision: str | None = None,
+               dataset: str | os.PathLike[str] | None = None, revision: str | None = None,
                cache_dir: str | Path | None = None) -> list[Task]:
     """Load typed tasks, optionally filtered by family and ids, from a Hub id, mirror directory or parquet path.
 
-    Every row's `rubric_json` is parsed and validated; a malformed row raises `TaskError` naming task and field.
+    `dataset` None means `$AVB_DATASET`, else the Hub id. `task_ids` must be a list of ints (a string is a
+    TypeError). Every row's `rubric_json` is parsed and validated; a malformed row raises `TaskError` naming task
+    and field.
     """
+    task_ids = validate_task_ids(task_ids)
     if family is not None and family not in FAMILIES:
         raise DatasetError(f"unknown family {family!r}; expected one of {', '.join(FAMILIES)}")
     source, parquet = DatasetSource.open(dataset, revision, cache_dir)
     wanted = set(task_ids) if task_ids is not None else None
     tasks: list[Task] = []
-    for row in _read_rows(parquet):
+    rows = _read_rows(parquet)
+    _check_unique_ids(rows, parquet)
+    for row in rows:
         if family is not None and row.get("task_family") != family:
             continue
         if wanted is not None and row.get("task_id") not in wanted:
@@ -182,7 +251,7 @@ def load_tasks(family: str | None = None, *, task_ids: list[int] | None = None,
     return sorted(tasks, key=lambda t: t.task_id)
 
 
-def load_hf_dataset(dataset: str | os.PathLike[str] = DEFAULT_DATASET, *, revision: str | None = None,
+def load_hf_dataset(dataset: str | os.PathLike[str] | None = None, *, revision: str | None = None,
                     cache_dir: str | Path | None = None) -> Any:
     """The raw task table as a Hugging Face `datasets.Dataset` (for `.filter`, `.map`, `.to_pandas`, ...).
 

@@ -1,20 +1,34 @@
-"""The persisted result model (versioned), its JSON file per task, and `load_results()` as a DataFrame."""
+"""The persisted result model (versioned), its JSON file per task, and `load_results()` as a DataFrame.
+
+Result files live inside run directories, which are written by the agents being scored, so they are read as
+hostile input: bounded reads, the shipped JSON Schema (`agenticvbench/schemas/result.schema.json`) and the
+file's own content hash (`result_sha256`) decide whether a file is a valid result; `scan_results` returns the valid
+results plus the invalid files with a reason each, so callers count them instead of crashing or dropping them.
+"""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
+import os
+import re
 from dataclasses import asdict, dataclass, field, fields
+from functools import lru_cache
+from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from agenticvbench.fsutil import atomic_write_json
+from agenticvbench.fsutil import TooLargeError, atomic_write_json, parse_json_bounded, read_capped
 from agenticvbench.submission import RESULTS_DIRNAME
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-RESULT_SCHEMA_VERSION = 1
+RESULT_SCHEMA_VERSION = 2
+RESULT_MAX_BYTES = 64 * 1024 * 1024
+INVALID_STATUS = "invalid"
+_RESULT_NAME_RE = re.compile(r"[0-9]+\.json", re.ASCII)
 Status = Literal["scored", "missing", "malformed", "error"]
 STATUSES: tuple[str, ...] = ("scored", "missing", "malformed", "error")
 
@@ -40,6 +54,8 @@ class Result:
     run: dict[str, Any] = field(default_factory=dict)  # {path, harness, model, rep}
     fingerprint: str = ""
     schema_version: int = RESULT_SCHEMA_VERSION
+    integrity: list[str] = field(default_factory=list)  # codes of known official scoring holes this input hits
+    result_sha256: str = ""  # SHA-256 of the file's canonical JSON without this field (set when written)
     resumed: bool = False  # True when this run reused the file instead of rescoring (never True on disk)
 
     def to_dict(self) -> dict[str, Any]:
@@ -80,25 +96,111 @@ def result_path(out_dir: Path, task_id: int) -> Path:
     return Path(out_dir) / f"{task_id}.json"
 
 
+def canonical_sha256(data: dict[str, Any]) -> str:
+    """SHA-256 of a result's canonical JSON (keys sorted, no whitespace, ASCII) without `result_sha256`.
+
+    The data is round-tripped through JSON first, so the hash of what is written equals the hash of what is read.
+    """
+    body = {k: v for k, v in data.items() if k != "result_sha256"}
+    body = json.loads(json.dumps(body, allow_nan=False, default=str))
+    text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True, allow_nan=False)
+    return hashlib.sha256(text.encode("ascii")).hexdigest()
+
+
 def write_result(out_dir: Path, result: Result) -> Path:
-    """Atomically write one result file; returns its path."""
+    """Atomically write one result file with its content hash; returns its path."""
     path = result_path(out_dir, result.task_id)
-    atomic_write_json(path, result.to_dict())
+    data = result.to_dict()
+    result.result_sha256 = data["result_sha256"] = canonical_sha256(data)
+    atomic_write_json(path, data)
     return path
 
 
+@lru_cache(maxsize=1)
+def result_schema() -> dict[str, Any]:
+    """The shipped JSON Schema of a result file (`agenticvbench/schemas/result.schema.json`)."""
+    text = resources.files("agenticvbench.schemas").joinpath("result.schema.json").read_text(encoding="utf-8")
+    schema: dict[str, Any] = json.loads(text)
+    return schema
+
+
+@lru_cache(maxsize=1)
+def _validator() -> Any:
+    from jsonschema import Draft202012Validator
+
+    return Draft202012Validator(result_schema())
+
+
+def result_problem(data: Any) -> str:
+    """Why parsed result JSON is not a valid result ('' when it is): schema version, the shipped JSON Schema
+    (types, 0..1 ranges, status enum, zero scores unless scored), then the content hash."""
+    if not isinstance(data, dict):
+        return "top level is not an object"
+    if data.get("schema_version") != RESULT_SCHEMA_VERSION:
+        return (f"schema_version {data.get('schema_version')!r}, expected {RESULT_SCHEMA_VERSION} "
+                "(written by another version of agenticvbench)")
+    errors = sorted(_validator().iter_errors(data), key=lambda e: list(e.absolute_path))
+    if errors:
+        fields_ = sorted({".".join(str(x) for x in e.absolute_path) or "(top level)" for e in errors})
+        return f"field(s) {', '.join(fields_[:8])}: {errors[0].message[:200]}" + (
+            f" (+{len(errors) - 1} more)" if len(errors) > 1 else "")
+    try:
+        digest = canonical_sha256(data)
+    except (TypeError, ValueError) as exc:
+        return f"cannot be hashed ({exc})"
+    if digest != data["result_sha256"]:
+        return "result_sha256 does not match the content (the file was edited after it was written)"
+    return ""
+
+
+def read_result_checked(path: Path) -> tuple[Result | None, str]:
+    """Read one result file as untrusted input: (result, '') when valid, (None, '') when absent, and
+    (None, reason) when present but invalid (not a regular file, over 64 MB, torn, failing schema or hash)."""
+    p = Path(path)
+    try:
+        st = os.lstat(p)
+    except (FileNotFoundError, NotADirectoryError):
+        return None, ""
+    except OSError as exc:
+        return None, f"cannot be examined ({exc.strerror or exc})"
+    if os.path.islink(p):
+        return None, f"is a symlink (to {os.path.realpath(p)}); results must be regular files"
+    try:
+        raw = read_capped(p, RESULT_MAX_BYTES)
+        data = parse_json_bounded(raw, p.name, max_depth=256)
+    except TooLargeError:
+        return None, f"{st.st_size} bytes, over the {RESULT_MAX_BYTES} byte limit"
+    except (OSError, ValueError) as exc:
+        return None, str(exc)
+    problem = result_problem(data)
+    if problem:
+        return None, problem
+    try:
+        return Result.from_dict(data), ""
+    except TypeError as exc:
+        return None, f"does not fit the result model ({exc})"
+
+
 def read_result(path: Path) -> Result | None:
-    """Read one result file; None if it is absent, torn, or of another schema version."""
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-        return None
-    if not isinstance(data, dict) or data.get("schema_version") != RESULT_SCHEMA_VERSION:
-        return None
-    try:
-        return Result.from_dict(data)
-    except TypeError:
-        return None
+    """Read one result file; None if it is absent or invalid (see `read_result_checked` for the reason)."""
+    return read_result_checked(path)[0]
+
+
+@dataclass(frozen=True)
+class InvalidResult:
+    """A result file that is present but not a valid result: it counts as `invalid` (score 0), never dropped."""
+
+    path: Path
+    task_id: int | None
+    reason: str
+
+
+@dataclass
+class ResultScan:
+    """Everything found in results folders: the valid results and the invalid files."""
+
+    results: list[Result] = field(default_factory=list)
+    invalid: list[InvalidResult] = field(default_factory=list)
 
 
 def results_dir_for(path: str | Path) -> Path:
@@ -107,24 +209,75 @@ def results_dir_for(path: str | Path) -> Path:
     return p / RESULTS_DIRNAME if (p / RESULTS_DIRNAME).is_dir() else p
 
 
-def iter_results(paths: list[str | Path] | str | Path) -> list[Result]:
-    """All results under the given run directories or results folders."""
+def scan_results(paths: list[str | Path] | str | Path) -> ResultScan:
+    """Valid results and invalid result files under the given run directories or results folders.
+
+    Only `<ASCII digits>.json` files are results; a file whose `task_id` differs from its name is invalid.
+    Callers (`avb report`, `avb leaderboard`) count each invalid file as an `invalid result` scoring 0, list its
+    path, and exit 1.
+    """
     if isinstance(paths, (str, Path)):
         paths = [paths]
-    out: list[Result] = []
+    scan = ResultScan()
     for p in paths:
-        for f in sorted(results_dir_for(p).glob("*.json"), key=lambda q: (len(q.stem), q.stem)):
-            if f.stem.isdigit() and (r := read_result(f)) is not None:
-                out.append(r)
-    return out
+        folder = results_dir_for(p)
+        if not folder.is_dir():
+            continue
+        names = sorted((f for f in os.listdir(folder) if _RESULT_NAME_RE.fullmatch(f)), key=lambda n: (len(n), n))
+        for name in names:
+            f = folder / name
+            tid = int(name[:-5])
+            r, problem = read_result_checked(f)
+            if r is not None and r.task_id != tid:
+                problem = f"holds task {r.task_id} but is named {name}"
+            if r is not None and not problem:
+                scan.results.append(r)
+            elif problem:
+                scan.invalid.append(InvalidResult(f, tid, problem))
+    return scan
+
+
+def announce_invalid_results(paths: list[str | Path] | str | Path, prog: str) -> int:
+    """Print one stderr line per invalid result file under `paths` (`prog: invalid result PATH: reason`) and
+    return how many there are; commands that read results exit 1 when it is not 0."""
+    import sys
+
+    invalid = scan_results(paths).invalid
+    for bad in invalid:
+        print(f"{prog}: invalid result {bad.path}: {bad.reason} (counted as 0)", file=sys.stderr)
+    return len(invalid)
+
+
+def iter_results(paths: list[str | Path] | str | Path) -> list[Result]:
+    """All valid results under the given run directories or results folders (`scan_results` also lists the
+    invalid files, which callers must not ignore)."""
+    return scan_results(paths).results
 
 
 def load_results(paths: list[str | Path] | str | Path) -> pd.DataFrame:
-    """One row per (run, task) with the run's harness/model/rep, family, status and scores."""
+    """One row per (run, task) with the run's harness/model/rep, family, status and scores.
+
+    An invalid result file is a row with status `invalid`, scores 0 and the reason naming the file. A path that
+    does not exist raises `SubmissionError` (a typo must not read as an empty run).
+    """
     import pandas as pd
 
+    from agenticvbench.errors import SubmissionError
+
+    for p in [paths] if isinstance(paths, (str, Path)) else paths:
+        if not Path(p).exists():
+            raise SubmissionError(f"{p}: no such run directory or results folder")
+
     rows = []
-    for r in iter_results(paths):
+    scan = scan_results(paths)
+    for bad in scan.invalid:  # counted, never dropped: an invalid file scores 0 like a missing output
+        rows.append({"run": str(bad.path.parent.parent if bad.path.parent.name == RESULTS_DIRNAME
+                                else bad.path.parent),
+                     "harness": "unknown", "model": "unknown", "rep": None, "task_id": bad.task_id, "family": "",
+                     "status": INVALID_STATUS, "final_score": 0.0, "adjusted_final_score": None,
+                     "headline_score": 0.0, "reason": f"invalid result {bad.path}: {bad.reason}", "n_warnings": 0,
+                     "seconds": None})
+    for r in scan.results:
         rows.append({
             "run": r.run.get("path", ""), "harness": r.run.get("harness", "unknown"),
             "model": r.run.get("model", "unknown"), "rep": r.run.get("rep"),
@@ -136,3 +289,13 @@ def load_results(paths: list[str | Path] | str | Path) -> pd.DataFrame:
     cols = ["run", "harness", "model", "rep", "task_id", "family", "status", "final_score",
             "adjusted_final_score", "headline_score", "reason", "n_warnings", "seconds"]
     return pd.DataFrame(rows, columns=cols)
+
+
+def lost_result(job: Any, exc: BaseException) -> Result:
+    """An `error` result for a job that failed outside `score_job` (worker killed, lost, unpicklable, ...).
+
+    It is not written to disk, so the next run retries the task."""
+    task = getattr(job, "task", None)
+    return Result(task_id=int(getattr(task, "task_id", -1)), family=str(getattr(task, "family", "")),
+                  status="error", reason=f"worker failed: {type(exc).__name__}: {exc}",
+                  run=dict(getattr(job, "run_info", {}) or {}))

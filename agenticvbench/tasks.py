@@ -8,14 +8,29 @@ from __future__ import annotations
 
 import json
 import math
+import operator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 from agenticvbench.errors import TaskError
+from agenticvbench.fsutil import JSON_MAX_DEPTH, json_depth
 
-if TYPE_CHECKING:  # pragma: no cover
-    from agenticvbench.loader import DatasetSource
+
+class TaskSource(Protocol):
+    """Where a task's media come from (implemented by `agenticvbench.loader.DatasetSource`)."""
+
+    def fetch_materials(self, task: Task, *, progress: bool = False) -> list[Path]:
+        """The agent-visible inputs of `task`."""
+        ...
+
+    def fetch_verifier_references(self, task: Task, *, progress: bool = False) -> list[Path]:
+        """The verifier-only references of `task`."""
+        ...
+
+    def provenance(self) -> dict[str, Any]:
+        """Dataset identity for result provenance."""
+        ...
 
 FAMILIES: tuple[str, ...] = ("recap", "sequencing", "repair", "assembly")
 FAMILY_ID_RANGES: dict[str, range] = {
@@ -25,6 +40,7 @@ FAMILY_ID_RANGES: dict[str, range] = {
     "assembly": range(83, 101),
 }
 GROUND_TRUTH_DIR = Path(__file__).parent / "ground_truth" / "repair"
+RUBRIC_MAX_CHARS = 5 * 1024 * 1024
 
 
 @dataclass
@@ -37,7 +53,7 @@ class Task:
     reference_file_urls: list[str]
     verifier_reference_urls: list[str] | None
     rubric_json: str
-    source: DatasetSource | None = field(default=None, repr=False, compare=False)
+    source: TaskSource | None = field(default=None, repr=False, compare=False)
 
     def materials(self, *, progress: bool = False) -> list[Path]:
         """Fetch (cached) and return the agent's input files; zips are extracted safely into a folder."""
@@ -47,7 +63,7 @@ class Task:
         """Fetch the verifier-only references (repair sources). Never give these to an agent."""
         return self._require_source().fetch_verifier_references(self, progress=progress)
 
-    def _require_source(self) -> DatasetSource:
+    def _require_source(self) -> TaskSource:
         if self.source is None:
             raise TaskError(self.task_id, "source", "task was not loaded from a dataset; cannot fetch media")
         return self.source
@@ -231,12 +247,14 @@ def _str_list(task_id: int, value: Any, name: str, *, nullable: bool) -> list[st
     return list(value)
 
 
-def task_from_row(row: dict[str, Any], source: DatasetSource | None = None) -> Task:
+def task_from_row(row: dict[str, Any], source: TaskSource | None = None) -> Task:
     """Build the typed task for one dataset row, validating every column and the family's `rubric_json`."""
-    raw_id = row.get("task_id")
+    raw_id: Any = row.get("task_id")
     if isinstance(raw_id, bool) or not isinstance(raw_id, int) and not hasattr(raw_id, "__index__"):
         raise TaskError(raw_id, "task_id", f"must be an integer, got {raw_id!r}")
-    task_id = int(raw_id)
+    task_id = operator.index(raw_id)
+    if task_id <= 0:
+        raise TaskError(task_id, "task_id", "must be a positive integer")
     family = row.get("task_family")
     if family not in TASK_CLASSES:
         raise TaskError(task_id, "task_family", f"must be one of {', '.join(FAMILIES)}, got {family!r}")
@@ -248,10 +266,18 @@ def task_from_row(row: dict[str, Any], source: DatasetSource | None = None) -> T
     rubric_json = row.get("rubric_json")
     if not isinstance(rubric_json, str):
         raise TaskError(task_id, "rubric_json", "must be a JSON string")
+    if len(rubric_json) > RUBRIC_MAX_CHARS:
+        raise TaskError(task_id, "rubric_json", f"{len(rubric_json)} characters, over the {RUBRIC_MAX_CHARS} limit")
     try:
         rubric = json.loads(rubric_json)
     except json.JSONDecodeError as exc:
         raise TaskError(task_id, "rubric_json", f"invalid JSON ({exc.msg} at char {exc.pos})") from None
+    except RecursionError:
+        raise TaskError(task_id, "rubric_json", "nested too deeply") from None
+    except ValueError as exc:  # an integer past Python's 4300-digit conversion limit
+        raise TaskError(task_id, "rubric_json", f"invalid JSON ({str(exc)[:120]})") from None
+    if json_depth(rubric, JSON_MAX_DEPTH) > JSON_MAX_DEPTH:
+        raise TaskError(task_id, "rubric_json", f"nested deeper than {JSON_MAX_DEPTH} levels")
     cls = TASK_CLASSES[family]
     task = cls(task_id=task_id, prompt=prompt, reference_file_urls=refs or [],
                verifier_reference_urls=vrefs, rubric_json=rubric_json, source=source)

@@ -1,20 +1,43 @@
-"""Session-wide fixtures: an isolated package cache, the demo benchmark (built once), a loopback Hub serving it."""
+"""Session-wide fixtures: a hermetic environment, an isolated package cache, the demo benchmark (built once), a
+loopback Hub serving it."""
 
 from __future__ import annotations
 
+import atexit
 import io
+import os
+import shutil
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
-import huggingface_hub  # noqa: F401  (read its env-derived constants now, before any test patches HF_* vars)
-import pyarrow as pa
-import pyarrow.compute as pc
-import pyarrow.parquet as pq
-import pytest
-from hub_server import MAIN_SHA, OLD_SHA, OLD_TASK_IDS, HubServer, commit_from_dir
+#: Variables of the caller's environment that change what the package or its libraries do (offline mode, Hub
+#: endpoint and cache, judge endpoint and key, this package's own settings). They are removed before anything is
+#: imported, because huggingface_hub reads its settings at import time; the suite must give the same answers on an
+#: offline cluster with HF_HUB_OFFLINE=1 as on a laptop.
+_SCRUBBED_PREFIXES = ("HF_", "HUGGINGFACE_", "OPENAI_", "AVB_")
 
-from agenticvbench.demo import DemoBenchmark, build_demo
-from agenticvbench.loader import DEFAULT_DATASET, PARQUET_PATH
+
+def _hermetic_environment() -> None:
+    for name in [n for n in os.environ if n.startswith(_SCRUBBED_PREFIXES)]:
+        del os.environ[name]
+    hf_home = tempfile.mkdtemp(prefix="avb-tests-hf-home-")
+    atexit.register(shutil.rmtree, hf_home, True)
+    os.environ["HF_HOME"] = hf_home  # never the user's Hub cache
+    os.environ["HF_HUB_DISABLE_TELEMETRY"] = "1"
+
+
+_hermetic_environment()
+
+import huggingface_hub  # noqa: E402,F401  (read its env-derived constants now, before any test patches HF_* vars)
+import pyarrow as pa  # noqa: E402
+import pyarrow.compute as pc  # noqa: E402
+import pyarrow.parquet as pq  # noqa: E402
+import pytest  # noqa: E402
+from hub_server import MAIN_SHA, OLD_SHA, OLD_TASK_IDS, HubServer, commit_from_dir  # noqa: E402
+
+from agenticvbench.demo import DemoBenchmark, build_demo  # noqa: E402
+from agenticvbench.loader import DEFAULT_DATASET, PARQUET_PATH  # noqa: E402
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -9,7 +9,7 @@ import pytest
 
 from agenticvbench import verifiers
 from agenticvbench.engine import verify_run
-from agenticvbench.results import read_result
+from agenticvbench.results import RESULT_SCHEMA_VERSION, read_result
 from agenticvbench.tasks import task_from_row
 from agenticvbench.verifiers.base import VerifierOutcome
 
@@ -141,7 +141,7 @@ def test_result_records_provenance_and_hashes(tmp_path, fake):
     assert len(prov["input_hashes"]["out.txt"]) == 64
     assert s.results[0].run["harness"] == "h" and s.results[0].run["model"] == "m"
     data = json.loads((run / "avb-results" / "37.json").read_text())
-    assert "resumed" not in data and data["schema_version"] == 1
+    assert "resumed" not in data and data["schema_version"] == RESULT_SCHEMA_VERSION == 2
 
 
 def test_out_dir_with_several_runs(tmp_path, fake):

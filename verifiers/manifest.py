@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from agenticvbench.fsutil import TooLargeError, read_capped
 from agenticvbench.submission import Submission
 
 MANIFEST_NAME = "solution.json"
@@ -35,8 +36,8 @@ MAX_MANIFEST_BYTES = 5 * 1024 * 1024
 #: D-S3 tolerance between the probed `solution.mp4` duration and the manifest's timeline end.
 VIDEO_TOLERANCE_S = 0.5
 
-#: Official zeroing texts (spec scoring.md §1.2). The invalid-JSON wording is not given by the spec; ours names the
-#: file and the parser's message.
+#: Official zeroing texts. The invalid-JSON wording is ours (the official `solution.json invalid JSON: <error>`
+#: embeds Python's exception text); it names the file and the parser's message.
 NOT_FOUND = "solution.json not found at {path}"
 NOT_A_LIST = "solution.json: segments is not a list"
 INVALID_JSON = "solution.json: invalid JSON ({msg})"
@@ -77,8 +78,8 @@ def read_manifest(path: str | Path | None, *, expected: str | Path | None = None
         if size > max_bytes:
             return ManifestRead(p, "malformed", error=f"solution.json: file is {size} bytes, over the "
                                 f"{max_bytes} byte limit for a manifest")
-        raw = p.read_bytes()
-    except OSError as exc:
+        raw = read_capped(p, max_bytes)  # non-blocking open, regular files only, never past the cap
+    except (OSError, TooLargeError) as exc:
         return ManifestRead(p, "malformed", error=f"solution.json: unreadable ({exc.strerror or exc})")
     try:
         text = raw.decode("utf-8")

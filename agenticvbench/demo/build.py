@@ -30,7 +30,7 @@ from agenticvbench.loader import PARQUET_PATH, default_cache_dir
 from agenticvbench.version import __version__
 
 #: Bump when the generated content changes, so cached builds are rebuilt.
-GENERATOR_VERSION = "1"
+GENERATOR_VERSION = "2"
 MARKER = ".avb-demo.json"
 
 SCHEMA = pa.schema([

@@ -231,6 +231,13 @@ def inject_noise_burst(src: Path, out: Path, start: float, end: float, fmt: Form
     return out
 
 
+def remux(src: Path, out: Path, comment: str) -> Path:
+    """Stream-copy every stream of `src` into a new file tagged with `comment` (same frames, other bytes)."""
+    run_ffmpeg([*_GLOBAL, "-i", str(src), "-map", "0", "-c", "copy", *BITEXACT, "-metadata", f"comment={comment}",
+                str(out)], check=True)
+    return out
+
+
 def strip_audio(src: Path, out: Path) -> Path:
     """Copy `src` without its audio streams (video stream-copied)."""
     run_ffmpeg([*_GLOBAL, "-i", str(src), "-map", "0:v", "-c:v", "copy", "-an", *BITEXACT, str(out)],

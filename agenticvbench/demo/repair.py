@@ -20,6 +20,7 @@ from agenticvbench.demo.media_gen import (
     inject_color_shift,
     inject_freeze,
     inject_noise_burst,
+    remux,
     render,
     strip_audio,
 )
@@ -128,9 +129,10 @@ def build_repair(ctx: BuildContext) -> list[dict[str, Any]]:
         _break(spec, source, broken, fmt)
         profile = {**base[spec.source], "injection": _injection(spec)(base[spec.source]["narrative"]["scene_list"])}
         kind = _REPORT_TYPE[spec.defect]
-        # perfect: the untouched source and the exact window (task 66 writes M:SS.f timestamps).
+        # perfect: the source's streams, remuxed (a byte copy of the verifier-only source is malformed), and the
+        # exact window (task 66 writes M:SS.f timestamps).
         perfect = ctx.task_dir("perfect", spec.task_id)
-        shutil.copyfile(source, perfect / "fixed.mp4")
+        remux(source, perfect / "fixed.mp4", "restored by the demo perfect run")
         fmt_t = (lambda t: f"0:{t:05.2f}") if spec.task_id == 66 else (lambda t: f"{t:g}")
         write_text(perfect / "report.md", repair_report(spec.task_id, kind, fmt_t(spec.start), fmt_t(spec.end),
                                                         "Located by comparing neighbouring frames and audio."))

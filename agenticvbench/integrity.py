@@ -1,0 +1,144 @@
+"""Screening of a submission's media inputs before the verifier runs, and the result's integrity flags.
+
+Rejections (the engine scores the task `malformed`, reason from `InputRejected`):
+
+- a submitted media file byte-identical (same SHA-256) to one of the task's verifier-only references (the repair
+  source video): an agent that found the reference would otherwise score 0.99999;
+- a media header declaring a duration absurd for the family, or a frame larger than 4096x4096 pixels (or 8192 on
+  a side), checked on the probe (header) before any frame is decoded.
+
+Flags (the official score is kept, the result's `integrity` list names the hole, a warning says it loudly):
+
+- `audio_only`: a media output with audio but no video stream (repair: the official scorer still gives ~0.98);
+- `rotation`: a video carrying a display rotation matrix (players rotate it, frame comparisons do not);
+- `identical_to_input`: a repair output byte-identical to the agent's own broken input.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+from agenticvbench.errors import AVBError, MediaError
+from agenticvbench.fsutil import file_sha256
+from agenticvbench.submission import InputRejected, Submission
+from agenticvbench.tasks import Task
+
+MEDIA_SUFFIXES: frozenset[str] = frozenset({".mp4", ".mov", ".m4v", ".mkv", ".webm", ".avi", ".wav", ".m4a"})
+#: Longest plausible output per family, in seconds (benchmark outputs run seconds to minutes).
+MAX_DURATION_S: dict[str, float] = {"recap": 4 * 3600.0, "sequencing": 3600.0, "assembly": 3600.0,
+                                    "repair": 3600.0}
+MAX_FRAME_SIDE = 8192  # pixels; 8K UHD is 7680 wide
+MAX_FRAME_PIXELS = 4096 * 4096  # covers 4K UHD and DCI 4K; 8192x8192 10-bit 4:4:4 peaks at 2.4 GB when scored
+FLAGS: dict[str, str] = {
+    "audio_only": "has audio but no video stream; the official scorer still gives it points",
+    "rotation": "carries a display rotation matrix; players rotate it but frame comparisons do not",
+    "identical_to_input": "is byte-identical to the task's own input given to the agent",
+}
+
+
+@dataclass
+class Screening:
+    """What screening found: integrity flag codes and the warnings that announce them."""
+
+    flags: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    def flag(self, code: str, path: Path) -> None:
+        """Record flag `code` for `path` once, with a loud warning (the official score is kept)."""
+        if code not in self.flags:
+            self.flags.append(code)
+        self.warnings.append(f"INTEGRITY {code}: {path.name} {FLAGS[code]}; official score kept, review this output")
+
+
+@lru_cache(maxsize=256)
+def _sha_cached(real: str, size: int, mtime_ns: int, ino: int) -> str:
+    return file_sha256(real)
+
+
+def reference_sha256(path: Path) -> str:
+    """SHA-256 of a dataset file (trusted), hashed once per process per (file, size, mtime)."""
+    real = os.path.realpath(path)
+    st = os.stat(real)
+    return _sha_cached(real, st.st_size, st.st_mtime_ns, st.st_ino)
+
+
+def _same_bytes(path: Path, sha: str, candidates: list[Path]) -> Path | None:
+    size = path.stat().st_size
+    for c in candidates:
+        try:
+            if c.is_file() and c.stat().st_size == size and reference_sha256(c) == sha:
+                return c
+        except OSError:
+            continue
+    return None
+
+
+def _check_header(path: Path, family: str) -> tuple[bool, bool]:
+    """Probe the header; raise `InputRejected` for absurd duration/size. Returns (has_video, has_audio);
+    (True, True) when the file cannot be probed (the verifier reports that in its own words)."""
+    from agenticvbench.media import probe
+
+    try:
+        info = probe(path)
+    except MediaError:
+        return True, True
+    limit = MAX_DURATION_S.get(family, 3600.0)
+    durations = [d for d in [info.duration, *(s.duration for s in info.streams)] if d is not None]
+    longest = max(durations, default=0.0)
+    if longest > limit:
+        raise InputRejected(f"{path}: the header declares {longest:.0f} s, absurd for a {family} output "
+                            f"(limit {limit:.0f} s); not decoded")
+    for s in info.streams:
+        w, h = s.width or 0, s.height or 0
+        if s.codec_type == "video" and (max(w, h) > MAX_FRAME_SIDE or w * h > MAX_FRAME_PIXELS):
+            raise InputRejected(f"{path}: the header declares a {w}x{h} frame, over the limit of {MAX_FRAME_SIDE} "
+                                f"px on a side and {MAX_FRAME_PIXELS} pixels; not decoded")
+    return info.video is not None, info.audio is not None
+
+
+def _rotation(path: Path) -> float:
+    """The display rotation of the first video frame (0 when none or unreadable)."""
+    import av
+
+    from agenticvbench.media.container import open_input
+
+    try:
+        with open_input(path, need="video") as container:
+            for frame in container.decode(video=0):
+                return float(getattr(frame, "rotation", 0) or 0)
+    except (MediaError, av.FFmpegError, OSError, ValueError):
+        return 0.0
+    return 0.0
+
+
+def screen_inputs(task: Task, submission: Submission, hashes: dict[Path, str]) -> Screening:
+    """Screen the submitted media among `hashes` (input path -> SHA-256); raises `InputRejected` (malformed)."""
+    screening = Screening()
+    media = [p for p in hashes if submission.owns(p) and p.suffix.lower() in MEDIA_SUFFIXES]
+    if not media:
+        return screening
+    if task.verifier_reference_urls:
+        refs = task.verifier_references()
+        for p in media:
+            if (ref := _same_bytes(p, hashes[p], refs)) is not None:
+                raise InputRejected(f"{p}: identical to the verifier-only reference {ref.name} of task "
+                                    f"{task.task_id} (same SHA-256); a submission may not contain it")
+    for p in media:
+        has_video, has_audio = _check_header(p, task.family)
+        if has_audio and not has_video:
+            screening.flag("audio_only", p)
+        elif has_video and _rotation(p):
+            screening.flag("rotation", p)
+    if task.family == "repair" and task.reference_file_urls:
+        try:
+            inputs = task.materials()
+        except (AVBError, OSError) as exc:
+            screening.warnings.append(f"integrity: could not compare with the task's inputs ({exc})")
+            inputs = []
+        for p in media:
+            if _same_bytes(p, hashes[p], inputs) is not None:
+                screening.flag("identical_to_input", p)
+    return screening

@@ -1,0 +1,158 @@
+"""A small builder of hostile run directories, for the regression tests of docs/security.md.
+
+`AdversarialRun.from_run(good_run, dest)` copies a real (demo) run and then lets a test plant one hostile thing:
+a symlink out of the task folder, a FIFO, a sparse multi-GB file, a second folder for one id, an edited result,
+a deep `run.json`, and so on. Every helper returns the path it created so the test can name it in assertions.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+import imageio_ffmpeg
+
+from agenticvbench.results import Result
+from agenticvbench.summary import RunSummary
+
+
+def ffmpeg(*args: str) -> None:
+    """Run the bundled ffmpeg quietly; raises on failure."""
+    subprocess.run([imageio_ffmpeg.get_ffmpeg_exe(), "-v", "error", "-y", *args], check=True, timeout=120)
+
+
+@dataclass
+class AdversarialRun:
+    """A run directory under construction (`root`), one hostile change per helper."""
+
+    root: Path
+
+    @classmethod
+    def from_run(cls, good: Path, dest: Path) -> AdversarialRun:
+        """A copy of run `good` at `dest` (results folder left out), ready to be tampered with."""
+        shutil.copytree(good, dest, symlinks=True, ignore=shutil.ignore_patterns("avb-results"))
+        return cls(dest)
+
+    @classmethod
+    def empty(cls, dest: Path) -> AdversarialRun:
+        """An empty run directory."""
+        dest.mkdir(parents=True)
+        return cls(dest)
+
+    def folder(self, task_id: int | str) -> Path:
+        """The task folder (`output/` when the run uses one), created if absent."""
+        d = self.root / str(task_id)
+        out = d / "output"
+        if out.is_dir():
+            return out
+        d.mkdir(parents=True, exist_ok=True)
+        return d
+
+    def write(self, task_id: int | str, name: str, data: bytes | str) -> Path:
+        """Replace output `name` of a task with `data`."""
+        p = self.folder(task_id) / name
+        self.remove(p)
+        p.write_bytes(data.encode() if isinstance(data, str) else data)
+        return p
+
+    @staticmethod
+    def remove(p: Path) -> None:
+        """Remove whatever is at `p` (file, link, FIFO or folder)."""
+        if p.is_symlink() or (p.exists() and not p.is_dir()):
+            p.unlink()
+        elif p.is_dir():
+            shutil.rmtree(p)
+
+    def symlink(self, task_id: int | str, name: str, target: str | Path) -> Path:
+        """Output `name` becomes a symlink to `target`."""
+        p = self.folder(task_id) / name
+        self.remove(p)
+        p.symlink_to(target)
+        return p
+
+    def hardlink(self, task_id: int | str, name: str, target: Path) -> Path:
+        """Output `name` becomes a hard link to `target` (same inode, so realpath stays inside the run)."""
+        p = self.folder(task_id) / name
+        self.remove(p)
+        os.link(target, p)
+        return p
+
+    def copy(self, task_id: int | str, name: str, source: Path) -> Path:
+        """Output `name` becomes a plain byte copy of `source`."""
+        p = self.folder(task_id) / name
+        self.remove(p)
+        shutil.copyfile(source, p)
+        return p
+
+    def fifo(self, task_id: int | str, name: str) -> Path:
+        """Output `name` becomes a FIFO nobody writes to (a blocking open would hang forever)."""
+        p = self.folder(task_id) / name
+        self.remove(p)
+        os.mkfifo(p)
+        return p
+
+    def directory(self, task_id: int | str, name: str) -> Path:
+        """Output `name` becomes a folder."""
+        p = self.folder(task_id) / name
+        self.remove(p)
+        p.mkdir()
+        return p
+
+    def sparse(self, task_id: int | str, name: str, size: int) -> Path:
+        """Output `name` becomes a sparse file of `size` bytes (no disk used, all zeros when read)."""
+        p = self.folder(task_id) / name
+        self.remove(p)
+        with open(p, "wb") as fh:
+            fh.truncate(size)
+        return p
+
+    def run_json(self, data: bytes | str | dict[str, object]) -> Path:
+        """Replace `run.json` with `data` (a dict is written as JSON)."""
+        p = self.root / "run.json"
+        self.remove(p)
+        text = json.dumps(data) if isinstance(data, dict) else data
+        p.write_bytes(text.encode() if isinstance(text, str) else text)
+        return p
+
+    def move_task(self, task_id: int, new_name: str) -> Path:
+        """Rename task folder `task_id` to `new_name` (e.g. '038', '²')."""
+        dest = self.root / new_name
+        (self.root / str(task_id)).rename(dest)
+        return dest
+
+    def results(self) -> Path:
+        """The run's own results folder."""
+        return self.root / "avb-results"
+
+
+def deep_json(depth: int) -> str:
+    """A JSON document nested `depth` lists deep."""
+    return "[" * depth + "]" * depth
+
+
+def long_media(path: Path, seconds: int = 40_000) -> Path:
+    """A ~2 KB video whose header declares `seconds` of duration (two frames, far apart)."""
+    ffmpeg("-f", "lavfi", "-i", "color=s=16x16:r=1:d=2", "-vf", f"setpts=N*{seconds}/TB", "-fps_mode", "passthrough",
+           "-c:v", "libx264", str(path))
+    return path
+
+
+def audio_only(source: Path, path: Path) -> Path:
+    """`source` with its video stream dropped (audio stream-copied)."""
+    ffmpeg("-i", str(source), "-map", "0:a", "-c", "copy", str(path))
+    return path
+
+
+def rotated(source: Path, path: Path, degrees: int = 90) -> Path:
+    """`source` stream-copied with a display rotation matrix."""
+    ffmpeg("-display_rotation", str(degrees), "-i", str(source), "-c", "copy", str(path))
+    return path
+
+
+def by_id(summary: RunSummary) -> dict[int, Result]:
+    """A one-run summary's results by task id."""
+    return {r.task_id: r for r in summary.results}

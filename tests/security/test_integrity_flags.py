@@ -1,0 +1,47 @@
+"""Known official scoring holes keep the official number but are flagged in `integrity` with a loud warning."""
+
+from __future__ import annotations
+
+import json
+
+from adversarial import audio_only, by_id, rotated
+
+from agenticvbench.demo.repair import source_path
+
+
+def test_audio_only_fixed_video_is_flagged(hostile, score, demo, tmp_path):
+    """An audio-only fixed.mp4 scores ~0.98 in the official scorer (above the broken input): keep it, flag it."""
+    run = hostile()
+    run.copy(65, "fixed.mp4", audio_only(source_path(demo.mirror, 65), tmp_path / "a.m4a.mp4"))
+    s = score(run.root, [65])
+    r = by_id(s)[65]
+    assert r.status == "scored" and r.headline_score > 0.9
+    assert r.integrity == ["audio_only"]
+    assert any(w.startswith("INTEGRITY audio_only") for w in r.warnings)
+    assert any("INTEGRITY audio_only" in n for n in s.notes)
+    assert json.loads((run.results() / "65.json").read_text())["integrity"] == ["audio_only"]
+
+
+def test_rotated_fixed_video_is_flagged(hostile, score, demo, tmp_path):
+    """A display rotation matrix is ignored by frame comparisons but not by players: flagged, score kept."""
+    run = hostile()
+    plain = by_id(score(run.root, [66]))[66]
+    run.copy(66, "fixed.mp4", rotated(source_path(demo.mirror, 66), tmp_path / "rot.mp4"))
+    r = by_id(score(run.root, [66]))[66]
+    assert r.status == "scored" and r.integrity == ["rotation"]
+    assert abs(r.headline_score - plain.headline_score) < 1e-9
+    assert plain.integrity == []
+
+
+def test_fixed_video_identical_to_the_broken_input_is_flagged(hostile, score):
+    """Handing back the agent's own broken input earns partial official credit; the result says what happened."""
+    run = hostile("partial")  # the partial run copies broken.mp4 to fixed.mp4
+    r = by_id(score(run.root, [67]))[67]
+    assert r.status == "scored" and r.integrity == ["identical_to_input"]
+    assert any("INTEGRITY identical_to_input" in w for w in r.warnings)
+
+
+def test_honest_outputs_carry_no_flags(hostile, score):
+    """Flags must not fire on ordinary outputs of any family."""
+    res = by_id(score(hostile().root, [1, 37, 65, 83]))
+    assert all(r.integrity == [] for r in res.values())

@@ -1,0 +1,124 @@
+"""Result integrity: result files are validated (schema + content hash) before they are reused or reported."""
+
+from __future__ import annotations
+
+import json
+
+import jsonschema
+import pytest
+from adversarial import by_id
+
+from agenticvbench.results import (
+    INVALID_STATUS,
+    canonical_sha256,
+    iter_results,
+    load_results,
+    result_schema,
+    scan_results,
+)
+
+
+@pytest.fixture
+def scored(hostile, score):
+    """A copy of the demo `partial` run with its sequencing and assembly tasks scored (real results on disk)."""
+    run = hostile("partial")
+    score(run.root, [37, 38, 83, 84])
+    return run
+
+
+def _edit(path, **changes):
+    data = json.loads(path.read_text())
+    data.update(changes)
+    path.write_text(json.dumps(data))
+    return data
+
+
+def test_real_results_validate_against_the_shipped_schema(hostile, score):
+    """The schema in agenticvbench/schemas documents what `avb verify` writes; every family's real result fits."""
+    run = hostile("partial")
+    score(run.root, [1, 2, 37, 38, 65, 66, 67, 83, 84])
+    files = sorted(run.results().glob("*.json"))
+    assert len(files) == 9
+    for f in files:
+        data = json.loads(f.read_text())
+        jsonschema.validate(data, result_schema())
+        assert data["result_sha256"] == canonical_sha256(data)
+
+
+def test_hand_edited_score_is_rescored_with_a_note(scored, score):
+    """A result edited to 1.0 was reused as is on resume: the content hash no longer matches, so it is rescored."""
+    path = scored.results() / "38.json"
+    before = json.loads(path.read_text())["headline_score"]
+    assert before < 1.0
+    _edit(path, final_score=1.0, adjusted_final_score=1.0, headline_score=1.0)
+    r = by_id(score(scored.root, [38]))[38]
+    assert not r.resumed and r.headline_score == before
+    assert any("was invalid" in w and "result_sha256" in w for w in r.warnings)
+
+
+@pytest.mark.parametrize("changes, words", [
+    ({"headline_score": 7.5}, "headline_score"),
+    ({"final_score": "1.0"}, "final_score"),
+    ({"status": "excellent"}, "status"),
+    ({"schema_version": 1}, "schema_version"),
+])
+def test_schema_violations_are_rescored(scored, score, changes, words):
+    """Out-of-range, string-typed and unknown-status results crashed or were trusted; the schema rejects them."""
+    path = scored.results() / "83.json"
+    _edit(path, **changes)
+    r = by_id(score(scored.root, [83]))[83]
+    assert not r.resumed and isinstance(r.headline_score, float)
+    assert any(words in w for w in r.warnings)
+
+
+def test_valid_results_are_still_reused(scored, score):
+    """Validation must not cost resume: untouched results are reused."""
+    res = by_id(score(scored.root, [37, 83]))
+    assert res[37].resumed and res[83].resumed
+
+
+def test_invalid_results_are_counted_not_dropped(scored):
+    """`avb report`/`avb leaderboard` read results through scan_results: a bad file is listed with its path and
+    reason, never silently dropped and never a crash."""
+    _edit(scored.results() / "84.json", final_score="a lot")
+    (scored.results() / "37.json").write_text("{torn")
+    (scored.results() / "38.json").write_text(json.dumps({"nested": [[[[]]]]}))
+    scan = scan_results(scored.root)
+    bad = {i.task_id: i for i in scan.invalid}
+    assert set(bad) == {37, 38, 84}
+    assert "final_score" in bad[84].reason and bad[84].path == scored.results() / "84.json"
+    assert len(scan.results) == 1 and {r.task_id for r in iter_results(scored.root)} == {83}
+    df = load_results(scored.root)
+    rows = df[df.status == INVALID_STATUS]
+    assert sorted(rows.task_id) == [37, 38, 84] and (rows.headline_score == 0).all()
+
+
+def test_result_naming_another_task_is_invalid(scored):
+    """A 38.json holding task 37 would make one task count twice."""
+    (scored.results() / "38.json").write_bytes((scored.results() / "37.json").read_bytes())
+    bad = {i.task_id: i.reason for i in scan_results(scored.root).invalid}
+    assert "holds task 37" in bad[38]
+
+
+def test_fifo_or_huge_result_file_never_hangs(scored):
+    """Result files sit in the submission's own folder: a FIFO or a sparse 100 MB file is invalid, not a hang."""
+    import os
+
+    (scored.results() / "38.json").unlink()
+    os.mkfifo(scored.results() / "38.json")
+    with open(scored.results() / "37.json", "wb") as fh:
+        fh.truncate(100 * 1024 * 1024)
+    bad = {i.task_id: i.reason for i in scan_results(scored.root).invalid}
+    assert "FIFO" in bad[38] and "byte limit" in bad[37]
+
+
+@pytest.mark.parametrize("command", ["report", "leaderboard"])
+def test_report_and_leaderboard_list_invalid_results_and_exit_1(scored, capsys, command):
+    """A non-numeric score crashed `avb report`; now the file is listed with its path and the command exits 1."""
+    from agenticvbench.cli.main import main
+
+    bad = scored.results() / "84.json"
+    _edit(bad, final_score="1.0")
+    code = main([command, str(scored.root)])
+    err = capsys.readouterr().err
+    assert code == 1 and f"invalid result {bad}" in err and "Traceback" not in err
