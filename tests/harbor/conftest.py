@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import os
-import shutil
-import subprocess
 import sys
 from pathlib import Path
 
@@ -35,13 +33,3 @@ def avb_on_path(tmp_path_factory) -> dict[str, str]:
     for var in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "AVB_JUDGE_MODE", "AVB_JUDGE_BASE_URL"):
         env.pop(var, None)
     return env
-
-
-def run_script(task_dir: Path, script: str, root: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    """Run `tests/test.sh` or `solution/solve.sh` of `task_dir` with the sandbox paths remapped under `root`."""
-    for sub in ("tests", "solution"):
-        if (task_dir / sub).is_dir() and not (root / sub).exists():
-            shutil.copytree(task_dir / sub, root / sub)
-    (root / "workspace" / "output").mkdir(parents=True, exist_ok=True)
-    return subprocess.run(["bash", str(root / script)], env={**env, "AVB_HARBOR_ROOT": str(root)},
-                          capture_output=True, text=True, timeout=600)

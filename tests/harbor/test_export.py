@@ -12,7 +12,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import run_script
+from harbor_scripts import run_script
 
 from agenticvbench.engine import verify_run
 from agenticvbench.harbor.contract import OUTPUT_FILES
