@@ -7,11 +7,12 @@ with other verdicts. Disagreements beyond `TOLERANCE` are flagged.
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from agenticvbench.fsutil import parse_json_bounded, read_capped
 
 TOLERANCE = 1e-6
 MAX_RUN_JSON_BYTES = 4 * 1024 * 1024
@@ -36,10 +37,10 @@ def harbor_rewards(run_dir: str | Path) -> dict[int, float]:
     """Task id -> Harbor reward from an imported run's `run.json` (empty when absent, unreadable or not imported)."""
     p = Path(run_dir) / "run.json"
     try:
-        if p.is_symlink() or not p.is_file() or p.stat().st_size > MAX_RUN_JSON_BYTES:
+        if p.is_symlink():
             return {}
-        meta: Any = json.loads(p.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError, RecursionError):
+        meta: Any = parse_json_bounded(read_capped(p, MAX_RUN_JSON_BYTES), str(p))
+    except (OSError, ValueError):
         return {}
     raw = meta.get("harbor_rewards") if isinstance(meta, dict) else None
     out: dict[int, float] = {}

@@ -1,5 +1,5 @@
 """Reading a Harbor job directory as hostile input: no symlink is followed, nothing but regular files is opened,
-and every read is bounded.
+and every read is bounded. JSON goes through the package's bounded parser (`fsutil.parse_json_bounded`).
 
 Every path is opened component by component from an open directory with `O_NOFOLLOW`, so a symlink anywhere
 under the job directory (to `/etc`, to another job) is refused instead of followed; a FIFO or device is refused
@@ -8,13 +8,13 @@ without blocking (`O_NONBLOCK`, then `fstat`); JSON files are read up to a byte 
 
 from __future__ import annotations
 
-import json
 import os
 import stat
 from pathlib import Path
 from typing import Any
 
 from agenticvbench.errors import SubmissionError
+from agenticvbench.fsutil import file_kind, parse_json_bounded
 
 MAX_JSON_BYTES = 16 * 1024 * 1024
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
@@ -85,7 +85,7 @@ class JobDir:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             os.close(fd)
-            raise OSError(f"{'/'.join(parts)} is not a regular file")
+            raise OSError(f"{'/'.join(parts)} is a {file_kind(st.st_mode)}, not a regular file")
         return fd, st.st_size
 
     def read_json(self, *parts: str, max_bytes: int | None = None) -> Any:
@@ -104,10 +104,12 @@ class JobDir:
                 raw = fh.read(max_bytes + 1)
         finally:
             os.close(fd)
+        if len(raw) > max_bytes:
+            raise SubmissionError(f"{shown}: more than {max_bytes} bytes, over the limit")
         try:
-            return json.loads(raw.decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
-            raise SubmissionError(f"{shown}: not valid JSON ({type(exc).__name__})") from None
+            return parse_json_bounded(raw, str(shown))
+        except ValueError as exc:
+            raise SubmissionError(str(exc)) from None
 
     def copy_file(self, parts: tuple[str, ...], dest: Path, *, max_bytes: int) -> None:
         """Copy a regular file out of the job (bounded); `OSError` when it is unsafe or too big."""
