@@ -20,10 +20,12 @@ from typing import Any
 from agenticvbench.errors import SubmissionError
 from agenticvbench.executors import Executor, make_executor
 from agenticvbench.fsutil import file_sha256
+from agenticvbench.identity import duplicate_identities, run_identity
 from agenticvbench.integrity import reference_sha256, screen_inputs
 from agenticvbench.loader import DEFAULT_DATASET, default_cache_dir, load_tasks
 from agenticvbench.provenance import base_provenance
 from agenticvbench.results import Result, json_safe, read_result_checked, result_path, write_result
+from agenticvbench.selection import validate_jobs
 from agenticvbench.submission import (
     RESULTS_DIRNAME,
     InputRejected,
@@ -223,13 +225,15 @@ def verify_run(run_dirs: str | Path | Sequence[str | Path], *, dataset: str | os
                task_ids: list[int] | None = None, out: str | Path | None = None, jobs: int | None = None,
                force: bool = False, executor: str | Executor = "process", scheduler: str | None = None,
                judge: Any = None, progress: bool = False, tasks: list[Task] | None = None,
-               max_media_bytes: int | None = None) -> RunSummary:
+               max_media_bytes: int | None = None, run_meta: dict[str, Any] | None = None) -> RunSummary:
     """Score every task of the dataset (or the selected family/ids) for each run directory.
 
     Results go to `RUN/avb-results/<task_id>.json` (or `out`), written atomically; finished tasks whose inputs,
     verifier version and dataset revision are unchanged are reused unless `force`. Submitted media larger than
-    `max_media_bytes` (default `$AVB_MAX_MEDIA_MB` MiB, else 4 GiB) are `malformed`. Returns the run summary.
+    `max_media_bytes` (default `$AVB_MAX_MEDIA_MB` MiB, else 4 GiB) are `malformed`. `run_meta`
+    ({harness, model, rep}) overrides each run's run.json (see `identity`). Returns the run summary.
     """
+    validate_jobs(jobs)
     if isinstance(run_dirs, (str, Path)):
         run_dirs = [run_dirs]
     if tasks is None:
@@ -241,7 +245,7 @@ def verify_run(run_dirs: str | Path | Sequence[str | Path], *, dataset: str | os
     media_cap = media_max_bytes(max_media_bytes)
     work: list[Job] = []
     for run, out_dir in zip(runs, _out_dirs(runs, Path(out) if out else None), strict=True):
-        run_info = {"path": str(run.path), "harness": run.harness, "model": run.model, "rep": run.meta.get("rep")}
+        run_info = run_identity(run.path, run.meta, run_meta)
         for task in tasks:
             ds = task.source.provenance() if task.source else {"dataset": str(dataset)}
             work.append(Job(task, run.submission(task.task_id, media_cap), out_dir, run_info, ctx, ds, force))
@@ -265,5 +269,7 @@ def verify_run(run_dirs: str | Path | Sequence[str | Path], *, dataset: str | os
     notes = [n for r in runs for n in r.notes]
     notes += [f"{r.run.get('path', '')}: task {r.task_id}: INTEGRITY {', '.join(r.integrity)} (official score "
               "kept; see the result's warnings)" for r in results if r.integrity]
+    notes += duplicate_identities((j.run_info["harness"], j.run_info["model"], j.run_info["rep"], j.run_info["path"])
+                                  for j in work)
     return summarize(results, tasks, runs=[str(r.path) for r in runs], notes=notes)
 

@@ -16,6 +16,7 @@ from typing import Any
 from agenticvbench.archive import extract_zip
 from agenticvbench.errors import DatasetError, TaskError
 from agenticvbench.fsutil import text_sha256
+from agenticvbench.selection import validate_task_ids
 from agenticvbench.tasks import FAMILIES, Task, task_from_row
 
 DEFAULT_DATASET = "Anonymous47621123/AgenticVBench_100"
@@ -35,8 +36,53 @@ def default_cache_dir() -> Path:
     return Path(os.environ.get("AVB_CACHE") or user_cache_dir("agenticvbench", appauthor=False))
 
 
+def default_dataset() -> str:
+    """The dataset used when none is given: `$AVB_DATASET` (a Hub id, mirror folder or parquet), else the Hub id."""
+    return os.environ.get("AVB_DATASET", "").strip() or DEFAULT_DATASET
+
+
 def _offline() -> bool:
     return os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in {"1", "true", "yes", "on"}
+
+
+#: How long the reachability probe of the Hub may take before the Hub counts as unreachable (seconds).
+HUB_PROBE_TIMEOUT_S = 1.5
+_HUB_REACHABLE: dict[str, bool] = {}
+OFFLINE_HINT = ("pass --dataset PATH (a local mirror or parquet file; or set AVB_DATASET), "
+                "or try `avb demo`, which needs no network")
+
+
+def hub_reachable(endpoint: str | None = None, timeout: float = HUB_PROBE_TIMEOUT_S) -> bool:
+    """Whether a TCP connection to the Hub endpoint (or the HTTPS proxy) opens within `timeout` seconds.
+
+    Cached per endpoint for the process. The probe runs in a daemon thread so a hanging name lookup cannot
+    outlast the timeout either; without it an unreachable Hub costs about half a minute of retries.
+    """
+    import socket
+    import threading
+    from urllib.parse import urlsplit
+
+    url = endpoint or os.environ.get("HF_ENDPOINT") or "https://huggingface.co"
+    proxy = os.environ.get("HTTPS_PROXY") or os.environ.get("https_proxy")
+    target = urlsplit(proxy if proxy and url.startswith("https") else url)
+    key = f"{target.hostname}:{target.port}"
+    if key in _HUB_REACHABLE:
+        return _HUB_REACHABLE[key]
+    ok: list[bool] = []
+
+    def probe() -> None:
+        try:
+            port = target.port or (443 if target.scheme == "https" else 80)
+            with socket.create_connection((target.hostname or "", port), timeout=timeout):
+                ok.append(True)
+        except OSError:
+            pass
+
+    t = threading.Thread(target=probe, daemon=True)
+    t.start()
+    t.join(timeout + 0.2)
+    _HUB_REACHABLE[key] = bool(ok)
+    return _HUB_REACHABLE[key]
 
 
 def repo_relative(url: str) -> str:
@@ -61,9 +107,10 @@ class DatasetSource:
     hf_cache_dir: Path | None = None
 
     @classmethod
-    def open(cls, dataset: str | os.PathLike[str] = DEFAULT_DATASET, revision: str | None = None,
+    def open(cls, dataset: str | os.PathLike[str] | None = None, revision: str | None = None,
              cache_dir: str | Path | None = None) -> tuple[DatasetSource, Path]:
-        """Resolve `dataset` and return (source, local parquet path)."""
+        """Resolve `dataset` (None: `default_dataset()`) and return (source, local parquet path)."""
+        dataset = default_dataset() if dataset is None else dataset
         cache = (Path(cache_dir).expanduser() if cache_dir else default_cache_dir()).resolve()
         path = Path(dataset).expanduser()
         local = path.exists() or str(dataset).startswith((".", "~", os.sep)) or path.suffix == ".parquet" \
@@ -86,22 +133,24 @@ class DatasetSource:
             raise DatasetError(f"{dataset}: no such file or directory (nor a Hub id of the form owner/name)")
         hf_cache = cache / "hub" if cache_dir else None
         src = cls(str(dataset), "hub", revision, revision, None, cache, hf_cache)
-        downloaded = src._hub_download(PARQUET_PATH, revision)
-        m = _SNAPSHOT_RE.search(str(downloaded))
+        fetched = src._hub_download(PARQUET_PATH, revision)
+        m = _SNAPSHOT_RE.search(str(fetched))
         src.resolved_revision = m.group("sha") if m else revision
-        return src, downloaded
+        return src, fetched
 
     def _hub_download(self, rel: str, revision: str) -> Path:
         from huggingface_hub import hf_hub_download
         from huggingface_hub.errors import HfHubHTTPError, LocalEntryNotFoundError
 
+        offline = _offline() or not hub_reachable()
         try:
             return Path(hf_hub_download(
                 self.dataset, rel, repo_type="dataset", revision=revision, cache_dir=self.hf_cache_dir,
-                endpoint=os.environ.get("HF_ENDPOINT") or None, local_files_only=_offline()))
-        except LocalEntryNotFoundError as exc:
-            raise DatasetError(f"{self.dataset}@{revision}: {rel} is not cached and the Hub is unreachable "
-                               f"or offline mode is on ({exc.__class__.__name__})") from None
+                endpoint=os.environ.get("HF_ENDPOINT") or None, local_files_only=offline))
+        except LocalEntryNotFoundError:
+            why = "offline mode is on (HF_HUB_OFFLINE)" if _offline() else "the Hub is unreachable"
+            raise DatasetError(f"{self.dataset}@{revision}: {rel} is not cached and {why}; "
+                               f"{OFFLINE_HINT}") from None
         except (HfHubHTTPError, OSError, ValueError) as exc:
             raise DatasetError(f"{self.dataset}@{revision}: cannot fetch {rel}: {exc}") from None
 
@@ -172,12 +221,15 @@ def _check_unique_ids(rows: list[dict[str, Any]], parquet: Path) -> None:
 
 
 def load_tasks(family: str | None = None, *, task_ids: list[int] | None = None,
-               dataset: str | os.PathLike[str] = DEFAULT_DATASET, revision: str | None = None,
+               dataset: str | os.PathLike[str] | None = None, revision: str | None = None,
                cache_dir: str | Path | None = None) -> list[Task]:
     """Load typed tasks, optionally filtered by family and ids, from a Hub id, mirror directory or parquet path.
 
-    Every row's `rubric_json` is parsed and validated; a malformed row raises `TaskError` naming task and field.
+    `dataset` None means `$AVB_DATASET`, else the Hub id. `task_ids` must be a list of ints (a string is a
+    TypeError). Every row's `rubric_json` is parsed and validated; a malformed row raises `TaskError` naming task
+    and field.
     """
+    task_ids = validate_task_ids(task_ids)
     if family is not None and family not in FAMILIES:
         raise DatasetError(f"unknown family {family!r}; expected one of {', '.join(FAMILIES)}")
     source, parquet = DatasetSource.open(dataset, revision, cache_dir)
@@ -199,7 +251,7 @@ def load_tasks(family: str | None = None, *, task_ids: list[int] | None = None,
     return sorted(tasks, key=lambda t: t.task_id)
 
 
-def load_hf_dataset(dataset: str | os.PathLike[str] = DEFAULT_DATASET, *, revision: str | None = None,
+def load_hf_dataset(dataset: str | os.PathLike[str] | None = None, *, revision: str | None = None,
                     cache_dir: str | Path | None = None) -> Any:
     """The raw task table as a Hugging Face `datasets.Dataset` (for `.filter`, `.map`, `.to_pandas`, ...).
 

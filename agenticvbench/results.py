@@ -257,8 +257,16 @@ def iter_results(paths: list[str | Path] | str | Path) -> list[Result]:
 def load_results(paths: list[str | Path] | str | Path) -> pd.DataFrame:
     """One row per (run, task) with the run's harness/model/rep, family, status and scores.
 
-    An invalid result file is a row with status `invalid`, scores 0 and the reason naming the file."""
+    An invalid result file is a row with status `invalid`, scores 0 and the reason naming the file. A path that
+    does not exist raises `SubmissionError` (a typo must not read as an empty run).
+    """
     import pandas as pd
+
+    from agenticvbench.errors import SubmissionError
+
+    for p in [paths] if isinstance(paths, (str, Path)) else paths:
+        if not Path(p).exists():
+            raise SubmissionError(f"{p}: no such run directory or results folder")
 
     rows = []
     scan = scan_results(paths)

@@ -32,6 +32,8 @@ class RunSummary:
     n_resumed: int = 0
     unscored_items: int = 0
     notes: list[str] = field(default_factory=list)
+    unscored_reasons: dict[str, int] = field(default_factory=dict)
+    judge: dict[str, Any] = field(default_factory=dict)
 
     @property
     def n_errors(self) -> int:
@@ -47,16 +49,29 @@ class RunSummary:
             "n_resumed": self.n_resumed, "n_errors": self.n_errors, "unscored_items": self.unscored_items,
             "problems": [{"run": r.run.get("path"), "task_id": r.task_id, "family": r.family,
                           "status": r.status, "reason": r.reason} for r in self.problems()],
+            "lost_everything": [{"run": r.run.get("path"), "task_id": r.task_id, "family": r.family,
+                                 "why": _one_line(r)} for r in self.lost_everything()],
+            "unscored_reasons": self.unscored_reasons, "judge": self.judge,
             "notes": self.notes,
         }
+
+    def lost_everything(self) -> list[Result]:
+        """Scored results with headline 0 (e.g. a sequencing manifest whose ids are formatted differently)."""
+        zero = [r for r in self.results if r.status == "scored" and float(r.headline_score) == 0.0]
+        return sorted(zero, key=lambda r: (str(r.run.get("path")), r.task_id))
+
+    def task_lines(self) -> list[str]:
+        """`avb verify -v`: one line per (run, task) saying what lost points."""
+        ordered = sorted(self.results, key=lambda r: (str(r.run.get("path")), r.task_id))
+        return [f"{r.run.get('path')} {_one_line(r)}" if len(self.runs) > 1 else _one_line(r) for r in ordered]
 
     def problems(self) -> list[Result]:
         """Results that are missing, malformed or error, in run/task order."""
         bad = [r for r in self.results if r.status != "scored"]
         return sorted(bad, key=lambda r: (str(r.run.get("path")), r.task_id))
 
-    def to_text(self) -> str:
-        """Human table: one block per run."""
+    def to_text(self, *, quiet: bool = False) -> str:
+        """Human table: one block per run, then the problems (`quiet`: the tables and totals only)."""
         lines: list[str] = []
         for run, fams in self.per_run.items():
             lines.append(f"run {run}")
@@ -66,17 +81,33 @@ class RunSummary:
                              + "  ".join(f"{fs.counts.get(s, 0):>9}" for s in STATUSES))
             lines.append(f"  overall macro (mean of family headlines) {self.macro[run]:.4f}; "
                          f"micro (mean over tasks) {self.micro[run]:.4f}")
-        probs = self.problems()
+        probs = [] if quiet else self.problems()
         if probs:
             lines.append(f"{len(probs)} task(s) not scored:")
             for r in probs:
                 lines.append(f"  [{r.status}] {r.family} {r.task_id} ({r.run.get('path')}): {r.reason}")
+        zero = [] if quiet else self.lost_everything()
+        if zero:
+            lines.append(f"{len(zero)} scored task(s) lost every point (`avb explain RUN TASK_ID` for details):")
+            lines += [f"  {_one_line(r)} ({r.run.get('path')})" for r in zero]
         if self.unscored_items:
-            lines.append(f"{self.unscored_items} judge item(s) unscored (see each recap result's warnings)")
+            lines.append(f"{self.unscored_items} judge item(s) unscored; top reasons:")
+            lines += [f"  {n}x {why}" for why, n in list(self.unscored_reasons.items())[:3]]
+        if self.judge.get("calls"):
+            j = self.judge
+            lines.append(f"judge: {j['calls']} call(s), {j['prompt_tokens']} prompt + {j['completion_tokens']} "
+                         "completion tokens" + (f", ${j['cost_usd']:.4f}" if j.get("cost_usd") is not None else ""))
         lines.append(f"{len(self.results)} result(s), {self.n_resumed} reused from a previous run"
                      + (f", {self.n_errors} ERROR(s)" if self.n_errors else ""))
-        lines.extend(f"note: {n}" for n in self.notes)
+        if not quiet:
+            lines.extend(f"note: {n}" for n in self.notes)
         return "\n".join(lines)
+
+
+def _one_line(result: Result) -> str:
+    from agenticvbench.report.explain import explain_result
+
+    return explain_result(result).one_line()
 
 
 def summarize(results: list[Result], tasks: list[Task], *, runs: list[str],
@@ -92,6 +123,10 @@ def summarize(results: list[Result], tasks: list[Task], *, runs: list[str],
     summary.n_resumed = sum(r.resumed for r in results)
     summary.unscored_items = sum(int(r.components.get("unscored", 0) or 0) for r in results
                                  if r.family == "recap")
+    from agenticvbench.report.explain import judge_usage, unscored_reasons
+
+    summary.unscored_reasons = unscored_reasons(results)
+    summary.judge = judge_usage(results)
     universe = task_universe(results, tasks=tasks)
     for run, res in by_run.items():
         if not res:

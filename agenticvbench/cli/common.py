@@ -1,25 +1,116 @@
-"""Options shared by several commands (dataset selection) and output helpers."""
+"""Options shared by several commands (dataset, task selection, verbosity, judge) and output helpers."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import logging
 import sys
 from typing import Any
 
 from agenticvbench.errors import ConfigError
 from agenticvbench.judge.settings import add_judge_args, settings_from_args
 from agenticvbench.loader import DEFAULT_DATASET
+from agenticvbench.selection import parse_task_ids
+from agenticvbench.tasks import FAMILIES
+
+#: The package's logger; `-v` shows INFO, `-q` only ERROR, default WARNING (all on stderr).
+LOG = logging.getLogger("agenticvbench")
 
 __all__ = ["add_dataset_args", "add_judge_args", "judge_from_args", "print_json"]
 
 
-def add_dataset_args(p: argparse.ArgumentParser) -> None:
-    """`--dataset`, `--revision`, `--cache-dir`."""
-    p.add_argument("--dataset", default=DEFAULT_DATASET,
-                   help="Hub dataset id, local mirror directory, or parquet path (default: %(default)s)")
-    p.add_argument("--revision", default=None, help="dataset revision (branch, tag or commit sha)")
-    p.add_argument("--cache-dir", default=None, help="cache folder (default: $AVB_CACHE, else the user cache folder, e.g. $XDG_CACHE_HOME/agenticvbench)")
+def add_dataset_args(p: argparse.ArgumentParser, *, suppress: bool = False) -> None:
+    """`--dataset`, `--revision`, `--cache-dir` (`suppress`: an unset option keeps an outer parser's value)."""
+    default = argparse.SUPPRESS if suppress else None
+    p.add_argument("--dataset", default=default,
+                   help=f"Hub dataset id, local mirror directory, or parquet path (default: $AVB_DATASET, "
+                        f"else {DEFAULT_DATASET})")
+    p.add_argument("--revision", default=default, help="dataset revision (branch, tag or commit sha)")
+    p.add_argument("--cache-dir", default=default,
+                   help="cache folder (default: $AVB_CACHE, else the user cache folder, e.g. "
+                        "$XDG_CACHE_HOME/agenticvbench)")
+
+
+def task_ids_arg(text: str) -> list[int]:
+    """argparse type for `--tasks 37-40,83` (the grammar of `selection.parse_task_ids`)."""
+    try:
+        return parse_task_ids(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def positive_int(text: str) -> int:
+    """argparse type for `--jobs N` / `--limit N` (N >= 1)."""
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return n
+
+
+def add_selection_args(p: argparse._ActionsContainer) -> None:
+    """The one task-selection grammar: `--family F`, `--tasks 37-40,83`, `--limit N`."""
+    p.add_argument("--family", choices=FAMILIES, help="only this family")
+    p.add_argument("--tasks", type=task_ids_arg, default=None, metavar="IDS",
+                   help="task ids and ranges, e.g. 37-40,83")
+    p.add_argument("--limit", type=positive_int, default=None, metavar="N",
+                   help="only the first N selected tasks (in id order)")
+
+
+def load_selected(args: argparse.Namespace, task_ids: list[int] | None = None) -> list[Any]:
+    """The tasks chosen by `--family/--tasks/--limit` (the one implementation every command uses).
+
+    An id named singly must exist (TaskError otherwise); ids from a range such as 37-64 select what exists.
+    """
+    from agenticvbench.errors import TaskError
+    from agenticvbench.loader import load_tasks
+    from agenticvbench.selection import apply_limit
+
+    ids = args.tasks if task_ids is None else task_ids
+    tasks = load_tasks(args.family, dataset=args.dataset, revision=args.revision, cache_dir=args.cache_dir)
+    if ids is not None:
+        have = {t.task_id for t in tasks}
+        required = getattr(ids, "required", ids)
+        missing = [i for i in required if i not in have]
+        where = f"dataset {args.dataset or 'default'}" + (f" (family {args.family})" if args.family else "")
+        if missing:
+            raise TaskError(missing[0], "task_id", f"not in {where}")
+        tasks = [t for t in tasks if t.task_id in set(ids)]
+        if not tasks:
+            raise TaskError(",".join(map(str, ids[:5])), "task_id", f"no selected task is in {where}")
+    return apply_limit(tasks, args.limit)
+
+
+def add_verbosity_args(p: argparse.ArgumentParser) -> None:
+    """`-v` (more detail, logging INFO) and `-q` (only the summary, logging ERROR)."""
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("-v", "--verbose", action="store_true", help="more detail (e.g. one line per task)")
+    g.add_argument("-q", "--quiet", action="store_true", help="only the summary; no notes or progress")
+
+
+class _StderrHandler(logging.Handler):
+    """Writes each record to the current `sys.stderr` (looked up at emit time, so redirections are honoured)."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            sys.stderr.write(self.format(record) + "\n")
+        except Exception:  # logging must never raise into the command
+            self.handleError(record)
+
+
+def setup_logging(args: argparse.Namespace) -> None:
+    """Map `-v/-q` onto the `agenticvbench` logger (stderr, one line per record)."""
+    level = logging.INFO if getattr(args, "verbose", False) else \
+        logging.ERROR if getattr(args, "quiet", False) else logging.WARNING
+    LOG.setLevel(level)
+    if not any(isinstance(h, _StderrHandler) for h in LOG.handlers):
+        handler = _StderrHandler()
+        handler.setFormatter(logging.Formatter("avb: %(levelname)s: %(message)s"))
+        LOG.addHandler(handler)
+        LOG.propagate = False
 
 
 def print_json(obj: Any) -> None:

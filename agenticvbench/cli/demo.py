@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import shlex
 from pathlib import Path
 
-from agenticvbench.cli.common import add_judge_args, judge_from_args
-from agenticvbench.cli.verify import positive_int
+from agenticvbench.cli.common import add_judge_args, judge_from_args, positive_int
 
 
 def _demo(args: argparse.Namespace) -> int:
@@ -30,7 +30,25 @@ def _demo(args: argparse.Namespace) -> int:
     print(render_markdown(report))
     print(f"{len(summary.results)} result(s), {summary.n_resumed} reused; "
           f"{summary.unscored_items} judge item(s) unscored (no judge configured: see README, 'Recap judge')")
+    print(next_commands(demo.mirror, demo.runs))
     return 1 if summary.n_errors else 0
+
+
+def next_commands(mirror: Path, runs: dict[str, Path]) -> str:
+    """What to try next, with the demo's own paths filled in (every line is a real command)."""
+    partial = runs.get("partial") or next(iter(runs.values()))
+    all_runs = " ".join(shlex.quote(str(p)) for p in runs.values())
+    m, r = shlex.quote(str(mirror)), shlex.quote(str(partial))
+    lines = [
+        "next commands to try (offline, on the demo):",
+        f"  avb tasks --dataset {m}",
+        f"  avb explain {r} 65  # why repair task 65 lost points",
+        f"  avb verify {r} --dataset {m} -v --tasks 37-38,83",
+        f"  avb leaderboard {all_runs} --format md",
+        f"  avb report {all_runs} --format all --out avb-demo-report",
+        f"  export AVB_DATASET={m}  # then --dataset can be left out",
+    ]
+    return "\n".join(lines)
 
 
 def register(sub: argparse._SubParsersAction) -> None:

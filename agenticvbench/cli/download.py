@@ -1,40 +1,55 @@
-"""`avb download`: fetch (and cache) task materials, optionally the verifier-only references too."""
+"""`avb download`: fetch (and cache) task materials, optionally the verifier-only references too.
+
+`--json` prints, per task, `materials` (what an agent may see) and, with `--with-verifier-references`,
+`verifier_references` (repair sources) under a separate key, so the two never end up in one list.
+"""
 
 from __future__ import annotations
 
 import argparse
 
-from agenticvbench.cli.common import add_dataset_args, print_json
-from agenticvbench.loader import load_tasks
-from agenticvbench.tasks import FAMILIES
+from agenticvbench.cli.common import (
+    add_dataset_args,
+    add_selection_args,
+    add_verbosity_args,
+    load_selected,
+    print_json,
+)
 
 
 def _download(args: argparse.Namespace) -> int:
-    tasks = load_tasks(args.family, task_ids=args.task or None, dataset=args.dataset, revision=args.revision,
-                       cache_dir=args.cache_dir)
+    ids = args.tasks
+    if args.task:  # the older repeatable --task ID
+        ids = [*(ids or []), *(i for i in args.task if i not in (ids or []))]
+    tasks = load_selected(args, ids)
     from tqdm import tqdm
 
-    fetched: dict[int, list[str]] = {}
-    for task in tqdm(tasks, unit="task", desc="downloading", disable=args.json):
-        paths = task.materials()
+    fetched: dict[int, dict[str, list[str]]] = {}
+    for task in tqdm(tasks, unit="task", desc="downloading", disable=args.json or args.quiet):
+        entry = {"materials": [str(p) for p in task.materials()]}
         if args.with_verifier_references:
-            paths += task.verifier_references()
-        fetched[task.task_id] = [str(p) for p in paths]
+            entry["verifier_references"] = [str(p) for p in task.verifier_references()]
+        fetched[task.task_id] = entry
     if args.json:
         print_json(fetched)
     else:
-        n = sum(len(v) for v in fetched.values())
-        print(f"{n} file(s) for {len(fetched)} task(s) are cached and ready")
+        n = sum(len(e["materials"]) for e in fetched.values())
+        refs = sum(len(e.get("verifier_references", [])) for e in fetched.values())
+        print(f"{n} material file(s) for {len(fetched)} task(s) are cached and ready"
+              + (f"; {refs} verifier-only reference(s) too (never give them to an agent)" if refs else ""))
     return 0
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add `download`."""
-    p = sub.add_parser("download", help="download task materials into the cache")
+    p = sub.add_parser("download", help="download task materials into the cache", description=__doc__,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
     add_dataset_args(p)
-    p.add_argument("--family", choices=FAMILIES)
-    p.add_argument("--task", type=int, action="append", help="task id (repeatable)")
+    add_selection_args(p)
+    p.add_argument("--task", type=int, action="append", help=argparse.SUPPRESS)  # older spelling of --tasks
     p.add_argument("--with-verifier-references", action="store_true",
                    help="also fetch verifier-only references (repair sources); never give them to an agent")
-    p.add_argument("--json", action="store_true", help="print the local paths as JSON")
+    p.add_argument("--json", action="store_true",
+                   help="print the local paths as JSON: materials and verifier_references per task")
+    add_verbosity_args(p)
     p.set_defaults(func=_download)

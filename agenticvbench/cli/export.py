@@ -10,10 +10,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from agenticvbench.cli.common import add_dataset_args, print_json
-from agenticvbench.cli.verify import task_id_list
-from agenticvbench.loader import load_tasks
-from agenticvbench.tasks import FAMILIES
+from agenticvbench.cli.common import add_dataset_args, add_selection_args, load_selected, print_json
+from agenticvbench.loader import default_dataset, load_tasks
 
 
 def _openvibe(args: argparse.Namespace) -> int:
@@ -39,10 +37,9 @@ def _openvibe(args: argparse.Namespace) -> int:
 def _harbor(args: argparse.Namespace) -> int:
     from agenticvbench.harbor.export import ExportOptions, export_harbor
 
-    tasks = load_tasks(args.family, task_ids=args.tasks, dataset=args.dataset, revision=args.revision,
-                       cache_dir=args.cache_dir)
+    tasks = load_selected(args)
     source = tasks[0].source if tasks else None
-    opts = ExportOptions(solutions=not args.no_solutions, dataset=str(args.dataset),
+    opts = ExportOptions(solutions=not args.no_solutions, dataset=str(args.dataset or default_dataset()),
                          revision=source.resolved_revision if source else (args.revision or ""))
     if args.base_image:
         opts.base_image = args.base_image
@@ -69,8 +66,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     hb = inner.add_parser("harbor", help="write one Harbor task directory per task (see docs/harbor.md)")
     add_dataset_args(hb)
     hb.add_argument("--out", required=True, help="folder to write the task directories into")
-    hb.add_argument("--family", choices=FAMILIES)
-    hb.add_argument("--tasks", type=task_id_list, help="comma-separated task ids")
+    add_selection_args(hb)
     hb.add_argument("--base-image", default=None, help="base image of both containers (pin it by digest)")
     hb.add_argument("--package-spec", default=None,
                     help="what the verifier image pip-installs (default: agenticvbench==<this version>)")

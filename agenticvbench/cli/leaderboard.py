@@ -1,7 +1,8 @@
 """`avb leaderboard`: rank (harness, model) pairs over their runs, with bootstrap confidence intervals.
 
-Runs are grouped by the harness and model of their run.json. Formats: md (default), csv, latex (booktabs),
-html. Exit codes: 0 ok; 1 some result has status `error` (the table is still printed); 2 usage error;
+Runs are grouped by harness and model (verify's --harness/--model, else run.json, else the folder name).
+Formats: md (default), csv, latex (booktabs), html, json; each shows coverage (cells with a result / cells
+counted) and marks cells that are not comparable. Runs without results are named, not fatal. Exit codes: 0 ok; 1 some result has status `error` (the table is still printed); 2 usage error;
 3 a path holds no results or the dataset cannot be read.
 """
 
@@ -11,7 +12,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from agenticvbench.cli.report import add_aggregation_args, aggregation_kwargs
+from agenticvbench.cli.common import LOG
+from agenticvbench.cli.report import add_aggregation_args, aggregation_kwargs, select_results
 from agenticvbench.fsutil import atomic_write_text
 
 
@@ -20,7 +22,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("leaderboard", help="leaderboard of (harness, model) pairs over scored runs",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("paths", nargs="+", metavar="RUN_DIR", help="run directories (or their avb-results folders)")
-    p.add_argument("--format", choices=("md", "csv", "latex", "html"), default="md",
+    p.add_argument("--format", choices=("md", "csv", "latex", "html", "json"), default="md",
                    help="output format (default: %(default)s)")
     p.add_argument("--out", type=Path, default=None, help="write to this file instead of the terminal")
     add_aggregation_args(p)
@@ -29,13 +31,18 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Build and print (or write) the leaderboard."""
-    from agenticvbench.report.leaderboard import leaderboard_from_runs
+    from agenticvbench.report.leaderboard import build_leaderboard
+    from agenticvbench.report.summary import load_available
     from agenticvbench.results import announce_invalid_results
 
     if args.resamples < 0:
         print("avb leaderboard: --resamples must be >= 0", file=sys.stderr)
         return 2
-    board = leaderboard_from_runs(args.paths, **aggregation_kwargs(args))
+    results, skipped = load_available(args.paths)
+    kw = aggregation_kwargs(args)
+    board = build_leaderboard(select_results(args, results, kw), skipped=skipped, **kw)
+    for line in [*skipped, *board.notes]:
+        LOG.warning(line)
     text = board.render(args.format)
     if args.out is None:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")

@@ -19,8 +19,8 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INPUT = 0, 1, 2, 3
 
 # Each module defines `register(subparsers)`, which adds its commands and sets `func(args) -> int`.
 COMMAND_MODULES = (
-    "tasks_cmd", "download", "verify", "score", "report", "leaderboard", "demo", "studiobench", "export",
-    "grade", "judge_cmd", "gold", "harbor_cmd", "import_cmd",
+    "tasks_cmd", "download", "verify", "explain", "score", "report", "leaderboard", "demo", "studiobench",
+    "export", "grade", "judge_cmd", "gold", "harbor_cmd", "import_cmd",
 )
 
 
@@ -41,6 +41,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return EXIT_USAGE
+    from agenticvbench.cli.common import setup_logging
+
+    setup_logging(args)
     try:
         return int(args.func(args) or 0)
     except ConfigError as exc:

@@ -12,8 +12,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from agenticvbench.cli.common import LOG, add_selection_args, add_verbosity_args
+from agenticvbench.errors import SubmissionError
 from agenticvbench.fsutil import atomic_write_text
 from agenticvbench.report.aggregate import DEFAULT_RESAMPLES, DEFAULT_SEED
+from agenticvbench.results import Result
+from agenticvbench.selection import select_ids
+from agenticvbench.tasks import FAMILY_ID_RANGES
 
 REPORT_FORMATS = ("md", "html", "json", "all")
 
@@ -28,6 +33,8 @@ def add_aggregation_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--cache-dir", default=None, help="cache folder (with --dataset)")
     g.add_argument("--full-benchmark", action="store_true",
                    help="count the full benchmark: ids 1-100 by the published family ranges")
+    add_selection_args(g)
+    add_verbosity_args(p)
     b = p.add_argument_group("bootstrap confidence intervals")
     b.add_argument("--resamples", type=int, default=DEFAULT_RESAMPLES,
                    help="bootstrap resamples, 0 = no intervals (default: %(default)s)")
@@ -43,6 +50,30 @@ def aggregation_kwargs(args: argparse.Namespace) -> dict[str, Any]:
         kw["tasks"] = load_tasks(dataset=args.dataset, revision=args.revision, cache_dir=args.cache_dir)
         kw["dataset_label"] = str(args.dataset) + (f"@{args.revision}" if args.revision else "")
     return kw
+
+
+def select_results(args: argparse.Namespace, results: list[Result], kw: dict[str, Any]) -> list[Result]:
+    """Apply `--family/--tasks/--limit` to the results and to the task universe in `kw` (changed in place)."""
+    if args.family is None and args.tasks is None and args.limit is None:
+        return results
+    tasks = kw.get("tasks")
+    if tasks is not None:
+        pairs = [(t.family, int(t.task_id)) for t in tasks]
+    else:
+        pairs = [(r.family, int(r.task_id)) for r in results]
+        if args.full_benchmark:
+            pairs += [(f, i) for f, ids in FAMILY_ID_RANGES.items() for i in ids]
+    keep = select_ids(pairs, family=args.family, task_ids=args.tasks, limit=args.limit)
+    if not keep:
+        raise SubmissionError("no task matches --family/--tasks/--limit in these results")
+    if tasks is not None:
+        kw["tasks"] = [t for t in tasks if (t.family, int(t.task_id)) in keep]
+    elif args.full_benchmark:
+        by_family: dict[str, list[int]] = {}
+        for f, i in sorted(keep):
+            by_family.setdefault(f, []).append(i)
+        kw["tasks"], kw["dataset_label"] = by_family, "selected with --family/--tasks/--limit"
+    return [r for r in results if (r.family, int(r.task_id)) in keep]
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -61,7 +92,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     """Build the report and print or write it."""
     from agenticvbench.cli.common import print_json
-    from agenticvbench.report import build_report, load_comparison, render_html, render_markdown
+    from agenticvbench.report import build_report, render_html, render_markdown
+    from agenticvbench.report.summary import load_available
     from agenticvbench.results import announce_invalid_results
 
     if args.format == "all" and args.out is None:
@@ -70,7 +102,11 @@ def run(args: argparse.Namespace) -> int:
     if args.resamples < 0:
         print("avb report: --resamples must be >= 0", file=sys.stderr)
         return 2
-    report = build_report(load_comparison(args.paths), **aggregation_kwargs(args))
+    results, skipped = load_available(args.paths)
+    kw = aggregation_kwargs(args)
+    report = build_report(select_results(args, results, kw), notes=skipped, **kw)
+    for line in skipped:
+        LOG.warning(f"not in the report: {line}")
     render = {"md": lambda: render_markdown(report), "html": lambda: render_html(report),
               "json": lambda: report.to_dict()}
     formats = ["md", "html", "json"] if args.format == "all" else [args.format]

@@ -1,16 +1,19 @@
-"""`avb tasks` (table or JSON of the dataset's tasks) and `avb tasks show ID`."""
+"""`avb tasks` (table or JSON of the dataset's tasks) and `avb tasks show ID` (answers hidden unless asked)."""
 
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
-from agenticvbench.cli.common import add_dataset_args, print_json
+from agenticvbench.cli.common import add_dataset_args, add_selection_args, load_selected, print_json
 from agenticvbench.loader import load_tasks
-from agenticvbench.tasks import FAMILIES
+
+#: Rubric keys that are not answers (shown by `tasks show` without --with-answers); everything else is hidden.
+PUBLIC_RUBRIC_KEYS = ("n_slots", "film", "duration_sec")
 
 
 def _list(args: argparse.Namespace) -> int:
-    tasks = load_tasks(args.family, dataset=args.dataset, revision=args.revision, cache_dir=args.cache_dir)
+    tasks = load_selected(args)
     if args.json:
         print_json([{"task_id": t.task_id, "task_family": t.family, "prompt": t.prompt,
                      "n_materials": len(t.reference_file_urls)} for t in tasks])
@@ -24,10 +27,28 @@ def _list(args: argparse.Namespace) -> int:
     return 0
 
 
+def hide_answers(summary: dict[str, Any]) -> dict[str, Any]:
+    """A task summary without what the verifier compares against (correct order, slots, repair cell/window,
+    recap checks): only non-answer rubric keys stay, the rest are named under `hidden`."""
+    rubric = summary.get("rubric")
+    out = {k: v for k, v in summary.items() if k != "rubric"}
+    if isinstance(rubric, dict):
+        out["rubric"] = {k: v for k, v in rubric.items() if k in PUBLIC_RUBRIC_KEYS}
+        out["hidden"] = sorted(k for k in rubric if k not in PUBLIC_RUBRIC_KEYS)
+    elif isinstance(rubric, list):
+        out["rubric"] = {"n_items": len(rubric)}
+        out["hidden"] = ["rubric items"]
+    if out.get("hidden"):
+        out["note"] = ("answers hidden (verifier-only; never give them to an agent); "
+                       "`avb tasks show ID --with-answers` prints them")
+    return out
+
+
 def _show(args: argparse.Namespace) -> int:
     (task,) = load_tasks(task_ids=[args.task_id], dataset=args.dataset, revision=args.revision,
                          cache_dir=args.cache_dir)
-    print_json(task.summary())
+    summary = task.summary()
+    print_json(summary if args.with_answers else hide_answers(summary))
     return 0
 
 
@@ -35,11 +56,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     """Add `tasks` and `tasks show`."""
     p = sub.add_parser("tasks", help="list the benchmark's tasks (or show one)")
     add_dataset_args(p)
-    p.add_argument("--family", choices=FAMILIES, help="only this family")
+    add_selection_args(p)
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=_list)
     inner = p.add_subparsers(dest="tasks_command", metavar="SUBCOMMAND")
-    show = inner.add_parser("show", help="show one task (prompt, files, parsed rubric)")
+    show = inner.add_parser("show", help="show one task (prompt, files; answers only with --with-answers)")
     show.add_argument("task_id", type=int)
-    add_dataset_args(show)
+    show.add_argument("--with-answers", action="store_true",
+                      help="also print the rubric's answers (correct order, repair cell and window, recap checks)")
+    add_dataset_args(show, suppress=True)  # `avb tasks --dataset M show 37` keeps M
     show.set_defaults(func=_show)

@@ -1,67 +1,133 @@
-"""`avb verify RUN_DIR...`: score whole runs in parallel, resumably, and print the per-family summary."""
+"""`avb verify RUN_DIR...`: score whole runs in parallel, resumably, and print the per-family summary.
+
+Before anything is scored every RUN_DIR is checked (it must hold task folders; a dataset mirror, a results folder
+or a single task folder is refused) and `--out` must be writable. `--dry-run` lists what would be scored and what
+is missing. `-v` adds one line per task saying what lost points, `-q` prints only the summary tables.
+Exit codes: 0 ok; 1 a task ended in `error`, or `--judge-required` and an llm item is unscored; 2 usage error;
+3 dataset, run-directory or file-system error.
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
+from typing import Any
 
-from agenticvbench.cli.common import add_dataset_args, add_judge_args, judge_from_args, print_json
-from agenticvbench.tasks import FAMILIES
+from agenticvbench.cli.common import (
+    LOG,
+    add_dataset_args,
+    add_judge_args,
+    add_selection_args,
+    add_verbosity_args,
+    judge_from_args,
+    load_selected,
+    positive_int,
+    print_json,
+)
+from agenticvbench.cli.guards import check_out_dir, check_run_dir
+
+__all__ = ["positive_int", "register"]
 
 
-def task_id_list(text: str) -> list[int]:
-    """argparse type for `--tasks 37,38,83`."""
-    try:
-        ids = [int(part) for part in text.split(",") if part.strip()]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected comma-separated task ids like 37,38, got {text!r}") from None
+def _dry_run(run_dirs: list[str], tasks: list[Any], as_json: bool) -> int:
+    from agenticvbench.submission import open_run
+
+    plan: list[dict[str, Any]] = []
+    for d in run_dirs:
+        run = open_run(d)
+        present = [t.task_id for t in tasks if t.task_id in run.task_folders]
+        missing = [t.task_id for t in tasks if t.task_id not in run.task_folders]
+        wanted = {t.task_id for t in tasks}
+        plan.append({"run": str(run.path), "would_score": present, "missing": missing,
+                     "not_selected": sorted(t for t in run.task_folders if t not in wanted)})
+    if as_json:
+        print_json({"dry_run": True, "runs": plan})
+        return 0
+    for p in plan:
+        print(f"run {p['run']}: would score {len(p['would_score'])} task(s), {len(p['missing'])} missing")
+        print(f"  score:   {_ids(p['would_score'])}")
+        print(f"  missing: {_ids(p['missing'])}")
+        if p["not_selected"]:
+            print(f"  task folders not selected: {_ids(p['not_selected'])}")
+    return 0
+
+
+def _ids(ids: list[int]) -> str:
+    """[37, 38, 39, 83] -> '37-39,83' (the --tasks grammar)."""
     if not ids:
-        raise argparse.ArgumentTypeError("no task id given")
-    return ids
-
-
-def positive_int(text: str) -> int:
-    """argparse type for `--jobs N` (N >= 1)."""
-    try:
-        n = int(text)
-    except ValueError:
-        n = 0
-    if n < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return n
+        return "-"
+    parts: list[str] = []
+    start = prev = ids[0]
+    for i in [*ids[1:], None]:
+        if i is not None and i == prev + 1:
+            prev = i
+            continue
+        parts.append(str(start) if start == prev else f"{start}-{prev}")
+        if i is not None:
+            start = prev = i
+    return ",".join(parts)
 
 
 def _verify(args: argparse.Namespace) -> int:
     from agenticvbench.engine import verify_run
-
-    task_ids = args.tasks
+    for d in args.run_dirs:
+        check_run_dir(d)
+    judge = judge_from_args(args)
+    tasks = load_selected(args)
+    if args.dry_run:
+        return _dry_run(args.run_dirs, tasks, args.json)
+    out = check_out_dir(args.out) if args.out else None
+    if out is None:
+        for d in args.run_dirs:
+            check_out_dir(Path(d) / "avb-results")
+    meta = {k: getattr(args, k) for k in ("harness", "model", "rep") if getattr(args, k) is not None}
     summary = verify_run(args.run_dirs, dataset=args.dataset, revision=args.revision, cache_dir=args.cache_dir,
-                         family=args.family, task_ids=task_ids, out=args.out, jobs=args.jobs, force=args.force,
-                         executor=args.executor, scheduler=args.scheduler, judge=judge_from_args(args),
-                         progress=not args.json and sys.stderr.isatty() or args.progress,
-                         max_media_bytes=args.max_media_mb * 1024 * 1024 if args.max_media_mb else None)
+                         out=out, jobs=args.jobs, force=args.force, executor=args.executor,
+                         scheduler=args.scheduler, judge=judge, tasks=tasks, run_meta=meta or None,
+                         max_media_bytes=args.max_media_mb * 1024 * 1024 if args.max_media_mb else None,
+                         progress=not (args.json or args.quiet) and sys.stderr.isatty() or args.progress)
+    for note in summary.notes:
+        LOG.warning(note)
     if args.json:
         print_json(summary.to_dict())
     else:
-        print(summary.to_text())
-    return 1 if summary.n_errors else 0
+        if args.verbose:
+            print("\n".join(summary.task_lines()))
+        text = summary.to_text(quiet=args.quiet)
+        print("\n".join(line for line in text.splitlines() if not line.startswith("note: ")))
+    code = 1 if summary.n_errors else 0
+    if args.judge_required and summary.unscored_items:
+        top = "; ".join(f"{n}x {why}" for why, n in list(summary.unscored_reasons.items())[:3])
+        print(f"avb verify: --judge-required: {summary.unscored_items} llm item(s) unscored ({top})",
+              file=sys.stderr)
+        code = 1
+    return code
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add `verify`."""
-    p = sub.add_parser("verify", help="score run directories (resumable, parallel)")
+    p = sub.add_parser("verify", help="score run directories (resumable, parallel)", description=__doc__,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("run_dirs", nargs="+", metavar="RUN_DIR")
     add_dataset_args(p)
-    p.add_argument("--family", choices=FAMILIES)
-    p.add_argument("--tasks", type=task_id_list, help="comma-separated task ids")
+    add_selection_args(p)
     p.add_argument("--out", help="results folder (default RUN_DIR/avb-results; with several runs OUT/<run name>)")
     p.add_argument("--jobs", type=positive_int, default=None, help="parallel workers (default: number of cores)")
     p.add_argument("--force", action="store_true", help="rescore tasks even if a matching result exists")
+    p.add_argument("--dry-run", action="store_true", help="list what would be scored and what is missing; score nothing")
     p.add_argument("--executor", choices=("process", "dask"), default="process")
     p.add_argument("--scheduler", help="Dask scheduler address for --executor dask")
     p.add_argument("--progress", action="store_true", help="show the progress bar even when not on a terminal")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.add_argument("--max-media-mb", type=positive_int, default=None,
                    help="largest submitted media file read, in MiB (default $AVB_MAX_MEDIA_MB, else 4096)")
+    ident = p.add_argument_group("run identity (default: the run's run.json, else the folder name as model)")
+    ident.add_argument("--harness", default=None, help="harness name written into every result")
+    ident.add_argument("--model", default=None, help="model name written into every result")
+    ident.add_argument("--rep", default=None, help="repetition label written into every result")
+    add_verbosity_args(p)
     add_judge_args(p)
+    p.add_argument("--judge-required", action="store_true",
+                   help="exit 1 when any llm item is left unscored (judge off, failed or a replay miss)")
     p.set_defaults(func=_verify)

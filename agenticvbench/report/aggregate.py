@@ -127,11 +127,24 @@ class RunRef:
 
 
 def run_ref(result: Result) -> RunRef:
-    """The run a result belongs to, from `Result.run` (written by the engine from the run's run.json)."""
+    """The run a result belongs to, from `Result.run` (written by the engine: options, run.json or folder name).
+
+    Results written before the folder-name fallback existed say model "unknown"; they get the folder name too,
+    so runs without a run.json never merge into one "unknown/unknown" row.
+    """
     run = result.run or {}
     rep = run.get("rep")
-    return RunRef(str(run.get("harness") or "unknown"), str(run.get("model") or "unknown"),
-                  "" if rep is None else str(rep), str(run.get("path") or ""))
+    path = str(run.get("path") or "")
+    model = str(run.get("model") or "unknown")
+    if model == "unknown" and path:
+        model = path.rstrip("/\\").replace("\\", "/").rsplit("/", 1)[-1] or model
+    return RunRef(str(run.get("harness") or "unknown"), model, "" if rep is None else str(rep), path)
+
+
+def integrity_of(result: Result) -> list[str]:
+    """The result's integrity flags (e.g. `audio_only`, `identical_to_input`); [] for results without them."""
+    flags = getattr(result, "integrity", None)
+    return [str(f) for f in flags] if isinstance(flags, (list, tuple)) else []
 
 
 @dataclass
@@ -164,6 +177,11 @@ class GroupHeadline:
     macro_label: str
     micro_label: str
     status_counts: dict[str, int] = field(default_factory=dict)
+    #: family (or "macro"/"micro") -> mark keys of `report.comparability.MARKS`; filled by `comparability.annotate`
+    marks: dict[str, list[str]] = field(default_factory=dict)
+    mark_notes: list[str] = field(default_factory=list)
+    coverage: dict[str, int] = field(default_factory=dict)  # {"with_result": n, "counted": runs x tasks}
+    judge: dict[str, dict[str, Any]] = field(default_factory=dict)  # run path -> judge calls, tokens, cost
 
     @property
     def n_errors(self) -> int:
@@ -251,10 +269,10 @@ def bootstrap(scores: Mapping[str, np.ndarray], *, resamples: int = DEFAULT_RESA
 
 
 def _counts(statuses: np.ndarray) -> dict[str, int]:
-    values: Any
-    counts: Any
-    values, counts = np.unique(statuses.astype(str), return_counts=True) if statuses.size else ([], [])
-    found = dict(zip((str(v) for v in values), (int(c) for c in counts), strict=True))
+    found: dict[str, int] = {}
+    if statuses.size:
+        values, counts = np.unique(statuses.astype(str), return_counts=True)
+        found = {str(v): int(c) for v, c in zip(values, counts, strict=True)}
     return {s: found.get(s, 0) for s in CELL_STATUSES}
 
 

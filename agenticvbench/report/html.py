@@ -13,7 +13,16 @@ from typing import Any
 
 from agenticvbench.report import plots
 from agenticvbench.report.aggregate import GroupHeadline
-from agenticvbench.report.markdown import STATUS_LABEL, aggregation_notes, fmt, fmt_ci, provenance_lines
+from agenticvbench.report.comparability import coverage_text, joined, judge_text, judge_total, symbols
+from agenticvbench.report.explain_section import explain_html, where
+from agenticvbench.report.markdown import (
+    STATUS_LABEL,
+    aggregation_notes,
+    fmt,
+    fmt_ci,
+    marked,
+    provenance_lines,
+)
 from agenticvbench.report.summary import Report, human_references, published_comparison
 
 MAX_DETAIL_PLOTS = 24
@@ -27,6 +36,7 @@ th{background:#f3f3f3} td.r{text-align:right;font-variant-numeric:tabular-nums} 
 .banner{background:#fde2e1;border:1px solid #d62728;padding:.6em 1em;border-radius:4px}
 .notes li{color:#444;font-size:.9em} img{max-width:100%} .grid{display:flex;flex-wrap:wrap;gap:8px}
 .grid img{width:380px} .grid.wide img{width:580px} .status-error{color:#b00;font-weight:bold} .muted{color:#777}
+.mark{color:#b00} details{margin:.3em 0}
 """
 
 
@@ -57,17 +67,24 @@ def _score(mean: float | None, lo: float | None, hi: float | None) -> Markup:
     return Markup(f"{fmt(mean)} <span class='ci'>{escape(fmt_ci(lo, hi))}</span>")
 
 
+def _marked(score: Markup, keys: list[str]) -> Markup:
+    sym = symbols(keys)
+    return Markup(f"{score} <b class='mark' title='not comparable'>{escape(sym)}</b>") if sym else score
+
+
 def headline_html(groups: list[GroupHeadline], families: list[str]) -> str:
-    """Headline table with per-family, macro and micro scores and their CIs."""
+    """Headline table with coverage, per-family, macro and micro scores, their CIs and not-comparable marks."""
     rows = []
     for g in groups:
-        cells = [_score(g.families[f].mean, g.families[f].ci_low, g.families[f].ci_high) if f in g.families else "-"
-                 for f in families]
+        cells = [_marked(_score(g.families[f].mean, g.families[f].ci_low, g.families[f].ci_high), g.marks.get(f, []))
+                 if f in g.families else "-" for f in families]
         err = Markup(f"<span class='status-error'>{g.n_errors}</span>") if g.n_errors else ""
-        rows.append([g.harness, g.model, len(g.runs), *cells, _score(g.macro, *g.macro_ci),
-                     _score(g.micro, *g.micro_ci), err])
-    return html_table(["harness", "model", "runs", *families, "macro", "micro", "errors"], rows,
-                      "lll" + "r" * (len(families) + 3))
+        row_marks = g.marks.get("macro", [])
+        rows.append([g.harness, g.model, len(g.runs), coverage_text(g), *cells,
+                     _marked(_score(g.macro, *g.macro_ci), row_marks), _marked(_score(g.micro, *g.micro_ci), row_marks),
+                     judge_text(judge_total(g)), err])
+    return html_table(["harness", "model", "runs", "coverage", *families, "macro", "micro", "judge", "errors"], rows,
+                      "llll" + "r" * (len(families) + 4))
 
 
 def _detail_plots(report: Report, family: str, fn: Any, title: str, why: str, css: str = "grid") -> list[str]:
@@ -107,7 +124,8 @@ def render_html(report: Report) -> str:
         parts += ["<h3>Published numbers</h3>", html_table(
             ["harness", "model", "family", "published", "ours", "difference", "source"],
             [[c["harness"], c["model"], c["family"], fmt(c["published"]),
-              fmt(c["ours"]) if c["ours"] is not None else "not in this comparison",
+              joined(fmt(c["ours"]), marked(report, c["harness"], c["model"], c["family"]))
+              if c["ours"] is not None else "not in this comparison",
               f"{c['difference']:+.4f}" if c["difference"] is not None else "", c["source"]] for c in comp],
             "lllrrrl")]
     parts += ["<h2>Status counts (run x task cells)</h2>", html_table(
@@ -134,9 +152,13 @@ def render_html(report: Report) -> str:
                            "(weighted 2.5x), dotted = outside (1x).", css="grid wide")
     parts += _detail_plots(report, "sequencing", plots.sequencing_order, "Sequencing: predicted vs true order",
                            "Each clip at (true position, predicted position); on the diagonal = correct.")
+    parts += explain_html(report)
     if report.warnings:
         parts += ["<h2>Warnings</h2><p class='muted'>Scores are kept as the official scorer computes them.</p><ul>"]
-        parts += [f"<li>({n}x) {escape(w)}</li>" for w, n in report.warnings] + ["</ul>"]
+        parts += [f"<li>({n}x) {escape(w)} <span class='muted'>[{escape(where(report, w))}]</span></li>"
+                  for w, n in report.warnings] + ["</ul>"]
+    if report.notes:
+        parts += ["<h2>Notes</h2><ul>"] + [f"<li>{escape(n)}</li>" for n in report.notes] + ["</ul>"]
     if report.ignored:
         parts += ["<h2>Results outside the task universe (not counted)</h2><ul>"]
         parts += [f"<li>{escape(m)}</li>" for m in report.ignored] + ["</ul>"]

@@ -1,18 +1,21 @@
-"""The leaderboard: one row per (harness, model) over all its runs, as a DataFrame and as Markdown/CSV/LaTeX/HTML.
+"""The leaderboard: one row per (harness, model) over all its runs, as a DataFrame and as Markdown/CSV/LaTeX/HTML/JSON.
 
 Rows come from `aggregate.headlines` (per-family mean over runs x tasks with missing = 0, macro and micro,
-bootstrap CIs); the caption states every rule. LaTeX is written directly (booktabs), with no jinja2 needed.
+bootstrap CIs); the caption states every rule. Every format shows coverage (cells with a result / cells counted)
+and marks cells that are not comparable (`comparability.MARKS`). LaTeX is written directly (booktabs).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import json
+from dataclasses import asdict, dataclass, field
 from html import escape
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
+from agenticvbench.identity import duplicate_identities
 from agenticvbench.report.aggregate import (
     DEFAULT_LEVEL,
     DEFAULT_RESAMPLES,
@@ -23,11 +26,20 @@ from agenticvbench.report.aggregate import (
     split_by_universe,
     task_universe,
 )
+from agenticvbench.report.comparability import (
+    annotate,
+    coverage_text,
+    joined,
+    judge_text,
+    judge_total,
+    legend,
+    symbols,
+)
 from agenticvbench.report.markdown import fmt, fmt_ci, md_table
-from agenticvbench.report.summary import load_comparison
+from agenticvbench.report.summary import load_available
 from agenticvbench.results import Result
 
-FORMATS = ("md", "csv", "latex", "html")
+FORMATS = ("md", "csv", "latex", "html", "json")
 
 
 @dataclass
@@ -39,6 +51,8 @@ class Leaderboard:
     resamples: int
     seed: int
     level: float
+    skipped: list[str] = field(default_factory=list)  # paths given without results (not verified yet)
+    notes: list[str] = field(default_factory=list)  # duplicate run identities
 
     @property
     def families(self) -> list[str]:
@@ -52,7 +66,8 @@ class Leaderboard:
                 f"repair/recap) over runs x tasks; a task with no result or missing/malformed/error counts 0. "
                 f"macro = unweighted mean of the {len(self.families)} family means; micro = mean over all tasks. "
                 f"[lo, hi] = {self.level:.0%} percentile bootstrap over runs and tasks (tasks stratified by family), "
-                f"{self.resamples} resamples, seed {self.seed}. {self.universe.label}")
+                f"{self.resamples} resamples, seed {self.seed}. {self.universe.label} coverage = run x task cells "
+                f"with a result / cells counted. " + " ".join(f"{m}." for m in legend(self.groups))).strip()
 
     def frame(self) -> pd.DataFrame:
         """Numeric table: rank, harness, model, runs, per family mean/lo/hi, macro, micro, status counts."""
@@ -67,42 +82,69 @@ class Leaderboard:
             row.update({"macro": g.macro, "macro_lo": g.macro_ci[0], "macro_hi": g.macro_ci[1],
                         "micro": g.micro, "micro_lo": g.micro_ci[0], "micro_hi": g.micro_ci[1]})
             row.update({k: g.status_counts.get(k, 0) for k in ("error", "malformed", "missing", "no_result")})
+            row.update({"with_result": g.coverage.get("with_result"), "counted": g.coverage.get("counted")})
+            row.update({f"{f}_marks": symbols(g.marks.get(f, [])) for f in [*self.families, "macro"]})
+            row["mark_notes"] = "; ".join(g.mark_notes)
+            usage = judge_total(g)
+            row.update({"judge_calls": usage["calls"], "judge_prompt_tokens": usage["prompt_tokens"],
+                        "judge_completion_tokens": usage["completion_tokens"], "judge_cost_usd": usage["cost_usd"]})
             rows.append(row)
-        cols = ["rank", "harness", "model", "runs"]
-        cols += [c for f in self.families for c in (f, f"{f}_lo", f"{f}_hi")]
-        cols += ["macro", "macro_lo", "macro_hi", "micro", "micro_lo", "micro_hi",
-                 "error", "malformed", "missing", "no_result"]
+        cols = ["rank", "harness", "model", "runs", "with_result", "counted"]
+        cols += [c for f in self.families for c in (f, f"{f}_lo", f"{f}_hi", f"{f}_marks")]
+        cols += ["macro", "macro_lo", "macro_hi", "macro_marks", "micro", "micro_lo", "micro_hi",
+                 "error", "malformed", "missing", "no_result", "mark_notes",
+                 "judge_calls", "judge_prompt_tokens", "judge_completion_tokens", "judge_cost_usd"]
         return pd.DataFrame(rows, columns=cols)
 
     def _display_rows(self) -> tuple[list[str], list[list[str]]]:
-        headers = ["#", "harness", "model", "runs", *self.families, "macro", "micro", "errors"]
+        headers = ["#", "harness", "model", "runs", "coverage", *self.families, "macro", "micro", "judge", "errors"]
         rows = []
         for rank, g in enumerate(self.groups, 1):
-            cells = [f"{fmt(g.families[f].mean)} {fmt_ci(g.families[f].ci_low, g.families[f].ci_high)}".strip()
-                     if f in g.families else "-" for f in self.families]
-            rows.append([str(rank), g.harness, g.model, str(len(g.runs)), *cells,
-                         f"{fmt(g.macro)} {fmt_ci(*g.macro_ci)}".strip(), f"{fmt(g.micro)} {fmt_ci(*g.micro_ci)}".strip(),
-                         str(g.n_errors or "")])
+            cells = [joined(fmt(g.families[f].mean), fmt_ci(g.families[f].ci_low, g.families[f].ci_high),
+                            symbols(g.marks.get(f, []))) if f in g.families else "-" for f in self.families]
+            row_mark = symbols(g.marks.get("macro", []))
+            rows.append([str(rank), g.harness, g.model, str(len(g.runs)), coverage_text(g), *cells,
+                         joined(fmt(g.macro), fmt_ci(*g.macro_ci), row_mark),
+                         joined(fmt(g.micro), fmt_ci(*g.micro_ci), row_mark),
+                         judge_text(judge_total(g)), str(g.n_errors or "")])
         return headers, rows
 
+    def _footer(self) -> list[str]:
+        out = [f"Not comparable: {g.harness}/{g.model}: {n}" for g in self.groups for n in g.mark_notes]
+        out += [f"Not shown (no results): {s}" for s in self.skipped]
+        return out + [f"Warning: {n}" for n in self.notes]
+
     def to_markdown(self) -> str:
-        """Markdown table followed by its caption."""
+        """Markdown table followed by its caption and the notes on marked cells and skipped runs."""
         headers, rows = self._display_rows()
-        return md_table(headers, rows, "rlll" + "r" * (len(self.families) + 3)) + f"\n\n{self.caption}\n"
+        foot = "".join(f"\n- {line}" for line in self._footer())
+        return (md_table(headers, rows, "rllll" + "r" * (len(self.families) + 4)) + f"\n\n{self.caption}\n"
+                + (foot + "\n" if foot else ""))
+
+    def to_json(self) -> str:
+        """JSON: the caption, legend, every row (numbers, marks, coverage, judge usage), skipped runs, notes."""
+        doc = {"caption": self.caption, "legend": legend(self.groups), "families": self.families,
+               "universe": {"basis": self.universe.basis, "label": self.universe.label,
+                            "tasks": {k: list(v) for k, v in self.universe.tasks.items()}},
+               "bootstrap": {"resamples": self.resamples, "seed": self.seed, "level": self.level},
+               "rows": [{"rank": i, **asdict(g), "judge_total": judge_total(g)} for i, g in enumerate(self.groups, 1)],
+               "skipped": self.skipped, "notes": self.notes}
+        return json.dumps(doc, indent=2, default=str) + "\n"
 
     def to_csv(self) -> str:
-        """CSV of `frame()` (full precision)."""
+        """CSV of `frame()` (full precision; coverage, marks and their reasons are columns)."""
         return self.frame().to_csv(index=False)
 
     def to_latex(self) -> str:
         """A booktabs `table` environment; needs `\\usepackage{booktabs}`."""
         headers, rows = self._display_rows()
-        spec = "rlll" + "r" * (len(self.families) + 3)
+        spec = "rllll" + "r" * (len(self.families) + 4)
         lines = ["\\begin{table}[t]", "\\centering", "\\small", f"\\begin{{tabular}}{{{spec}}}", "\\toprule",
                  " & ".join(latex_escape(h) for h in headers) + " \\\\", "\\midrule"]
         lines += [" & ".join(latex_escape(c) for c in row) + " \\\\" for row in rows]
         lines += ["\\bottomrule", "\\end{tabular}", f"\\caption{{{latex_escape(self.caption)}}}",
                   "\\label{tab:agenticvbench-leaderboard}", "\\end{table}"]
+        lines += [f"% {latex_escape(line)}" for line in self._footer()]
         return "\n".join(lines) + "\n"
 
     def to_html(self) -> str:
@@ -115,11 +157,13 @@ class Leaderboard:
                 "td,th{border:1px solid #ddd;padding:.3em .6em}td{text-align:right}th{background:#f3f3f3}"
                 "caption{caption-side:bottom;text-align:left;color:#555;font-size:.85em;max-width:60em}</style>"
                 f"</head><body><h1>AgenticVBench leaderboard</h1><table><caption>{escape(self.caption)}</caption>"
-                f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></body></html>\n")
+                f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+                + "".join(f"<p>{escape(line)}</p>" for line in self._footer()) + "</body></html>\n")
 
     def render(self, fmt_name: str) -> str:
         """Render in one of `FORMATS`."""
-        renderers = {"md": self.to_markdown, "csv": self.to_csv, "latex": self.to_latex, "html": self.to_html}
+        renderers = {"md": self.to_markdown, "csv": self.to_csv, "latex": self.to_latex, "html": self.to_html,
+                     "json": self.to_json}
         if fmt_name not in renderers:
             raise ValueError(f"unknown format {fmt_name!r}; expected one of {', '.join(FORMATS)}")
         return renderers[fmt_name]()
@@ -136,14 +180,19 @@ def latex_escape(text: str) -> str:
 
 def build_leaderboard(results: list[Result], *, tasks: Any = None, full_benchmark: bool = False,
                       dataset_label: str = "", resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED,
-                      level: float = DEFAULT_LEVEL) -> Leaderboard:
-    """Rank every (harness, model) in `results` (task universe as in `aggregate.task_universe`)."""
+                      level: float = DEFAULT_LEVEL, skipped: list[str] | None = None) -> Leaderboard:
+    """Rank every (harness, model) in `results` (task universe as in `aggregate.task_universe`); `skipped`
+    names runs given without results."""
     universe = task_universe(results, tasks=tasks, full_benchmark=full_benchmark, source=dataset_label)
     kept, _ = split_by_universe(results, universe)
     groups = headlines(kept, universe, resamples=resamples, seed=seed, level=level) if kept else []
-    return Leaderboard(groups, universe, resamples, seed, level)
+    annotate(groups, kept)
+    notes = duplicate_identities((r.harness, r.model, r.rep, r.path) for g in groups for r in g.runs)
+    return Leaderboard(groups, universe, resamples, seed, level, list(skipped or []), notes)
 
 
 def leaderboard_from_runs(paths: list[str | Path], **kwargs: Any) -> Leaderboard:
-    """`build_leaderboard` over the results found in run directories / results folders."""
-    return build_leaderboard(load_comparison(paths), **kwargs)
+    """`build_leaderboard` over the results found in run directories / results folders; runs without results
+    are named in `Leaderboard.skipped` (a path that does not exist raises)."""
+    results, skipped = load_available(paths)
+    return build_leaderboard(results, skipped=skipped, **kwargs)

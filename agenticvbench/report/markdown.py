@@ -10,6 +10,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from agenticvbench.report.aggregate import NO_RESULT, GroupHeadline
+from agenticvbench.report.comparability import coverage_text, joined, judge_text, judge_total, legend, symbols
+from agenticvbench.report.explain_section import explain_markdown, where
 from agenticvbench.report.summary import Report, human_references, published_comparison
 
 STATUS_LABEL = {"scored": "scored", "missing": "missing", "malformed": "malformed", "error": "ERROR",
@@ -45,15 +47,19 @@ def md_table(headers: Sequence[str], rows: Sequence[Sequence[Any]], align: str =
 
 
 def headline_table(groups: list[GroupHeadline], families: list[str]) -> str:
-    """Headline table: one row per (harness, model), each family and macro/micro with its 95 % CI."""
-    headers = ["harness", "model", "runs", *families, "macro", "micro", "errors"]
+    """Headline table: one row per (harness, model): coverage, each family and macro/micro with its 95 % CI and
+    the marks of cells that are not comparable, judge usage and errors."""
+    headers = ["harness", "model", "runs", "coverage", *families, "macro", "micro", "judge", "errors"]
     rows = []
     for g in groups:
-        fam_cells = [fmt_score_ci(g.families[f].mean, g.families[f].ci_low, g.families[f].ci_high)
-                     if f in g.families else "-" for f in families]
-        rows.append([g.harness, g.model, len(g.runs), *fam_cells, fmt_score_ci(g.macro, *g.macro_ci),
-                     fmt_score_ci(g.micro, *g.micro_ci), g.n_errors or ""])
-    return md_table(headers, rows, "lll" + "r" * (len(families) + 3))
+        fam_cells = [joined(fmt_score_ci(g.families[f].mean, g.families[f].ci_low, g.families[f].ci_high),
+                            symbols(g.marks.get(f, []))) if f in g.families else "-" for f in families]
+        row_mark = symbols(g.marks.get("macro", []))
+        rows.append([g.harness, g.model, len(g.runs), coverage_text(g), *fam_cells,
+                     joined(fmt_score_ci(g.macro, *g.macro_ci), row_mark),
+                     joined(fmt_score_ci(g.micro, *g.micro_ci), row_mark), judge_text(judge_total(g)),
+                     g.n_errors or ""])
+    return md_table(headers, rows, "llll" + "r" * (len(families) + 4))
 
 
 def aggregation_notes(report: Report) -> list[str]:
@@ -67,11 +73,23 @@ def aggregation_notes(report: Report) -> list[str]:
     if report.groups:
         notes += [report.groups[0].macro_label.split("(")[0].strip() + " (each family weighs the same).",
                   "micro: mean over all run x task cells (each task weighs the same)."]
+    notes.append("coverage: run x task cells with a result / cells counted.")
+    notes += legend(report.groups)
+    notes += [f"Not comparable: {g.harness}/{g.model}: {n}" for g in report.groups for n in g.mark_notes]
     refs = human_references(report.published)
     if refs:
         notes.append("Published human reference (AgenticVBench paper, arXiv:2605.27705): "
-                     + ", ".join(f"{f} {v:.2f}" for f, v in refs.items()) + ".")
+                     + ", ".join(f"{f} {v:.2f}" for f, v in refs.items())
+                     + "; a marked cell is not comparable with it.")
     return notes
+
+
+def marked(report: Report, harness: str, model: str, family: str) -> str:
+    """The mark symbols of one (harness, model) x family cell of the report ('' when comparable)."""
+    for g in report.groups:
+        if (g.harness, g.model) == (harness, model):
+            return symbols(g.marks.get(family, []))
+    return ""
 
 
 def _per_task(report: Report, family: str) -> str:
@@ -102,8 +120,9 @@ def render_markdown(report: Report, *, per_task: bool = True, max_problems: int 
     if comp:
         out += ["### Compared with published numbers", "", md_table(
             ["harness", "model", "family", "published", "ours", "difference", "source"],
-            [[c["harness"], c["model"], c["family"], fmt(c["published"]), fmt(c["ours"]), f"{c['difference']:+.4f}",
-              c["source"]] for c in comp], "lllrrrl"), ""]
+            [[c["harness"], c["model"], c["family"], fmt(c["published"]),
+              joined(fmt(c["ours"]), marked(report, c["harness"], c["model"], c["family"])),
+              f"{c['difference']:+.4f}", c["source"]] for c in comp], "lllrrrl"), ""]
     out += ["## Status counts (run x task cells)", "", md_table(
         ["family", *[STATUS_LABEL[s] for s in next(iter(report.status_counts.values()), {})]],
         [[f, *c.values()] for f, c in report.status_counts.items()], "l" + "r" * 5), ""]
@@ -121,9 +140,13 @@ def render_markdown(report: Report, *, per_task: bool = True, max_problems: int 
         out += ["## Per-task headline scores", ""]
         for f in fams:
             out += [f"### {f}", "", _per_task(report, f), ""]
+    if per_task:
+        out += explain_markdown(report)
     if report.warnings:
         out += ["## Warnings (scores kept as the official scorer computes them)", ""]
-        out += [f"- ({n}x) {w}" for w, n in report.warnings] + [""]
+        out += [f"- ({n}x) {w} [{where(report, w)}]" for w, n in report.warnings] + [""]
+    if report.notes:
+        out += ["## Notes", ""] + [f"- {n}" for n in report.notes] + [""]
     if report.ignored:
         out += ["## Results outside the task universe (not counted)", ""] + [f"- {m}" for m in report.ignored] + [""]
     out += ["## Provenance", ""] + provenance_lines(report) + [""]
@@ -149,4 +172,9 @@ def provenance_lines(report: Report) -> list[str]:
     if p["libraries"]:
         lines.append("- libraries: " + ", ".join(f"{k} {'/'.join(map(str, v))}" for k, v in p["libraries"].items()))
     lines.append("- runs: " + "; ".join(f"{r.short} = {r.path}" for r in report.runs))
+    labels = report.run_labels()
+    usage = [f"{labels.get(path, path)}: {judge_text(u)}" for g in report.groups
+             for path, u in (g.judge or {}).items() if judge_text(u)]
+    if usage:
+        lines.append("- judge usage per run (recap): " + "; ".join(usage))
     return lines

@@ -12,9 +12,11 @@ from typing import Any
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.patches import Patch
 from matplotlib.ticker import MaxNLocator
 
 from agenticvbench.report.aggregate import NO_RESULT, GroupHeadline, RunRef, run_ref
+from agenticvbench.report.comparability import legend, symbols
 from agenticvbench.report.explain import orders
 from agenticvbench.results import Result
 
@@ -38,6 +40,7 @@ def family_bars(groups: Sequence[GroupHeadline], families: Sequence[str],
     cols = [*families, "macro", "micro"]
     x = np.arange(len(cols))
     width = 0.8 / max(1, len(groups))
+    handles: list[Patch] = []  # plain swatches: a hatched first bar must not make the whole group look marked
     for k, g in enumerate(groups):
         vals, lo, hi = [], [], []
         for c in cols:
@@ -49,7 +52,16 @@ def family_bars(groups: Sequence[GroupHeadline], families: Sequence[str],
             vals.append(m)
             lo.append(0.0 if a is None else max(0.0, m - a))
             hi.append(0.0 if b is None else max(0.0, b - m))
-        ax.bar(x - 0.4 + width * (k + 0.5), vals, width, yerr=[lo, hi], capsize=3, label=f"{g.harness}/{g.model}")
+        pos = x - 0.4 + width * (k + 0.5)
+        marks = [symbols((g.marks or {}).get(c, [])) for c in cols]
+        bars = ax.bar(pos, vals, width, yerr=[lo, hi], capsize=3)
+        handles.append(Patch(facecolor=bars.patches[0].get_facecolor(), label=f"{g.harness}/{g.model}"))
+        for bar, mark, v in zip(bars, marks, vals, strict=True):
+            if mark:  # not comparable: hatched and labelled, never a plain bar beside the human reference
+                bar.set_hatch("//")
+                bar.set_alpha(0.6)
+                ax.text(bar.get_x() + bar.get_width() / 2, min(1.0, (0 if np.isnan(v) else v)) + 0.03, mark,
+                        ha="center", fontsize=9, color="#b00000")
     for i, c in enumerate(cols):
         ref = (human_reference or {}).get(c)
         if ref is not None:
@@ -59,8 +71,11 @@ def family_bars(groups: Sequence[GroupHeadline], families: Sequence[str],
     ax.set_xticks(x, cols)
     ax.set_ylim(0, 1.08)
     ax.set_ylabel("headline (mean over runs x tasks)")
-    ax.set_title("Headline per family (whiskers: 95% bootstrap CI; dashed: published human reference)", fontsize=9)
-    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    used = legend(groups)
+    ax.set_title("Headline per family (whiskers: 95% bootstrap CI; dashed: published human reference)"
+                 + ("\nhatched = not comparable: " + "; ".join(u.split(":")[0] for u in used) if used else ""),
+                 fontsize=9)
+    ax.legend(handles=handles, fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     return to_png(fig)
 
 

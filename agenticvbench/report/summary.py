@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from agenticvbench.errors import SubmissionError
+from agenticvbench.identity import duplicate_identities
 from agenticvbench.report.aggregate import (
     CELL_STATUSES,
     DEFAULT_LEVEL,
@@ -29,6 +30,7 @@ from agenticvbench.report.aggregate import (
     split_by_universe,
     task_universe,
 )
+from agenticvbench.report.comparability import annotate, judge_identity
 from agenticvbench.results import Result, iter_results, results_dir_for
 from agenticvbench.version import __version__
 
@@ -45,16 +47,28 @@ def load_comparison(paths: list[str | Path] | str | Path) -> list[Result]:
     A (run, task) seen twice (the same folder given twice) is kept once. Raises `SubmissionError` when a
     path does not exist or holds no result at all, so a typo is not reported as an all-zero run.
     """
+    results, skipped = load_available(paths)
+    if skipped:
+        raise SubmissionError(skipped[0])
+    return results
+
+
+def load_available(paths: list[str | Path] | str | Path) -> tuple[list[Result], list[str]]:
+    """Like `load_comparison`, but a path without results is named in the second list instead of raising
+    (a leaderboard over a mix of verified and unverified runs shows what it can). A path that does not exist
+    still raises `SubmissionError`; so does a list where no path has results."""
     if isinstance(paths, (str, Path)):
         paths = [paths]
     seen: dict[tuple[str, int], Result] = {}
+    skipped: list[str] = []
     for p in paths:
         folder = results_dir_for(p)
         if not Path(p).exists():
             raise SubmissionError(f"{p}: no such run directory or results folder")
         found = iter_results(p)
         if not found:
-            raise SubmissionError(f"{p}: no results found (looked in {folder}); run `avb verify` first")
+            skipped.append(f"{p}: no results found (looked in {folder}); run `avb verify {p}` first")
+            continue
         where = str(Path(p).resolve())
         for r in found:
             # A run is the folder its results were read from: a copied run directory (whose files still
@@ -62,7 +76,10 @@ def load_comparison(paths: list[str | Path] | str | Path) -> list[Result]:
             if r.run.get("path") != where:
                 r.run = {**r.run, "recorded_path": r.run.get("path"), "path": where}
             seen[(where, int(r.task_id))] = r
-    return list(seen.values())
+    if not seen and skipped:
+        raise SubmissionError(skipped[0] if len(skipped) == 1 else
+                              f"none of the {len(skipped)} paths has results; run `avb verify` first")
+    return list(seen.values()), skipped
 
 
 @dataclass
@@ -94,6 +111,8 @@ class Report:
     level: float
     published: dict[str, Any] = field(default_factory=dict)
     package_version: str = __version__
+    notes: list[str] = field(default_factory=list)  # duplicate run identities, runs without results
+    warning_sites: dict[str, list[str]] = field(default_factory=dict)  # warning -> ["<run> task <id>", ...]
 
     @property
     def n_errors(self) -> int:
@@ -146,7 +165,9 @@ class Report:
             "runs": [asdict(r) for r in self.runs],
             "status_counts": self.status_counts,
             "problems": [asdict(p) for p in self.problems],
-            "warnings": [{"warning": w, "count": n} for w, n in self.warnings],
+            "warnings": [{"warning": w, "count": n, "where": self.warning_sites.get(w, [])}
+                         for w, n in self.warnings],
+            "notes": self.notes,
             "provenance": self.provenance,
             "ignored": self.ignored,
             "tasks": self.task_rows(),
@@ -180,24 +201,15 @@ def _provenance(results: list[Result]) -> dict[str, Any]:
         "verifier_versions": {f: v for f, v in verifiers.items()},
         "datasets": distinct([p.get("dataset") for p in prov]),
         "libraries": dict(sorted(libraries.items())),
-        "judges": distinct([_judge(p) for p in prov]),
+        "judges": distinct([judge_identity(p) for p in prov]),
     }
-
-
-def _judge(prov: dict[str, Any]) -> dict[str, Any] | None:
-    """The judge identity of a result: a `judge` block, or the recap verifier's flat `judge_*` keys."""
-    if isinstance(prov.get("judge"), dict):
-        return prov["judge"]
-    if "judge_mode" not in prov and "judge_model" not in prov:
-        return None
-    return {"mode": prov.get("judge_mode"), "model": prov.get("judge_model"),
-            "prompt_hash": prov.get("prompt_hash"), "prompt_template_version": prov.get("prompt_template_version")}
 
 
 def build_report(results: list[Result], *, tasks: Any = None, full_benchmark: bool = False,
                  dataset_label: str = "", resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED,
-                 level: float = DEFAULT_LEVEL) -> Report:
-    """Aggregate `results` into a `Report`. `tasks`/`full_benchmark` choose the task universe (see aggregate)."""
+                 level: float = DEFAULT_LEVEL, notes: list[str] | None = None) -> Report:
+    """Aggregate `results` into a `Report`. `tasks`/`full_benchmark` choose the task universe (see aggregate);
+    `notes` (e.g. runs without results) are shown with the report's own (duplicate run identities)."""
     universe = task_universe(results, tasks=tasks, full_benchmark=full_benchmark, source=dataset_label)
     kept, outside = split_by_universe(results, universe)
     ignored = [f"{run_ref(r).short}: task {r.task_id} ({r.family}) is not in the task universe; ignored"
@@ -216,6 +228,12 @@ def build_report(results: list[Result], *, tasks: Any = None, full_benchmark: bo
     report.problems = sorted(problems, key=lambda p: (_PROBLEM_ORDER.index(p.status), p.task_id, p.run))
     warns = Counter(w for r in kept for w in r.warnings)
     report.warnings = sorted(warns.items(), key=lambda kv: (-kv[1], kv[0]))
+    labels = report.run_labels()
+    for r in sorted(kept, key=lambda r: (run_ref(r).path, int(r.task_id))):
+        for w in dict.fromkeys(r.warnings):
+            report.warning_sites.setdefault(w, []).append(f"{labels[run_ref(r).path]} task {r.task_id}")
+    annotate(groups, kept)
+    report.notes = [*(notes or []), *duplicate_identities((x.harness, x.model, x.rep, x.path) for x in runs)]
     return report
 
 

@@ -54,7 +54,12 @@ def test_tasks_table_and_json(mirror, capsys):
 
 
 def test_tasks_show_prints_parsed_rubric(mirror, capsys):
+    """`tasks show` hides the answer by default and prints the parsed rubric with --with-answers."""
     assert main(["tasks", "show", "37", "--dataset", str(mirror)]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert "correct_order" not in data["rubric"] and data["hidden"] == ["correct_order"]
+    assert data["rubric"] == {"n_slots": 2}
+    assert main(["tasks", "show", "37", "--dataset", str(mirror), "--with-answers"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["rubric"]["correct_order"] == ["2", "1"]
 
@@ -73,7 +78,7 @@ def test_missing_dataset_path_is_input_error(tmp_path, capsys):
 def test_download_extracts_zip_materials(mirror, tmp_path, capsys):
     rc = main(["download", "--dataset", str(mirror), "--task", "37", "--cache-dir", str(tmp_path / "c"), "--json"])
     assert rc == 0
-    files = json.loads(capsys.readouterr().out)["37"]
+    files = json.loads(capsys.readouterr().out)["37"]["materials"]
     assert sorted(p.rsplit("/", 1)[1] for p in files) == ["1.mp4", "2.mp4"]
 
 

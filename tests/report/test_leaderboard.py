@@ -44,7 +44,7 @@ def test_formats(board_runs) -> None:
     """Markdown, CSV, LaTeX and HTML all carry the numbers; the caption states the rules."""
     board = leaderboard_from_runs(board_runs, resamples=50)
     md = board.to_markdown()
-    assert "| 1 | codex_cli | gpt_5 | 2 | 0.7500 [" in md and "macro = unweighted mean of the 3 family means" in md
+    assert "| 1 | codex_cli | gpt_5 | 2 | 6/6 | 0.7500 [" in md and "macro = unweighted mean of the 3 family means" in md
     rows = list(csv.DictReader(io.StringIO(board.to_csv())))
     assert rows[0]["harness"] == "codex_cli" and float(rows[0]["recap"]) == pytest.approx(0.75)
     tex = board.to_latex()

@@ -81,7 +81,7 @@ def test_leaderboard_notebook_runs_on_demo(executed, scored_demo) -> None:
     nb = executed["leaderboard.ipynb"]
     text = _text(nb)
     assert "all checks passed" in text
-    assert "| 1 | demo | perfect | 1 | 1.0000 [1.00, 1.00] | 1.0000 [1.00, 1.00] |" in text
+    assert "| 1 | demo | perfect | 1 | 4/4 | 1.0000 [1.00, 1.00] | 1.0000 [1.00, 1.00] |" in text
     assert "-> 0.3810 (published 0.3810)" in text
     assert "reused)" in text and "(only sequencing, assembly)" in text
     assert _images(nb) == 2

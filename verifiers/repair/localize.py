@@ -299,6 +299,33 @@ def _warnings(rep: ParsedReport, slots: list[Slot], multi: bool) -> list[str]:
     return out
 
 
+# A line that names a time window under a key the grammar does not know (`- window: 4.0-5.5`, `- time range:`).
+_LOOSE_WINDOW_RE = re.compile(
+    r"^[\s>*+\-]*[*_`]*(?:defect[\s_-]*|fault[\s_-]*|time[\s_-]*)?(window|range|interval|span|segment|"
+    r"time[\s_-]*range|timestamps?|times?|timecode|location|region)[*_`\s]*[:=]\s*(.*\d.*)$", re.IGNORECASE)
+_RANGE_RE = re.compile(r"([0-9:.]+)\s*(?:s\b|sec\w*)?\s*(?:-|–|—|to|\.\.)\s*([0-9:.]+)")
+
+
+def loose_window_warnings(text: str, rep: ParsedReport) -> list[str]:
+    """Warnings for lines that look like a window but use a key the official grammar ignores, quoting the line
+    and the accepted form (`- start: <time>` / `- end: <time>`); the score is unchanged (the lines stay ignored)."""
+    seen = {n for n, _ in rep.near_misses}
+    out: list[str] = []
+    for n, line in enumerate(text.split("\n"), start=1):
+        if n in seen or _FIELD_RE.match(line) or _NUMBERED_RE.match(line):
+            continue
+        m = _LOOSE_WINDOW_RE.match(line)
+        if not m:
+            continue
+        r = _RANGE_RE.search(m.group(2))
+        form = f"`- start: {r.group(1)}` and `- end: {r.group(2)}`" if r else "`- start: <time>` and `- end: <time>`"
+        out.append(f"D-R9: report.md line {n}: {line.strip()[:80]!r} looks like a time window, but the official "
+                   f"grammar ignores this key; write it as {form} (seconds, M:SS or H:MM:SS)")
+        if len(out) >= MAX_NEAR_MISS_WARNINGS:
+            break
+    return out
+
+
 def score_localization(text: str, spec: CellSpec) -> LocalizationResult:
     """Score a report's text against the cell's truth regions (single- or multi-region rules by variant)."""
     if spec.localization_error:
@@ -306,7 +333,7 @@ def score_localization(text: str, spec: CellSpec) -> LocalizationResult:
     rep = parse_report(text)
     slots, rule = predicted_slots(rep, spec.multi_region)
     preds = [(i, w) for i, w in ((i, s.window) for i, s in enumerate(slots)) if w is not None]
-    warnings = _warnings(rep, slots, spec.multi_region)
+    warnings = _warnings(rep, slots, spec.multi_region) + loose_window_warnings(text, rep)
     parse = {"rule": rule, "slots": [{"label": s.label, "window": s.window, "problem": s.problem(),
                                       "lines": [fv.line for fv in (s.start, s.end) if fv]} for s in slots]}
     regions = spec.regions

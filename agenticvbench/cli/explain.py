@@ -1,0 +1,45 @@
+"""`avb explain RUN TASK_ID [--json]`: why one task of a scored run got its score.
+
+Shows the status, the headline and how it was computed, what lost points (per family), the warnings and any
+integrity flags, read from `RUN/avb-results/<TASK_ID>.json`. Exit 3 when the run has no result for the task.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from agenticvbench.cli.common import print_json
+from agenticvbench.errors import SubmissionError
+
+
+def _explain(args: argparse.Namespace) -> int:
+    from agenticvbench.report.explain import explain_result
+    from agenticvbench.results import read_result, result_path, results_dir_for
+
+    run = Path(args.run)
+    if not run.is_dir():
+        raise SubmissionError(f"{run}: no such run directory or results folder")
+    path = result_path(results_dir_for(run), args.task_id)
+    result = read_result(path) if path.is_file() else None
+    if result is None:
+        why = "is not a readable result file" if path.exists() else "does not exist"
+        raise SubmissionError(f"{path} {why}; score the task first: avb verify {run} --tasks {args.task_id}")
+    if not result.run.get("path"):
+        result.run = {**result.run, "path": str(run.resolve())}
+    exp = explain_result(result)
+    if args.json:
+        print_json(exp.to_dict())
+    else:
+        print(exp.to_text())
+    return 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add `explain`."""
+    p = sub.add_parser("explain", help="why one task of a scored run got its score",
+                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("run", metavar="RUN_DIR", help="run directory (or its avb-results folder)")
+    p.add_argument("task_id", type=int, metavar="TASK_ID")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(func=_explain)
