@@ -77,7 +77,7 @@ def task_id_of(result: dict[str, Any], trial_name: str) -> int | None:
 def _reward(result: dict[str, Any]) -> float | None:
     rewards = result.get("verifier_result")
     rewards = rewards.get("rewards") if isinstance(rewards, dict) else None
-    value = rewards.get("reward") if isinstance(rewards, dict) else None
+    value: Any = rewards.get("reward") if isinstance(rewards, dict) else None
     ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
     return float(value) if ok else None
 

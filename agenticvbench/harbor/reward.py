@@ -34,7 +34,7 @@ def reward_from_result(family: str, result: dict[str, Any]) -> dict[str, float]:
     """The flat reward mapping for one task's result; a missing or non-finite headline counts 0."""
     if family not in HEADLINE:
         raise ValueError(f"unknown family {family!r}")
-    headline = result.get(HEADLINE[family])
+    headline: Any = result.get(HEADLINE[family])
     out: dict[str, float] = {"reward": float(headline) if _finite(headline) else 0.0}
     for key, value in sorted(result.items()):
         if key.endswith("_score") and _finite(value):
