@@ -96,3 +96,19 @@ def test_frame_area_over_4096_squared_is_malformed(hostile, score, tmp_path):
     r = by_id(score(run.root, [67]))[67]
     assert 4112 * 4112 > MAX_FRAME_PIXELS
     assert r.status == "malformed" and "4112x4112" in r.reason and "not decoded" in r.reason
+
+
+def test_media_cap_setting_is_validated(monkeypatch):
+    """A garbage $AVB_MAX_MEDIA_MB is a one-line configuration error, not a silent default or a traceback."""
+    import pytest
+
+    from agenticvbench.errors import ConfigError
+    from agenticvbench.submission import DEFAULT_MEDIA_MAX_BYTES, MB, media_max_bytes
+
+    monkeypatch.delenv("AVB_MAX_MEDIA_MB", raising=False)
+    assert media_max_bytes() == DEFAULT_MEDIA_MAX_BYTES == 4096 * MB
+    monkeypatch.setenv("AVB_MAX_MEDIA_MB", "8192")
+    assert media_max_bytes() == 8192 * MB
+    monkeypatch.setenv("AVB_MAX_MEDIA_MB", "lots")
+    with pytest.raises(ConfigError, match="AVB_MAX_MEDIA_MB"):
+        media_max_bytes()
