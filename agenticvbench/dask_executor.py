@@ -24,8 +24,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from agenticvbench.errors import ConfigError
-from agenticvbench.executors import lost_result
-from agenticvbench.results import Result
+from agenticvbench.results import Result, lost_result
 
 
 class DaskExecutor:

@@ -17,20 +17,10 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Protocol, TypeVar
 
 from agenticvbench.errors import ConfigError
-from agenticvbench.results import Result
+from agenticvbench.results import Result, lost_result
 
 J = TypeVar("J")
 R = TypeVar("R")
-
-
-def lost_result(job: Any, exc: BaseException) -> Result:
-    """An `error` result for a job that failed outside `score_job` (worker killed, lost, unpicklable, ...).
-
-    It is not written to disk, so the next run retries the task."""
-    task = getattr(job, "task", None)
-    return Result(task_id=int(getattr(task, "task_id", -1)), family=str(getattr(task, "family", "")),
-                  status="error", reason=f"worker failed: {type(exc).__name__}: {exc}",
-                  run=dict(getattr(job, "run_info", {}) or {}))
 
 
 class Executor(Protocol):

@@ -27,8 +27,12 @@ _SNAPSHOT_RE = re.compile(r"[/\\]snapshots[/\\](?P<sha>[0-9a-f]{40})[/\\]")
 
 
 def default_cache_dir() -> Path:
-    """The package's own cache (extracted zips, feature caches, judge cache): `$AVB_CACHE` or ~/.cache/agenticvbench."""
-    return Path(os.environ.get("AVB_CACHE") or Path.home() / ".cache" / "agenticvbench")
+    """The package's own cache (extracted zips, feature caches, judge cache): `$AVB_CACHE`, else the platform's user
+    cache folder (`platformdirs`: `$XDG_CACHE_HOME/agenticvbench`, by default ~/.cache/agenticvbench, on Linux).
+    Hugging Face files are not kept here: they stay in the Hub cache (`HF_HOME` / `HF_HUB_CACHE`)."""
+    from platformdirs import user_cache_dir
+
+    return Path(os.environ.get("AVB_CACHE") or user_cache_dir("agenticvbench", appauthor=False))
 
 
 def _offline() -> bool:

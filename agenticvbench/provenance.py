@@ -11,7 +11,7 @@ from agenticvbench.version import __version__
 
 _LIBRARIES = (
     "numpy", "scipy", "av", "imageio-ffmpeg", "scikit-image", "opencv-python-headless", "librosa",
-    "scenedetect", "rapidocr-onnxruntime", "datasets", "huggingface_hub", "pyarrow", "openai",
+    "scenedetect", "scenedetect-headless", "rapidocr-onnxruntime", "datasets", "huggingface_hub", "pyarrow", "openai",
 )
 
 

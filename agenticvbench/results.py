@@ -281,3 +281,13 @@ def load_results(paths: list[str | Path] | str | Path) -> pd.DataFrame:
     cols = ["run", "harness", "model", "rep", "task_id", "family", "status", "final_score",
             "adjusted_final_score", "headline_score", "reason", "n_warnings", "seconds"]
     return pd.DataFrame(rows, columns=cols)
+
+
+def lost_result(job: Any, exc: BaseException) -> Result:
+    """An `error` result for a job that failed outside `score_job` (worker killed, lost, unpicklable, ...).
+
+    It is not written to disk, so the next run retries the task."""
+    task = getattr(job, "task", None)
+    return Result(task_id=int(getattr(task, "task_id", -1)), family=str(getattr(task, "family", "")),
+                  status="error", reason=f"worker failed: {type(exc).__name__}: {exc}",
+                  run=dict(getattr(job, "run_info", {}) or {}))

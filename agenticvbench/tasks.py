@@ -11,13 +11,26 @@ import math
 import operator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 from agenticvbench.errors import TaskError
 from agenticvbench.fsutil import JSON_MAX_DEPTH, json_depth
 
-if TYPE_CHECKING:  # pragma: no cover
-    from agenticvbench.loader import DatasetSource
+
+class TaskSource(Protocol):
+    """Where a task's media come from (implemented by `agenticvbench.loader.DatasetSource`)."""
+
+    def fetch_materials(self, task: Task, *, progress: bool = False) -> list[Path]:
+        """The agent-visible inputs of `task`."""
+        ...
+
+    def fetch_verifier_references(self, task: Task, *, progress: bool = False) -> list[Path]:
+        """The verifier-only references of `task`."""
+        ...
+
+    def provenance(self) -> dict[str, Any]:
+        """Dataset identity for result provenance."""
+        ...
 
 FAMILIES: tuple[str, ...] = ("recap", "sequencing", "repair", "assembly")
 FAMILY_ID_RANGES: dict[str, range] = {
@@ -40,7 +53,7 @@ class Task:
     reference_file_urls: list[str]
     verifier_reference_urls: list[str] | None
     rubric_json: str
-    source: DatasetSource | None = field(default=None, repr=False, compare=False)
+    source: TaskSource | None = field(default=None, repr=False, compare=False)
 
     def materials(self, *, progress: bool = False) -> list[Path]:
         """Fetch (cached) and return the agent's input files; zips are extracted safely into a folder."""
@@ -50,7 +63,7 @@ class Task:
         """Fetch the verifier-only references (repair sources). Never give these to an agent."""
         return self._require_source().fetch_verifier_references(self, progress=progress)
 
-    def _require_source(self) -> DatasetSource:
+    def _require_source(self) -> TaskSource:
         if self.source is None:
             raise TaskError(self.task_id, "source", "task was not loaded from a dataset; cannot fetch media")
         return self.source
@@ -234,7 +247,7 @@ def _str_list(task_id: int, value: Any, name: str, *, nullable: bool) -> list[st
     return list(value)
 
 
-def task_from_row(row: dict[str, Any], source: DatasetSource | None = None) -> Task:
+def task_from_row(row: dict[str, Any], source: TaskSource | None = None) -> Task:
     """Build the typed task for one dataset row, validating every column and the family's `rubric_json`."""
     raw_id: Any = row.get("task_id")
     if isinstance(raw_id, bool) or not isinstance(raw_id, int) and not hasattr(raw_id, "__index__"):

@@ -1,4 +1,4 @@
-"""Time `load_tasks` over a 100-row local mirror (spec §7: loading the task table from a mirror in < 1 s).
+"""Time `load_tasks` over a 100-row local mirror (loading the task table from a mirror in < 1 s).
 
 The mirror holds only the parquet (no media: loading the table never touches them). Rows are real-shaped:
 36 recap rows with 28-item rubrics, 28 sequencing rows of 13 clips, 18 repair rows naming real cells (so each

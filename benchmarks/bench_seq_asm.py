@@ -3,7 +3,7 @@
 Builds a run directory of manifests in a temp dir (a mix of perfect, shuffled, near-miss-id and wrong-count
 answers), then times only the `verify()` calls over all 46 tasks: the median of several repetitions.
 Then times the same run through the engine (`verify_run`: input hashing, resume check, atomic result files),
-serially and from a warm resume. Target (spec README §7): well under a second.
+serially and from a warm resume. Target: well under a second.
 Usage: `python benchmarks/bench_seq_asm.py [--reps 7] [--keep DIR]` (`--keep` leaves `DIR/run` and a
 `DIR/mirror` dataset behind, for timing `avb verify DIR/run --dataset DIR/mirror` as a whole process).
 """

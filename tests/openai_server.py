@@ -3,7 +3,9 @@
 It speaks `POST /v1/chat/completions` and `POST /v1/audio/transcriptions` with the real response shapes
 (including `usage`), on 127.0.0.1 at a random port, in a background thread. Replies are chosen by markers found in
 the request's text (`reply_when`), else `default_reply`. It can fail the next N chat requests with a status code
-(`fail_next`), delay replies (`slow_next`), send a malformed completion (`garbage_next`), reject `response_format` with a 400, and it records every request body.
+(`fail_next`), delay replies (`slow_next`), send a malformed completion (`garbage_next`) or any raw body
+(`raw_next`), reject `response_format` with a 400, and it records every request body. Hostile modes: `hang = True`
+accepts every connection and never answers; `trickle_s = T` sends the response one byte every T seconds.
 
 Usage:
 
@@ -67,6 +69,10 @@ class FakeOpenAIServer:
         self._failures: list[tuple[int, dict[str, str]]] = []
         self._slow: list[float] = []
         self._garbage = 0
+        self._raw: list[tuple[str, bytes]] = []
+        self.hang = False
+        self.trickle_s = 0.0
+        self._stopping = threading.Event()
         self._lock = threading.Lock()
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._httpd.daemon_threads = True
@@ -89,6 +95,11 @@ class FakeOpenAIServer:
         with self._lock:
             self._garbage += n
 
+    def raw_next(self, n: int, body: bytes, content_type: str = "application/json") -> None:
+        """Answer the next `n` chat requests with HTTP 200 and exactly `body` (e.g. not JSON at all)."""
+        with self._lock:
+            self._raw += [(content_type, body)] * n
+
     def slow_next(self, n: int, seconds: float) -> None:
         """Delay the next `n` chat replies by `seconds` (to provoke client timeouts)."""
         with self._lock:
@@ -106,7 +117,8 @@ class FakeOpenAIServer:
         return self
 
     def stop(self) -> None:
-        """Stop serving and close the socket."""
+        """Stop serving and close the socket (hanging and trickling handlers give up)."""
+        self._stopping.set()
         self._httpd.shutdown()
         self._httpd.server_close()
 
@@ -165,8 +177,47 @@ class FakeOpenAIServer:
                 self.end_headers()
                 self.wfile.write(data)
 
+            def _hostile(self) -> bool:
+                """Hang or trickle when asked to; True when the request was handled that way."""
+                if server.hang:
+                    with server._lock:
+                        server.calls += 1
+                    server._stopping.wait()
+                    return True
+                if server.trickle_s > 0:
+                    with server._lock:
+                        server.calls += 1
+                    body = json.dumps({"choices": []}).encode()
+                    data = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n" + \
+                        f"Content-Length: {len(body)}\r\n\r\n".encode() + body
+                    for i in range(len(data)):
+                        if server._stopping.wait(server.trickle_s):
+                            return True
+                        try:
+                            self.wfile.write(data[i:i + 1])
+                            self.wfile.flush()
+                        except OSError:
+                            return True
+                    return True
+                return False
+
             def do_POST(self) -> None:  # noqa: N802 - stdlib name
                 raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                if self.path.endswith("/chat/completions") and self._hostile():
+                    self.close_connection = True
+                    return
+                with server._lock:
+                    raw_reply = server._raw.pop(0) if server._raw and self.path.endswith("/chat/completions") \
+                        else None
+                if raw_reply is not None:
+                    with server._lock:
+                        server.calls += 1
+                    self.send_response(200)
+                    self.send_header("Content-Type", raw_reply[0])
+                    self.send_header("Content-Length", str(len(raw_reply[1])))
+                    self.end_headers()
+                    self.wfile.write(raw_reply[1])
+                    return
                 if self.path.endswith("/chat/completions"):
                     try:
                         body = json.loads(raw)

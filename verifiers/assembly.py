@@ -1,6 +1,6 @@
 """Assembly (tasks 83-100): pick one clip per storyboard slot. Bit-for-bit parity with the official scorer.
 
-Official contract (spec scoring.md §2): `norm(x)` = `str(x).strip()`, plus `.mp4` unless it already ends with the
+Official contract: `norm(x)` = `str(x).strip()`, plus `.mp4` unless it already ends with the
 case-sensitive `.mp4`; applied to the picks (`segment.get("source", "")`, list order) and to the golden list. If the
 segment count differs from n_slots every score is 0 with `malformed: expected N segments, got M` (picks still
 reported). Otherwise n_correct = slots whose pick equals the golden clip (duplicates allowed, any string allowed),
@@ -154,7 +154,7 @@ class AssemblyVerifier:
         components = {k: official[k] for k in ("n_correct", "assembly_score", "strict_match")}
         if not read.ok:
             return VerifierOutcome(
-                final_score=0.0, adjusted_final_score=0.0, status=read.status, reason=read.error,
+                final_score=0.0, adjusted_final_score=0.0, status=read.status, reason=read.error,  # type: ignore[arg-type]
                 components=components, official=official, warnings=d_s1_warning(read))
         warnings = [w for w in (near_miss_warning(official["picks"], official["correct"]),) if w]
         extra = duration_match(read.segments, task.correct_assembly_durations, task.duration_sec)

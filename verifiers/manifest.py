@@ -36,8 +36,8 @@ MAX_MANIFEST_BYTES = 5 * 1024 * 1024
 #: D-S3 tolerance between the probed `solution.mp4` duration and the manifest's timeline end.
 VIDEO_TOLERANCE_S = 0.5
 
-#: Official zeroing texts (spec scoring.md §1.2). The invalid-JSON wording is not given by the spec; ours names the
-#: file and the parser's message.
+#: Official zeroing texts. The invalid-JSON wording is ours (the official `solution.json invalid JSON: <error>`
+#: embeds Python's exception text); it names the file and the parser's message.
 NOT_FOUND = "solution.json not found at {path}"
 NOT_A_LIST = "solution.json: segments is not a list"
 INVALID_JSON = "solution.json: invalid JSON ({msg})"

@@ -1,6 +1,6 @@
 """Sequencing (tasks 37-64): put shuffled shots back in order. Bit-for-bit parity with the official scorer.
 
-Official contract (spec scoring.md §1): the prediction is `str(segment.get("source", ""))` of each segment in list
+Official contract: the prediction is `str(segment.get("source", ""))` of each segment in list
 order, compared as raw strings (no strip, no `.mp4` handling). If the prediction is not a permutation of the golden
 ids (multiset compare) every score is 0 with `slot set mismatch: ...`. Otherwise, with n = len(correct):
 - nd_score = 1 - sum|pos_pred - pos_correct| / floor(n^2 / 2) (nd = 0 when the denominator is 0);
@@ -151,7 +151,7 @@ class SequencingVerifier:
         components = {k: official[k] for k in ("nd_score", "lis_score", "adj_score", "strict_match")}
         if not read.ok:
             return VerifierOutcome(
-                final_score=0.0, adjusted_final_score=0.0, status=read.status, reason=read.error,
+                final_score=0.0, adjusted_final_score=0.0, status=read.status, reason=read.error,  # type: ignore[arg-type]  # never 'ok' here
                 components=components, official=official, warnings=d_s1_warning(read),
                 extra={"kendall_tau": None})
         pred = predicted_ids(read.segments)

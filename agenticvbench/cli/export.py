@@ -1,4 +1,5 @@
-"""`avb export openvibe [--out F]`: AgenticVBench as an OpenVibe `bench.benchmark@1` document.
+"""`avb export openvibe [--out F]`: AgenticVBench as an OpenVibe `bench.benchmark@1` document;
+`avb export harbor --out DIR`: one Harbor task directory per task (`agenticvbench.harbor.export`).
 
 The document is validated before anything is written; an invalid document prints its errors and exits 1.
 Without `--out` the document goes to stdout.
@@ -10,7 +11,9 @@ import argparse
 import sys
 
 from agenticvbench.cli.common import add_dataset_args, print_json
+from agenticvbench.cli.verify import task_id_list
 from agenticvbench.loader import load_tasks
+from agenticvbench.tasks import FAMILIES
 
 
 def _openvibe(args: argparse.Namespace) -> int:
@@ -33,8 +36,27 @@ def _openvibe(args: argparse.Namespace) -> int:
     return 0
 
 
+def _harbor(args: argparse.Namespace) -> int:
+    from agenticvbench.harbor.export import ExportOptions, export_harbor
+
+    tasks = load_tasks(args.family, task_ids=args.tasks, dataset=args.dataset, revision=args.revision,
+                       cache_dir=args.cache_dir)
+    source = tasks[0].source if tasks else None
+    opts = ExportOptions(solutions=not args.no_solutions, dataset=str(args.dataset),
+                         revision=source.resolved_revision if source else (args.revision or ""))
+    if args.base_image:
+        opts.base_image = args.base_image
+    if args.package_spec:
+        opts.package_spec = args.package_spec
+    summary = export_harbor(tasks, args.out, opts)
+    print(f"wrote {len(summary.tasks)} Harbor tasks to {args.out}"
+          + (f"; the oracle writes nothing for {len(summary.no_gold)} (recap)" if summary.no_gold else ""),
+          file=sys.stderr)
+    return 0
+
+
 def register(sub: argparse._SubParsersAction) -> None:
-    """Add `export openvibe`."""
+    """Add `export openvibe` and `export harbor`."""
     p = sub.add_parser("export", help="export the benchmark to another format")
     inner = p.add_subparsers(dest="export_command", metavar="FORMAT", required=True)
     ov = inner.add_parser("openvibe", help="write an OpenVibe bench.benchmark@1 document (validated first)")
@@ -44,3 +66,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     ov.add_argument("--recap-rubric", choices=("full", "digest"), default="full",
                     help="recap tasks' expected: the full rubric items, or their SHA-256 and count")
     ov.set_defaults(func=_openvibe)
+    hb = inner.add_parser("harbor", help="write one Harbor task directory per task (see docs/harbor.md)")
+    add_dataset_args(hb)
+    hb.add_argument("--out", required=True, help="folder to write the task directories into")
+    hb.add_argument("--family", choices=FAMILIES)
+    hb.add_argument("--tasks", type=task_id_list, help="comma-separated task ids")
+    hb.add_argument("--base-image", default=None, help="base image of both containers (pin it by digest)")
+    hb.add_argument("--package-spec", default=None,
+                    help="what the verifier image pip-installs (default: agenticvbench==<this version>)")
+    hb.add_argument("--no-solutions", action="store_true", help="omit solution/ (the oracle's gold outputs)")
+    hb.set_defaults(func=_harbor)

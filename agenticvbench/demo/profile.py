@@ -1,6 +1,6 @@
 """Measure a synthetic repair source and write its ground-truth profile in the official `profile.json` schema.
 
-The official profiles (scoring.md §3.3) carry `format`, `visual`, `narrative`, `sound` and `injection`. Only
+The official profiles carry `format`, `visual`, `narrative`, `sound` and `injection`. Only
 `format.duration_s`, the scene list and the injection drive scoring; the descriptive statistics are measured
 here so a demo profile looks and reads like a real one. Definitions (ours; the upstream ones are not published):
 luminance = mean of the grey frame; sharpness = variance of the grey Laplacian / 100; motion = mean absolute
@@ -32,7 +32,7 @@ def _phash(gray: np.ndarray) -> str:
 
 def scene_stats(path: Path, bounds: Sequence[tuple[float, float]]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """Per-scene statistics (`narrative.scene_list`) and frame-level ranges (`visual`) for `path`."""
-    acc = [{"n": 0, "lum": 0.0, "sharp": 0.0, "motion": 0.0, "nm": 0, "rgb": np.zeros(3), "mid": None}
+    acc: list[dict[str, Any]] = [{"n": 0, "lum": 0.0, "sharp": 0.0, "motion": 0.0, "nm": 0, "rgb": np.zeros(3), "mid": None}
            for _ in bounds]
     ranges: dict[str, list[float]] = {"sharpness": [], "luminance": [], "motion": []}
     prev: tuple[int, np.ndarray] | None = None

@@ -1,6 +1,6 @@
 """Demo recap tasks (1, 2): short films with a title card, a deliberate silence and clear cuts; rubrics; runs.
 
-Each rubric has the shape of the real `rubric_items` (scoring.md §4.1): python items over the ffprobe /
+Each rubric has the shape of the real `rubric_items`: python items over the ffprobe /
 ffmpeg / librosa / scenedetect kinds, llm items, one compound item (python stage with `save_as`, then an llm
 stage whose prompt uses `{name}`), one negative-weight item, pillars 0-3, and (as the Hub's union schema does)
 some explicit null params. The perfect run's final.mp4 passes every python item; the partial run's fails a few.

@@ -93,7 +93,7 @@ def _semantic_errors(doc: dict[str, Any]) -> list[dict[str, str]]:
             errors.append({"path": json_pointer("judges", i, "type"), "message": f"duplicate judge type {jt!r}"})
         if isinstance(jt, str):
             types.add(jt)
-    scoring = doc.get("scoring") if isinstance(doc.get("scoring"), dict) else {}
+    scoring = s if isinstance(s := doc.get("scoring"), dict) else {}
     weights = scoring.get("weights")
     if isinstance(weights, dict) and isinstance(doc.get("judges"), list):
         for key in weights:
@@ -103,7 +103,7 @@ def _semantic_errors(doc: dict[str, Any]) -> list[dict[str, str]]:
     scale = scoring.get("scale")
     if isinstance(scale, dict):
         lo, hi = scale.get("min"), scale.get("max")
-        if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (lo, hi)) and not lo < hi:
+        if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (lo, hi)) and not lo < hi:  # type: ignore[operator]
             errors.append({"path": json_pointer("scoring", "scale"), "message": f"expected min < max, got {lo}..{hi}"})
     return errors
 

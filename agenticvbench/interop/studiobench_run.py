@@ -180,9 +180,9 @@ def parse_calls(path: Path) -> tuple[list[ToolCall], list[str]]:
         if bad:
             problems.append(f"{path.name} line {n}: " + "; ".join(bad))
             continue
-        server, tool = split_tool_name(name, srv)
+        server, tool = split_tool_name(str(name), srv)
         backend = rec.get("backend") if isinstance(rec.get("backend"), str) else None
-        calls.append(ToolCall(n, name, server, tool, ok, backend, float(dur) if dur is not None else None))
+        calls.append(ToolCall(n, str(name), server, tool, bool(ok), backend, float(dur) if dur is not None else None))
     return calls, problems
 
 

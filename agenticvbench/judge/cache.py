@@ -20,9 +20,11 @@ from agenticvbench.fsutil import atomic_write_json, file_sha256, text_sha256
 CACHE_SCHEMA = 1
 
 
-def media_digest(video: str | Path, sampling: dict[str, Any]) -> str:
-    """SHA-256 of the video's content hash and the sampling settings (what the model is shown)."""
-    return text_sha256(json.dumps({"video_sha256": file_sha256(video), "sampling": sampling}, sort_keys=True))
+def media_digest(video: str | Path, sampling: dict[str, Any], video_sha256: str | None = None) -> str:
+    """SHA-256 of the video's content hash (computed unless given) and the sampling settings (what the model is
+    shown)."""
+    sha = video_sha256 or file_sha256(video)
+    return text_sha256(json.dumps({"video_sha256": sha, "sampling": sampling}, sort_keys=True))
 
 
 def cache_key(model: str, template_version: str, item_prompt: str, digest: str) -> str:

@@ -16,6 +16,16 @@ not retried. When the endpoint is unreachable after retries, or answers 401/403/
 judge stops calling it for the rest of the task: every remaining item is `unscored` with the same reason, so a dead
 endpoint costs one item's retries, not all of them. Nothing here raises for an endpoint problem; the task finishes.
 
+Each HTTP request has a wall-clock deadline of `timeout` seconds (`deadline.py`: enforced at the socket, so a
+trickling or silent endpoint cannot hold a request longer), and timeouts and connection failures feed the run-wide
+circuit breaker (`breaker.py`), checked before every request and every retry. Any reply the client cannot read
+(a body that is not JSON, a completion of the wrong shape, anything the SDK raises on) makes that one item
+`unscored`; it never escapes to the task, so the task's python items keep their scores.
+
+Ensembles (`settings.models`, `settings.samples`) ask every (model, sample) pair and take the majority of the
+decisive answers (a tie, or no decisive answer, is `unscored`); mode `human` reads people's verdicts through the
+`human` callable instead of calling any model.
+
 Items run concurrently on `max_concurrency` threads. `stats` counts HTTP calls, cache hits, retries, tokens and
 cost (from the settings' price table; None for an unpriced model).
 """
@@ -23,7 +33,6 @@ cost (from the settings' price table; None for an unpriced model).
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
@@ -34,9 +43,15 @@ from typing import Any
 import openai
 
 from agenticvbench.errors import MediaError
+from agenticvbench.fsutil import file_sha256
 from agenticvbench.judge import prompts
+from agenticvbench.judge.breaker import CircuitBreaker, breaker_for, marker_dir_for
 from agenticvbench.judge.cache import JudgeCache, cache_key, media_digest
+from agenticvbench.judge.deadline import deadline_http_client
 from agenticvbench.judge.frames import SampledVideo, audio_wav_bytes, sample_video
+from agenticvbench.judge.retry import CallFailed as _CallFailed
+from agenticvbench.judge.retry import short as _short
+from agenticvbench.judge.retry import with_retries
 from agenticvbench.judge.settings import JudgeSettings
 from agenticvbench.judge.verdict import Outcome, parse_verdict
 
@@ -63,6 +78,7 @@ class JudgeCall:
     cost_usd: float | None = None
     audio_included: bool = False
     raw: str = ""
+    votes: list[dict[str, Any]] = field(default_factory=list)  # ensembles and human majority: every answer
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict (for a result's detail)."""
@@ -94,25 +110,10 @@ class JudgeStats:
         return d
 
 
-class _CallFailed(Exception):
-    """A request failed for good; `fatal` means later requests would fail the same way."""
-
-    def __init__(self, message: str, *, fatal: bool) -> None:
-        super().__init__(message)
-        self.fatal = fatal
-
-
-def _short(exc: BaseException, limit: int = 160) -> str:
-    text = " ".join(str(exc).split())
-    return text[:limit] + ("..." if len(text) > limit else "")
-
-
-def _retry_after(exc: openai.APIStatusError) -> float | None:
-    try:
-        value = exc.response.headers.get("retry-after")
-        return float(value) if value is not None else None
-    except (AttributeError, ValueError):
-        return None
+def _tokens(usage: Any, name: str) -> int:
+    """A token count from a usage object, 0 when absent or not a sane integer (hostile payloads)."""
+    value = getattr(usage, name, 0)
+    return value if isinstance(value, int) and 0 <= value < 10**9 else 0
 
 
 class VideoJudge:
@@ -120,8 +121,15 @@ class VideoJudge:
 
     def __init__(self, settings: JudgeSettings, video: str | Path, *, cache: JudgeCache | None = None,
                  audio_facts: Callable[[], Mapping[str, Any] | None] | None = None,
-                 client: openai.OpenAI | None = None) -> None:
+                 client: openai.OpenAI | None = None, breaker: CircuitBreaker | None = None,
+                 human: Callable[[str], tuple[Outcome, str, list[dict[str, Any]]]] | None = None,
+                 task_id: int | None = None) -> None:
         self.settings = settings
+        self.task_id = task_id
+        self.video_sha256: str | None = None
+        self.breaker = breaker or breaker_for(settings.run_id, marker_dir_for(cache.root.parent if cache else None),
+                                              settings.breaker_threshold)
+        self._human = human
         self.video = Path(video)
         self.cache = cache
         self.stats = JudgeStats()
@@ -149,7 +157,10 @@ class VideoJudge:
 
     def judge(self, request: JudgeRequest) -> JudgeCall:
         """Judge one item; never raises for endpoint or reply problems (the item is `unscored` instead)."""
-        call = self._judge(request)
+        try:
+            call = self._judge(request)
+        except Exception as exc:  # anything unforeseen costs this item only, never the task's other items
+            call = JudgeCall(request.item_id, "unscored", f"judge failed: {type(exc).__name__}: {_short(exc)}")
         if call.outcome == "unscored":
             with self._lock:
                 self.stats.unscored += 1
@@ -160,7 +171,42 @@ class VideoJudge:
         s = self.settings
         if s.mode == "off":
             return JudgeCall(request.item_id, "unscored", "judge off: no llm verdict requested")
-        key = cache_key(s.model, prompts.PROMPT_TEMPLATE_VERSION, request.prompt, self._media_digest())
+        if s.mode == "human":
+            if self._human is None:
+                return JudgeCall(request.item_id, "unscored", "no human verdict: no verdict store available")
+            outcome, reason, votes = self._human(request.item_id)
+            return JudgeCall(request.item_id, outcome, reason, cached=True, votes=votes)
+        if not s.is_ensemble:
+            return self._one(request, s.model, 0)
+        return self._vote(request, [self._one(request, m, i) for m in s.models for i in range(s.samples)])
+
+    def _vote(self, request: JudgeRequest, calls: list[JudgeCall]) -> JudgeCall:
+        """Majority of the decisive answers of an ensemble; a tie or no decisive answer is unscored."""
+        s = self.settings
+        pairs = [(m, i) for m in s.models for i in range(s.samples)]
+        votes = [{"model": m, "sample": i, "outcome": c.outcome, "reason": c.reason[:300], "cached": c.cached}
+                 for (m, i), c in zip(pairs, calls, strict=True)]
+        n_pass = sum(c.outcome == "pass" for c in calls)
+        n_fail = sum(c.outcome == "fail" for c in calls)
+        tally = f"{n_pass} pass, {n_fail} fail, {len(calls) - n_pass - n_fail} unscored of {len(calls)} votes"
+        if n_pass == n_fail:
+            outcome: Outcome = "unscored"
+            reason = f"ensemble {'tie' if n_pass else 'has no decisive vote'}: {tally}"
+        else:
+            outcome = "pass" if n_pass > n_fail else "fail"
+            reason = f"ensemble majority {outcome} ({tally})"
+        costs = [c.cost_usd for c in calls]
+        return JudgeCall(request.item_id, outcome, reason, cached=all(c.cached for c in calls),
+                         attempts=sum(c.attempts for c in calls), prompt_tokens=sum(c.prompt_tokens for c in calls),
+                         completion_tokens=sum(c.completion_tokens for c in calls),
+                         cost_usd=None if any(c is None for c in costs) else sum(c or 0.0 for c in costs),
+                         audio_included=any(c.audio_included for c in calls), votes=votes)
+
+    def _one(self, request: JudgeRequest, model: str, sample: int) -> JudgeCall:
+        """One (model, sample) answer: from the cache, else from the endpoint (cached when decisive)."""
+        s = self.settings
+        key_model = model if sample == 0 else f"{model}#sample{sample}"
+        key = cache_key(key_model, prompts.PROMPT_TEMPLATE_VERSION, request.prompt, self._media_digest())
         hit = self.cache.get(key) if self.cache is not None else None
         with self._lock:
             if hit is not None:
@@ -175,8 +221,11 @@ class VideoJudge:
                              f"replay miss: no cached verdict for item '{request.item_id}'")
         if self._dead is not None:
             return JudgeCall(request.item_id, "unscored", self._dead)
+        tripped = self.breaker.open_reason()
+        if tripped is not None:
+            return JudgeCall(request.item_id, "unscored", tripped)
         try:
-            call = self._ask(request)
+            call = self._ask(request, model, s.sample_temperature if sample else 0.0)
         except _CallFailed as exc:
             reason = f"judge unavailable: {exc}"
             if exc.fatal:
@@ -184,18 +233,18 @@ class VideoJudge:
                     self._dead = self._dead or reason
             return JudgeCall(request.item_id, "unscored", reason)
         if call.outcome != "unscored" and self.cache is not None:
-            self._store(key, request, call)
+            self._store(key, request, call, key_model)
         return call
 
-    def _store(self, key: str, request: JudgeRequest, call: JudgeCall) -> None:
+    def _store(self, key: str, request: JudgeRequest, call: JudgeCall, model: str) -> None:
         """Cache a decisive verdict; a failed write is noted, never fatal (the verdict still counts)."""
-        s = self.settings
         try:
             self.cache.put(key, {  # type: ignore[union-attr]
                 "item_id": request.item_id, "outcome": call.outcome, "reason": call.reason, "raw": call.raw,
-                "model": s.model, "template_version": prompts.PROMPT_TEMPLATE_VERSION,
+                "model": model, "template_version": prompts.PROMPT_TEMPLATE_VERSION,
                 "prompt_tokens": call.prompt_tokens, "completion_tokens": call.completion_tokens,
                 "cost_usd": call.cost_usd, "audio_included": call.audio_included,
+                "task_id": self.task_id, "video_sha256": self.video_sha256,
                 "created_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
             })
         except OSError as exc:
@@ -204,7 +253,8 @@ class VideoJudge:
     def _media_digest(self) -> str:
         with self._media_lock:
             if self._digest is None:
-                self._digest = media_digest(self.video, self.settings.sampling_key())
+                self.video_sha256 = file_sha256(self.video)
+                self._digest = media_digest(self.video, self.settings.sampling_key(), self.video_sha256)
             return self._digest
 
     def _openai(self) -> openai.OpenAI:
@@ -212,7 +262,8 @@ class VideoJudge:
             if self._client is None:
                 s = self.settings
                 self._client = openai.OpenAI(base_url=s.resolved_base_url, api_key=s.api_key() or "no-key",
-                                             max_retries=0, timeout=s.timeout)
+                                             max_retries=0, timeout=s.timeout,
+                                             http_client=deadline_http_client(s.timeout))
             return self._client
 
     def _frames(self) -> SampledVideo:
@@ -269,35 +320,13 @@ class VideoJudge:
 
     def _with_retries(self, fn: Callable[[], Any]) -> tuple[Any, int]:
         """Run `fn` with retries on transient errors; returns (result, attempts)."""
-        s = self.settings
-        attempt = 0
-        while True:
-            attempt += 1
-            wait: float | None = None
-            try:
-                return fn(), attempt
-            except openai.APIStatusError as exc:
-                status = exc.status_code
-                if not (status in (408, 409, 429) or status >= 500):
-                    raise _CallFailed(f"HTTP {status}: {_short(exc)}", fatal=status in (401, 403, 404)) from None
-                last, fatal, wait = f"HTTP {status}: {_short(exc)}", False, _retry_after(exc)
-            except openai.APITimeoutError as exc:
-                last, fatal = f"timed out ({_short(exc)})", False
-            except openai.APIConnectionError as exc:
-                cause = exc.__cause__ or exc.__context__
-                last, fatal = f"cannot connect to {s.base_url_host} ({_short(cause or exc)})", True
-            except openai.OpenAIError as exc:  # e.g. a response the SDK cannot validate: not transient
-                raise _CallFailed(f"{type(exc).__name__}: {_short(exc)}", fatal=False) from None
-            if attempt > s.max_retries:
-                raise _CallFailed(f"{last}; gave up after {attempt} attempt(s)", fatal=fatal)
-            delay = min(s.backoff_max_s, s.backoff_s * 2 ** (attempt - 1))
-            if wait is not None:
-                delay = min(s.backoff_max_s, max(0.0, wait))
-            with self._lock:
-                self.stats.retries += 1
-            time.sleep(delay)
+        return with_retries(fn, self.settings, self.breaker, on_retry=self._count_retry)
 
-    def _ask(self, request: JudgeRequest) -> JudgeCall:
+    def _count_retry(self) -> None:
+        with self._lock:
+            self.stats.retries += 1
+
+    def _ask(self, request: JudgeRequest, model: str, temperature: float) -> JudgeCall:
         s = self.settings
         video = self._frames()
         about_sound = prompts.is_about_sound(request.prompt)
@@ -305,11 +334,10 @@ class VideoJudge:
         messages = prompts.build_messages(request.prompt, duration=video.duration, width=video.width,
                                           height=video.height, frames=video.frames, image_detail=s.image_detail,
                                           audio_text=audio_text)
-        resp, attempts = self._with_retries(lambda: self._chat(messages))
+        resp, attempts = self._with_retries(lambda: self._chat(messages, model, temperature))
         usage = getattr(resp, "usage", None)
-        p_tok = int(getattr(usage, "prompt_tokens", 0) or 0)
-        c_tok = int(getattr(usage, "completion_tokens", 0) or 0)
-        cost = s.cost_usd(p_tok, c_tok)
+        p_tok, c_tok = _tokens(usage, "prompt_tokens"), _tokens(usage, "completion_tokens")
+        cost = s.cost_usd(p_tok, c_tok, model)
         with self._lock:
             self.stats.prompt_tokens += p_tok
             self.stats.completion_tokens += c_tok
@@ -319,16 +347,20 @@ class VideoJudge:
                 self.stats.cost_usd += cost
         try:
             content = resp.choices[0].message.content
-        except (AttributeError, IndexError, TypeError):
+        except (AttributeError, IndexError, TypeError, KeyError):
             content = None
+        if content is not None and not isinstance(content, str):
+            return JudgeCall(request.item_id, "unscored", "unexpected reply: not a chat completion with text "
+                             f"content ({type(resp).__name__})", attempts=attempts, prompt_tokens=p_tok,
+                             completion_tokens=c_tok, cost_usd=cost, audio_included=about_sound)
         verdict = parse_verdict(content)
         return JudgeCall(request.item_id, verdict.outcome, verdict.reason, attempts=attempts, prompt_tokens=p_tok,
                          completion_tokens=c_tok, cost_usd=cost, audio_included=about_sound,
                          raw=(content or "")[:2000])
 
-    def _chat(self, messages: list[dict]) -> Any:
+    def _chat(self, messages: list[dict], model: str, temperature: float) -> Any:
         s = self.settings
-        kwargs: dict[str, Any] = {"model": s.model, "messages": messages, "temperature": 0.0,
+        kwargs: dict[str, Any] = {"model": model, "messages": messages, "temperature": temperature,
                                   "max_tokens": s.max_output_tokens}
         json_mode = self.stats.json_mode
         if json_mode:

@@ -4,7 +4,7 @@ Any edit to the texts below changes `prompt_hash()`; bump `PROMPT_TEMPLATE_VERSI
 cache key) and record the new hash in `KNOWN_HASHES`, so cached verdicts from an older template are never
 reused for the new one (a test pins the pair).
 
-The request mirrors the public recap runner (spec §4.3): the item's criterion followed by a fixed suffix asking for
+The request mirrors the public recap runner: the item's criterion followed by a fixed suffix asking for
 exactly one line of strict JSON `{"pass": true|false, "reason": "..."}`. Differences: the video is shown as
 timestamped frames (OpenAI-compatible endpoints take images, not video files), a short system prompt says so,
 and items about sound get a measured description of the audio track (and optionally a transcript), because

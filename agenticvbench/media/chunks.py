@@ -13,7 +13,7 @@ import re
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Generic, TypeVar
+from typing import Generic, TypeVar, cast
 
 import av
 import numpy as np
@@ -71,10 +71,53 @@ def pcm_s16(path: str | Path, *, sample_rate: int = 48000, start_s: float | None
              "pipe:1"]
     proc = run_ffmpeg(args, timeout=timeout)
     if proc.returncode != 0:
-        lines = [ln.strip() for ln in proc.stderr.decode("utf-8", "replace").splitlines() if ln.strip()]
-        first = re.sub(r"^\[[^\]]*\]\s*", "", lines[0]) if lines else f"exit {proc.returncode}"
-        raise MediaError(f"ffmpeg audio extract failed: {first}")
+        raise MediaError(f"ffmpeg audio extract failed: {_first_error(proc.stderr, proc.returncode)}")
     return np.frombuffer(proc.stdout, dtype="<i2")
+
+
+def aac_priming_samples(path: str | Path) -> int | None:
+    """Encoder delay of the first audio stream in codec samples when it is AAC (the samples before time 0 that
+    the container's edit list makes decoders skip), else None."""
+    with open_input(path) as container:
+        if not container.streams.audio:
+            return None
+        stream = container.streams.audio[0]
+        if stream.codec_context.name != "aac" or not stream.sample_rate or stream.time_base is None:
+            return None
+        for packet in container.demux(stream):
+            if packet.pts is None:
+                continue
+            return max(0, round(-packet.pts * stream.time_base * stream.sample_rate))
+    return None
+
+
+def pcm_s16_untrimmed(path: str | Path, *, sample_rate: int = 48000, timeout: float = 600.0) -> np.ndarray | None:
+    """The whole first audio stream as `pcm_s16` gives it, but with every AAC packet decoded in full: the end
+    padding of the encoder's last frame (up to 1023 samples) is kept instead of being trimmed to the
+    container's duration. This is what ffmpeg 5.1 (Debian 12, the official scorer's) returns; newer ffmpeg
+    trims it. Done by remuxing the packets to ADTS (no edit list, so no trimming) and dropping only the
+    encoder delay (`aac_priming_samples`) before the mono/resample conversion. None when the stream is not
+    AAC; raises `MediaError` when ffmpeg fails.
+    """
+    priming = aac_priming_samples(path)
+    if priming is None:
+        return None
+    adts = run_ffmpeg(["-v", "error", "-i", str(path), "-map", "0:a:0", "-c", "copy", "-f", "adts", "pipe:1"],
+                      timeout=timeout)
+    if adts.returncode != 0 or not adts.stdout:
+        raise MediaError(f"ffmpeg ADTS remux failed: {_first_error(adts.stderr, adts.returncode)}")
+    proc = run_ffmpeg(["-v", "error", "-f", "aac", "-i", "pipe:0", "-af", f"atrim=start_sample={priming}",
+                       "-ac", "1", "-ar", str(sample_rate), "-f", "s16le", "-acodec", "pcm_s16le", "pipe:1"],
+                      timeout=timeout, input_bytes=adts.stdout)
+    if proc.returncode != 0:
+        raise MediaError(f"ffmpeg audio extract failed: {_first_error(proc.stderr, proc.returncode)}")
+    return np.frombuffer(proc.stdout, dtype="<i2")
+
+
+def _first_error(stderr: bytes, returncode: int) -> str:
+    """ffmpeg's first error line without its `[component @ 0x...]` prefix."""
+    lines = [ln.strip() for ln in stderr.decode("utf-8", "replace").splitlines() if ln.strip()]
+    return re.sub(r"^\[[^\]]*\]\s*", "", lines[0]) if lines else f"exit {returncode}"
 
 
 class FrameWindow(Generic[T]):
@@ -153,10 +196,11 @@ class FrameWindow(Generic[T]):
         """The transformed frame `index`, or None if it is not wanted, released, or past the end."""
         while not self.ended and self._top < index:
             try:
-                i, value = next(self._source)  # type: ignore[misc]
+                item = next(self._source)
             except StopIteration:
                 self.ended = True
                 break
+            i, value = cast(tuple[int, T], item)
             self._window[i] = value
             self._top = i
         return self._window.get(index)

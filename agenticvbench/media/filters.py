@@ -2,7 +2,7 @@
 
 Each function runs the bundled ffmpeg through `run_ffmpeg` and parses what the filter logs to stderr; the
 `parse_*` functions are separate so they can be tested on captured text. The commands mirror the ones the
-official recap kinds used (scoring.md §4.2), with two exactness-preserving changes documented where they apply:
+official recap kinds used, with two exactness-preserving changes documented where they apply:
 black and freeze detection run with `d=0` (the caller applies the duration rule) so one pass serves every
 `max_seconds`, and both detectors share one decode through `split`.
 """

@@ -93,7 +93,7 @@ class ProbeResult:
 
 
 def _stream_info(stream: av.stream.Stream) -> StreamInfo:
-    cc = stream.codec_context
+    cc: Any = stream.codec_context
     kind = stream.type
     tb = stream.time_base
     dur = float(stream.duration * tb) if stream.duration is not None and tb is not None else None

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,7 +23,8 @@ class VideoFrame:
 
 
 def iter_frames(path: str | Path, *, pix_fmt: str = "bgr24", start_s: float = 0.0, threads: bool = True,
-                wanted: Callable[[int], bool] | None = None, last: int | None = None) -> Iterator[VideoFrame]:
+                wanted: Callable[[int], bool] | None = None,
+                last: int | None = None) -> Generator[VideoFrame, None, None]:
     """Yield the frames of the first video stream in order; memory stays at one frame.
 
     `pix_fmt` is any PyAV format (`bgr24` matches OpenCV's `VideoCapture`, `gray` is luma only).

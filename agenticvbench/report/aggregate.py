@@ -1,6 +1,6 @@
 """Headline aggregation: the task universe, per-family means over runs x tasks, macro/micro, bootstrap CIs.
 
-The rule (spec README §5, scoring.md §0 "Aggregation"): a family's headline is the mean of `headline_score`
+The rule: a family's headline is the mean of `headline_score`
 (adjusted for sequencing/assembly, final for repair/recap) over that family's tasks; with several runs of one
 (harness, model) it is the mean over the runs x tasks matrix. A task with no result, or with status missing,
 malformed or error, counts 0 (an `error` is also reported loudly by the report, never silently hidden).
@@ -251,6 +251,8 @@ def bootstrap(scores: Mapping[str, np.ndarray], *, resamples: int = DEFAULT_RESA
 
 
 def _counts(statuses: np.ndarray) -> dict[str, int]:
+    values: Any
+    counts: Any
     values, counts = np.unique(statuses.astype(str), return_counts=True) if statuses.size else ([], [])
     found = dict(zip((str(v) for v in values), (int(c) for c in counts), strict=True))
     return {s: found.get(s, 0) for s in CELL_STATUSES}

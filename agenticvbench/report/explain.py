@@ -8,7 +8,7 @@ from typing import Any
 
 from agenticvbench.results import Result
 
-#: Repair rubric weights (scoring.md §3.7: final = (5 format + 35 localisation + 60 edit) / 100).
+#: Repair rubric weights (final = (5 format + 35 localisation + 60 edit) / 100).
 REPAIR_WEIGHTS = {"format": 5, "localization": 35, "edit": 60}
 
 

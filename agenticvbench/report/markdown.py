@@ -69,7 +69,7 @@ def aggregation_notes(report: Report) -> list[str]:
                   "micro: mean over all run x task cells (each task weighs the same)."]
     refs = human_references(report.published)
     if refs:
-        notes.append("Published human reference (paper, as stated in issue 6): "
+        notes.append("Published human reference (AgenticVBench paper, arXiv:2605.27705): "
                      + ", ".join(f"{f} {v:.2f}" for f, v in refs.items()) + ".")
     return notes
 

@@ -6,7 +6,7 @@ Each function returns the PNG bytes of one figure, or None when the result lacks
 from __future__ import annotations
 
 import io
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -64,7 +64,7 @@ def family_bars(groups: Sequence[GroupHeadline], families: Sequence[str],
     return to_png(fig)
 
 
-def task_grid(results: Sequence[Result], runs: Sequence[RunRef], tasks: dict[str, Sequence[int]]) -> bytes:
+def task_grid(results: Sequence[Result], runs: Sequence[RunRef], tasks: Mapping[str, Sequence[int]]) -> bytes:
     """Runs x tasks heat map of headline scores; non-scored cells carry a status marker instead of a colour."""
     ids = [(f, t) for f, ts in tasks.items() for t in ts]
     index = {(run_ref(r).path, int(r.task_id)): r for r in results}

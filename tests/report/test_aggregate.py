@@ -19,7 +19,7 @@ from agenticvbench.report.summary import load_comparison, load_published
 
 
 def test_published_worked_example_run_means_give_0_3810() -> None:
-    """scoring.md §0: codex_cli + gpt-5.5 assembly run means 0.3958/0.3667/0.3806 -> 0.3810 (mean over runs x tasks)."""
+    """Official worked example (SCORE_ADJUSTMENTS.md at 6332ac3): codex_cli + gpt-5.5 assembly run means 0.3958/0.3667/0.3806 -> 0.3810 (mean over runs x tasks)."""
     entry = next(e for e in load_published()["headlines"] if e["harness"] == "codex_cli")
     assert entry["run_means"] == [0.3958, 0.3667, 0.3806]
     assert round(combine_run_means(entry["run_means"]), 4) == 0.3810 == entry["headline"]

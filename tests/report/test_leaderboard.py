@@ -63,7 +63,7 @@ def test_published_comparison_matches_by_group(make_run) -> None:
     board = build_leaderboard(load_comparison([run]), resamples=0)
     row = published_comparison(board.groups)[0]
     assert (row["published"], row["ours"]) == (0.381, pytest.approx(0.375))
-    assert row["difference"] == pytest.approx(0.375 - 0.381) and "scoring.md" in row["source"]
+    assert row["difference"] == pytest.approx(0.375 - 0.381) and "SCORE_ADJUSTMENTS.md" in row["source"]
     assert published_comparison([])[0]["ours"] is None
 
 

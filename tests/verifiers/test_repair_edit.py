@@ -201,7 +201,8 @@ def test_all_zero_values_keep_the_first_candidate_lag() -> None:
 
 
 def test_empty_band_keeps_the_initial_value() -> None:
-    """A fixed frame with no source frame within +/-10 (fixed fps above the source's) counts -1 upstream."""
+    """`match_sample` on an empty band returns the official initial value -1 (the edit pass never calls it so:
+    upstream skips such samples, see test_fix_at_double_rate_runs_past_the_source_band)."""
     m = match_sample(FrameFeatures(0, np.zeros((8, 8, 3), np.uint8)), [], 300, 290)
     assert (m.value, m.lag) == (-1.0, 0)
 
@@ -220,7 +221,7 @@ def test_xcorr_score_rules() -> None:
     assert abs(xcorr_score(far, a)[2]) <= 150.0  # the search never looks beyond +/-150 ms
     assert xcorr_score(a[:0], a[:0]) == (None, None, None)
     z = np.zeros(100, np.float32)
-    assert xcorr_score(z, z)[0] == 1.0 and xcorr_score(z, a[:100])[0] == 0.0
+    assert xcorr_score(z, z) == (1.0, 1.0, 0.0) and xcorr_score(z, a[:100]) == (0.0, 0.0, None)  # as upstream
 
 
 def _chunk(ssim_in: float | None, n_in: int, ssim_out: float | None, n_out: int, x_in: float | None,
@@ -328,13 +329,14 @@ def test_audio_starting_late_uses_official_per_chunk_extraction(clips: dict[str,
 
 
 def test_fix_at_double_rate_runs_past_the_source_band(clips: dict[str, Path]) -> None:
-    """Upstream matches fixed offset i against source offset i: at 48 fps over a 24-fps source, offsets past
-    the 240-frame buffer have no candidate and keep the initial value -1 (our reading of the official loop)."""
+    """Upstream matches fixed offset i against source offsets i-10..i+10 of a 240-frame buffer: at 48 fps over a
+    24-fps source, offsets 250 and up have no candidate and the official loop skips them (`lo >= hi: continue`),
+    so only offsets 0, 5, ..., 245 are samples. Regression: they used to count -1 each."""
     res = _edit(clips, "fps48")
     first = res.detail["chunks"][0]
-    assert first["n_video_in"] + first["n_video_out"] == 96  # 480 frames read, k = round(4.8) = 5
-    assert any("no source frame within +/-10 frames" in w for w in res.warnings)
-    assert first["video_ssim_out"] < 0.5  # about half the samples count -1 before the clamp
+    assert first["n_video_in"] + first["n_video_out"] == 50  # k = round(4.8) = 5, i = 0..245
+    assert any("no source frame within +/-10 frames" in w and "skipped" in w for w in res.warnings)
+    assert first["video_ssim_out"] > 0.1  # 46 more samples at -1 would pull the mean below 0 (clamped to 0)
 
 
 def test_unwritable_cache_changes_no_score(clips: dict[str, Path], tmp_path: Path) -> None:

@@ -207,3 +207,20 @@ def test_frame_window_on_a_file_without_video_is_empty(tmp_path: Path) -> None:
     run_ffmpeg(["-v", "error", "-f", "lavfi", "-i", "sine=d=0.2", str(wav)], check=True)
     with FrameWindow(wav, lambda i: True, 10, lambda vf: vf) as win:
         assert win.get(0) is None and win.ended and "no video stream" in (win.error or "")
+
+
+def test_source_cache_keeps_dhash_without_lapvar(tmp_path: Path) -> None:
+    """Only lag candidates need a source frame's Laplacian variance, so a frame may be cached with its dHash
+    alone: it comes back as (dhash, None), and a later run that computes the variance adds it."""
+    src = tmp_path / "src.bin"
+    src.write_bytes(b"not really a video")
+    cache = SourceCache(tmp_path / "c", src)
+    f = FrameFeatures(4, _bgr(4), on_small=cache.recorder)
+    f.dhash  # noqa: B018 - the callback records it
+    cache.save()
+    again = SourceCache(tmp_path / "c", src)
+    assert again.lookup(4) == (f.dhash, None) and again.lookup(0) == (None, None)
+    g = FrameFeatures(4, _bgr(4), dhash=f.dhash, on_small=again.recorder)
+    g.lapvar  # noqa: B018
+    again.save()
+    assert SourceCache(tmp_path / "c", src).lookup(4) == (f.dhash, pytest.approx(g.lapvar))

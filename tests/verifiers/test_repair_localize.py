@@ -121,7 +121,7 @@ def test_end_not_after_start_scores_zero():
 
 
 def test_single_window_formula_and_sub_scores():
-    """Off by 0.1 s at both ends (window shrunk) on v4/s1 gives 29.113 (spec §3.5, observed)."""
+    """Off by 0.1 s at both ends (window shrunk) on v4/s1 gives 29.113 (observed)."""
     res = loc(_report("- start: 14.783", "- end: 17.427"), "v4/s1")
     assert res.score == pytest.approx(29.113, abs=5e-4)
     d = res.detail

@@ -1,4 +1,4 @@
-"""The recap verifier: the public rubric runner's contract (spec §4) with an OpenAI-compatible judge.
+"""The recap verifier: the public rubric runner's contract with an OpenAI-compatible judge.
 
 Statuses:
 - `missing`: no `final.mp4` (score 0);
@@ -23,10 +23,12 @@ cost counts; `provenance` names the judge model, endpoint host, prompt template 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from agenticvbench.errors import MediaError
+from agenticvbench.fsutil import file_sha256
 from agenticvbench.judge import JudgeCache, JudgeSettings, VideoJudge
 from agenticvbench.judge.prompts import PROMPT_TEMPLATE_VERSION, prompt_hash
 from agenticvbench.media import probe
@@ -62,6 +64,18 @@ def _zero(status: str, reason: str, task_id: int | None, settings: JudgeSettings
                            official=_official(task_id, 0, [], {}, 0.0, reason), provenance=_provenance(settings))
 
 
+def _human_lookup(settings: JudgeSettings, cache_root: Path | None, task_id: int | None,
+                  video: Path) -> Callable[[str], tuple[Any, str, list[dict[str, Any]]]] | None:
+    """Mode `human`: item id -> majority of the stored human verdicts on this very video (by SHA-256)."""
+    if settings.mode != "human" or cache_root is None or task_id is None:
+        return None
+    from agenticvbench.grade.store import VerdictStore, majority
+
+    sha = file_sha256(video)
+    by_key = VerdictStore(cache_root / "grades").by_key(settings.graders or None)
+    return lambda item_id: majority(by_key.get((task_id, item_id, sha), {}))
+
+
 def score_recap(final_mp4: str | Path | None, items: Any, *, judge_settings: JudgeSettings | None,
                 cache_dir: str | Path | None, task_id: int | None = None, backend: KindBackend | None = None,
                 openai_client: Any = None) -> VerifierOutcome:
@@ -89,9 +103,11 @@ def score_recap(final_mp4: str | Path | None, items: Any, *, judge_settings: Jud
     cache_root = Path(cache_dir) if cache_dir is not None else None
     facts = backend.make_facts(video, cache_root / "recap-media" if cache_root else None)
     loudness = backend.loudness_facts
-    judge = VideoJudge(settings or JudgeSettings(mode="off"), video,
+    settings_used = settings or JudgeSettings(mode="off")
+    judge = VideoJudge(settings_used, video,
                        cache=JudgeCache(cache_root / "judge") if cache_root else None,
-                       audio_facts=(lambda: loudness(facts)) if loudness else None, client=openai_client)
+                       audio_facts=(lambda: loudness(facts)) if loudness else None, client=openai_client,
+                       human=_human_lookup(settings_used, cache_root, task_id, video), task_id=task_id)
     try:
         report = run_rubric(rubric, facts=facts, judge=judge, backend=backend)
     except RubricError as exc:

@@ -1,4 +1,4 @@
-"""The recap python check kinds (spec §4.2): `KINDS`, `run_kind`, `KindResult`, `loudness_facts`.
+"""The recap python check kinds: `KINDS`, `run_kind`, `KindResult`, `loudness_facts`.
 
 The 20 kinds are defined in `kinds_probe` (container facts), `kinds_ffmpeg` (filter measurements) and
 `kinds_content` (shots, OCR, silence); importing this module registers all of them. Every kind reads its
@@ -24,6 +24,7 @@ from agenticvbench.verifiers.recap.kind_registry import (
     kind,
 )
 from agenticvbench.verifiers.recap.media_facts import MediaFacts, loudness_facts
+from agenticvbench.verifiers.recap.ocr import OcrUnavailableError
 
 __all__ = ["KINDS", "KindFn", "KindResult", "MediaFacts", "ParamError", "UnknownKindError", "kind",
            "loudness_facts", "run_kind"]
@@ -44,5 +45,7 @@ def run_kind(kind: str, params: dict[str, Any] | None, facts: MediaFacts) -> Kin
     clean = {k: v for k, v in (params or {}).items() if v is not None}
     try:
         return fn(facts, clean)
+    except OcrUnavailableError:
+        raise  # a missing engine is the verifier's failure (task `error`), not the submission's
     except Exception as exc:  # noqa: BLE001 - a kind that cannot run fails with its error, never crashes scoring
         return KindResult(False, "", error=f"error in {kind}: {exc}")

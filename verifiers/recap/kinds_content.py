@@ -1,4 +1,4 @@
-"""Content recap kinds (spec §4.2): shot lengths (PySceneDetect), on-screen text (OCR), silence (librosa RMS)."""
+"""Content recap kinds: shot lengths (PySceneDetect), on-screen text (OCR), silence (librosa RMS)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""ffmpeg-filter recap kinds (spec §4.2): volume, black runs, freeze runs, brightness, decode errors, LUFS."""
+"""ffmpeg-filter recap kinds: volume, black runs, freeze runs, brightness, decode errors, LUFS."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Container-level recap kinds (spec §4.2): duration, resolution, codecs, format, frame rate, audio streams,
+"""Container-level recap kinds: duration, resolution, codecs, format, frame rate, audio streams,
 channels and bit rate, all from one memoised probe. Like the official kinds they read the first video / audio
 stream."""
 

@@ -1,8 +1,9 @@
 """The OCR engine behind `pytesseract_substring_match`: RapidOCR (ONNX Runtime, models bundled in the wheel).
 
 The official kind ran tesseract, a system binary we cannot require (no system packages), so the default engine is
-`rapidocr-onnxruntime`: a declared pip dependency whose PP-OCRv4 models ship inside the wheel, so it works offline
-and gives the same text on every machine. Setting `AVB_OCR_ENGINE=tesseract` opts into pytesseract + the
+`rapidocr-onnxruntime` (the `ocr` extra): its PP-OCRv4 models ship inside the wheel, so it works offline and gives
+the same text on every machine. It is an extra because it declares the GUI OpenCV build (see docs/decisions.md);
+without any engine an OCR item raises `OcrUnavailableError` and its task ends in `error`, never a silent fail. Setting `AVB_OCR_ENGINE=tesseract` opts into pytesseract + the
 tesseract binary when both are installed (closer to the official engine, but machine-dependent).
 """
 
@@ -20,6 +21,14 @@ MAX_SIDE = 960
 """Frames are downscaled so their long side is at most this many pixels before detection (speed: OCR dominates a
 task's check time; 1080p subtitles stay about 20 px high). RapidOCR's detector keeps that size (limit_type `max`).
 The text-angle classifier is off (upside-down text is not a video-title case; tesseract's default skips it too)."""
+
+
+class OcrUnavailableError(RuntimeError):
+    """No OCR engine is installed: the on-screen-text check cannot be measured (the task is an `error`)."""
+
+
+OCR_INSTALL_HINT = ("the on-screen-text check needs an OCR engine: pip install 'agenticvbench[ocr]' "
+                    "(or set AVB_OCR_ENGINE=tesseract with pytesseract and the tesseract binary installed)")
 
 
 class OcrEngine(Protocol):
@@ -48,7 +57,10 @@ class RapidOcrEngine:
     def __init__(self) -> None:
         from importlib.metadata import version
 
-        from rapidocr_onnxruntime import RapidOCR
+        try:
+            from rapidocr_onnxruntime import RapidOCR
+        except ImportError:
+            raise OcrUnavailableError(OCR_INSTALL_HINT) from None
 
         self.name = f"rapidocr-onnxruntime {version('rapidocr-onnxruntime')} max{MAX_SIDE} nocls"
         self._ocr = RapidOCR(det_limit_type="max", det_limit_side_len=MAX_SIDE, use_cls=False)

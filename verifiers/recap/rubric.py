@@ -1,4 +1,4 @@
-"""Recap rubric items (spec §4.1), their validation, and the final formula (spec §4.5).
+"""Recap rubric items, their validation, and the final formula.
 
 Item fields (the HF union schema fills absent keys with None, so None always means "absent"):
 `id` (required), `dispatch` (python | llm | compound), `kind` + `params` (python), `prompt` falling back to
@@ -170,7 +170,7 @@ def parse_item(raw: Any, index: int, *, known_kinds: Collection[str] | None = No
         raise RubricError(f"{where}: 'narrative_essential' must be true or false, got {essential!r}")
     dispatch = raw.get("dispatch")
     prompt, criterion = _text(raw.get("prompt")), _text(raw.get("criterion"))
-    common = {"id": str(rid), "dispatch": dispatch, "weight": float(weight), "pillar": int(pillar),
+    common: dict[str, Any] = {"id": str(rid), "dispatch": dispatch, "weight": float(weight), "pillar": int(pillar),
               "criterion": criterion, "narrative_essential": essential, "index": index}
     if dispatch == "python":
         return RubricItem(**common, kind=_kind(raw.get("kind"), where, known_kinds),

@@ -1,4 +1,4 @@
-"""Run validated rubric items against one video: python checks, llm questions and compound items (spec §4.4).
+"""Run validated rubric items against one video: python checks, llm questions and compound items.
 
 - **python**: the check kind runs on the task's shared `MediaFacts`; its evidence is the item's reason. A kind that
   raises fails the item (`error in <kind>: ...`); an unknown kind is a `RubricError` (D-C4), normally caught

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import overload
 
 EDIT_MAX = 60.0
-"""Points of the edit rubric (spec scoring.md §3.6)."""
+"""Points of the edit rubric."""
 
 MAX_DURATION_S = 1e6
 """Largest source duration (s) a profile may declare: about 11.6 days, far above any real cell, and far below the

@@ -10,7 +10,8 @@ decoded once per file and sliced per chunk (bit-identical to the official per-ch
 Frame sets, exactly as upstream: chunk c starts at OpenCV's seek frame `int(start * fps + 0.5)` of each video;
 the source buffer is round(dur * fps_src) frames; fixed frames i = 0, k, 2k, ... (k = max(1, round(fps_fix/10)))
 up to round(dur * 10) samples (min 2); candidates are the dHash top-3 of the band [i-10, i+10] (clipped to the
-buffer) plus i itself. A sample whose band is empty keeps the official initial value -1.
+buffer) plus i itself. A sample whose band is empty (no source frame within +/-10, e.g. past the end of the
+source or at a fixed frame rate above the source's) is skipped, as the official `lo >= hi: continue`.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from __future__ import annotations
 import math
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -147,10 +148,10 @@ def _video_pass(fixed: Path, source: Path, plans: list[ChunkPlan], fps_fix: floa
     def make_src(vf: VideoFrame) -> FrameFeatures:
         stats["n_src_frames"] += 1
         dh, lv = cache.lookup(vf.index)
-        f = FrameFeatures(vf.index, vf.image, dhash=dh, lapvar=lv, keep_ssim=False)  # usually compared once
+        # usually compared once; the Laplacian variance only if it becomes a lag candidate
+        f = FrameFeatures(vf.index, vf.image, dhash=dh, lapvar=lv, keep_ssim=False, on_small=cache.recorder)
         if dh is None:
-            f.dhash, f.lapvar  # noqa: B018 - computed here, in the decoding thread
-            cache.record(f)
+            f.dhash  # noqa: B018 - every source frame is ranked by dHash: computed here, in the decoding thread
         return f
 
     chunks = [_ChunkVideo() for _ in plans]
@@ -195,8 +196,9 @@ def _video_pass(fixed: Path, source: Path, plans: list[ChunkPlan], fps_fix: floa
                 if f is None:  # the source ended: the buffer is shorter
                     break
                 band.append(f)
-            stats["n_empty_band"] += not band
-            if pool is not None:
+            if not band:  # upstream: no source frame within the band, the sample is skipped
+                stats["n_empty_band"] += 1
+            elif pool is not None:
                 pending.append((w, pool.submit(match_sample, fx, band, i, lo)))
             else:
                 try:
@@ -218,7 +220,7 @@ def _video_pass(fixed: Path, source: Path, plans: list[ChunkPlan], fps_fix: floa
 
 # ------------------------------------------------------------------------------------------ aggregation ----
 
-def _mean(values: list[float]) -> float | None:
+def _mean(values: Sequence[float]) -> float | None:
     return float(np.mean(values)) if values else None
 
 
@@ -274,7 +276,8 @@ def aggregate_chunks(chunks: list[dict[str, Any]], *, video_share: float, audio_
                "mean_abs_lag_frames_out", "w_in", "w_out"]
     order_a = ["sub", "xcorr_in", "xcorr_out", "deduct_in", "deduct_out", "w_in", "w_out"]
     video, audio = {k: video[k] for k in order_v}, {k: audio[k] for k in order_a}
-    return video["sub"] + audio["sub"], video, audio
+    total = float(video["sub"] or 0.0) + float(audio["sub"] or 0.0)  # both set by _modality, never None
+    return total, video, audio
 
 
 def _constants(video_share: float, audio_share: float, w_in: float, w_out: float) -> dict[str, Any]:
@@ -311,8 +314,8 @@ def _warnings(plans: list[ChunkPlan], fps_fix: float, videos: list[_ChunkVideo],
     n_empty = info.get("n_empty_band", 0)
     if n_empty:
         out.append(f"{n_empty} video samples had no source frame within +/-{LAG_BAND_FRAMES} frames (fixed "
-                   "frame rate above the source's, or a source shorter than the profile duration); each "
-                   "counts -1, the official initial value")
+                   "frame rate above the source's, or a source shorter than the profile duration); as upstream "
+                   "they are skipped and count in no mean")
     return out
 
 
@@ -396,7 +399,7 @@ def score_edit(fixed_mp4: Path, source_mp4: Path, *, duration_s: float, window: 
         "chunks": chunks,
         "engine": {"n_ssim_pairs": stats["n_ssim"], "n_bound_pruned": stats["n_pruned"],
                    "n_source_frames_read": stats["n_src_frames"], "source_cache_hits": cache.hits,
-                   "audio_mode": info.get("audio_mode")},
+                   "audio_mode": info.get("audio_mode"), "audio_end_padding": info.get("audio_end_padding", {})},
     }
     if errors:
         detail["chunk_errors"] = errors

@@ -6,8 +6,8 @@ INTER_AREA, "right pixel > left pixel" per row). `FrameFeatures` computes each o
 so source frames that never become a lag candidate cost only their decode. `match_sample` is the official
 per-sample value: the best SSIM x sharp x chroma x lagpen over the dHash-ranked lag candidates.
 
-Cache (`SourceCache`, keyed by the source file's sha256): per source frame the dHash and Laplacian variance, and
-the source audio as s16 PCM. Pixels are deliberately not cached: measured on the golden 640x360 clip, reloading
+Cache (`SourceCache`, keyed by the source file's sha256): per source frame the dHash and (for the frames that were
+lag candidates) the Laplacian variance, and the source audio as s16 PCM. Pixels are deliberately not cached: measured on the golden 640x360 clip, reloading
 a compressed gray+Lab frame costs ~1.7 ms against ~4.3 ms to decode and convert it, but even synthetic content
 needs ~67 KB/frame (real footage several times more; ~40 GB for a 3.6-min 1080p60 source), so the
 cache would dwarf the dataset. dHash + variance are 16 bytes/frame and save ~1.2 ms/frame of source work.
@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import tempfile
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,7 +32,7 @@ CHROMA_NORM = 25.0
 LAG_BAND_FRAMES = 10
 LAG_PENALTY_PER_FRAME = 0.03
 LAG_TOPK = 3
-CACHE_VERSION = 1
+CACHE_VERSION = 2  # 2: the source PCM keeps the AAC end padding when chunks reach past it
 
 
 def dhash64(gray: np.ndarray) -> int:
@@ -60,11 +61,13 @@ class FrameFeatures:
     gray + Lab (+ SSIM statistics if it was compared).
     """
 
-    __slots__ = ("index", "_bgr", "_gray", "_lab", "_lapvar", "_dhash", "_ssim", "_keep_ssim", "_lock")
+    __slots__ = ("index", "_bgr", "_gray", "_lab", "_lapvar", "_dhash", "_ssim", "_keep_ssim", "_lock",
+                 "_on_small")
 
     def __init__(self, index: int, bgr: np.ndarray, *, dhash: int | None = None, lapvar: float | None = None,
-                 keep_ssim: bool = True) -> None:
+                 keep_ssim: bool = True, on_small: Callable[[FrameFeatures], None] | None = None) -> None:
         self.index = index
+        self._on_small = on_small  # called after dHash or Laplacian variance is computed (cache recording)
         self._keep_ssim = keep_ssim
         self._bgr: np.ndarray | None = bgr
         self._gray: np.ndarray | None = None
@@ -91,6 +94,7 @@ class FrameFeatures:
         if self._gray is None:
             with self._lock:
                 if self._gray is None:
+                    assert self._bgr is not None  # released only once gray and Lab exist
                     self._gray = cv2.cvtColor(self._bgr, cv2.COLOR_BGR2GRAY)
                     self._release_bgr()
         return self._gray
@@ -101,6 +105,7 @@ class FrameFeatures:
         if self._lab is None:
             with self._lock:
                 if self._lab is None:
+                    assert self._bgr is not None
                     self._lab = cv2.cvtColor(self._bgr, cv2.COLOR_BGR2LAB)
                     self._release_bgr()
         return self._lab
@@ -112,6 +117,8 @@ class FrameFeatures:
             value = laplacian_variance(self.gray)
             with self._lock:
                 self._lapvar = value
+            if self._on_small is not None:
+                self._on_small(self)
         return self._lapvar
 
     @property
@@ -121,6 +128,8 @@ class FrameFeatures:
             value = dhash64(self.gray)
             with self._lock:
                 self._dhash = value
+            if self._on_small is not None:
+                self._on_small(self)
         return self._dhash
 
     @property
@@ -220,9 +229,9 @@ def match_sample(fix: FrameFeatures, band: list[FrameFeatures], i: int, lo: int)
         values[t] = v
         best = max(best, v)
     for t, pos in enumerate(cand):  # the official scan: strictly greater, initial -1
-        v = values[t]
-        if v is not None and v > out.value:
-            out.value, out.lag = v, pos - zero
+        vt = values[t]
+        if vt is not None and vt > out.value:
+            out.value, out.lag = vt, pos - zero
     return out
 
 
@@ -241,11 +250,12 @@ def _source_sha256(path: Path) -> str:
 class SourceCache:
     """Small per-frame source features (dHash, Laplacian variance) and source PCM, keyed by file sha256.
 
-    Files live in `cache_dir/repair-edit-v1-cv<opencv version>/<sha256>/`: `frames.npz` (dhash uint64, lapvar
-    float64, known bool) and `audio_s16.npy`. Every write goes to a temp name and is moved into place with `os.replace`, so
-    concurrent scorers see the old or the new file, never a torn one. Without `cache_dir` nothing is stored.
-    The cache is best-effort: a write that fails (unwritable directory, full disk) is noted in `write_errors` and
-    never raises, so it cannot change a score.
+    Files live in `cache_dir/repair-edit-v2-cv<opencv version>/<sha256>/`: `frames.npz` (dhash uint64 with its
+    `known` mask; lapvar float64, NaN where unknown: only lag candidates need it, so it is computed for those
+    alone) and `audio_s16.npy` (with the AAC end padding, see `edit_audio.with_end_padding`). Every write goes
+    to a temp name and is moved into place with `os.replace`, so concurrent scorers see the old or the new
+    file, never a torn one. Without `cache_dir` nothing is stored. The cache is best-effort: a write that fails
+    (unwritable directory, full disk) is noted in `write_errors` and never raises, so it cannot change a score.
     """
 
     def __init__(self, cache_dir: Path | None, source: Path) -> None:
@@ -253,7 +263,8 @@ class SourceCache:
         self._dhash = np.zeros(0, np.uint64)
         self._lapvar = np.zeros(0, np.float64)
         self._known = np.zeros(0, bool)
-        self._new: dict[int, tuple[int, float]] = {}
+        self._new_dhash: dict[int, int] = {}
+        self._new_lapvar: dict[int, float] = {}
         self.hits = 0
         self.write_errors: list[str] = []  # failed writes, for the edit detail (scores are unaffected)
         if cache_dir is None:
@@ -262,33 +273,50 @@ class SourceCache:
         self.root = Path(cache_dir) / f"repair-edit-v{CACHE_VERSION}-cv{cv2.__version__}" / _source_sha256(source)
         try:
             with np.load(self.root / "frames.npz") as data:
-                self._dhash, self._lapvar, self._known = data["dhash"], data["lapvar"], data["known"]
+                dh, lv, kn = data["dhash"], data["lapvar"], data["known"]
+            if dh.shape == lv.shape == kn.shape and dh.ndim == 1:
+                self._dhash, self._lapvar, self._known = dh, lv, kn
         except (OSError, KeyError, ValueError):
             pass  # no cache yet, or an unreadable one: recompute
 
     def lookup(self, index: int) -> tuple[int | None, float | None]:
-        """(dhash, lapvar) of source frame `index`, or (None, None) when not cached."""
+        """(dhash, lapvar) of source frame `index`; None for what is not cached."""
         if index < self._known.size and self._known[index]:
             self.hits += 1
-            return int(self._dhash[index]), float(self._lapvar[index])
+            lv = float(self._lapvar[index])
+            return int(self._dhash[index]), None if np.isnan(lv) else lv
         return None, None
 
     def record(self, frame: FrameFeatures) -> None:
-        """Remember a frame's freshly computed small features for `save`."""
-        if self.root is not None and frame.has_cached_small:
-            self._new[frame.index] = (frame.dhash, frame.lapvar)
+        """Remember a frame's freshly computed small features for `save` (thread-safe: plain dict stores)."""
+        if self.root is None:
+            return
+        if frame._dhash is not None:
+            self._new_dhash[frame.index] = frame._dhash
+        if frame._lapvar is not None:
+            self._new_lapvar[frame.index] = frame._lapvar
+
+    @property
+    def recorder(self) -> Callable[[FrameFeatures], None] | None:
+        """`record` when the cache stores anything, else None (for `FrameFeatures(on_small=...)`)."""
+        return self.record if self.root is not None else None
 
     def save(self) -> None:
         """Merge the recorded features into `frames.npz` (atomically); a no-op when nothing is new."""
-        if self.root is None or not self._new:
+        if self.root is None or not (self._new_dhash or self._new_lapvar):
             return
-        n = max(self._known.size, max(self._new) + 1)
-        dh, lv, kn = np.zeros(n, np.uint64), np.zeros(n, np.float64), np.zeros(n, bool)
+        new_dh, new_lv = dict(self._new_dhash), dict(self._new_lapvar)
+        n = max(self._known.size, max([*new_dh, *new_lv]) + 1)
+        dh, lv, kn = np.zeros(n, np.uint64), np.full(n, np.nan), np.zeros(n, bool)
         dh[:self._known.size], lv[:self._known.size], kn[:self._known.size] = self._dhash, self._lapvar, self._known
-        for i, (h, v) in self._new.items():
-            dh[i], lv[i], kn[i] = h, v, True
+        for i, h in new_dh.items():
+            dh[i], kn[i] = h, True
+        for i, v in new_lv.items():
+            if kn[i]:  # a Laplacian variance is only stored with its frame's dHash
+                lv[i] = v
         self._atomic_save("frames.npz", lambda fh: np.savez(fh, dhash=dh, lapvar=lv, known=kn))
-        self._dhash, self._lapvar, self._known, self._new = dh, lv, kn, {}  # kept in memory even if not stored
+        self._dhash, self._lapvar, self._known = dh, lv, kn  # kept in memory even if not stored
+        self._new_dhash, self._new_lapvar = {}, {}
 
     def load_audio(self) -> np.ndarray | None:
         """The cached source PCM (int16, mono, 48 kHz), or None."""

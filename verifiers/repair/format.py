@@ -1,7 +1,7 @@
 """The repair format rubric (5 points): 7 container/stream items of fixed.mp4 against the real source file.
 
 Both files are probed once with `agenticvbench.media.probe` (PyAV, ffprobe vocabulary); the first video and the
-first audio stream are compared. The comparison is against the source *file*, never the profile (scoring.md §3.4).
+first audio stream are compared. The comparison is against the source *file*, never the profile.
 Tolerances come from `ground_truth/repair/format_config.json`: `default`, overridden per source file stem (D-R13).
 """
 

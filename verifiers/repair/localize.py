@@ -1,4 +1,4 @@
-"""The repair localisation rubric (35 points): the exact `report.md` grammar and scoring (scoring.md §3.5).
+"""The repair localisation rubric (35 points): the exact `report.md` grammar and scoring.
 
 There is no LLM. The report is read line by line with the official grammar: `- start:` / `- end:` field lines
 (first wins per key), numbered `- window_N_start:` lines and `## Diagnosis` blocks for the multi-region variants.

@@ -196,7 +196,8 @@ def _window_warnings(variant: str, inj: Any, injections: list[Any], window: tupl
         out.append("D-R4: the v03 edit in-window needs scene_1.original_start_s and scene_4.original_end_s, "
                    "which this profile lacks; as in the official scorer every sample counts as out-of-window "
                    "(only w_out applies)")
-    kinds = {variant} if variant != "_combined" else {x.get("variant") for x in injections if isinstance(x, dict)}
+    kinds: set[Any] = ({variant} if variant != "_combined"
+                       else {x.get("variant") for x in injections if isinstance(x, dict)})
     broken = sorted(k for k in kinds if k in BROKEN_TIME_VARIANTS)
     if window is not None and broken:
         out.append(f"D-R11: the edit in-window [{window[0]:g}, {window[1]:g}] s comes from {', '.join(broken)} "

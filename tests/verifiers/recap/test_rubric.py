@@ -1,4 +1,4 @@
-"""Rubric item validation (D-C4) and the final formula with signed weights (spec §4.5, D-C6)."""
+"""Rubric item validation (D-C4) and the final formula with signed weights (D-C6)."""
 
 from __future__ import annotations
 

@@ -1,0 +1,25 @@
+"""`avb import harbor JOB_DIR... --out RUNS`: Harbor job directories -> run directories for `avb verify`."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def _harbor(args: argparse.Namespace) -> int:
+    from agenticvbench.harbor.importer import import_jobs
+
+    summary = import_jobs(args.job_dirs, args.out, force=args.force)
+    print(summary.to_text(), file=sys.stderr)
+    return 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add `import harbor`."""
+    p = sub.add_parser("import", help="import agent runs made with another tool")
+    inner = p.add_subparsers(dest="import_command", metavar="FORMAT", required=True)
+    hb = inner.add_parser("harbor", help="Harbor job directories -> one run directory per (agent, model, attempt)")
+    hb.add_argument("job_dirs", nargs="+", metavar="JOB_DIR")
+    hb.add_argument("--out", required=True, help="folder to write the run directories into")
+    hb.add_argument("--force", action="store_true", help="replace run directories that already exist")
+    hb.set_defaults(func=_harbor)

@@ -1,0 +1,258 @@
+"""The local grading web server (standard library `ThreadingHTTPServer`).
+
+Routes (every one needs the session token, as `?token=` or the `X-AVB-Token` header; compared in constant time):
+
+- `GET /` the page (`page.html`, shipped as package data);
+- `GET /api/state` the submissions (brief, items, reference results), this grader's current verdicts, progress;
+- `POST /api/verdict` `{"index", "item_id", "verdict": pass|fail|skip, "notes"}` stores one verdict at once
+  (`store.VerdictStore.append`) and answers with the new progress;
+- `GET /video/<index>` the submission's `final.mp4`, with HTTP range requests (206 + `Content-Range`) so the
+  player can seek;
+- `GET /material/<index>/<n>` the n-th input file of the submission's task (same range support).
+
+The client never names a file: videos are addressed by their index in the session, whose paths were checked
+when the session was built (`session.safe_video`), so a `../` path or any other file is simply not a route (404).
+A missing or wrong token is 403. The server binds 127.0.0.1 unless told otherwise; the token comes from
+`secrets.token_urlsafe`.
+"""
+
+from __future__ import annotations
+
+import json
+import mimetypes
+import re
+import secrets
+import threading
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from importlib import resources
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+from agenticvbench.grade.session import GradeSubmission
+from agenticvbench.grade.store import VERDICTS, HumanVerdict, VerdictStore
+
+MAX_BODY = 64 * 1024
+CHUNK = 256 * 1024
+_RANGE = re.compile(r"^bytes=(\d*)-(\d*)$")
+
+
+@dataclass
+class GradingApp:
+    """The state behind the server: the submissions, the store, the grader and the token."""
+
+    submissions: list[GradeSubmission]
+    store: VerdictStore
+    grader: str
+    blind: bool = False
+    seed: int | None = None
+    token: str = field(default_factory=lambda: secrets.token_urlsafe(24))
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def current(self) -> dict[str, dict[str, Any]]:
+        """`"<index>/<item_id>"` -> this grader's current verdict on this very video."""
+        latest = self.store.latest(self.grader)
+        out = {}
+        for s in self.submissions:
+            for it in s.items:
+                v = latest.get((s.task_id, it.item_id, s.video_sha256))
+                if v is not None:
+                    out[f"{s.index}/{it.item_id}"] = {"verdict": v.verdict, "notes": v.notes, "time": v.time}
+        return out
+
+    def progress(self, current: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
+        """Graded / total items, overall and per task."""
+        current = self.current() if current is None else current
+        per_task: dict[int, list[int]] = {}
+        for s in self.submissions:
+            done = sum(f"{s.index}/{it.item_id}" in current for it in s.items)
+            acc = per_task.setdefault(s.task_id, [0, 0])
+            acc[0] += done
+            acc[1] += len(s.items)
+        graded = sum(v[0] for v in per_task.values())
+        total = sum(v[1] for v in per_task.values())
+        return {"graded": graded, "total": total,
+                "tasks": {str(k): {"graded": v[0], "total": v[1]} for k, v in sorted(per_task.items())}}
+
+    def state(self) -> dict[str, Any]:
+        """Everything the page needs at load time (and after a reload)."""
+        current = self.current()
+        return {"grader": self.grader, "blind": self.blind, "seed": self.seed,
+                "submissions": [s.public(self.blind) for s in self.submissions], "verdicts": current,
+                "progress": self.progress(current)}
+
+    def record(self, body: Any) -> dict[str, Any]:
+        """Store one verdict from a POST body; ValueError says what is wrong with the body."""
+        if not isinstance(body, dict):
+            raise ValueError("body must be a JSON object")
+        index, item_id, verdict = body.get("index"), body.get("item_id"), body.get("verdict")
+        notes = body.get("notes", "")
+        if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < len(self.submissions):
+            raise ValueError("index: no such submission")
+        sub = self.submissions[index]
+        item = next((it for it in sub.items if it.item_id == item_id), None)
+        if item is None:
+            raise ValueError("item_id: no such item in this submission")
+        if verdict not in VERDICTS:
+            raise ValueError(f"verdict: one of {', '.join(VERDICTS)}")
+        if not isinstance(notes, str):
+            raise ValueError("notes: must be a string")
+        with self.lock:
+            v = self.store.append(HumanVerdict(grader=self.grader, task_id=sub.task_id, item_id=item.item_id,
+                                               video_sha256=sub.video_sha256, verdict=verdict, notes=notes,
+                                               pillar=item.pillar, run="" if self.blind else sub.run_label))
+        return {"saved": {"verdict": v.verdict, "notes": v.notes, "time": v.time}, "progress": self.progress()}
+
+
+def page_html() -> bytes:
+    """The page (package data)."""
+    return resources.files("agenticvbench.grade").joinpath("page.html").read_bytes()
+
+
+def _handler(app: GradingApp) -> type[BaseHTTPRequestHandler]:
+    page = page_html()
+
+    class Handler(BaseHTTPRequestHandler):
+        server_version = "avb-grade"
+        sys_version = ""
+
+        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+            pass
+
+        def _send(self, status: int, body: bytes, ctype: str = "application/json",
+                  headers: dict[str, str] | None = None) -> None:
+            self.send_response(status)
+            self.send_header("Content-Type", ctype)
+            self.send_header("Content-Length", str(len(body)))
+            self.send_header("Cache-Control", "no-store")
+            self.send_header("X-Content-Type-Options", "nosniff")
+            for k, v in (headers or {}).items():
+                self.send_header(k, v)
+            self.end_headers()
+            if self.command != "HEAD":
+                self.wfile.write(body)
+
+        def _json(self, status: int, obj: Any) -> None:
+            self._send(status, json.dumps(obj).encode("utf-8"))
+
+        def _authorised(self, query: dict[str, list[str]]) -> bool:
+            given = self.headers.get("X-AVB-Token") or (query.get("token") or [""])[0]
+            return secrets.compare_digest(given.encode("utf-8", "replace"), app.token.encode())
+
+        def _route(self) -> tuple[str, dict[str, list[str]]] | None:
+            url = urlsplit(self.path)
+            query = parse_qs(url.query)
+            if not self._authorised(query):
+                self._json(403, {"error": "missing or wrong token"})
+                return None
+            return url.path, query
+
+        def do_GET(self) -> None:  # noqa: N802 - stdlib name
+            routed = self._route()
+            if routed is None:
+                return
+            path, _ = routed
+            if path in ("/", "/index.html"):
+                self._send(200, page, "text/html; charset=utf-8")
+            elif path == "/api/state":
+                self._json(200, app.state())
+            elif m := re.fullmatch(r"/video/(\d{1,6})", path):
+                index = int(m.group(1))
+                if index >= len(app.submissions):
+                    self._json(404, {"error": "no such video"})
+                else:
+                    sub = app.submissions[index]
+                    self._file(sub.video, sub.size, "video/mp4")
+            elif m := re.fullmatch(r"/material/(\d{1,6})/(\d{1,4})", path):
+                index, n = int(m.group(1)), int(m.group(2))
+                mats = app.submissions[index].materials if index < len(app.submissions) else []
+                if n >= len(mats):
+                    self._json(404, {"error": "no such material"})
+                else:
+                    name, real, size = mats[n]
+                    self._file(real, size, mimetypes.guess_type(name)[0] or "application/octet-stream")
+            else:
+                self._json(404, {"error": "not found"})
+
+        do_HEAD = do_GET  # noqa: N815 - stdlib name
+
+        def do_POST(self) -> None:  # noqa: N802 - stdlib name
+            routed = self._route()
+            if routed is None:
+                return
+            if routed[0] != "/api/verdict":
+                self._json(404, {"error": "not found"})
+                return
+            try:
+                length = int(self.headers.get("Content-Length") or 0)
+            except ValueError:
+                length = -1
+            if not 0 < length <= MAX_BODY:
+                self._json(413 if length > MAX_BODY else 400, {"error": "body missing or too large"})
+                return
+            try:
+                result = app.record(json.loads(self.rfile.read(length)))
+            except (ValueError, RecursionError) as exc:
+                self._json(400, {"error": str(exc)[:300]})
+                return
+            self._json(200, result)
+
+        def _file(self, video: Path, size: int, ctype: str) -> None:
+            start, end = 0, size - 1
+            status = 200
+            rng = self.headers.get("Range")
+            if rng:
+                m = _RANGE.match(rng.strip())
+                if m is None or (not m.group(1) and not m.group(2)):
+                    self._send(416, b"", "text/plain", {"Content-Range": f"bytes */{size}"})
+                    return
+                if m.group(1):
+                    start = int(m.group(1))
+                    end = min(int(m.group(2)), size - 1) if m.group(2) else size - 1
+                else:  # suffix range: the last N bytes
+                    start = max(0, size - int(m.group(2)))
+                if start >= size or end < start:
+                    self._send(416, b"", "text/plain", {"Content-Range": f"bytes */{size}"})
+                    return
+                status = 206
+            length = end - start + 1
+            self.send_response(status)
+            self.send_header("Content-Type", ctype)
+            self.send_header("Accept-Ranges", "bytes")
+            self.send_header("X-Content-Type-Options", "nosniff")
+            self.send_header("Content-Security-Policy", "sandbox")
+            self.send_header("Content-Length", str(length))
+            if status == 206:
+                self.send_header("Content-Range", f"bytes {start}-{end}/{size}")
+            self.end_headers()
+            if self.command == "HEAD":
+                return
+            try:
+                with open(video, "rb") as f:
+                    f.seek(start)
+                    left = length
+                    while left > 0:
+                        chunk = f.read(min(CHUNK, left))
+                        if not chunk:
+                            break
+                        self.wfile.write(chunk)
+                        left -= len(chunk)
+            except (BrokenPipeError, ConnectionResetError):  # the player moved on (seeking): normal
+                pass
+
+    return Handler
+
+
+def make_server(app: GradingApp, host: str = "127.0.0.1", port: int = 0) -> ThreadingHTTPServer:
+    """A server for `app` (not started); `port` 0 picks a free one."""
+    httpd = ThreadingHTTPServer((host, port), _handler(app))
+    httpd.daemon_threads = True
+    return httpd
+
+
+def url_of(httpd: ThreadingHTTPServer, app: GradingApp) -> str:
+    """The page's URL, token included."""
+    host, port = httpd.server_address[:2]
+    host_text = host.decode() if isinstance(host, bytes) else str(host)
+    return f"http://{host_text}:{port}/?token={app.token}"

@@ -1,0 +1,218 @@
+"""`avb export harbor`: one Harbor task directory per AgenticVBench task, plus a listing of them.
+
+Layout of `DIR/<family>-<id>/` (Harbor's task format):
+- `task.toml`: timeouts and resources per family (`family_settings.json`), outputs declared as the artifact
+  `/workspace/output`, `[verifier] environment_mode = "separate"`, recap judge settings as `${VAR}` templates
+  resolved from the host by Harbor (no secret is written);
+- `instruction.md`: the task's prompt plus the family's output contract (`contract.py`);
+- `environment/`: `Dockerfile` (pinned base, ffmpeg, non-root user) and `materials/` baked in. Never a
+  verifier-only reference;
+- `tests/`: `Dockerfile` (this package at the exporting version), `test.sh` (`avb score` then `avb harbor
+  reward`) and `reference/` (the repair source and profile, the recap rubric): only the verifier sees these;
+- `solution/`: `solve.sh` and `gold/` (the files of `avb gold`), uploaded by Harbor for the oracle agent only.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agenticvbench.errors import AVBError, TaskError
+from agenticvbench.fsutil import atomic_write_json
+from agenticvbench.harbor import scripts
+from agenticvbench.harbor.contract import OUTPUT_DIR, instruction
+from agenticvbench.harbor.gold import RECAP_NONE, gold_output
+from agenticvbench.tasks import AssemblyTask, RecapTask, RepairTask, SequencingTask, Task
+from agenticvbench.version import __version__
+
+SETTINGS_PATH = Path(__file__).with_name("family_settings.json")
+#: Recap judge settings passed from the host into the verifier (Harbor resolves `${VAR:-}` at run time).
+JUDGE_ENV = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "AVB_JUDGE_MODE", "AVB_JUDGE_MODEL", "AVB_JUDGE_BASE_URL")
+LISTING = "agenticvbench-tasks.json"
+
+
+def family_settings() -> dict[str, dict[str, float]]:
+    """Timeouts and resources per family (see `family_settings.json`)."""
+    data = json.loads(SETTINGS_PATH.read_text(encoding="utf-8"))
+    return {k: v for k, v in data.items() if not k.startswith("_")}
+
+
+def task_dir_name(task: Task) -> str:
+    """`<family>-<id>` with the id zero-padded to three digits, e.g. `sequencing-037`."""
+    return f"{task.family}-{task.task_id:03d}"
+
+
+@dataclass
+class ExportOptions:
+    """Choices that are the same for every exported task."""
+
+    base_image: str = scripts.DEFAULT_BASE_IMAGE
+    package_spec: str = f"agenticvbench=={__version__}"
+    solutions: bool = True
+    dataset: str = ""
+    revision: str = ""
+
+
+@dataclass
+class ExportSummary:
+    """What was exported: task directory names by task id, and tasks whose oracle writes nothing."""
+
+    root: Path
+    tasks: dict[int, str] = field(default_factory=dict)
+    no_gold: dict[int, str] = field(default_factory=dict)
+
+
+def _toml(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, str):
+        return json.dumps(value)  # a JSON string is a valid TOML basic string
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml(v) for v in value) + "]"
+    raise TypeError(f"cannot write {type(value).__name__} as TOML")
+
+
+def _table(name: str, values: dict[str, Any]) -> str:
+    return f"[{name}]\n" + "".join(f"{k} = {_toml(v)}\n" for k, v in values.items()) + "\n"
+
+
+def task_toml(task: Task, opts: ExportOptions) -> str:
+    """The task's `task.toml`."""
+    s = family_settings()[task.family]
+    text = 'schema_version = "1.4"\n' + f"artifacts = {_toml([OUTPUT_DIR])}\n\n"
+    text += _table("task", {"name": f"agenticvbench/{task_dir_name(task)}",
+                            "description": f"AgenticVBench task {task.task_id} ({task.family})",
+                            "keywords": ["agenticvbench", "video", task.family]})
+    text += _table("metadata", {"agenticvbench_task_id": task.task_id, "family": task.family,
+                                "dataset": opts.dataset, "dataset_revision": opts.revision,
+                                "agenticvbench_version": __version__})
+    text += _table("agent", {"timeout_sec": float(s["agent_timeout_sec"]), "user": scripts.AGENT_USER})
+    text += _table("environment", {"build_timeout_sec": float(s["build_timeout_sec"]), "cpus": s["cpus"],
+                                   "memory_mb": s["memory_mb"], "storage_mb": s["storage_mb"]})
+    text += _table("verifier", {"timeout_sec": float(s["verifier_timeout_sec"]), "environment_mode": "separate"})
+    if isinstance(task, RecapTask):
+        text += _table("verifier.env", {var: f"${{{var}:-}}" for var in JUDGE_ENV})
+    return text
+
+
+def _ids_arg(task_id: int, ids: list[str], name: str) -> str:
+    for i in ids:
+        if "," in i or i != i.strip():
+            raise TaskError(task_id, name, f"id {i!r} cannot be passed on the command line (comma or padding)")
+    return ",".join(ids)
+
+
+def _score_args(task: Task, tests: Path) -> list[str]:
+    """Arguments of `avb score <family>`; writes the references the verifier needs under `tests/reference/`."""
+    q = scripts.q
+    if isinstance(task, SequencingTask):
+        return ['--solution-json "$OUT/solution.json"', f"--task-id {task.task_id}",
+                f"--correct-order {q(_ids_arg(task.task_id, task.correct_order, 'rubric_json.correct_order'))}"]
+    if isinstance(task, AssemblyTask):
+        ids = _ids_arg(task.task_id, task.correct_assembly_in_slot_order, "rubric_json.correct_assembly_in_slot_order")
+        return ['--solution-json "$OUT/solution.json"', f"--task-id {task.task_id}", f"--correct-assembly {q(ids)}"]
+    ref = tests / "reference"
+    ref.mkdir(parents=True, exist_ok=True)
+    if isinstance(task, RepairTask):
+        from agenticvbench.verifiers.repair import source_of
+
+        _place(source_of(task), ref / "source.mp4")
+        atomic_write_json(ref / "profile.json", task.profile)
+        rubric = json.loads(task.rubric_json)
+        which = (['--profile "$TESTS/reference/profile.json"'] if isinstance(rubric.get("profile"), dict)
+                 else [f"--cell {q(task.cell)}"])
+        return ['--fixed-mp4 "$OUT/fixed.mp4"', '--report-md "$OUT/report.md"',
+                '--source-mp4 "$TESTS/reference/source.mp4"', *which, "--workers 2"]
+    if isinstance(task, RecapTask):
+        atomic_write_json(ref / "rubric.json", task.items)
+        return ['--final-mp4 "$OUT/final.mp4"', '--rubric "$TESTS/reference/rubric.json"']
+    raise TaskError(task.task_id, "task_family", f"no Harbor export for family {task.family!r}")
+
+
+def _place(src: Path, dest: Path) -> None:
+    """Hard-link (same file system) or copy `src` to `dest`."""
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        os.link(src, dest)
+    except OSError:
+        shutil.copyfile(src, dest)
+
+
+def _materials(task: Task, dest: Path) -> None:
+    dest.mkdir(parents=True, exist_ok=True)
+    for path in task.materials():
+        items = sorted(path.iterdir()) if path.is_dir() else [path]
+        for item in items:
+            target = dest / item.name
+            if target.exists():
+                raise TaskError(task.task_id, "reference_file_urls", f"two materials named {item.name!r}")
+            if item.is_dir():
+                shutil.copytree(item, target, copy_function=lambda s, d: _place(Path(s), Path(d)))
+            elif item.is_file():
+                _place(item, target)
+
+
+def _write(path: Path, text: str, *, executable: bool = False) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    if executable:
+        path.chmod(0o755)
+
+
+def export_task(task: Task, root: Path, opts: ExportOptions) -> str | None:
+    """Write one task directory (staged, then renamed into place); returns the reason when it has no gold."""
+    final = root / task_dir_name(task)
+    stage = root / f".{final.name}.partial"
+    shutil.rmtree(stage, ignore_errors=True)
+    stage.mkdir(parents=True)
+    try:
+        _write(stage / "instruction.md", instruction(task))
+        _write(stage / "task.toml", task_toml(task, opts))
+        _write(stage / "environment" / "Dockerfile", scripts.agent_dockerfile(opts.base_image))
+        _materials(task, stage / "environment" / "materials")
+        tests = stage / "tests"
+        _write(tests / "test.sh", scripts.test_sh(task.family, _score_args(task, tests)), executable=True)
+        _write(tests / "Dockerfile", scripts.verifier_dockerfile(opts.base_image, opts.package_spec))
+        no_gold = None
+        if opts.solutions:
+            gold = gold_output(task)
+            files: list[str] = []
+            if gold is None:
+                no_gold = RECAP_NONE
+            else:
+                files = [p.name for p in gold.write(stage / "solution" / "gold")]
+            _write(stage / "solution" / "solve.sh", scripts.solve_sh(files, no_gold or ""), executable=True)
+        if final.exists():
+            shutil.rmtree(final)
+        os.replace(stage, final)
+        return no_gold
+    except BaseException:
+        shutil.rmtree(stage, ignore_errors=True)
+        raise
+
+
+def export_harbor(tasks: list[Task], out: str | Path, opts: ExportOptions | None = None) -> ExportSummary:
+    """Export `tasks` as Harbor task directories under `out`, and write the listing `agenticvbench-tasks.json`."""
+    opts = opts or ExportOptions()
+    root = Path(out)
+    if root.exists() and not root.is_dir():
+        raise AVBError(f"{root}: exists and is not a directory")
+    root.mkdir(parents=True, exist_ok=True)
+    summary = ExportSummary(root=root)
+    for task in sorted(tasks, key=lambda t: t.task_id):
+        reason = export_task(task, root, opts)
+        summary.tasks[task.task_id] = task_dir_name(task)
+        if reason:
+            summary.no_gold[task.task_id] = reason
+    atomic_write_json(root / LISTING, {
+        "format": "agenticvbench.harbor-export@1", "agenticvbench_version": __version__,
+        "dataset": opts.dataset, "dataset_revision": opts.revision, "package_spec": opts.package_spec,
+        "tasks": [{"task_id": tid, "family": name.rsplit("-", 1)[0], "path": name,
+                   "oracle": tid not in summary.no_gold} for tid, name in sorted(summary.tasks.items())]})
+    return summary

@@ -1,0 +1,106 @@
+"""The grading page in a real browser (Playwright driving the system Chromium): the video plays and seeks, items
+are graded with the keyboard, a reload keeps every verdict, and `avb verify --judge human` scores from them.
+
+The screenshot used by the README is taken here (docs/img/grading-page.png)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from agenticvbench.cli.main import main
+from agenticvbench.results import iter_results
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run"]
+SCREENSHOT = Path(__file__).resolve().parents[2] / "docs" / "img" / "grading-page.png"
+
+sync_api = pytest.importorskip("playwright.sync_api")
+pytestmark = pytest.mark.skipif(shutil.which(CHROMIUM) is None, reason="needs the chromium package (.ci/run installs it)")
+
+
+@pytest.fixture
+def page(served):
+    """A Chromium page on the grading server."""
+    with sync_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+        try:
+            pg = browser.new_page(viewport={"width": 1280, "height": 800})
+            pg.goto(served.url)
+            pg.wait_for_function("window.avbReady === true", timeout=20_000)
+            yield pg
+        finally:
+            browser.close()
+
+
+def verdict_texts(pg) -> list[str]:
+    """The verdict shown on each item of the current submission."""
+    return pg.eval_on_selector_all(".item .v", "els => els.map(e => e.textContent)")
+
+
+def test_play_seek_grade_reload_then_verify_human(page, served, setup) -> None:
+    """End to end with a person's keyboard: play (currentTime moves), seek +5 s, grade two submissions with p/f,
+    reload (verdicts kept), then `avb verify --judge human` turns exactly those verdicts into item outcomes."""
+    pg = page
+    pg.wait_for_function("document.getElementById('video').readyState >= 1", timeout=20_000)
+    pg.keyboard.press(" ")
+    pg.wait_for_function("document.getElementById('video').currentTime > 0.2", timeout=20_000)
+    pg.keyboard.press(" ")  # pause
+    before = pg.evaluate("document.getElementById('video').currentTime")
+    duration = pg.evaluate("document.getElementById('video').duration")
+    pg.keyboard.press("+")
+    after = pg.evaluate("document.getElementById('video').currentTime")
+    assert after > before and after == pytest.approx(min(duration, before + 5), abs=0.05)
+    pg.keyboard.press("-")
+    assert pg.evaluate("document.getElementById('video').currentTime") < after
+
+    subs = served.app.submissions
+    plan = {0: ["p", "f", "p"], 1: ["f", "p"]}
+    assert [len(s.items) for s in subs] == [3, 2]
+    for index, keys in plan.items():
+        for k in keys:
+            pg.keyboard.press(k)
+            pg.wait_for_function(f"document.getElementById('saved').textContent.endsWith('{ {'p': 'pass', 'f': 'fail'}[k] }')")
+        pg.wait_for_function(f"window.document.querySelectorAll('.item .v.pass, .item .v.fail').length === {len(keys)}")
+        if index == 0:
+            pg.keyboard.press("n")
+    assert "graded 5 / 5" in pg.text_content("#progress")
+
+    pg.reload()
+    pg.wait_for_function("window.avbReady === true")
+    assert verdict_texts(pg) == ["pass", "fail", "pass"]
+    pg.keyboard.press("n")
+    assert verdict_texts(pg) == ["fail", "pass"]
+    pg.keyboard.press("b")
+    pg.check("#showref")
+    pg.wait_for_function("document.getElementById('video').readyState >= 2", timeout=20_000)
+    SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
+    pg.screenshot(path=str(SCREENSHOT))
+    assert SCREENSHOT.stat().st_size > 10_000
+
+    wanted = {(s.task_id, it.item_id): {"p": "pass", "f": "fail"}[k]
+              for s in subs for it, k in zip(s.items, plan[s.index], strict=True)}
+    common = [str(setup.run), "--dataset", str(setup.mirror), "--family", "recap", "--cache-dir", str(setup.cache),
+              "--jobs", "1", "--force", "--json"]
+    assert main(["verify", *common, "--judge", "off"]) == 0
+    off = {r.task_id: r for r in iter_results(setup.run)}
+    assert main(["verify", *common, "--judge", "human", "--graders", "alice"]) == 0
+    human = {r.task_id: r for r in iter_results(setup.run)}
+    for tid, res in human.items():
+        assert res.provenance["judge_mode"] == "human" and res.provenance["judge_graders"] == ["alice"]
+        for item in res.detail["items"]:
+            want = wanted.get((tid, item["item_id"]))
+            if want is None:
+                continue
+            if item["dispatch"] == "llm":
+                assert item["outcome"] == want, (tid, item)
+            else:  # compound: the human verdict counts once the python stages passed
+                assert item["outcome"] == want or item["reason"].startswith("python stage"), (tid, item)
+        assert res.components["unscored"] == 0
+        assert off[tid].components["unscored"] > 0
+    assert human[1].final_score != off[1].final_score or human[2].final_score != off[2].final_score
+    json.dumps([r.to_dict() for r in human.values()])

@@ -1,0 +1,120 @@
+"""Import hygiene of the package, read from the source with `ast` (no import side effects): one import namespace
+(`agenticvbench.*`, never the bare top-level `verifiers` / `ground_truth`) and no import cycles between modules."""
+
+from __future__ import annotations
+
+import ast
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+PACKAGE = REPO / "agenticvbench"
+BARE = {"verifiers", "ground_truth"}
+
+
+def _py_files(*roots: Path) -> Iterator[Path]:
+    """Python files under each root, following the symlinked agenticvbench/verifiers and agenticvbench/ground_truth."""
+    for root in roots:
+        for folder, dirs, files in os.walk(root, followlinks=True):
+            dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+            yield from (Path(folder) / f for f in sorted(files) if f.endswith(".py"))
+
+
+def _module_name(path: Path) -> str:
+    """Dotted name of a file under agenticvbench/ (the symlinked verifiers/ and ground_truth/ included)."""
+    parts = list(path.relative_to(REPO).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _imports(path: Path, module: str) -> Iterator[tuple[str, int]]:
+    """Every module name a file imports, wherever the import statement is (top level, function body or
+    `if TYPE_CHECKING:`), relative imports resolved; `from X import y` also yields `X.y` (y may be a module)."""
+    is_pkg = path.name == "__init__.py"
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield alias.name, node.lineno
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                pkg = module.split(".") if is_pkg else module.split(".")[:-1]
+                pkg = pkg[: len(pkg) - node.level + 1]
+                base = ".".join(pkg + ([base] if base else []))
+            yield base, node.lineno
+            for alias in node.names:
+                yield f"{base}.{alias.name}", node.lineno
+
+
+def _graph() -> dict[str, set[str]]:
+    files = {_module_name(p): p for p in _py_files(PACKAGE)}
+    graph: dict[str, set[str]] = {m: set() for m in files}
+    for module, path in files.items():
+        for name, _ in _imports(path, module):
+            if name in files and name != module and not module.startswith(name + "."):
+                graph[module].add(name)  # importing a parent package is not a cycle edge of interest
+    return graph
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components with more than one module (Tarjan), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    out: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def test_no_bare_verifiers_or_ground_truth_imports() -> None:
+    """`verifiers` is also PyPI's package (and `ground_truth` a generic name): our code, tests and benchmarks must
+    import them only as `agenticvbench.verifiers` / `agenticvbench.ground_truth`, or a user's install breaks."""
+    bad = []
+    for path in _py_files(PACKAGE, REPO / "tests", REPO / "benchmarks"):
+        module = _module_name(path) if path.is_relative_to(PACKAGE) else path.stem
+        for name, line in _imports(path, module):
+            if name.split(".")[0] in BARE:
+                bad.append(f"{path.relative_to(REPO)}:{line}: imports {name}")
+    assert not bad, "\n".join(bad)
+
+
+def test_detector_sees_the_package() -> None:
+    """Guard for the cycle test: the graph covers the symlinked verifiers and resolves known edges."""
+    graph = _graph()
+    assert "agenticvbench.verifiers.repair.edit" in graph and "agenticvbench.ground_truth" in graph
+    assert "agenticvbench.errors" in graph["agenticvbench.loader"]
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def test_no_import_cycles() -> None:
+    """Modules of the package form no import cycle, counting lazy and TYPE_CHECKING imports too: a cycle makes
+    import order matter and hides a missing boundary (e.g. a type that belongs in a lower module)."""
+    cycles = _cycles(_graph())
+    assert not cycles, "import cycles:\n" + "\n".join(" <-> ".join(c) for c in cycles)
