@@ -2,7 +2,8 @@
 
 - sequencing: `solution.json` listing the clips in `correct_order`;
 - assembly: `solution.json` with one segment per slot, the correct take and its duration;
-- repair: `fixed.mp4` = the verifier-only source video, and a `report.md` whose `## Diagnosis` windows are the
+- repair: `fixed.mp4` = the verifier-only source video's streams, remuxed (a byte copy of a verifier-only
+  reference is `malformed`), and a `report.md` whose `## Diagnosis` windows are the
   truth regions derived from the cell's profile (numbered window lines for the multi-region variants);
 - recap: none. Its rubric is checked by python checks and a judge against the brief; there is no reference video.
 
@@ -18,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agenticvbench.demo.media_gen import remux
 from agenticvbench.fsutil import atomic_write_json, atomic_write_text
 from agenticvbench.tasks import AssemblyTask, RecapTask, RepairTask, SequencingTask, Task
 
@@ -42,8 +44,11 @@ class GoldOutput:
             atomic_write_text(folder / name, text)
             out.append(folder / name)
         for name, src in sorted(self.copies.items()):
-            tmp = folder / f".{name}.partial"
-            shutil.copyfile(src, tmp)
+            tmp = folder / f".{name}.partial{Path(name).suffix}"
+            if Path(name).suffix.lower() == ".mp4":  # a byte copy of a verifier-only reference is malformed
+                remux(src, tmp, "agenticvbench gold output")
+            else:
+                shutil.copyfile(src, tmp)
             tmp.replace(folder / name)
             out.append(folder / name)
         return out
