@@ -30,8 +30,9 @@ DEFAULT_MEDIA_MAX_BYTES = 4096 * MB
 MEDIA_CAP_ENV = "AVB_MAX_MEDIA_MB"
 TASK_DIR_RE = re.compile(r"[0-9]+", re.ASCII)
 RUN_KEYS: tuple[str, ...] = ("harness", "model", "rep")
-#: Keys `run.json` may also hold (kept for people, read by nothing); any other key gets a note.
-RUN_JSON_EXTRA_KEYS: tuple[str, ...] = ("notes", "date", "agent_version", "seed", "config")
+#: Informational keys people and other tools write (`avb import harbor`: trial notes and Harbor's own
+#: rewards): accepted without a note, never used for scoring or identity. Any other key gets a note.
+RUN_INFO_KEYS: tuple[str, ...] = ("notes", "harbor_rewards", "date", "agent_version", "seed", "config")
 _TEXT_SUFFIXES = (".md", ".txt")
 
 
@@ -186,10 +187,10 @@ def read_run_json(path: Path) -> tuple[RunMeta, list[str]]:
             values["rep"] = rep
         else:
             notes.append(f"{path}: field 'rep' must be an integer or a short string; ignored")
-    unknown = sorted(str(k) for k in data if k not in RUN_KEYS + RUN_JSON_EXTRA_KEYS)
+    unknown = sorted(str(k) for k in data if k not in RUN_KEYS and k not in RUN_INFO_KEYS)
     if unknown:
         shown = ", ".join(repr(k[:40]) for k in unknown[:10]) + (" ..." if len(unknown) > 10 else "")
-        notes.append(f"{path}: unknown key(s) {shown} ignored (known: {', '.join(RUN_KEYS + RUN_JSON_EXTRA_KEYS)})")
+        notes.append(f"{path}: unknown key(s) {shown} ignored (known: {', '.join(RUN_KEYS + RUN_INFO_KEYS)})")
     return RunMeta(**values), notes
 
 

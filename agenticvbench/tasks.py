@@ -20,6 +20,8 @@ from agenticvbench.fsutil import JSON_MAX_DEPTH, json_depth
 class TaskSource(Protocol):
     """Where a task's media come from (implemented by `agenticvbench.loader.DatasetSource`)."""
 
+    resolved_revision: str  # the commit sha of a Hub dataset; "local" for a mirror or parquet file
+
     def fetch_materials(self, task: Task, *, progress: bool = False) -> list[Path]:
         """The agent-visible inputs of `task`."""
         ...

@@ -8,8 +8,9 @@ import io
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 #: Variables of the caller's environment that change what the package or its libraries do (offline mode, Hub
 #: endpoint and cache, judge endpoint and key, this package's own settings). They are removed before anything is
@@ -34,10 +35,13 @@ import pyarrow as pa  # noqa: E402
 import pyarrow.compute as pc  # noqa: E402
 import pyarrow.parquet as pq  # noqa: E402
 import pytest  # noqa: E402
+from adversarial import AdversarialRun  # noqa: E402
 from hub_server import MAIN_SHA, OLD_SHA, OLD_TASK_IDS, HubServer, commit_from_dir  # noqa: E402
 
 from agenticvbench.demo import DemoBenchmark, build_demo  # noqa: E402
+from agenticvbench.engine import verify_run  # noqa: E402
 from agenticvbench.loader import DEFAULT_DATASET, PARQUET_PATH  # noqa: E402
+from agenticvbench.summary import RunSummary  # noqa: E402
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -77,3 +81,19 @@ def hub_server(demo: DemoBenchmark) -> Iterator[HubServer]:
     server.start()
     yield server
     server.stop()
+
+
+@pytest.fixture
+def hostile_run(demo: DemoBenchmark, tmp_path: Path) -> Callable[..., AdversarialRun]:
+    """A fresh copy of a demo run (`perfect` by default) to tamper with (tests/adversarial.py)."""
+    def make(name: str = "perfect") -> AdversarialRun:
+        return AdversarialRun.from_run(demo.runs[name], tmp_path / f"run-{name}")
+    return make
+
+
+@pytest.fixture
+def score_run(demo: DemoBenchmark) -> Callable[..., RunSummary]:
+    """Score selected tasks of a run against the demo mirror, serially."""
+    def run(path: Path, ids: list[int], **kw: Any) -> RunSummary:
+        return verify_run(path, dataset=demo.mirror, task_ids=ids, jobs=1, **kw)
+    return run

@@ -80,7 +80,7 @@ def read_manifest(path: str | Path | None, *, expected: str | Path | None = None
                                 f"{max_bytes} byte limit for a manifest")
         raw = read_capped(p, max_bytes)  # non-blocking open, regular files only, never past the cap
     except (OSError, TooLargeError) as exc:
-        return ManifestRead(p, "malformed", error=f"solution.json: unreadable ({exc.strerror or exc})")
+        return ManifestRead(p, "malformed", error=f"solution.json: unreadable ({getattr(exc, 'strerror', None) or exc})")
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:

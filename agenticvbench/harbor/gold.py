@@ -2,8 +2,8 @@
 
 - sequencing: `solution.json` listing the clips in `correct_order`;
 - assembly: `solution.json` with one segment per slot, the correct take and its duration;
-- repair: `fixed.mp4` = the verifier-only source video remuxed (streams copied, a metadata tag added: the engine
-  rejects a byte-identical copy of a verifier-only reference), and a `report.md` whose `## Diagnosis` windows are the
+- repair: `fixed.mp4` = the verifier-only source video's streams, remuxed (a byte copy of a verifier-only
+  reference is `malformed`), and a `report.md` whose `## Diagnosis` windows are the
   truth regions derived from the cell's profile (numbered window lines for the multi-region variants);
 - recap: none. Its rubric is checked by python checks and a judge against the brief; there is no reference video.
 
@@ -14,10 +14,12 @@ the dataset revision and the scorer agree. `solve.sh` in the Harbor export write
 from __future__ import annotations
 
 import json
+import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agenticvbench.demo.media_gen import remux
 from agenticvbench.fsutil import atomic_write_json, atomic_write_text
 from agenticvbench.tasks import AssemblyTask, RecapTask, RepairTask, SequencingTask, Task
 
@@ -26,12 +28,12 @@ RECAP_NONE = "recap has no gold output: its rubric is judged against the brief a
 
 @dataclass(frozen=True)
 class GoldOutput:
-    """One task's gold files: text files by name, plus media remuxed from a local path (the repair source)."""
+    """One task's gold files: text files by name, plus files copied from a local path (the repair source)."""
 
     task_id: int
     family: str
     texts: dict[str, str] = field(default_factory=dict)
-    remuxed: dict[str, Path] = field(default_factory=dict)
+    copies: dict[str, Path] = field(default_factory=dict)
     note: str = ""
 
     def write(self, folder: Path) -> list[Path]:
@@ -41,23 +43,15 @@ class GoldOutput:
         for name, text in sorted(self.texts.items()):
             atomic_write_text(folder / name, text)
             out.append(folder / name)
-        for name, src in sorted(self.remuxed.items()):
-            remux(src, folder / name)
+        for name, src in sorted(self.copies.items()):
+            tmp = folder / f".{name}.partial{Path(name).suffix}"
+            if Path(name).suffix.lower() == ".mp4":  # a byte copy of a verifier-only reference is malformed
+                remux(src, tmp, "agenticvbench gold output")
+            else:
+                shutil.copyfile(src, tmp)
+            tmp.replace(folder / name)
             out.append(folder / name)
         return out
-
-
-def remux(src: Path, dest: Path) -> None:
-    """Copy every stream of `src` into a new file `dest` (same codecs and timing, different bytes)."""
-    from agenticvbench.media.ffmpeg import run_ffmpeg
-
-    tmp = dest.with_name(f".{dest.stem}.partial{dest.suffix}")
-    try:
-        run_ffmpeg(["-y", "-loglevel", "error", "-i", str(src), "-map", "0", "-c", "copy",
-                    "-metadata", "comment=agenticvbench gold output", str(tmp)], check=True)
-        tmp.replace(dest)
-    finally:
-        tmp.unlink(missing_ok=True)
 
 
 def seconds_text(t: float) -> str:
@@ -119,7 +113,7 @@ def gold_output(task: Task, *, source: Path | None = None) -> GoldOutput | None:
 
         report, note = repair_report(task)
         return GoldOutput(task.task_id, task.family, {"report.md": report},
-                          remuxed={"fixed.mp4": source or source_of(task)}, note=note)
+                          {"fixed.mp4": source or source_of(task)}, note)
     return None
 
 

@@ -22,6 +22,44 @@ class VideoFrame:
     image: np.ndarray
 
 
+@dataclass(frozen=True)
+class DecodedFrame:
+    """One decoded frame not yet converted to pixels: convert with `image()` only when it is needed."""
+
+    index: int
+    time: float
+    frame: av.VideoFrame
+    path: str
+
+    def image(self, pix_fmt: str = "bgr24") -> np.ndarray:
+        """The frame's pixels in `pix_fmt` (raises `MediaError` when the conversion fails)."""
+        try:
+            return self.frame.to_ndarray(format=pix_fmt)
+        except (av.FFmpegError, ValueError) as exc:
+            raise MediaError(f"{self.path}: frame {self.index} conversion failed ({exc})") from None
+
+
+def iter_decoded(path: str | Path, *, threads: bool = True,
+                 last: int | None = None) -> Generator[DecodedFrame, None, None]:
+    """Yield every frame of the first video stream in decode order, unconverted; decoding stops after `last`.
+
+    For callers that decide which frames they need only after seeing later ones (a frame-rate filter), so
+    the frames they drop never cost a pixel conversion. `iter_frames` is built on it.
+    """
+    with open_input(path, need="video") as container:
+        stream = container.streams.video[0]
+        if threads:
+            stream.thread_type = "AUTO"
+        try:
+            for i, frame in enumerate(container.decode(stream)):
+                if last is not None and i > last:
+                    return
+                t = float(frame.time) if frame.time is not None else float("nan")
+                yield DecodedFrame(i, t, frame, str(path))
+        except av.FFmpegError as exc:
+            raise MediaError(f"{path}: decode failed ({exc})") from None
+
+
 def iter_frames(path: str | Path, *, pix_fmt: str = "bgr24", start_s: float = 0.0, threads: bool = True,
                 wanted: Callable[[int], bool] | None = None,
                 last: int | None = None) -> Generator[VideoFrame, None, None]:
@@ -32,19 +70,13 @@ def iter_frames(path: str | Path, *, pix_fmt: str = "bgr24", start_s: float = 0.
     can reason in native frame numbers. `wanted(index)` selects frames: the others are decoded (decoding is
     sequential) but never converted to pixels, which is most of the per-frame cost. Decoding stops after `last`.
     """
-    with open_input(path, need="video") as container:
-        stream = container.streams.video[0]
-        if threads:
-            stream.thread_type = "AUTO"
-        try:
-            for i, frame in enumerate(container.decode(stream)):
-                if last is not None and i > last:
-                    return
-                if wanted is not None and not wanted(i):
-                    continue
-                t = float(frame.time) if frame.time is not None else float("nan")
-                if start_s and t < start_s - 1e-6:
-                    continue
-                yield VideoFrame(i, t, frame.to_ndarray(format=pix_fmt))
-        except av.FFmpegError as exc:
-            raise MediaError(f"{path}: decode failed ({exc})") from None
+    frames = iter_decoded(path, threads=threads, last=last)
+    try:
+        for df in frames:
+            if wanted is not None and not wanted(df.index):
+                continue
+            if start_s and df.time < start_s - 1e-6:
+                continue
+            yield VideoFrame(df.index, df.time, df.image(pix_fmt))
+    finally:
+        frames.close()

@@ -12,6 +12,7 @@ from html import escape
 from agenticvbench.report.aggregate import run_ref
 from agenticvbench.report.explain import Explanation, explain_result
 from agenticvbench.report.summary import Report
+from agenticvbench.report.tables import html_table, md_table
 
 #: At most this many (run, task) blocks per report; the rest are counted (each result file has them all).
 MAX_EXPLAINED = 150
@@ -39,7 +40,6 @@ def explained(report: Report) -> tuple[list[tuple[str, Explanation]], int]:
 
 def explain_markdown(report: Report) -> list[str]:
     """Markdown lines of the section (empty when nothing lost points)."""
-    from agenticvbench.report.markdown import md_table
 
     blocks, total = explained(report)
     if not blocks:
@@ -67,7 +67,6 @@ def explain_markdown(report: Report) -> list[str]:
 
 def explain_html(report: Report) -> list[str]:
     """HTML parts of the section (collapsed per task; empty when nothing lost points)."""
-    from agenticvbench.report.html import html_table
 
     blocks, total = explained(report)
     if not blocks:

@@ -7,7 +7,6 @@ the runs x tasks score grid, the repair edit signals per chunk over time and seq
 from __future__ import annotations
 
 import base64
-from collections.abc import Sequence
 from html import escape
 from typing import Any
 
@@ -24,6 +23,7 @@ from agenticvbench.report.markdown import (
     provenance_lines,
 )
 from agenticvbench.report.summary import Report, human_references, published_comparison
+from agenticvbench.report.tables import Markup, html_table
 
 MAX_DETAIL_PLOTS = 24
 
@@ -40,27 +40,11 @@ th{background:#f3f3f3} td.r{text-align:right;font-variant-numeric:tabular-nums} 
 """
 
 
-class Markup(str):
-    """A string that is already HTML (not escaped by `html_table`)."""
-
-
 def img_tag(png: bytes | None, alt: str) -> str:
     """An <img> with the PNG embedded as a data URI ('' for None)."""
     if not png:
         return ""
     return f'<img alt="{escape(alt)}" src="data:image/png;base64,{base64.b64encode(png).decode("ascii")}">'
-
-
-def html_table(headers: Sequence[str], rows: Sequence[Sequence[Any]], align: str = "") -> str:
-    """A plain HTML table; cells are escaped unless they are `Markup` (already-safe HTML)."""
-    align = align.ljust(len(headers), "l")
-    head = "".join(f"<th>{escape(str(h))}</th>" for h in headers)
-    body = []
-    for row in rows:
-        tds = "".join(f'<td class="{a}">{c if isinstance(c, Markup) else escape(str(c))}</td>'
-                      for a, c in zip(align, row, strict=False))
-        body.append(f"<tr>{tds}</tr>")
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
 
 
 def _score(mean: float | None, lo: float | None, hi: float | None) -> Markup:

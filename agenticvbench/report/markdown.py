@@ -6,14 +6,12 @@ statement, and the macro/micro labels appear right beside the headline table.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
-
 from agenticvbench.harbor.compare import markdown_lines as harbor_markdown_lines
 from agenticvbench.report.aggregate import NO_RESULT, GroupHeadline
 from agenticvbench.report.comparability import coverage_text, joined, judge_text, judge_total, legend, symbols
 from agenticvbench.report.explain_section import explain_markdown, where
 from agenticvbench.report.summary import Report, human_references, published_comparison
+from agenticvbench.report.tables import md_table
 
 STATUS_LABEL = {"scored": "scored", "missing": "missing", "malformed": "malformed", "error": "ERROR",
                 NO_RESULT: "no result"}
@@ -32,19 +30,6 @@ def fmt_ci(lo: float | None, hi: float | None, decimals: int = 2) -> str:
 def fmt_score_ci(mean: float | None, lo: float | None, hi: float | None) -> str:
     """'0.4321 [0.31, 0.52]'."""
     return f"{fmt(mean)} {fmt_ci(lo, hi)}".strip()
-
-
-def _cell(value: Any) -> str:
-    return str(value).replace("|", "\\|").replace("\n", " ")
-
-
-def md_table(headers: Sequence[str], rows: Sequence[Sequence[Any]], align: str = "") -> str:
-    """A GitHub-flavoured Markdown table; `align` is one char per column: 'l' or 'r' (default: left)."""
-    align = align.ljust(len(headers), "l")
-    sep = ["---:" if a == "r" else "---" for a in align]
-    lines = ["| " + " | ".join(_cell(h) for h in headers) + " |", "| " + " | ".join(sep) + " |"]
-    lines += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in rows]
-    return "\n".join(lines)
 
 
 def headline_table(groups: list[GroupHeadline], families: list[str]) -> str:

@@ -120,11 +120,12 @@ def test_bad_profile_file_exits_1(tmp_path, capsys, edit_calls):
     assert code == 1 and "could not load profile" in out["error"] and out["final_score"] == 0.0
 
 
-def test_malformed_report_exits_1(tmp_path, capsys, edit_calls):
+def test_oversized_report_exits_1(tmp_path, capsys, edit_calls):
+    """A report.md over its 1 MB cap is never read: the official-compatible CLI gives an error and exits 1."""
     args = _files(tmp_path)
-    (tmp_path / "report.md").write_bytes("- start: 8\n- end: 10\n".encode("utf-16"))
+    (tmp_path / "report.md").write_bytes(b"- start: 8\n- end: 10\n" + b"x" * (1 << 20))
     code, out, _ = _run(capsys, [*args, "--source-mp4", str(GOLDEN_DIR / "source.mp4"), "--cell", "v1/s1"])
-    assert code == 1 and "UTF-8" in out["error"] and out["final_score"] == 0.0
+    assert code == 1 and "report.md" in out["error"] and out["final_score"] == 0.0
 
 
 def test_source_required_without_task_id(tmp_path, capsys):

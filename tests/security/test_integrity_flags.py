@@ -9,11 +9,11 @@ from adversarial import audio_only, by_id, rotated
 from agenticvbench.demo.repair import source_path
 
 
-def test_audio_only_fixed_video_is_flagged(hostile, score, demo, tmp_path):
+def test_audio_only_fixed_video_is_flagged(hostile_run, score_run, demo, tmp_path):
     """An audio-only fixed.mp4 scores ~0.98 in the official scorer (above the broken input): keep it, flag it."""
-    run = hostile()
+    run = hostile_run()
     run.copy(65, "fixed.mp4", audio_only(source_path(demo.mirror, 65), tmp_path / "a.m4a.mp4"))
-    s = score(run.root, [65])
+    s = score_run(run.root, [65])
     r = by_id(s)[65]
     assert r.status == "scored" and r.headline_score > 0.9
     assert r.integrity == ["audio_only"]
@@ -22,26 +22,26 @@ def test_audio_only_fixed_video_is_flagged(hostile, score, demo, tmp_path):
     assert json.loads((run.results() / "65.json").read_text())["integrity"] == ["audio_only"]
 
 
-def test_rotated_fixed_video_is_flagged(hostile, score, demo, tmp_path):
+def test_rotated_fixed_video_is_flagged(hostile_run, score_run, demo, tmp_path):
     """A display rotation matrix is ignored by frame comparisons but not by players: flagged, score kept."""
-    run = hostile()
-    plain = by_id(score(run.root, [66]))[66]
+    run = hostile_run()
+    plain = by_id(score_run(run.root, [66]))[66]
     run.copy(66, "fixed.mp4", rotated(source_path(demo.mirror, 66), tmp_path / "rot.mp4"))
-    r = by_id(score(run.root, [66]))[66]
+    r = by_id(score_run(run.root, [66]))[66]
     assert r.status == "scored" and r.integrity == ["rotation"]
     assert abs(r.headline_score - plain.headline_score) < 1e-9
     assert plain.integrity == []
 
 
-def test_fixed_video_identical_to_the_broken_input_is_flagged(hostile, score):
+def test_fixed_video_identical_to_the_broken_input_is_flagged(hostile_run, score_run):
     """Handing back the agent's own broken input earns partial official credit; the result says what happened."""
-    run = hostile("partial")  # the partial run copies broken.mp4 to fixed.mp4
-    r = by_id(score(run.root, [67]))[67]
+    run = hostile_run("partial")  # the partial run copies broken.mp4 to fixed.mp4
+    r = by_id(score_run(run.root, [67]))[67]
     assert r.status == "scored" and r.integrity == ["identical_to_input"]
     assert any("INTEGRITY identical_to_input" in w for w in r.warnings)
 
 
-def test_honest_outputs_carry_no_flags(hostile, score):
+def test_honest_outputs_carry_no_flags(hostile_run, score_run):
     """Flags must not fire on ordinary outputs of any family."""
-    res = by_id(score(hostile().root, [1, 37, 65, 83]))
+    res = by_id(score_run(hostile_run().root, [1, 37, 65, 83]))
     assert all(r.integrity == [] for r in res.values())

@@ -19,10 +19,10 @@ from agenticvbench.results import (
 
 
 @pytest.fixture
-def scored(hostile, score):
+def scored(hostile_run, score_run):
     """A copy of the demo `partial` run with its sequencing and assembly tasks scored (real results on disk)."""
-    run = hostile("partial")
-    score(run.root, [37, 38, 83, 84])
+    run = hostile_run("partial")
+    score_run(run.root, [37, 38, 83, 84])
     return run
 
 
@@ -33,10 +33,10 @@ def _edit(path, **changes):
     return data
 
 
-def test_real_results_validate_against_the_shipped_schema(hostile, score):
+def test_real_results_validate_against_the_shipped_schema(hostile_run, score_run):
     """The schema in agenticvbench/schemas documents what `avb verify` writes; every family's real result fits."""
-    run = hostile("partial")
-    score(run.root, [1, 2, 37, 38, 65, 66, 67, 83, 84])
+    run = hostile_run("partial")
+    score_run(run.root, [1, 2, 37, 38, 65, 66, 67, 83, 84])
     files = sorted(run.results().glob("*.json"))
     assert len(files) == 9
     for f in files:
@@ -45,13 +45,13 @@ def test_real_results_validate_against_the_shipped_schema(hostile, score):
         assert data["result_sha256"] == canonical_sha256(data)
 
 
-def test_hand_edited_score_is_rescored_with_a_note(scored, score):
+def test_hand_edited_score_is_rescored_with_a_note(scored, score_run):
     """A result edited to 1.0 was reused as is on resume: the content hash no longer matches, so it is rescored."""
     path = scored.results() / "38.json"
     before = json.loads(path.read_text())["headline_score"]
     assert before < 1.0
     _edit(path, final_score=1.0, adjusted_final_score=1.0, headline_score=1.0)
-    r = by_id(score(scored.root, [38]))[38]
+    r = by_id(score_run(scored.root, [38]))[38]
     assert not r.resumed and r.headline_score == before
     assert any("was invalid" in w and "result_sha256" in w for w in r.warnings)
 
@@ -62,18 +62,18 @@ def test_hand_edited_score_is_rescored_with_a_note(scored, score):
     ({"status": "excellent"}, "status"),
     ({"schema_version": 1}, "schema_version"),
 ])
-def test_schema_violations_are_rescored(scored, score, changes, words):
+def test_schema_violations_are_rescored(scored, score_run, changes, words):
     """Out-of-range, string-typed and unknown-status results crashed or were trusted; the schema rejects them."""
     path = scored.results() / "83.json"
     _edit(path, **changes)
-    r = by_id(score(scored.root, [83]))[83]
+    r = by_id(score_run(scored.root, [83]))[83]
     assert not r.resumed and isinstance(r.headline_score, float)
     assert any(words in w for w in r.warnings)
 
 
-def test_valid_results_are_still_reused(scored, score):
+def test_valid_results_are_still_reused(scored, score_run):
     """Validation must not cost resume: untouched results are reused."""
-    res = by_id(score(scored.root, [37, 83]))
+    res = by_id(score_run(scored.root, [37, 83]))
     assert res[37].resumed and res[83].resumed
 
 

@@ -93,6 +93,20 @@ def test_huge_file_is_malformed_without_parsing(tmp_path: Path) -> None:
     assert read_manifest(p, max_bytes=MAX_MANIFEST_BYTES * 2).ok
 
 
+def test_file_growing_past_the_cap_while_read_is_malformed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The size check and the capped read are two steps; a file that grows in between makes `read_capped` raise
+    TooLargeError (which has no `strerror`): still a clean `malformed` result, never a crash (found by mypy)."""
+    from agenticvbench.fsutil import TooLargeError
+    from agenticvbench.verifiers import manifest
+
+    def grown(path: Path, max_bytes: int) -> bytes:
+        raise TooLargeError(f"{path}: over {max_bytes} bytes")
+
+    monkeypatch.setattr(manifest, "read_capped", grown)
+    read = read_manifest(_write(tmp_path, '{"segments": []}'))
+    assert read.status == "malformed" and "unreadable" in read.error and "over" in read.error
+
+
 def test_deeply_nested_json_is_malformed(tmp_path: Path) -> None:
     read = read_manifest(_write(tmp_path, "[" * 200_000 + "]" * 200_000))
     assert read.status == "malformed"

@@ -167,6 +167,7 @@ def _hd_media() -> Path | None:
 
 
 @pytest.mark.skipif(_hd_media() is None, reason="AVB_REPAIR_HD_MEDIA not set (108 MB of mp4, not committed)")
+@pytest.mark.timeout(3600)  # a full 1080p score takes minutes, more on a loaded machine
 @pytest.mark.parametrize("cell", sorted(CASES))
 def test_hd_full_score_within_tolerance(cell: str, tmp_path: Path) -> None:
     """The whole repair score of each full-size pair: edit within 0.001 of the official value, format and

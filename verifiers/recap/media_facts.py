@@ -21,9 +21,10 @@ import numpy as np
 
 from agenticvbench.errors import MediaError
 from agenticvbench.fsutil import atomic_write_json, file_sha256, text_sha256
-from agenticvbench.media import ProbeResult, decode_audio, iter_frames, probe
+from agenticvbench.media import ProbeResult, VideoFrame, decode_audio, probe
 from agenticvbench.media import filters as ff
 from agenticvbench.media.scenes import detect_shots
+from agenticvbench.media.video import DecodedFrame, iter_decoded
 from agenticvbench.verifiers.recap.ocr import get_engine
 
 T = TypeVar("T")
@@ -245,25 +246,30 @@ def _fps_filter_frames(path: Path, fps: float):
 
     Measured on ffmpeg 9: output k is the last input frame whose time is before (k + 0.5) / fps, and the
     filter emits round(end * fps) frames, where end is the last frame's time plus one frame duration.
+    Only the emitted frames are converted to pixels (the decision about a frame needs the next one's time).
     """
     k = 0
-    prev = None
+    prev: DecodedFrame | None = None
     last_emitted = -1
     frame_dur = None
-    for frame in iter_frames(path, pix_fmt="bgr24"):
-        if prev is not None:
-            frame_dur = frame.time - prev.time
-        while prev is not None and frame.time >= (k + 0.5) / fps:
-            if prev.index != last_emitted:
-                last_emitted = prev.index
-                yield prev
-            k += 1
-        prev = frame
+    frames = iter_decoded(path)
+    try:
+        for frame in frames:
+            if prev is not None:
+                frame_dur = frame.time - prev.time
+            while prev is not None and frame.time >= (k + 0.5) / fps:
+                if prev.index != last_emitted:
+                    last_emitted = prev.index
+                    yield VideoFrame(prev.index, prev.time, prev.image("bgr24"))
+                k += 1
+            prev = frame
+    finally:
+        frames.close()
     if prev is None:
         return
     end = prev.time + (frame_dur if frame_dur and frame_dur > 0 else 0.0)
     if k < max(1, round(end * fps)) and prev.index != last_emitted:
-        yield prev
+        yield VideoFrame(prev.index, prev.time, prev.image("bgr24"))
 
 
 def _ocr_video(path: Path, fps: float, read: Callable[[np.ndarray], str]) -> str:

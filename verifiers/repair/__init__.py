@@ -24,7 +24,6 @@ from agenticvbench.verifiers.repair.format import FORMAT_MAX, FormatResult, scor
 from agenticvbench.verifiers.repair.localize import (
     LOC_MAX,
     LocalizationResult,
-    ReportEncodingError,
     read_report,
     score_localization,
     zero_result,
@@ -106,7 +105,7 @@ def _run_edit(fixed: Path, source: Path, spec: CellSpec, cache_dir: Path | None,
 def _read_report(report_md: Path | None, spec: CellSpec) -> tuple[LocalizationResult, list[str]]:
     if report_md is None or not report_md.is_file():
         return zero_result("missing report.md", spec), []
-    text, warnings = read_report(report_md)  # ReportEncodingError / OSError handled by the caller
+    text, warnings = read_report(report_md)  # OSError handled by the caller
     return score_localization(text, spec), warnings
 
 
@@ -141,8 +140,6 @@ def score_repair(fixed_mp4: Path | None, report_md: Path | None, source_mp4: Pat
     t0 = time.perf_counter()
     try:
         loc, read_warnings = _read_report(report, spec)
-    except ReportEncodingError as exc:
-        return failed_outcome(task_id, cell, variant, f"{report}: {exc}", extra={"report_encoding": "not utf-8"})
     except OSError as exc:
         return failed_outcome(task_id, cell, variant, f"{report}: cannot read report.md ({exc})")
     t1 = time.perf_counter()

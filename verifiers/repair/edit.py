@@ -1,6 +1,6 @@
 """Edit rubric (60 pts): fixed.mp4 against the source over the whole video, as the official `lib/rubrics/edit.py`.
 
-Same numbers (spec scoring.md 3.6), different machinery. The official scorer re-opens and seeks both videos for
+Same numbers, different machinery. The official scorer re-opens and seeks both videos for
 every 10-s chunk and buffers a chunk of full-resolution source frames. Here each video is decoded once,
 sequentially (`FrameWindow`); only frames inside the +/-10-frame lag band stay in memory; per-frame features are
 computed lazily (`FrameFeatures`); SSIM reuses per-frame window sums; a lag candidate whose upper bound

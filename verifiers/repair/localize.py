@@ -6,10 +6,11 @@ Only bare `H:MM:SS(.f)`, `M:SS(.f)` and `S(.f)` timestamps parse; anything else 
 in a warning (D-R9). Each truth region earns 5 (scene hit) + 10 (start) + 10 (end) + 10 (IoU) points, scaled by
 35/N over N regions; each region takes its best prediction.
 
-Reading (`read_report`): the official scorer reads the report as UTF-8 text. We decode UTF-8 strictly (a leading
-UTF-8 byte-order mark is dropped) and translate `\\r\\n` / `\\r` to `\\n` as Python's text mode does. A report that is
-not valid UTF-8 (UTF-16 with a BOM, latin-1 with accented letters, ...) makes a strict UTF-8 read raise, i.e. the
-official scorer crashes: `ReportEncodingError` lets the verifier return a clean `malformed` outcome instead.
+Reading (`read_report`): exactly as the official scorer (`Path.read_text(encoding="utf-8", errors="replace")`, then
+`str.splitlines()`): undecodable bytes become U+FFFD, `\\r\\n` / `\\r` become line ends, and a leading UTF-8
+byte-order mark stays in the text (so a field on the first line does not match, as upstream). A report that is not
+UTF-8 therefore still scores what its lines give; we add a warning naming the first bad byte and a guess at the
+real encoding, and one for a byte-order mark.
 """
 
 from __future__ import annotations
@@ -47,32 +48,28 @@ _NEAR_MISS_RE = re.compile(
 _LOOSE_DIAG_RE = re.compile(r"^\s*#+\s*diagnosis", re.IGNORECASE)
 
 
-class ReportEncodingError(ValueError):
-    """report.md is not valid UTF-8 (the official scorer's text read crashes on it)."""
-
-
 def read_report(path: Path) -> tuple[str, list[str]]:
-    """Read report.md as the official scorer does (UTF-8 text); returns (text, warnings).
+    """Read report.md as the official scorer does (UTF-8, undecodable bytes replaced); returns (text, warnings).
 
-    Raises `ReportEncodingError` (naming the offending byte and a guess at the real encoding) when the bytes are
-    not UTF-8, and `OSError` when the file cannot be read.
+    Raises `OSError` when the file cannot be read or is over its size cap.
     """
     try:
         raw = read_capped(path, REPORT_MAX_BYTES)  # non-blocking open, regular files only, never past the cap
     except TooLargeError as exc:
         raise OSError(str(exc)) from None
     warnings: list[str] = []
-    if raw.startswith(b"\xef\xbb\xbf"):
-        raw = raw[3:]
     try:
-        text = raw.decode("utf-8")
+        raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         guess = "UTF-16 (byte-order mark)" if raw[:2] in (b"\xff\xfe", b"\xfe\xff") else \
             "probably latin-1 / cp1252"
-        raise ReportEncodingError(
-            f"report.md is not valid UTF-8 (byte 0x{raw[exc.start]:02x} at offset {exc.start}; {guess}); "
-            "the official scorer reads it as UTF-8 text and crashes") from None
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
+        warnings.append(f"report.md is not valid UTF-8 (byte 0x{raw[exc.start]:02x} at offset {exc.start}; "
+                        f"{guess}); undecodable bytes are replaced, as the official scorer does, so lines holding "
+                        "them may not match the report grammar")
+    text = raw.decode("utf-8", errors="replace").replace("\r\n", "\n").replace("\r", "\n")
+    if text.startswith("\ufeff"):
+        warnings.append("report.md starts with a UTF-8 byte-order mark; the official scorer keeps it, so the first "
+                        "line does not match the report grammar (save the file without a BOM)")
     if "\x00" in text:
         warnings.append("report.md contains NUL bytes (UTF-16 without a byte-order mark?); read as UTF-8 as the "
                         "official scorer does, so its lines do not match the report grammar")
@@ -167,7 +164,7 @@ def parse_report(text: str) -> ParsedReport:
     """Apply the official line grammar to the whole report (first-wins per key everywhere)."""
     rep = ParsedReport()
     block: dict[str, FieldValue] | None = None
-    for n, line in enumerate(text.split("\n"), start=1):
+    for n, line in enumerate(text.splitlines(), start=1):
         if _DIAG_RE.match(line):
             block = {}
             rep.blocks.append(block)
@@ -311,7 +308,7 @@ def loose_window_warnings(text: str, rep: ParsedReport) -> list[str]:
     and the accepted form (`- start: <time>` / `- end: <time>`); the score is unchanged (the lines stay ignored)."""
     seen = {n for n, _ in rep.near_misses}
     out: list[str] = []
-    for n, line in enumerate(text.split("\n"), start=1):
+    for n, line in enumerate(text.splitlines(), start=1):
         if n in seen or _FIELD_RE.match(line) or _NUMBERED_RE.match(line):
             continue
         m = _LOOSE_WINDOW_RE.match(line)

@@ -1,4 +1,4 @@
-"""What the repair scorer needs from a cell's `profile.json`, derived per variant (scoring.md §3.3, §3.5, §3.6).
+"""What the repair scorer needs from a cell's `profile.json`, derived per variant.
 
 One function, `derive(profile, variant)`, turns a profile into a `CellSpec`: the localisation truth regions with
 their scene bounds, whether the variant is scored multi-region, and the edit parameters (source duration, the
@@ -28,7 +28,7 @@ VARIANTS: tuple[str, ...] = (
 MULTI_REGION_VARIANTS: frozenset[str] = frozenset({"v03_scene_swap", "_combined"})
 # Variants whose injection windows are expressed in the broken video's timeline (D-R11).
 BROKEN_TIME_VARIANTS: frozenset[str] = frozenset({"v01_frozen_scene", "v06_duplicate_segment"})
-# Edit defaults (scoring.md §3.6) and the `task.json` scoring keys the official scorer honours that matter here.
+# Edit defaults and the `task.json` scoring keys the official scorer honours that matter here.
 EDIT_DEFAULTS: dict[str, float] = {"video_share": 0.6, "audio_share": 0.4, "w_in": 2.5, "w_out": 1.0}
 EDIT_OVERRIDE_KEYS: frozenset[str] = frozenset(EDIT_DEFAULTS)
 VARIANTS_DIR = GROUND_TRUTH_DIR / "variants"

@@ -132,7 +132,7 @@ def test_unreachable_endpoint_finishes_with_unscored_items(clip, tmp_path) -> No
 
 
 def test_spec_worked_example_with_stubbed_judge(clip, server, tmp_path) -> None:
-    """Spec §4.5 check [ran, Gemini stubbed]: 9 positive items summing to 11, 7 passed, one failed -1 item."""
+    """Formula worked example [ran, Gemini stubbed]: 9 positive items summing to 11, 7 passed, one failed -1 item."""
     items = [{"id": f"P{i}", **DUR_OK} for i in range(4)]
     items += [{"id": f"L{i}", "dispatch": "llm", "prompt": f"criterion {i}"} for i in range(3)]
     items += [{"id": f"F{i}", "dispatch": "llm", "prompt": f"MARK-FAIL {i}", "weight": 2} for i in range(2)]

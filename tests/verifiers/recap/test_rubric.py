@@ -90,7 +90,7 @@ def test_duplicate_ids_last_wins_at_first_position() -> None:
 
 
 def test_spec_worked_example() -> None:
-    """Spec §4.5 check: 9 positive items summing to 11, 7 passed, one failed -1 item -> (7 - 1) / 11."""
+    """Formula worked example: 9 positive items summing to 11, 7 passed, one failed -1 item -> (7 - 1) / 11."""
     raw = [py(f"P{i}", 1) for i in range(7)] + [py("P7", 2), py("P8", 2), py("NEG", -1)]
     items, _ = parse_rubric(raw)
     outcomes = {f"P{i}": "pass" for i in range(7)} | {"P7": "fail", "P8": "fail", "NEG": "fail"}
