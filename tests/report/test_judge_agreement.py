@@ -134,3 +134,23 @@ def test_unreadable_grades_file_is_named_not_fatal(tmp_path: Path, mk) -> None:
     assert section is not None and [p["grader"] for p in section["pairs"]] == ["alice", "bob"]
     assert len(section["unreadable"]) == 1 and "zed.jsonl" in section["unreadable"][0]
     assert "not read:" in render_markdown(report)
+
+
+def test_judged_videos_names_every_ensemble_member_and_skips_non_model_modes(mk) -> None:
+    """An ensemble's results count for each of its models; `human`/`off` judging and results without a recorded
+    video hash count for none (their verdicts are not a model's)."""
+    from agenticvbench.report.judge_agreement import judged_videos
+
+    def res(tid: int, prov: dict):
+        r = mk(tid, "recap", 1.0)
+        r.provenance = {**r.provenance, **prov}
+        return r
+
+    out = judged_videos([
+        res(1, {"judge_mode": "replay", "judge_model": "a", "judge_ensemble": {"models": ["a", "b"]},
+                "input_hashes": {"final.mp4": _sha(1)}}),
+        res(2, {"judge_mode": "human", "judge_model": None, "input_hashes": {"final.mp4": _sha(2)}}),
+        res(3, {"judge_mode": "cache", "judge_model": "a"}),
+        res(4, {"judge_mode": "cache", "judge_model": "c", "input_hashes": {"final.mp4": "not a hash"}}),
+    ])
+    assert out == {"a": {(1, _sha(1))}, "b": {(1, _sha(1))}}
