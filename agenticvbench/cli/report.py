@@ -30,7 +30,9 @@ def add_aggregation_args(p: argparse.ArgumentParser) -> None:
                    help="count every task of this dataset (Hub id, local mirror or parquet); default: the tasks "
                         "that have a result in any of the given runs")
     g.add_argument("--revision", default=None, help="dataset revision (with --dataset)")
-    g.add_argument("--cache-dir", default=None, help="cache folder (with --dataset)")
+    g.add_argument("--cache-dir", default=None,
+                   help="cache folder: the dataset's (with --dataset) and, for `avb report`, where the human "
+                        "verdicts (grades/) and the judge cache (judge/) are read (default: the package cache)")
     g.add_argument("--full-benchmark", action="store_true",
                    help="count the full benchmark: ids 1-100 by the published family ranges")
     add_selection_args(g)
@@ -104,7 +106,10 @@ def run(args: argparse.Namespace) -> int:
         return 2
     results, skipped = load_available(args.paths)
     kw = aggregation_kwargs(args)
-    report = build_report(select_results(args, results, kw), notes=skipped, **kw)
+    from agenticvbench.loader import default_cache_dir
+
+    cache = Path(args.cache_dir).expanduser() if args.cache_dir else default_cache_dir()
+    report = build_report(select_results(args, results, kw), notes=skipped, cache_dir=cache, **kw)
     for line in skipped:
         LOG.warning(f"not in the report: {line}")
     render = {"md": lambda: render_markdown(report), "html": lambda: render_html(report),

@@ -14,6 +14,7 @@ from agenticvbench.report import plots
 from agenticvbench.report.aggregate import GroupHeadline
 from agenticvbench.report.comparability import coverage_text, joined, judge_text, judge_total, symbols
 from agenticvbench.report.explain_section import explain_html, where
+from agenticvbench.report.judge_agreement import agreement_html
 from agenticvbench.report.markdown import (
     STATUS_LABEL,
     aggregation_notes,
@@ -137,6 +138,7 @@ def render_html(report: Report) -> str:
     parts += _detail_plots(report, "sequencing", plots.sequencing_order, "Sequencing: predicted vs true order",
                            "Each clip at (true position, predicted position); on the diagonal = correct.")
     parts += explain_html(report)
+    parts += agreement_html(report.judge_agreement)
     if report.warnings:
         parts += ["<h2>Warnings</h2><p class='muted'>Scores are kept as the official scorer computes them.</p><ul>"]
         parts += [f"<li>({n}x) {escape(w)} <span class='muted'>[{escape(where(report, w))}]</span></li>"

@@ -10,6 +10,7 @@ from agenticvbench.harbor.compare import markdown_lines as harbor_markdown_lines
 from agenticvbench.report.aggregate import NO_RESULT, GroupHeadline
 from agenticvbench.report.comparability import coverage_text, joined, judge_text, judge_total, legend, symbols
 from agenticvbench.report.explain_section import explain_markdown, where
+from agenticvbench.report.judge_agreement import agreement_markdown
 from agenticvbench.report.summary import Report, human_references, published_comparison
 from agenticvbench.report.tables import md_table
 
@@ -129,6 +130,7 @@ def render_markdown(report: Report, *, per_task: bool = True, max_problems: int 
             out += [f"### {f}", "", _per_task(report, f), ""]
     if per_task:
         out += explain_markdown(report)
+    out += agreement_markdown(report.judge_agreement)
     if report.warnings:
         out += ["## Warnings (scores kept as the official scorer computes them)", ""]
         out += [f"- ({n}x) {w} [{where(report, w)}]" for w, n in report.warnings] + [""]

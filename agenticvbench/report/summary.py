@@ -31,6 +31,7 @@ from agenticvbench.report.aggregate import (
     task_universe,
 )
 from agenticvbench.report.comparability import annotate, judge_identity
+from agenticvbench.report.judge_agreement import judge_agreement
 from agenticvbench.results import Result, iter_results, results_dir_for
 from agenticvbench.version import __version__
 
@@ -113,6 +114,7 @@ class Report:
     package_version: str = __version__
     notes: list[str] = field(default_factory=list)  # duplicate run identities, runs without results
     warning_sites: dict[str, list[str]] = field(default_factory=dict)  # warning -> ["<run> task <id>", ...]
+    judge_agreement: dict[str, Any] | None = None  # model judge vs human graders on recap (judge_agreement.py)
 
     @property
     def n_errors(self) -> int:
@@ -171,6 +173,7 @@ class Report:
             "provenance": self.provenance,
             "ignored": self.ignored,
             "tasks": self.task_rows(),
+            "judge_agreement": self.judge_agreement,
         }
 
 
@@ -207,9 +210,12 @@ def _provenance(results: list[Result]) -> dict[str, Any]:
 
 def build_report(results: list[Result], *, tasks: Any = None, full_benchmark: bool = False,
                  dataset_label: str = "", resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED,
-                 level: float = DEFAULT_LEVEL, notes: list[str] | None = None) -> Report:
+                 level: float = DEFAULT_LEVEL, notes: list[str] | None = None,
+                 cache_dir: str | Path | None = None) -> Report:
     """Aggregate `results` into a `Report`. `tasks`/`full_benchmark` choose the task universe (see aggregate);
-    `notes` (e.g. runs without results) are shown with the report's own (duplicate run identities)."""
+    `notes` (e.g. runs without results) are shown with the report's own (duplicate run identities). With
+    `cache_dir`, recap results judged by a model are compared with the human verdicts stored there
+    (`judge_agreement`)."""
     universe = task_universe(results, tasks=tasks, full_benchmark=full_benchmark, source=dataset_label)
     kept, outside = split_by_universe(results, universe)
     ignored = [f"{run_ref(r).short}: task {r.task_id} ({r.family}) is not in the task universe; ignored"
@@ -233,6 +239,8 @@ def build_report(results: list[Result], *, tasks: Any = None, full_benchmark: bo
         for w in dict.fromkeys(r.warnings):
             report.warning_sites.setdefault(w, []).append(f"{labels[run_ref(r).path]} task {r.task_id}")
     annotate(groups, kept)
+    if cache_dir is not None:
+        report.judge_agreement = judge_agreement(kept, cache_dir)
     report.notes = [*(notes or []), *duplicate_identities((x.harness, x.model, x.rep, x.path) for x in runs)]
     return report
 

@@ -1,0 +1,130 @@
+"""The reports' "Agreement between judges" section: model judge vs human graders on the report's recap videos.
+
+When recap results of the report were scored by a model judge (`judge_mode` cache or replay) and people graded the
+same items of the same videos with `avb grade`, the report shows, per (grader, model) pair, how often they agree:
+n, raw agreement and Cohen's kappa with its 95% bootstrap interval (plus, in the JSON, the confusion matrix and
+each side's pass prevalence). The statistics are `agenticvbench.grade.agreement`'s (the ones `avb judge agree`
+prints), restricted to the keys (task id, item id, video SHA-256) of the videos this report scored with that
+model: a verdict on another video, or on this video judged by another model, does not count.
+
+Sources are read from the cache folder the report is given (`avb report --cache-dir`, else the package cache):
+human verdicts from `grades/<grader>.jsonl`, model verdicts from the judge cache `judge/`. Nothing is shown when
+no recap result used a model judge or when no grader judged any of its items.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from html import escape
+from pathlib import Path
+from typing import Any
+
+from agenticvbench.errors import ConfigError
+from agenticvbench.grade.agreement import compare, load_source
+from agenticvbench.grade.store import Key, VerdictStore
+from agenticvbench.report.comparability import judge_identity
+from agenticvbench.results import Result
+
+#: The recap verifier's output; its SHA-256 (the engine's `input_hashes`) names the video that was judged.
+VIDEO_NAME = "final.mp4"
+#: Judge modes whose verdicts come from a model (`off` has none, `human` uses the graders themselves).
+MODEL_MODES = ("cache", "replay")
+
+
+def judged_videos(results: Iterable[Result]) -> dict[str, set[tuple[int, str]]]:
+    """Model name -> {(task id, video SHA-256)} of the scored recap results that model judged."""
+    out: dict[str, set[tuple[int, str]]] = {}
+    for r in results:
+        prov = r.provenance if isinstance(r.provenance, dict) else {}
+        if r.family != "recap" or r.status != "scored":
+            continue
+        ident = judge_identity(prov) or {}
+        hashes = prov.get("input_hashes")
+        sha = hashes.get(VIDEO_NAME) if isinstance(hashes, dict) else None
+        if ident.get("mode") not in MODEL_MODES or not isinstance(sha, str) or len(sha) != 64:
+            continue
+        ensemble = prov.get("judge_ensemble")
+        members = ensemble.get("models") if isinstance(ensemble, dict) else None
+        models = members if isinstance(members, list) else [ident.get("model")]
+        for m in models:
+            if isinstance(m, str) and m:
+                out.setdefault(m, set()).add((int(r.task_id), sha))
+    return out
+
+
+def _on(source: dict[Key, str], videos: set[tuple[int, str]]) -> dict[Key, str]:
+    return {k: v for k, v in source.items() if (k[0], k[2]) in videos}
+
+
+def judge_agreement(results: Iterable[Result], cache_dir: str | Path) -> dict[str, Any] | None:
+    """The section's data (JSON-ready), or None when there is nothing to compare."""
+    videos = judged_videos(results)
+    if not videos:
+        return None
+    cache = Path(cache_dir)
+    store = VerdictStore(cache / "grades")
+    graders = store.graders()
+    if not graders:
+        return None
+    humans: dict[str, dict[Key, str]] = {}
+    unreadable: list[str] = []
+    for g in graders:
+        try:
+            humans[g] = load_source(f"human:{g}", cache)
+        except ConfigError as exc:  # a grades file that is not a regular file or is over the size limit
+            unreadable.append(str(exc))
+        except OSError as exc:  # e.g. a directory or an unreadable file under that name
+            unreadable.append(f"{store.root / (g + '.jsonl')}: {exc.strerror or exc}")
+    pairs: list[dict[str, Any]] = []
+    for model in sorted(videos):
+        judged = _on(load_source(f"model:{model}", cache), videos[model])
+        for g, verdicts in humans.items():
+            overall = compare(_on(verdicts, videos[model]), judged, {})["overall"]
+            if overall["n"]:
+                pairs.append({"a": f"human:{g}", "b": f"model:{model}", "grader": g, "model": model, **overall})
+    if not pairs:
+        return None
+    return {"cache_dir": str(cache), "pairs": pairs, "unreadable": unreadable,
+            "scope": "recap llm items of this report's videos judged by both (task id, item id, video SHA-256)"}
+
+
+def _num(x: float | None) -> str:
+    return "n/a" if x is None else f"{x:.3f}"
+
+
+def _ci(ci: list[float] | None) -> str:
+    return "" if not ci else f" [{ci[0]:.3f}, {ci[1]:.3f}]"
+
+
+def rows(section: dict[str, Any]) -> list[list[Any]]:
+    """Table rows: grader, model, n, raw agreement, kappa [95% CI]."""
+    return [[p["grader"], p["model"], p["n"], _num(p["agreement"]), _num(p["kappa"]) + _ci(p["kappa_ci95"])]
+            for p in section["pairs"]]
+
+
+HEADERS = ["grader", "model judge", "n", "raw agreement", "Cohen's kappa [95% CI]"]
+NOTE = ("Recap llm items of this report's videos that both the grader (avb grade) and the model judge gave a pass or "
+        "fail; kappa's interval is a percentile bootstrap over the items (2000 resamples, seed 0); n/a when one "
+        "label was given throughout. Verdicts read from {cache}.")
+
+
+def agreement_markdown(section: dict[str, Any] | None) -> list[str]:
+    """The section as Markdown lines (none when there is no section)."""
+    if not section:
+        return []
+    from agenticvbench.report.markdown import md_table
+
+    return ["## Agreement between judges", "", md_table(HEADERS, rows(section), "llrrr"), "",
+            NOTE.format(cache=section["cache_dir"]), "", *[f"- not read: {u}" for u in section["unreadable"]],
+            *([""] if section["unreadable"] else [])]
+
+
+def agreement_html(section: dict[str, Any] | None) -> list[str]:
+    """The section as HTML fragments (none when there is no section)."""
+    if not section:
+        return []
+    from agenticvbench.report.html import html_table
+
+    return ["<h2>Agreement between judges</h2>", html_table(HEADERS, rows(section), "llrrr"),
+            f"<p class='muted'>{escape(NOTE.format(cache=section['cache_dir']))}</p>",
+            *[f"<p class='muted'>not read: {escape(u)}</p>" for u in section["unreadable"]]]
