@@ -112,7 +112,7 @@ def agreement_markdown(section: dict[str, Any] | None) -> list[str]:
     """The section as Markdown lines (none when there is no section)."""
     if not section:
         return []
-    from agenticvbench.report.markdown import md_table
+    from agenticvbench.report.tables import md_table
 
     return ["## Agreement between judges", "", md_table(HEADERS, rows(section), "llrrr"), "",
             NOTE.format(cache=section["cache_dir"]), "", *[f"- not read: {u}" for u in section["unreadable"]],
@@ -123,7 +123,7 @@ def agreement_html(section: dict[str, Any] | None) -> list[str]:
     """The section as HTML fragments (none when there is no section)."""
     if not section:
         return []
-    from agenticvbench.report.html import html_table
+    from agenticvbench.report.tables import html_table
 
     return ["<h2>Agreement between judges</h2>", html_table(HEADERS, rows(section), "llrrr"),
             f"<p class='muted'>{escape(NOTE.format(cache=section['cache_dir']))}</p>",
