@@ -50,6 +50,8 @@ class DemoSize:
 
     def first(self, n: int) -> DemoSize:
         """The same size restricted to the first `n` tasks of each family (to time a sample)."""
+        if self.hand_written:
+            raise AVBError(f"the {self.name} demo is hand-written and cannot be restricted")
         counts = tuple(min(n, c) for c in self.counts)
         return replace(self, name=f"{self.name}-first{n}", counts=counts)  # type: ignore[arg-type]
 
