@@ -91,14 +91,19 @@ def test_tiny_full_layout_loads_as_the_real_benchmark(tiny: DemoBenchmark) -> No
 
 def test_tiny_full_layout_perfect_run_scores_one(tiny: DemoBenchmark, tmp_path: Path,
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    """`avb verify` over the full layout: the perfect run scores 1.0 on every non-recap task, nothing errors."""
+    """`avb verify` over the full layout: the perfect run scores 1.0 on every non-recap task, nothing errors.
+
+    Recap is scored on two tasks only (one of each rubric template): its python checks are the slow part and
+    the other 34 films are the same two films again.
+    """
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     out = tmp_path / "results"
     rc = main(["verify", str(tiny.runs["perfect"]), "--dataset", str(tiny.mirror), "--out", str(out),
-               "--jobs", "2", "--judge", "off", "-q"])
+               "--tasks", "1,2,37-100", "--jobs", "2", "--judge", "off", "-q"])
     assert rc == 0
     results = iter_results(out)
-    assert len(results) == 100 and all(r.status == "scored" for r in results)
+    assert sorted(r.task_id for r in results) == [1, 2, *range(37, 101)]
+    assert all(r.status == "scored" for r in results)
     for r in results:
         if r.family == "repair":
             assert r.final_score > 0.99, (r.task_id, r.final_score)
