@@ -69,7 +69,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--size", choices=["small", "medium", "full"], default="small",
                    help="small: 2-3 tasks per family, seconds of 320x180 (default); medium: the real 100 tasks "
                         "with short 360p-480p media; full: the real 100 tasks at real length and 720p-1080p "
-                        "(tens of GB, hours on 2 cores)")
+                        "(several GB, hours on 2 cores)")
     p.add_argument("--first", type=positive_int, default=None, metavar="N",
                    help="only the first N tasks of each family (to sample a large size)")
     p.add_argument("--rebuild", action="store_true", help="rebuild the demo even if it exists")
