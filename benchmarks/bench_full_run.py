@@ -8,8 +8,11 @@ What it prints:
 Every measurement runs in a fresh subprocess with an empty feature cache (cold) and writes its results to a
 scratch folder, never into the runs. The machine may be shared: compare ratios within one invocation.
 
-Usage: `python benchmarks/bench_full_run.py [--dataset MIRROR --runs RUN...] [--jobs 2] [--no-dask] [--json]`.
-Without `--dataset` the embedded demo (`avb demo`) is built or reused and its three runs are scored.
+Usage: `python benchmarks/bench_full_run.py [--dataset MIRROR --runs RUN...] [--size small|medium|full]
+[--first N] [--tasks IDS] [--jobs 2] [--no-dask] [--json]`.
+Without `--dataset` the demo of `--size` (`avb demo --size`) is built or reused (its build time is printed) and
+its three runs are scored; `--first N` builds only the first N tasks of each family; `--tasks` scores only the
+given task ids (e.g. `65,1`).
 """
 
 from __future__ import annotations
@@ -61,7 +64,7 @@ def _measure(spec: dict[str, Any]) -> dict[str, Any]:
         if spec["kind"] == "family":
             t0 = time.perf_counter()
             summary = verify_run(runs, dataset=dataset, family=spec["family"], cache_dir=cache, out=out,
-                                 jobs=spec["jobs"], force=True, judge=None)
+                                 jobs=spec["jobs"], force=True, judge=None, task_ids=spec.get("task_ids"))
             res = _summarise(summary.results, time.perf_counter() - t0)
             own, kids = _peak_rss_mb()
             res["peak_rss_worker_mb"] = kids if spec["jobs"] > 1 else own
@@ -74,7 +77,7 @@ def _measure(spec: dict[str, Any]) -> dict[str, Any]:
                           dashboard_address=None) as cluster, Client(cluster) as client:
             t0 = time.perf_counter()
             summary = verify_run(runs, dataset=dataset, cache_dir=cache, out=out, force=True, judge=None,
-                                 executor=DaskExecutor(client))
+                                 executor=DaskExecutor(client), task_ids=spec.get("task_ids"))
             res = _summarise(summary.results, time.perf_counter() - t0)
             res["peak_rss_per_worker_mb"] = sorted(client.run(_worker_rss_mb).values())
         return res
@@ -98,6 +101,9 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--dataset", help="a local dataset mirror (default: the embedded demo, built if needed)")
     ap.add_argument("--runs", nargs="*", default=None, help="run folders (default: the demo's three runs)")
+    ap.add_argument("--size", default="small", help="demo size when no --dataset: small, medium or full")
+    ap.add_argument("--first", type=int, default=None, help="with --size: only the first N tasks per family")
+    ap.add_argument("--tasks", default=None, help="score only these task ids (comma-separated)")
     ap.add_argument("--jobs", type=int, default=2, help="process-executor workers for the per-family part")
     ap.add_argument("--families", default=",".join(FAMILIES))
     ap.add_argument("--no-dask", action="store_true", help="skip the Dask LocalCluster part")
@@ -113,13 +119,24 @@ def main(argv: list[str] | None = None) -> int:
             ap.error("--dataset needs --runs")
     else:
         from agenticvbench.demo import build_demo, default_demo_dir
+        from agenticvbench.demo.sizes import get_size
 
-        demo = build_demo(default_demo_dir())
+        size = get_size(args.size)
+        size = size.first(args.first) if args.first else size
+        t0 = time.perf_counter()
+        demo = build_demo(default_demo_dir(size), size=size,
+                          progress=None if args.json else (lambda line: print(line, flush=True)))
+        if not args.json:
+            files = [p for p in demo.root.rglob("*") if p.is_file()]
+            print(f"demo {size.name}: built or reused in {time.perf_counter() - t0:.0f} s, {len(files)} files, "
+                  f"{sum(p.stat().st_size for p in files) / 1e9:.2f} GB", flush=True)
         dataset, runs = str(demo.mirror), [str(p) for p in demo.runs.values()]
+    task_ids = [int(t) for t in args.tasks.split(",")] if args.tasks else None
     out: dict[str, Any] = {"dataset": dataset, "runs": runs, "jobs": args.jobs, "load_before": _load(),
                            "families": {}, "dask": {}}
     for fam in [f.strip() for f in args.families.split(",") if f.strip()]:
-        res = _run({"kind": "family", "family": fam, "dataset": dataset, "runs": runs, "jobs": args.jobs})
+        res = _run({"kind": "family", "family": fam, "dataset": dataset, "runs": runs, "jobs": args.jobs,
+                    "task_ids": task_ids})
         out["families"][fam] = res
         if not args.json:
             print(f"{fam:11s} {res['n_tasks']:4d} tasks  wall {res['wall_s']:8.1f} s  "
@@ -128,7 +145,7 @@ def main(argv: list[str] | None = None) -> int:
                   f"{res['statuses']}", flush=True)
     if not args.no_dask:
         for n in (1, 2):
-            res = _run({"kind": "dask", "workers": n, "dataset": dataset, "runs": runs})
+            res = _run({"kind": "dask", "workers": n, "dataset": dataset, "runs": runs, "task_ids": task_ids})
             out["dask"][str(n)] = res
             if not args.json:
                 rss = ", ".join(f"{v:.0f}" for v in res["peak_rss_per_worker_mb"])

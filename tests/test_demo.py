@@ -67,7 +67,7 @@ def test_force_and_stale_versions_rebuild_atomically(tmp_path: Path, monkeypatch
 
     builds: list[int] = []
 
-    def fake_populate(root: Path) -> None:
+    def fake_populate(root: Path, *_: object) -> None:
         builds.append(len(builds) + 1)
         (root / "mirror").mkdir()
         (root / "mirror" / "build.txt").write_text(str(builds[-1]))

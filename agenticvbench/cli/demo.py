@@ -11,11 +11,22 @@ from agenticvbench.cli.common import add_judge_args, judge_from_args, positive_i
 
 def _demo(args: argparse.Namespace) -> int:
     from agenticvbench.demo import build_demo, default_demo_dir
+    from agenticvbench.demo.sizes import get_size
     from agenticvbench.engine import verify_run
 
-    dest = Path(args.dest) if args.dest else default_demo_dir()
-    demo = build_demo(dest, force=args.rebuild)
+    size = get_size(args.size)
+    if args.first:
+        size = size.first(args.first)
+    dest = Path(args.dest) if args.dest else default_demo_dir(size)
+    small = size.name == "small"
+    if not small:
+        print(f"building the {size.name} demo in {dest} (reused if already built)", flush=True)
+    demo = build_demo(dest, force=args.rebuild, size=size,
+                      progress=None if small else (lambda line: print(line, flush=True)))
     print(f"demo benchmark: {demo.mirror}")
+    if not small:
+        files = [p for p in demo.root.rglob("*") if p.is_file()]
+        print(f"  {len(files)} files, {sum(p.stat().st_size for p in files) / 1e9:.2f} GB")
     for name, path in demo.runs.items():
         print(f"  run {name}: {path}")
     if args.no_score:
@@ -55,6 +66,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     """Add `demo`."""
     p = sub.add_parser("demo", help="build the demo benchmark, score its runs and print the report (offline)")
     p.add_argument("--dest", help="where to build (default: the user cache)")
+    p.add_argument("--size", choices=["small", "medium", "full"], default="small",
+                   help="small: 2-3 tasks per family, seconds of 320x180 (default); medium: the real 100 tasks "
+                        "with short 360p-480p media; full: the real 100 tasks at real length and 720p-1080p "
+                        "(several GB, hours on 2 cores)")
+    p.add_argument("--first", type=positive_int, default=None, metavar="N",
+                   help="only the first N tasks of each family (to sample a large size)")
     p.add_argument("--rebuild", action="store_true", help="rebuild the demo even if it exists")
     p.add_argument("--force", action="store_true", help="rescore even if results exist")
     p.add_argument("--no-score", action="store_true", help="only build and list")

@@ -2,7 +2,8 @@
 
 `build_demo(dest)` writes a Hub-layout mirror (2-3 tasks per family, short low-resolution clips with audio,
 repair cells with inline profiles in the official schema) and three runs to score: `perfect`, `partial` and
-`broken`. `agenticvbench demo` and the test-suite both use it.
+`broken`. `agenticvbench demo` and the test-suite both use it. `build_demo(dest, size="full")` builds the same at the
+real benchmark's task counts, ids, durations and frame sizes (`DemoSize`, in `agenticvbench.demo.sizes`).
 """
 
 from agenticvbench.demo.build import (
@@ -12,5 +13,7 @@ from agenticvbench.demo.build import (
     default_demo_dir,
     is_complete,
 )
+from agenticvbench.demo.sizes import DemoSize, get_size
 
-__all__ = ["GENERATOR_VERSION", "DemoBenchmark", "build_demo", "default_demo_dir", "is_complete"]
+__all__ = ["GENERATOR_VERSION", "DemoBenchmark", "DemoSize", "build_demo", "default_demo_dir", "get_size",
+           "is_complete"]

@@ -50,6 +50,7 @@ class Format:
     fps: int = 24
     audio: str | None = "aac"
     crf: int = 30
+    preset: str = "superfast"
 
 
 def text_card(path: Path, text: str, fmt: Format, *, bg: tuple[int, int, int] = (70, 30, 20)) -> Path:
@@ -127,7 +128,7 @@ def _audio_source(scene: Scene, uid: str) -> str:
 
 
 def _encode_args(fmt: Format, *, audio: bool) -> list[str]:
-    args = ["-c:v", "libx264", "-preset", "superfast", "-crf", str(fmt.crf), "-pix_fmt", "yuv420p",
+    args = ["-c:v", "libx264", "-preset", fmt.preset, "-crf", str(fmt.crf), "-pix_fmt", "yuv420p",
             "-g", str(2 * fmt.fps), "-threads", "1"]
     if audio and fmt.audio:
         args += [*_AUDIO_ARGS[fmt.audio], "-ar", str(SAMPLE_RATE), "-ac", "2"]

@@ -8,11 +8,13 @@ right one, an off-grade take and a mirrored longer take), audio stripped as in t
 from __future__ import annotations
 
 import json
+import random
 from dataclasses import dataclass
 from typing import Any
 
 from agenticvbench.demo.common import BuildContext, manifest, row, url, write_json, write_text, write_zip
 from agenticvbench.demo.media_gen import Format, Scene, render_many
+from agenticvbench.demo.sizes import DemoSize
 
 FMT = Format(width=320, height=180, fps=24, audio="aac")
 FMT_SILENT = Format(width=320, height=180, fps=24, audio=None)
@@ -27,6 +29,7 @@ class SeqSpec:
     shots: tuple[Scene, ...]
     correct_order: tuple[str, ...]
     full_urls: bool
+    fmt: Format = FMT
 
 
 def _story(bgs: list[str], fg: str, durations: list[float], x_from: float, x_to: float,
@@ -58,6 +61,7 @@ class AsmSpec:
     film: str
     slots: tuple[tuple[str, tuple[str, str], str, float], ...]  # (correct, distractors, look, duration)
     full_urls: bool
+    fmt: Format = FMT_SILENT
 
 
 ASSEMBLY: tuple[AsmSpec, ...] = (
@@ -92,69 +96,136 @@ def _id_num(clip: str) -> int:
     return int(clip.split(".")[0])
 
 
-def build_sequencing(ctx: BuildContext) -> list[dict[str, Any]]:
-    """Write the sequencing zips and the runs' manifests/videos; return the dataset rows."""
-    rows = []
-    for spec in SEQUENCING:
-        clips_dir = ctx.work / f"seq{spec.task_id}"
-        by_id = {cid: shot for cid, shot in zip(spec.correct_order, spec.shots, strict=True)}
-        partial_order = list(spec.correct_order)
-        if spec.task_id == 37:  # first two swapped
-            partial_order[0], partial_order[1] = partial_order[1], partial_order[0]
-        else:  # rotated by one
-            partial_order = partial_order[1:] + partial_order[:1]
-        perfect_mp4 = ctx.task_dir("perfect", spec.task_id, output=spec.task_id == 37) / "solution.mp4"
-        partial_mp4 = ctx.task_dir("partial", spec.task_id) / "solution.mp4"
-        jobs = [(clips_dir / f"{cid}.mp4", [by_id[cid]]) for cid in sorted(by_id, key=int)]
-        jobs += [(perfect_mp4, list(spec.shots)), (partial_mp4, [by_id[c] for c in partial_order])]
-        render_many(jobs, FMT, workdir=clips_dir)
-        rel = f"sequencing/materials/{spec.task_id}.zip"
-        write_zip(ctx.mirror / rel, [(f"{cid}.mp4", clips_dir / f"{cid}.mp4") for cid in sorted(by_id, key=int)])
-        durs = [by_id[c].duration for c in spec.correct_order]
-        write_json(perfect_mp4.parent / "solution.json", manifest(list(spec.correct_order), durs))
-        write_json(partial_mp4.parent / "solution.json",
-                   manifest(partial_order, [by_id[c].duration for c in partial_order]))
-        rubric = {"correct_order": list(spec.correct_order), "n_slots": len(spec.correct_order),
-                  "provenance": {"film": spec.title, "source": "agenticvbench.demo (synthetic)",
-                                 "n_shots": len(spec.shots), "shuffle_seed": spec.task_id}}
-        prompt = SEQ_PROMPT.format(n=len(spec.shots), title=spec.title)
-        rows.append(row(spec.task_id, "sequencing", prompt, [url(rel, full=spec.full_urls)], rubric))
-    broken = ctx.task_dir("broken", 37)
-    write_text(broken / "solution.json", '{"segments": [{"output": [0, 1.5], "source": "4", ')  # truncated JSON
-    return rows  # broken run: no folder at all for 38
+def _steps(rng: random.Random, lo: float, hi: float) -> float:
+    """A duration in [lo, hi] on a half-second grid (whole frames at 24 fps)."""
+    return rng.randint(int(lo * 2), int(hi * 2)) / 2
 
 
-def build_assembly(ctx: BuildContext) -> list[dict[str, Any]]:
-    """Write the assembly zips and the runs' manifests/videos; return the dataset rows."""
-    rows = []
-    for spec in ASSEMBLY:
-        work = ctx.work / f"asm{spec.task_id}"
-        jobs, correct, durs = [], [], []
-        for good, distractors, look, dur in spec.slots:
-            correct.append(good)
-            durs.append(dur)
-            jobs.append((work / good, [Scene(look, dur, ())]))
-            for vf, clip in zip(_DISTRACTOR_VF, distractors, strict=True):
-                jobs.append((work / clip, [Scene(look, dur + (0.5 if vf == "hflip" else 0.0), (), vf=vf)]))
-        perfect_mp4 = ctx.task_dir("perfect", spec.task_id) / "solution.mp4"
-        jobs.append((perfect_mp4, [Scene(look, dur, ()) for _, _, look, dur in spec.slots]))
-        render_many(jobs, FMT_SILENT, workdir=work)
-        names = sorted((p.name for p, _ in jobs[:-1]), key=_id_num)
-        rel = f"assembly/materials/{spec.task_id}.zip"
-        write_zip(ctx.mirror / rel, [(n, work / n) for n in names])
-        write_json(perfect_mp4.parent / "solution.json", manifest(correct, durs))
-        picks: list[Any] = list(correct)
-        if spec.task_id == 83:  # 2 of 4 right, one of them as a bare id
-            picks = [str(_id_num(correct[0])), spec.slots[1][1][0], correct[2], spec.slots[3][1][1]]
-        else:  # 3 of 4 right: an int id, a padded name, and a case mismatch that does not normalise
-            picks = [correct[0], _id_num(correct[1]), f" {correct[2]} ", correct[3].upper()]
-        write_json(ctx.task_dir("partial", spec.task_id) / "solution.json", manifest(picks, durs))
-        rubric = {"correct_assembly_in_slot_order": correct, "correct_assembly_durations": durs,
-                  "n_slots": len(correct), "film": spec.film, "duration_sec": sum(durs)}
-        prompt = ASM_PROMPT.format(n_slots=len(correct), film=spec.film, dur=sum(durs), n_clips=len(names))
-        rows.append(row(spec.task_id, "assembly", prompt, [url(rel, full=spec.full_urls)], rubric))
-    write_json(ctx.task_dir("broken", 83) / "solution.json", manifest(["3.mp4", "7.mp4"], [2.0, 1.5])["segments"])
-    bad = manifest(["2.mp4", "9.mp4", "12.mp4", "4.mp4"], [1.5, 2.0, 1.0, 1.5])
-    bad["segments"][1] = "9.mp4"
-    write_text(ctx.task_dir("broken", 84) / "solution.json", json.dumps(bad, indent=2) + "\n")
-    return rows
+def _palette(rng: random.Random, n: int) -> list[str]:
+    r, g, b = rng.randrange(16, 96), rng.randrange(16, 96), rng.randrange(16, 96)
+    step = max(1, 120 // max(1, n))
+    return [f"0x{min(255, r + i * step):02x}{min(255, g + i * step // 2):02x}{b:02x}" for i in range(n)]
+
+
+def _looks(rng: random.Random, width: int, height: int) -> list[str]:
+    """Distinct-looking shots for storyboard slots (moving squares scaled to the frame)."""
+    travel = width - height // 4
+    looks = ["testsrc2", "bars", "gradients"]
+    for fg in ("white", "orange", "yellow", "cyan", "magenta"):
+        bg = _palette(rng, 1)[0]
+        x0, x1 = sorted((rng.randint(0, travel), rng.randint(0, travel)), reverse=rng.random() < 0.5)
+        looks.append(f"box:{bg}:{fg}:{x0}:{x1}")
+    rng.shuffle(looks)
+    return looks
+
+
+def sequencing_specs(size: DemoSize) -> tuple[SeqSpec, ...]:
+    """The sequencing tasks of `size` (the hand-written ones for `small`, else generated from the task id)."""
+    if size.hand_written:
+        return SEQUENCING
+    fmt = Format(width=size.clip_frame[0], height=size.clip_frame[1], fps=24, audio="aac", crf=size.crf,
+                 preset=size.preset)
+    specs = []
+    for i, tid in enumerate(size.ids("sequencing")):
+        rng = random.Random(tid)
+        n = rng.randint(*size.seq_shots)
+        durs = [_steps(rng, *size.shot_s) for _ in range(n)]
+        travel = fmt.width - fmt.height // 4
+        x_from, x_to = (0, travel) if rng.random() < 0.5 else (travel, 0)
+        shots = _story(_palette(rng, n), rng.choice(["yellow", "cyan", "white", "orange"]), durs, x_from, x_to,
+                       rng.choice([196.0, 220.0, 262.0]))
+        order = [str(k) for k in range(1, n + 1)]
+        rng.shuffle(order)
+        specs.append(SeqSpec(tid, f"Synthetic Story {tid}", shots, tuple(order), i % 2 == 0, fmt))
+    return tuple(specs)
+
+
+def assembly_specs(size: DemoSize) -> tuple[AsmSpec, ...]:
+    """The assembly tasks of `size` (the hand-written ones for `small`, else generated from the task id)."""
+    if size.hand_written:
+        return ASSEMBLY
+    fmt = Format(width=size.clip_frame[0], height=size.clip_frame[1], fps=24, audio=None, crf=size.crf,
+                 preset=size.preset)
+    specs = []
+    for i, tid in enumerate(size.ids("assembly")):
+        rng = random.Random(tid)
+        n = rng.randint(*size.asm_slots)
+        ids = [f"{k}.mp4" for k in range(1, 3 * n + 1)]
+        rng.shuffle(ids)
+        looks = _looks(rng, fmt.width, fmt.height)
+        slots = tuple((ids[3 * k], (ids[3 * k + 1], ids[3 * k + 2]), looks[k % len(looks)],
+                       _steps(rng, *size.shot_s)) for k in range(n))
+        specs.append(AsmSpec(tid, f"Synthetic Film {tid}", slots, i % 2 == 1, fmt))
+    return tuple(specs)
+
+
+def build_sequencing_task(ctx: BuildContext, spec: SeqSpec, i: int) -> dict[str, Any]:
+    """Write one sequencing zip and the runs' manifests/videos (variant `i`); return its dataset row."""
+    clips_dir = ctx.work / f"seq{spec.task_id}"
+    by_id = {cid: shot for cid, shot in zip(spec.correct_order, spec.shots, strict=True)}
+    partial_order = list(spec.correct_order)
+    if i % 2 == 0:  # first two swapped
+        partial_order[0], partial_order[1] = partial_order[1], partial_order[0]
+    else:  # rotated by one
+        partial_order = partial_order[1:] + partial_order[:1]
+    perfect_mp4 = ctx.task_dir("perfect", spec.task_id, output=i % 4 == 0) / "solution.mp4"
+    partial_mp4 = ctx.task_dir("partial", spec.task_id) / "solution.mp4"
+    jobs = [(clips_dir / f"{cid}.mp4", [by_id[cid]]) for cid in sorted(by_id, key=int)]
+    jobs += [(perfect_mp4, list(spec.shots)), (partial_mp4, [by_id[c] for c in partial_order])]
+    render_many(jobs, spec.fmt, workdir=clips_dir)
+    rel = f"sequencing/materials/{spec.task_id}.zip"
+    write_zip(ctx.mirror / rel, [(f"{cid}.mp4", clips_dir / f"{cid}.mp4") for cid in sorted(by_id, key=int)])
+    durs = [by_id[c].duration for c in spec.correct_order]
+    write_json(perfect_mp4.parent / "solution.json", manifest(list(spec.correct_order), durs))
+    write_json(partial_mp4.parent / "solution.json",
+               manifest(partial_order, [by_id[c].duration for c in partial_order]))
+    rubric = {"correct_order": list(spec.correct_order), "n_slots": len(spec.correct_order),
+              "provenance": {"film": spec.title, "source": "agenticvbench.demo (synthetic)",
+                             "n_shots": len(spec.shots), "shuffle_seed": spec.task_id}}
+    prompt = SEQ_PROMPT.format(n=len(spec.shots), title=spec.title)
+    if i % 2 == 0:  # broken run: truncated JSON (odd variants: no folder at all)
+        first = spec.correct_order[0]
+        write_text(ctx.task_dir("broken", spec.task_id) / "solution.json",
+                   f'{{"segments": [{{"output": [0, {by_id[first].duration:g}], "source": "{first}", ')
+    return row(spec.task_id, "sequencing", prompt, [url(rel, full=spec.full_urls)], rubric)
+
+
+def build_assembly_task(ctx: BuildContext, spec: AsmSpec, i: int) -> dict[str, Any]:
+    """Write one assembly zip and the runs' manifests/videos (variant `i`); return its dataset row."""
+    work = ctx.work / f"asm{spec.task_id}"
+    jobs, correct, durs = [], [], []
+    for good, distractors, look, dur in spec.slots:
+        correct.append(good)
+        durs.append(dur)
+        jobs.append((work / good, [Scene(look, dur, ())]))
+        for vf, clip in zip(_DISTRACTOR_VF, distractors, strict=True):
+            jobs.append((work / clip, [Scene(look, dur + (0.5 if vf == "hflip" else 0.0), (), vf=vf)]))
+    perfect_mp4 = ctx.task_dir("perfect", spec.task_id) / "solution.mp4"
+    jobs.append((perfect_mp4, [Scene(look, dur, ()) for _, _, look, dur in spec.slots]))
+    render_many(jobs, spec.fmt, workdir=work)
+    names = sorted((p.name for p, _ in jobs[:-1]), key=_id_num)
+    rel = f"assembly/materials/{spec.task_id}.zip"
+    write_zip(ctx.mirror / rel, [(n, work / n) for n in names])
+    write_json(perfect_mp4.parent / "solution.json", manifest(correct, durs))
+    picks: list[Any] = list(correct)
+    if i % 2 == 0:  # two slots wrong, the first right one as a bare id
+        picks[0] = str(_id_num(correct[0]))
+        picks[1] = spec.slots[1][1][0]
+        picks[-1] = spec.slots[-1][1][1]
+    else:  # an int id, a padded name, and a case mismatch that does not normalise
+        picks[1] = _id_num(correct[1])
+        if len(picks) > 2:
+            picks[2] = f" {correct[2]} "
+        picks[-1] = correct[-1].upper()
+    write_json(ctx.task_dir("partial", spec.task_id) / "solution.json", manifest(picks, durs))
+    rubric = {"correct_assembly_in_slot_order": correct, "correct_assembly_durations": durs,
+              "n_slots": len(correct), "film": spec.film, "duration_sec": sum(durs)}
+    prompt = ASM_PROMPT.format(n_slots=len(correct), film=spec.film, dur=sum(durs), n_clips=len(names))
+    if i % 2 == 0:  # broken run: a bare list of segments, too few of them
+        write_json(ctx.task_dir("broken", spec.task_id) / "solution.json",
+                   manifest(correct[:2], durs[:2])["segments"])
+    else:  # broken run: one segment is a bare string
+        bad = manifest(correct, durs)
+        bad["segments"][1] = correct[1]
+        write_text(ctx.task_dir("broken", spec.task_id) / "solution.json", json.dumps(bad, indent=2) + "\n")
+    return row(spec.task_id, "assembly", prompt, [url(rel, full=spec.full_urls)], rubric)

@@ -8,11 +8,14 @@ some explicit null params. The perfect run's final.mp4 passes every python item;
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import copy
+import random
+from dataclasses import dataclass, replace
 from typing import Any
 
 from agenticvbench.demo.common import BuildContext, row, url, write_text
 from agenticvbench.demo.media_gen import Format, Scene, cut, render
+from agenticvbench.demo.sizes import DemoSize
 
 FMT = Format(width=320, height=180, fps=24, audio="aac")
 FMT_OPUS = Format(width=320, height=180, fps=24, audio="opus")
@@ -133,19 +136,66 @@ PROMPT = ("/workspace/materials/film.mp4 is a short film, \"{title}\". {brief} W
           "/workspace/output/final.mp4 and a short /workspace/output/report.md describing your cut.")
 
 
-def build_recap(ctx: BuildContext) -> list[dict[str, Any]]:
-    """Write the films and the runs' final.mp4 files; return the dataset rows."""
-    rows = []
-    for spec in RECAPS:
-        rel = f"recap/materials/{spec.task_id}/film.mp4"
-        film = render(ctx.mirror / rel, spec.scenes, spec.fmt, workdir=ctx.work / f"recap{spec.task_id}")
-        perfect = ctx.task_dir("perfect", spec.task_id, output=spec.task_id == 1)
-        cut(film, perfect / "final.mp4", spec.perfect, spec.fmt)
-        write_text(perfect / "report.md", f"# Recap of {spec.title}\n\nSegments used: {list(spec.perfect)}\n")
-        partial = ctx.task_dir("partial", spec.task_id)
-        cut(film, partial / "final.mp4", spec.partial, FMT_SMALL if spec.partial_small else spec.fmt)
-        prompt = PROMPT.format(title=spec.title, brief=spec.brief)
-        rows.append(row(spec.task_id, "recap", prompt, [url(rel, full=spec.full_urls)], list(spec.rubric)))
-    (ctx.task_dir("broken", 1) / "final.mp4").write_bytes(b"")
-    write_text(ctx.task_dir("broken", 2) / "report.md", "# Recap\n\nRender failed; no final.mp4 was written.\n")
-    return rows
+def _scaled_look(look: str, k: float) -> str:
+    """A look with its pixel coordinates (moving squares) scaled by `k`."""
+    if not look.startswith("box:"):
+        return look
+    _, bg, fg, x0, x1 = look.split(":")
+    return f"box:{bg}:{fg}:{round(float(x0) * k)}:{round(float(x1) * k)}"
+
+
+def _scaled_rubric(rubric: tuple[dict[str, Any], ...], width: int, height: int) -> tuple[dict[str, Any], ...]:
+    """`rubric` with its frame-size items asking for `width` x `height` (and half of it, for `_in` items)."""
+    out = copy.deepcopy(list(rubric))
+    for item in out:
+        if item.get("kind") == "ffprobe_resolution_eq":
+            item["params"] = {"width": width, "height": height}
+            item["criterion"] = f"The recap keeps the film's {width}x{height} frame."
+        elif item.get("kind") == "ffprobe_resolution_in":
+            item["params"] = {"options": [[width, height], [width // 2, height // 2]]}
+            item["criterion"] = f"A 16:9 delivery size ({width}x{height} or {width // 2}x{height // 2})."
+    return tuple(out)
+
+
+def recap_specs(size: DemoSize) -> tuple[RecapSpec, ...]:
+    """The recap tasks of `size`: the hand-written ones for `small`; else the two hand-written films stretched
+    to `size.recap_film_s` seconds at `size.recap_frame` (cut points scaled with them, shot lengths kept, so
+    the rubrics' duration and pacing items still apply)."""
+    if size.hand_written:
+        return RECAPS
+    w, h = size.recap_frame
+    specs = []
+    for i, tid in enumerate(size.ids("recap")):
+        base = RECAPS[i % 2]
+        rng = random.Random(tid)
+        length = rng.uniform(*size.recap_film_s)
+        base_len = sum(sc.duration for sc in base.scenes)
+        k = max(1, round(length / base_len))
+        fmt = replace(base.fmt, width=w, height=h, crf=size.crf, preset=size.preset)
+        scenes = tuple(replace(sc, duration=sc.duration * k, look=_scaled_look(sc.look, w / 320))
+                       for sc in base.scenes)
+        perfect = tuple((t0 * k, t0 * k + (t1 - t0)) for t0, t1 in base.perfect)
+        partial = tuple((t0 * k, t0 * k + (t1 - t0)) for t0, t1 in base.partial)
+        specs.append(replace(base, task_id=tid, title=f"{base.title} {tid}", fmt=fmt, scenes=scenes,
+                             perfect=perfect, partial=partial, rubric=_scaled_rubric(base.rubric, w, h),
+                             full_urls=i % 2 == 0))
+    return tuple(specs)
+
+
+def build_recap_task(ctx: BuildContext, spec: RecapSpec, i: int) -> dict[str, Any]:
+    """Write one film and the runs' final.mp4 files (variant `i`); return its dataset row."""
+    rel = f"recap/materials/{spec.task_id}/film.mp4"
+    film = render(ctx.mirror / rel, spec.scenes, spec.fmt, workdir=ctx.work / f"recap{spec.task_id}")
+    perfect = ctx.task_dir("perfect", spec.task_id, output=i % 4 == 0)
+    cut(film, perfect / "final.mp4", spec.perfect, spec.fmt)
+    write_text(perfect / "report.md", f"# Recap of {spec.title}\n\nSegments used: {list(spec.perfect)}\n")
+    partial = ctx.task_dir("partial", spec.task_id)
+    small = replace(FMT_SMALL, crf=spec.fmt.crf, preset=spec.fmt.preset)
+    cut(film, partial / "final.mp4", spec.partial, small if spec.partial_small else spec.fmt)
+    prompt = PROMPT.format(title=spec.title, brief=spec.brief)
+    if i % 2 == 0:  # broken run: an empty final.mp4
+        (ctx.task_dir("broken", spec.task_id) / "final.mp4").write_bytes(b"")
+    else:  # broken run: only a report
+        write_text(ctx.task_dir("broken", spec.task_id) / "report.md",
+                   "# Recap\n\nRender failed; no final.mp4 was written.\n")
+    return row(spec.task_id, "recap", prompt, [url(rel, full=spec.full_urls)], list(spec.rubric))

@@ -7,6 +7,7 @@ grade shift (v04) and a pink-noise burst (v05), each on a window inside one scen
 
 from __future__ import annotations
 
+import random
 import shutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -25,6 +26,7 @@ from agenticvbench.demo.media_gen import (
     strip_audio,
 )
 from agenticvbench.demo.profile import measure_source, scene_ref
+from agenticvbench.demo.sizes import DemoSize
 
 SOURCES: dict[str, tuple[Format, tuple[Scene, ...]]] = {
     "demo1": (Format(fps=24, audio="aac"), (
@@ -113,47 +115,109 @@ def _break(spec: RepairSpec, source: Path, out: Path, fmt: Format) -> None:
                            amplitude=spec.params["amplitude"], seed=spec.params["seed"])
 
 
-def build_repair(ctx: BuildContext) -> list[dict[str, Any]]:
-    """Write sources, broken clips and the runs' fixed.mp4/report.md; return the dataset rows (inline profiles)."""
-    base: dict[str, dict[str, Any]] = {}
-    for name, (fmt, scenes) in SOURCES.items():
-        src = ctx.mirror / f"repair/sources/{name}_source.mp4"
-        render(src, scenes, fmt, workdir=ctx.work / name)
-        base[name] = measure_source(src, src.name, bounds_of(scenes))
-    rows = []
-    for spec in REPAIRS:
-        fmt = SOURCES[spec.source][0]
-        src_rel = f"repair/sources/{spec.source}_source.mp4"
-        broken_rel = f"repair/materials/{spec.task_id}/broken.mp4"
-        source, broken = ctx.mirror / src_rel, ctx.mirror / broken_rel
-        _break(spec, source, broken, fmt)
-        profile = {**base[spec.source], "injection": _injection(spec)(base[spec.source]["narrative"]["scene_list"])}
-        kind = _REPORT_TYPE[spec.defect]
-        # perfect: the source's streams, remuxed (a byte copy of the verifier-only source is malformed), and the
-        # exact window (task 66 writes M:SS.f timestamps).
-        perfect = ctx.task_dir("perfect", spec.task_id)
-        remux(source, perfect / "fixed.mp4", "restored by the demo perfect run")
-        fmt_t = (lambda t: f"0:{t:05.2f}") if spec.task_id == 66 else (lambda t: f"{t:g}")
-        write_text(perfect / "report.md", repair_report(spec.task_id, kind, fmt_t(spec.start), fmt_t(spec.end),
-                                                        "Located by comparing neighbouring frames and audio."))
-        # partial: did nothing to the video, window 0.5 s late at both ends.
-        partial = ctx.task_dir("partial", spec.task_id, output=spec.task_id == 65)
-        shutil.copyfile(broken, partial / "fixed.mp4")
-        write_text(partial / "report.md", repair_report(spec.task_id, kind, f"{spec.start + 0.5:g}",
-                                                        f"{spec.end + 0.5:g}", "Approximate window."))
-        rubric = {"cell": spec.cell, "profile": profile}
-        rows.append(row(spec.task_id, "repair", PROMPT, [url(broken_rel, full=spec.full_urls)], rubric,
-                        vrefs=[url(src_rel, full=not spec.full_urls)]))
-    # broken run: 65 a truncated fixed.mp4 and no report; 66 a video-only fixed.mp4 and unparseable times;
-    # 67 an empty folder.
-    b65 = ctx.task_dir("broken", 65)
-    src65 = ctx.mirror / "repair/sources/demo1_source.mp4"
-    (b65 / "fixed.mp4").write_bytes(src65.read_bytes()[:4096])
-    b66 = ctx.task_dir("broken", 66)
-    strip_audio(ctx.mirror / "repair/sources/demo2_source.mp4", b66 / "fixed.mp4")
-    write_text(b66 / "report.md", repair_report(66, "color_grade_shift", "4.4s", "7.2s", "Times carry units."))
-    ctx.task_dir("broken", 67)
-    return rows
+_PARAMS: dict[str, dict[str, Any]] = {
+    "freeze": {}, "color": dict(REPAIRS[1].params), "noise": dict(REPAIRS[2].params)}
+_CELLS = {"freeze": "demo/frozen_video_only", "color": "demo/cold_desat", "noise": "demo/pink_noise"}
+_LOOKS = ("bars", "testsrc2", "gradients", "box")
+
+
+def _source_scenes(rng: random.Random, length: int, width: int, height: int) -> tuple[Scene, ...]:
+    """Whole-second scenes (so windows fall on whole frames at 24 and 25 fps) adding up to `length`."""
+    n = max(4, round(length / 15))
+    durs = [length // n + (1 if k < length % n else 0) for k in range(n)]
+    scenes = []
+    for k, d in enumerate(durs):
+        look = _LOOKS[(k + rng.randrange(4)) % 4] if k else _LOOKS[k % 4]
+        if look == "box":
+            side = height // 4
+            x0, x1 = (20, width - side - 20) if rng.random() < 0.5 else (width - side - 20, 20)
+            look = f"box:0x{rng.randrange(16, 96):02x}{rng.randrange(16, 64):02x}20:white:{x0}:{x1}"
+        base = rng.choice([175.0, 196.0, 220.0, 262.0, 294.0])
+        scenes.append(Scene(look, float(d), (base, round(base * 1.26, 1)), seed=k + 1))
+    return tuple(scenes)
+
+
+def repair_plan(size: DemoSize) -> tuple[dict[str, tuple[Format, tuple[Scene, ...]]], tuple[RepairSpec, ...]]:
+    """The sources and repair tasks of `size`: the hand-written ones for `small`; else sources of
+    `size.repair_source_s` seconds, each shared by `size.repair_per_source` cells (freeze, colour, noise)."""
+    if size.hand_written:
+        return SOURCES, REPAIRS
+    sources: dict[str, tuple[Format, tuple[Scene, ...]]] = {}
+    specs = []
+    for i, tid in enumerate(size.ids("repair")):
+        j = i // size.repair_per_source
+        name = f"demo{j + 1}"
+        if name not in sources:
+            rng = random.Random(1000 + j)
+            w, h = size.repair_frames[j % len(size.repair_frames)]
+            fmt = Format(width=w, height=h, fps=24 if j % 2 == 0 else 25, audio="aac" if j % 2 == 0 else "opus",
+                         crf=size.crf, preset=size.preset)
+            length = int(rng.uniform(*size.repair_source_s))
+            sources[name] = (fmt, _source_scenes(rng, length, w, h))
+        scenes = sources[name][1]
+        rng = random.Random(tid)
+        defect = ("freeze", "color", "noise")[i % 3]
+        k = rng.randrange(1, len(scenes))
+        s0 = sum(sc.duration for sc in scenes[:k])
+        span = max(1, min(3, int(scenes[k].duration) - 2))
+        params = dict(_PARAMS[defect])
+        if defect == "noise":
+            params["seed"] = tid
+        specs.append(RepairSpec(tid, _CELLS[defect], name, defect, s0 + 1, s0 + 1 + span, k, params,
+                                full_urls=i % 2 == 0))
+    return sources, tuple(specs)
+
+
+def build_sources(ctx: BuildContext, sources: dict[str, tuple[Format, tuple[Scene, ...]]],
+                  name: str) -> dict[str, Any]:
+    """Render source `name` into the mirror and measure its profile blocks (all but `injection`)."""
+    fmt, scenes = sources[name]
+    src = ctx.mirror / f"repair/sources/{name}_source.mp4"
+    render(src, scenes, fmt, workdir=ctx.work / name)
+    return measure_source(src, src.name, bounds_of(scenes))
+
+
+def _clock(t: float) -> str:
+    return f"{int(t // 60)}:{t % 60:05.2f}"
+
+
+def build_repair_task(ctx: BuildContext, spec: RepairSpec, i: int, fmt: Format,
+                      base: dict[str, Any]) -> dict[str, Any]:
+    """Write one broken clip and the runs' fixed.mp4/report.md (variant `i`); return its row (inline profile).
+
+    `fmt` is the source's format and `base` its measured profile blocks (`build_sources`).
+    """
+    src_rel = f"repair/sources/{spec.source}_source.mp4"
+    broken_rel = f"repair/materials/{spec.task_id}/broken.mp4"
+    source, broken = ctx.mirror / src_rel, ctx.mirror / broken_rel
+    _break(spec, source, broken, fmt)
+    profile = {**base, "injection": _injection(spec)(base["narrative"]["scene_list"])}
+    kind = _REPORT_TYPE[spec.defect]
+    # perfect: the source's streams, remuxed (a byte copy of the verifier-only source is malformed), and the
+    # exact window (every third task writes M:SS.ff timestamps).
+    perfect = ctx.task_dir("perfect", spec.task_id)
+    remux(source, perfect / "fixed.mp4", "restored by the demo perfect run")
+    fmt_t = _clock if i % 3 == 1 else (lambda t: f"{t:g}")
+    write_text(perfect / "report.md", repair_report(spec.task_id, kind, fmt_t(spec.start), fmt_t(spec.end),
+                                                    "Located by comparing neighbouring frames and audio."))
+    # partial: did nothing to the video, window 0.5 s late at both ends.
+    partial = ctx.task_dir("partial", spec.task_id, output=i % 4 == 0)
+    shutil.copyfile(broken, partial / "fixed.mp4")
+    write_text(partial / "report.md", repair_report(spec.task_id, kind, f"{spec.start + 0.5:g}",
+                                                    f"{spec.end + 0.5:g}", "Approximate window."))
+    # broken run: a truncated fixed.mp4 and no report; or a video-only fixed.mp4 and unparseable times; or an
+    # empty folder.
+    b = ctx.task_dir("broken", spec.task_id)
+    if i % 3 == 0:
+        with source.open("rb") as fh:
+            (b / "fixed.mp4").write_bytes(fh.read(4096))
+    elif i % 3 == 1:
+        strip_audio(source, b / "fixed.mp4")
+        write_text(b / "report.md", repair_report(spec.task_id, kind, f"{spec.start:g}s", f"{spec.end:g}s",
+                                                  "Times carry units."))
+    rubric = {"cell": spec.cell, "profile": profile}
+    return row(spec.task_id, "repair", PROMPT, [url(broken_rel, full=spec.full_urls)], rubric,
+               vrefs=[url(src_rel, full=not spec.full_urls)])
 
 
 def source_path(mirror: Path, task_id: int) -> Path:
