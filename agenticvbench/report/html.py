@@ -10,11 +10,10 @@ import base64
 from html import escape
 from typing import Any
 
-from agenticvbench.report import plots
+from agenticvbench.report import judge_agreement, plots
 from agenticvbench.report.aggregate import GroupHeadline
 from agenticvbench.report.comparability import coverage_text, joined, judge_text, judge_total, symbols
 from agenticvbench.report.explain_section import explain_html, where
-from agenticvbench.report.judge_agreement import agreement_html
 from agenticvbench.report.markdown import (
     STATUS_LABEL,
     aggregation_notes,
@@ -138,7 +137,10 @@ def render_html(report: Report) -> str:
     parts += _detail_plots(report, "sequencing", plots.sequencing_order, "Sequencing: predicted vs true order",
                            "Each clip at (true position, predicted position); on the diagonal = correct.")
     parts += explain_html(report)
-    parts += agreement_html(report.judge_agreement)
+    if report.judge_agreement:
+        parts += ["<h2>Agreement between judges</h2>",
+                  html_table(judge_agreement.HEADERS, judge_agreement.rows(report.judge_agreement), "llrrr"),
+                  *[f"<p class='muted'>{escape(n)}</p>" for n in judge_agreement.notes(report.judge_agreement)]]
     if report.warnings:
         parts += ["<h2>Warnings</h2><p class='muted'>Scores are kept as the official scorer computes them.</p><ul>"]
         parts += [f"<li>({n}x) {escape(w)} <span class='muted'>[{escape(where(report, w))}]</span></li>"

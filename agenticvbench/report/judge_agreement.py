@@ -15,7 +15,6 @@ no recap result used a model judge or when no grader judged any of its items.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from html import escape
 from pathlib import Path
 from typing import Any
 
@@ -108,23 +107,6 @@ NOTE = ("Recap llm items of this report's videos that both the grader (avb grade
         "label was given throughout. Verdicts read from {cache}.")
 
 
-def agreement_markdown(section: dict[str, Any] | None) -> list[str]:
-    """The section as Markdown lines (none when there is no section)."""
-    if not section:
-        return []
-    from agenticvbench.report.tables import md_table
-
-    return ["## Agreement between judges", "", md_table(HEADERS, rows(section), "llrrr"), "",
-            NOTE.format(cache=section["cache_dir"]), "", *[f"- not read: {u}" for u in section["unreadable"]],
-            *([""] if section["unreadable"] else [])]
-
-
-def agreement_html(section: dict[str, Any] | None) -> list[str]:
-    """The section as HTML fragments (none when there is no section)."""
-    if not section:
-        return []
-    from agenticvbench.report.tables import html_table
-
-    return ["<h2>Agreement between judges</h2>", html_table(HEADERS, rows(section), "llrrr"),
-            f"<p class='muted'>{escape(NOTE.format(cache=section['cache_dir']))}</p>",
-            *[f"<p class='muted'>not read: {escape(u)}</p>" for u in section["unreadable"]]]
+def notes(section: dict[str, Any]) -> list[str]:
+    """The sentences under the table: how the numbers were made, and grader files that could not be read."""
+    return [NOTE.format(cache=section["cache_dir"]), *[f"not read: {u}" for u in section["unreadable"]]]

@@ -6,11 +6,13 @@ statement, and the macro/micro labels appear right beside the headline table.
 
 from __future__ import annotations
 
+from typing import Any
+
 from agenticvbench.harbor.compare import markdown_lines as harbor_markdown_lines
+from agenticvbench.report import judge_agreement
 from agenticvbench.report.aggregate import NO_RESULT, GroupHeadline
 from agenticvbench.report.comparability import coverage_text, joined, judge_text, judge_total, legend, symbols
 from agenticvbench.report.explain_section import explain_markdown, where
-from agenticvbench.report.judge_agreement import agreement_markdown
 from agenticvbench.report.summary import Report, human_references, published_comparison
 from agenticvbench.report.tables import md_table
 
@@ -140,6 +142,15 @@ def render_markdown(report: Report, *, per_task: bool = True, max_problems: int 
         out += ["## Results outside the task universe (not counted)", ""] + [f"- {m}" for m in report.ignored] + [""]
     out += ["## Provenance", ""] + provenance_lines(report) + [""]
     return "\n".join(out)
+
+
+def agreement_markdown(section: dict[str, Any] | None) -> list[str]:
+    """The "Agreement between judges" section (`report.judge_agreement`) as Markdown lines; none without data."""
+    if not section:
+        return []
+    return ["## Agreement between judges", "",
+            md_table(judge_agreement.HEADERS, judge_agreement.rows(section), "llrrr"), "",
+            *[f"- {n}" for n in judge_agreement.notes(section)], ""]
 
 
 def provenance_lines(report: Report) -> list[str]:
