@@ -156,7 +156,7 @@ def _video_pass(fixed: Path, source: Path, plans: list[ChunkPlan], fps_fix: floa
         return f
 
     def hash_batch(feats: list[FrameFeatures]) -> None:
-        """Every source frame is ranked by dHash: computed in the decoding thread, four frames per resize."""
+        """dHash of every source frame (all are ranked) and fixed sample, in the decoding thread, four per resize."""
         todo = [f for f in feats if f._dhash is None]
         for f, h in zip(todo, dhash64_many([f.gray for f in todo]), strict=True):
             f.set_dhash(h)
@@ -167,7 +167,8 @@ def _video_pass(fixed: Path, source: Path, plans: list[ChunkPlan], fps_fix: floa
     src = FrameWindow(source, _ranges_wanted(src_ranges), src_ranges[-1][1] - 1, make_src,
                       prefetch=4, threaded=threaded, batch=4, on_batch=hash_batch)
     fix = FrameWindow(fixed, fix_set.__contains__, fix_idx[-1],
-                      lambda vf: fixed_frame(vf.index, vf.image, size, eager=True), prefetch=3, threaded=threaded)
+                      lambda vf: fixed_frame(vf.index, vf.image, size, eager=True, hash_later=True), prefetch=3,
+                      threaded=threaded, batch=4, on_batch=hash_batch)
     work = [(p, i) for p in plans for i in p.samples]
     pending: deque[tuple[int, Future[Match] | Match]] = deque()
 

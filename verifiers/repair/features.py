@@ -181,16 +181,20 @@ class FrameFeatures:
         return self._dhash is not None and self._lapvar is not None
 
 
-def fixed_frame(index: int, bgr: np.ndarray, size: tuple[int, int] | None, *, eager: bool = False) -> FrameFeatures:
+def fixed_frame(index: int, bgr: np.ndarray, size: tuple[int, int] | None, *, eager: bool = False,
+                hash_later: bool = False) -> FrameFeatures:
     """Features of a fixed frame, first resized to the source's (width, height) with INTER_AREA if it differs.
 
-    `eager` computes everything a sample always needs now (in the decoding thread), freeing the BGR image.
+    `eager` computes everything a sample always needs now (in the decoding thread), freeing the BGR image;
+    `hash_later` leaves the dHash to the caller (`dhash64_many` over a batch).
     """
     if size is not None and (bgr.shape[1], bgr.shape[0]) != size:
         bgr = cv2.resize(bgr, size, interpolation=cv2.INTER_AREA)
     f = FrameFeatures(index, bgr)
     if eager:
-        f.lab, f.dhash, f.lapvar, f.ssim  # noqa: B018
+        f.lab, f.lapvar, f.ssim  # noqa: B018
+        if not hash_later:
+            f.dhash  # noqa: B018
     return f
 
 
