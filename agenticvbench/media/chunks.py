@@ -125,7 +125,9 @@ class FrameWindow(Generic[T]):
 
     `wanted(index)` selects frames; decoding stops after frame `last`. Each wanted frame goes through
     `transform` (in the decoding thread when `threaded`, so per-frame work overlaps with the caller's), and at
-    most `prefetch` transformed frames wait in the queue. The caller asks `get(i)` with non-decreasing
+    most `prefetch` transformed frames wait in the queue. With `batch` > 1 the transformed frames are handed
+    out in groups of `batch` consecutive wanted frames (the last group may be shorter), each group first passed
+    to `on_batch` (also in the decoding thread): for work that is cheaper done on several frames at once. The caller asks `get(i)` with non-decreasing
     lower bounds and calls `release_below(i)` when it no longer needs earlier frames, so memory stays at the
     caller's working window whatever the video length. A decode error after the first frame ends the stream
     (like `cv2.VideoCapture.read()` returning False) and is kept in `error`; a file that cannot be opened or
@@ -133,11 +135,14 @@ class FrameWindow(Generic[T]):
     """
 
     def __init__(self, path: str | Path, wanted: Callable[[int], bool], last: int,
-                 transform: Callable[[VideoFrame], T], *, prefetch: int = 8, threaded: bool = True) -> None:
+                 transform: Callable[[VideoFrame], T], *, prefetch: int = 8, threaded: bool = True,
+                 batch: int = 1, on_batch: Callable[[list[T]], None] | None = None) -> None:
         self._stop = threading.Event()
         # once stopped, every frame is "wanted" so the decode loop reaches the stop check at the next frame
         self._frames = iter_frames(path, wanted=lambda i: self._stop.is_set() or wanted(i), last=last)
         self._transform = transform
+        self._batch = max(1, batch)
+        self._on_batch = on_batch
         self._window: dict[int, T] = {}
         self._top = -1  # highest index received so far
         self.ended = False
@@ -153,15 +158,27 @@ class FrameWindow(Generic[T]):
             self._source = self._generate()
 
     def _generate(self) -> Iterator[object]:
+        pending: list[tuple[int, T]] = []
         try:
             for vf in self._frames:
                 if self._stop.is_set():
                     break
-                yield vf.index, self._transform(vf)
+                pending.append((vf.index, self._transform(vf)))
+                if len(pending) >= self._batch:
+                    yield from self._flush(pending)
         except MediaError as exc:
             self.error = str(exc)
         finally:
             self._frames.close()
+        yield from self._flush(pending)
+
+    def _flush(self, pending: list[tuple[int, T]]) -> Iterator[object]:
+        """Hand a batch of transformed frames to `on_batch`, then out, in order (empties `pending`)."""
+        if pending and self._on_batch is not None and not self._stop.is_set():
+            self._on_batch([value for _, value in pending])
+        items = list(pending)
+        pending.clear()
+        yield from items
 
     def _produce(self) -> None:
         try:

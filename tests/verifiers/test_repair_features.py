@@ -16,6 +16,7 @@ from agenticvbench.verifiers.repair.features import (
     SourceCache,
     chroma,
     dhash64,
+    dhash64_many,
     fixed_frame,
     hamming,
     laplacian_variance,
@@ -49,6 +50,20 @@ def test_dhash_matches_reference_bit_order_free() -> None:
         h = dhash64(gray)
         assert [(h >> (63 - k)) & 1 for k in range(64)] == ref
         assert hamming(h, h) == 0 and hamming(h, h ^ 0b1011) == 3
+
+
+@pytest.mark.parametrize("shape", [(1080, 1920), (360, 640), (64, 72), (97, 131), (8, 9)])
+def test_dhash_many_matches_one(shape: tuple[int, int]) -> None:
+    """The batched dHash (four frames as the channels of one resize) must give the official single-frame bits
+    for every frame, at non-integer (1920 -> 9), integer (72 -> 9) and odd scales; a group of mixed sizes or a
+    remainder falls back to one frame at a time."""
+    rng = np.random.default_rng(shape[0])
+    base = rng.integers(0, 256, shape, dtype=np.uint8)
+    grays = [cv2.GaussianBlur(np.roll(base, 3 * k, axis=1), (0, 0), 1 + k % 3) for k in range(9)]
+    grays += [rng.integers(0, 256, shape, dtype=np.uint8) for _ in range(4)]
+    assert dhash64_many(grays) == [dhash64(g) for g in grays]
+    mixed = [grays[0], grays[1], cv2.cvtColor(_bgr(1, 90, 160), cv2.COLOR_BGR2GRAY), grays[2]]
+    assert dhash64_many(mixed) == [dhash64(g) for g in mixed]
 
 
 def test_laplacian_variance_equals_opencv_float64() -> None:
@@ -200,6 +215,20 @@ def test_frame_window_serves_wanted_frames_forward_only(threaded: bool) -> None:
         win.release_below(10)
         assert win.get(4) is None and win.get(11) == 22 and win.get(10) == 20
         assert win.get(40) == 80 and win.get(41) is None and win.ended and win.error is None
+
+
+@pytest.mark.parametrize("threaded", [True, False])
+def test_frame_window_batches_pass_through_on_batch_in_order(threaded: bool) -> None:
+    """With `batch`, every wanted frame still comes out once, in order, and each went through `on_batch` in a
+    group of consecutive wanted frames (the last group shorter), before the consumer could see it."""
+    wanted = {1, 2, 3, 5, 8, 9, 13}
+    groups: list[list[int]] = []
+    with FrameWindow(GOLDEN / "source.mp4", wanted.__contains__, 13, lambda vf: [vf.index],
+                     prefetch=2, threaded=threaded, batch=3,
+                     on_batch=lambda items: groups.append([it[0] for it in items])) as win:
+        got = [win.get(i) for i in range(14)]
+    assert [g[0] for g in got if g is not None] == sorted(wanted)
+    assert groups == [[1, 2, 3], [5, 8, 9], [13]]
 
 
 def test_frame_window_on_a_file_without_video_is_empty(tmp_path: Path) -> None:

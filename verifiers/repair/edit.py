@@ -46,6 +46,7 @@ from agenticvbench.verifiers.repair.features import (
     FrameFeatures,
     Match,
     SourceCache,
+    dhash64_many,
     fixed_frame,
     match_sample,
 )
@@ -151,16 +152,23 @@ def _video_pass(fixed: Path, source: Path, plans: list[ChunkPlan], fps_fix: floa
         # usually compared once; the Laplacian variance only if it becomes a lag candidate
         f = FrameFeatures(vf.index, vf.image, dhash=dh, lapvar=lv, keep_ssim=False, on_small=cache.recorder)
         if dh is None:
-            f.dhash  # noqa: B018 - every source frame is ranked by dHash: computed here, in the decoding thread
+            f.gray  # noqa: B018 - converted here, in the decoding thread; the dHash follows in `hash_batch`
         return f
+
+    def hash_batch(feats: list[FrameFeatures]) -> None:
+        """dHash of every source frame (all are ranked) and fixed sample, in the decoding thread, four per resize."""
+        todo = [f for f in feats if f._dhash is None]
+        for f, h in zip(todo, dhash64_many([f.gray for f in todo]), strict=True):
+            f.set_dhash(h)
 
     chunks = [_ChunkVideo() for _ in plans]
     if not fix_idx:
         return chunks, None
     src = FrameWindow(source, _ranges_wanted(src_ranges), src_ranges[-1][1] - 1, make_src,
-                      prefetch=4, threaded=threaded)
+                      prefetch=4, threaded=threaded, batch=4, on_batch=hash_batch)
     fix = FrameWindow(fixed, fix_set.__contains__, fix_idx[-1],
-                      lambda vf: fixed_frame(vf.index, vf.image, size, eager=True), prefetch=3, threaded=threaded)
+                      lambda vf: fixed_frame(vf.index, vf.image, size, eager=True, hash_later=True), prefetch=3,
+                      threaded=threaded, batch=4, on_batch=hash_batch)
     work = [(p, i) for p in plans for i in p.samples]
     pending: deque[tuple[int, Future[Match] | Match]] = deque()
 
