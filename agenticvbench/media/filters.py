@@ -4,7 +4,7 @@ Each function runs the bundled ffmpeg through `run_ffmpeg` and parses what the f
 `parse_*` functions are separate so they can be tested on captured text. The commands mirror the ones the
 official recap kinds used, with two exactness-preserving changes documented where they apply:
 black and freeze detection run with `d=0` (the caller applies the duration rule) so one pass serves every
-`max_seconds`, and both detectors share one decode through `split`.
+`max_seconds`, and both detectors and the decode-error check share one decode (`video_pass`).
 """
 
 from __future__ import annotations
@@ -109,26 +109,99 @@ def parse_yavg(stderr: bytes | str) -> float | None:
     return float(found[0]) if found else None
 
 
-def detect_black_and_freeze(path: str | Path, *, pix_th: float = 0.10, freeze_noise: float = 0.003,
-                            with_freeze: bool = True) -> tuple[list[Run], list[Run] | None]:
-    """Black runs (blackdetect `d=0:pix_th`) and freeze runs (freezedetect `n:d=0`) of the first video stream.
+@dataclass(frozen=True)
+class VideoPass:
+    """What one decode of the video measured; a field is None when it was not asked for."""
 
-    One decode feeds both detectors through `split`. Both run with `d=0`: a detector's `d` only decides which
-    runs it *reports*, never where a run starts or ends, and a run that the official rule counts
-    (`duration > max_seconds`) always has `duration >= max_seconds / 2 = d`, so filtering these runs by duration
-    gives exactly the official verdict for every `max_seconds` from one pass. With `d=0`, freezedetect also
-    reports one-frame "runs" between changing frames; those are the same ones it reports whenever
-    `d` is below one frame duration, so the equivalence holds there too.
+    black: list[Run] | None
+    freeze: list[Run] | None
+    errors: str | None
+
+
+_LEVEL_TAG = re.compile(r"^((?:\[[^\]]*\] )*?)\[(quiet|panic|fatal|error|warning|info|verbose|debug|trace)\] ")
+_REPEATED = re.compile(r"^\s*Last message repeated (\d+) times?$")
+_ERROR_LEVELS = frozenset({"panic", "fatal", "error"})
+
+
+def error_lines(leveled_log: bytes | str) -> str:
+    """The text `-v error` would have printed, from a log written with `-loglevel level+info`.
+
+    With the `level` flag every message carries its level (`[ctx @ 0x..] [error] text`). The error-level
+    messages are kept with their tag removed, untagged continuation lines follow their message, and runs of
+    identical lines are collapsed again the way ffmpeg's logger does (`    Last message repeated N times`):
+    in the combined log, info lines between two equal errors stop ffmpeg from collapsing them, and a collapse
+    it did make is expanded first, so the result is the same whichever other messages were interleaved.
     """
-    graph = f"[0:v:0]split=2[b][f];[b]blackdetect=d=0:pix_th={pix_th:g}[bo];" \
-            f"[f]freezedetect=n={freeze_noise:g}:d=0,nullsink"
-    if not with_freeze:
-        graph = f"[0:v:0]blackdetect=d=0:pix_th={pix_th:g}[bo]"
-    proc = run_ffmpeg(["-i", str(path), "-filter_complex", graph, "-map", "[bo]", "-f", "null", "-"],
-                      timeout=FILTER_TIMEOUT_S)
-    black = parse_blackdetect(proc.stderr)
-    freeze = parse_freezedetect(proc.stderr) if with_freeze else None
-    return black, freeze
+    kept: list[str] = []
+    keep, last = False, None
+    for raw in _text(leveled_log).splitlines():
+        tagged = _LEVEL_TAG.match(raw)
+        repeated = None if tagged else _REPEATED.match(raw)
+        if tagged:
+            keep = tagged.group(2) in _ERROR_LEVELS
+            last = tagged.group(1) + raw[tagged.end():]
+            if keep:
+                kept.append(last)
+        elif repeated:
+            if keep and last is not None:
+                kept.extend([last] * int(repeated.group(1)))
+        elif keep:
+            kept.append(raw)
+    out: list[str] = []
+    i = 0
+    while i < len(kept):
+        j = i
+        while j + 1 < len(kept) and kept[j + 1] == kept[i] and kept[i]:
+            j += 1
+        out.append(kept[i])
+        if j > i:
+            out.append(f"    Last message repeated {j - i} times")
+        i = j + 1
+    return "\n".join(out).strip()
+
+
+def _lines_from(log: str, context: str) -> str:
+    """Only the log lines written by filter instance `context` (e.g. `Parsed_blackdetect_`): text in the
+    input's metadata dump (a title, a comment: chosen by whoever made the file) can never count as a run."""
+    return "\n".join(line for line in log.splitlines() if line.startswith(f"[{context}"))
+
+
+def video_pass(path: str | Path, *, black_pix_th: float | None = 0.10, freeze_noise: float | None = 0.003,
+               errors: bool = False) -> VideoPass:
+    """Black runs (blackdetect `d=0:pix_th`), freeze runs (freezedetect `n:d=0`) and the decode-error log, from
+    one ffmpeg run that decodes the file once. Pass None (or False) to leave a measurement out.
+
+    Both detectors run with `d=0`: a detector's `d` only decides which runs it *reports*, never where a run
+    starts or ends, and a run that the official rule counts (`duration > max_seconds`) always has
+    `duration >= max_seconds / 2 = d`, so filtering these runs by duration gives exactly the official verdict
+    for every `max_seconds` from one pass. With `d=0`, freezedetect also reports one-frame "runs" between
+    changing frames; those are the same ones it reports whenever `d` is below one frame duration.
+
+    `errors` reproduces `ffmpeg -v error -i F -f null -`: a second null output with ffmpeg's default stream
+    selection (the best video and audio stream) shares the decoders with the filters, the log is written with
+    levels, and `error_lines` keeps what `-v error` would have shown.
+    """
+    chains = []
+    if black_pix_th is not None:
+        chains.append(f"blackdetect=d=0:pix_th={black_pix_th:g}")
+    if freeze_noise is not None:
+        chains.append(f"freezedetect=n={freeze_noise:g}:d=0")
+    if not chains:
+        log = decode_error_log(path) if errors else None
+        return VideoPass(None, None, log)
+    if len(chains) == 2:
+        graph = f"[0:v:0]split=2[a][b];[a]{chains[0]}[out];[b]{chains[1]},nullsink"
+    else:
+        graph = f"[0:v:0]{chains[0]}[out]"
+    args = ["-nostats", "-loglevel", "level+info" if errors else "info", "-i", str(path), "-filter_complex", graph,
+            "-map", "[out]", "-f", "null", "-"]
+    if errors:
+        args += ["-f", "null", "-"]
+    proc = run_ffmpeg(args, timeout=FILTER_TIMEOUT_S)
+    log = _text(proc.stderr)
+    black = parse_blackdetect(_lines_from(log, "Parsed_blackdetect_")) if black_pix_th is not None else None
+    freeze = parse_freezedetect(_lines_from(log, "Parsed_freezedetect_")) if freeze_noise is not None else None
+    return VideoPass(black, freeze, error_lines(log) if errors else None)
 
 
 def volumedetect(path: str | Path) -> VolumeStats | None:

@@ -8,7 +8,7 @@ still goes through `agenticvbench.media`, and positions are presentation times l
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from fractions import Fraction
 from pathlib import Path
 
@@ -38,6 +38,7 @@ class _ToolkitStream(VideoStream):
     BACKEND_NAME = "agenticvbench"
 
     def __init__(self, path: str | Path) -> None:
+        self.on_frame: Callable[[VideoFrame], None] | None = None  # sees every frame read (shared decodes)
         info = probe(path)
         video = info.video
         if video is None or not video.width or not video.height:
@@ -105,6 +106,8 @@ class _ToolkitStream(VideoStream):
             return False
         self._current = frame
         self._count += 1
+        if self.on_frame is not None:
+            self.on_frame(frame)
         return frame.image if decode else True
 
     def reset(self) -> None:
@@ -114,14 +117,29 @@ class _ToolkitStream(VideoStream):
         raise NotImplementedError("forward-only stream")
 
 
+class ShotDetection:
+    """`ContentDetector(threshold)` over one file; the file is probed on construction (`MediaError` when it has
+    no video stream or frame rate) and decoded by `run`."""
+
+    def __init__(self, path: str | Path, *, threshold: float = 27.0) -> None:
+        self.threshold = threshold
+        self._stream = _ToolkitStream(path)  # probes: fails before any decoding
+
+    def run(self, on_frame: Callable[[VideoFrame], None] | None = None) -> list[tuple[float, float]]:
+        """Shots as (start_s, end_s); `on_frame` also receives every BGR frame the detector reads, in order, so
+        other measurements can share this decode."""
+        self._stream.reset()
+        self._stream.on_frame = on_frame
+        manager = SceneManager()
+        manager.add_detector(ContentDetector(threshold=self.threshold))
+        manager.detect_scenes(video=self._stream)
+        return [(start.seconds, end.seconds) for start, end in manager.get_scene_list()]
+
+
 def detect_shots(path: str | Path, *, threshold: float = 27.0) -> list[tuple[float, float]]:
     """Shots as (start_s, end_s) from `ContentDetector(threshold)`; empty when no cut was found.
 
     Same contract as `scenedetect.detect(path, ContentDetector(threshold=...))`: without any cut the scene list
     is empty (not one whole-video scene), and the last shot ends one frame after the last frame's time.
     """
-    stream = _ToolkitStream(path)
-    manager = SceneManager()
-    manager.add_detector(ContentDetector(threshold=threshold))
-    manager.detect_scenes(video=stream)
-    return [(start.seconds, end.seconds) for start, end in manager.get_scene_list()]
+    return ShotDetection(path, threshold=threshold).run()

@@ -50,7 +50,8 @@ def runs_clip(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def d0_runs(runs_clip: Path) -> tuple[list[ff.Run], list[ff.Run] | None]:
-    return ff.detect_black_and_freeze(runs_clip)
+    res = ff.video_pass(runs_clip)
+    return res.black or [], res.freeze
 
 
 def _official(path: Path, vf: str) -> str:
@@ -72,3 +73,75 @@ def test_d0_pass_gives_official_verdicts(runs_clip: Path, d0_runs: tuple, max_s:
     assert ours_freeze == off_freeze
     if max_s == 0.5:
         assert len(ours_black) == 1 and len(ours_freeze) == 2  # the 1.9 s freeze and the 1 s black (frozen) run
+
+
+def test_error_lines_keeps_only_errors_and_recollapses_repeats() -> None:
+    """The combined pass logs at info level with level tags; what `-v error` would print must come back:
+    error lines untagged, continuations kept, warnings and info dropped, and equal errors that info lines
+    separated collapsed again into ffmpeg's `Last message repeated` form."""
+    log = ("[in#0 @ 0x1] [info] Input #0, mov\n"
+           "[h264 @ 0x2] [error] error while decoding MB 1 5\n"
+           "[Parsed_blackdetect_0 @ 0x3] [info] black_start:0 black_end:1 black_duration:1\n"
+           "[h264 @ 0x2] [error] error while decoding MB 1 5\n"
+           "    Last message repeated 2 times\n"
+           "[vist#0:0/h264 @ 0x4] [warning] corrupt decoded frame\n"
+           "[error] Error opening output file\n"
+           "second line of that error\n"
+           "[in#0 @ 0x1] [info] done\n"
+           "not an error\n")
+    assert ff.error_lines(log) == ("[h264 @ 0x2] error while decoding MB 1 5\n"
+                                   "    Last message repeated 3 times\n"
+                                   "Error opening output file\nsecond line of that error")
+    assert ff.error_lines("[in#0 @ 0x1] [info] Input #0\n") == ""
+
+
+@pytest.fixture(scope="module")
+def damaged_clip(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """4 s of h264 + aac with 40 runs of 20 bytes overwritten (a fixed pattern): video and audio decode errors."""
+    work = tmp_path_factory.mktemp("damaged")
+    clean = work / "clean.mp4"
+    run_ffmpeg(["-y", "-f", "lavfi", "-i", "testsrc2=s=160x120:r=24:d=4", "-f", "lavfi", "-i", "sine=d=4",
+                "-c:v", "libx264", "-preset", "ultrafast", "-g", "12", "-c:a", "aac", str(clean)], check=True)
+    data = bytearray(clean.read_bytes())
+    for i in range(40):
+        at = len(data) // 4 + i * (len(data) // 60)
+        data[at:at + 20] = bytes((at * 7 + j * 31) % 256 for j in range(20))
+    out = work / "damaged.mp4"
+    out.write_bytes(bytes(data))
+    return out
+
+
+def _normalised(log: str) -> list[str]:
+    """Log lines with pointer addresses removed, sorted: decoder threads print in a varying order."""
+    import re
+
+    return sorted(re.sub(r"0x[0-9a-f]+", "0x", line) for line in log.splitlines())
+
+
+@pytest.mark.parametrize("clip", ["damaged", "runs"])
+def test_video_pass_equals_the_separate_commands(clip: str, request: pytest.FixtureRequest) -> None:
+    """One ffmpeg run for black runs, freeze runs and the decode-error log must give what the separate
+    commands give: the same runs, and the same error lines as `ffmpeg -v error -i F -f null -` (audio errors
+    included, so the second output really decodes the default audio stream). The runs are compared on the
+    clean clip only: on a damaged one, ffmpeg's frame-threaded error concealment varies from run to run (the
+    same freezedetect command gave 85, 86 and 87 runs), in either form."""
+    path = request.getfixturevalue(f"{clip}_clip")
+    combined = ff.video_pass(path, errors=True)
+    errors_only = run_ffmpeg(["-v", "error", "-i", str(path), "-f", "null", "-"]).stderr.decode().strip()
+    assert _normalised(combined.errors or "") == _normalised(errors_only)
+    if clip == "damaged":
+        assert "[aac @" in errors_only and "[h264 @" in errors_only
+    else:
+        runs_only = ff.video_pass(path)
+        assert (combined.black, combined.freeze) == (runs_only.black, runs_only.freeze)
+        assert combined.errors == "" and combined.black and combined.freeze
+
+
+def test_metadata_text_cannot_fake_a_run(tmp_path: Path) -> None:
+    """A title that reads like blackdetect output is printed in the input dump; only the filters' own lines
+    may count as runs (a submission cannot invent or hide runs through its metadata)."""
+    out = tmp_path / "titled.mp4"
+    run_ffmpeg(["-y", "-f", "lavfi", "-i", "testsrc2=s=64x48:r=24:d=1", "-c:v", "libx264", "-preset", "ultrafast",
+                "-metadata", "title=black_start:0 black_end:9 black_duration:9", str(out)], check=True)
+    res = ff.video_pass(out, errors=True)
+    assert res.black == [] and res.errors == ""

@@ -38,19 +38,47 @@ class ParamError(ValueError):
 
 
 KindFn = Callable[["MediaFacts", dict[str, Any]], KindResult]
+Need = tuple[Any, ...]
+NeedsFn = Callable[[dict[str, Any]], set[Need]]
 KINDS: dict[str, KindFn] = {}
+NEEDS: dict[str, NeedsFn] = {}
 
 
-def kind(name: str) -> Callable[[KindFn], KindFn]:
-    """Register the decorated function as python kind `name`."""
+def kind(name: str, needs: set[Need] | NeedsFn | None = None) -> Callable[[KindFn], KindFn]:
+    """Register the decorated function as python kind `name`.
+
+    `needs` names the whole-file measurements the kind reads (`MediaFacts.expect`), as a set or as a function
+    of the item's params, so a task decodes its video once for all of its items.
+    """
 
     def deco(fn: KindFn) -> KindFn:
         if name in KINDS:
             raise ValueError(f"kind {name!r} registered twice")
         KINDS[name] = fn
+        if callable(needs):
+            NEEDS[name] = needs
+        elif needs is not None:
+            NEEDS[name] = _fixed_needs(frozenset(needs))
         return fn
 
     return deco
+
+
+def _fixed_needs(needs: frozenset[Need]) -> NeedsFn:
+    def fixed(_params: dict[str, Any]) -> set[Need]:
+        return set(needs)
+    return fixed
+
+
+def kind_needs(name: str, params: dict[str, Any] | None) -> set[Need]:
+    """The whole-file measurements kind `name` will read with `params` (empty when unknown or unparsable)."""
+    fn = NEEDS.get(name) if isinstance(name, str) else None
+    if fn is None:
+        return set()
+    try:
+        return fn({k: v for k, v in (params or {}).items() if v is not None})
+    except Exception:  # noqa: BLE001 - a bad parameter is reported when the kind runs, not here
+        return set()
 
 
 def req(params: Mapping[str, Any], name: str) -> Any:

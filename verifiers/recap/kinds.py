@@ -22,12 +22,13 @@ from agenticvbench.verifiers.recap.kind_registry import (
     ParamError,
     UnknownKindError,
     kind,
+    kind_needs,
 )
 from agenticvbench.verifiers.recap.media_facts import MediaFacts, loudness_facts
 from agenticvbench.verifiers.recap.ocr import OcrUnavailableError
 
 __all__ = ["KINDS", "KindFn", "KindResult", "MediaFacts", "ParamError", "UnknownKindError", "kind",
-           "loudness_facts", "run_kind"]
+           "kind_needs", "loudness_facts", "run_kind"]
 
 
 def run_kind(kind: str, params: dict[str, Any] | None, facts: MediaFacts) -> KindResult:

@@ -14,7 +14,7 @@ def _shot_lengths(facts: MediaFacts) -> list[float]:
     return [end - start for start, end in facts.shots()]
 
 
-@kind("scenedetect_median_shot_duration")
+@kind("scenedetect_median_shot_duration", needs={("shots",)})
 def median_shot_duration(facts: MediaFacts, params: dict[str, Any]) -> KindResult:
     """The upper median shot length (sorted[n // 2]) lies in [min (0), max (1e9)]; no cut fails."""
     lo, hi = num(params.get("min", 0), "min"), num(params.get("max", 1e9), "max")
@@ -26,7 +26,7 @@ def median_shot_duration(facts: MediaFacts, params: dict[str, Any]) -> KindResul
                                           f"(range {fmt(lo)}-{fmt(hi)} s)")
 
 
-@kind("scenedetect_max_shot_duration")
+@kind("scenedetect_max_shot_duration", needs={("shots",)})
 def max_shot_duration(facts: MediaFacts, params: dict[str, Any]) -> KindResult:
     """The longest shot is at most `max_seconds`; no cut fails."""
     limit = num(req(params, "max_seconds"), "max_seconds")
@@ -38,7 +38,8 @@ def max_shot_duration(facts: MediaFacts, params: dict[str, Any]) -> KindResult:
                                         f"(max {fmt(limit)} s)")
 
 
-@kind("pytesseract_substring_match")
+@kind("pytesseract_substring_match",
+      needs=lambda params: {("ocr", num(params.get("sample_fps", 1.0), "sample_fps"))})
 def ocr_substring_match(facts: MediaFacts, params: dict[str, Any]) -> KindResult:
     """Any (mode "any", default) or all (mode "all") `substrings` occur in the text OCR'd from frames sampled at
     `sample_fps` (1.0); case-insensitive by default. The OCR engine is RapidOCR (see `verifiers.recap.ocr`), and

@@ -33,7 +33,9 @@ def _longest(runs: list[Run]) -> str:
     return f"{fmt(r.duration, 's')} at {fmt(r.start)}-{fmt(r.end)} s"
 
 
-@kind("ffmpeg_blackdetect_max_run")
+@kind("ffmpeg_blackdetect_max_run",
+      needs=lambda params: {("blackfreeze",)} if num(params.get("pix_th", DEFAULT_PIX_TH), "pix_th") == DEFAULT_PIX_TH
+      else set())
 def blackdetect_max_run(facts: MediaFacts, params: dict[str, Any]) -> KindResult:
     """No black run (blackdetect d=max/2, pix_th) ending by duration - exclude_last_seconds lasts > max_seconds.
 
@@ -49,7 +51,7 @@ def blackdetect_max_run(facts: MediaFacts, params: dict[str, Any]) -> KindResult
                                f"runs ending after {fmt(cutoff)} s ignored)")
 
 
-@kind("ffmpeg_freeze_max_run")
+@kind("ffmpeg_freeze_max_run", needs={("blackfreeze",)})
 def freeze_max_run(facts: MediaFacts, params: dict[str, Any]) -> KindResult:
     """No ended freeze (freezedetect n=0.003, d=max/2) ending by the cutoff lasts > max_seconds.
 
@@ -88,7 +90,7 @@ def brightness_at_times(facts: MediaFacts, params: dict[str, Any]) -> KindResult
                                        f"(need {fmt(need)})")
 
 
-@kind("ffmpeg_decode_no_errors")
+@kind("ffmpeg_decode_no_errors", needs={("decode",)})
 def decode_no_errors(facts: MediaFacts, params: dict[str, Any]) -> KindResult:
     """`ffmpeg -v error -i F -f null -` writes nothing to stderr."""
     log = facts.decode_errors()

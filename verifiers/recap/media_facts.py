@@ -5,6 +5,12 @@ each ffmpeg filter pass, the shot list, the 22 050 Hz audio and its RMS curve, t
 the luma per time), errors included, so a rubric of 30 items probes and decodes the file once per kind of
 measurement rather than once per item. With a `cache_dir`, the expensive results (filter passes, shots, OCR)
 are also stored on disk, keyed by the file's SHA-256, so a rerun on the same file skips them.
+
+Measurements that decode the whole video are grouped so the file is decoded once per task, not once per kind:
+the "filters" group (black and freeze runs, the decode-error log: one ffmpeg run, `media.filters.video_pass`)
+and the "frames" group (shots and OCR text: one PyAV decode, `frame_pass`). `expect` declares what the task's
+rubric will ask for; the first request to a group computes all of its expected members, and starts the other
+groups' passes on a background thread so the ffmpeg run and the Python decode use both cores.
 """
 
 from __future__ import annotations
@@ -12,7 +18,7 @@ from __future__ import annotations
 import json
 import threading
 from collections import Counter
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterable
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, TypeVar
@@ -21,10 +27,9 @@ import numpy as np
 
 from agenticvbench.errors import MediaError
 from agenticvbench.fsutil import atomic_write_json, file_sha256, text_sha256
-from agenticvbench.media import ProbeResult, VideoFrame, decode_audio, probe
+from agenticvbench.media import ProbeResult, decode_audio, probe
 from agenticvbench.media import filters as ff
-from agenticvbench.media.scenes import detect_shots
-from agenticvbench.media.video import DecodedFrame, iter_decoded
+from agenticvbench.verifiers.recap.frame_pass import frame_pass
 from agenticvbench.verifiers.recap.ocr import get_engine
 
 T = TypeVar("T")
@@ -42,6 +47,7 @@ _Codec = tuple[Callable[[Any], Any], Callable[[Any], Any]]
 _RUNS: _Codec = (lambda runs: [[r.start, r.end] for r in runs], lambda raw: [ff.Run(s, e) for s, e in raw])
 _PLAIN: _Codec = (lambda v: v, lambda v: v)
 _SHOTS: _Codec = (lambda v: [list(p) for p in v], lambda raw: [tuple(p) for p in raw])
+_BLACKFREEZE: _Codec = (lambda v: [_RUNS[0](v[0]), _RUNS[0](v[1])], lambda raw: (_RUNS[1](raw[0]), _RUNS[1](raw[1])))
 _VOLUME: _Codec = (lambda v: None if v is None else [v.mean_volume, v.max_volume],
                    lambda raw: None if raw is None else ff.VolumeStats(raw[0], raw[1]))
 
@@ -77,6 +83,8 @@ class MediaFacts:
         self._memo: dict[Hashable, Any] = {}
         self._locks: dict[Hashable, threading.Lock] = {}
         self._guard = threading.Lock()
+        self._expected: set[tuple[Any, ...]] = set()
+        self._started: set[str] = set()
 
     # -- memoisation --------------------------------------------------------------------------------------
     def _get(self, key: tuple, compute: Callable[[], T], codec: _Codec | None = None) -> T:
@@ -91,26 +99,36 @@ class MediaFacts:
         return value
 
     def _load_or_compute(self, key: tuple, compute: Callable[[], Any], codec: _Codec | None) -> Any:
-        disk = self._disk_path(key) if codec is not None else None
-        if disk is not None and disk.is_file():
-            try:
-                return codec[1](json.loads(disk.read_text())["value"])  # type: ignore[index]
-            except (ValueError, KeyError, TypeError, IndexError):
-                pass  # unreadable cache entry: recompute and overwrite
-        self.computed[str(key[0])] += 1
+        cached = self._load(key, codec)
+        if cached is not _MISSING:
+            return cached
+        with self._guard:
+            self.computed[str(key[0])] += 1
         try:
             value = compute()
         except Exception as exc:  # noqa: BLE001 - memoised and re-raised to every caller
             return _Failure(exc)
-        if disk is not None:
-            self._store(disk, key, codec[0](value))  # type: ignore[index]
+        self._save(key, codec, value)
         return value
 
-    def _store(self, disk: Path, key: tuple, raw: Any) -> None:
+    def _load(self, key: tuple, codec: _Codec | None) -> Any:
+        """The on-disk cached value of `key`, or `_MISSING` (no cache, no entry, or an unreadable one)."""
+        disk = self._disk_path(key) if codec is not None else None
+        if disk is None or not disk.is_file():
+            return _MISSING
+        try:
+            return codec[1](json.loads(disk.read_text())["value"])  # type: ignore[index]
+        except (ValueError, KeyError, TypeError, IndexError):
+            return _MISSING  # unreadable cache entry: recompute and overwrite
+
+    def _save(self, key: tuple, codec: _Codec | None, value: Any) -> None:
         """Write one measurement to the on-disk cache. Best-effort: a write that fails (unwritable cache dir,
         full disk, a value JSON cannot hold) is noted in `cache_errors` and must not fail the measurement."""
+        disk = self._disk_path(key) if codec is not None else None
+        if disk is None:
+            return
         try:
-            atomic_write_json(disk, {"key": [str(k) for k in key], "value": raw})
+            atomic_write_json(disk, {"key": [str(k) for k in key], "value": codec[0](value)})  # type: ignore[index]
         except (OSError, ValueError) as exc:
             with self._guard:
                 self.cache_errors.append(f"{key[0]}: cache not written ({type(exc).__name__}: {exc})")
@@ -144,35 +162,23 @@ class MediaFacts:
         return self.probe().audio is not None
 
     # -- ffmpeg filter passes -------------------------------------------------------------------------------
-    def _black_and_freeze(self) -> None:
-        """One split pass for blackdetect(default pix_th) + freezedetect; fills both memo entries."""
-        self._require_video()
-
-        def compute() -> tuple[list[ff.Run], list[ff.Run]]:
-            black, freeze = ff.detect_black_and_freeze(self.path, pix_th=DEFAULT_PIX_TH, freeze_noise=FREEZE_NOISE)
-            return black, freeze or []
-        black, freeze = self._get(("blackfreeze",), compute, (lambda v: [_RUNS[0](v[0]), _RUNS[0](v[1])],
-                                                             lambda raw: (_RUNS[1](raw[0]), _RUNS[1](raw[1]))))
-        self._memo.setdefault(("black", DEFAULT_PIX_TH), black)
-        self._memo.setdefault(("freeze",), freeze)
-
     def black_runs(self, pix_th: float = DEFAULT_PIX_TH) -> list[ff.Run]:
         """Every black run (blackdetect `d=0`, this `pix_th`) of the first video stream."""
         pix_th = float(pix_th)
         self._require_video()
         if pix_th == DEFAULT_PIX_TH:
-            self._black_and_freeze()
+            return self._group_get("filters", ("blackfreeze",))[0]
         return self._get(("black", pix_th),
-                         lambda: ff.detect_black_and_freeze(self.path, pix_th=pix_th, with_freeze=False)[0], _RUNS)
+                         lambda: ff.video_pass(self.path, black_pix_th=pix_th, freeze_noise=None).black or [], _RUNS)
 
     def freeze_runs(self) -> list[ff.Run]:
         """Every freeze run (freezedetect `n=0.003:d=0`); a run still frozen at end of file has `end=None`."""
-        self._black_and_freeze()
-        return self._get(("freeze",), lambda: ff.detect_black_and_freeze(self.path)[1] or [], _RUNS)
+        self._require_video()
+        return self._group_get("filters", ("blackfreeze",))[1]
 
     def decode_errors(self) -> str:
         """stderr of `ffmpeg -v error -i F -f null -` (empty when the file decodes cleanly)."""
-        return self._get(("decode",), lambda: ff.decode_error_log(self.path), _PLAIN)
+        return self._group_get("filters", ("decode",))
 
     def volume(self) -> ff.VolumeStats | None:
         """volumedetect's mean/max volume, None when there is no audio to measure."""
@@ -195,8 +201,7 @@ class MediaFacts:
     # -- decoded content ------------------------------------------------------------------------------------
     def shots(self) -> list[tuple[float, float]]:
         """Shots (start_s, end_s) from ContentDetector(threshold 27); empty when no cut was found."""
-        return self._get(("shots", SCENE_THRESHOLD), lambda: detect_shots(self.path, threshold=SCENE_THRESHOLD),
-                         _SHOTS)
+        return self._group_get("frames", ("shots", SCENE_THRESHOLD))
 
     def audio(self) -> np.ndarray:
         """The first audio stream at 22 050 Hz, mono as librosa makes it (mean of the channels)."""
@@ -223,8 +228,126 @@ class MediaFacts:
         fps = float(sample_fps)
         if not fps > 0:
             raise ValueError(f"sample_fps must be > 0, got {sample_fps!r}")
-        engine = get_engine()
-        return self._get(("ocr", fps, engine.name), lambda: _ocr_video(self.path, fps, engine.read), _PLAIN)
+        return self._group_get("frames", ("ocr", fps, get_engine().name))
+
+    # -- grouped whole-file passes --------------------------------------------------------------------------
+    def expect(self, needs: Iterable[tuple[Any, ...]]) -> None:
+        """Declare measurements the task will ask for: `("blackfreeze",)`, `("decode",)`, `("shots",)`,
+        `("ocr", fps)`. Expected members of a group are computed by the group's first pass; anything not
+        declared is still measured when asked, by a pass of its own."""
+        with self._guard:
+            self._expected.update(tuple(n) for n in needs)
+
+    def _group_members(self, group: str) -> list[tuple[Any, ...]]:
+        """The memo keys of `group` the task expects (OCR only when an engine is installed)."""
+        with self._guard:
+            expected = set(self._expected)
+        if group == "filters":
+            return [k for k in (("blackfreeze",), ("decode",)) if k in expected]
+        keys: list[tuple[Any, ...]] = [("shots", SCENE_THRESHOLD)] if ("shots",) in expected else []
+        ocr = sorted(float(n[1]) for n in expected if n[0] == "ocr" and len(n) == 2)
+        if ocr:
+            try:
+                name = get_engine().name
+            except Exception:  # noqa: BLE001 - reported when the OCR item itself asks
+                return keys
+            keys += [("ocr", fps, name) for fps in ocr if fps > 0]
+        return keys
+
+    def _group_get(self, group: str, key: tuple[Any, ...]) -> Any:
+        """`key`'s value, computed by its group's pass together with the group's other expected members."""
+        with self._guard:
+            lock = self._locks.setdefault(("group", group), threading.Lock())
+            others = [g for g in _GROUPS if g != group and g not in self._started]
+            self._started.add(group)
+        for other in others:
+            if any(k not in self._memo for k in self._group_members(other)):
+                with self._guard:
+                    self._started.add(other)
+                threading.Thread(target=self._fill_group, args=(other, None), daemon=True,
+                                 name=f"avb-{other}").start()
+        with lock:
+            if key not in self._memo:
+                self._fill_group(group, key, locked=True)
+        value = self._memo[key]
+        if isinstance(value, _Failure):
+            raise value.exc
+        return value
+
+    def _fill_group(self, group: str, key: tuple[Any, ...] | None, locked: bool = False) -> None:
+        """Compute `key` and every expected member of `group` not known yet (from disk when cached)."""
+        if not locked:
+            with self._guard:
+                lock = self._locks.setdefault(("group", group), threading.Lock())
+            with lock:
+                self._fill_group(group, key, locked=True)
+            return
+        keys = ([key] if key is not None else []) + [k for k in self._group_members(group) if k != key]
+        todo = []
+        for k in keys:
+            if k in self._memo:
+                continue
+            cached = self._load(k, _CODECS[k[0]])
+            if cached is _MISSING:
+                todo.append(k)
+            else:
+                self._memo[k] = cached
+        if not todo:
+            return
+        results = self._compute_filters(todo) if group == "filters" else self._compute_frames(todo)
+        for k, value in results.items():
+            with self._guard:
+                self.computed[str(k[0])] += 1
+            self._memo[k] = value
+            if not isinstance(value, _Failure):
+                self._save(k, _CODECS[k[0]], value)
+
+    def _compute_filters(self, keys: list[tuple[Any, ...]]) -> dict[tuple[Any, ...], Any]:
+        out: dict[tuple[Any, ...], Any] = {}
+        want_runs = ("blackfreeze",) in keys
+        if want_runs:
+            try:
+                self._require_video()
+            except MediaError as exc:
+                out[("blackfreeze",)] = _Failure(exc)
+                want_runs = False
+        want_errors = ("decode",) in keys
+        if not (want_runs or want_errors):
+            return out
+        try:
+            res = ff.video_pass(self.path, black_pix_th=DEFAULT_PIX_TH if want_runs else None,
+                                freeze_noise=FREEZE_NOISE if want_runs else None, errors=want_errors)
+        except Exception as exc:  # noqa: BLE001 - memoised and re-raised to every caller
+            failure = _Failure(exc)
+            return {**out, **({("blackfreeze",): failure} if want_runs else {}),
+                    **({("decode",): failure} if want_errors else {})}
+        if want_runs:
+            out[("blackfreeze",)] = (res.black or [], res.freeze or [])
+        if want_errors:
+            out[("decode",)] = res.errors or ""
+        return out
+
+    def _compute_frames(self, keys: list[tuple[Any, ...]]) -> dict[tuple[Any, ...], Any]:
+        shot_keys = [k for k in keys if k[0] == "shots"]
+        ocr_keys = [k for k in keys if k[0] == "ocr"]
+        read = get_engine().read if ocr_keys else None
+        try:
+            res = frame_pass(self.path, shots_threshold=shot_keys[0][1] if shot_keys else None,
+                             ocr_fps=[k[1] for k in ocr_keys], read=read)
+        except Exception as exc:  # noqa: BLE001 - memoised and re-raised to every caller
+            return {k: _Failure(exc) for k in keys}
+        out: dict[tuple[Any, ...], Any] = {}
+        for k in shot_keys:
+            out[k] = _Failure(res.shots) if isinstance(res.shots, BaseException) else res.shots
+        for k in ocr_keys:
+            text = res.ocr[k[1]]
+            out[k] = _Failure(text) if isinstance(text, BaseException) else text
+        return out
+
+
+_GROUPS = ("filters", "frames")
+_CODECS: dict[str, _Codec] = {"blackfreeze": _BLACKFREEZE, "decode": _PLAIN, "shots": _SHOTS, "ocr": _PLAIN}
+_MISSING = object()
 
 
 def rms_frames(y: np.ndarray, frame_length: int = RMS_FRAME, hop_length: int = RMS_HOP) -> np.ndarray:
@@ -239,55 +362,6 @@ def rms_frames(y: np.ndarray, frame_length: int = RMS_FRAME, hop_length: int = R
         chunk = windows[i:i + block]
         out[i:i + block] = np.sqrt(np.mean(np.square(chunk), axis=-1, dtype=np.float32))
     return out
-
-
-def _fps_filter_frames(path: Path, fps: float):
-    """Yield the frames ffmpeg's `fps=<fps>` filter would output (each distinct frame once).
-
-    Measured on ffmpeg 9: output k is the last input frame whose time is before (k + 0.5) / fps, and the
-    filter emits round(end * fps) frames, where end is the last frame's time plus one frame duration.
-    Only the emitted frames are converted to pixels (the decision about a frame needs the next one's time).
-    """
-    k = 0
-    prev: DecodedFrame | None = None
-    last_emitted = -1
-    frame_dur = None
-    frames = iter_decoded(path)
-    try:
-        for frame in frames:
-            if prev is not None:
-                frame_dur = frame.time - prev.time
-            while prev is not None and frame.time >= (k + 0.5) / fps:
-                if prev.index != last_emitted:
-                    last_emitted = prev.index
-                    yield VideoFrame(prev.index, prev.time, prev.image("bgr24"))
-                k += 1
-            prev = frame
-    finally:
-        frames.close()
-    if prev is None:
-        return
-    end = prev.time + (frame_dur if frame_dur and frame_dur > 0 else 0.0)
-    if k < max(1, round(end * fps)) and prev.index != last_emitted:
-        yield VideoFrame(prev.index, prev.time, prev.image("bgr24"))
-
-
-def _ocr_video(path: Path, fps: float, read: Callable[[np.ndarray], str]) -> str:
-    """OCR every sampled frame; a frame nearly identical to the last one read reuses its (already kept) text."""
-    import cv2
-
-    texts: list[str] = []
-    last_thumb: np.ndarray | None = None
-    for frame in _fps_filter_frames(path, fps):
-        thumb = cv2.resize(cv2.cvtColor(frame.image, cv2.COLOR_BGR2GRAY), (64, 36),
-                           interpolation=cv2.INTER_AREA).astype(np.float32)
-        if last_thumb is not None and float(np.mean(np.abs(thumb - last_thumb))) < 0.5:
-            continue
-        last_thumb = thumb
-        text = read(frame.image).strip()
-        if text:
-            texts.append(text)
-    return "\n".join(texts)
 
 
 def loudness_facts(facts: MediaFacts) -> dict[str, Any]:

@@ -47,6 +47,7 @@ class KindBackend:
     known_kinds: frozenset[str] | None = None  # None: checked only when a kind runs
     unknown_kind_errors: tuple[type[BaseException], ...] = ()
     loudness_facts: Callable[[Any], Mapping[str, Any]] | None = None
+    kind_needs: Callable[[str, dict[str, Any]], set[tuple[Any, ...]]] | None = None  # -> MediaFacts.expect
 
 
 def default_backend() -> KindBackend:
@@ -66,6 +67,7 @@ def default_backend() -> KindBackend:
         known_kinds=known,
         unknown_kind_errors=(unknown,) if isinstance(unknown, type) else (),
         loudness_facts=getattr(kinds, "loudness_facts", None),
+        kind_needs=getattr(kinds, "kind_needs", None),
     )
 
 
@@ -177,9 +179,25 @@ def _run_compound(item: RubricItem, facts: Any,
     return ItemResult(item, "pass", "all python stages passed: " + "; ".join(evidence.values()), evidence)
 
 
+def _declare_needs(items: list[RubricItem], facts: Any, backend: KindBackend) -> None:
+    """Tell `facts` every whole-file measurement the python checks will read, so each pass runs once."""
+    expect = getattr(facts, "expect", None)
+    if backend.kind_needs is None or expect is None:
+        return
+    needs: set[tuple[Any, ...]] = set()
+    for item in items:
+        checks = [(item.kind, item.params)] if item.dispatch == "python" else \
+            [(s.kind, s.params) for s in item.stages if s.dispatch == "python"] if item.dispatch == "compound" else []
+        for kind_name, params in checks:
+            if kind_name is not None:
+                needs |= backend.kind_needs(kind_name, params or {})
+    expect(needs)
+
+
 def run_rubric(items: list[RubricItem], *, facts: Any, judge: _Judge, backend: KindBackend) -> RunReport:
     """Run every item (python first, then one concurrent judge batch); raises RubricError for an unknown kind."""
     t0 = time.perf_counter()
+    _declare_needs(items, facts, backend)
     done: dict[int, ItemResult] = {}
     pending: list[tuple[int, JudgeRequest, dict[str, str], list[str]]] = []
     for i, item in enumerate(items):

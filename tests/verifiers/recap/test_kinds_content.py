@@ -10,6 +10,7 @@ import pytest
 from agenticvbench.media import run_ffmpeg
 from agenticvbench.media.filters import parse_yavg
 from agenticvbench.verifiers.recap import media_facts as mf
+from agenticvbench.verifiers.recap.frame_pass import fps_filter_frames
 from agenticvbench.verifiers.recap.kinds import MediaFacts, run_kind
 
 
@@ -72,7 +73,7 @@ def test_fps_selection_matches_ffmpeg(ramp_clip: Path) -> None:
         lines = [ln for ln in proc.stderr.decode().splitlines() if "YAVG=" in ln]
         # limited range: Y = 16 + 3N * 219/255
         want = sorted({round((parse_yavg(ln) - 16) * 255 / 219 / 3) for ln in lines})
-        got = [f.index for f in mf._fps_filter_frames(ramp_clip, fps)]
+        got = [f.index for f in fps_filter_frames(ramp_clip, fps)]
         assert got == want, fps
 
 
