@@ -11,7 +11,7 @@ Routes (every one needs the session token, as `?token=` or the `X-AVB-Token` hea
 - `GET /material/<index>/<n>` the n-th input file of the submission's task (same range support).
 
 The client never names a file: videos are addressed by their index in the session, whose paths were checked
-when the session was built (`session.safe_video`), so a `../` path or any other file is simply not a route (404).
+when the session was built (`Submission.file`, as for the verifiers), so a `../` path or any other file is simply not a route (404).
 A missing or wrong token is 403. The server binds 127.0.0.1 unless told otherwise; the token comes from
 `secrets.token_urlsafe`.
 """

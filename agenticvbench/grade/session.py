@@ -5,9 +5,9 @@ stage; `avb verify --judge human` asks for it only when the item's python stages
 python-check results and the model judge's verdicts are read from the run's existing result file when there is
 one; the page hides them until asked (no anchoring).
 
-Submissions are hostile: `final.mp4` must be a regular file whose real path is inside the run's own task folder
-(a symlink out of the run, a FIFO or a directory is skipped with a note naming it), and no larger than
-`MAX_VIDEO_BYTES`. `--blind` hides the run, harness and model and shuffles the submissions with a recorded seed.
+Submissions are hostile: `final.mp4` is accepted exactly when a verifier would read it (`Submission.file`: a
+regular file whose real path is inside the run's own task folder, under the media size cap); a symlink out of
+the run, a FIFO, a directory or a rejected task folder is skipped with a note naming it. `--blind` hides the run, harness and model and shuffles the submissions with a recorded seed.
 """
 
 from __future__ import annotations
@@ -21,12 +21,11 @@ from typing import Any
 
 from agenticvbench.fsutil import file_sha256
 from agenticvbench.results import read_result, result_path, results_dir_for
-from agenticvbench.submission import open_run
+from agenticvbench.submission import InputRejected, open_run
 from agenticvbench.tasks import RecapTask
 from agenticvbench.verifiers.recap.rubric import pillar_name
 
 VIDEO_NAME = "final.mp4"
-MAX_VIDEO_BYTES = 4 * 1024**3
 MAX_MATERIALS = 50
 
 
@@ -92,26 +91,6 @@ def gradable_items(task: RecapTask) -> list[GradeItem]:
     return out
 
 
-def safe_video(task_folder: Path) -> tuple[Path | None, str]:
-    """(real path of the folder's final.mp4, "") when it is a regular file inside the folder, else (None, why)."""
-    candidate = task_folder / VIDEO_NAME
-    if not os.path.lexists(candidate):
-        return None, ""
-    real = Path(os.path.realpath(candidate))
-    folder = Path(os.path.realpath(task_folder))
-    if folder not in real.parents:
-        return None, f"{candidate}: points outside its task folder ({real})"
-    try:
-        st = os.stat(real)
-    except OSError as exc:
-        return None, f"{candidate}: cannot be read ({exc.strerror or exc})"
-    if not stat.S_ISREG(st.st_mode):
-        return None, f"{candidate}: not a regular file"
-    if st.st_size > MAX_VIDEO_BYTES:
-        return None, f"{candidate}: {st.st_size} bytes, over the {MAX_VIDEO_BYTES}-byte limit"
-    return real, ""
-
-
 def task_materials(task: RecapTask, notes: list[str]) -> list[tuple[str, Path, int]]:
     """The task's own input files (zips already extracted), as (name, real path, size); regular files only, at
     most `MAX_MATERIALS`. A task whose materials cannot be fetched gets a note and none."""
@@ -171,11 +150,14 @@ def build_submissions(runs: list[str | Path], tasks: list[RecapTask], *, blind: 
             folder = run.task_folders.get(task.task_id)
             if folder is None:
                 continue
-            video, why = safe_video(folder)
-            if why:
-                notes.append(why)
-            if video is None:
+            try:  # the verifiers' own containment and size checks (`Submission.file`)
+                found = run.submission(task.task_id).file(VIDEO_NAME)
+            except InputRejected as exc:
+                notes.append(str(exc))
                 continue
+            if found is None:
+                continue
+            video = Path(os.path.realpath(found))
             items = gradable_items(task)
             if not items:
                 continue
