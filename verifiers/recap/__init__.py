@@ -112,6 +112,10 @@ def score_recap(final_mp4: str | Path | None, items: Any, *, judge_settings: Jud
         report = run_rubric(rubric, facts=facts, judge=judge, backend=backend)
     except RubricError as exc:
         return _zero("malformed", f"malformed rubric: {exc}", task_id, settings)
+    finally:
+        close = getattr(facts, "close", None)
+        if close is not None:
+            close()  # no measurement pass outlives its task
     score = aggregate(rubric, {r.item.id: r.outcome for r in report.results})
     unscored = [r for r in report.results if r.outcome == "unscored"]
     reason = ""

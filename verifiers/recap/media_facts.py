@@ -85,6 +85,7 @@ class MediaFacts:
         self._guard = threading.Lock()
         self._expected: set[tuple[Any, ...]] = set()
         self._started: set[str] = set()
+        self._threads: list[threading.Thread] = []
 
     # -- memoisation --------------------------------------------------------------------------------------
     def _get(self, key: tuple, compute: Callable[[], T], codec: _Codec | None = None) -> T:
@@ -238,6 +239,12 @@ class MediaFacts:
         with self._guard:
             self._expected.update(tuple(n) for n in needs)
 
+    def close(self) -> None:
+        """Wait for the passes started in the background (a task whose items stopped early, e.g. on a malformed
+        rubric, must not leave a decode running into the next task)."""
+        for thread in self._threads:
+            thread.join()
+
     def _group_members(self, group: str) -> list[tuple[Any, ...]]:
         """The memo keys of `group` the task expects (OCR only when an engine is installed)."""
         with self._guard:
@@ -264,8 +271,10 @@ class MediaFacts:
             if any(k not in self._memo for k in self._group_members(other)):
                 with self._guard:
                     self._started.add(other)
-                threading.Thread(target=self._fill_group, args=(other, None), daemon=True,
-                                 name=f"avb-{other}").start()
+                thread = threading.Thread(target=self._fill_group, args=(other, None), daemon=True,
+                                          name=f"avb-{other}")
+                self._threads.append(thread)
+                thread.start()
         with lock:
             if key not in self._memo:
                 self._fill_group(group, key, locked=True)

@@ -145,3 +145,15 @@ def test_shot_detection_that_cannot_start_leaves_ocr(text_clip: Path, monkeypatc
     monkeypatch.setattr(fp, "ShotDetection", refuse)
     res = fp.frame_pass(text_clip, shots_threshold=27.0, ocr_fps=[1.0], read=get_engine().read)
     assert isinstance(res.shots, MediaError) and "AGENTIC" in str(res.ocr[1.0])
+
+
+def test_background_pass_is_joined_by_close(text_clip: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Asking for shots starts the expected ffmpeg pass beside the PyAV decode; `close` waits for it, so a task
+    that stops early never leaves a decode running into the next one, and its results are already there."""
+    calls = _count_decodes(monkeypatch)
+    facts = MediaFacts(text_clip)
+    facts.expect({("shots",), ("blackfreeze",), ("decode",)})
+    facts.shots()
+    facts.close()
+    assert calls == Counter(pyav=1, ffmpeg=1) and facts.computed["blackfreeze"] == 1
+    assert facts.decode_errors() == "" and calls["ffmpeg"] == 1  # served from the finished background pass
