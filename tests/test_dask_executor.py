@@ -78,3 +78,17 @@ def test_failed_task_becomes_error_result_and_external_client_stays_open(cluster
         assert client.status == "running", "an executor must not close a client it did not create"
     finally:
         client.close()
+
+
+def test_jobs_run_with_frame_buffers_reused() -> None:
+    """Why: the nanny's MALLOC_TRIM_THRESHOLD_ made each decoded frame a fresh mmap on Dask workers (a repair
+    task took 2.3x as long, mostly system time). Jobs submitted through the executor run after the fix. (A fresh
+    worker: the fix lasts for the worker process, so one that already ran a job is tuned.)"""
+    from agenticvbench.dask_executor import _OnWorker
+    from tests.test_allocator import FRAME, mmapped_while_holding_a_frame
+
+    with distributed.LocalCluster(n_workers=1, processes=True, threads_per_worker=1, dashboard_address=None,
+                                  silence_logs=40) as fresh, distributed.Client(fresh) as client:
+        raw = client.submit(mmapped_while_holding_a_frame, pure=False).result()
+        tuned = client.submit(_OnWorker(lambda _job: mmapped_while_holding_a_frame()), None, pure=False).result()
+    assert all(b >= FRAME for b in raw) and tuned[-1] < FRAME
