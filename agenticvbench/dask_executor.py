@@ -9,6 +9,9 @@ Requirements on the cluster (the engine ships only small job descriptions, never
   the media into its own cache).
 - **Same software.** Workers need the same `agenticvbench` version (and `verifiers` package) installed; jobs
   and results are pickled, and the result's provenance records the worker's library versions.
+- **Memory allocator.** Dask's nanny starts workers with `MALLOC_TRIM_THRESHOLD_=65536`, which made glibc
+  map and zero every decoded frame afresh (repair scoring 2.3x slower, mostly system time). Each job first
+  restores glibc's reuse of frame-sized buffers (`agenticvbench.allocator`), so nothing needs configuring.
 - **One thread per worker process** is recommended (`dask worker --nthreads 1 --nworkers N`): decoders and
   SSIM are CPU-bound and some release the GIL only partly. Verifiers that start their own processes (repair
   edit chunks) need non-daemonic workers: `dask worker --no-nanny` or the config
