@@ -327,9 +327,8 @@ class MediaFacts:
             res = ff.video_pass(self.path, black_pix_th=DEFAULT_PIX_TH if want_runs else None,
                                 freeze_noise=FREEZE_NOISE if want_runs else None, errors=want_errors)
         except Exception as exc:  # noqa: BLE001 - memoised and re-raised to every caller
-            failure = _Failure(exc)
-            return {**out, **({("blackfreeze",): failure} if want_runs else {}),
-                    **({("decode",): failure} if want_errors else {})}
+            out.update({k: _Failure(exc) for k in keys if k not in out})
+            return out
         if want_runs:
             out[("blackfreeze",)] = (res.black or [], res.freeze or [])
         if want_errors:
