@@ -10,7 +10,7 @@ from typing import Any
 from agenticvbench.version import __version__
 
 _LIBRARIES = (
-    "numpy", "scipy", "av", "imageio-ffmpeg", "scikit-image", "opencv-python-headless", "librosa",
+    "numpy", "scipy", "av", "imageio-ffmpeg", "scikit-image", "opencv-python-headless", "librosa", "numba",
     "scenedetect", "scenedetect-headless", "rapidocr-onnxruntime", "datasets", "huggingface_hub", "pyarrow", "openai",
 )
 

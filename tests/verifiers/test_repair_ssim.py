@@ -1,4 +1,8 @@
-"""The fast SSIM equals skimage's `structural_similarity(a, b, data_range=255)` (defaults) to 1e-6."""
+"""The fast SSIM equals skimage's `structural_similarity(a, b, data_range=255)` (defaults).
+
+The window sums are exact integers, so the only rounding is the float64 ratio per pixel: the agreement with
+skimage is asserted at 1e-10 (it is ~1e-14), far tighter than the 1e-6 the edit rubric needs.
+"""
 
 from __future__ import annotations
 
@@ -11,10 +15,10 @@ import pytest
 from skimage.metrics import structural_similarity as sk_ssim
 
 from agenticvbench.media import iter_frames
-from agenticvbench.verifiers.repair.ssim import ssim_from_stats, ssim_stats, structural_similarity
+from agenticvbench.verifiers.repair.ssim import structural_similarity
 
 GOLDEN = Path(__file__).resolve().parents[1] / "data" / "repair-edit"
-TOL = 1e-6
+TOL = 1e-10
 
 
 def _pairs(seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -57,18 +61,22 @@ def test_identical_frames_give_exactly_one() -> None:
     assert structural_similarity(a, a.copy()) == 1.0
 
 
-def test_stats_reuse_is_order_free() -> None:
+def test_symmetric_and_strided_inputs() -> None:
+    """SSIM is symmetric, and a non-contiguous view (a crop of a larger frame) gives the same value as a copy."""
     rng = np.random.default_rng(4)
-    a, b, c = (rng.integers(0, 256, (40, 64), dtype=np.uint8) for _ in range(3))
-    sa, sb, sc = ssim_stats(a), ssim_stats(b), ssim_stats(c)
-    assert ssim_from_stats(sa, sb) == pytest.approx(ssim_from_stats(sb, sa), abs=1e-12)
-    assert ssim_from_stats(sa, sc) == pytest.approx(sk_ssim(a, c, data_range=255), abs=TOL)
+    a, b = (rng.integers(0, 256, (40, 64), dtype=np.uint8) for _ in range(2))
+    assert structural_similarity(a, b) == pytest.approx(structural_similarity(b, a), abs=1e-15)
+    big = rng.integers(0, 256, (60, 90), dtype=np.uint8)
+    view = big[5:45, 10:74]
+    assert not view.flags.c_contiguous
+    assert structural_similarity(view, b) == structural_similarity(view.copy(), b)
+    assert structural_similarity(view, b) == pytest.approx(sk_ssim(view, b, data_range=255), abs=TOL)
 
 
 def test_rejects_what_skimage_rejects() -> None:
     with pytest.raises(ValueError, match="7x7"):
-        ssim_stats(np.zeros((6, 40), np.uint8))
+        structural_similarity(np.zeros((6, 40), np.uint8), np.zeros((6, 40), np.uint8))
     with pytest.raises(ValueError, match="uint8"):
-        ssim_stats(np.zeros((20, 20), np.float32))
+        structural_similarity(np.zeros((20, 20), np.float32), np.zeros((20, 20), np.float32))
     with pytest.raises(ValueError, match="equal size"):
-        ssim_from_stats(ssim_stats(np.zeros((20, 20), np.uint8)), ssim_stats(np.zeros((20, 21), np.uint8)))
+        structural_similarity(np.zeros((20, 20), np.uint8), np.zeros((20, 21), np.uint8))

@@ -3,7 +3,7 @@
 Same numbers, different machinery. The official scorer re-opens and seeks both videos for
 every 10-s chunk and buffers a chunk of full-resolution source frames. Here each video is decoded once,
 sequentially (`FrameWindow`); only frames inside the +/-10-frame lag band stay in memory; per-frame features are
-computed lazily (`FrameFeatures`); SSIM reuses per-frame window sums; a lag candidate whose upper bound
+computed lazily (`FrameFeatures`); SSIM is one compiled pass per pair (`ssim.py`); a lag candidate whose upper bound
 sharp*chroma*lagpen cannot beat the best value so far skips its SSIM (exact, as SSIM <= 1); and the audio is
 decoded once per file and sliced per chunk (bit-identical to the official per-chunk `ffmpeg -ss`).
 
@@ -150,7 +150,7 @@ def _video_pass(fixed: Path, source: Path, plans: list[ChunkPlan], fps_fix: floa
         stats["n_src_frames"] += 1
         dh, lv = cache.lookup(vf.index)
         # usually compared once; the Laplacian variance only if it becomes a lag candidate
-        f = FrameFeatures(vf.index, vf.image, dhash=dh, lapvar=lv, keep_ssim=False, on_small=cache.recorder)
+        f = FrameFeatures(vf.index, vf.image, dhash=dh, lapvar=lv, on_small=cache.recorder)
         if dh is None:
             f.gray  # noqa: B018 - converted here, in the decoding thread; the dHash follows in `hash_batch`
         return f
