@@ -33,3 +33,21 @@ def test_other_kinds_do_not_need_the_engine(no_rapidocr: None, text_clip: Path) 
     """Only the OCR kind depends on the extra: a probe kind still scores on the same install."""
     res = run_kind("ffprobe_resolution_eq", {"width": 320, "height": 240}, MediaFacts(text_clip))
     assert not res.error and res.passed
+
+
+def test_rapidocr_runs_one_onnx_thread_and_reads_the_same(text_clip: Path) -> None:
+    """The engine asks ONNX Runtime for one intra-op thread (its spinning workers competed with the decoder for
+    ~20% more CPU), and that setting must not change what is read: same lines, boxes and scores as the default."""
+    pytest.importorskip("rapidocr_onnxruntime")
+    from rapidocr_onnxruntime import RapidOCR
+
+    from agenticvbench.media import iter_frames
+
+    engine = ocr.RapidOcrEngine()
+    for session in (engine._ocr.text_det.infer.session, engine._ocr.text_rec.session.session):
+        assert session.get_session_options().intra_op_num_threads == ocr.INTRA_OP_THREADS == 1
+    default = RapidOCR(det_limit_type="max", det_limit_side_len=ocr.MAX_SIDE, use_cls=False)
+    frames = [f.image for k, f in enumerate(iter_frames(text_clip)) if k % 5 == 0]
+    read = [engine._ocr(ocr._downscale(img))[0] for img in frames]
+    assert any(read), "the clip must show text, or the comparison proves nothing"
+    assert read == [default(ocr._downscale(img))[0] for img in frames]
