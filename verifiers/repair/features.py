@@ -32,7 +32,7 @@ CHROMA_NORM = 25.0
 LAG_BAND_FRAMES = 10
 LAG_PENALTY_PER_FRAME = 0.03
 LAG_TOPK = 3
-CACHE_VERSION = 2  # 2: the source PCM keeps the AAC end padding when chunks reach past it
+CACHE_VERSION = 3  # 2: the source PCM keeps the AAC end padding; 3: Laplacian variance from exact integer sums
 
 
 def dhash64(gray: np.ndarray) -> int:
@@ -276,7 +276,7 @@ def _source_sha256(path: Path) -> str:
 class SourceCache:
     """Small per-frame source features (dHash, Laplacian variance) and source PCM, keyed by file sha256.
 
-    Files live in `cache_dir/repair-edit-v2-cv<opencv version>/<sha256>/`: `frames.npz` (dhash uint64 with its
+    Files live in `cache_dir/repair-edit-v<CACHE_VERSION>-cv<opencv version>/<sha256>/`: `frames.npz` (dhash uint64 with its
     `known` mask; lapvar float64, NaN where unknown: only lag candidates need it, so it is computed for those
     alone) and `audio_s16.npy` (with the AAC end padding, see `edit_audio.with_end_padding`). Every write goes
     to a temp name and is moved into place with `os.replace`, so concurrent scorers see the old or the new
