@@ -27,10 +27,12 @@ if TYPE_CHECKING:  # pragma: no cover
 
 RESULT_SCHEMA_VERSION = 2
 RESULT_MAX_BYTES = 64 * 1024 * 1024
-INVALID_STATUS = "invalid"
+INVALID_STATUS: Literal["invalid"] = "invalid"
 _RESULT_NAME_RE = re.compile(r"[0-9]+\.json", re.ASCII)
-Status = Literal["scored", "missing", "malformed", "error"]
-STATUSES: tuple[str, ...] = ("scored", "missing", "malformed", "error")
+#: `invalid` exists only in memory: readers give a result file that is not valid a stand-in `Result` with it
+#: (`invalid_stand_in`). The schema has no such status, so `write_result` can never write one.
+Status = Literal["scored", "missing", "malformed", "error", "invalid"]
+STATUSES: tuple[str, ...] = ("scored", "missing", "malformed", "error")  # what a result file can hold
 
 
 @dataclass
@@ -193,6 +195,23 @@ class InvalidResult:
     path: Path
     task_id: int | None
     reason: str
+
+
+def invalid_stand_in(bad: InvalidResult, run: dict[str, Any]) -> Result | None:
+    """The in-memory `Result` a report counts for an invalid result file: status `invalid`, scores 0, the reason
+    naming the file. None when the file name is not a benchmark task id (nothing to count it against).
+
+    Without it, an invalid file would drop its task from the report, and a run could raise its mean by
+    corrupting its worst results.
+    """
+    from agenticvbench.tasks import FAMILY_ID_RANGES
+
+    family = next((f for f, ids in FAMILY_ID_RANGES.items() if bad.task_id in ids), None)
+    if family is None or bad.task_id is None:
+        return None
+    return Result(task_id=bad.task_id, family=family, status=INVALID_STATUS, adjusted_final_score=None,
+                  reason=f"invalid result file {bad.path}: {bad.reason}; rerun `avb verify` to rescore it",
+                  run=dict(run))
 
 
 @dataclass

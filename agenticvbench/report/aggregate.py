@@ -28,15 +28,15 @@ from typing import Any
 
 import numpy as np
 
-from agenticvbench.results import STATUSES, Result
+from agenticvbench.results import INVALID_STATUS, STATUSES, Result
 from agenticvbench.tasks import FAMILIES, FAMILY_ID_RANGES
 
 DEFAULT_RESAMPLES = 2000
 DEFAULT_SEED = 0
 DEFAULT_LEVEL = 0.95
 NO_RESULT = "no_result"
-#: Every status a run x task cell can have: the result statuses plus "no result file at all".
-CELL_STATUSES: tuple[str, ...] = (*STATUSES, NO_RESULT)
+#: Every status a run x task cell can have: the result statuses, an invalid result file, and no result file at all.
+CELL_STATUSES: tuple[str, ...] = (*STATUSES, INVALID_STATUS, NO_RESULT)
 BASES = ("dataset", "full-benchmark", "observed")
 
 

@@ -35,7 +35,7 @@ table{border-collapse:collapse;margin:.6em 0;font-size:.9em} th,td{border:1px so
 th{background:#f3f3f3} td.r{text-align:right;font-variant-numeric:tabular-nums} .ci{color:#777;font-size:.85em}
 .banner{background:#fde2e1;border:1px solid #d62728;padding:.6em 1em;border-radius:4px}
 .notes li{color:#444;font-size:.9em} img{max-width:100%} .grid{display:flex;flex-wrap:wrap;gap:8px}
-.grid img{width:380px} .grid.wide img{width:580px} .status-error{color:#b00;font-weight:bold} .muted{color:#777}
+.grid img{width:380px} .grid.wide img{width:580px} .status-error,.status-invalid{color:#b00;font-weight:bold} .muted{color:#777}
 .mark{color:#b00} details{margin:.3em 0}
 """
 

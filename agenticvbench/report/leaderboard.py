@@ -81,7 +81,7 @@ class Leaderboard:
                 row[f"{f}_hi"] = fh.ci_high if fh else None
             row.update({"macro": g.macro, "macro_lo": g.macro_ci[0], "macro_hi": g.macro_ci[1],
                         "micro": g.micro, "micro_lo": g.micro_ci[0], "micro_hi": g.micro_ci[1]})
-            row.update({k: g.status_counts.get(k, 0) for k in ("error", "malformed", "missing", "no_result")})
+            row.update({k: g.status_counts.get(k, 0) for k in ("error", "invalid", "malformed", "missing", "no_result")})
             row.update({"with_result": g.coverage.get("with_result"), "counted": g.coverage.get("counted")})
             row.update({f"{f}_marks": symbols(g.marks.get(f, [])) for f in [*self.families, "macro"]})
             row["mark_notes"] = "; ".join(g.mark_notes)
@@ -92,7 +92,7 @@ class Leaderboard:
         cols = ["rank", "harness", "model", "runs", "with_result", "counted"]
         cols += [c for f in self.families for c in (f, f"{f}_lo", f"{f}_hi", f"{f}_marks")]
         cols += ["macro", "macro_lo", "macro_hi", "macro_marks", "micro", "micro_lo", "micro_hi",
-                 "error", "malformed", "missing", "no_result", "mark_notes",
+                 "error", "invalid", "malformed", "missing", "no_result", "mark_notes",
                  "judge_calls", "judge_prompt_tokens", "judge_completion_tokens", "judge_cost_usd"]
         return pd.DataFrame(rows, columns=cols)
 

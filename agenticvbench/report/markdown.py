@@ -17,7 +17,7 @@ from agenticvbench.report.summary import Report, human_references, published_com
 from agenticvbench.report.tables import md_table
 
 STATUS_LABEL = {"scored": "scored", "missing": "missing", "malformed": "malformed", "error": "ERROR",
-                NO_RESULT: "no result"}
+                "invalid": "invalid result file", NO_RESULT: "no result"}
 
 
 def fmt(x: float | None, decimals: int = 4) -> str:
@@ -114,7 +114,7 @@ def render_markdown(report: Report, *, per_task: bool = True, max_problems: int 
               f"{c['difference']:+.4f}", c["source"]] for c in comp], "lllrrrl"), ""]
     out += ["## Status counts (run x task cells)", "", md_table(
         ["family", *[STATUS_LABEL[s] for s in next(iter(report.status_counts.values()), {})]],
-        [[f, *c.values()] for f, c in report.status_counts.items()], "l" + "r" * 5), ""]
+        [[f, *c.values()] for f, c in report.status_counts.items()], "l" + "r" * len(STATUS_LABEL)), ""]
     out += ["## Tasks that scored 0 for a non-scoring reason", ""]
     if report.problems:
         shown = report.problems[:max_problems]

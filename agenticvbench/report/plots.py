@@ -21,7 +21,7 @@ from agenticvbench.report.explain import orders
 from agenticvbench.results import Result
 
 _STATUS_MARK = {"missing": ("o", "#777777"), "malformed": ("x", "#d62728"), "error": ("X", "#000000"),
-                NO_RESULT: (".", "#777777")}
+                "invalid": ("X", "#d62728"), NO_RESULT: (".", "#777777")}
 
 
 def to_png(fig: Figure, dpi: int = 100) -> bytes:

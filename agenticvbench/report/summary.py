@@ -32,7 +32,7 @@ from agenticvbench.report.aggregate import (
 )
 from agenticvbench.report.comparability import annotate, judge_identity
 from agenticvbench.report.judge_agreement import judge_agreement
-from agenticvbench.results import Result, iter_results, results_dir_for
+from agenticvbench.results import INVALID_STATUS, Result, invalid_stand_in, results_dir_for, scan_results
 from agenticvbench.version import __version__
 
 
@@ -66,8 +66,9 @@ def load_available(paths: list[str | Path] | str | Path) -> tuple[list[Result], 
         folder = results_dir_for(p)
         if not Path(p).exists():
             raise SubmissionError(f"{p}: no such run directory or results folder")
-        found = iter_results(p)
-        if not found:
+        scan = scan_results(p)
+        found = scan.results
+        if not found and not scan.invalid:
             skipped.append(f"{p}: no results found (looked in {folder}); run `avb verify {p}` first")
             continue
         where = str(Path(p).resolve())
@@ -77,6 +78,13 @@ def load_available(paths: list[str | Path] | str | Path) -> tuple[list[Result], 
             if r.run.get("path") != where:
                 r.run = {**r.run, "recorded_path": r.run.get("path"), "path": where}
             seen[(where, int(r.task_id))] = r
+        # an invalid file counts as its task scoring 0 (status `invalid`), in the run its valid results name
+        run = found[0].run if found else {"path": where, "harness": "unknown", "model": Path(where).name,
+                                          "rep": None}
+        for bad in scan.invalid:
+            stand_in = invalid_stand_in(bad, run)
+            if stand_in is not None:
+                seen.setdefault((where, stand_in.task_id), stand_in)
     if not seen and skipped:
         raise SubmissionError(skipped[0] if len(skipped) == 1 else
                               f"none of the {len(skipped)} paths has results; run `avb verify` first")
@@ -177,7 +185,7 @@ class Report:
         }
 
 
-_PROBLEM_ORDER = ("error", "malformed", "missing", NO_RESULT)
+_PROBLEM_ORDER = ("error", INVALID_STATUS, "malformed", "missing", NO_RESULT)
 
 
 def _provenance(results: list[Result]) -> dict[str, Any]:

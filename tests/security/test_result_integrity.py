@@ -122,3 +122,30 @@ def test_report_and_leaderboard_list_invalid_results_and_exit_1(scored, capsys, 
     code = main([command, str(scored.root)])
     err = capsys.readouterr().err
     assert code == 1 and f"invalid result {bad}" in err and "Traceback" not in err
+
+
+def test_invalid_result_counts_zero_in_the_report_not_dropped(scored, tmp_path):
+    """An invalid result file used to drop its task from the report: with task 83 (the run's worst assembly
+    result) corrupted, assembly rose from the mean of 83 and 84 to 84 alone. It now counts as its task scoring 0,
+    shown as an `invalid result file` problem naming the file."""
+    from agenticvbench.cli.main import main
+
+    def report() -> dict:
+        out = tmp_path / f"r{len(list(tmp_path.iterdir()))}"
+        main(["report", "--format", "json", "--out", str(out), str(scored.root)])
+        return json.loads((out / "report.json").read_text())
+
+    def assembly(rep: dict) -> float:
+        return rep["groups"][0]["families"]["assembly"]["mean"]
+
+    scores = {t: json.loads((scored.results() / f"{t}.json").read_text())["headline_score"] for t in (83, 84)}
+    assert scores[83] < scores[84], scores  # corrupting the worst task must not help
+    before = report()
+    bad = scored.results() / "83.json"
+    _edit(bad, final_score="1.0")
+    after = report()
+    assert assembly(before) == pytest.approx((scores[83] + scores[84]) / 2)
+    assert assembly(after) == pytest.approx(scores[84] / 2)  # 83 counts 0, it is not dropped
+    problems = [p for p in after["problems"] if p["task_id"] == 83]
+    assert [p["status"] for p in problems] == ["invalid"] and str(bad) in problems[0]["reason"]
+    assert after["status_counts"]["assembly"]["invalid"] == 1
