@@ -80,3 +80,37 @@ def test_rejects_what_skimage_rejects() -> None:
         structural_similarity(np.zeros((20, 20), np.float32), np.zeros((20, 20), np.float32))
     with pytest.raises(ValueError, match="equal size"):
         structural_similarity(np.zeros((20, 20), np.uint8), np.zeros((20, 21), np.uint8))
+
+
+def test_imports_and_computes_where_numba_cannot_cache(tmp_path: Path) -> None:
+    """numba refuses `cache=True` at import time when neither the module's folder nor the user's cache folder is
+    writable (a read-only container with a read-only home); the repair verifier must still import and score
+    there, compiling per process. The module is copied into a folder that is then mounted read-only."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    if shutil.which("unshare") is None or os.geteuid() != 0:
+        pytest.skip("a read-only bind mount needs root and `unshare` (CI runs as root)")
+    from agenticvbench.verifiers.repair import ssim
+
+    ro = tmp_path / "ro"
+    (ro / "home").mkdir(parents=True)
+    shutil.copy(ssim.__file__, ro / "ssim_copy.py")
+    code = ("import numba, numpy as np\n"
+            "try:\n    numba.njit(cache=True)(lambda x: x)\nexcept RuntimeError:\n    pass\n"
+            "else:\n    raise SystemExit('numba found a writable cache folder: the test proves nothing')\n"
+            "import ssim_copy\n"
+            "rng = np.random.default_rng(5)\n"
+            "a, b = (rng.integers(0, 256, (30, 40), dtype=np.uint8) for _ in range(2))\n"
+            "print(repr(ssim_copy.structural_similarity(a, b)))\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NUMBA_")}
+    env |= {"HOME": str(ro / "home"), "XDG_CACHE_HOME": str(ro / "home" / ".cache"), "PYTHONPATH": str(ro)}
+    cmd = ["unshare", "--mount", "--propagation", "private", "sh", "-c",
+           f'mount --bind -o ro "{ro}" "{ro}" && exec "$@"', "sh", sys.executable, "-c", code]
+    proc = subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    rng = np.random.default_rng(5)
+    a, b = (rng.integers(0, 256, (30, 40), dtype=np.uint8) for _ in range(2))
+    assert float(proc.stdout.strip()) == pytest.approx(sk_ssim(a, b, data_range=255), abs=TOL)

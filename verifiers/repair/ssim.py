@@ -16,6 +16,9 @@ earlier OpenCV box-filter version (which needed per-frame statistics of 7 bytes/
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numba
 import numpy as np
 
@@ -35,7 +38,22 @@ _C2N = C2 * NP_WIN * (NP_WIN - 1)
 _FAST = {"reassoc", "contract"}
 
 
-@numba.njit(cache=True, nogil=True, fastmath=_FAST, boundscheck=False)
+def _compiled(**options: Any) -> Callable[[Callable[..., Any]], Any]:
+    """`numba.njit` without the GIL, with its on-disk cache when there is a writable place for it.
+
+    numba caches next to this module, or in the user's cache folder when the install is read-only; with neither
+    (a read-only container whose home is read-only too) it refuses `cache=True` at import time, so there the
+    kernels are compiled once per process instead (~2.6 s) rather than making the repair verifier unimportable.
+    """
+    def wrap(fn: Callable[..., Any]) -> Any:
+        try:
+            return numba.njit(cache=True, nogil=True, boundscheck=False, **options)(fn)
+        except RuntimeError:  # "cannot cache function ...: no locator available"
+            return numba.njit(cache=False, nogil=True, boundscheck=False, **options)(fn)
+    return wrap
+
+
+@_compiled(fastmath=_FAST)
 def _add_row(cols: np.ndarray, a_row: np.ndarray, b_row: np.ndarray, sign: np.int32) -> None:
     """Add (sign 1) or remove (sign -1) one row of each frame from the 5 per-column window sums."""
     cx, cy, cxx, cyy, cxy = cols[0], cols[1], cols[2], cols[3], cols[4]
@@ -53,7 +71,7 @@ def _add_row(cols: np.ndarray, a_row: np.ndarray, b_row: np.ndarray, sign: np.in
         cxy[x] += np.int32(a_row[x]) * np.int32(b_row[x]) * sign
 
 
-@numba.njit(cache=True, nogil=True, fastmath=_FAST, boundscheck=False)
+@_compiled(fastmath=_FAST)
 def _window_sums(cols: np.ndarray, sums: np.ndarray) -> None:
     """The 7x7 window sums of one output row: 7 neighbouring column sums, for each of the 5 quantities."""
     for k in range(5):
@@ -62,7 +80,7 @@ def _window_sums(cols: np.ndarray, sums: np.ndarray) -> None:
             s[x] = c[x] + c[x + 1] + c[x + 2] + c[x + 3] + c[x + 4] + c[x + 5] + c[x + 6]
 
 
-@numba.njit(cache=True, nogil=True, fastmath=_FAST, boundscheck=False)
+@_compiled(fastmath=_FAST)
 def _row_ssim_sum(sums: np.ndarray) -> float:
     """Sum of the SSIM map over one output row, from its exact window sums."""
     sx, sy, sxx, syy, sxy = sums[0], sums[1], sums[2], sums[3], sums[4]
@@ -78,7 +96,7 @@ def _row_ssim_sum(sums: np.ndarray) -> float:
     return total
 
 
-@numba.njit(cache=True, nogil=True, boundscheck=False)
+@_compiled()
 def _mean_ssim(a: np.ndarray, b: np.ndarray) -> float:
     """Mean of the cropped SSIM map of two uint8 frames of equal size (at least 7x7)."""
     h, w = a.shape
