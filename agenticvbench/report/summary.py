@@ -54,6 +54,15 @@ def load_comparison(paths: list[str | Path] | str | Path) -> list[Result]:
     return results
 
 
+def _declared_run(path: Path) -> dict[str, Any]:
+    """The `Result.run` block of a run none of whose results is valid: what its `run.json` declares, if any."""
+    from agenticvbench.identity import run_identity
+    from agenticvbench.submission import read_run_json
+
+    meta, _notes = read_run_json(path / "run.json")  # hostile input: never raises, bad fields stay None
+    return run_identity(path, {k: v for k, v in vars(meta).items() if v is not None})
+
+
 def load_available(paths: list[str | Path] | str | Path) -> tuple[list[Result], list[str]]:
     """Like `load_comparison`, but a path without results is named in the second list instead of raising
     (a leaderboard over a mix of verified and unverified runs shows what it can). A path that does not exist
@@ -79,8 +88,7 @@ def load_available(paths: list[str | Path] | str | Path) -> tuple[list[Result], 
                 r.run = {**r.run, "recorded_path": r.run.get("path"), "path": where}
             seen[(where, int(r.task_id))] = r
         # an invalid file counts as its task scoring 0 (status `invalid`), in the run its valid results name
-        run = found[0].run if found else {"path": where, "harness": "unknown", "model": Path(where).name,
-                                          "rep": None}
+        run = found[0].run if found else _declared_run(Path(where))
         for bad in scan.invalid:
             stand_in = invalid_stand_in(bad, run)
             if stand_in is not None:

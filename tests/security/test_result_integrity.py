@@ -149,3 +149,17 @@ def test_invalid_result_counts_zero_in_the_report_not_dropped(scored, tmp_path):
     problems = [p for p in after["problems"] if p["task_id"] == 83]
     assert [p["status"] for p in problems] == ["invalid"] and str(bad) in problems[0]["reason"]
     assert after["status_counts"]["assembly"]["invalid"] == 1
+
+
+def test_run_with_only_invalid_results_keeps_its_declared_identity(scored, tmp_path):
+    """When every result of a run is invalid, the stand-ins take the harness and model from its `run.json`, so
+    the zeros land in the run's own (harness, model) group rather than in an anonymous one."""
+    from agenticvbench.report.summary import load_available
+
+    (scored.root / "run.json").write_text(json.dumps({"harness": "h-x", "model": "m-y", "rep": 2}))
+    for f in scored.results().glob("*.json"):
+        _edit(f, final_score="1.0")
+    results, _ = load_available(scored.root)
+    assert sorted(r.task_id for r in results) == [37, 38, 83, 84]
+    assert {(r.status, r.run["harness"], r.run["model"], r.run["rep"]) for r in results} == {
+        ("invalid", "h-x", "m-y", 2)}
