@@ -74,6 +74,20 @@ def test_laplacian_variance_equals_opencv_float64() -> None:
     assert laplacian_variance(np.full((20, 20), 9, np.uint8)) == 0.0
 
 
+def test_laplacian_variance_is_correctly_rounded_on_smooth_frames() -> None:
+    """Smooth frames have a small variance, so an error of one unit in the sum of squares shows: OpenCV's
+    `norm(NORM_L2SQR)` returned 364103350.99999994 for 364103351, and truncating it was off by 4e-7. The
+    variance must equal the exact rational (n*Q - S^2) / n^2, rounded once."""
+    from fractions import Fraction
+
+    for seed in range(8):
+        gray = cv2.cvtColor(_bgr(seed, 360, 640), cv2.COLOR_BGR2GRAY)
+        gray = cv2.GaussianBlur(gray, (0, 0), 2.11) if seed % 2 else gray
+        lap = cv2.Laplacian(gray, cv2.CV_64F).astype(np.int64)
+        n, total, squares = lap.size, int(lap.sum()), int((lap * lap).sum())
+        assert laplacian_variance(gray) == float(Fraction(n * squares - total * total, n * n)), seed
+
+
 def test_chroma_and_sharpness_follow_the_spec() -> None:
     a, b = FrameFeatures(0, _bgr(1)), FrameFeatures(1, _bgr(2))
     lab_a = cv2.cvtColor(_bgr(1), cv2.COLOR_BGR2LAB)[..., 1:].astype(np.float64)

@@ -33,13 +33,14 @@ C2 = (K2 * DATA_RANGE) ** 2
 _C1N = C1 * NP_WIN * NP_WIN
 _C2N = C2 * NP_WIN * (NP_WIN - 1)
 
-# `reassoc` lets the row sum vectorise (it changes only the order of the float64 sum of the map), `contract`
-# allows fused multiply-adds on products of integers below 2**53, which are exact either way.
+# For the integer column and window sums, and the sum of the map: `reassoc` lets them vectorise and changes only
+# the order of the float64 sum of the map (integer sums are exact in any order).
 _FAST = {"reassoc", "contract"}
 
 
-def _compiled(**options: Any) -> Callable[[Callable[..., Any]], Any]:
-    """`numba.njit` without the GIL, with its on-disk cache when there is a writable place for it.
+def compiled(**options: Any) -> Callable[[Callable[..., Any]], Any]:
+    """`numba.njit` without the GIL, with its on-disk cache when there is a writable place for it (the one way
+    the repair verifier compiles its kernels).
 
     numba caches next to this module, or in the user's cache folder when the install is read-only; with neither
     (a read-only container whose home is read-only too) it refuses `cache=True` at import time, so there the
@@ -53,7 +54,7 @@ def _compiled(**options: Any) -> Callable[[Callable[..., Any]], Any]:
     return wrap
 
 
-@_compiled(fastmath=_FAST)
+@compiled(fastmath=_FAST)
 def _add_row(cols: np.ndarray, a_row: np.ndarray, b_row: np.ndarray, sign: np.int32) -> None:
     """Add (sign 1) or remove (sign -1) one row of each frame from the 5 per-column window sums."""
     cx, cy, cxx, cyy, cxy = cols[0], cols[1], cols[2], cols[3], cols[4]
@@ -71,7 +72,7 @@ def _add_row(cols: np.ndarray, a_row: np.ndarray, b_row: np.ndarray, sign: np.in
         cxy[x] += np.int32(a_row[x]) * np.int32(b_row[x]) * sign
 
 
-@_compiled(fastmath=_FAST)
+@compiled(fastmath=_FAST)
 def _window_sums(cols: np.ndarray, sums: np.ndarray) -> None:
     """The 7x7 window sums of one output row: 7 neighbouring column sums, for each of the 5 quantities."""
     for k in range(5):
@@ -80,35 +81,49 @@ def _window_sums(cols: np.ndarray, sums: np.ndarray) -> None:
             s[x] = c[x] + c[x + 1] + c[x + 2] + c[x + 3] + c[x + 4] + c[x + 5] + c[x + 6]
 
 
-@_compiled(fastmath=_FAST)
-def _row_ssim_sum(sums: np.ndarray) -> float:
-    """Sum of the SSIM map over one output row, from its exact window sums."""
+@compiled()
+def _row_ssim_map(sums: np.ndarray, out: np.ndarray) -> None:
+    """The SSIM map of one output row, from its exact window sums (no fast-math: each value is rounded as written).
+
+    Every term is an integer formed in int64 and converted to float64 once (all are below 2**53, so exactly);
+    only the constants, the two products and the ratio round. For identical frames A1 == B1 and A2 == B2 bit
+    for bit, so each value is exactly 1, as in skimage.
+    """
     sx, sy, sxx, syy, sxy = sums[0], sums[1], sums[2], sums[3], sums[4]
+    for x in range(out.shape[0]):
+        ix, iy = np.int64(sx[x]), np.int64(sy[x])
+        p = ix * iy
+        a1 = np.float64(2 * p) + _C1N
+        a2 = np.float64(2 * (NP_WIN * np.int64(sxy[x]) - p)) + _C2N
+        b1 = np.float64(ix * ix + iy * iy) + _C1N
+        b2 = np.float64(NP_WIN * np.int64(sxx[x]) - ix * ix + NP_WIN * np.int64(syy[x]) - iy * iy) + _C2N
+        out[x] = (a1 * a2) / (b1 * b2)
+
+
+@compiled(fastmath=_FAST)
+def _row_sum(values: np.ndarray) -> float:
+    """Sum of one row of the map (reassociated, so it vectorises: only the order of the float64 sum changes)."""
     total = 0.0
-    for x in range(sx.shape[0]):
-        fx, fy = np.float64(sx[x]), np.float64(sy[x])
-        p = fx * fy  # every product of two sums is an integer below 2**53: exact in float64
-        a1 = 2.0 * p + _C1N
-        a2 = 2.0 * (NP_WIN * np.float64(sxy[x]) - p) + _C2N
-        b1 = fx * fx + fy * fy + _C1N
-        b2 = (NP_WIN * np.float64(sxx[x]) - fx * fx) + (NP_WIN * np.float64(syy[x]) - fy * fy) + _C2N
-        total += (a1 * a2) / (b1 * b2)
+    for x in range(values.shape[0]):
+        total += values[x]
     return total
 
 
-@_compiled()
+@compiled()
 def _mean_ssim(a: np.ndarray, b: np.ndarray) -> float:
     """Mean of the cropped SSIM map of two uint8 frames of equal size (at least 7x7)."""
     h, w = a.shape
     cols = np.zeros((5, w), np.int32)  # x*x summed over 7 rows: at most 7 * 255^2, window sums below 2^22
     sums = np.empty((5, w - WIN_SIZE + 1), np.int32)
+    row = np.empty(w - WIN_SIZE + 1, np.float64)
     for r in range(WIN_SIZE - 1):
         _add_row(cols, a[r], b[r], np.int32(1))
     total = 0.0
     for r in range(WIN_SIZE - 1, h):
         _add_row(cols, a[r], b[r], np.int32(1))
         _window_sums(cols, sums)
-        total += _row_ssim_sum(sums)
+        _row_ssim_map(sums, row)
+        total += _row_sum(row)
         _add_row(cols, a[r - WIN_SIZE + 1], b[r - WIN_SIZE + 1], np.int32(-1))
     return total / ((h - WIN_SIZE + 1) * (w - WIN_SIZE + 1))
 
