@@ -30,14 +30,14 @@ RESULT_MAX_BYTES = 64 * 1024 * 1024
 INVALID_STATUS: Literal["invalid"] = "invalid"
 _RESULT_NAME_RE = re.compile(r"[0-9]+\.json", re.ASCII)
 #: `invalid` exists only in memory: readers give a result file that is not valid a stand-in `Result` with it
-#: (`invalid_stand_in`). The schema has no such status, so `write_result` can never write one.
+#: (`invalid_stand_in`). The schema has no such status, so a file holding one is itself read back as invalid.
 Status = Literal["scored", "missing", "malformed", "error", "invalid"]
 STATUSES: tuple[str, ...] = ("scored", "missing", "malformed", "error")  # what a result file can hold
 
 
 @dataclass
 class Result:
-    """One (run, task) result. `headline_score` is what leaderboards average (0 for missing/malformed/error)."""
+    """One (run, task) result. `headline_score` is what leaderboards average (0 unless status is `scored`)."""
 
     task_id: int
     family: str

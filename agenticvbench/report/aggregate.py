@@ -188,6 +188,11 @@ class GroupHeadline:
         """Cells whose verifier failed (status error): never silently a 0, so tables flag them."""
         return self.status_counts.get("error", 0)
 
+    @property
+    def n_invalid(self) -> int:
+        """Cells whose result file is invalid (they count 0; the file is named among the problems)."""
+        return self.status_counts.get(INVALID_STATUS, 0)
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict."""
         return asdict(self)
@@ -295,7 +300,7 @@ def group_headline(results: Iterable[Result], universe: TaskUniverse, *, resampl
             fam, float(scores.mean()), ci[0], ci[1], scores.shape[1], scores.shape[0],
             [float(x) for x in scores.mean(axis=1)], _counts(statuses),
             f"mean of {'adjusted_final_score' if fam in ('sequencing', 'assembly') else 'final_score'} over "
-            f"{scores.shape[0]} run(s) x {scores.shape[1]} task(s); no result/missing/malformed/error = 0; "
+            f"{scores.shape[0]} run(s) x {scores.shape[1]} task(s); no result/invalid/missing/malformed/error = 0; "
             + (f"{pct} CI: percentile bootstrap over runs and tasks ({resamples} resamples, seed {seed})"
                if boot else "no CI (0 resamples)"))
     sizes = np.array([fams[f].n_tasks for f in fams], dtype=float)

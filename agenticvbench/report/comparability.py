@@ -20,7 +20,7 @@ from typing import Any
 
 from agenticvbench.report.aggregate import NO_RESULT, GroupHeadline, integrity_of, run_ref
 from agenticvbench.report.explain import judge_usage
-from agenticvbench.results import Result
+from agenticvbench.results import INVALID_STATUS, Result
 
 #: mark key -> (symbol, legend sentence)
 MARKS: dict[str, tuple[str, str]] = {
@@ -104,7 +104,9 @@ def annotate(groups: Iterable[GroupHeadline], results: Sequence[Result]) -> None
             g.marks["macro"] = g.marks["micro"] = row_marks
             g.mark_notes += [f"row: {w}" for w in row_why if not any(w in n for n in g.mark_notes)]
         total = sum(g.status_counts.values())
-        g.coverage = {"with_result": total - g.status_counts.get(NO_RESULT, 0), "counted": total}
+        # an invalid result file is no result: it counts 0 and does not cover its cell
+        no_result = g.status_counts.get(NO_RESULT, 0) + g.status_counts.get(INVALID_STATUS, 0)
+        g.coverage = {"with_result": total - no_result, "counted": total}
         g.judge = {run.path: judge_usage([r for r in rs if run_ref(r).path == run.path]) for run in g.runs}
 
 

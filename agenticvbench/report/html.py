@@ -114,7 +114,7 @@ def render_html(report: Report) -> str:
             "lllrrrl")]
     parts += ["<h2>Status counts (run x task cells)</h2>", html_table(
         ["family", *[STATUS_LABEL[s] for s in next(iter(report.status_counts.values()), {})]],
-        [[f, *c.values()] for f, c in report.status_counts.items()], "l" + "r" * 5)]
+        [[f, *c.values()] for f, c in report.status_counts.items()], "l" + "r" * len(STATUS_LABEL))]
     parts.append("<h2>Tasks that scored 0 for a non-scoring reason</h2>")
     if report.problems:
         parts.append(html_table(["status", "task", "family", "run", "reason"], [

@@ -63,7 +63,8 @@ class Leaderboard:
     def caption(self) -> str:
         """How every number in the table was computed."""
         return (f"Per family: mean headline score (adjusted_final_score for sequencing/assembly, final_score for "
-                f"repair/recap) over runs x tasks; a task with no result or missing/malformed/error counts 0. "
+                f"repair/recap) over runs x tasks; a task with no result, an invalid result file or "
+                f"missing/malformed/error counts 0. "
                 f"macro = unweighted mean of the {len(self.families)} family means; micro = mean over all tasks. "
                 f"[lo, hi] = {self.level:.0%} percentile bootstrap over runs and tasks (tasks stratified by family), "
                 f"{self.resamples} resamples, seed {self.seed}. {self.universe.label} coverage = run x task cells "
@@ -97,7 +98,8 @@ class Leaderboard:
         return pd.DataFrame(rows, columns=cols)
 
     def _display_rows(self) -> tuple[list[str], list[list[str]]]:
-        headers = ["#", "harness", "model", "runs", "coverage", *self.families, "macro", "micro", "judge", "errors"]
+        headers = ["#", "harness", "model", "runs", "coverage", *self.families, "macro", "micro", "judge", "errors",
+                   "invalid"]
         rows = []
         for rank, g in enumerate(self.groups, 1):
             cells = [joined(fmt(g.families[f].mean), fmt_ci(g.families[f].ci_low, g.families[f].ci_high),
@@ -106,7 +108,8 @@ class Leaderboard:
             rows.append([str(rank), g.harness, g.model, str(len(g.runs)), coverage_text(g), *cells,
                          joined(fmt(g.macro), fmt_ci(*g.macro_ci), row_mark),
                          joined(fmt(g.micro), fmt_ci(*g.micro_ci), row_mark),
-                         judge_text(judge_total(g)), str(g.n_errors or "")])
+                         judge_text(judge_total(g)), str(g.n_errors or ""),
+                         str(g.n_invalid or "")])
         return headers, rows
 
     def _footer(self) -> list[str]:

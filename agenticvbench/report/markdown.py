@@ -56,7 +56,7 @@ def aggregation_notes(report: Report) -> list[str]:
     notes = [report.universe.label,
              "Family cell: mean of the headline score (adjusted_final_score for sequencing and assembly, "
              "final_score for repair and recap) over all runs x tasks of that (harness, model); a task with "
-             "no result, or missing/malformed/error, counts 0.",
+             "no result, an invalid result file, or missing/malformed/error, counts 0.",
              f"[lo, hi]: {report.level:.0%} percentile bootstrap interval, {report.resamples} resamples, seed "
              f"{report.seed}; runs resampled with replacement, tasks resampled with replacement within each family."]
     if report.groups:

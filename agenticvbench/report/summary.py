@@ -32,7 +32,14 @@ from agenticvbench.report.aggregate import (
 )
 from agenticvbench.report.comparability import annotate, judge_identity
 from agenticvbench.report.judge_agreement import judge_agreement
-from agenticvbench.results import INVALID_STATUS, Result, invalid_stand_in, results_dir_for, scan_results
+from agenticvbench.results import (
+    INVALID_STATUS,
+    RESULTS_DIRNAME,
+    Result,
+    invalid_stand_in,
+    results_dir_for,
+    scan_results,
+)
 from agenticvbench.version import __version__
 
 
@@ -54,13 +61,18 @@ def load_comparison(paths: list[str | Path] | str | Path) -> list[Result]:
     return results
 
 
-def _declared_run(path: Path) -> dict[str, Any]:
-    """The `Result.run` block of a run none of whose results is valid: what its `run.json` declares, if any."""
+def _declared_run(where: Path) -> dict[str, Any]:
+    """The `Result.run` block of a run none of whose results is valid: what its `run.json` declares, if any.
+
+    `where` is the folder given (a run directory, or its results folder). An identity given to `avb verify` with
+    `--harness`/`--model` lives only in the result files, so it cannot be recovered here.
+    """
     from agenticvbench.identity import run_identity
     from agenticvbench.submission import read_run_json
 
-    meta, _notes = read_run_json(path / "run.json")  # hostile input: never raises, bad fields stay None
-    return run_identity(path, {k: v for k, v in vars(meta).items() if v is not None})
+    run_dir = where.parent if where.name == RESULTS_DIRNAME else where
+    meta, _notes = read_run_json(run_dir / "run.json")  # hostile input: never raises, bad fields stay None
+    return {**run_identity(run_dir, {k: v for k, v in vars(meta).items() if v is not None}), "path": str(where)}
 
 
 def load_available(paths: list[str | Path] | str | Path) -> tuple[list[Result], list[str]]:
@@ -101,7 +113,7 @@ def load_available(paths: list[str | Path] | str | Path) -> tuple[list[Result], 
 
 @dataclass
 class Problem:
-    """A run x task cell that scored 0 for a non-scoring reason (missing, malformed, error, or no result)."""
+    """A run x task cell that scored 0 for a non-scoring reason (missing, malformed, error, invalid, no result)."""
 
     run: str
     task_id: int

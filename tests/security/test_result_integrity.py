@@ -120,8 +120,10 @@ def test_report_and_leaderboard_list_invalid_results_and_exit_1(scored, capsys, 
     bad = scored.results() / "84.json"
     _edit(bad, final_score="1.0")
     code = main([command, str(scored.root)])
-    err = capsys.readouterr().err
+    out, err = capsys.readouterr()
     assert code == 1 and f"invalid result {bad}" in err and "Traceback" not in err
+    # and the table itself shows it: an `invalid` column (leaderboard) or an `invalid result file` problem (report)
+    assert ("| invalid |" in out) if command == "leaderboard" else ("invalid result file" in out), out[-1500:]
 
 
 def test_invalid_result_counts_zero_in_the_report_not_dropped(scored, tmp_path):
@@ -149,6 +151,8 @@ def test_invalid_result_counts_zero_in_the_report_not_dropped(scored, tmp_path):
     problems = [p for p in after["problems"] if p["task_id"] == 83]
     assert [p["status"] for p in problems] == ["invalid"] and str(bad) in problems[0]["reason"]
     assert after["status_counts"]["assembly"]["invalid"] == 1
+    group = after["groups"][0]
+    assert group["coverage"]["with_result"] == before["groups"][0]["coverage"]["with_result"] - 1
 
 
 def test_run_with_only_invalid_results_keeps_its_declared_identity(scored, tmp_path):
@@ -159,7 +163,8 @@ def test_run_with_only_invalid_results_keeps_its_declared_identity(scored, tmp_p
     (scored.root / "run.json").write_text(json.dumps({"harness": "h-x", "model": "m-y", "rep": 2}))
     for f in scored.results().glob("*.json"):
         _edit(f, final_score="1.0")
-    results, _ = load_available(scored.root)
-    assert sorted(r.task_id for r in results) == [37, 38, 83, 84]
-    assert {(r.status, r.run["harness"], r.run["model"], r.run["rep"]) for r in results} == {
-        ("invalid", "h-x", "m-y", 2)}
+    for given in (scored.root, scored.results()):  # the run directory, or its results folder
+        results, _ = load_available(given)
+        assert sorted(r.task_id for r in results) == [37, 38, 83, 84]
+        assert {(r.status, r.run["harness"], r.run["model"], r.run["rep"]) for r in results} == {
+            ("invalid", "h-x", "m-y", 2)}
