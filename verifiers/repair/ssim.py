@@ -85,18 +85,18 @@ def _window_sums(cols: np.ndarray, sums: np.ndarray) -> None:
 def _row_ssim_map(sums: np.ndarray, out: np.ndarray) -> None:
     """The SSIM map of one output row, from its exact window sums (no fast-math: each value is rounded as written).
 
-    Every term is an integer formed in int64 and converted to float64 once (all are below 2**53, so exactly);
-    only the constants, the two products and the ratio round. For identical frames A1 == B1 and A2 == B2 bit
-    for bit, so each value is exactly 1, as in skimage.
+    The integer terms are formed in float64, exactly: every product and difference of window sums is an integer
+    below 2**53. Only adding the constants, the two products and the ratio round. For identical frames A1 == B1
+    and A2 == B2 bit for bit, so each value is exactly 1, as in skimage.
     """
     sx, sy, sxx, syy, sxy = sums[0], sums[1], sums[2], sums[3], sums[4]
     for x in range(out.shape[0]):
-        ix, iy = np.int64(sx[x]), np.int64(sy[x])
-        p = ix * iy
-        a1 = np.float64(2 * p) + _C1N
-        a2 = np.float64(2 * (NP_WIN * np.int64(sxy[x]) - p)) + _C2N
-        b1 = np.float64(ix * ix + iy * iy) + _C1N
-        b2 = np.float64(NP_WIN * np.int64(sxx[x]) - ix * ix + NP_WIN * np.int64(syy[x]) - iy * iy) + _C2N
+        fx, fy = np.float64(sx[x]), np.float64(sy[x])
+        p = fx * fy
+        a1 = 2.0 * p + _C1N
+        a2 = 2.0 * (NP_WIN * np.float64(sxy[x]) - p) + _C2N
+        b1 = (fx * fx + fy * fy) + _C1N
+        b2 = ((NP_WIN * np.float64(sxx[x]) - fx * fx) + (NP_WIN * np.float64(syy[x]) - fy * fy)) + _C2N
         out[x] = (a1 * a2) / (b1 * b2)
 
 
