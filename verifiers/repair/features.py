@@ -85,7 +85,7 @@ def laplacian_variance(gray: np.ndarray) -> float:
     The sum S and the sum of squares Q of the Laplacian are integers (|values| <= 1020, so Q < 2**63 for any
     frame size), summed exactly in int64; the variance (n*Q - S^2) / n^2 is then formed in Python's integers and
     rounded once, so it is the correctly rounded variance (numpy's two-pass `var` is within ~1e-16 of it).
-    OpenCV's `norm(NORM_L2SQR)` would be faster still but is not exact (off by up to ~3e-5 at 1080p).
+    (OpenCV's `norm(NORM_L2SQR)` is not exact: its sum of squares is off by up to ~3e-5 at 1080p.)
     """
     lap = cv2.Laplacian(gray, cv2.CV_16S)  # uint8 input, 3x3 aperture: |values| <= 1020, exact in int16
     n = lap.size
