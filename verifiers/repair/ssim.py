@@ -7,10 +7,10 @@ How it is computed: one compiled pass (numba, no GIL held, so the edit rubric's 
 side) slides a 7-row window down both frames. It keeps, per column, the integer sums of x, y, x*x, y*y and x*y
 over the window's 7 rows (adding the entering row, subtracting the leaving one), and per output row sums 7
 columns of each. Every window sum is an exact integer, and so are the terms the formula is built from
-(N*Sxy - Sx*Sy and the like, below 2**31), so the only rounding is the float64 ratio per pixel and the sum of
-the map: the result agrees with skimage to ~1e-14 (skimage's own float64 filtering rounds more than that).
-Working on rows keeps the state in cache (5 int32 column sums and 5 row buffers, each as wide as the frame);
-nothing the size of the frame is allocated. Measured on 1080p: ~12 ms per pair, against ~40 ms for the
+(N*Sxy - Sx*Sy and the like, formed exactly in float64 below 2**53), so the only rounding is adding the two
+constants, the ratio per pixel and the sum of the map: the result agrees with skimage to ~1e-14 (skimage's own
+float64 filtering rounds more than that). Working on rows keeps the state in cache (5 int32 column sums, 5 int32
+row buffers and one float64 row, each as wide as the frame); nothing the size of the frame is allocated. Measured on 1080p: ~12 ms per pair, against ~40 ms for the
 earlier OpenCV box-filter version (which needed per-frame statistics of 7 bytes/pixel besides).
 """
 
