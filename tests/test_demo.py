@@ -87,6 +87,72 @@ def test_force_and_stale_versions_rebuild_atomically(tmp_path: Path, monkeypatch
     assert sorted(p.name for p in tmp_path.iterdir()) == ["demo"]  # no staging or old folders left behind
 
 
+def test_an_interrupted_build_resumes_from_its_finished_steps(demo: DemoBenchmark, tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """The full size builds for hours: a build that fails part-way keeps its finished steps, and the next build
+    runs only the rest and gives the same bytes as a build that never stopped."""
+    import agenticvbench.demo.build as build_mod
+
+    real = {name: getattr(build_mod, name) for name in
+            ("build_sources", "build_recap_task", "build_sequencing_task", "build_assembly_task", "build_repair_task")}
+    calls: dict[str, int] = dict.fromkeys(real, 0)
+
+    def counting(name: str, fail_on: int | None = None):  # type: ignore[no-untyped-def]
+        def run(ctx, spec, *rest):  # type: ignore[no-untyped-def]
+            calls[name] += 1
+            if fail_on is not None and getattr(spec, "task_id", None) == fail_on:
+                raise RuntimeError("simulated crash")
+            return real[name](ctx, spec, *rest)
+        return run
+
+    for name in real:
+        monkeypatch.setattr(build_mod, name, counting(name, fail_on=83 if name == "build_assembly_task" else None))
+    dest = tmp_path / "demo"
+    with pytest.raises(RuntimeError, match="simulated crash"):
+        build_demo(dest)
+    assert not dest.exists() and not is_complete(dest)
+    n_steps = sum(calls.values())
+    assert n_steps == 11  # every other step ran to the end and left a checkpoint
+
+    for name in real:
+        calls[name] = 0
+        monkeypatch.setattr(build_mod, name, counting(name))
+    lines: list[str] = []
+    resumed = build_demo(dest, progress=lines.append)
+    assert calls == {**dict.fromkeys(real, 0), "build_assembly_task": 1}  # only the failed step ran again
+    assert sum("resumed" in line for line in lines) == n_steps - 1
+    first, again = _files(demo.root), _files(resumed.root)
+    assert sorted(first) == sorted(again)
+    assert [n for n in first if first[n].read_bytes() != again[n].read_bytes()] == []
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["demo"]  # staging, checkpoints and lock are gone
+
+
+def test_a_second_builder_waits_and_reuses_the_first_build(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two builders of the same folder at once build it once: the second waits for the lock, then reuses."""
+    import threading
+    import time
+
+    import agenticvbench.demo.build as build_mod
+
+    builds: list[int] = []
+
+    def slow_populate(root: Path, *_: object) -> None:
+        builds.append(len(builds) + 1)
+        time.sleep(0.5)
+        (root / "mirror").mkdir()
+
+    monkeypatch.setattr(build_mod, "_populate", slow_populate)
+    dest = tmp_path / "demo"
+    out: list[DemoBenchmark] = []
+    threads = [threading.Thread(target=lambda: out.append(build_demo(dest))) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert builds == [1] and len(out) == 2 and out[0] == out[1] and is_complete(dest)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["demo"]
+
+
 def test_default_demo_dir_is_versioned_under_the_package_cache() -> None:
     assert default_demo_dir() == default_cache_dir() / "demo" / __version__
 

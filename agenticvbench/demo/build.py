@@ -4,12 +4,20 @@ The build is deterministic (same bytes on every build with the same ffmpeg/libra
 is written into a staging folder next to `dest`, the completion marker is written last, and the folder is
 then renamed into place, so `dest` is either a complete build or absent. A complete build of the same
 generator version is reused unless `force=True`.
+
+It is also resumable, because the full size takes hours: every finished step (one task, or one repair source)
+leaves a checkpoint in the staging folder with its return value, and a build that was interrupted or failed
+keeps its staging folder, so the next `build_demo` of the same generator version and size runs only the
+steps that had not finished. One builder at a time per `dest`: a lock file next to it is held for the whole
+build, so a second builder waits and then reuses the first one's result.
 """
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
+import re
 import shutil
 import threading
 import time
@@ -40,6 +48,7 @@ from agenticvbench.version import __version__
 #: Bump when the generated content changes, so cached builds are rebuilt.
 GENERATOR_VERSION = "2"
 MARKER = ".avb-demo.json"
+STEPS = ".steps"  # in the staging folder: one checkpoint per finished step, and what is being built
 
 SCHEMA = pa.schema([
     pa.field("task_id", pa.int64(), nullable=False),
@@ -96,8 +105,13 @@ def write_parquet(path: Path, rows: list[dict[str, Any]]) -> Path:
 Progress = Callable[[str], None]
 
 
+def _checkpoint_path(root: Path, label: str) -> Path:
+    return root / STEPS / (re.sub(r"[^a-z0-9]+", "-", label.lower()) + ".json")
+
+
 def _populate(root: Path, size: DemoSize = SMALL, progress: Progress | None = None) -> None:
     ctx = BuildContext(mirror=root / "mirror", runs=root / "runs", work=root / ".work")
+    shutil.rmtree(ctx.work, ignore_errors=True)  # scratch of an interrupted build; its finished steps are kept
     sources, repairs = repair_plan(size)
     total = sum(size.counts) + len(sources)
     done = [0]
@@ -106,12 +120,19 @@ def _populate(root: Path, size: DemoSize = SMALL, progress: Progress | None = No
 
     def step(label: str, fn: Callable[..., Any], *args: Any) -> Any:
         t0 = time.perf_counter()
-        out = fn(*args)
+        checkpoint = _checkpoint_path(root, label)
+        try:  # finished by an earlier, interrupted build of this staging folder: its files are in place
+            out = json.loads(checkpoint.read_text(encoding="utf-8"))["result"]
+            how = "resumed"
+        except (OSError, ValueError, KeyError, TypeError):
+            atomic_write_json(checkpoint, {"result": fn(*args)})
+            # what the next steps get is read back, so a fresh and a resumed build see the same values
+            out = json.loads(checkpoint.read_text(encoding="utf-8"))["result"]
+            how = f"{time.perf_counter() - t0:.1f} s"
         if progress is not None:
             with lock:
                 done[0] += 1
-                progress(f"[{done[0]}/{total}] {label} {time.perf_counter() - t0:.1f} s "
-                         f"(elapsed {time.perf_counter() - t_start:.0f} s)")
+                progress(f"[{done[0]}/{total}] {label} {how} (elapsed {time.perf_counter() - t_start:.0f} s)")
         return out
 
     # ffmpeg runs in subprocesses, so `workers` threads keep that many cores busy; outputs do not depend on
@@ -151,38 +172,78 @@ def _replaceable(dest: Path) -> bool:
     return not dest.exists() or _marker(dest) is not None or (dest.is_dir() and not any(dest.iterdir()))
 
 
+class _BuildLock:
+    """An exclusive `flock` on `<parent>/.<name>.lock`, removed on release (re-taken if it was replaced meanwhile)."""
+
+    def __init__(self, dest: Path) -> None:
+        self.path = dest.with_name(f".{dest.name}.lock")
+        self._fd = -1
+
+    def __enter__(self) -> _BuildLock:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        while True:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            try:  # the holder before us unlinks the file on release: then lock the new one instead
+                if os.fstat(fd).st_ino == os.stat(self.path).st_ino:
+                    self._fd = fd
+                    return self
+            except FileNotFoundError:
+                pass
+            os.close(fd)
+
+    def __exit__(self, *exc: object) -> None:
+        self.path.unlink(missing_ok=True)
+        os.close(self._fd)
+
+
+def _staging_for(dest: Path, size: DemoSize, *, fresh: bool) -> Path:
+    """The staging folder of `dest`: kept from an interrupted build of the same generator and size, else new."""
+    staging = dest.with_name(f".{dest.name}.building")
+    what = {"generator_version": GENERATOR_VERSION, "size": size.name}
+    try:
+        same = json.loads((staging / STEPS / "build.json").read_text(encoding="utf-8")) == what
+    except (OSError, ValueError):
+        same = False
+    if fresh or not same:
+        shutil.rmtree(staging, ignore_errors=True)
+        atomic_write_json(staging / STEPS / "build.json", what)
+    return staging
+
+
 def build_demo(dest: str | os.PathLike[str], *, force: bool = False, size: str | DemoSize = SMALL,
                progress: Progress | None = None) -> DemoBenchmark:
     """Build (or reuse) the demo benchmark of `size` in `dest` and return where its mirror and runs are.
 
-    `progress`, if given, is called with one line per finished task. Refuses to replace a non-empty folder
-    that is not a demo build (raises `AVBError`).
+    `progress`, if given, is called with one line per finished step. An interrupted build resumes from its
+    finished steps (`force` starts afresh). Refuses to replace a non-empty folder that is not a demo build
+    (raises `AVBError`).
     """
     dest = Path(dest).absolute()
     size = get_size(size)
     if not force and is_complete(dest, size):
         return _layout(dest)
-    if not _replaceable(dest):
-        raise AVBError(f"{dest} exists and is not a demo build; refusing to overwrite it")
-    tag = f"{os.getpid()}-{threading.get_ident()}"
-    staging = dest.with_name(f".{dest.name}.building-{tag}")
-    shutil.rmtree(staging, ignore_errors=True)
-    staging.mkdir(parents=True)
-    try:
-        _populate(staging, size, progress)
-        marker: dict[str, Any] = {"generator": "agenticvbench.demo", "generator_version": GENERATOR_VERSION}
-        if size.name != "small":
-            marker["size"] = size.name
-        atomic_write_json(staging / MARKER, marker)
-        old = dest.with_name(f".{dest.name}.old-{tag}")
-        if dest.exists():
-            os.replace(dest, old)
-        try:
-            os.replace(staging, dest)
-        except OSError:
-            if not is_complete(dest, size):  # another builder won the race with a complete build: keep theirs
-                raise
-        shutil.rmtree(old, ignore_errors=True)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
+    with _BuildLock(dest):
+        if not force and is_complete(dest, size):  # built by the builder we waited for
+            return _layout(dest)
+        if not _replaceable(dest):
+            raise AVBError(f"{dest} exists and is not a demo build; refusing to overwrite it")
+        return _build_locked(dest, size, force, progress)
+
+
+def _build_locked(dest: Path, size: DemoSize, force: bool, progress: Progress | None) -> DemoBenchmark:
+    """Populate the staging folder (resuming), then swap it into place; a failure keeps it for the next build."""
+    staging = _staging_for(dest, size, fresh=force)
+    _populate(staging, size, progress)
+    shutil.rmtree(staging / STEPS)
+    marker: dict[str, Any] = {"generator": "agenticvbench.demo", "generator_version": GENERATOR_VERSION}
+    if size.name != "small":
+        marker["size"] = size.name
+    atomic_write_json(staging / MARKER, marker)
+    old = dest.with_name(f".{dest.name}.old")
+    shutil.rmtree(old, ignore_errors=True)
+    if dest.exists():
+        os.replace(dest, old)
+    os.replace(staging, dest)
+    shutil.rmtree(old, ignore_errors=True)
     return _layout(dest)
