@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -89,42 +90,95 @@ def test_force_and_stale_versions_rebuild_atomically(tmp_path: Path, monkeypatch
 
 def test_an_interrupted_build_resumes_from_its_finished_steps(demo: DemoBenchmark, tmp_path: Path,
                                                             monkeypatch: pytest.MonkeyPatch) -> None:
-    """The full size builds for hours: a build that fails part-way keeps its finished steps, and the next build
-    runs only the rest and gives the same bytes as a build that never stopped."""
+    """The full size builds for hours: a build that fails part-way keeps its finished steps, the next build runs
+    only the rest, and the result has the same bytes as a build that never stopped.
+
+    Three attempts: a step crashes after writing its files (the queue is cancelled); then every remaining step
+    runs and the final parquet write fails; then nothing is left to run (no scratch folder is ever created, which
+    must not break the clean-up)."""
     import agenticvbench.demo.build as build_mod
 
     real = {name: getattr(build_mod, name) for name in
             ("build_sources", "build_recap_task", "build_sequencing_task", "build_assembly_task", "build_repair_task")}
-    calls: dict[str, int] = dict.fromkeys(real, 0)
+    real_parquet = build_mod.write_parquet
+    finished: list[set[str]] = []
 
-    def counting(name: str, fail_on: int | None = None):  # type: ignore[no-untyped-def]
-        def run(ctx, spec, *rest):  # type: ignore[no-untyped-def]
-            calls[name] += 1
-            if fail_on is not None and getattr(spec, "task_id", None) == fail_on:
-                raise RuntimeError("simulated crash")
-            return real[name](ctx, spec, *rest)
-        return run
+    def key(spec: object, rest: tuple[object, ...]) -> str:
+        return f"task {spec.task_id}" if hasattr(spec, "task_id") else f"source {rest[0]}"
 
-    for name in real:
-        monkeypatch.setattr(build_mod, name, counting(name, fail_on=83 if name == "build_assembly_task" else None))
+    def attempt(*, crash_task: int | None = None, crash_parquet: bool = False,
+                progress: Callable[[str], None] | None = None) -> DemoBenchmark:
+        done: set[str] = set()
+        finished.append(done)
+
+        def counting(name: str):  # type: ignore[no-untyped-def]
+            def run(ctx, spec, *rest):  # type: ignore[no-untyped-def]
+                out = real[name](ctx, spec, *rest)  # files written, then the crash: no checkpoint
+                if getattr(spec, "task_id", None) == crash_task:
+                    raise RuntimeError("simulated crash in a step")
+                done.add(key(spec, rest))
+                return out
+            return run
+
+        def parquet(*args):  # type: ignore[no-untyped-def]
+            if crash_parquet:
+                raise OSError("simulated full disk")
+            return real_parquet(*args)
+
+        for name in real:
+            monkeypatch.setattr(build_mod, name, counting(name))
+        monkeypatch.setattr(build_mod, "write_parquet", parquet)
+        return build_demo(dest, progress=progress)
+
     dest = tmp_path / "demo"
-    with pytest.raises(RuntimeError, match="simulated crash"):
-        build_demo(dest)
-    assert not dest.exists() and not is_complete(dest)
-    n_steps = sum(calls.values())
-    assert n_steps == 11  # every other step ran to the end and left a checkpoint
-
-    for name in real:
-        calls[name] = 0
-        monkeypatch.setattr(build_mod, name, counting(name))
+    with pytest.raises(RuntimeError, match="crash in a step"):
+        attempt(crash_task=83)
+    with pytest.raises(OSError, match="full disk"):
+        attempt(crash_parquet=True)
+    assert not dest.exists()
     lines: list[str] = []
-    resumed = build_demo(dest, progress=lines.append)
-    assert calls == {**dict.fromkeys(real, 0), "build_assembly_task": 1}  # only the failed step ran again
-    assert sum("resumed" in line for line in lines) == n_steps - 1
-    first, again = _files(demo.root), _files(resumed.root)
-    assert sorted(first) == sorted(again)
-    assert [n for n in first if first[n].read_bytes() != again[n].read_bytes()] == []
+    resumed = attempt(progress=lines.append)
+    first, second, third = finished
+    assert "task 83" not in first and "task 83" in second
+    assert first and not first & second and third == set()  # nothing that had finished ran again
+    assert len(first | second) == 11 and sum("resumed" in line for line in lines) == 11
+    want, got = _files(demo.root), _files(resumed.root)
+    assert sorted(want) == sorted(got)
+    assert [n for n in want if want[n].read_bytes() != got[n].read_bytes()] == []
     assert sorted(p.name for p in tmp_path.iterdir()) == ["demo"]  # staging, checkpoints and lock are gone
+
+
+def test_a_stale_or_forced_staging_folder_is_not_resumed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Finished steps are reused only by the same generator, size and library versions, and never with force."""
+    import agenticvbench.demo.build as build_mod
+
+    seen: list[bool] = []
+
+    def failing_populate(root: Path, *_: object) -> None:
+        seen.append((root / "step-done").exists())
+        (root / "step-done").write_text("x")
+        raise RuntimeError("interrupted")
+
+    monkeypatch.setattr(build_mod, "_populate", failing_populate)
+    dest = tmp_path / "demo"
+    for _ in range(2):
+        with pytest.raises(RuntimeError):
+            build_demo(dest)
+    assert seen == [False, True]  # the second attempt found the first one's work
+    with pytest.raises(RuntimeError):
+        build_demo(dest, force=True)
+    assert seen[-1] is False
+    staging = tmp_path / ".demo.building" / ".steps" / "build.json"
+    for field, value in (("generator_version", "0"), ("size", "full"), ("libraries", {"av": "0.0"})):
+        with pytest.raises(RuntimeError):
+            build_demo(dest)  # same stamp: resumed
+        assert seen[-1] is True
+        stamp = json.loads(staging.read_text())
+        stamp[field] = value
+        staging.write_text(json.dumps(stamp))
+        with pytest.raises(RuntimeError):
+            build_demo(dest)
+        assert seen[-1] is False, field
 
 
 def test_a_second_builder_waits_and_reuses_the_first_build(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -144,12 +198,12 @@ def test_a_second_builder_waits_and_reuses_the_first_build(tmp_path: Path, monke
     monkeypatch.setattr(build_mod, "_populate", slow_populate)
     dest = tmp_path / "demo"
     out: list[DemoBenchmark] = []
-    threads = [threading.Thread(target=lambda: out.append(build_demo(dest))) for _ in range(2)]
+    threads = [threading.Thread(target=lambda: out.append(build_demo(dest))) for _ in range(3)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    assert builds == [1] and len(out) == 2 and out[0] == out[1] and is_complete(dest)
+    assert builds == [1] and len(out) == 3 and out[0] == out[1] == out[2] and is_complete(dest)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["demo"]
 
 
@@ -214,7 +268,7 @@ def test_repair_profiles_follow_the_official_schema(demo: DemoBenchmark) -> None
     for spec in REPAIRS:
         t = tasks[spec.task_id]
         p = t.profile
-        assert set(p) == {"source_file", "format", "visual", "narrative", "sound", "injection"}
+        assert list(p) == ["source_file", "format", "visual", "narrative", "sound", "injection"]  # official order
         assert set(p["format"]) == {"resolution", "framerate", "duration_s", "codec", "container", "pix_fmt",
                                     "aspect_ratio", "bitrate_bps", "nb_frames"}
         src = probe(source_path(demo.mirror, spec.task_id))

@@ -41,8 +41,9 @@ from agenticvbench.demo.recap import build_recap_task, recap_specs
 from agenticvbench.demo.repair import build_repair_task, build_sources, repair_plan
 from agenticvbench.demo.sizes import SMALL, DemoSize, get_size
 from agenticvbench.errors import AVBError
-from agenticvbench.fsutil import atomic_write_json
+from agenticvbench.fsutil import atomic_write_json, atomic_write_text
 from agenticvbench.loader import PARQUET_PATH, default_cache_dir
+from agenticvbench.provenance import library_versions
 from agenticvbench.version import __version__
 
 #: Bump when the generated content changes, so cached builds are rebuilt.
@@ -109,6 +110,17 @@ def _checkpoint_path(root: Path, label: str) -> Path:
     return root / STEPS / (re.sub(r"[^a-z0-9]+", "-", label.lower()) + ".json")
 
 
+def _read_checkpoint(path: Path) -> Any:
+    """The value a finished step returned, or `_MISSING`."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))["result"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return _MISSING
+
+
+_MISSING = object()
+
+
 def _populate(root: Path, size: DemoSize = SMALL, progress: Progress | None = None) -> None:
     ctx = BuildContext(mirror=root / "mirror", runs=root / "runs", work=root / ".work")
     shutil.rmtree(ctx.work, ignore_errors=True)  # scratch of an interrupted build; its finished steps are kept
@@ -121,13 +133,13 @@ def _populate(root: Path, size: DemoSize = SMALL, progress: Progress | None = No
     def step(label: str, fn: Callable[..., Any], *args: Any) -> Any:
         t0 = time.perf_counter()
         checkpoint = _checkpoint_path(root, label)
-        try:  # finished by an earlier, interrupted build of this staging folder: its files are in place
-            out = json.loads(checkpoint.read_text(encoding="utf-8"))["result"]
-            how = "resumed"
-        except (OSError, ValueError, KeyError, TypeError):
-            atomic_write_json(checkpoint, {"result": fn(*args)})
-            # what the next steps get is read back, so a fresh and a resumed build see the same values
-            out = json.loads(checkpoint.read_text(encoding="utf-8"))["result"]
+        out = _read_checkpoint(checkpoint)  # finished by an earlier, interrupted build: its files are in place
+        how = "resumed"
+        if out is _MISSING:
+            # plain JSON (key order kept, no fallback for other types); what later steps get is read back, so a
+            # fresh and a resumed build see the same values
+            atomic_write_text(checkpoint, json.dumps({"result": fn(*args)}))
+            out = _read_checkpoint(checkpoint)
             how = f"{time.perf_counter() - t0:.1f} s"
         if progress is not None:
             with lock:
@@ -137,7 +149,8 @@ def _populate(root: Path, size: DemoSize = SMALL, progress: Progress | None = No
 
     # ffmpeg runs in subprocesses, so `workers` threads keep that many cores busy; outputs do not depend on
     # scheduling (every task writes its own files). Repair sources first: their cells need the profiles.
-    with ThreadPoolExecutor(max_workers=size.workers) as pool:
+    pool = ThreadPoolExecutor(max_workers=size.workers)
+    try:
         base_f = {n: pool.submit(step, f"repair source {n}", build_sources, ctx, sources, n) for n in sources}
         futs: list[Future[dict[str, Any]]] = []
         for i, rs in enumerate(recap_specs(size)):  # heaviest first
@@ -151,11 +164,15 @@ def _populate(root: Path, size: DemoSize = SMALL, progress: Progress | None = No
             futs.append(pool.submit(step, f"repair {rp.task_id}", build_repair_task, ctx, rp, i,
                                     sources[rp.source][0], base[rp.source]))
         rows = [f.result() for f in futs]
+    except BaseException:  # a failed step or Ctrl-C: stop now (finished steps are checkpointed), not after the queue
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    pool.shutdown()
     write_parquet(ctx.mirror / PARQUET_PATH, rows)
     write_text_readme(ctx.mirror / "README.md", size)
     for name in RUN_NAMES:
         write_json(ctx.runs / name / "run.json", {"harness": "demo", "model": name, "rep": 1})
-    shutil.rmtree(ctx.work)
+    shutil.rmtree(ctx.work, ignore_errors=True)  # absent when no step needed scratch space (e.g. all resumed)
 
 
 def write_text_readme(path: Path, size: DemoSize = SMALL) -> None:
@@ -193,14 +210,17 @@ class _BuildLock:
             os.close(fd)
 
     def __exit__(self, *exc: object) -> None:
-        self.path.unlink(missing_ok=True)
-        os.close(self._fd)
+        try:
+            self.path.unlink(missing_ok=True)
+        finally:
+            os.close(self._fd)
 
 
 def _staging_for(dest: Path, size: DemoSize, *, fresh: bool) -> Path:
-    """The staging folder of `dest`: kept from an interrupted build of the same generator and size, else new."""
+    """The staging folder of `dest`: kept from an interrupted build of the same generator and size made with the
+    same package and library versions (ffmpeg, PyAV: they made its bytes), else new."""
     staging = dest.with_name(f".{dest.name}.building")
-    what = {"generator_version": GENERATOR_VERSION, "size": size.name}
+    what = {"generator_version": GENERATOR_VERSION, "size": size.name, "libraries": library_versions()}
     try:
         same = json.loads((staging / STEPS / "build.json").read_text(encoding="utf-8")) == what
     except (OSError, ValueError):
@@ -235,7 +255,6 @@ def _build_locked(dest: Path, size: DemoSize, force: bool, progress: Progress | 
     """Populate the staging folder (resuming), then swap it into place; a failure keeps it for the next build."""
     staging = _staging_for(dest, size, fresh=force)
     _populate(staging, size, progress)
-    shutil.rmtree(staging / STEPS)
     marker: dict[str, Any] = {"generator": "agenticvbench.demo", "generator_version": GENERATOR_VERSION}
     if size.name != "small":
         marker["size"] = size.name
@@ -245,5 +264,6 @@ def _build_locked(dest: Path, size: DemoSize, force: bool, progress: Progress | 
     if dest.exists():
         os.replace(dest, old)
     os.replace(staging, dest)
+    shutil.rmtree(dest / STEPS, ignore_errors=True)  # only now: until the swap the staging folder stays resumable
     shutil.rmtree(old, ignore_errors=True)
     return _layout(dest)
