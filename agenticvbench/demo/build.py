@@ -7,8 +7,8 @@ generator version is reused unless `force=True`.
 
 It is also resumable, because the full size takes hours: every finished step (one task, or one repair source)
 leaves a checkpoint in the staging folder with its return value, and a build that was interrupted or failed
-keeps its staging folder, so the next `build_demo` of the same generator version and size runs only the
-steps that had not finished. One builder at a time per `dest`: a lock file next to it is held for the whole
+keeps its staging folder, so the next `build_demo` of the same generator version, size and library versions
+runs only the steps that had not finished. One builder at a time per `dest`: a lock file next to it is held for the whole
 build, so a second builder waits and then reuses the first one's result.
 """
 
@@ -110,15 +110,15 @@ def _checkpoint_path(root: Path, label: str) -> Path:
     return root / STEPS / (re.sub(r"[^a-z0-9]+", "-", label.lower()) + ".json")
 
 
+_MISSING = object()
+
+
 def _read_checkpoint(path: Path) -> Any:
     """The value a finished step returned, or `_MISSING`."""
     try:
         return json.loads(path.read_text(encoding="utf-8"))["result"]
     except (OSError, ValueError, KeyError, TypeError):
         return _MISSING
-
-
-_MISSING = object()
 
 
 def _populate(root: Path, size: DemoSize = SMALL, progress: Progress | None = None) -> None:
