@@ -9,7 +9,8 @@ Rejections (the engine scores the task `malformed`, reason from `InputRejected`)
 
 Flags (the official score is kept, the result's `integrity` list names the hole, a warning says it loudly):
 
-- `audio_only`: a media output with audio but no video stream (repair: the official scorer still gives ~0.98);
+- `audio_only`: a media output with audio but no video stream (repair: edit 0, as the official scorer, whose
+  OpenCV cannot open it; format and localisation still score);
 - `rotation`: a video carrying a display rotation matrix (players rotate it, frame comparisons do not);
 - `identical_to_input`: a repair output byte-identical to the agent's own broken input.
 """
@@ -33,7 +34,7 @@ MAX_DURATION_S: dict[str, float] = {"recap": 4 * 3600.0, "sequencing": 3600.0, "
 MAX_FRAME_SIDE = 8192  # pixels; 8K UHD is 7680 wide
 MAX_FRAME_PIXELS = 4096 * 4096  # covers 4K UHD and DCI 4K; 8192x8192 10-bit 4:4:4 peaks at 2.4 GB when scored
 FLAGS: dict[str, str] = {
-    "audio_only": "has audio but no video stream; the official scorer still gives it points",
+    "audio_only": "has audio but no video stream; only format and localisation can score",
     "rotation": "carries a display rotation matrix; players rotate it but frame comparisons do not",
     "identical_to_input": "is byte-identical to the task's own input given to the agent",
 }

@@ -2,7 +2,8 @@
 
 The official edit rubric seeks `cv2.VideoCapture` with `CAP_PROP_POS_MSEC` per 10-s chunk and extracts audio
 per chunk with `ffmpeg -ss S -t T -i FILE -ac 1 -ar 48000` to s16. Here: the same frame positions
-(`opencv_seek_frame`), the same PCM (`pcm_s16`), and `FrameWindow`, which decodes a video once, sequentially,
+(`opencv_seek_frame`), the ffmpeg PCM extraction (`pcm_s16`; `seek_audio` for the official per-chunk audio),
+and `FrameWindow`, which decodes a video once, sequentially,
 in a background thread, keeps only the frames a caller still needs and hands them out by index.
 """
 
@@ -15,11 +16,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Generic, TypeVar, cast
 
-import av
 import numpy as np
 
 from agenticvbench.errors import MediaError
-from agenticvbench.media.container import open_input
 from agenticvbench.media.ffmpeg import run_ffmpeg
 from agenticvbench.media.video import VideoFrame, iter_frames
 
@@ -40,27 +39,15 @@ def opencv_seek_frame(start_s: float, fps: float) -> int:
     return int(start_s * fps + 0.5)
 
 
-def audio_start_offset(path: str | Path) -> float | None:
-    """Seconds by which the first audio stream starts after the file's start (None when there is no audio)."""
-    with open_input(path) as container:
-        if not container.streams.audio:
-            return None
-        stream = container.streams.audio[0]
-        if stream.start_time is None or stream.time_base is None:
-            return 0.0
-        file_start = (container.start_time or 0) / av.time_base
-        return float(stream.start_time * stream.time_base) - file_start
-
-
 def pcm_s16(path: str | Path, *, sample_rate: int = 48000, start_s: float | None = None,
             duration_s: float | None = None, timeout: float = 600.0) -> np.ndarray:
     """First audio stream as mono int16 PCM at `sample_rate`, converted by the ffmpeg binary exactly as the
     official `-ac 1 -ar SR` s16 extraction does (stereo is averaged: (L + R) / 2).
 
     With `start_s`/`duration_s` the values are passed as input options formatted `%.3f` (`-ss`/`-t` before
-    `-i`), the official per-chunk form; ffmpeg's accurate seek makes a chunk bit-identical to the same slice of
-    a whole-file decode when the audio starts with the file. Raises `MediaError` carrying ffmpeg's last error
-    line, e.g. "Output file #0 does not contain any stream" when there is no audio.
+    `-i`), the official per-chunk command line (run by the bundled ffmpeg, whose mov seeks differ from the
+    official 5.1's: `seek_audio` emulates those). Raises `MediaError` carrying ffmpeg's last error line, e.g.
+    "Output file #0 does not contain any stream" when there is no audio.
     """
     args: list[str] = ["-v", "error"]
     if start_s is not None:
@@ -70,45 +57,6 @@ def pcm_s16(path: str | Path, *, sample_rate: int = 48000, start_s: float | None
     args += ["-i", str(path), "-vn", "-ac", "1", "-ar", str(sample_rate), "-f", "s16le", "-acodec", "pcm_s16le",
              "pipe:1"]
     proc = run_ffmpeg(args, timeout=timeout)
-    if proc.returncode != 0:
-        raise MediaError(f"ffmpeg audio extract failed: {_first_error(proc.stderr, proc.returncode)}")
-    return np.frombuffer(proc.stdout, dtype="<i2")
-
-
-def aac_priming_samples(path: str | Path) -> int | None:
-    """Encoder delay of the first audio stream in codec samples when it is AAC (the samples before time 0 that
-    the container's edit list makes decoders skip), else None."""
-    with open_input(path) as container:
-        if not container.streams.audio:
-            return None
-        stream = container.streams.audio[0]
-        if stream.codec_context.name != "aac" or not stream.sample_rate or stream.time_base is None:
-            return None
-        for packet in container.demux(stream):
-            if packet.pts is None:
-                continue
-            return max(0, round(-packet.pts * stream.time_base * stream.sample_rate))
-    return None
-
-
-def pcm_s16_untrimmed(path: str | Path, *, sample_rate: int = 48000, timeout: float = 600.0) -> np.ndarray | None:
-    """The whole first audio stream as `pcm_s16` gives it, but with every AAC packet decoded in full: the end
-    padding of the encoder's last frame (up to 1023 samples) is kept instead of being trimmed to the
-    container's duration. This is what ffmpeg 5.1 (Debian 12, the official scorer's) returns; newer ffmpeg
-    trims it. Done by remuxing the packets to ADTS (no edit list, so no trimming) and dropping only the
-    encoder delay (`aac_priming_samples`) before the mono/resample conversion. None when the stream is not
-    AAC; raises `MediaError` when ffmpeg fails.
-    """
-    priming = aac_priming_samples(path)
-    if priming is None:
-        return None
-    adts = run_ffmpeg(["-v", "error", "-i", str(path), "-map", "0:a:0", "-c", "copy", "-f", "adts", "pipe:1"],
-                      timeout=timeout)
-    if adts.returncode != 0 or not adts.stdout:
-        raise MediaError(f"ffmpeg ADTS remux failed: {_first_error(adts.stderr, adts.returncode)}")
-    proc = run_ffmpeg(["-v", "error", "-f", "aac", "-i", "pipe:0", "-af", f"atrim=start_sample={priming}",
-                       "-ac", "1", "-ar", str(sample_rate), "-f", "s16le", "-acodec", "pcm_s16le", "pipe:1"],
-                      timeout=timeout, input_bytes=adts.stdout)
     if proc.returncode != 0:
         raise MediaError(f"ffmpeg audio extract failed: {_first_error(proc.stderr, proc.returncode)}")
     return np.frombuffer(proc.stdout, dtype="<i2")

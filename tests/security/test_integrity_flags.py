@@ -10,12 +10,13 @@ from agenticvbench.demo.repair import source_path
 
 
 def test_audio_only_fixed_video_is_flagged(hostile_run, score_run, demo, tmp_path):
-    """An audio-only fixed.mp4 scores ~0.98 in the official scorer (above the broken input): keep it, flag it."""
+    """An audio-only fixed.mp4 is flagged. Its edit is 0, as in the official scorer (OpenCV cannot open it, so
+    every chunk fails): only format and localisation can score."""
     run = hostile_run()
     run.copy(65, "fixed.mp4", audio_only(source_path(demo.mirror, 65), tmp_path / "a.m4a.mp4"))
     s = score_run(run.root, [65])
     r = by_id(s)[65]
-    assert r.status == "scored" and r.headline_score > 0.9
+    assert r.status == "scored" and r.headline_score <= 0.4 and r.components["edit"] == 0.0
     assert r.integrity == ["audio_only"]
     assert any(w.startswith("INTEGRITY audio_only") for w in r.warnings)
     assert any("INTEGRITY audio_only" in n for n in s.notes)

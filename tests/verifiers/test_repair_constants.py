@@ -15,7 +15,7 @@ def test_edit_max_clamp_and_d_r8_message_are_defined_once() -> None:
     assert repair.EDIT_MAX is constants.EDIT_MAX and edit.EDIT_MAX is constants.EDIT_MAX == 60.0
     assert repair.clamp01 is constants.clamp01 and edit.clamp01 is constants.clamp01
     assert not hasattr(repair, "_clamp01") and not hasattr(edit, "_clamp01")
-    assert constants.NO_AUDIO_WARNING.startswith("D-R8:") and constants.NO_VIDEO_WARNING.startswith("D-R7:")
+    assert constants.NO_AUDIO_WARNING.startswith("D-R8:") and constants.NO_VIDEO_WARNING.startswith("D-R8:")
 
 
 def test_clamp01() -> None:

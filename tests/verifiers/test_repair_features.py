@@ -131,20 +131,22 @@ def test_source_cache_round_trip_is_atomic(tmp_path: Path) -> None:
         f.dhash, f.lapvar  # noqa: B018
         cache.record(f)
     cache.save()
-    cache.save_audio(np.arange(5, dtype=np.int16))
+    cache.save_audio_spans({"0.000+10.000": np.arange(5, dtype=np.int16), "10.000+2.000": np.zeros(0, np.int16)})
     again = SourceCache(tmp_path / "c", src)
     assert again.lookup(3) == (dhash64(cv2.cvtColor(_bgr(3), cv2.COLOR_BGR2GRAY)),
                                pytest.approx(laplacian_variance(cv2.cvtColor(_bgr(3), cv2.COLOR_BGR2GRAY))))
     assert again.lookup(1) == (None, None) and again.lookup(99) == (None, None)
     assert again.hits == 1
-    assert np.array_equal(again.load_audio(), np.arange(5, dtype=np.int16))
+    spans = again.load_audio_spans()
+    assert sorted(spans) == ["0.000+10.000", "10.000+2.000"] and spans["10.000+2.000"].size == 0
+    assert np.array_equal(spans["0.000+10.000"], np.arange(5, dtype=np.int16))
     assert not list(again.root.glob(".*tmp"))  # no temp files left behind
     (again.root / "frames.npz").write_bytes(b"torn")  # unreadable cache: ignored, recomputed
     assert SourceCache(tmp_path / "c", src).lookup(3) == (None, None)
 
 
 def test_source_cache_write_failure_is_noted_not_raised(tmp_path: Path) -> None:
-    """Regression: `save()` / `save_audio()` let OSError escape (and `score_edit` with it) when the cache dir
+    """Regression: `save()` / `save_audio_spans()` let OSError escape (and `score_edit` with it) when the cache dir
     cannot be created; the cache is best-effort, so the failure is recorded and the data stays usable in memory.
     The dir lies under a regular file, so mkdir fails even for root (chmod would not stop root)."""
     src = tmp_path / "src.bin"
@@ -156,10 +158,10 @@ def test_source_cache_write_failure_is_noted_not_raised(tmp_path: Path) -> None:
     f.dhash, f.lapvar  # noqa: B018
     cache.record(f)
     cache.save()
-    cache.save_audio(np.arange(5, dtype=np.int16))
+    cache.save_audio_spans({"0.000+10.000": np.arange(5, dtype=np.int16)})
     assert [e.split(" not written")[0] for e in cache.write_errors] == ["source cache frames.npz",
-                                                                       "source cache audio_s16.npy"]
-    assert cache.lookup(2) == (f.dhash, pytest.approx(f.lapvar)) and cache.load_audio() is None
+                                                                       "source cache audio_spans.npz"]
+    assert cache.lookup(2) == (f.dhash, pytest.approx(f.lapvar)) and cache.load_audio_spans() == {}
 
 
 def test_no_cache_dir_stores_nothing(tmp_path: Path) -> None:
@@ -168,8 +170,8 @@ def test_no_cache_dir_stores_nothing(tmp_path: Path) -> None:
     f.dhash, f.lapvar  # noqa: B018
     cache.record(f)
     cache.save()
-    cache.save_audio(np.zeros(3, np.int16))
-    assert cache.load_audio() is None and list(tmp_path.iterdir()) == [] and cache.write_errors == []
+    cache.save_audio_spans({"0.000+10.000": np.zeros(3, np.int16)})
+    assert cache.load_audio_spans() == {} and list(tmp_path.iterdir()) == [] and cache.write_errors == []
 
 
 # ------------------------------------------------------------------------------ media parity ----

@@ -17,8 +17,8 @@ MAX_DURATION_S = 1e6
 
 NO_AUDIO_WARNING = ("D-R8: fixed.mp4 has no audio stream; as in the official scorer every edit chunk fails, so the "
                     "edit score is 0 (video similarity is lost too)")
-NO_VIDEO_WARNING = ("D-R7: fixed.mp4 has no video stream; as in the official scorer the video budget is not "
-                    "penalised")
+NO_VIDEO_WARNING = ("D-R8: fixed.mp4 has no video stream; OpenCV cannot open it, so as in the official scorer "
+                    "every chunk fails ('cv2 open failed') and edit is 0, audio included")
 
 
 @overload

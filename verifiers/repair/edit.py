@@ -4,8 +4,8 @@ Same numbers, different machinery. The official scorer re-opens and seeks both v
 every 10-s chunk and buffers a chunk of full-resolution source frames. Here each video is decoded once,
 sequentially (`FrameWindow`); only frames inside the +/-10-frame lag band stay in memory; per-frame features are
 computed lazily (`FrameFeatures`); SSIM is one compiled pass per pair (`ssim.py`); a lag candidate whose upper bound
-sharp*chroma*lagpen cannot beat the best value so far skips its SSIM (exact, as SSIM <= 1); and the audio is
-decoded once per file and sliced per chunk (bit-identical to the official per-chunk `ffmpeg -ss`).
+sharp*chroma*lagpen cannot beat the best value so far skips its SSIM (exact, as SSIM <= 1); and each file's audio
+is demuxed once and every chunk decoded as the official per-chunk `ffmpeg -ss` returns it (`edit_audio`).
 
 Frame sets, exactly as upstream: chunk c starts at OpenCV's seek frame `int(start * fps + 0.5)` of each video;
 the source buffer is round(dur * fps_src) frames; fixed frames i = 0, k, 2k, ... (k = max(1, round(fps_fix/10)))
@@ -297,8 +297,8 @@ def _constants(video_share: float, audio_share: float, w_in: float, w_out: float
 
 
 def _warnings(plans: list[ChunkPlan], fps_fix: float, videos: list[_ChunkVideo], info: dict[str, Any],
-              fixed_error: str | None, duration_s: float, fixed_has_video: bool) -> list[str]:
-    out: list[str] = [] if fixed_has_video else [NO_VIDEO_WARNING]
+              fixed_error: str | None, duration_s: float) -> list[str]:
+    out: list[str] = []
     tails = [p for p in plans if p.samples and (p.samples[-1] + max(1, round(fps_fix / SAMPLE_FPS)))
              < round(p.dur * fps_fix)]
     if tails:
@@ -316,7 +316,7 @@ def _warnings(plans: list[ChunkPlan], fps_fix: float, videos: list[_ChunkVideo],
         what += [f"its audio is {fix_len:.2f} s vs {min(src_len, duration_s):.2f} s"] if short_audio else []
         out.append(f"D-R7: fixed.mp4 is shorter than the source ({'; '.join(what)}); as upstream the missing "
                    "part simply drops out of the weighted means, so edit does not penalise it")
-    if fixed_error is not None and fixed_has_video:  # without a video stream NO_VIDEO_WARNING says it
+    if fixed_error is not None:
         out.append(f"fixed.mp4 video could not be fully decoded ({fixed_error}); as with OpenCV's read() the "
                    "unreadable part gives no samples and deducts nothing")
     n_empty = info.get("n_empty_band", 0)
@@ -351,6 +351,10 @@ def score_edit(fixed_mp4: Path, source_mp4: Path, *, duration_s: float, window: 
     timings: dict[str, float] = {}
     if not plans:
         return EditResult(0.0, {"score": 0.0, "max": EDIT_MAX, "error": "no chunks (duration_s <= 0)"})
+    if pr_fix.video is None:  # OpenCV cannot open it: upstream fails every chunk before reading any audio
+        return EditResult(0.0, {"score": 0.0, "max": EDIT_MAX, "error": f"all {len(plans)} chunks failed",
+                                "chunk_errors": ["cv2 open failed"] * len(plans)}, [NO_VIDEO_WARNING],
+                          {"total_s": time.perf_counter() - t0})
     cache = SourceCache(cache_dir, source)
     timings["setup_s"] = time.perf_counter() - t0
     stats = {"n_ssim": 0, "n_pruned": 0, "n_hash_skipped": 0, "n_src_frames": 0, "n_empty_band": 0}
@@ -384,7 +388,7 @@ def score_edit(fixed_mp4: Path, source_mp4: Path, *, duration_s: float, window: 
             errors.append(audio if isinstance(audio, str) else video.error)
             continue
         chunks.append(_chunk_detail(plan, video, audio, win))
-    warnings = _warnings(plans, fps_fix, videos, info, fixed_error, duration_s, pr_fix.video is not None)
+    warnings = _warnings(plans, fps_fix, videos, info, fixed_error, duration_s)
     if pr_fix.audio is None:
         warnings.insert(0, NO_AUDIO_WARNING)
     # the cache is best-effort: a failed write is reported, and the score does not depend on it
@@ -407,7 +411,7 @@ def score_edit(fixed_mp4: Path, source_mp4: Path, *, duration_s: float, window: 
         "chunks": chunks,
         "engine": {"n_ssim_pairs": stats["n_ssim"], "n_bound_pruned": stats["n_pruned"],
                    "n_source_frames_read": stats["n_src_frames"], "source_cache_hits": cache.hits,
-                   "audio_mode": info.get("audio_mode"), "audio_end_padding": info.get("audio_end_padding", {})},
+                   "audio_mode": info.get("audio_mode")},
     }
     if errors:
         detail["chunk_errors"] = errors

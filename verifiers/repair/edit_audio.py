@@ -1,9 +1,12 @@
 """Edit rubric, audio part: per-chunk FFT cross-correlation of fixed vs source, as the official edit rubric.
 
-Each file's audio is decoded once to 48 kHz mono s16 and sliced per chunk, which is bit-identical to the official
-per-chunk `ffmpeg -ss S -t T` extraction; when an audio stream does not start with its file, slicing would
-misalign, so the official per-chunk extraction is used instead. When chunks reach past the end of a file's
-audio, the decode keeps the AAC end padding as the official scorer's ffmpeg 5.1 does (`with_end_padding`).
+Each chunk's audio is what the official per-chunk `ffmpeg -ss S -t T` extraction (ffmpeg 5.1) returns, made by
+`media.seek_audio.SeekAudio` from one demux of the file: the same seek (to the video keyframe at or before S),
+a fresh decode from there, nothing trimmed past the end. A slice of one whole-file decode is not the same: a
+chunk that starts on a keyframe begins with a fresh decoder's transient, AAC noise substitution differs
+throughout, and a chunk holding only the encoder's end padding is nothing but that transient. For containers
+other than mov/mp4 (whose seeks ffmpeg 5.1 places differently) each chunk is extracted with the bundled ffmpeg
+binary, the official command line. The source's spans are cached (`SourceCache`).
 """
 
 from __future__ import annotations
@@ -17,7 +20,8 @@ import numpy as np
 from scipy.signal import correlate
 
 from agenticvbench.errors import MediaError
-from agenticvbench.media.chunks import audio_start_offset, pcm_s16, pcm_s16_untrimmed
+from agenticvbench.media.chunks import pcm_s16
+from agenticvbench.media.seek_audio import SeekAudio
 
 if TYPE_CHECKING:  # pragma: no cover
     from agenticvbench.verifiers.repair.features import SourceCache
@@ -36,7 +40,6 @@ class ChunkSpan(Protocol):
 AUDIO_SR = 48000
 AUDIO_MAX_LAG_MS = 150
 MAX_LAG_SAMPLES = round(AUDIO_MAX_LAG_MS / 1000 * AUDIO_SR)  # 7200
-END_GUARD = 256  # trailing samples where a resampled untrimmed decode may differ from the trimmed one
 
 
 def xcorr_score(a: np.ndarray, b: np.ndarray) -> tuple[float | None, float | None, float | None]:
@@ -81,33 +84,6 @@ def _chunk_audio(a16: np.ndarray, b16: np.ndarray, plan: ChunkSpan,
             "audio_dur_in": dur_in, "audio_dur_out": dur_out}
 
 
-def with_end_padding(path: Path, pcm: np.ndarray, needed: int | None, note: dict[str, int],
-                     name: str) -> np.ndarray:
-    """`pcm` (a whole-file decode) extended by the AAC end padding when the chunks read past its end.
-
-    The official scorer extracts each chunk with its own ffmpeg 5.1 run, which decodes the last AAC packet in
-    full: a file whose audio ends before the last chunk still yields up to 1023 samples past its duration, and
-    a chunk starting exactly at the end of the file gets an xcorr on them. `pcm_s16_untrimmed` gives that
-    decode; it is used only when it agrees with `pcm` sample for sample up to `pcm`'s end (the last 256
-    samples excepted, where a resampler flushes differently), so it can only add the tail. `note[name]`
-    records how many samples were added. `needed` (samples the chunks read) skips the work when `pcm` is long
-    enough; None always tries.
-    """
-    if needed is not None and pcm.size >= needed:
-        return pcm
-    try:
-        full = pcm_s16_untrimmed(path)
-    except MediaError:
-        return pcm  # the trimmed decode stands; the tail is a few ms at most
-    if full is None or full.size <= pcm.size:
-        return pcm
-    keep = max(0, pcm.size - END_GUARD)
-    if not np.array_equal(full[:keep], pcm[:keep]):
-        return pcm
-    note[name] = int(full.size - pcm.size)
-    return full
-
-
 def audio_pass(fixed: Path, source: Path, plans: Sequence[ChunkSpan], window: tuple[float, float] | None,
                 cache: SourceCache, info: dict[str, Any]) -> list[dict[str, Any] | str]:
     """Per-chunk audio detail, or an error string for a chunk whose extraction failed (D-R8: every chunk)."""
@@ -118,43 +94,32 @@ def audio_pass(fixed: Path, source: Path, plans: Sequence[ChunkSpan], window: tu
         info["audio_s"] = time.perf_counter() - t0
 
 
+def span_key(plan: ChunkSpan) -> str:
+    """Cache key of a chunk's span, as the official command line spells it (`-ss %.3f -t %.3f`)."""
+    return f"{plan.start:.3f}+{plan.dur:.3f}"
+
+
+def file_spans(path: Path, plans: Sequence[ChunkSpan]) -> tuple[dict[str, np.ndarray], str]:
+    """Each chunk's mono int16 48-kHz PCM of `path` as the official extraction returns it, and how it was made
+    ("seek": emulated from one demux; "per-chunk": one bundled-ffmpeg run per chunk). Raises `MediaError` when
+    the file has no readable audio stream (the official extraction then fails every chunk)."""
+    audio = SeekAudio(path)
+    if audio.emulates:
+        return {span_key(p): audio.span(p.start, p.dur) for p in plans}, "seek"
+    return {span_key(p): pcm_s16(path, start_s=p.start, duration_s=p.dur) for p in plans}, "per-chunk"
+
+
 def _audio_chunks(fixed: Path, source: Path, plans: Sequence[ChunkSpan], window: tuple[float, float] | None,
                   cache: SourceCache, info: dict[str, Any]) -> list[dict[str, Any] | str]:
-    offsets = []
-    for path in (fixed, source):
-        try:
-            offsets.append(audio_start_offset(path) or 0.0)
-        except MediaError:
-            offsets.append(0.0)
-    if max(abs(o) for o in offsets) > 5e-4:  # audio not starting with the file: slicing would misalign
-        info["audio_mode"] = "per-chunk"
-        out: list[dict[str, Any] | str] = []
-        for p in plans:
-            try:
-                a = pcm_s16(fixed, start_s=p.start, duration_s=p.dur)
-                b = pcm_s16(source, start_s=p.start, duration_s=p.dur)
-            except MediaError as exc:
-                out.append(f"chunk failed: RuntimeError: {exc}")
-                continue
-            out.append(_chunk_audio(a, b, p, window))
-        return out
-    info["audio_mode"] = "whole"
-    last = plans[-1]
-    needed = round(float(f"{last.start:.3f}") * AUDIO_SR) + round(float(f"{last.dur:.3f}") * AUDIO_SR)
-    padding: dict[str, int] = {}
-    src_pcm = cache.load_audio()
     try:
-        if src_pcm is None:
-            # cached across profiles, so padded whatever this profile's duration needs
-            src_pcm = with_end_padding(source, pcm_s16(source), None, padding, "source")
-            cache.save_audio(src_pcm)  # best-effort: a failed write lands in cache.write_errors
-        fix_pcm = with_end_padding(fixed, pcm_s16(fixed), needed, padding, "fixed")
+        src = cache.load_audio_spans()
+        if not all(span_key(p) in src for p in plans):
+            computed, _ = file_spans(source, plans)
+            src = {**src, **computed}
+            cache.save_audio_spans(src)  # best-effort: a failed write lands in cache.write_errors
+        fix, info["audio_mode"] = file_spans(fixed, plans)
     except MediaError as exc:
         return [f"chunk failed: RuntimeError: {exc}"] * len(plans)
-    info["audio_end_padding"] = padding
-    info["audio_len_s"] = (fix_pcm.size / AUDIO_SR, src_pcm.size / AUDIO_SR)
-    out = []
-    for p in plans:
-        a0, n = round(float(f"{p.start:.3f}") * AUDIO_SR), round(float(f"{p.dur:.3f}") * AUDIO_SR)
-        out.append(_chunk_audio(fix_pcm[a0:a0 + n], src_pcm[a0:a0 + n], p, window))
-    return out
+    keys = [span_key(p) for p in plans]
+    info["audio_len_s"] = (sum(fix[k].size for k in keys) / AUDIO_SR, sum(src[k].size for k in keys) / AUDIO_SR)
+    return [_chunk_audio(fix[k], src[k], p, window) for k, p in zip(keys, plans, strict=True)]

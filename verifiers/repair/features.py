@@ -32,7 +32,7 @@ CHROMA_NORM = 25.0
 LAG_BAND_FRAMES = 10
 LAG_PENALTY_PER_FRAME = 0.03
 LAG_TOPK = 3
-CACHE_VERSION = 3  # 2: the source PCM keeps the AAC end padding; 3: Laplacian variance from exact integer sums
+CACHE_VERSION = 4  # 2: source PCM with AAC end padding; 3: exact Laplacian variance; 4: per-chunk audio spans
 
 
 def dhash64(gray: np.ndarray) -> int:
@@ -291,7 +291,8 @@ class SourceCache:
 
     Files live in `cache_dir/repair-edit-v<CACHE_VERSION>-cv<opencv version>/<sha256>/`: `frames.npz` (dhash uint64 with its
     `known` mask; lapvar float64, NaN where unknown: only lag candidates need it, so it is computed for those
-    alone) and `audio_s16.npy` (with the AAC end padding, see `edit_audio.with_end_padding`). Every write goes
+    alone) and `audio_spans.npz` (each chunk's PCM as the official extraction returns it, keyed by
+    `edit_audio.span_key`). Every write goes
     to a temp name and is moved into place with `os.replace`, so concurrent scorers see the old or the new
     file, never a torn one. Without `cache_dir` nothing is stored. The cache is best-effort: a write that fails
     (unwritable directory, full disk) is noted in `write_errors` and never raises, so it cannot change a score.
@@ -357,19 +358,20 @@ class SourceCache:
         self._dhash, self._lapvar, self._known = dh, lv, kn  # kept in memory even if not stored
         self._new_dhash, self._new_lapvar = {}, {}
 
-    def load_audio(self) -> np.ndarray | None:
-        """The cached source PCM (int16, mono, 48 kHz), or None."""
+    def load_audio_spans(self) -> dict[str, np.ndarray]:
+        """The cached per-chunk source PCM (int16, mono, 48 kHz) by span key; empty when none is cached."""
         if self.root is None:
-            return None
+            return {}
         try:
-            return np.load(self.root / "audio_s16.npy")
-        except (OSError, ValueError):
-            return None
+            with np.load(self.root / "audio_spans.npz") as data:
+                return {key: data[key] for key in data.files if data[key].dtype == np.int16 and data[key].ndim == 1}
+        except (OSError, ValueError, KeyError):
+            return {}
 
-    def save_audio(self, pcm: np.ndarray) -> None:
-        """Store the source PCM (atomically)."""
+    def save_audio_spans(self, spans: dict[str, np.ndarray]) -> None:
+        """Store the per-chunk source PCM (atomically)."""
         if self.root is not None:
-            self._atomic_save("audio_s16.npy", lambda fh: np.save(fh, pcm))
+            self._atomic_save("audio_spans.npz", lambda fh: np.savez(fh, **spans))
 
     def _atomic_save(self, name: str, writer) -> None:  # type: ignore[no-untyped-def]
         assert self.root is not None

@@ -1,0 +1,190 @@
+"""The audio of one time span exactly as the official per-chunk extraction returns it, without a process per chunk.
+
+The official repair scorer extracts every 10-s chunk with its own `ffmpeg -ss S -t T -i FILE -ac 1 -ar 48000`
+run of Debian 12's ffmpeg 5.1 (input seeking). What that returns is not a slice of one whole-file decode:
+
+- The demuxer seeks the file's default stream (its video, when there is one) to the last keyframe at or
+  before S, and every other stream to the packet at or before that keyframe's time, on a timeline shifted by
+  the track's edit list. So the audio decode starts fresh at that packet, up to a GOP before S; when a
+  keyframe falls exactly on S, it starts at S itself.
+- A fresh decoder differs from a continuous one for a while: the MDCT overlap is missing for the first frame,
+  Opus needs ~200 ms to converge, and AAC's noise substitution restarts its random generator. A chunk that
+  holds only a few ms of audio (the encoder's padding after the end of a file) is made of exactly that.
+- Nothing past the container's duration is trimmed: ffmpeg 5.1 decodes the last AAC or Opus packet in full
+  (newer releases trim it to the edit list), so a file that ends on a chunk boundary still yields its padding.
+
+`SeekAudio` demuxes the audio packets of a file once (bytes and timestamps). Per span it asks libavformat
+(PyAV) to make the same seek, which gives the packet to start from (the mov demuxer's seek is the same in
+ffmpeg 5.1 and PyAV's libavformat, except that 5.1 never starts an Opus track at its last packet), decodes
+from there with a fresh decoder and without the packets' side data (so nothing is trimmed), keeps the samples
+from S on by timestamp, and downmixes to mono int16 at 48 kHz as ffmpeg's resampler does for mono and stereo
+input; other layouts and sample rates go through the ffmpeg binary for that last step.
+
+Measured against Debian's ffmpeg 5.1 (`docs/decisions.md`, "Repair: the audio of a chunk"): within 2 LSB (the
+decoders' own rounding between releases) for AAC (48, 44.1 and 32 kHz, mono and stereo), Opus (10-, 20- and
+60-ms frames) and MP3 in mp4, with and without video, audio starting late, chunk starts on and off keyframes,
+at and past the end of the file. Only the mov/mp4 family is emulated (`emulates`): Matroska seeks land
+elsewhere in ffmpeg 5.1, so callers keep a whole-file decode for other containers.
+"""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+
+import av
+import numpy as np
+
+from agenticvbench.errors import MediaError
+from agenticvbench.media.container import open_input
+from agenticvbench.media.ffmpeg import run_ffmpeg
+
+OUTPUT_RATE = 48000
+_US = Fraction(1, 1_000_000)
+_MOV_FORMATS = frozenset({"mov", "mp4", "m4a", "3gp", "3g2", "mj2"})
+
+
+def rescale(value: int, src: Fraction, dst: Fraction) -> int:
+    """`av_rescale_q`: `value` in time base `src` expressed in `dst`, rounded to nearest, halves away from 0."""
+    exact = Fraction(value) * src / dst
+    half = Fraction(1, 2)
+    return int(exact + half) if exact >= 0 else -int(-exact + half)
+
+
+@dataclass(frozen=True)
+class _Packet:
+    dts: int
+    pts: int
+    data: bytes
+
+
+class SeekAudio:
+    """One file's first audio stream, ready to return any span as the official per-chunk ffmpeg 5.1 run.
+
+    Raises `MediaError` when the file cannot be read or has no audio stream (the official extraction fails
+    the chunk the same way).
+    """
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        with open_input(self.path, need="audio") as container:
+            audio = container.streams.audio[0]
+            ctx = audio.codec_context
+            if audio.time_base is None or not ctx.sample_rate:
+                raise MediaError(f"{self.path}: audio stream without time base or sample rate")
+            self.emulates = bool(set(container.format.name.split(",")) & _MOV_FORMATS)
+            self.codec = ctx.name
+            self.sample_rate = int(ctx.sample_rate)
+            self.layout = ctx.layout.name
+            self.channels = int(ctx.channels)
+            self.extradata = ctx.extradata
+            self.delay = int(getattr(ctx, "delay", 0) or 0) if self.codec == "opus" else 0
+            self.atb = Fraction(audio.time_base)
+            self.file_start = int(container.start_time) if container.start_time is not None else 0
+            self.packets: list[_Packet] = []
+            try:
+                for packet in container.demux(audio):
+                    if packet.dts is None or packet.size == 0:
+                        continue
+                    pts = packet.pts if packet.pts is not None else packet.dts
+                    self.packets.append(_Packet(int(packet.dts), int(pts), bytes(packet)))
+            except (av.FFmpegError, OSError) as exc:
+                if not self.packets:
+                    raise MediaError(f"{self.path}: cannot read audio ({exc})") from None
+        self._dts = [p.dts for p in self.packets]
+        self.decode_errors = 0  # packets the decoder refused, over every span so far
+
+    def _target(self, start_s: float) -> int:
+        """The seek target in microseconds: `-ss` as the official formats it (%.3f), plus the file's start."""
+        return round(float(f"{start_s:.3f}") * 1_000_000) + self.file_start
+
+    def first_packet(self, start_s: float) -> int:
+        """Index of the audio packet ffmpeg 5.1 starts decoding from for `-ss start_s`."""
+        if not self.packets:
+            return 0
+        index = len(self.packets) - 1  # a seek past the last packet: the decode starts at the end
+        with open_input(self.path) as container:
+            try:
+                container.seek(self._target(start_s), backward=True, any_frame=False)
+                for packet in container.demux(container.streams.audio[0]):
+                    if packet.dts is not None and packet.size:
+                        index = bisect.bisect_left(self._dts, int(packet.dts))
+                        break
+            except (av.FFmpegError, OSError):
+                index = 0  # as ffmpeg when its seek fails: decoding starts at the beginning
+        index = min(index, len(self.packets) - 1)
+        if self.codec == "opus" and index == len(self.packets) - 1 and index > 0:
+            index -= 1
+        return index
+
+    def span(self, start_s: float, duration_s: float) -> np.ndarray:
+        """Mono int16 PCM at 48 kHz of `-ss start_s -t duration_s`, as the official extraction returns it.
+
+        Samples are placed by their timestamps relative to the seek target: those before it are dropped, and
+        the span ends `duration_s` after the target, so a decode that starts after the target (a pre-skip
+        that reaches past it) returns fewer samples, as ffmpeg does. A packet the decoder refuses is dropped
+        and counted in `decode_errors`, as the ffmpeg binary goes on after a decode error.
+        """
+        if not self.packets or duration_s <= 0:
+            return np.zeros(0, np.int16)
+        target = rescale(self._target(start_s), _US, self.atb)
+        rate = Fraction(1, self.sample_rate)
+        keep = rescale(round(float(f"{duration_s:.3f}") * 1_000_000), _US, rate)
+        first = self.first_packet(start_s)
+        pieces: list[np.ndarray] = []
+        ctx = av.CodecContext.create(self.codec, "r")
+        ctx.extradata = self.extradata
+        ctx.sample_rate = self.sample_rate
+        ctx.layout = self.layout
+        try:
+            for i in range(first, len(self.packets) + 1):
+                if i < len(self.packets):
+                    stored = self.packets[i]
+                    packet = av.Packet(stored.data)  # no side data: no skip, no end trimming
+                    packet.pts, packet.dts, packet.time_base = stored.pts, stored.dts, self.atb
+                else:
+                    packet = None
+                try:
+                    frames = ctx.decode(packet)  # type: ignore[attr-defined]
+                except av.FFmpegError:
+                    self.decode_errors += 1  # as the ffmpeg binary: report, drop the packet, go on
+                    continue
+                for frame in frames:
+                    at = self.packets[i].pts if i < len(self.packets) else frame.pts
+                    if not frame.samples or at is None:
+                        continue
+                    pos = rescale(at - target, self.atb, rate)
+                    if i == first:
+                        pos += self._pre_skip(i, frame.samples, rate)
+                    lo, hi = max(0, -pos), min(frame.samples, keep - pos)
+                    if hi > lo:
+                        pieces.append(frame.to_ndarray().reshape(self.channels, -1)[:, lo:hi])
+                    if pos + frame.samples >= keep:
+                        return self._to_mono_s16(np.concatenate(pieces, axis=1))
+        except av.FFmpegError as exc:  # the frames themselves (to_ndarray): not seen in practice
+            raise MediaError(f"{self.path}: audio decode failed ({exc})") from None
+        return self._to_mono_s16(np.concatenate(pieces, axis=1)) if pieces else np.zeros(0, np.int16)
+
+    def _pre_skip(self, i: int, produced: int, rate: Fraction) -> int:
+        """Samples a fresh decoder dropped from the start of packet i (Opus pre-skip; its pts stays unchanged)."""
+        if i + 1 < len(self.packets):
+            nominal = rescale(self._dts[i + 1] - self._dts[i], self.atb, rate)
+            return max(0, nominal - produced)
+        return min(self.delay, produced)
+
+    def _to_mono_s16(self, planar: np.ndarray) -> np.ndarray:
+        """ffmpeg's `-ac 1 -ar 48000 -acodec pcm_s16le` of planar float samples."""
+        if planar.shape[1] == 0:
+            return np.zeros(0, np.int16)
+        if self.sample_rate == OUTPUT_RATE and self.channels in (1, 2):
+            mono = planar[0] if self.channels == 1 else planar[0] * np.float32(0.5) + planar[1] * np.float32(0.5)
+            return np.clip(np.rint(mono.astype(np.float32) * np.float32(32768.0)), -32768, 32767).astype(np.int16)
+        interleaved = np.ascontiguousarray(planar.T, dtype="<f4").tobytes()
+        proc = run_ffmpeg(["-v", "error", "-f", "f32le", "-ar", str(self.sample_rate), "-ch_layout", self.layout,
+                           "-i", "pipe:0", "-ac", "1", "-ar", str(OUTPUT_RATE), "-f", "s16le",
+                           "-acodec", "pcm_s16le", "pipe:1"], input_bytes=interleaved, timeout=600.0)
+        if proc.returncode != 0:
+            raise MediaError(f"{self.path}: ffmpeg audio conversion failed (exit {proc.returncode})")
+        return np.frombuffer(proc.stdout, dtype="<i2")
