@@ -13,8 +13,8 @@ run of Debian 12's ffmpeg 5.1 (input seeking). What that returns is not a slice 
 - Nothing past the container's duration is trimmed: ffmpeg 5.1 decodes the last AAC or Opus packet in full
   (newer releases trim it to the edit list), so a file that ends on a chunk boundary still yields its padding.
 
-`SeekAudio` demuxes the audio packets of a file once (bytes and timestamps). Per span it asks libavformat
-(PyAV) to make the same seek, which gives the packet to start from (the mov demuxer's seek logic, edit lists
+`SeekAudio` reads a file's header once. Per span it asks libavformat (PyAV) to make the same seek, which gives
+the packet to start from (the mov demuxer's seek logic, edit lists
 included, is the same in ffmpeg 5.1 and PyAV's libavformat), decodes from there with a fresh decoder and
 without the packets' side data (so nothing is trimmed; a fresh Opus decoder drops its pre-skip, which moves
 the first frame's samples later), keeps the samples from S on by timestamp, and downmixes to mono int16 at
@@ -31,8 +31,6 @@ containers callers run the official command line with the bundled ffmpeg, one pr
 
 from __future__ import annotations
 
-import bisect
-from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 
@@ -55,18 +53,12 @@ def rescale(value: int, src: Fraction, dst: Fraction) -> int:
     return int(exact + half) if exact >= 0 else -int(-exact + half)
 
 
-@dataclass(frozen=True)
-class _Packet:
-    dts: int
-    pts: int
-    data: bytes
-
-
 class SeekAudio:
     """One file's first audio stream, ready to return any span as the official per-chunk ffmpeg 5.1 run.
 
-    Raises `MediaError` when the file cannot be read or has no audio stream (the official extraction fails
-    the chunk the same way).
+    Construction only reads the header; every `span` opens the file, seeks and decodes just that span (from
+    the packet the seek lands on), so memory stays at one span whatever the file holds. Raises `MediaError`
+    when the file cannot be opened or has no audio stream (the official extraction fails the chunk then).
     """
 
     def __init__(self, path: str | Path) -> None:
@@ -74,104 +66,94 @@ class SeekAudio:
         with open_input(self.path, need="audio") as container:
             audio = container.streams.audio[0]
             ctx = audio.codec_context
-            if audio.time_base is None or not ctx.sample_rate:
-                raise MediaError(f"{self.path}: audio stream without time base or sample rate")
+            if audio.time_base is None or not ctx.sample_rate or not ctx.channels:
+                raise MediaError(f"{self.path}: audio stream without time base, sample rate or channels")
             self.emulates = bool(set(container.format.name.split(",")) & _MOV_FORMATS)
             self.codec = ctx.name
             self.sample_rate = int(ctx.sample_rate)
             self.layout = ctx.layout.name
             self.channels = int(ctx.channels)
             self.extradata = ctx.extradata
+            # samples a fresh decoder drops from its first output (Opus pre-skip); its frame pts stays unchanged
             self.delay = int(getattr(ctx, "delay", 0) or 0) if self.codec == "opus" else 0
             self.atb = Fraction(audio.time_base)
             self.file_start = int(container.start_time) if container.start_time is not None else 0
-            self.packets: list[_Packet] = []
-            try:
-                for packet in container.demux(audio):
-                    if packet.dts is None or packet.size == 0:
-                        continue
-                    pts = packet.pts if packet.pts is not None else packet.dts
-                    self.packets.append(_Packet(int(packet.dts), int(pts), bytes(packet)))
-            except (av.FFmpegError, OSError) as exc:
-                if not self.packets:
-                    raise MediaError(f"{self.path}: cannot read audio ({exc})") from None
-        self._dts = [p.dts for p in self.packets]
         self.decode_errors = 0  # packets the decoder refused, over every span so far
 
     def _target(self, start_s: float) -> int:
         """The seek target in microseconds: `-ss` as the official formats it (%.3f), plus the file's start."""
         return round(float(f"{start_s:.3f}") * 1_000_000) + self.file_start
 
-    def first_packet(self, start_s: float) -> int:
-        """Index of the audio packet ffmpeg 5.1 starts decoding from for `-ss start_s`."""
-        if not self.packets:
-            return 0
-        index = len(self.packets) - 1  # a seek past the last packet: the decode starts at the end
-        with open_input(self.path) as container:
-            try:
-                container.seek(self._target(start_s), backward=True, any_frame=False)
-                for packet in container.demux(container.streams.audio[0]):
-                    if packet.dts is not None and packet.size:
-                        index = bisect.bisect_left(self._dts, int(packet.dts))
-                        break
-            except (av.FFmpegError, OSError):
-                index = 0  # as ffmpeg when its seek fails: decoding starts at the beginning
-        return min(index, len(self.packets) - 1)
-
-    def span(self, start_s: float, duration_s: float) -> np.ndarray:
-        """Mono int16 PCM at 48 kHz of `-ss start_s -t duration_s`, as the official extraction returns it.
-
-        Samples are placed by their timestamps relative to the seek target: those before it are dropped, and
-        the span ends `duration_s` after the target, so a decode that starts after the target (a pre-skip
-        that reaches past it) returns fewer samples, as ffmpeg does. A packet the decoder refuses is dropped
-        and counted in `decode_errors`, as the ffmpeg binary goes on after a decode error.
-        """
-        if not self.packets or duration_s <= 0:
-            return np.zeros(0, np.int16)
-        target = rescale(self._target(start_s), _US, self.atb)
-        rate = Fraction(1, self.sample_rate)
-        keep = rescale(round(float(f"{duration_s:.3f}") * 1_000_000), _US, rate)
-        first = self.first_packet(start_s)
-        pieces: list[np.ndarray] = []
+    def _decoder(self) -> av.AudioCodecContext:
         ctx = av.CodecContext.create(self.codec, "r")
         ctx.extradata = self.extradata
         ctx.sample_rate = self.sample_rate
         ctx.layout = self.layout
-        try:
-            for i in range(first, len(self.packets) + 1):
-                if i < len(self.packets):
-                    stored = self.packets[i]
-                    packet = av.Packet(stored.data)  # no side data: no skip, no end trimming
-                    packet.pts, packet.dts, packet.time_base = stored.pts, stored.dts, self.atb
-                else:
-                    packet = None
-                try:
-                    frames = ctx.decode(packet)  # type: ignore[attr-defined]
-                except av.FFmpegError:
-                    self.decode_errors += 1  # as the ffmpeg binary: report, drop the packet, go on
-                    continue
-                for frame in frames:
-                    at = self.packets[i].pts if i < len(self.packets) else frame.pts
-                    if not frame.samples or at is None:
-                        continue
-                    pos = rescale(at - target, self.atb, rate)
-                    if i == first:
-                        pos += self._pre_skip(i, frame.samples, rate)
-                    lo, hi = max(0, -pos), min(frame.samples, keep - pos)
-                    if hi > lo:
-                        pieces.append(frame.to_ndarray().reshape(self.channels, -1)[:, lo:hi])
-                    if pos + frame.samples >= keep:
-                        return self._to_mono_s16(np.concatenate(pieces, axis=1))
-        except av.FFmpegError as exc:  # the frames themselves (to_ndarray): not seen in practice
-            raise MediaError(f"{self.path}: audio decode failed ({exc})") from None
-        return self._to_mono_s16(np.concatenate(pieces, axis=1)) if pieces else np.zeros(0, np.int16)
+        return ctx  # type: ignore[return-value]
 
-    def _pre_skip(self, i: int, produced: int, rate: Fraction) -> int:
-        """Samples a fresh decoder dropped from the start of packet i (Opus pre-skip; its pts stays unchanged)."""
-        if i + 1 < len(self.packets):
-            nominal = rescale(self._dts[i + 1] - self._dts[i], self.atb, rate)
-            return max(0, nominal - produced)
-        return self.delay  # the last packet: what its pre-skip dropped is the delay itself
+    def span(self, start_s: float, duration_s: float) -> np.ndarray:
+        """Mono int16 PCM at 48 kHz of `-ss start_s -t duration_s`, as the official extraction returns it.
+
+        libavformat seeks as ffmpeg 5.1 does (the default stream, backward, to a keyframe; the others to the
+        packet at or before its time); the audio is decoded afresh from the first audio packet after the seek,
+        and samples are placed by their timestamps relative to the seek target: those before it are dropped, and
+        the span ends `duration_s` after the target, so a decode that starts after the target (a pre-skip that
+        reaches past it) returns fewer samples, as ffmpeg does. A failed seek decodes from the start, as ffmpeg
+        goes on after one; a packet the decoder refuses is dropped and counted in `decode_errors`; a read error
+        (a truncated file) ends the span there.
+        """
+        if duration_s <= 0:
+            return np.zeros(0, np.int16)
+        target = rescale(self._target(start_s), _US, self.atb)
+        rate = Fraction(1, self.sample_rate)
+        keep = rescale(round(float(f"{duration_s:.3f}") * 1_000_000), _US, rate)
+        pieces: list[np.ndarray] = []
+        ctx = self._decoder()
+        skip = self.delay  # what the fresh decoder still drops before its first output
+
+        def place(frames: list[av.AudioFrame], pts: int | None, nominal: int) -> bool:
+            """Keep the part of `frames` (decoded from a packet at `pts`) inside the span; True once it is full."""
+            nonlocal skip
+            if not frames and skip:
+                skip = max(0, skip - nominal)  # a packet shorter than the pre-skip produced nothing
+            for frame in frames:
+                at = pts if pts is not None else frame.pts
+                if not frame.samples or at is None:
+                    continue
+                pos = rescale(at - target, self.atb, rate) + skip
+                skip = 0
+                lo, hi = max(0, -pos), min(frame.samples, keep - pos)
+                if hi > lo:
+                    pieces.append(frame.to_ndarray().reshape(self.channels, -1)[:, lo:hi])
+                if pos + frame.samples >= keep:
+                    return True
+            return False
+
+        with open_input(self.path) as container:
+            stream = container.streams.audio[0]
+            try:
+                container.seek(self._target(start_s), backward=True, any_frame=False)
+            except (av.FFmpegError, OSError):
+                pass  # nothing was read yet: decoding starts at the beginning, as ffmpeg's does
+            try:
+                for packet in container.demux(stream):
+                    if packet.dts is None or packet.size == 0:
+                        continue
+                    fresh = av.Packet(bytes(packet))  # no side data: no skip, no end trimming
+                    fresh.pts, fresh.dts, fresh.time_base = packet.pts, packet.dts, packet.time_base
+                    nominal = rescale(int(packet.duration or 0), self.atb, rate)
+                    try:
+                        frames = ctx.decode(fresh)  # type: ignore[attr-defined]
+                    except av.FFmpegError:
+                        self.decode_errors += 1  # as the ffmpeg binary: report, drop the packet, go on
+                        continue
+                    if place(frames, packet.pts, nominal):
+                        break
+                else:
+                    place(ctx.decode(None), None, 0)  # type: ignore[attr-defined]
+            except (av.FFmpegError, OSError):
+                pass  # a read error ends the file there
+        return self._to_mono_s16(np.concatenate(pieces, axis=1)) if pieces else np.zeros(0, np.int16)
 
     def _to_mono_s16(self, planar: np.ndarray) -> np.ndarray:
         """ffmpeg's `-ac 1 -ar 48000 -acodec pcm_s16le` of planar float samples."""

@@ -1,7 +1,7 @@
 """Edit rubric, audio part: per-chunk FFT cross-correlation of fixed vs source, as the official edit rubric.
 
 Each chunk's audio is what the official per-chunk `ffmpeg -ss S -t T` extraction (ffmpeg 5.1) returns, made by
-`media.seek_audio.SeekAudio` from one demux of the file: the same seek (to the video keyframe at or before S),
+`media.seek_audio.SeekAudio` in this process: the same seek (to the video keyframe at or before S),
 a fresh decode from there, nothing trimmed past the end. A slice of one whole-file decode is not the same: a
 chunk that starts on a keyframe begins with a fresh decoder's transient, AAC noise substitution differs
 throughout, and a chunk holding only the encoder's end padding is nothing but that transient. For containers
@@ -101,7 +101,7 @@ def span_key(plan: ChunkSpan) -> str:
 
 def file_spans(path: Path, plans: Sequence[ChunkSpan]) -> tuple[dict[str, np.ndarray], str]:
     """Each chunk's mono int16 48-kHz PCM of `path` as the official extraction returns it, and how it was made
-    ("seek": emulated from one demux; "per-chunk": one bundled-ffmpeg run per chunk). Raises `MediaError` when
+    ("seek": emulated in-process; "per-chunk": one bundled-ffmpeg run per chunk). Raises `MediaError` when
     the file has no readable audio stream (the official extraction then fails every chunk)."""
     audio = SeekAudio(path)
     if audio.emulates:
