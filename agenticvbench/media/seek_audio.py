@@ -33,6 +33,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 from pathlib import Path
+from typing import cast
 
 import av
 import numpy as np
@@ -85,11 +86,11 @@ class SeekAudio:
         return round(float(f"{start_s:.3f}") * 1_000_000) + self.file_start
 
     def _decoder(self) -> av.AudioCodecContext:
-        ctx = av.CodecContext.create(self.codec, "r")
+        ctx = cast(av.AudioCodecContext, av.CodecContext.create(self.codec, "r"))
         ctx.extradata = self.extradata
         ctx.sample_rate = self.sample_rate
         ctx.layout = self.layout
-        return ctx  # type: ignore[return-value]
+        return ctx
 
     def span(self, start_s: float, duration_s: float) -> np.ndarray:
         """Mono int16 PCM at 48 kHz of `-ss start_s -t duration_s`, as the official extraction returns it.

@@ -371,7 +371,8 @@ class SourceCache:
     def save_audio_spans(self, spans: dict[str, np.ndarray]) -> None:
         """Store the per-chunk source PCM (atomically)."""
         if self.root is not None:
-            self._atomic_save("audio_spans.npz", lambda fh: np.savez(fh, **spans))
+            # numpy's stubs read **spans as possibly `allow_pickle`; the keys are span keys, never that
+            self._atomic_save("audio_spans.npz", lambda fh: np.savez(fh, **spans))  # type: ignore[arg-type]
 
     def _atomic_save(self, name: str, writer) -> None:  # type: ignore[no-untyped-def]
         assert self.root is not None
