@@ -80,6 +80,9 @@ def main() -> None:
     worst, bad = 0, 0
     for path in files:
         audio = SeekAudio(path)
+        if not audio.emulates:
+            print(path.name, "| not emulated: the scorer runs the official command line for it")
+            continue
         problems = []
         for start in STARTS:
             ref, ours = reference(args.ffmpeg, path, start), audio.span(start, 10.0).astype(np.int32)

@@ -22,11 +22,12 @@ the first frame's samples later), keeps the samples from S on by timestamp, and 
 ffmpeg binary for that last step.
 
 Measured against Debian's ffmpeg 5.1 (`docs/decisions.md`, Repair; `benchmarks/check_seek_audio.py`): every
-span of 158 files has 5.1's length and its samples within 1 LSB (the decoders' own rounding between releases),
+span of 158 files (the script's matrix and 66 more) has 5.1's length and its samples within 1 LSB (the decoders' own rounding between releases),
 for AAC (48, 44.1 and 32 kHz, mono and stereo), Opus (10-, 20- and 60-ms frames) and MP3 in mp4, with and
 without video, audio starting late, chunk starts on and off keyframes, at and past the end of the file. Only
-the mov/mp4 family is emulated (`emulates`): Matroska seeks land elsewhere in ffmpeg 5.1, so for other
-containers callers run the official command line with the bundled ffmpeg, one process per chunk.
+that is emulated (`emulates`: the mov family, AAC, Opus or MP3, mono or stereo, one audio stream; Matroska
+seeks land elsewhere in ffmpeg 5.1): for anything else callers run the official command line with the
+bundled ffmpeg, one process per chunk.
 """
 
 from __future__ import annotations
@@ -45,6 +46,12 @@ from agenticvbench.media.ffmpeg import run_ffmpeg
 OUTPUT_RATE = 48000
 _US = Fraction(1, 1_000_000)
 _MOV_FORMATS = frozenset({"mov", "mp4", "m4a", "3gp", "3g2", "mj2"})
+_CODECS = frozenset({"aac", "opus", "mp3", "mp3float"})  # the decoders checked against ffmpeg 5.1 (float planar)
+MAX_ERROR_RATE = 2 / 3  # ffmpeg's -max_error_rate default: more failed decodes than this and it exits 69
+
+
+class NotEmulated(MediaError):
+    """The decoded audio is not what the emulation was checked on (sample format, channels, rate)."""
 
 
 def rescale(value: int, src: Fraction, dst: Fraction) -> int:
@@ -67,9 +74,11 @@ class SeekAudio:
         with open_input(self.path, need="audio") as container:
             audio = container.streams.audio[0]
             ctx = audio.codec_context
-            if audio.time_base is None or not ctx.sample_rate or not ctx.channels:
-                raise MediaError(f"{self.path}: audio stream without time base, sample rate or channels")
-            self.emulates = bool(set(container.format.name.split(",")) & _MOV_FORMATS)
+            if ctx is None or audio.time_base is None or not ctx.sample_rate or not ctx.channels:
+                raise MediaError(f"{self.path}: audio stream without a decoder, time base, sample rate or channels")
+            # emulated: what was checked against ffmpeg 5.1; one audio stream, so ffmpeg's choice is the same
+            self.emulates = (bool(set(container.format.name.split(",")) & _MOV_FORMATS) and ctx.name in _CODECS
+                             and ctx.channels in (1, 2) and len(container.streams.audio) == 1)
             self.codec = ctx.name
             self.sample_rate = int(ctx.sample_rate)
             self.layout = ctx.layout.name
@@ -100,8 +109,11 @@ class SeekAudio:
         and samples are placed by their timestamps relative to the seek target: those before it are dropped, and
         the span ends `duration_s` after the target, so a decode that starts after the target (a pre-skip that
         reaches past it) returns fewer samples, as ffmpeg does. A failed seek decodes from the start, as ffmpeg
-        goes on after one; a packet the decoder refuses is dropped and counted in `decode_errors`; a read error
-        (a truncated file) ends the span there.
+        goes on after one; a packet the decoder refuses is dropped and counted in `decode_errors`, and when more
+        than 2/3 of the span's packets fail `MediaError` is raised (ffmpeg exits 69 then, failing the chunk); a
+        read error (a truncated file) ends the span there. `NotEmulated` is raised when the decoder's output is
+        not what the emulation was checked on (float planar, the header's channels and rate, one frame per
+        packet): the caller then runs the official command line instead.
         """
         if duration_s <= 0:
             return np.zeros(0, np.int16)
@@ -111,13 +123,20 @@ class SeekAudio:
         pieces: list[np.ndarray] = []
         ctx = self._decoder()
         skip = self.delay  # what the fresh decoder still drops before its first output
+        decoded = failed = 0
 
         def place(frames: list[av.AudioFrame], pts: int | None, nominal: int) -> bool:
             """Keep the part of `frames` (decoded from a packet at `pts`) inside the span; True once it is full."""
             nonlocal skip
             if not frames and skip:
                 skip = max(0, skip - nominal)  # a packet shorter than the pre-skip produced nothing
+            if len(frames) > 1 and pts is not None:
+                raise NotEmulated(f"{self.path}: several audio frames per packet")
             for frame in frames:
+                if (frame.format.name != "fltp" or len(frame.layout.channels) != self.channels
+                        or frame.sample_rate != self.sample_rate):
+                    raise NotEmulated(f"{self.path}: decoded audio is {frame.format.name} "
+                                      f"{len(frame.layout.channels)} ch {frame.sample_rate} Hz")
                 at = pts if pts is not None else frame.pts
                 if not frame.samples or at is None:
                     continue
@@ -145,8 +164,10 @@ class SeekAudio:
                     nominal = rescale(int(packet.duration or 0), self.atb, rate)
                     try:
                         frames = ctx.decode(fresh)  # type: ignore[attr-defined]
+                        decoded += 1
                     except av.FFmpegError:
-                        self.decode_errors += 1  # as the ffmpeg binary: report, drop the packet, go on
+                        failed += 1  # as the ffmpeg binary: report, drop the packet, go on
+                        self.decode_errors += 1
                         continue
                     if place(frames, packet.pts, nominal):
                         break
@@ -154,6 +175,8 @@ class SeekAudio:
                     place(ctx.decode(None), None, 0)  # type: ignore[attr-defined]
             except (av.FFmpegError, OSError):
                 pass  # a read error ends the file there
+        if failed and failed > MAX_ERROR_RATE * (decoded + failed):  # ffmpeg then exits 69: the chunk fails
+            raise MediaError(f"{self.path}: {failed} of {decoded + failed} audio packets failed to decode")
         return self._to_mono_s16(np.concatenate(pieces, axis=1)) if pieces else np.zeros(0, np.int16)
 
     def _to_mono_s16(self, planar: np.ndarray) -> np.ndarray:

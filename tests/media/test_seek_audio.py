@@ -106,3 +106,57 @@ def test_rescale_rounds_like_av_rescale_q() -> None:
 
     assert rescale(1, Fraction(1, 2), Fraction(1, 1)) == 1 and rescale(-1, Fraction(1, 2), Fraction(1, 1)) == -1
     assert rescale(10_000_000, Fraction(1, 1_000_000), Fraction(1, 12800)) == 128000
+
+
+# ------------------------------------------------------------------- what the emulation was not checked on ----
+
+def _tone(tmp: Path, name: str, *extra: str, inputs: int = 1) -> Path:
+    out = tmp / name
+    args = ["-v", "error", "-y"]
+    for i in range(inputs):
+        args += ["-f", "lavfi", "-i", f"sine=frequency={300 + 100 * i}:sample_rate=48000:duration=3"]
+    run_ffmpeg([*args, *extra, str(out)], check=True)
+    return out
+
+
+def test_seven_one_audio_falls_back_to_the_command_line(tmp_path: Path) -> None:
+    """Regression: 7.1 audio crashed the process (PyAV's `to_ndarray` on a 9-plane frame read past its data).
+    Only mono and stereo are emulated; the rest takes the official command line, run by the bundled ffmpeg."""
+    from agenticvbench.verifiers.repair.edit import plan_chunks
+    from agenticvbench.verifiers.repair.edit_audio import file_spans
+
+    clip = _tone(tmp_path, "71.mp4", "-filter_complex", "amerge=inputs=8,aformat=channel_layouts=7.1",
+                 "-c:a", "aac", inputs=8)
+    assert not SeekAudio(clip).emulates
+    spans, mode = file_spans(clip, plan_chunks(3.0, 25.0, 25.0))
+    assert mode == "per-chunk"
+    sizes = [v.size for v in spans.values() if not isinstance(v, str)]
+    assert len(sizes) == 1 and 144000 - 1024 <= sizes[0] <= 144000  # the bundled ffmpeg may drop one AAC frame
+
+
+def test_two_audio_streams_fall_back_to_the_command_line(tmp_path: Path) -> None:
+    """Regression: the first audio stream was read where ffmpeg picks its own (the default-marked one, else the
+    one with the most channels); with more than one audio stream the official command line decides."""
+    clip = _tone(tmp_path, "two.mp4", "-map", "0:a", "-map", "1:a", "-c:a", "aac", inputs=2)
+    assert not SeekAudio(clip).emulates
+
+
+def test_mostly_undecodable_audio_fails_the_chunk(tmp_path: Path) -> None:
+    """Regression: an AAC header patched to claim 3 channels makes every packet fail to decode. ffmpeg 5.1 then
+    exits 69 (more than 2/3 of its decodes failed) and the official chunk fails; the emulation returned an empty
+    span instead, so the audio silently left the mean (edit 60/60 for a fix whose audio cannot be heard)."""
+    from agenticvbench.verifiers.repair.edit import plan_chunks
+    from agenticvbench.verifiers.repair.edit_audio import file_spans
+
+    clip = _tone(tmp_path, "aac.mp4", "-ac", "2", "-c:a", "aac")
+    import av
+
+    with av.open(str(clip)) as container:
+        asc = bytes(container.streams.audio[0].codec_context.extradata)
+    data = clip.read_bytes()
+    at = data.find(asc, data.find(b"esds"))
+    assert at > 0 and asc[1] & 0x78 == 0x10  # channel configuration 2
+    patched = tmp_path / "three.mp4"
+    patched.write_bytes(data[:at + 1] + bytes([(asc[1] & 0x87) | 0x18]) + data[at + 2:])  # channel config 3
+    spans, _ = file_spans(patched, plan_chunks(3.0, 25.0, 25.0))
+    assert spans and all(isinstance(v, str) and v.startswith("chunk failed") for v in spans.values())

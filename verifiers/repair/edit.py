@@ -4,8 +4,8 @@ Same numbers, different machinery. The official scorer re-opens and seeks both v
 every 10-s chunk and buffers a chunk of full-resolution source frames. Here each video is decoded once,
 sequentially (`FrameWindow`); only frames inside the +/-10-frame lag band stay in memory; per-frame features are
 computed lazily (`FrameFeatures`); SSIM is one compiled pass per pair (`ssim.py`); a lag candidate whose upper bound
-sharp*chroma*lagpen cannot beat the best value so far skips its SSIM (exact, as SSIM <= 1); and each file's audio
-is demuxed once and every chunk decoded as the official per-chunk `ffmpeg -ss` returns it (`edit_audio`).
+sharp*chroma*lagpen cannot beat the best value so far skips its SSIM (exact, as SSIM <= 1); and every chunk's
+audio is decoded as the official per-chunk `ffmpeg -ss` returns it (`edit_audio`).
 
 Frame sets, exactly as upstream: chunk c starts at OpenCV's seek frame `int(start * fps + 0.5)` of each video;
 the source buffer is round(dur * fps_src) frames; fixed frames i = 0, k, 2k, ... (k = max(1, round(fps_fix/10)))

@@ -21,7 +21,7 @@ from scipy.signal import correlate
 
 from agenticvbench.errors import MediaError
 from agenticvbench.media.chunks import pcm_s16
-from agenticvbench.media.seek_audio import SeekAudio
+from agenticvbench.media.seek_audio import NotEmulated, SeekAudio
 
 if TYPE_CHECKING:  # pragma: no cover
     from agenticvbench.verifiers.repair.features import SourceCache
@@ -99,27 +99,50 @@ def span_key(plan: ChunkSpan) -> str:
     return f"{plan.start:.3f}+{plan.dur:.3f}"
 
 
-def file_spans(path: Path, plans: Sequence[ChunkSpan]) -> tuple[dict[str, np.ndarray], str]:
-    """Each chunk's mono int16 48-kHz PCM of `path` as the official extraction returns it, and how it was made
-    ("seek": emulated in-process; "per-chunk": one bundled-ffmpeg run per chunk). Raises `MediaError` when
-    the file has no readable audio stream (the official extraction then fails every chunk)."""
+def file_spans(path: Path, plans: Sequence[ChunkSpan]) -> tuple[dict[str, np.ndarray | str], str]:
+    """Each chunk's mono int16 48-kHz PCM of `path` as the official extraction returns it (or the chunk's error
+    string, where the official extraction would fail), and how it was made: "seek", emulated in-process, or
+    "per-chunk", one bundled-ffmpeg run per chunk (the official command line), for what the emulation was not
+    checked on. Raises `MediaError` when the file has no readable audio stream (every chunk fails then)."""
     audio = SeekAudio(path)
+    out: dict[str, np.ndarray | str] = {}
     if audio.emulates:
-        return {span_key(p): audio.span(p.start, p.dur) for p in plans}, "seek"
-    return {span_key(p): pcm_s16(path, start_s=p.start, duration_s=p.dur) for p in plans}, "per-chunk"
+        try:
+            for p in plans:
+                try:
+                    out[span_key(p)] = audio.span(p.start, p.dur)
+                except NotEmulated:
+                    raise
+                except MediaError as exc:
+                    out[span_key(p)] = f"chunk failed: RuntimeError: {exc}"
+            return out, "seek"
+        except NotEmulated:
+            out = {}
+    for p in plans:
+        try:
+            out[span_key(p)] = pcm_s16(path, start_s=p.start, duration_s=p.dur)
+        except MediaError as exc:
+            out[span_key(p)] = f"chunk failed: RuntimeError: {exc}"
+    return out, "per-chunk"
 
 
 def _audio_chunks(fixed: Path, source: Path, plans: Sequence[ChunkSpan], window: tuple[float, float] | None,
                   cache: SourceCache, info: dict[str, Any]) -> list[dict[str, Any] | str]:
     try:
-        src = cache.load_audio_spans()
+        src: dict[str, np.ndarray | str] = dict(cache.load_audio_spans())
         if not all(span_key(p) in src for p in plans):
             computed, _ = file_spans(source, plans)
             src = {**src, **computed}
-            cache.save_audio_spans(src)  # best-effort: a failed write lands in cache.write_errors
+            # best-effort (a failed write lands in cache.write_errors); a chunk's error is not cached
+            cache.save_audio_spans({k: v for k, v in src.items() if not isinstance(v, str)})
         fix, info["audio_mode"] = file_spans(fixed, plans)
     except MediaError as exc:
         return [f"chunk failed: RuntimeError: {exc}"] * len(plans)
     keys = [span_key(p) for p in plans]
-    info["audio_len_s"] = (sum(fix[k].size for k in keys) / AUDIO_SR, sum(src[k].size for k in keys) / AUDIO_SR)
-    return [_chunk_audio(fix[k], src[k], p, window) for k, p in zip(keys, plans, strict=True)]
+    info["audio_len_s"] = tuple(sum(v.size for k in keys if not isinstance(v := side[k], str)) / AUDIO_SR
+                                for side in (fix, src))
+    out: list[dict[str, Any] | str] = []
+    for k, p in zip(keys, plans, strict=True):
+        a, b = fix[k], src[k]
+        out.append(a if isinstance(a, str) else b if isinstance(b, str) else _chunk_audio(a, b, p, window))
+    return out

@@ -22,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+import av
 import cv2
 import numpy as np
 
@@ -309,15 +310,16 @@ class SourceCache:
         self.write_errors: list[str] = []  # failed writes, for the edit detail (scores are unaffected)
         if cache_dir is None:
             return
-        # OpenCV's version is part of the key: dHash and Laplacian come from its resize/filter code
-        self.root = Path(cache_dir) / f"repair-edit-v{CACHE_VERSION}-cv{cv2.__version__}" / _source_sha256(source)
+        # OpenCV's and PyAV's versions are part of the key: dHash, Laplacian and the decoded audio come from them
+        self.root = (Path(cache_dir) / f"repair-edit-v{CACHE_VERSION}-cv{cv2.__version__}-av{av.__version__}"
+                     / _source_sha256(source))
         try:
             with np.load(self.root / "frames.npz") as data:
                 dh, lv, kn = data["dhash"], data["lapvar"], data["known"]
             if dh.shape == lv.shape == kn.shape and dh.ndim == 1:
                 self._dhash, self._lapvar, self._known = dh, lv, kn
-        except (OSError, KeyError, ValueError):
-            pass  # no cache yet, or an unreadable one: recompute
+        except Exception:  # noqa: BLE001 - no cache yet, or an unreadable one (torn, not a zip): recompute
+            pass
 
     def lookup(self, index: int) -> tuple[int | None, float | None]:
         """(dhash, lapvar) of source frame `index`; None for what is not cached."""
@@ -364,9 +366,10 @@ class SourceCache:
             return {}
         try:
             with np.load(self.root / "audio_spans.npz") as data:
-                return {key: data[key] for key in data.files if data[key].dtype == np.int16 and data[key].ndim == 1}
-        except (OSError, ValueError, KeyError):
+                spans = {key: data[key] for key in data.files}
+        except Exception:  # noqa: BLE001 - unreadable in any way (torn, not a zip, bad member): recompute
             return {}
+        return {k: v for k, v in spans.items() if v.dtype == np.int16 and v.ndim == 1}
 
     def save_audio_spans(self, spans: dict[str, np.ndarray]) -> None:
         """Store the per-chunk source PCM (atomically)."""
