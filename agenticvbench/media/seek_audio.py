@@ -14,16 +14,15 @@ run of Debian 12's ffmpeg 5.1 (input seeking). What that returns is not a slice 
   (newer releases trim it to the edit list), so a file that ends on a chunk boundary still yields its padding.
 
 `SeekAudio` reads a file's header once. Per span it asks libavformat (PyAV) to make the same seek, which gives
-the packet to start from (the mov demuxer's seek logic, edit lists
-included, is the same in ffmpeg 5.1 and PyAV's libavformat), decodes from there with a fresh decoder and
-without the packets' side data (so nothing is trimmed; a fresh Opus decoder drops its pre-skip, which moves
-the first frame's samples later), keeps the samples from S on by timestamp, and downmixes to mono int16 at
-48 kHz as ffmpeg's resampler does for mono and stereo input; other layouts and sample rates go through the
-ffmpeg binary for that last step.
+the packet to start from (the mov demuxer's seek logic, edit lists included, is the same in ffmpeg 5.1 and
+PyAV's libavformat), decodes from there with a fresh decoder and without the packets' side data (so nothing
+is trimmed; a fresh Opus decoder drops its pre-skip, which moves the first frame's samples later), keeps the
+samples from S on by timestamp, and downmixes to mono int16 at 48 kHz as ffmpeg's resampler does for mono and
+stereo input; other sample rates go through the ffmpeg binary for that last step.
 
 Measured against Debian's ffmpeg 5.1 (`docs/decisions.md`, Repair; `benchmarks/check_seek_audio.py`): every
-span of 158 files (the script's matrix and 66 more) has 5.1's length and its samples within 1 LSB (the decoders' own rounding between releases),
-for AAC (48, 44.1 and 32 kHz, mono and stereo), Opus (10-, 20- and 60-ms frames) and MP3 in mp4, with and
+span of 158 files (the script's matrix and 66 more) has 5.1's length and its samples within 1 LSB (the
+decoders' own rounding between releases), for AAC (48, 44.1 and 32 kHz, mono and stereo), Opus (10-, 20- and 60-ms frames) and MP3 in mp4, with and
 without video, audio starting late, chunk starts on and off keyframes, at and past the end of the file. Only
 that is emulated (`emulates`: the mov family, AAC, Opus or MP3, mono or stereo, one audio stream; Matroska
 seeks land elsewhere in ffmpeg 5.1): for anything else callers run the official command line with the
@@ -88,7 +87,6 @@ class SeekAudio:
             self.delay = int(getattr(ctx, "delay", 0) or 0) if self.codec == "opus" else 0
             self.atb = Fraction(audio.time_base)
             self.file_start = int(container.start_time) if container.start_time is not None else 0
-        self.decode_errors = 0  # packets the decoder refused, over every span so far
 
     def _target(self, start_s: float) -> int:
         """The seek target in microseconds: `-ss` as the official formats it (%.3f), plus the file's start."""
@@ -109,7 +107,7 @@ class SeekAudio:
         and samples are placed by their timestamps relative to the seek target: those before it are dropped, and
         the span ends `duration_s` after the target, so a decode that starts after the target (a pre-skip that
         reaches past it) returns fewer samples, as ffmpeg does. A failed seek decodes from the start, as ffmpeg
-        goes on after one; a packet the decoder refuses is dropped and counted in `decode_errors`, and when more
+        goes on after one; a packet the decoder refuses is dropped, and when more
         than 2/3 of the span's packets fail `MediaError` is raised (ffmpeg exits 69 then, failing the chunk); a
         read error (a truncated file) ends the span there. `NotEmulated` is raised when the decoder's output is
         not what the emulation was checked on (float planar, the header's channels and rate, one frame per
@@ -167,7 +165,6 @@ class SeekAudio:
                         decoded += 1
                     except av.FFmpegError:
                         failed += 1  # as the ffmpeg binary: report, drop the packet, go on
-                        self.decode_errors += 1
                         continue
                     if place(frames, packet.pts, nominal):
                         break
@@ -180,7 +177,8 @@ class SeekAudio:
         return self._to_mono_s16(np.concatenate(pieces, axis=1)) if pieces else np.zeros(0, np.int16)
 
     def _to_mono_s16(self, planar: np.ndarray) -> np.ndarray:
-        """ffmpeg's `-ac 1 -ar 48000 -acodec pcm_s16le` of planar float samples."""
+        """ffmpeg's `-ac 1 -ar 48000 -acodec pcm_s16le` of planar float samples (in numpy at 48 kHz mono or
+        stereo, which is bit-exact; through the ffmpeg binary otherwise)."""
         if planar.shape[1] == 0:
             return np.zeros(0, np.int16)
         if self.sample_rate == OUTPUT_RATE and self.channels in (1, 2):

@@ -4,15 +4,16 @@ Each chunk's audio is what the official per-chunk `ffmpeg -ss S -t T` extraction
 `media.seek_audio.SeekAudio` in this process: the same seek (to the video keyframe at or before S),
 a fresh decode from there, nothing trimmed past the end. A slice of one whole-file decode is not the same: a
 chunk that starts on a keyframe begins with a fresh decoder's transient, AAC noise substitution differs
-throughout, and a chunk holding only the encoder's end padding is nothing but that transient. For containers
-other than mov/mp4 (whose seeks ffmpeg 5.1 places differently) each chunk is extracted with the bundled ffmpeg
-binary, the official command line. The source's spans are cached (`SourceCache`).
+throughout, and a chunk holding only the encoder's end padding is nothing but that transient. What the
+emulation was not checked on (`SeekAudio.emulates`: other containers, codecs, layouts, several audio streams)
+is extracted per chunk with the bundled ffmpeg binary, the official command line. The source's spans are
+cached (`SourceCache`).
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -105,25 +106,23 @@ def file_spans(path: Path, plans: Sequence[ChunkSpan]) -> tuple[dict[str, np.nda
     "per-chunk", one bundled-ffmpeg run per chunk (the official command line), for what the emulation was not
     checked on. Raises `MediaError` when the file has no readable audio stream (every chunk fails then)."""
     audio = SeekAudio(path)
-    out: dict[str, np.ndarray | str] = {}
     if audio.emulates:
         try:
-            for p in plans:
-                try:
-                    out[span_key(p)] = audio.span(p.start, p.dur)
-                except NotEmulated:
-                    raise
-                except MediaError as exc:
-                    out[span_key(p)] = f"chunk failed: RuntimeError: {exc}"
-            return out, "seek"
+            return {span_key(p): _extract(audio.span, p) for p in plans}, "seek"
         except NotEmulated:
-            out = {}
-    for p in plans:
-        try:
-            out[span_key(p)] = pcm_s16(path, start_s=p.start, duration_s=p.dur)
-        except MediaError as exc:
-            out[span_key(p)] = f"chunk failed: RuntimeError: {exc}"
-    return out, "per-chunk"
+            pass  # the decoder's output was not what the emulation was checked on: the whole file goes below
+    return {span_key(p): _extract(lambda s, d: pcm_s16(path, start_s=s, duration_s=d), p) for p in plans}, \
+        "per-chunk"
+
+
+def _extract(extract: Callable[[float, float], np.ndarray], plan: ChunkSpan) -> np.ndarray | str:
+    """One chunk's PCM, or the official worker's error string when the extraction fails (`NotEmulated` passes)."""
+    try:
+        return extract(plan.start, plan.dur)
+    except NotEmulated:
+        raise
+    except MediaError as exc:
+        return f"chunk failed: RuntimeError: {exc}"
 
 
 def _audio_chunks(fixed: Path, source: Path, plans: Sequence[ChunkSpan], window: tuple[float, float] | None,
