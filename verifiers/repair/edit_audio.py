@@ -23,6 +23,7 @@ from scipy.signal import correlate
 from agenticvbench.errors import MediaError
 from agenticvbench.media.chunks import pcm_s16
 from agenticvbench.media.seek_audio import NotEmulated, SeekAudio
+from agenticvbench.verifiers.repair.pcm_norm import pcm_norm
 
 if TYPE_CHECKING:  # pragma: no cover
     from agenticvbench.verifiers.repair.features import SourceCache
@@ -43,15 +44,18 @@ AUDIO_MAX_LAG_MS = 150
 MAX_LAG_SAMPLES = round(AUDIO_MAX_LAG_MS / 1000 * AUDIO_SR)  # 7200
 
 
-def xcorr_score(a: np.ndarray, b: np.ndarray) -> tuple[float | None, float | None, float | None]:
-    """(score, peak_norm, lag_ms): signed FFT cross-correlation peak within +/-150 ms, lag-penalised."""
-    if a.size == 0 or b.size == 0:
+def xcorr_score(a16: np.ndarray, b16: np.ndarray) -> tuple[float | None, float | None, float | None]:
+    """(score, peak_norm, lag_ms) of two int16 PCM spans of equal length: the signed FFT cross-correlation peak
+    within +/-150 ms of their float32 samples, over the product of their norms (`pcm_norm`), lag-penalised."""
+    if a16.size == 0 or b16.size == 0:
         return None, None, None
-    na, nb = float(np.linalg.norm(a)), float(np.linalg.norm(b))
+    na, nb = pcm_norm(a16), pcm_norm(b16)
     if na == 0.0 and nb == 0.0:  # the official detail values of these two cases
         return 1.0, 1.0, 0.0
     if na == 0.0 or nb == 0.0:
         return 0.0, 0.0, None
+    a = a16.astype(np.float32) / np.float32(32768.0)
+    b = b16.astype(np.float32) / np.float32(32768.0)
     xc = correlate(a, b, mode="full", method="fft")
     zero = a.size - 1
     lo, hi = max(0, zero - MAX_LAG_SAMPLES), min(xc.size - 1, zero + MAX_LAG_SAMPLES)
@@ -66,8 +70,7 @@ def _chunk_audio(a16: np.ndarray, b16: np.ndarray, plan: ChunkSpan,
                  window: tuple[float, float] | None) -> dict[str, Any]:
     """Audio signals of one chunk: fixed `a16` vs source `b16` (int16 PCM of the chunk), split by the window."""
     n = min(a16.size, b16.size)
-    a = a16[:n].astype(np.float32) / np.float32(32768.0)
-    b = b16[:n].astype(np.float32) / np.float32(32768.0)
+    a, b = a16[:n], b16[:n]
     start, end = plan.start, plan.end
     if window is not None and end > window[0] and start < window[1]:
         ws, we = window
