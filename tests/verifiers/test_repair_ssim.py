@@ -114,3 +114,19 @@ def test_imports_and_computes_where_numba_cannot_cache(tmp_path: Path) -> None:
     rng = np.random.default_rng(5)
     a, b = (rng.integers(0, 256, (30, 40), dtype=np.uint8) for _ in range(2))
     assert float(proc.stdout.strip()) == pytest.approx(sk_ssim(a, b, data_range=255), abs=TOL)
+
+
+def test_map_row_sum_has_a_fixed_order() -> None:
+    """Regression: the row sums of the SSIM map were left to fast-math reassociation, whose order follows the
+    vector width of the CPU numba compiles for (AVX2 or AVX-512), so the last bits of a score differed between
+    machines. The sum must be the written-out order: eight interleaved partial sums, then a fixed tree."""
+    from agenticvbench.verifiers.repair.ssim import _row_sum
+
+    rng = np.random.default_rng(11)
+    for n in (1, 5, 8, 9, 17, 1914):
+        values = rng.random(n) * 10.0 ** rng.integers(-8, 3, n)  # magnitudes apart, so the order shows
+        s = [0.0] * 8
+        for x, v in enumerate(values):
+            s[x % 8] += float(v)  # in index order, tail included
+        expected = ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]))
+        assert _row_sum(values) == expected, n
