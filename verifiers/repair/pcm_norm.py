@@ -7,7 +7,7 @@ picked for the CPU at load time: OpenBLAS (numpy's and scipy's wheels) runs an A
 AMD Zen CPUs and an AVX-512 one on Skylake-X and later Xeons, and the two round differently. Over a 10-s chunk
 (480,000 samples) the norms differ in the 6th-7th digit, so the official scorer itself gives per-chunk audio
 signals about 4e-6 apart on two such machines (D-R14). The published official values agree with the AVX2 kernel
-(within 1e-7 on every chunk of the HD golden pairs; the AVX-512 one is ~4e-6 off on every chunk).
+(within 1.8e-7 on every chunk of the HD golden pairs; the AVX-512 one is ~4e-6 off on every chunk).
 
 `pcm_norm` therefore computes what the AVX2 kernel computes, in exact integer arithmetic, so it is the same
 everywhere. The kernel (OpenBLAS `kernel/x86_64/sdot_microk_haswell-2.c` with `sdot.c`, unchanged since
