@@ -31,7 +31,6 @@ import numpy as np
 from agenticvbench.verifiers.repair.ssim import compiled
 
 LANES = 32  # four 8-wide AVX2 registers
-UNIT = 2.0 ** -30  # a squared sample is k*k units
 
 
 @compiled()
