@@ -294,8 +294,9 @@ class SourceCache:
     `frames.npz` (dhash uint64 with its `known` mask; lapvar float64, NaN where unknown: only lag candidates
     need it, so it is computed for those alone) and `audio_spans.npz` (each chunk's PCM as the official
     extraction returns it, keyed by `edit_audio.span_key`). Every write goes to a temp name and is moved into
-    place with `os.replace`, so concurrent scorers see the old or the new file, never a torn one. Without `cache_dir` nothing is stored. The cache is best-effort: a write that fails
-    (unwritable directory, full disk) is noted in `write_errors` and never raises, so it cannot change a score.
+    place with `os.replace`, so concurrent scorers see the old or the new file, never a torn one. Without
+    `cache_dir` nothing is stored. The cache is best-effort: a write that fails (unwritable directory, full
+    disk) is noted in `write_errors` and never raises, so it cannot change a score.
     """
 
     def __init__(self, cache_dir: Path | None, source: Path) -> None:
