@@ -171,6 +171,9 @@ def provenance_lines(report: Report) -> list[str]:
             lines.append(f"- judge (recap): {j}")
     if p["libraries"]:
         lines.append("- libraries: " + ", ".join(f"{k} {'/'.join(map(str, v))}" for k, v in p["libraries"].items()))
+    hosts = [h for h in p.get("hosts") or [] if isinstance(h, dict)]
+    if hosts:
+        lines.append("- scored on: " + "; ".join(f"{h.get('machine')} ({h.get('simd')})" for h in hosts))
     lines.append("- runs: " + "; ".join(f"{r.short} = {r.path}" for r in report.runs))
     labels = report.run_labels()
     usage = [f"{labels.get(path, path)}: {judge_text(u)}" for g in report.groups

@@ -232,6 +232,7 @@ def _provenance(results: list[Result]) -> dict[str, Any]:
         "verifier_versions": {f: v for f, v in verifiers.items()},
         "datasets": distinct([p.get("dataset") for p in prov]),
         "libraries": dict(sorted(libraries.items())),
+        "hosts": distinct([p.get("host") for p in prov]),
         "judges": distinct([judge_identity(p) for p in prov]),
     }
 

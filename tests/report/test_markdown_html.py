@@ -123,11 +123,13 @@ def test_cli_report(two_runs, tmp_path, capsys) -> None:
 
 
 def test_provenance_lists_versions_and_judge(mk) -> None:
-    """Provenance names the dataset revision, verifier versions and the recap judge (flat judge_* keys too)."""
+    """Provenance names the dataset revision, verifier versions, the recap judge (flat judge_* keys too) and the hosts."""
     r = mk(1, "recap", 0.5, path="A")
-    r.provenance.update({"judge_mode": "openai", "judge_model": "gpt-x", "prompt_hash": "abc123"})
+    r.provenance.update({"judge_mode": "openai", "judge_model": "gpt-x", "prompt_hash": "abc123",
+                         "host": {"machine": "aarch64", "simd": "ASIMD"}})
     md = render_markdown(build_report([r, mk(37, "sequencing", 1.0, path="A")], resamples=0))
     assert "judge (recap): mode openai, model gpt-x, prompt_hash abc123" in md
+    assert "- scored on: aarch64 (ASIMD)" in md
     assert "verifier versions: recap recap-1; sequencing sequencing-1" in md
 
 
