@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import platform
 from collections.abc import Callable, Generator
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,6 +13,19 @@ import numpy as np
 
 from agenticvbench.errors import MediaError
 from agenticvbench.media.container import open_input
+
+
+def _bgr_converter() -> str:
+    """Who converts decoded YUV frames to BGR: `swscale` (PyAV's libswscale) or `portable` (`media/yuv_rgb.py`,
+    the x86 arithmetic in integers). libswscale runs that arithmetic itself on x86-64, so it stays there; on other
+    CPUs its C code rounds differently, so the portable converter takes over. `AVB_BGR_CONVERTER` forces one."""
+    forced = os.environ.get("AVB_BGR_CONVERTER", "").strip().lower()
+    if forced in ("swscale", "portable"):
+        return forced
+    return "swscale" if platform.machine().lower() in ("x86_64", "amd64") else "portable"
+
+
+BGR_CONVERTER = _bgr_converter()
 
 
 @dataclass(frozen=True)
@@ -32,8 +47,15 @@ class DecodedFrame:
     path: str
 
     def image(self, pix_fmt: str = "bgr24") -> np.ndarray:
-        """The frame's pixels in `pix_fmt` (raises `MediaError` when the conversion fails)."""
+        """The frame's pixels in `pix_fmt` (raises `MediaError` when the conversion fails). BGR is the same on
+        every CPU (`BGR_CONVERTER`)."""
         try:
+            if pix_fmt == "bgr24" and BGR_CONVERTER == "portable":
+                from agenticvbench.media.yuv_rgb import frame_to_bgr
+
+                bgr = frame_to_bgr(self.frame)
+                if bgr is not None:
+                    return bgr
             return self.frame.to_ndarray(format=pix_fmt)
         except (av.FFmpegError, ValueError) as exc:
             raise MediaError(f"{self.path}: frame {self.index} conversion failed ({exc})") from None
