@@ -115,6 +115,10 @@ def planes_to_bgr(y: np.ndarray, u: np.ndarray, v: np.ndarray, *, pix_fmt: str, 
     import cv2
 
     vshift, implied_full = FORMATS[pix_fmt]
+    h, w = y.shape
+    chroma = (h >> vshift, w >> 1)
+    if h % 2 or w % 2 or u.shape != chroma or v.shape != chroma or not (y.dtype == u.dtype == v.dtype == np.uint8):
+        raise ValueError(f"planes {y.shape}, {u.shape}, {v.shape} are not an even-sized 8-bit {pix_fmt} frame")
     c = coefficients(colorspace, full_range or implied_full)
     b, g, r = (np.empty(y.shape, np.uint8) for _ in range(3))
     _convert(y, u, v, b, g, r, vshift, c.y_offset, c.y_coeff, c.ub, c.ug, c.vg, c.vr)
@@ -132,5 +136,10 @@ def frame_to_bgr(frame: av.VideoFrame) -> np.ndarray | None:
     ch = h // 2 if FORMATS[fmt][0] else h
     planes = []
     for plane, (pw, ph) in zip(frame.planes, ((w, h), (w // 2, ch), (w // 2, ch)), strict=False):
-        planes.append(np.frombuffer(plane, np.uint8).reshape(-1, plane.line_size)[:ph, :pw])
+        buf = np.frombuffer(plane, np.uint8)
+        if plane.line_size < pw or buf.size < plane.line_size * ph:
+            return None  # not the layout the format promises: leave it to libswscale's own checks
+        planes.append(buf[:plane.line_size * ph].reshape(ph, plane.line_size)[:, :pw])
+    if len(planes) != 3:
+        return None
     return planes_to_bgr(*planes, pix_fmt=fmt, colorspace=colorspace, full_range=int(frame.color_range) == 2)

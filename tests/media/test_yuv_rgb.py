@@ -151,3 +151,15 @@ def test_without_libav_simd_libswscale_drifts_and_the_portable_converter_does_no
     reference = [hashlib.sha256(f.image.tobytes()).hexdigest() for f in iter_frames(CLIP, last=12)]
     assert child("portable") == reference
     assert child("swscale") != reference
+
+
+def test_planes_that_do_not_make_a_frame_are_refused() -> None:
+    """The compiled loop does no bounds checks, so planes of the wrong size or type must never reach it."""
+    y = np.zeros((8, 8), np.uint8)
+    good = np.zeros((4, 4), np.uint8)
+    for u, v, fmt in ((np.zeros((3, 4), np.uint8), good, "yuv420p"), (good, good, "yuv422p"),
+                      (good.astype(np.int16), good, "yuv420p")):
+        with pytest.raises(ValueError, match="not an even-sized 8-bit"):
+            planes_to_bgr(y, u, v, pix_fmt=fmt, colorspace=2, full_range=False)
+    with pytest.raises(ValueError):
+        planes_to_bgr(np.zeros((7, 8), np.uint8), good, good, pix_fmt="yuv420p", colorspace=2, full_range=False)

@@ -26,8 +26,9 @@ import av
 import cv2
 import numpy as np
 
+from agenticvbench.compiled import compiled
 from agenticvbench.fsutil import file_sha256
-from agenticvbench.verifiers.repair.ssim import compiled, structural_similarity
+from agenticvbench.verifiers.repair.ssim import structural_similarity
 
 CHROMA_NORM = 25.0
 LAG_BAND_FRAMES = 10

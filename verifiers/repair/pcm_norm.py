@@ -28,7 +28,7 @@ import math
 
 import numpy as np
 
-from agenticvbench.verifiers.repair.ssim import compiled
+from agenticvbench.compiled import compiled
 
 LANES = 32  # four 8-wide AVX2 registers
 

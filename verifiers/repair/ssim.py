@@ -16,11 +16,9 @@ earlier OpenCV box-filter version (which needed per-frame statistics of 7 bytes/
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
-import numba
 import numpy as np
+
+from agenticvbench.compiled import compiled
 
 WIN_SIZE = 7
 NP_WIN = WIN_SIZE * WIN_SIZE
@@ -35,22 +33,6 @@ _C2N = C2 * NP_WIN * (NP_WIN - 1)
 
 # For the integer column and window sums: `reassoc` lets them vectorise (integer sums are exact in any order).
 _FAST = {"reassoc", "contract"}
-
-
-def compiled(**options: Any) -> Callable[[Callable[..., Any]], Any]:
-    """`numba.njit` without the GIL, with its on-disk cache when there is a writable place for it (the one way
-    the repair verifier compiles its kernels).
-
-    numba caches next to this module, or in the user's cache folder when the install is read-only; with neither
-    (a read-only container whose home is read-only too) it refuses `cache=True` at import time, so there the
-    kernels are compiled once per process instead (~2.6 s) rather than making the repair verifier unimportable.
-    """
-    def wrap(fn: Callable[..., Any]) -> Any:
-        try:
-            return numba.njit(cache=True, nogil=True, boundscheck=False, **options)(fn)
-        except RuntimeError:  # "cannot cache function ...: no locator available"
-            return numba.njit(cache=False, nogil=True, boundscheck=False, **options)(fn)
-    return wrap
 
 
 @compiled(fastmath=_FAST)
