@@ -77,5 +77,5 @@ def base_provenance(dataset: dict[str, Any], verifier_version: str) -> dict[str,
         "verifier_version": verifier_version,
         "dataset": dataset,
         "libraries": library_versions(),
-        "host": host_facts(),
+        "host": dict(host_facts()),
     }

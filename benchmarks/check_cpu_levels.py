@@ -107,7 +107,9 @@ def differences(a: Any, b: Any, path: str = "") -> list[tuple[float, str, Any, A
 
 def _report(name: str, level: str, diffs: list[tuple[float, str, Any, Any]], top: int) -> None:
     diffs.sort(key=lambda d: -d[0])
-    print(f"{name:8s} {level:9s} {len(diffs):4d} values differ" + ("" if diffs else " (identical)"))
+    where = sorted({d[1].lstrip(".").split(".json")[0].split(".mp4")[0].split("[")[0] for d in diffs})
+    print(f"{name:8s} {level:9s} {len(diffs):4d} values differ" + (f" in {len(where)} results: {', '.join(where)}"
+                                                                   if diffs else " (identical)"))
     for size, path, a, b in diffs[:top]:
         print(f"{'':19s}{size:.3g}  {path}  {a} -> {b}")
 

@@ -47,8 +47,8 @@ class DecodedFrame:
     path: str
 
     def image(self, pix_fmt: str = "bgr24") -> np.ndarray:
-        """The frame's pixels in `pix_fmt` (raises `MediaError` when the conversion fails). BGR is the same on
-        every CPU (`BGR_CONVERTER`)."""
+        """The frame's pixels in `pix_fmt` (raises `MediaError` when the conversion fails). The BGR of 8-bit
+        4:2:0 and 4:2:2 frames of even size is the same on every CPU (`BGR_CONVERTER`)."""
         try:
             if pix_fmt == "bgr24" and BGR_CONVERTER == "portable":
                 from agenticvbench.media.yuv_rgb import frame_to_bgr
