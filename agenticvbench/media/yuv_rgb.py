@@ -21,6 +21,7 @@ range), then rounded to 13 fractional bits. The tests compare this with libswsca
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, cast
 
 import av
 import numpy as np
@@ -136,7 +137,7 @@ def frame_to_bgr(frame: av.VideoFrame) -> np.ndarray | None:
     ch = h // 2 if FORMATS[fmt][0] else h
     planes = []
     for plane, (pw, ph) in zip(frame.planes, ((w, h), (w // 2, ch), (w // 2, ch)), strict=False):
-        buf = np.frombuffer(plane, np.uint8)
+        buf = np.frombuffer(cast(Any, plane), np.uint8)  # a plane exposes the buffer protocol
         if plane.line_size < pw or buf.size < plane.line_size * ph:
             return None  # not the layout the format promises: leave it to libswscale's own checks
         planes.append(buf[:plane.line_size * ph].reshape(ph, plane.line_size)[:, :pw])
