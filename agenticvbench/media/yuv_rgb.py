@@ -12,7 +12,7 @@ The arithmetic, per pixel, all in 16-bit lanes (`mulhi(a, b)` is the high half o
     y' = mulhi(8*Y - y_offset, y_coeff)
     u  = 8*U - 1024,  v = 8*V - 1024
     B = clip(y' + mulhi(u, ub)),  R = clip(y' + mulhi(v, vr)),  G = clip(y' + (mulhi(u, ug) + mulhi(v, vg)))
-Each chroma sample serves two neighbouring pixels of a row (and two rows in 4:2:0). The five coefficients come
+Each chroma sample serves two neighbouring pixels of a row (and two rows in 4:2:0). The six constants come
 from the colour matrix and range the way libswscale derives its SIMD constants (`coefficients` below): the
 matrix's four integers in 16.16 fixed point, stretched by 255/219 (luma) or squeezed by 224/255 (chroma, full
 range), then rounded to 13 fractional bits. The tests compare this with libswscale on all 2^24 colours.
