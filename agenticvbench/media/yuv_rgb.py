@@ -69,7 +69,7 @@ def coefficients(colorspace: int, full_range: bool) -> Coefficients:
     cgu, cgv = -cgu, -cgv
     cy, oy = 1 << 16, 0
     if full_range:
-        crv, cbu, cgu, cgv = (int(_trunc_div(c * 224, 255)) for c in (crv, cbu, cgu, cgv))
+        crv, cbu, cgu, cgv = (_trunc_div(c * 224, 255) for c in (crv, cbu, cgu, cgv))
     else:
         cy, oy = (cy * 255) // 219, 16 << 16
     return Coefficients(y_offset=_round16(oy * 8), y_coeff=_round16(cy * 8192), ub=_round16(cbu * 8192),
