@@ -35,3 +35,7 @@ class SubmissionError(AVBError):
 
 class ConfigError(AVBError):
     """An option or setting is invalid (e.g. `--executor dask` without a scheduler, a bad judge mode)."""
+
+
+class InstallError(AVBError):
+    """The installed packages cannot work on this machine (an OpenCV build that needs libGL, say)."""

@@ -1,10 +1,13 @@
 """The wheel a user gets from an index: one import name, beside PyPI's `verifiers`, one headless OpenCV, and the
 whole demo running where libGL does not exist.
 
-The wheel is built from a copy of the sources and installed into a fresh venv that sees the global environment
-(`--system-site-packages`, so the heavy dependencies are not installed again); the venv gets our wheel, PyPI's
-`verifiers` and the OpenCV build our requirements name, and its own site-packages shadow the editable install
-of the development environment (checked through each module's `__file__`).
+The wheel is built from a copy of the sources and installed into a fresh venv. So that the heavy dependencies are
+not installed again, the venv sees the site-packages of the interpreter running the tests, whichever it is (a
+venv of its own, as users have, or a global install, as a container has) through a `.pth` file placed after its
+own site-packages: the venv gets our wheel, PyPI's `verifiers` and the OpenCV build our requirements name, and its
+own copies shadow the development environment's (checked through each module's `__file__`). The development
+environment's `.pth` files (its editable install among them) are not processed there, as Python only reads
+`.pth` files in the site directories of the interpreter itself.
 """
 
 from __future__ import annotations
@@ -58,14 +61,27 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return whl
 
 
+def _see_outer_site_packages(root: Path) -> None:
+    """Let the venv at `root` import what the test's own interpreter has installed, after its own packages.
+
+    `venv --system-site-packages` would expose the *base* interpreter's site-packages, which holds nothing when
+    the tests run from a venv; this names the running interpreter's site directories instead."""
+    import site
+
+    outer = [p for p in dict.fromkeys([*site.getsitepackages(), site.getusersitepackages()]) if Path(p).is_dir()]
+    (inner,) = (root / "lib").glob("python3.*/site-packages")
+    (inner / "zz_outer_site_packages.pth").write_text("".join(f"{p}\n" for p in outer))
+
+
 @pytest.fixture(scope="module")
 def venv(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A venv holding our wheel, PyPI's `verifiers` and the OpenCV build our requirements name."""
     from importlib.metadata import version
 
     root = tmp_path_factory.mktemp("venv") / "env"
-    _run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", root], cwd=root.parent)
-    # The global pip runs inside the venv (it is visible through the system site-packages) and installs there;
+    _run([sys.executable, "-m", "venv", "--without-pip", root], cwd=root.parent)
+    _see_outer_site_packages(root)
+    # The outer pip runs inside the venv (it is visible through the .pth file) and installs there;
     # --ignore-installed because the development environment already has each of these names.
     _run([root / "bin" / "python", "-m", "pip", "install", "-q", "--no-deps", "--ignore-installed",
           "--disable-pip-version-check", wheel, PYPI_VERIFIERS,
@@ -83,21 +99,26 @@ import cv2
 from agenticvbench.verifiers import get_verifier
 gui = re.search(r"GUI:\s*(\S+)", cv2.getBuildInformation())
 def norm(n): return re.sub(r"[-_.]+", "-", n).lower()
-seen, todo = set(), ["agenticvbench"]
-while todo:  # the install closure of agenticvbench (no extras), from the installed metadata
-    name = todo.pop()
-    if name in seen: continue
-    seen.add(name)
-    for spec in md.requires(name) or []:
-        req = Requirement(spec)
-        if req.marker is None or req.marker.evaluate({"extra": ""}):
-            try: md.distribution(req.name)
-            except md.PackageNotFoundError: continue
-            todo.append(norm(req.name))
+def closure(extras):
+    # the install closure of agenticvbench with these extras of its own, from the installed metadata
+    seen, todo = set(), ["agenticvbench"]
+    while todo:
+        name = todo.pop()
+        if name in seen: continue
+        seen.add(name)
+        for spec in md.requires(name) or []:
+            req = Requirement(spec)
+            own = extras if name == "agenticvbench" else [""]
+            if req.marker is None or any(req.marker.evaluate({"extra": e}) for e in own):
+                try: md.distribution(req.name)
+                except md.PackageNotFoundError: continue
+                todo.append(norm(req.name))
+    return sorted(seen)
 print(json.dumps({"files": mods, "verifiers_version": md.version("verifiers"),
                   "top_level": md.distribution("agenticvbench").read_text("top_level.txt"),
                   "sequencing": type(get_verifier("sequencing")).__name__,
-                  "gui": gui.group(1) if gui else None, "closure": sorted(seen)}))
+                  "gui": gui.group(1) if gui else None, "closure": closure([""]),
+                  "closure_test": closure(["", "test", "ocr-deps"])}))
 """
     return json.loads(_run([venv / "bin" / "python", "-c", code], cwd=cwd).stdout)
 
@@ -127,6 +148,11 @@ def test_installs_beside_pypi_verifiers(venv: Path, tmp_path: Path) -> None:
     closure = set(info["closure"])  # type: ignore[call-overload]
     assert {"scenedetect-headless", "opencv-python-headless"} <= closure
     assert {n for n in closure if n.startswith("opencv")} == {"opencv-python-headless"}
+    # The development install (`.[test]`, with the OCR engine's dependencies) names no GUI OpenCV either, so the
+    # README's install and test commands work on a host without libGL.
+    closure_test = set(info["closure_test"])  # type: ignore[call-overload]
+    assert {"pytest", "onnxruntime", "pyclipper"} <= closure_test
+    assert {n for n in closure_test if n.startswith("opencv")} == {"opencv-python-headless"}
     assert info["gui"] == "NONE", "the venv's cv2 is not the headless build"
 
 

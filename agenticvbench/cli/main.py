@@ -23,6 +23,9 @@ COMMAND_MODULES = (
     "export", "grade", "judge_cmd", "gold", "harbor_cmd", "import_cmd",
 )
 
+#: Commands that decode media: they check first that OpenCV loads (one line with the fix if it does not).
+MEDIA_COMMANDS = frozenset({"demo", "verify", "score", "gold", "baselines"})
+
 
 def build_parser() -> argparse.ArgumentParser:
     """The full parser (also used by the docs test that checks README examples)."""
@@ -45,6 +48,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     setup_logging(args)
     try:
+        if args.command in MEDIA_COMMANDS:
+            from agenticvbench.media.opencv_runtime import check_opencv
+
+            check_opencv()
         return int(args.func(args) or 0)
     except ConfigError as exc:
         print(f"avb: error: {exc}", file=sys.stderr)

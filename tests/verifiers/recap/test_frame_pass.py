@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+import rapidocr_onnxruntime  # noqa: F401  # the suite needs the OCR engine: see CONTRIBUTING.md, Setup
 
 from agenticvbench.errors import MediaError
 from agenticvbench.media import filters as ff
@@ -15,8 +16,6 @@ from agenticvbench.media import video as media_video
 from agenticvbench.verifiers.recap import frame_pass as fp
 from agenticvbench.verifiers.recap.kinds import MediaFacts, kind_needs, run_kind
 from agenticvbench.verifiers.recap.ocr import get_engine
-
-pytest.importorskip("rapidocr_onnxruntime")
 
 EVERYTHING = [("scenedetect_max_shot_duration", {"max_seconds": 3}),
               ("scenedetect_median_shot_duration", {"min": 0.5}),
