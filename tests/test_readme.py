@@ -10,15 +10,15 @@ import shutil
 from pathlib import Path
 
 import pytest
+from doc_examples import ELLIPSIS, Step, console_blocks, excerpt_mismatch, run_step
 
-from agenticvbench.cli.main import build_parser, main
+from agenticvbench.cli.main import build_parser
 from agenticvbench.demo import DemoBenchmark
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 #: The cache folder README shows (the Linux default); the tests substitute their own.
 SHOWN_CACHE = "~/.cache/agenticvbench"
-ELLIPSIS = "..."
 
 
 def _section(text: str, heading: str) -> str:
@@ -49,42 +49,11 @@ def _doc_texts() -> dict[str, str]:
     return pages
 
 
-def quickstart_session() -> list[tuple[str, list[str]]]:
-    """The quickstart's console block as (command, shown output lines), in order."""
-    block = re.search(r"```console\n(.*?)```", _section(README, "Quickstart, offline"), flags=re.S)
-    assert block, "the quickstart has no console block"
-    steps: list[tuple[str, list[str]]] = []
-    for line in block.group(1).splitlines():
-        if line.startswith("$ "):
-            steps.append((line[2:], []))
-        else:
-            assert steps, "the console block must start with a `$ ` command"
-            steps[-1][1].append(line)
-    return steps
-
-
-def excerpt_mismatch(shown: list[str], printed: list[str]) -> str | None:
-    """None when `shown` is an excerpt of `printed`: runs of lines separated by `...` appear verbatim and in order;
-    without a leading (trailing) `...` the first (last) run must open (close) the output. Else what differs."""
-    runs: list[list[str]] = [[]]
-    for line in shown:
-        if line == ELLIPSIS:
-            runs.append([])
-        else:
-            runs[-1].append(line)
-    pos = 0
-    for i, run in enumerate(runs):
-        if not run:
-            continue
-        starts = [j for j in range(pos, len(printed) - len(run) + 1) if printed[j:j + len(run)] == run]
-        if i == 0 and starts and starts[0] != 0:
-            starts = []
-        if not starts:
-            return f"not printed (in this order): {run[0]!r} ... ({len(run)} line(s))"
-        pos = starts[0] + len(run)
-    if runs[-1] and pos != len(printed):
-        return f"the output goes on after {runs[-1][-1]!r}: {printed[pos]!r}"
-    return None
+def quickstart_steps() -> list[Step]:
+    """The quickstart's console block, as its steps."""
+    blocks = console_blocks(_section(README, "Quickstart, offline"))
+    assert len(blocks) == 1, "the quickstart has exactly one console block"
+    return blocks[0]
 
 
 def test_excerpt_matching_rejects_what_it_should() -> None:
@@ -104,16 +73,13 @@ def test_quickstart_excerpt_matches_a_fresh_demo(tmp_path: Path, monkeypatch: py
     print the shown lines, numbers included; the cache path is the only thing substituted."""
     cache = tmp_path / "cache"
     monkeypatch.setenv("AVB_CACHE", str(cache))
-    steps = quickstart_session()
-    assert [cmd.split()[:2] for cmd, _ in steps][:1] == [["avb", "demo"]]
-    for command, shown in steps:
-        argv = shlex.split(command.replace(SHOWN_CACHE, str(cache)))
-        assert argv[0] == "avb"
-        code = main(argv[1:])
-        printed = capsys.readouterr().out.replace(str(cache), SHOWN_CACHE).splitlines()
-        assert code == 0, (command, printed[-5:])
-        problem = excerpt_mismatch(shown, printed)
-        assert problem is None, f"`{command}`: {problem}\n--- printed ---\n" + "\n".join(printed)
+    steps = quickstart_steps()
+    assert steps[0].command == "avb demo" and len(steps) >= 2
+    for step in steps:
+        code, printed = run_step(step, capsys, monkeypatch, {SHOWN_CACHE: str(cache)})
+        assert code == 0, (step.command, printed[-5:])
+        problem = excerpt_mismatch(step.shown, printed)
+        assert problem is None, f"`{step.command}`: {problem}\n--- printed ---\n" + "\n".join(printed)
 
 
 def test_readme_python_example_runs(demo: DemoBenchmark, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
