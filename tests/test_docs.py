@@ -94,3 +94,15 @@ def test_every_result_field_is_documented() -> None:
     rows = set(re.findall(r"^\| `([a-z_0-9]+)` \|", page, flags=re.M))
     assert len(schema["properties"]) >= 15
     assert not set(schema["properties"]) - rows, sorted(set(schema["properties"]) - rows)
+
+
+def test_api_reference_covers_the_public_api() -> None:
+    """Every name `agenticvbench` exports has an entry on the API page (rendered from its docstring by
+    mkdocstrings), so a new public name cannot go undocumented."""
+    import agenticvbench
+
+    page = (REPO / "docs" / "reference" / "api.md").read_text(encoding="utf-8")
+    documented = {target.rsplit(".", 1)[-1] for target in re.findall(r"^::: (agenticvbench\.[\w.]+)$", page, re.M)}
+    public = {name for name in agenticvbench.__all__ if not name.startswith("_")}
+    assert len(public) >= 15
+    assert not public - documented, sorted(public - documented)
