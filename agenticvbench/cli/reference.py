@@ -1,7 +1,7 @@
 """The command-line reference page (docs/reference/cli.md), generated from the argparse parser.
 
 Every command and subcommand of `build_parser()` gets a section: its usage line, its help, and a table of its
-arguments (option strings, value, default, choices, help). The page is written without argparse's own help
+arguments (option strings and value, default, choices, help). The page is written without argparse's own help
 formatter, whose layout depends on the terminal width and the Python version, so the same parser gives the same
 bytes everywhere. The docs build and a test compare the committed page with a fresh rendering; to regenerate it:
 
@@ -136,15 +136,18 @@ def _default(action: argparse.Action) -> str:
 
 
 def _row(parser: argparse.ArgumentParser, action: argparse.Action) -> str:
-    names = ", ".join(f"`{s}`" for s in action.option_strings) or f"`{action.dest}`"
     meta = _metavar(action)
-    value = f"`{meta}`" if meta else ""
+    if action.option_strings:  # `-j`, `--jobs N`: the value once, after the last spelling
+        *short, last = action.option_strings
+        names = ", ".join([f"`{s}`" for s in short] + [f"`{last} {meta}`" if meta else f"`{last}`"])
+    else:
+        names = f"`{meta}`"
     text = _escape(_expand(parser, action))
     if action.choices is not None and action.option_strings:
         text = (text.rstrip(".") + ". " if text else "") + "One of " + ", ".join(f"`{c}`" for c in action.choices) + "."
     if action.required and action.option_strings:
         text = "**Required.** " + text
-    return f"| {names} | {value} | {_default(action)} | {text} |"
+    return f"| {names} | {_default(action)} | {text} |"
 
 
 def render_command(cmd: Command) -> str:
@@ -155,7 +158,7 @@ def render_command(cmd: Command) -> str:
     lines += ["```text", usage(cmd), "```", ""]
     actions = [a for a in documented_actions(cmd.parser) if "-h" not in a.option_strings]
     if actions:
-        lines += ["| argument | value | default | description |", "| --- | --- | --- | --- |"]
+        lines += ["| argument | default | description |", "| --- | --- | --- |"]
         lines += [_row(cmd.parser, a) for a in actions]
         lines.append("")
     subs = [f"`{c.name}`" for c in iter_commands(cmd.parser, cmd.name) if c.name.count(" ") == cmd.name.count(" ") + 1]
