@@ -3,6 +3,7 @@ what it should: a broken link, a page left out of the navigation, a command-line
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import subprocess
@@ -15,13 +16,20 @@ REPO = Path(__file__).resolve().parents[1]
 _DEAD_PROXY = "http://127.0.0.1:9"  # nothing listens there: any HTTP request of the build fails at once
 
 
+@functools.cache
+def _can_unshare_network() -> bool:
+    if os.geteuid() != 0 or not shutil.which("unshare"):
+        return False
+    return subprocess.run(["unshare", "-n", "true"], capture_output=True, timeout=30).returncode == 0
+
+
 def _build(root: Path, site: Path) -> subprocess.CompletedProcess[str]:
-    """`mkdocs build --strict` of the project at `root`, without network: in a fresh network namespace when we may
-    make one (root with `unshare`), else with every HTTP proxy pointing at a closed port."""
+    """`mkdocs build --strict` of the project at `root`, without network: in a fresh network namespace when one
+    can be made (root with `unshare`), and in any case with every HTTP proxy pointing at a closed port."""
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "PYTHONPATH": str(REPO),
            "HTTP_PROXY": _DEAD_PROXY, "HTTPS_PROXY": _DEAD_PROXY, "ALL_PROXY": _DEAD_PROXY, "NO_PROXY": ""}
     cmd = [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site)]
-    if os.geteuid() == 0 and shutil.which("unshare"):
+    if _can_unshare_network():
         cmd = ["unshare", "-n", *cmd]
     return subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True, timeout=300)
 
