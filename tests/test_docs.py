@@ -1,11 +1,20 @@
-"""The docs stand on their own: every defect id the code can print is explained in docs/upstream-defects.md, and
-no file of the project points at a ticket or a document outside the repository."""
+"""The docs stand on their own: every defect id the code can print is explained in docs/upstream-defects.md, no
+file of the project points at a ticket or a document outside the repository, and the guide's examples, file
+contracts and field lists match the code."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
+import shutil
 from pathlib import Path
+
+import pytest
+from doc_examples import excerpt_mismatch, iter_steps, run_step
+
+from agenticvbench.demo import DemoBenchmark
+from agenticvbench.harbor.contract import OUTPUT_FILES
 
 REPO = Path(__file__).resolve().parents[1]
 DEFECT_ID = re.compile(r"\bD-[SRC]\d+\b")
@@ -47,3 +56,53 @@ def test_no_file_points_outside_the_repository() -> None:
                 hits.append(f"{path.relative_to(REPO)}:{n}: {line.strip()[:120]}")
     assert len(_text_files()) > 50
     assert not hits, "\n".join(hits)
+
+
+def test_troubleshooting_shows_the_real_messages(demo: DemoBenchmark, tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """The troubleshooting page quotes error messages; they are run here, in the folder the page describes
+    (`mirror/` and `runs/partial/`), so a reworded message cannot leave the page quoting a message nobody sees."""
+    page = (REPO / "docs" / "guide" / "troubleshooting.md").read_text(encoding="utf-8")
+    (tmp_path / "runs").mkdir()
+    shutil.copytree(demo.runs["partial"], tmp_path / "runs" / "partial", ignore=shutil.ignore_patterns("avb-results"))
+    (tmp_path / "mirror").symlink_to(demo.mirror, target_is_directory=True)
+    monkeypatch.chdir(tmp_path)
+    steps = list(iter_steps(page))
+    assert len(steps) >= 8
+    for step in steps:
+        code, printed = run_step(step, capsys, monkeypatch)
+        assert code != 0, f"`{step.command}` succeeded; the page shows it as an error"
+        problem = excerpt_mismatch(step.shown, printed)
+        assert problem is None, f"`{step.command}`: {problem}\n--- printed ---\n" + "\n".join(printed)
+
+
+def test_run_directory_guide_names_every_file_the_verifiers_read() -> None:
+    """The run-directory page's table lists, per family, exactly the files the verifiers read (the contract the
+    Harbor export writes into every task)."""
+    page = (REPO / "docs" / "guide" / "run-directory.md").read_text(encoding="utf-8")
+    for family, files in OUTPUT_FILES.items():
+        row = re.search(rf"^\| {family} \|.*$", page, flags=re.M)
+        assert row, family
+        assert set(re.findall(r"`([^`]+)`", row.group(0))) == set(files), (family, row.group(0))
+
+
+def test_every_result_field_is_documented() -> None:
+    """Each top-level property of the shipped result schema has a row in docs/results.md's field table."""
+    schema = json.loads((REPO / "agenticvbench" / "schemas" / "result.schema.json").read_text(encoding="utf-8"))
+    page = (REPO / "docs" / "results.md").read_text(encoding="utf-8")
+    rows = set(re.findall(r"^\| `([a-z_0-9]+)` \|", page, flags=re.M))
+    assert len(schema["properties"]) >= 15
+    assert not set(schema["properties"]) - rows, sorted(set(schema["properties"]) - rows)
+
+
+def test_api_reference_covers_the_public_api() -> None:
+    """Every name `agenticvbench` exports has an entry on the API page (rendered from its docstring by
+    mkdocstrings), so a new public name cannot go undocumented."""
+    import agenticvbench
+
+    page = (REPO / "docs" / "reference" / "api.md").read_text(encoding="utf-8")
+    documented = {target.rsplit(".", 1)[-1] for target in re.findall(r"^::: (agenticvbench\.[\w.]+)$", page, re.M)}
+    public = {name for name in agenticvbench.__all__ if not name.startswith("_")}
+    assert len(public) >= 15
+    assert not public - documented, sorted(public - documented)

@@ -40,7 +40,7 @@ def _demo(args: argparse.Namespace) -> int:
                           dataset_label=f"demo ({demo.mirror})")
     print(render_markdown(report))
     print(f"{len(summary.results)} result(s), {summary.n_resumed} reused; "
-          f"{summary.unscored_items} judge item(s) unscored (no judge configured: see README, 'Recap judge')")
+          f"{summary.unscored_items} judge item(s) unscored (no judge configured: see docs/guide/score-and-resume.md)")
     print(next_commands(demo.mirror, demo.runs))
     return 1 if summary.n_errors else 0
 

@@ -1,7 +1,7 @@
 """The grading page in a real browser (Playwright driving the system Chromium): the video plays and seeks, items
 are graded with the keyboard, a reload keeps every verdict, and `avb verify --judge human` scores from them.
 
-The screenshot used by the README is taken here; it is copied to docs/img/grading-page.png when that file is
+The screenshot shown in docs/guide/grading-recap.md is taken here; it is copied to docs/img/grading-page.png when that file is
 missing or AVB_UPDATE_DOC_IMAGES=1 (so an ordinary test run leaves the tree clean)."""
 
 from __future__ import annotations
