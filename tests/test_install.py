@@ -158,7 +158,11 @@ def test_installs_beside_pypi_verifiers(venv: Path, tmp_path: Path) -> None:
 
 def _gl_libraries() -> list[str]:
     """Every OpenGL library the dynamic loader knows of (libGL, libGLX, libEGL, libOpenGL, ...), resolved."""
-    out = subprocess.run(["ldconfig", "-p"], capture_output=True, text=True, check=False).stdout
+    # ldconfig lives in /sbin, which an unprivileged user's PATH often lacks
+    ldconfig = shutil.which("ldconfig", path=os.pathsep.join([os.environ.get("PATH", ""), "/sbin", "/usr/sbin"]))
+    if ldconfig is None:
+        return []
+    out = subprocess.run([ldconfig, "-p"], capture_output=True, text=True, check=False).stdout
     paths = {os.path.realpath(m) for m in re.findall(r"=>\s*(\S*/lib(?:GL|EGL|OpenGL)[^/\s]*\.so[^\s]*)", out)}
     return sorted(p for p in paths if os.path.isfile(p))
 
