@@ -8,8 +8,9 @@ and keep the list of Pythons CI smoke-tests equal to what `pyproject.toml` decla
 from __future__ import annotations
 
 import re
-import tomllib
 from pathlib import Path
+
+import tomllib
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -22,8 +23,8 @@ def _commands(text: str) -> list[str]:
 
 def _readme_test_block() -> list[str]:
     """The fenced bash block of README.md that holds the test command (`pytest -q`)."""
-    blocks = re.findall(r"```(?:bash|sh|console)?\n(.*?)```", (REPO / "README.md").read_text(), re.S)
-    (block,) = [b for b in blocks if re.search(r"^\s*pytest -q\s*(#.*)?$", b, re.M)]
+    blocks = re.findall(r"^```(\w*)\n(.*?)^```$", (REPO / "README.md").read_text(), re.S | re.M)
+    (block,) = [b for lang, b in blocks if lang in ("bash", "sh") and re.search(r"^pytest -q\s*(#.*)?$", b, re.M)]
     return _commands(block)
 
 

@@ -15,7 +15,7 @@ HOSTILE_ENV = {"HF_HUB_OFFLINE": "1", "HF_HOME": "/nonexistent/hf-home", "HF_END
 
 def test_conftest_scrubs_the_callers_settings():
     """Within the suite none of the caller's HF_*/OPENAI_*/AVB_* variables survive (AVB_CACHE is the suite's own)."""
-    from conftest import TEST_SWITCHES  # the suite's own switches (CI sets AVB_HARBOR_VENV, say) are kept on purpose
+    from conftest import TEST_SWITCHES  # the suite's own switches (CI sets AVB_HARBOR_VENV) stay
 
     leftover = {k for k in os.environ if k.startswith(("HF_", "HUGGINGFACE_", "OPENAI_", "AVB_"))} - TEST_SWITCHES
     assert leftover <= {"HF_HOME", "HF_HUB_DISABLE_TELEMETRY", "AVB_CACHE"}
