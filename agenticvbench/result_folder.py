@@ -72,6 +72,17 @@ def read_record(folder: Path, key: ResultKey | None) -> tuple[FolderRecord | Non
     return record, ""
 
 
+def record_notes(folders: list[Path], key: ResultKey | None) -> list[str]:
+    """For reports: one note per results folder whose record (signed by `key`) says it held files before its
+    first scoring."""
+    notes = []
+    for folder in folders:
+        record, _why = read_record(folder, key)
+        if record is not None and (line := record.describe(Path(folder))):
+            notes.append(line)
+    return notes
+
+
 def _entries(folder: Path) -> tuple[int, list[str]]:
     """(how many entries, the first MAX_NAMES names in sorted order) of `folder`, without the record itself."""
     try:

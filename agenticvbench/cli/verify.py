@@ -86,7 +86,8 @@ def _verify(args: argparse.Namespace) -> int:
                          out=out, jobs=args.jobs, force=args.force, executor=args.executor,
                          scheduler=args.scheduler, judge=judge, tasks=tasks, run_meta=meta or None,
                          max_media_bytes=args.max_media_mb * 1024 * 1024 if args.max_media_mb else None,
-                         progress=not (args.json or args.quiet) and sys.stderr.isatty() or args.progress)
+                         progress=not (args.json or args.quiet) and sys.stderr.isatty() or args.progress,
+                         key_file=args.key_file)
     for note in summary.notes:
         LOG.warning(note)
     if args.json:
@@ -120,6 +121,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--scheduler", help="Dask scheduler address for --executor dask")
     p.add_argument("--progress", action="store_true", help="show the progress bar even when not on a terminal")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    p.add_argument("--key-file", default=None, metavar="PATH",
+                   help="result key that signs results (created if missing; default $AVB_RESULT_KEY_FILE, else "
+                        "result-key in the package cache); on a cluster every worker must see the same file")
     p.add_argument("--max-media-mb", type=positive_int, default=None,
                    help="largest submitted media file read, in MiB (default $AVB_MAX_MEDIA_MB, else 4096)")
     ident = p.add_argument_group("run identity (default: the run's run.json, else the folder name as model)")
