@@ -17,12 +17,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agenticvbench.errors import ConfigError, SubmissionError
+from agenticvbench.errors import AVBError, ConfigError, SubmissionError
 from agenticvbench.executors import Executor, make_executor
 from agenticvbench.fsutil import file_sha256
 from agenticvbench.identity import duplicate_identities, run_identity
 from agenticvbench.integrity import reference_sha256, screen_inputs
-from agenticvbench.loader import DEFAULT_DATASET, default_cache_dir, load_tasks
+from agenticvbench.leaks import DatasetReference, dataset_references
+from agenticvbench.loader import DEFAULT_DATASET, DatasetSource, default_cache_dir, load_tasks
 from agenticvbench.provenance import base_provenance
 from agenticvbench.result_folder import claim
 from agenticvbench.results import (
@@ -65,6 +66,7 @@ class Job:
     dataset: dict[str, Any]
     force: bool = False
     key: KeyRef | None = None  # the result key the worker signs and checks with (`signing.worker_key`)
+    dataset_refs: tuple[DatasetReference, ...] = ()  # every verifier-only reference of the dataset (`leaks`)
 
 
 def _judge_identity(judge: Any) -> Any:
@@ -156,7 +158,7 @@ def _score(job: Job, key: ResultKey | None) -> Result:
                 old.resumed = True
                 return old
     try:
-        screening = screen_inputs(job.task, job.submission, by_path)
+        screening = screen_inputs(job.task, job.submission, by_path, job.dataset_refs)
         outcome = verifier.verify(job.task, job.submission, job.ctx)
     except InputRejected as exc:
         return _base_result(job, "malformed", reason=str(exc), provenance={**prov, "input_hashes": hashes},
@@ -253,6 +255,23 @@ def _result_key(key_file: str | os.PathLike[str] | None, runs: list[RunDir]) -> 
     return key, notes
 
 
+def _reference_index(tasks: list[Task]) -> tuple[tuple[DatasetReference, ...], list[str]]:
+    """The verifier-only references of the whole dataset the tasks come from (not only the selected tasks),
+    listed once per run for the cross-task leak check (`leaks`), and a note when some are not on this machine."""
+    src = next((t.source for t in tasks if isinstance(t.source, DatasetSource)), None)
+    universe = tasks
+    if isinstance(src, DatasetSource):
+        try:
+            universe = load_tasks(dataset=src.dataset, revision=src.revision if src.kind == "hub" else None,
+                                  cache_dir=src.cache_dir)
+        except AVBError:  # the selected tasks loaded; compare with their references at least
+            universe = tasks
+    refs, absent = dataset_references(universe)
+    note = (f"{absent} verifier-only reference(s) of the dataset are not on this machine (not downloaded yet); "
+            "submissions were not compared with them" if absent else "")
+    return refs, [note] if note else []
+
+
 def _signature_notes(results: list[Result]) -> list[str]:
     """Summary notes: each previous result that was not trusted (invalid, or its signature did not verify), and
     results written unsigned because a worker could not hold the key."""
@@ -289,6 +308,7 @@ def verify_run(run_dirs: str | Path | Sequence[str | Path], *, dataset: str | os
     ctx = VerifyContext(cache_dir=cache, judge=judge, threads=1)
     runs = [open_run(p) for p in run_dirs]
     key, key_notes = _result_key(key_file, runs)
+    refs, leak_notes = _reference_index(tasks)
     media_cap = media_max_bytes(max_media_bytes)
     work: list[Job] = []
     for run, out_dir in zip(runs, _out_dirs(runs, Path(out) if out else None), strict=True):
@@ -298,7 +318,7 @@ def verify_run(run_dirs: str | Path | Sequence[str | Path], *, dataset: str | os
         for task in tasks:
             ds = task.source.provenance() if task.source else {"dataset": str(dataset)}
             work.append(Job(task, run.submission(task.task_id, media_cap), out_dir, run_info, ctx, ds, force,
-                            key.ref()))
+                            key.ref(), refs))
     ex = make_executor(executor, jobs, scheduler) if isinstance(executor, str) else executor
     results: list[Result] = []
     bar = None
@@ -316,7 +336,7 @@ def verify_run(run_dirs: str | Path | Sequence[str | Path], *, dataset: str | os
         if bar is not None:
             bar.close()
         ex.close()
-    notes = [n for r in runs for n in r.notes] + key_notes + _signature_notes(results)
+    notes = [n for r in runs for n in r.notes] + key_notes + leak_notes + _signature_notes(results)
     notes += [f"{r.run.get('path', '')}: task {r.task_id}: INTEGRITY {', '.join(r.integrity)} (official score "
               "kept; see the result's warnings)" for r in results if r.integrity]
     notes += duplicate_identities((j.run_info["harness"], j.run_info["model"], j.run_info["rep"], j.run_info["path"])

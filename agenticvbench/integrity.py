@@ -12,18 +12,22 @@ Flags (the official score is kept, the result's `integrity` list names the hole,
 - `audio_only`: a media output with audio but no video stream (repair: edit 0, as the official scorer, whose
   OpenCV cannot open it; format and localisation still score);
 - `rotation`: a video carrying a display rotation matrix (players rotate it, frame comparisons do not);
-- `identical_to_input`: a repair output byte-identical to the agent's own broken input.
+- `identical_to_input`: a repair output byte-identical to the agent's own broken input;
+- `verifier_reference`: a submitted file byte-identical to a verifier-only reference of *another* task of the
+  dataset (`leaks`): the agent saw verifier-only material.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
 from agenticvbench.errors import AVBError, MediaError
 from agenticvbench.fsutil import file_sha256
+from agenticvbench.leaks import DatasetReference, leaked_references
 from agenticvbench.submission import InputRejected, Submission
 from agenticvbench.tasks import Task
 
@@ -37,6 +41,7 @@ FLAGS: dict[str, str] = {
     "audio_only": "has audio but no video stream; only format and localisation can score",
     "rotation": "carries a display rotation matrix; players rotate it but frame comparisons do not",
     "identical_to_input": "is byte-identical to the task's own input given to the agent",
+    "verifier_reference": "is byte-identical to a verifier-only reference of another task, which agents never see",
 }
 
 
@@ -47,11 +52,13 @@ class Screening:
     flags: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 
-    def flag(self, code: str, path: Path) -> None:
-        """Record flag `code` for `path` once, with a loud warning (the official score is kept)."""
+    def flag(self, code: str, path: Path, detail: str = "") -> None:
+        """Record flag `code` for `path` once, with a loud warning (the official score is kept); `detail` is
+        appended to the flag's sentence."""
         if code not in self.flags:
             self.flags.append(code)
-        self.warnings.append(f"INTEGRITY {code}: {path.name} {FLAGS[code]}; official score kept, review this output")
+        self.warnings.append(f"INTEGRITY {code}: {path.name} {FLAGS[code]}{detail}; official score kept, review "
+                             "this output")
 
 
 @lru_cache(maxsize=256)
@@ -115,9 +122,20 @@ def _rotation(path: Path) -> float:
     return 0.0
 
 
-def screen_inputs(task: Task, submission: Submission, hashes: dict[Path, str]) -> Screening:
-    """Screen the submitted media among `hashes` (input path -> SHA-256); raises `InputRejected` (malformed)."""
+def _flag_leaks(screening: Screening, task: Task, submitted: dict[Path, str],
+                refs: Iterable[DatasetReference]) -> None:
+    """Flag `verifier_reference` for each submitted file identical to another task's verifier-only reference."""
+    for p, ref in leaked_references(task.task_id, submitted, refs, reference_sha256):
+        ids = ", ".join(str(i) for i in ref.task_ids)
+        screening.flag("verifier_reference", p, f" ({ref.name} of task {ids})")
+
+
+def screen_inputs(task: Task, submission: Submission, hashes: dict[Path, str],
+                  dataset_refs: Iterable[DatasetReference] = ()) -> Screening:
+    """Screen the submitted media among `hashes` (input path -> SHA-256); raises `InputRejected` (malformed).
+    `dataset_refs` lists the dataset's verifier-only references (`leaks.dataset_references`)."""
     screening = Screening()
+    _flag_leaks(screening, task, {p: h for p, h in hashes.items() if submission.owns(p)}, dataset_refs)
     media = [p for p in hashes if submission.owns(p) and p.suffix.lower() in MEDIA_SUFFIXES]
     if not media:
         return screening
