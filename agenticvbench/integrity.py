@@ -13,6 +13,9 @@ Flags (the official score is kept, the result's `integrity` list names the hole,
   OpenCV cannot open it; format and localisation still score);
 - `rotation`: a video carrying a display rotation matrix (players rotate it, frame comparisons do not);
 - `identical_to_input`: a repair output byte-identical to the agent's own broken input;
+- `degenerate_video`: a video stream with a single frame, or fewer frames than the file has seconds (repair: the
+  official edit rubric compares the frames it finds and skips the chunks without any, so one frame and the full
+  audio keep nearly the whole video budget);
 - `verifier_reference`: a submitted file byte-identical to a verifier-only reference of *another* task of the
   dataset (`leaks`): the agent saw verifier-only material.
 """
@@ -41,6 +44,8 @@ FLAGS: dict[str, str] = {
     "audio_only": "has audio but no video stream; only format and localisation can score",
     "rotation": "carries a display rotation matrix; players rotate it but frame comparisons do not",
     "identical_to_input": "is byte-identical to the task's own input given to the agent",
+    "degenerate_video": "has a degenerate video stream; the official edit rubric scores the frames present and "
+                        "skips chunks without any",
     "verifier_reference": "is byte-identical to a verifier-only reference of another task, which agents never see",
 }
 
@@ -107,6 +112,30 @@ def _check_header(path: Path, family: str) -> tuple[bool, bool]:
     return info.video is not None, info.audio is not None
 
 
+def degenerate_video(path: Path) -> str:
+    """Why the video stream of `path` is degenerate ('' when it is not, or when its frame count is unknown): a
+    single frame, or fewer frames than the file has seconds. Frames come from the header (`nb_frames`), else
+    the stream's duration times its frame rate; nothing is decoded."""
+    from agenticvbench.media import probe
+
+    try:
+        info = probe(path)
+    except MediaError:
+        return ""
+    video = info.video
+    if video is None:
+        return ""
+    frames: float | None = video.nb_frames
+    if frames is None and video.duration is not None and video.fps:
+        frames = video.duration * video.fps
+    if frames is None:
+        return ""
+    longest = max([d for d in [info.duration, *(s.duration for s in info.streams)] if d is not None], default=0.0)
+    if frames <= 1 or frames < longest:
+        return f" ({frames:.0f} frame(s) in a {longest:.1f} s file)"
+    return ""
+
+
 def _rotation(path: Path) -> float:
     """The display rotation of the first video frame (0 when none or unreadable)."""
     import av
@@ -151,6 +180,8 @@ def screen_inputs(task: Task, submission: Submission, hashes: dict[Path, str],
             screening.flag("audio_only", p)
         elif has_video and _rotation(p):
             screening.flag("rotation", p)
+        if has_video and (why := degenerate_video(p)):
+            screening.flag("degenerate_video", p, why)
     if task.family == "repair" and task.reference_file_urls:
         try:
             inputs = task.materials()
