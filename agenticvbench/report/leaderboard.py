@@ -55,7 +55,7 @@ class Leaderboard:
     level: float
     skipped: list[str] = field(default_factory=list)  # paths given without results (not verified yet)
     notes: list[str] = field(default_factory=list)  # duplicate run identities
-    key_label: str = "no result key"  # which key checked the signatures (`signatures.key_label`)
+    checked_with: str = key_label(None)  # which key checked the signatures (`signatures.key_label`)
 
     @property
     def families(self) -> list[str]:
@@ -71,7 +71,7 @@ class Leaderboard:
                 f"macro = unweighted mean of the {len(self.families)} family means; micro = mean over all tasks. "
                 f"[lo, hi] = {self.level:.0%} percentile bootstrap over runs and tasks (tasks stratified by family), "
                 f"{self.resamples} resamples, seed {self.seed}. {self.universe.label} coverage = run x task cells "
-                f"with a result / cells counted. signed = results whose signature {self.key_label} verifies / "
+                f"with a result / cells counted. signed = results whose signature verifies under {self.checked_with} / "
                 f"results (`avb verify` rescores the others instead of reusing them). " + " ".join(f"{m}." for m in legend(self.groups))).strip()
 
     def frame(self) -> pd.DataFrame:

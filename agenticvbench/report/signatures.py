@@ -37,7 +37,9 @@ def signed_text(counts: dict[str, Any]) -> str:
 
 def key_label(key: ResultKey | None) -> str:
     """Which key checked the signatures, for captions and report sections."""
-    return f"the result key {key.path} (id {key.key_id})" if key is not None else "no result key"
+    if key is None:
+        return "no result key (none was found, so no signature could be checked)"
+    return f"the result key {key.path} (id {key.key_id})"
 
 
 def describe(counts: dict[str, Any]) -> str:
