@@ -10,8 +10,10 @@ files are rescored (their signatures do not verify), never reused.
 
 from __future__ import annotations
 
+import heapq
 import json
 import os
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -84,12 +86,23 @@ def record_notes(folders: list[Path], key: ResultKey | None) -> list[str]:
 
 
 def _entries(folder: Path) -> tuple[int, list[str]]:
-    """(how many entries, the first MAX_NAMES names in sorted order) of `folder`, without the record itself."""
+    """(how many entries, the first MAX_NAMES names in sorted order) of `folder`, without the record itself.
+    Memory stays at MAX_NAMES names however many entries the agent created."""
+    count = 0
+
+    def names() -> Iterator[str]:
+        nonlocal count
+        with os.scandir(folder) as it:
+            for entry in it:
+                if entry.name != RECORD_NAME and not entry.name.startswith(f".{RECORD_NAME}."):
+                    count += 1
+                    yield entry.name
+
     try:
-        names = sorted(n for n in os.listdir(folder) if n != RECORD_NAME and not n.startswith(f".{RECORD_NAME}."))
-    except FileNotFoundError:
+        first = heapq.nsmallest(MAX_NAMES, names())
+    except (FileNotFoundError, NotADirectoryError):
         return 0, []
-    return len(names), names[:MAX_NAMES]
+    return count, first
 
 
 def claim(folder: Path, key: ResultKey) -> tuple[FolderRecord, str]:
@@ -107,5 +120,10 @@ def claim(folder: Path, key: ResultKey) -> tuple[FolderRecord, str]:
                           preexisting_count=count, preexisting=names)
     body = asdict(record)
     body["signature"] = {"alg": ALG, "key_id": key.key_id, "mac": key.mac(_payload(asdict(record)))}
-    atomic_write_json(folder / RECORD_NAME, body)
-    return record, record.describe(folder)
+    note = record.describe(folder)
+    try:
+        atomic_write_json(folder / RECORD_NAME, body)
+    except OSError as exc:  # e.g. the agent made the record's name a folder: score anyway, say so
+        note = (f"{note}; " if note else f"{folder}: ") + (f"its record {RECORD_NAME} could not be written "
+                                                           f"({exc.strerror or exc}), so reports cannot repeat this")
+    return record, note

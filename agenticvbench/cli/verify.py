@@ -3,6 +3,8 @@
 Before anything is scored every RUN_DIR is checked (it must hold task folders; a dataset mirror, a results folder
 or a single task folder is refused) and `--out` must be writable. `--dry-run` lists what would be scored and what
 is missing. `-v` adds one line per task saying what lost points, `-q` prints only the summary tables.
+Results are signed with the result key (`--key-file`, else $AVB_RESULT_KEY_FILE, else the package cache's, created
+on first use); a previous result is reused only when its signature verifies.
 Exit codes: 0 ok; 1 a task ended in `error`, or `--judge-required` and an llm item is unscored; 2 usage error;
 3 dataset, run-directory or file-system error.
 """

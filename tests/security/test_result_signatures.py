@@ -156,3 +156,33 @@ def test_report_cli_names_the_folder_that_held_files(genuine, score_run, capsys)
     out = capsys.readouterr().out
     assert "held 1 file(s) before avb verify first scored" in out and "notes.txt" in out
     assert "Signatures, checked with the result key" in out and "1 signed with this key" in out
+
+
+def test_record_name_taken_by_a_folder_does_not_stop_scoring(genuine, score_run):
+    """The agent can make `.avb-folder` a directory so the record cannot be written: scoring must go on (the
+    results are still signed and reused) and the note says the record could not be written."""
+    run, _ = genuine
+    folder = run.results()
+    (folder / RECORD_NAME).mkdir(parents=True)
+    s = score_run(run.root, [84])
+    assert by_id(s)[84].status == "scored"
+    assert any(RECORD_NAME in n and "could not be written" in n for n in s.notes), s.notes
+    assert score_run(run.root, [84]).n_resumed == 1
+
+
+def test_cli_key_file_options(genuine, demo, tmp_path, capsys):
+    """`avb verify --key-file` inside the run folder is a usage error (exit 2, one line naming it); outside, it
+    signs, and `avb leaderboard --key-file` with the same key counts the result as signed (another key: 0)."""
+    run, _ = genuine
+    base = ["verify", str(run.root), "--dataset", str(demo.mirror), "--tasks", "84", "--jobs", "1", "-q"]
+    assert main([*base, "--key-file", str(run.root / "k")]) == 2
+    assert "inside the run folder" in capsys.readouterr().err
+    key = tmp_path / "cli-key"
+    assert main([*base, "--key-file", str(key)]) == 0 and key.is_file()
+    capsys.readouterr()
+    assert main(["leaderboard", str(run.root), "--resamples", "0", "--format", "csv", "--key-file", str(key)]) == 0
+    assert capsys.readouterr().out.splitlines()[1].endswith(",1,1")
+    other = tmp_path / "other"
+    load_key(other)
+    assert main(["leaderboard", str(run.root), "--resamples", "0", "--format", "csv", "--key-file", str(other)]) == 0
+    assert capsys.readouterr().out.splitlines()[1].endswith(",0,1")
