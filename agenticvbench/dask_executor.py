@@ -7,6 +7,11 @@ Requirements on the cluster (the engine ships only small job descriptions, never
   writes, so a lost worker never leaves a torn file). The dataset must be reachable the same way: a local
   mirror on the shared filesystem, or the Hub with a shared `--cache-dir` (otherwise each worker downloads
   the media into its own cache).
+- **Same result key.** Workers sign the results they write, and check the signature of a result before reusing
+  it, with the key file the client resolved (`--key-file`, `$AVB_RESULT_KEY_FILE` or the client's package cache).
+  Jobs carry only that file's path and the key's id, never the secret, so the file must be readable at the same
+  path on every worker (shared filesystem). A worker that cannot read it, or reads another key, writes unsigned
+  results with a warning; they are rescored by the next run (see `agenticvbench.signing`).
 - **Same software.** Workers need the same `agenticvbench` version (and `verifiers` package) installed; jobs
   and results are pickled, and the result's provenance records the worker's library versions.
 - **Memory allocator.** Dask's nanny starts workers with `MALLOC_TRIM_THRESHOLD_=65536`, which made glibc

@@ -17,15 +17,25 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agenticvbench.errors import SubmissionError
+from agenticvbench.errors import AVBError, ConfigError, SubmissionError
 from agenticvbench.executors import Executor, make_executor
 from agenticvbench.fsutil import file_sha256
 from agenticvbench.identity import duplicate_identities, run_identity
 from agenticvbench.integrity import reference_sha256, screen_inputs
-from agenticvbench.loader import DEFAULT_DATASET, default_cache_dir, load_tasks
+from agenticvbench.leaks import DatasetReference, dataset_references
+from agenticvbench.loader import DEFAULT_DATASET, DatasetSource, default_cache_dir, load_tasks
 from agenticvbench.provenance import base_provenance
-from agenticvbench.results import Result, json_safe, read_result_checked, result_path, write_result
+from agenticvbench.result_folder import claim
+from agenticvbench.results import (
+    SIGNATURE_STATUSES,
+    Result,
+    json_safe,
+    read_result_checked,
+    result_path,
+    write_result,
+)
 from agenticvbench.selection import validate_jobs
+from agenticvbench.signing import KeyRef, ResultKey, inside, load_key, worker_key
 from agenticvbench.submission import (
     RESULTS_DIRNAME,
     InputRejected,
@@ -40,6 +50,9 @@ from agenticvbench.tasks import Task
 from agenticvbench.verifiers import get_verifier
 from agenticvbench.verifiers.base import VerifyContext
 
+UNSIGNED_NOTE = "result not signed"
+PREVIOUS_NOTE = "the previous result "
+
 
 @dataclass
 class Job:
@@ -52,6 +65,8 @@ class Job:
     ctx: VerifyContext
     dataset: dict[str, Any]
     force: bool = False
+    key: KeyRef | None = None  # the result key the worker signs and checks with (`signing.worker_key`)
+    dataset_refs: tuple[DatasetReference, ...] = ()  # every verifier-only reference of the dataset (`leaks`)
 
 
 def _judge_identity(judge: Any) -> Any:
@@ -111,7 +126,7 @@ def _hash_inputs(job: Job, files: list[Path]) -> dict[Path, str]:
     return out
 
 
-def _score(job: Job) -> Result:
+def _score(job: Job, key: ResultKey | None) -> Result:
     verifier = get_verifier(job.task.family)
     prov = base_provenance(job.dataset, verifier.version)
     if job.submission.folder is None:
@@ -128,18 +143,22 @@ def _score(job: Job) -> Result:
     notes: list[str] = []
     if not job.force:
         path = result_path(job.out_dir, job.task.task_id)
-        old, problem = read_result_checked(path)
+        old, problem = read_result_checked(path, key)
         if problem:
             notes.append(f"the previous result {path} was invalid ({problem}); rescored")
         if _reusable(old, fp, job):
             assert old is not None
-            if old.run != job.run_info:  # run.json edited or the run moved: keep the result, refresh its identity
-                old.run = job.run_info
-                write_result(job.out_dir, old)
-            old.resumed = True
-            return old
+            if old.signature_status != "valid":  # only results this scorer wrote are reused
+                notes.append(f"the previous result {path} {SIGNATURE_STATUSES[old.signature_status]}; rescored, "
+                             "not reused")
+            else:
+                if old.run != job.run_info:  # run.json edited or the run moved: keep it, refresh its identity
+                    old.run = job.run_info
+                    write_result(job.out_dir, old, key)
+                old.resumed = True
+                return old
     try:
-        screening = screen_inputs(job.task, job.submission, by_path)
+        screening = screen_inputs(job.task, job.submission, by_path, job.dataset_refs)
         outcome = verifier.verify(job.task, job.submission, job.ctx)
     except InputRejected as exc:
         return _base_result(job, "malformed", reason=str(exc), provenance={**prov, "input_hashes": hashes},
@@ -171,23 +190,27 @@ def _score(job: Job) -> Result:
 
 
 def score_job(job: Job) -> Result:
-    """Score one job and write its result atomically. Never raises: a crash becomes an `error` result."""
+    """Score one job and write its result atomically, signed with the job's result key when this worker holds
+    it (else unsigned, with a warning). Never raises: a crash becomes an `error` result."""
     t0 = time.perf_counter()
+    key, key_problem = worker_key(job.key)
     try:
-        result = _score(job)
+        result = _score(job, key)
         if result.resumed:
             return result
     except Exception as exc:  # the whole point: one task's crash never stops the run
         result = _base_result(job, "error", reason=f"verifier crashed: {type(exc).__name__}: {exc}",
                               detail={"traceback": traceback.format_exc(limit=20)})
     result.timings["total_s"] = round(time.perf_counter() - t0, 4)
+    if key_problem:
+        result.warnings.append(f"{UNSIGNED_NOTE}: {key_problem}; the next `avb verify` rescores it")
     try:
-        write_result(job.out_dir, result)
+        write_result(job.out_dir, result, key)
     except (ValueError, TypeError) as exc:  # e.g. a NaN in the detail: keep the run going, say what happened
         result = _base_result(job, "error", reason=f"result could not be saved as JSON: {exc}",
                               timings=result.timings)
         try:
-            write_result(job.out_dir, result)
+            write_result(job.out_dir, result, key)
         except OSError as os_exc:
             result.reason += f"; and writing the error failed: {os_exc}"
     except OSError as exc:  # disk full, permissions: the result exists in memory, the file does not
@@ -220,18 +243,60 @@ def _out_dirs(runs: list[RunDir], out: Path | None) -> list[Path]:
             for name, run in zip(names, runs, strict=True)]
 
 
+def _result_key(key_file: str | os.PathLike[str] | None, runs: list[RunDir]) -> tuple[ResultKey, list[str]]:
+    """The result key (created on first use) and notes about it; `ConfigError` when it lies inside a run folder
+    (the agent could have read or planted it)."""
+    key, notes = load_key(key_file)
+    assert key is not None  # load_key(create=True) returns a key or raises
+    for run in runs:
+        if inside(key.path, run.path):
+            raise ConfigError(f"result key {key.path} is inside the run folder {run.path}, where the agent could "
+                              "have read or replaced it; keep it outside every run folder (--key-file)")
+    return key, notes
+
+
+def _reference_index(tasks: list[Task]) -> tuple[tuple[DatasetReference, ...], list[str]]:
+    """The verifier-only references of the whole dataset the tasks come from (not only the selected tasks),
+    listed once per run for the cross-task leak check (`leaks`), and a note when some are not on this machine."""
+    src = next((t.source for t in tasks if isinstance(t.source, DatasetSource)), None)
+    universe = tasks
+    if isinstance(src, DatasetSource):
+        try:
+            universe = load_tasks(dataset=src.dataset, revision=src.revision if src.kind == "hub" else None,
+                                  cache_dir=src.cache_dir)
+        except AVBError:  # the selected tasks loaded; compare with their references at least
+            universe = tasks
+    refs, absent = dataset_references(universe)
+    note = (f"{absent} verifier-only reference(s) of the dataset are not on this machine (not downloaded yet); "
+            "submissions were not compared with them" if absent else "")
+    return refs, [note] if note else []
+
+
+def _signature_notes(results: list[Result]) -> list[str]:
+    """Summary notes: each previous result that was not trusted (invalid, or its signature did not verify), and
+    results written unsigned because a worker could not hold the key."""
+    notes = [w for r in results for w in r.warnings if w.startswith(PREVIOUS_NOTE)]
+    unsigned = [w for r in results for w in r.warnings if w.startswith(UNSIGNED_NOTE)]
+    if unsigned:
+        notes.append(f"{len(unsigned)} result(s) written unsigned, first: {unsigned[0]}")
+    return notes
+
+
 def verify_run(run_dirs: str | Path | Sequence[str | Path], *, dataset: str | os.PathLike[str] = DEFAULT_DATASET,
                revision: str | None = None, cache_dir: str | Path | None = None, family: str | None = None,
                task_ids: list[int] | None = None, out: str | Path | None = None, jobs: int | None = None,
                force: bool = False, executor: str | Executor = "process", scheduler: str | None = None,
                judge: Any = None, progress: bool = False, tasks: list[Task] | None = None,
-               max_media_bytes: int | None = None, run_meta: dict[str, Any] | None = None) -> RunSummary:
+               max_media_bytes: int | None = None, run_meta: dict[str, Any] | None = None,
+               key_file: str | os.PathLike[str] | None = None) -> RunSummary:
     """Score every task of the dataset (or the selected family/ids) for each run directory.
 
     Results go to `RUN/avb-results/<task_id>.json` (or `out`), written atomically; finished tasks whose inputs,
     verifier version and dataset revision are unchanged are reused unless `force`. Submitted media larger than
     `max_media_bytes` (default `$AVB_MAX_MEDIA_MB` MiB, else 4 GiB) are `malformed`. `run_meta`
-    ({harness, model, rep}) overrides each run's run.json (see `identity`). Returns the run summary.
+    ({harness, model, rep}) overrides each run's run.json (see `identity`). Results are signed with the result
+    key (`key_file`, else `$AVB_RESULT_KEY_FILE`, else the package cache's; see `signing`), which must lie outside
+    every run folder, and only results whose signature verifies are reused. Returns the run summary.
     """
     validate_jobs(jobs)
     if isinstance(run_dirs, (str, Path)):
@@ -242,13 +307,18 @@ def verify_run(run_dirs: str | Path | Sequence[str | Path], *, dataset: str | os
     out = Path(out).expanduser().resolve() if out else None
     ctx = VerifyContext(cache_dir=cache, judge=judge, threads=1)
     runs = [open_run(p) for p in run_dirs]
+    key, key_notes = _result_key(key_file, runs)
+    refs, leak_notes = _reference_index(tasks)
     media_cap = media_max_bytes(max_media_bytes)
     work: list[Job] = []
     for run, out_dir in zip(runs, _out_dirs(runs, Path(out) if out else None), strict=True):
         run_info = run_identity(run.path, run.meta, run_meta)
+        if note := claim(out_dir, key)[1]:
+            key_notes.append(note)
         for task in tasks:
             ds = task.source.provenance() if task.source else {"dataset": str(dataset)}
-            work.append(Job(task, run.submission(task.task_id, media_cap), out_dir, run_info, ctx, ds, force))
+            work.append(Job(task, run.submission(task.task_id, media_cap), out_dir, run_info, ctx, ds, force,
+                            key.ref(), refs))
     ex = make_executor(executor, jobs, scheduler) if isinstance(executor, str) else executor
     results: list[Result] = []
     bar = None
@@ -266,7 +336,7 @@ def verify_run(run_dirs: str | Path | Sequence[str | Path], *, dataset: str | os
         if bar is not None:
             bar.close()
         ex.close()
-    notes = [n for r in runs for n in r.notes]
+    notes = [n for r in runs for n in r.notes] + key_notes + leak_notes + _signature_notes(results)
     notes += [f"{r.run.get('path', '')}: task {r.task_id}: INTEGRITY {', '.join(r.integrity)} (official score "
               "kept; see the result's warnings)" for r in results if r.integrity]
     notes += duplicate_identities((j.run_info["harness"], j.run_info["model"], j.run_info["rep"], j.run_info["path"])

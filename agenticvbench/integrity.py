@@ -12,18 +12,25 @@ Flags (the official score is kept, the result's `integrity` list names the hole,
 - `audio_only`: a media output with audio but no video stream (repair: edit 0, as the official scorer, whose
   OpenCV cannot open it; format and localisation still score);
 - `rotation`: a video carrying a display rotation matrix (players rotate it, frame comparisons do not);
-- `identical_to_input`: a repair output byte-identical to the agent's own broken input.
+- `identical_to_input`: a repair output byte-identical to the agent's own broken input;
+- `degenerate_video`: a video stream with a single frame, or fewer frames than the file has seconds (repair: the
+  official edit rubric compares the frames it finds and skips the chunks without any, so one frame and the full
+  audio keep nearly the whole video budget);
+- `verifier_reference`: a submitted file byte-identical to a verifier-only reference of *another* task of the
+  dataset (`leaks`): the agent saw verifier-only material.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
 from agenticvbench.errors import AVBError, MediaError
 from agenticvbench.fsutil import file_sha256
+from agenticvbench.leaks import DatasetReference, leaked_references
 from agenticvbench.submission import InputRejected, Submission
 from agenticvbench.tasks import Task
 
@@ -37,6 +44,9 @@ FLAGS: dict[str, str] = {
     "audio_only": "has audio but no video stream; only format and localisation can score",
     "rotation": "carries a display rotation matrix; players rotate it but frame comparisons do not",
     "identical_to_input": "is byte-identical to the task's own input given to the agent",
+    "degenerate_video": "has a degenerate video stream; the official edit rubric scores the frames present and "
+                        "skips chunks without any",
+    "verifier_reference": "is byte-identical to a verifier-only reference of another task, which agents never see",
 }
 
 
@@ -47,11 +57,13 @@ class Screening:
     flags: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 
-    def flag(self, code: str, path: Path) -> None:
-        """Record flag `code` for `path` once, with a loud warning (the official score is kept)."""
+    def flag(self, code: str, path: Path, detail: str = "") -> None:
+        """Record flag `code` for `path` once, with a loud warning (the official score is kept); `detail` is
+        appended to the flag's sentence."""
         if code not in self.flags:
             self.flags.append(code)
-        self.warnings.append(f"INTEGRITY {code}: {path.name} {FLAGS[code]}; official score kept, review this output")
+        self.warnings.append(f"INTEGRITY {code}: {path.name} {FLAGS[code]}{detail}; official score kept, review "
+                             "this output")
 
 
 @lru_cache(maxsize=256)
@@ -100,6 +112,30 @@ def _check_header(path: Path, family: str) -> tuple[bool, bool]:
     return info.video is not None, info.audio is not None
 
 
+def degenerate_video(path: Path) -> str:
+    """Why the video stream of `path` is degenerate ('' when it is not, or when its frame count is unknown): a
+    single frame, or fewer frames than the file has seconds. Frames come from the header (`nb_frames`), else
+    the stream's duration times its frame rate; nothing is decoded."""
+    from agenticvbench.media import probe
+
+    try:
+        info = probe(path)
+    except MediaError:
+        return ""
+    video = info.video
+    if video is None:
+        return ""
+    frames: float | None = video.nb_frames
+    if frames is None and video.duration is not None and video.fps:
+        frames = video.duration * video.fps
+    if frames is None:
+        return ""
+    longest = max([d for d in [info.duration, *(s.duration for s in info.streams)] if d is not None], default=0.0)
+    if frames <= 1 or frames < longest:
+        return f" ({frames:.0f} frame(s) in a {longest:.1f} s file)"
+    return ""
+
+
 def _rotation(path: Path) -> float:
     """The display rotation of the first video frame (0 when none or unreadable)."""
     import av
@@ -115,9 +151,20 @@ def _rotation(path: Path) -> float:
     return 0.0
 
 
-def screen_inputs(task: Task, submission: Submission, hashes: dict[Path, str]) -> Screening:
-    """Screen the submitted media among `hashes` (input path -> SHA-256); raises `InputRejected` (malformed)."""
+def _flag_leaks(screening: Screening, task: Task, submitted: dict[Path, str],
+                refs: Iterable[DatasetReference]) -> None:
+    """Flag `verifier_reference` for each submitted file identical to another task's verifier-only reference."""
+    for p, ref in leaked_references(task.task_id, submitted, refs, reference_sha256):
+        ids = ", ".join(str(i) for i in ref.task_ids)
+        screening.flag("verifier_reference", p, f" ({ref.name} of task {ids})")
+
+
+def screen_inputs(task: Task, submission: Submission, hashes: dict[Path, str],
+                  dataset_refs: Iterable[DatasetReference] = ()) -> Screening:
+    """Screen the submitted media among `hashes` (input path -> SHA-256); raises `InputRejected` (malformed).
+    `dataset_refs` lists the dataset's verifier-only references (`leaks.dataset_references`)."""
     screening = Screening()
+    _flag_leaks(screening, task, {p: h for p, h in hashes.items() if submission.owns(p)}, dataset_refs)
     media = [p for p in hashes if submission.owns(p) and p.suffix.lower() in MEDIA_SUFFIXES]
     if not media:
         return screening
@@ -133,6 +180,8 @@ def screen_inputs(task: Task, submission: Submission, hashes: dict[Path, str]) -
             screening.flag("audio_only", p)
         elif has_video and _rotation(p):
             screening.flag("rotation", p)
+        if has_video and (why := degenerate_video(p)):
+            screening.flag("degenerate_video", p, why)
     if task.family == "repair" and task.reference_file_urls:
         try:
             inputs = task.materials()

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from agenticvbench.fsutil import TooLargeError, atomic_write_json, parse_json_bounded, read_capped
+from agenticvbench.signing import ALG, ResultKey
 from agenticvbench.submission import RESULTS_DIRNAME
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -58,19 +59,37 @@ class Result:
     schema_version: int = RESULT_SCHEMA_VERSION
     integrity: list[str] = field(default_factory=list)  # codes of known official scoring holes this input hits
     result_sha256: str = ""  # SHA-256 of the file's canonical JSON without this field (set when written)
+    signature: dict[str, str] = field(default_factory=dict)  # {alg, key_id, mac}; absent on disk when unsigned
     resumed: bool = False  # True when this run reused the file instead of rescoring (never True on disk)
+    signature_status: str = ""  # set by readers (`SIGNATURE_STATUSES`); never on disk
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready dict (without the transient `resumed` flag)."""
+        """JSON-ready dict (without the transient `resumed` and `signature_status`, and without an empty
+        `signature`)."""
         data = asdict(self)
-        data.pop("resumed", None)
+        for name in TRANSIENT:
+            data.pop(name, None)
+        if not data["signature"]:
+            del data["signature"]
         return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Result:
-        """Rebuild from JSON; unknown keys are ignored so older readers survive newer files."""
-        names = {f.name for f in fields(cls)}
+        """Rebuild from JSON; unknown keys are ignored so older readers survive newer files, and so are the
+        transient fields (a file cannot declare itself reused or its signature checked)."""
+        names = {f.name for f in fields(cls)} - TRANSIENT
         return cls(**{k: v for k, v in data.items() if k in names})
+
+
+TRANSIENT = frozenset({"resumed", "signature_status"})
+#: What a reader found out about a result's signature (`Result.signature_status`):
+SIGNATURE_STATUSES: dict[str, str] = {
+    "valid": "signed with this scorer's key",
+    "unsigned": "carries no signature (written before results were signed, or not by avb verify)",
+    "other_key": "is signed with another key than this scorer's",
+    "bad": "has a signature that does not match its content (not written by this scorer)",
+    "unchecked": "is signed, but no key was available to check it",
+}
 
 
 def json_safe(obj: Any) -> tuple[Any, int]:
@@ -98,22 +117,52 @@ def result_path(out_dir: Path, task_id: int) -> Path:
     return Path(out_dir) / f"{task_id}.json"
 
 
-def canonical_sha256(data: dict[str, Any]) -> str:
-    """SHA-256 of a result's canonical JSON (keys sorted, no whitespace, ASCII) without `result_sha256`.
+def canonical_bytes(data: dict[str, Any], without: tuple[str, ...] = ("result_sha256",)) -> bytes:
+    """A result's canonical JSON (keys sorted, no whitespace, ASCII, no NaN) without the keys in `without`.
 
-    The data is round-tripped through JSON first, so the hash of what is written equals the hash of what is read.
+    The data is round-tripped through JSON first, so the bytes of what is written equal those of what is read.
     """
-    body = {k: v for k, v in data.items() if k != "result_sha256"}
+    body = {k: v for k, v in data.items() if k not in without}
     body = json.loads(json.dumps(body, allow_nan=False, default=str))
     text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True, allow_nan=False)
-    return hashlib.sha256(text.encode("ascii")).hexdigest()
+    return text.encode("ascii")
 
 
-def write_result(out_dir: Path, result: Result) -> Path:
-    """Atomically write one result file with its content hash; returns its path."""
+def canonical_sha256(data: dict[str, Any]) -> str:
+    """SHA-256 of a result's canonical JSON (`canonical_bytes`) without `result_sha256`."""
+    return hashlib.sha256(canonical_bytes(data)).hexdigest()
+
+
+_SIGNED_WITHOUT = ("result_sha256", "signature")
+
+
+def signature_of(data: dict[str, Any], key: ResultKey) -> dict[str, str]:
+    """The `signature` block of result JSON `data`: HMAC-SHA256 under `key` of its canonical JSON without
+    `result_sha256` and `signature`."""
+    return {"alg": ALG, "key_id": key.key_id, "mac": key.mac(canonical_bytes(data, _SIGNED_WITHOUT))}
+
+
+def check_signature(data: dict[str, Any], key: ResultKey | None) -> str:
+    """What `data`'s signature says under `key`: one of `SIGNATURE_STATUSES` (`data` already schema-valid)."""
+    sig = data.get("signature")
+    if not sig:
+        return "unsigned"
+    if key is None:
+        return "unchecked"
+    if sig.get("key_id") != key.key_id:
+        return "other_key"
+    return "valid" if key.verify(canonical_bytes(data, _SIGNED_WITHOUT), sig.get("mac", "")) else "bad"
+
+
+def write_result(out_dir: Path, result: Result, key: ResultKey | None = None) -> Path:
+    """Atomically write one result file with its content hash, signed when `key` is given; returns its path."""
     path = result_path(out_dir, result.task_id)
+    result.signature = {}
     data = result.to_dict()
+    if key is not None:
+        result.signature = data["signature"] = signature_of(data, key)
     result.result_sha256 = data["result_sha256"] = canonical_sha256(data)
+    result.signature_status = "valid" if key is not None else "unsigned"
     atomic_write_json(path, data)
     return path
 
@@ -155,9 +204,10 @@ def result_problem(data: Any) -> str:
     return ""
 
 
-def read_result_checked(path: Path) -> tuple[Result | None, str]:
+def read_result_checked(path: Path, key: ResultKey | None = None) -> tuple[Result | None, str]:
     """Read one result file as untrusted input: (result, '') when valid, (None, '') when absent, and
-    (None, reason) when present but invalid (not a regular file, over 64 MB, torn, failing schema or hash)."""
+    (None, reason) when present but invalid (not a regular file, over 64 MB, torn, failing schema or hash).
+    The result's `signature_status` says what its signature is under `key` (`check_signature`)."""
     p = Path(path)
     try:
         st = os.lstat(p)
@@ -178,9 +228,11 @@ def read_result_checked(path: Path) -> tuple[Result | None, str]:
     if problem:
         return None, problem
     try:
-        return Result.from_dict(data), ""
+        result = Result.from_dict(data)
     except TypeError as exc:
         return None, f"does not fit the result model ({exc})"
+    result.signature_status = check_signature(data, key)
+    return result, ""
 
 
 def read_result(path: Path) -> Result | None:
@@ -228,8 +280,9 @@ def results_dir_for(path: str | Path) -> Path:
     return p / RESULTS_DIRNAME if (p / RESULTS_DIRNAME).is_dir() else p
 
 
-def scan_results(paths: list[str | Path] | str | Path) -> ResultScan:
-    """Valid results and invalid result files under the given run directories or results folders.
+def scan_results(paths: list[str | Path] | str | Path, key: ResultKey | None = None) -> ResultScan:
+    """Valid results and invalid result files under the given run directories or results folders (each valid
+    result's `signature_status` checked under `key`).
 
     Only `<ASCII digits>.json` files are results; a file whose `task_id` differs from its name is invalid.
     Callers (`avb report`, `avb leaderboard`) count each invalid file as an `invalid result` scoring 0, list its
@@ -246,7 +299,7 @@ def scan_results(paths: list[str | Path] | str | Path) -> ResultScan:
         for name in names:
             f = folder / name
             tid = int(name[:-5])
-            r, problem = read_result_checked(f)
+            r, problem = read_result_checked(f, key)
             if r is not None and r.task_id != tid:
                 problem = f"holds task {r.task_id} but is named {name}"
             if r is not None and not problem:

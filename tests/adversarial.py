@@ -147,6 +147,13 @@ def audio_only(source: Path, path: Path) -> Path:
     return path
 
 
+def one_frame(source: Path, path: Path) -> Path:
+    """`source` cut to its first video frame, with its whole audio stream-copied."""
+    ffmpeg("-i", str(source), "-map", "0:v:0", "-map", "0:a:0", "-vf", "trim=end_frame=1", "-c:v", "libx264",
+           "-pix_fmt", "yuv420p", "-c:a", "copy", str(path))
+    return path
+
+
 def rotated(source: Path, path: Path, degrees: int = 90) -> Path:
     """`source` stream-copied with a display rotation matrix."""
     ffmpeg("-display_rotation", str(degrees), "-i", str(source), "-c", "copy", str(path))

@@ -63,6 +63,24 @@ def test_dask_scores_equal_local_scores(cluster, local, tmp_path) -> None:
     assert {r.status for r in summary.results} >= {"scored", "malformed"}
 
 
+def test_worker_results_are_signed_with_the_clients_key_and_reused(cluster, local, tmp_path) -> None:
+    """Workers sign with the key file the client resolved (the job carries its path and id, never the secret):
+    the client can check every signature, and a second run reuses every result on the workers."""
+    from agenticvbench.results import scan_results
+    from agenticvbench.signing import load_key
+
+    out = tmp_path / "signed"
+    runs = local.runs[:1]
+    first = verify_run(runs, dataset=local.mirror, tasks=local.tasks, executor="dask",
+                       scheduler=cluster.scheduler_address, out=out)
+    key, _ = load_key(create=False)
+    scan = scan_results(out, key)
+    assert len(scan.results) == len(local.tasks) and {r.signature_status for r in scan.results} == {"valid"}
+    again = verify_run(runs, dataset=local.mirror, tasks=local.tasks, executor="dask",
+                       scheduler=cluster.scheduler_address, out=out)
+    assert again.n_resumed == len(first.results) == len(local.tasks)
+
+
 def test_failed_task_becomes_error_result_and_external_client_stays_open(cluster) -> None:
     """A Dask task that fails outside score_job yields an `error` result for that job; the run goes on."""
     client = distributed.Client(cluster)

@@ -156,7 +156,7 @@ class AssemblyVerifier:
             return VerifierOutcome(
                 final_score=0.0, adjusted_final_score=0.0, status=read.status, reason=read.error,  # type: ignore[arg-type]
                 components=components, official=official, warnings=d_s1_warning(read))
-        warnings = [w for w in (near_miss_warning(official["picks"], official["correct"]),) if w]
+        warnings = [*read.warnings, *(w for w in (near_miss_warning(official["picks"], official["correct"]),) if w)]
         extra = duration_match(read.segments, task.correct_assembly_durations, task.duration_sec)
         if ctx.options.get("video_check", True):
             extra["video"] = video_consistency(submission.file(VIDEO_NAME), read.segments)

@@ -14,6 +14,11 @@ NaN and Infinity: Python's `json` accepts the literals `NaN`, `Infinity` and `-I
 scorer. We parse with the same defaults so ids and scores match bit-for-bit; the official scorer ignores `output` and
 `source_range`, so such values never change an official number. Our own extra metrics go through `interval_length`
 / `manifest_end`, which treat any non-finite (or non-numeric, or reversed) interval as invalid.
+
+Odd but legal input is accepted exactly as the official scorer accepts it, and announced in `ManifestRead.warnings`
+(never a changed score): a key repeated within one object (Python's `json`, which the official scorer uses, keeps
+the last value, and so do we), and non-finite or overflowing numbers (`NaN`, `Infinity`, `1e999`, an integer
+beyond float range) in `output` or `source_range`, fields the official scorer ignores.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -54,6 +60,7 @@ class ManifestRead:
     segments: list[dict[str, Any]] = field(default_factory=list)
     error: str = ""
     crashes_official: bool = False
+    warnings: list[str] = field(default_factory=list)  # odd but legal input, accepted as the official scorer does
 
     @property
     def ok(self) -> bool:
@@ -64,6 +71,63 @@ class ManifestRead:
 def _type_name(value: Any) -> str:
     return {dict: "an object", list: "a list", str: "a str", bool: "a bool", int: "an int", float: "a float",
             type(None): "null"}.get(type(value), type(value).__name__)
+
+
+def _loads_noting_duplicates(text: str) -> tuple[Any, list[str]]:
+    """`json.loads(text)` (the official parse: the last of repeated keys wins) and one warning per object with a
+    repeated key, naming where it is (`segments[2]`) and the keys."""
+    repeats: dict[int, list[str]] = {}
+
+    def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        obj = dict(pairs)
+        if len(obj) != len(pairs):
+            repeats[id(obj)] = sorted(k for k, n in Counter(k for k, _ in pairs).items() if n > 1)
+        return obj
+
+    data = json.loads(text, object_pairs_hook=hook)
+    if not repeats:
+        return data, []
+    out: list[str] = []
+    stack: list[tuple[Any, str]] = [(data, "")]
+    while stack:  # iterative: depth is bounded only by the parser
+        value, where = stack.pop()
+        if isinstance(value, dict):
+            if id(value) in repeats:
+                keys = ", ".join(repr(k) for k in repeats[id(value)])
+                out.append(f"solution.json: {where or 'the top level'} repeats key(s) {keys}; the last value of each "
+                           "is used, as the official scorer (Python's json) does")
+            stack.extend((v, f"{where}.{k}" if where else str(k)) for k, v in reversed(value.items()))
+        elif isinstance(value, list):
+            stack.extend((v, f"{where}[{i}]") for i, v in reversed(list(enumerate(value))))
+    return data, out
+
+
+def _fits_float(v: int) -> bool:
+    try:
+        float(v)
+    except OverflowError:
+        return False
+    return True
+
+
+def _odd_numbers(segments: list[dict[str, Any]]) -> list[str]:
+    """One warning per segment field the official scorer ignores (`output`, `source_range`) that holds a
+    non-finite number or one beyond float range."""
+    out = []
+    for i, seg in enumerate(segments):
+        for name in ("output", "source_range"):
+            value = seg.get(name)
+            items = value if isinstance(value, list) else [value]
+            odd = []
+            for v in items:
+                if isinstance(v, float) and not math.isfinite(v):
+                    odd.append(repr(v))
+                elif isinstance(v, int) and not isinstance(v, bool) and not _fits_float(v):
+                    odd.append(f"an integer of {len(str(abs(v)))} digits")
+            if odd:
+                out.append(f"solution.json: segments[{i}].{name} holds {', '.join(odd)} (non-finite or beyond float "
+                           "range); the official scorer ignores this field, so no score changes")
+    return out
 
 
 def read_manifest(path: str | Path | None, *, expected: str | Path | None = None,
@@ -86,29 +150,30 @@ def read_manifest(path: str | Path | None, *, expected: str | Path | None = None
     except UnicodeDecodeError as exc:
         return ManifestRead(p, "malformed", error=f"solution.json: not UTF-8 text (byte {exc.start}: {exc.reason})")
     try:
-        data = json.loads(text)
+        data, warnings = _loads_noting_duplicates(text)
     except ValueError as exc:  # JSONDecodeError, or an integer too long to convert (Python's 4300-digit limit)
         return ManifestRead(p, "malformed", error=INVALID_JSON.format(msg=str(exc)))
     except RecursionError:
         return ManifestRead(p, "malformed", error=INVALID_JSON.format(msg="nested too deeply"))
     if not isinstance(data, dict):
         return ManifestRead(p, "malformed", error=f"solution.json: top level is {_type_name(data)}, expected an "
-                            "object with a 'segments' list", crashes_official=True)
+                            "object with a 'segments' list", crashes_official=True, warnings=warnings)
     segments = data.get("segments")
     if not isinstance(segments, list):
-        return ManifestRead(p, "malformed", error=NOT_A_LIST)
+        return ManifestRead(p, "malformed", error=NOT_A_LIST, warnings=warnings)
     for i, seg in enumerate(segments):
         if not isinstance(seg, dict):
             return ManifestRead(p, "malformed", error=f"solution.json: segments[{i}] is {_type_name(seg)}, "
-                                "expected an object", crashes_official=True)
-    return ManifestRead(p, "ok", segments=segments)
+                                "expected an object", crashes_official=True, warnings=warnings)
+    return ManifestRead(p, "ok", segments=segments, warnings=warnings + _odd_numbers(segments))
 
 
 def d_s1_warning(read: ManifestRead) -> list[str]:
-    """The `warnings` entry for an input the official scorer crashes on (D-S1), else nothing."""
+    """The `warnings` entries of a malformed manifest: odd input noticed while reading, and D-S1 for an input the
+    official scorer crashes on."""
     if not read.crashes_official:
-        return []
-    return ["D-S1: the official scorer crashes on this manifest (traceback, no JSON, exit 1); "
+        return list(read.warnings)
+    return [*read.warnings, "D-S1: the official scorer crashes on this manifest (traceback, no JSON, exit 1); "
             "we score it 0 as malformed instead"]
 
 

@@ -155,7 +155,7 @@ class SequencingVerifier:
                 components=components, official=official, warnings=d_s1_warning(read),
                 extra={"kendall_tau": None})
         pred = predicted_ids(read.segments)
-        warnings = [w for w in (near_miss_warning(pred, correct),) if w]
+        warnings = [*read.warnings, *(w for w in (near_miss_warning(pred, correct),) if w)]
         extra: dict[str, Any] = {"kendall_tau": kendall_tau(pred, correct)}
         if ctx.options.get("video_check", True):
             extra["video"] = video_consistency(submission.file(VIDEO_NAME), read.segments)

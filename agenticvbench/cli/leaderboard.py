@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from agenticvbench.cli.common import LOG
-from agenticvbench.cli.report import add_aggregation_args, aggregation_kwargs, select_results
+from agenticvbench.cli.report import add_aggregation_args, aggregation_kwargs, load_for_report, select_results
 from agenticvbench.fsutil import atomic_write_text
 
 
@@ -32,15 +32,15 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     """Build and print (or write) the leaderboard."""
     from agenticvbench.report.leaderboard import build_leaderboard
-    from agenticvbench.report.summary import load_available
     from agenticvbench.results import announce_invalid_results
 
     if args.resamples < 0:
         print("avb leaderboard: --resamples must be >= 0", file=sys.stderr)
         return 2
-    results, skipped = load_available(args.paths)
+    results, skipped, key, notes = load_for_report(args)
     kw = aggregation_kwargs(args)
-    board = build_leaderboard(select_results(args, results, kw), skipped=skipped, **kw)
+    board = build_leaderboard(select_results(args, results, kw), skipped=skipped, key=key, **kw)
+    board.notes += notes
     for line in [*skipped, *board.notes]:
         LOG.warning(line)
     text = board.render(args.format)

@@ -37,6 +37,9 @@ def add_aggregation_args(p: argparse.ArgumentParser) -> None:
                    help="count the full benchmark: ids 1-100 by the published family ranges")
     add_selection_args(g)
     add_verbosity_args(p)
+    p.add_argument("--key-file", default=None, metavar="PATH",
+                   help="result key to check signatures with (default $AVB_RESULT_KEY_FILE, else result-key in the "
+                        "package cache: the key `avb verify` signs with); never created here")
     b = p.add_argument_group("bootstrap confidence intervals")
     b.add_argument("--resamples", type=int, default=DEFAULT_RESAMPLES,
                    help="bootstrap resamples, 0 = no intervals (default: %(default)s)")
@@ -52,6 +55,19 @@ def aggregation_kwargs(args: argparse.Namespace) -> dict[str, Any]:
         kw["tasks"] = load_tasks(dataset=args.dataset, revision=args.revision, cache_dir=args.cache_dir)
         kw["dataset_label"] = str(args.dataset) + (f"@{args.revision}" if args.revision else "")
     return kw
+
+
+def load_for_report(args: argparse.Namespace) -> tuple[list[Result], list[str], Any, list[str]]:
+    """(results, paths without results, the key signatures were checked with, notes about the key and the
+    results folders) for `avb report` / `avb leaderboard`."""
+    from agenticvbench.report.signatures import reader_key
+    from agenticvbench.report.summary import load_available
+    from agenticvbench.result_folder import record_notes
+    from agenticvbench.results import results_dir_for
+
+    key, key_notes = reader_key(args.key_file)
+    results, skipped = load_available(args.paths, key)
+    return results, skipped, key, key_notes + record_notes([results_dir_for(p) for p in args.paths], key)
 
 
 def select_results(args: argparse.Namespace, results: list[Result], kw: dict[str, Any]) -> list[Result]:
@@ -95,7 +111,6 @@ def run(args: argparse.Namespace) -> int:
     """Build the report and print or write it."""
     from agenticvbench.cli.common import print_json
     from agenticvbench.report import build_report, render_html, render_markdown
-    from agenticvbench.report.summary import load_available
     from agenticvbench.results import announce_invalid_results
 
     if args.format == "all" and args.out is None:
@@ -104,12 +119,13 @@ def run(args: argparse.Namespace) -> int:
     if args.resamples < 0:
         print("avb report: --resamples must be >= 0", file=sys.stderr)
         return 2
-    results, skipped = load_available(args.paths)
+    results, skipped, key, notes = load_for_report(args)
     kw = aggregation_kwargs(args)
     from agenticvbench.loader import default_cache_dir
 
     cache = Path(args.cache_dir).expanduser() if args.cache_dir else default_cache_dir()
-    report = build_report(select_results(args, results, kw), notes=skipped, cache_dir=cache, **kw)
+    report = build_report(select_results(args, results, kw), notes=[*skipped, *notes], cache_dir=cache, key=key,
+                          **kw)
     for line in skipped:
         LOG.warning(f"not in the report: {line}")
     render = {"md": lambda: render_markdown(report), "html": lambda: render_html(report),

@@ -3,6 +3,8 @@
 Before anything is scored every RUN_DIR is checked (it must hold task folders; a dataset mirror, a results folder
 or a single task folder is refused) and `--out` must be writable. `--dry-run` lists what would be scored and what
 is missing. `-v` adds one line per task saying what lost points, `-q` prints only the summary tables.
+Results are signed with the result key (`--key-file`, else $AVB_RESULT_KEY_FILE, else the package cache's, created
+on first use); a previous result is reused only when its signature verifies.
 Exit codes: 0 ok; 1 a task ended in `error`, or `--judge-required` and an llm item is unscored; 2 usage error;
 3 dataset, run-directory or file-system error.
 """
@@ -86,7 +88,8 @@ def _verify(args: argparse.Namespace) -> int:
                          out=out, jobs=args.jobs, force=args.force, executor=args.executor,
                          scheduler=args.scheduler, judge=judge, tasks=tasks, run_meta=meta or None,
                          max_media_bytes=args.max_media_mb * 1024 * 1024 if args.max_media_mb else None,
-                         progress=not (args.json or args.quiet) and sys.stderr.isatty() or args.progress)
+                         progress=not (args.json or args.quiet) and sys.stderr.isatty() or args.progress,
+                         key_file=args.key_file)
     for note in summary.notes:
         LOG.warning(note)
     if args.json:
@@ -120,6 +123,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--scheduler", help="Dask scheduler address for --executor dask")
     p.add_argument("--progress", action="store_true", help="show the progress bar even when not on a terminal")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    p.add_argument("--key-file", default=None, metavar="PATH",
+                   help="result key that signs results (created if missing; default $AVB_RESULT_KEY_FILE, else "
+                        "result-key in the package cache); on a cluster every worker must see the same file")
     p.add_argument("--max-media-mb", type=positive_int, default=None,
                    help="largest submitted media file read, in MiB (default $AVB_MAX_MEDIA_MB, else 4096)")
     ident = p.add_argument_group("run identity (default: the run's run.json, else the folder name as model)")

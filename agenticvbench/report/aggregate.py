@@ -182,6 +182,7 @@ class GroupHeadline:
     mark_notes: list[str] = field(default_factory=list)
     coverage: dict[str, int] = field(default_factory=dict)  # {"with_result": n, "counted": runs x tasks}
     judge: dict[str, dict[str, Any]] = field(default_factory=dict)  # run path -> judge calls, tokens, cost
+    signatures: dict[str, int] = field(default_factory=dict)  # `report.signatures.signature_counts` of its results
 
     @property
     def n_errors(self) -> int:

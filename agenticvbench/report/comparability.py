@@ -9,7 +9,7 @@ rows or beside a published reference as it is:
 - `integrity` (!): some result carries integrity flags (e.g. `audio_only`, `identical_to_input`).
 
 Coverage is stated beside every row: cells with a result file / cells counted (runs x tasks of the universe).
-Judge usage (calls, tokens, cost) is summed per run.
+Judge usage (calls, tokens, cost) is summed per run, and signatures (`report.signatures`) are counted per row.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from typing import Any
 
 from agenticvbench.report.aggregate import NO_RESULT, GroupHeadline, integrity_of, run_ref
 from agenticvbench.report.explain import judge_usage
+from agenticvbench.report.signatures import signature_counts
 from agenticvbench.results import INVALID_STATUS, Result
 
 #: mark key -> (symbol, legend sentence)
@@ -108,6 +109,7 @@ def annotate(groups: Iterable[GroupHeadline], results: Sequence[Result]) -> None
         no_result = g.status_counts.get(NO_RESULT, 0) + g.status_counts.get(INVALID_STATUS, 0)
         g.coverage = {"with_result": total - no_result, "counted": total}
         g.judge = {run.path: judge_usage([r for r in rs if run_ref(r).path == run.path]) for run in g.runs}
+        g.signatures = signature_counts(rs)
 
 
 def symbols(keys: Sequence[str]) -> str:

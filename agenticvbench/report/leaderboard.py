@@ -36,8 +36,10 @@ from agenticvbench.report.comparability import (
     symbols,
 )
 from agenticvbench.report.markdown import fmt, fmt_ci, md_table
+from agenticvbench.report.signatures import key_label, signed_text
 from agenticvbench.report.summary import load_available
 from agenticvbench.results import Result
+from agenticvbench.signing import ResultKey
 
 FORMATS = ("md", "csv", "latex", "html", "json")
 
@@ -53,6 +55,7 @@ class Leaderboard:
     level: float
     skipped: list[str] = field(default_factory=list)  # paths given without results (not verified yet)
     notes: list[str] = field(default_factory=list)  # duplicate run identities
+    checked_with: str = key_label(None)  # which key checked the signatures (`signatures.key_label`)
 
     @property
     def families(self) -> list[str]:
@@ -68,7 +71,8 @@ class Leaderboard:
                 f"macro = unweighted mean of the {len(self.families)} family means; micro = mean over all tasks. "
                 f"[lo, hi] = {self.level:.0%} percentile bootstrap over runs and tasks (tasks stratified by family), "
                 f"{self.resamples} resamples, seed {self.seed}. {self.universe.label} coverage = run x task cells "
-                f"with a result / cells counted. " + " ".join(f"{m}." for m in legend(self.groups))).strip()
+                f"with a result / cells counted. signed = results whose signature verifies under {self.checked_with} / "
+                f"results (`avb verify` rescores the others instead of reusing them). " + " ".join(f"{m}." for m in legend(self.groups))).strip()
 
     def frame(self) -> pd.DataFrame:
         """Numeric table: rank, harness, model, runs, per family mean/lo/hi, macro, micro, status counts."""
@@ -84,6 +88,7 @@ class Leaderboard:
                         "micro": g.micro, "micro_lo": g.micro_ci[0], "micro_hi": g.micro_ci[1]})
             row.update({k: g.status_counts.get(k, 0) for k in ("error", "invalid", "malformed", "missing", "no_result")})
             row.update({"with_result": g.coverage.get("with_result"), "counted": g.coverage.get("counted")})
+            row.update({"signed": g.signatures.get("valid", 0), "results": g.signatures.get("results", 0)})
             row.update({f"{f}_marks": symbols(g.marks.get(f, [])) for f in [*self.families, "macro"]})
             row["mark_notes"] = "; ".join(g.mark_notes)
             usage = judge_total(g)
@@ -94,12 +99,13 @@ class Leaderboard:
         cols += [c for f in self.families for c in (f, f"{f}_lo", f"{f}_hi", f"{f}_marks")]
         cols += ["macro", "macro_lo", "macro_hi", "macro_marks", "micro", "micro_lo", "micro_hi",
                  "error", "invalid", "malformed", "missing", "no_result", "mark_notes",
-                 "judge_calls", "judge_prompt_tokens", "judge_completion_tokens", "judge_cost_usd"]
+                 "judge_calls", "judge_prompt_tokens", "judge_completion_tokens", "judge_cost_usd",
+                 "signed", "results"]
         return pd.DataFrame(rows, columns=cols)
 
     def _display_rows(self) -> tuple[list[str], list[list[str]]]:
         headers = ["#", "harness", "model", "runs", "coverage", *self.families, "macro", "micro", "judge", "errors",
-                   "invalid"]
+                   "invalid", "signed"]
         rows = []
         for rank, g in enumerate(self.groups, 1):
             cells = [joined(fmt(g.families[f].mean), fmt_ci(g.families[f].ci_low, g.families[f].ci_high),
@@ -109,7 +115,7 @@ class Leaderboard:
                          joined(fmt(g.macro), fmt_ci(*g.macro_ci), row_mark),
                          joined(fmt(g.micro), fmt_ci(*g.micro_ci), row_mark),
                          judge_text(judge_total(g)), str(g.n_errors or ""),
-                         str(g.n_invalid or "")])
+                         str(g.n_invalid or ""), signed_text(g.signatures)])
         return headers, rows
 
     def _footer(self) -> list[str]:
@@ -121,7 +127,7 @@ class Leaderboard:
         """Markdown table followed by its caption and the notes on marked cells and skipped runs."""
         headers, rows = self._display_rows()
         foot = "".join(f"\n- {line}" for line in self._footer())
-        return (md_table(headers, rows, "rllll" + "r" * (len(self.families) + 4)) + f"\n\n{self.caption}\n"
+        return (md_table(headers, rows, "rllll" + "r" * (len(self.families) + 5)) + f"\n\n{self.caption}\n"
                 + (foot + "\n" if foot else ""))
 
     def to_json(self) -> str:
@@ -141,7 +147,7 @@ class Leaderboard:
     def to_latex(self) -> str:
         """A booktabs `table` environment; needs `\\usepackage{booktabs}`."""
         headers, rows = self._display_rows()
-        spec = "rllll" + "r" * (len(self.families) + 4)
+        spec = "rllll" + "r" * (len(self.families) + 5)
         lines = ["\\begin{table}[t]", "\\centering", "\\small", f"\\begin{{tabular}}{{{spec}}}", "\\toprule",
                  " & ".join(latex_escape(h) for h in headers) + " \\\\", "\\midrule"]
         lines += [" & ".join(latex_escape(c) for c in row) + " \\\\" for row in rows]
@@ -183,19 +189,20 @@ def latex_escape(text: str) -> str:
 
 def build_leaderboard(results: list[Result], *, tasks: Any = None, full_benchmark: bool = False,
                       dataset_label: str = "", resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED,
-                      level: float = DEFAULT_LEVEL, skipped: list[str] | None = None) -> Leaderboard:
+                      level: float = DEFAULT_LEVEL, skipped: list[str] | None = None,
+                      key: ResultKey | None = None) -> Leaderboard:
     """Rank every (harness, model) in `results` (task universe as in `aggregate.task_universe`); `skipped`
-    names runs given without results."""
+    names runs given without results; `key` is the key the results' signatures were checked with (caption)."""
     universe = task_universe(results, tasks=tasks, full_benchmark=full_benchmark, source=dataset_label)
     kept, _ = split_by_universe(results, universe)
     groups = headlines(kept, universe, resamples=resamples, seed=seed, level=level) if kept else []
     annotate(groups, kept)
     notes = duplicate_identities((r.harness, r.model, r.rep, r.path) for g in groups for r in g.runs)
-    return Leaderboard(groups, universe, resamples, seed, level, list(skipped or []), notes)
+    return Leaderboard(groups, universe, resamples, seed, level, list(skipped or []), notes, key_label(key))
 
 
-def leaderboard_from_runs(paths: list[str | Path], **kwargs: Any) -> Leaderboard:
-    """`build_leaderboard` over the results found in run directories / results folders; runs without results
-    are named in `Leaderboard.skipped` (a path that does not exist raises)."""
-    results, skipped = load_available(paths)
-    return build_leaderboard(results, skipped=skipped, **kwargs)
+def leaderboard_from_runs(paths: list[str | Path], key: ResultKey | None = None, **kwargs: Any) -> Leaderboard:
+    """`build_leaderboard` over the results found in run directories / results folders, signatures checked
+    with `key`; runs without results are named in `Leaderboard.skipped` (a path that does not exist raises)."""
+    results, skipped = load_available(paths, key)
+    return build_leaderboard(results, skipped=skipped, key=key, **kwargs)

@@ -13,6 +13,7 @@ from agenticvbench.report import judge_agreement
 from agenticvbench.report.aggregate import NO_RESULT, GroupHeadline
 from agenticvbench.report.comparability import coverage_text, joined, judge_text, judge_total, legend, symbols
 from agenticvbench.report.explain_section import explain_markdown, where
+from agenticvbench.report.signatures import describe, signed_text
 from agenticvbench.report.summary import Report, human_references, published_comparison
 from agenticvbench.report.tables import md_table
 
@@ -63,6 +64,10 @@ def aggregation_notes(report: Report) -> list[str]:
         notes += [report.groups[0].macro_label.split("(")[0].strip() + " (each family weighs the same).",
                   "micro: mean over all run x task cells (each task weighs the same)."]
     notes.append("coverage: run x task cells with a result / cells counted.")
+    if report.signatures:
+        notes.append(f"Signatures, checked with {report.signatures['key']}: "
+                     f"{describe(report.signatures['total'])}. A result without a valid signature counts as it is "
+                     "here, but `avb verify` rescores it instead of reusing it.")
     notes += legend(report.groups)
     notes += [f"Not comparable: {g.harness}/{g.model}: {n}" for g in report.groups for n in g.mark_notes]
     refs = human_references(report.published)
@@ -115,6 +120,10 @@ def render_markdown(report: Report, *, per_task: bool = True, max_problems: int 
     out += ["## Status counts (run x task cells)", "", md_table(
         ["family", *[STATUS_LABEL[s] for s in next(iter(report.status_counts.values()), {})]],
         [[f, *c.values()] for f, c in report.status_counts.items()], "l" + "r" * len(STATUS_LABEL)), ""]
+    per_run = report.signatures.get("per_run") or {}
+    if any(c.get("valid", 0) != c.get("results", 0) for c in per_run.values()):
+        out += ["## Result signatures", "", md_table(["run", "signed", "detail"],
+                [[run, signed_text(c), describe(c)] for run, c in per_run.items()], "lrl"), ""]
     out += ["## Tasks that scored 0 for a non-scoring reason", ""]
     if report.problems:
         shown = report.problems[:max_problems]

@@ -32,6 +32,7 @@ from agenticvbench.report.aggregate import (
 )
 from agenticvbench.report.comparability import annotate, judge_identity
 from agenticvbench.report.judge_agreement import judge_agreement
+from agenticvbench.report.signatures import key_label, signature_counts
 from agenticvbench.results import (
     INVALID_STATUS,
     RESULTS_DIRNAME,
@@ -40,6 +41,7 @@ from agenticvbench.results import (
     results_dir_for,
     scan_results,
 )
+from agenticvbench.signing import ResultKey
 from agenticvbench.version import __version__
 
 
@@ -75,10 +77,12 @@ def _declared_run(where: Path) -> dict[str, Any]:
     return {**run_identity(run_dir, {k: v for k, v in vars(meta).items() if v is not None}), "path": str(where)}
 
 
-def load_available(paths: list[str | Path] | str | Path) -> tuple[list[Result], list[str]]:
+def load_available(paths: list[str | Path] | str | Path,
+                   key: ResultKey | None = None) -> tuple[list[Result], list[str]]:
     """Like `load_comparison`, but a path without results is named in the second list instead of raising
     (a leaderboard over a mix of verified and unverified runs shows what it can). A path that does not exist
-    still raises `SubmissionError`; so does a list where no path has results."""
+    still raises `SubmissionError`; so does a list where no path has results. Signatures are checked with
+    `key` (each result's `signature_status`)."""
     if isinstance(paths, (str, Path)):
         paths = [paths]
     seen: dict[tuple[str, int], Result] = {}
@@ -87,7 +91,7 @@ def load_available(paths: list[str | Path] | str | Path) -> tuple[list[Result], 
         folder = results_dir_for(p)
         if not Path(p).exists():
             raise SubmissionError(f"{p}: no such run directory or results folder")
-        scan = scan_results(p)
+        scan = scan_results(p, key)
         found = scan.results
         if not found and not scan.invalid:
             skipped.append(f"{p}: no results found (looked in {folder}); run `avb verify {p}` first")
@@ -143,6 +147,7 @@ class Report:
     notes: list[str] = field(default_factory=list)  # duplicate run identities, runs without results
     warning_sites: dict[str, list[str]] = field(default_factory=dict)  # warning -> ["<run> task <id>", ...]
     judge_agreement: dict[str, Any] | None = None  # model judge vs human graders on recap (judge_agreement.py)
+    signatures: dict[str, Any] = field(default_factory=dict)  # {key, per_run: {label: counts}, total: counts}
 
     @property
     def n_errors(self) -> int:
@@ -202,6 +207,7 @@ class Report:
             "ignored": self.ignored,
             "tasks": self.task_rows(),
             "judge_agreement": self.judge_agreement,
+            "signatures": self.signatures,
         }
 
 
@@ -240,11 +246,11 @@ def _provenance(results: list[Result]) -> dict[str, Any]:
 def build_report(results: list[Result], *, tasks: Any = None, full_benchmark: bool = False,
                  dataset_label: str = "", resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED,
                  level: float = DEFAULT_LEVEL, notes: list[str] | None = None,
-                 cache_dir: str | Path | None = None) -> Report:
+                 cache_dir: str | Path | None = None, key: ResultKey | None = None) -> Report:
     """Aggregate `results` into a `Report`. `tasks`/`full_benchmark` choose the task universe (see aggregate);
     `notes` (e.g. runs without results) are shown with the report's own (duplicate run identities). With
     `cache_dir`, recap results judged by a model are compared with the human verdicts stored there
-    (`judge_agreement`)."""
+    (`judge_agreement`). `key` names the key the results' signatures were checked with."""
     universe = task_universe(results, tasks=tasks, full_benchmark=full_benchmark, source=dataset_label)
     kept, outside = split_by_universe(results, universe)
     ignored = [f"{run_ref(r).short}: task {r.task_id} ({r.family}) is not in the task universe; ignored"
@@ -271,6 +277,9 @@ def build_report(results: list[Result], *, tasks: Any = None, full_benchmark: bo
     if cache_dir is not None:
         report.judge_agreement = judge_agreement(kept, cache_dir)
     report.notes = [*(notes or []), *duplicate_identities((x.harness, x.model, x.rep, x.path) for x in runs)]
+    report.signatures = {"key": key_label(key), "total": signature_counts(kept),
+                         "per_run": {labels[x.path]: signature_counts(r for r in kept if run_ref(r).path == x.path)
+                                     for x in runs}}
     return report
 
 

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 
-from adversarial import audio_only, by_id, rotated
+from adversarial import audio_only, by_id, one_frame, rotated
 
 from agenticvbench.demo.repair import source_path
+from agenticvbench.media import probe
 
 
 def test_audio_only_fixed_video_is_flagged(hostile_run, score_run, demo, tmp_path):
@@ -40,6 +41,26 @@ def test_fixed_video_identical_to_the_broken_input_is_flagged(hostile_run, score
     r = by_id(score_run(run.root, [67]))[67]
     assert r.status == "scored" and r.integrity == ["identical_to_input"]
     assert any("INTEGRITY identical_to_input" in w for w in r.warnings)
+
+
+def test_single_frame_with_full_audio_is_flagged_degenerate(hostile_run, score_run, demo, tmp_path, monkeypatch):
+    """A repair fixed.mp4 of one video frame and the source's whole audio scored about 0.93 with nothing said.
+    The official edit rubric (PhiloLabs/AgentVBench f058cd6, run on this very file) scores it the same way: one
+    sample in chunk 0 (SSIM 0.98202 there and here), the chunks past the frame have no samples and deduct
+    nothing. So the number is kept and the result is flagged `degenerate_video`, with the frame count."""
+    run = hostile_run()
+    fixed = one_frame(source_path(demo.mirror, 65), tmp_path / "one.mp4")
+    assert probe(fixed).video.nb_frames == 1 and probe(fixed).audio.duration > 10
+    run.copy(65, "fixed.mp4", fixed)
+    s = score_run(run.root, [65])
+    r = by_id(s)[65]
+    assert r.status == "scored" and r.integrity == ["degenerate_video"]
+    assert r.components["edit"] > 0.9, "the official rubric keeps nearly the whole video budget"
+    assert any(w.startswith("INTEGRITY degenerate_video: fixed.mp4") and "(1 frame(s) in a 14.0 s file)" in w
+               for w in r.warnings), r.warnings
+    monkeypatch.setattr("agenticvbench.integrity.degenerate_video", lambda path: "")  # the flag off
+    plain = by_id(score_run(run.root, [65], force=True))[65]
+    assert plain.integrity == [] and plain.headline_score == r.headline_score
 
 
 def test_honest_outputs_carry_no_flags(hostile_run, score_run):
