@@ -16,12 +16,13 @@ import hashlib
 import json
 import os
 import shutil
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from agenticvbench.baselines.strategies import RANDOM_REPS, STRATEGIES, WRITER_VERSION, Strategy, get_strategy
 from agenticvbench.baselines.table import HARNESS, BaselineTable
+from agenticvbench.executors import Executor, make_executor
 from agenticvbench.fsutil import atomic_write_json, parse_json_bounded, read_capped
 from agenticvbench.loader import DEFAULT_DATASET, default_cache_dir, load_tasks
 from agenticvbench.results import Result
@@ -95,6 +96,20 @@ def write_run(strategy: Strategy, run: Path, rep: int, tasks: Sequence[Task], *,
     return written
 
 
+class _KeptOpen:
+    """An executor shared by several `verify_run` calls: their `close()` is a no-op, the owner closes `inner`."""
+
+    def __init__(self, inner: Executor) -> None:
+        self.inner = inner
+
+    def map_unordered(self, fn: Callable[[Any], Any], jobs: list[Any]) -> Iterator[Any]:
+        """Delegate to the shared executor."""
+        return self.inner.map_unordered(fn, jobs)
+
+    def close(self) -> None:
+        """Leave the shared executor running."""
+
+
 def baselines(*, dataset: str | os.PathLike[str] = DEFAULT_DATASET, revision: str | None = None,
               cache_dir: str | Path | None = None, family: str | None = None, task_ids: list[int] | None = None,
               tasks: list[Task] | None = None, out: str | Path | None = None,
@@ -107,7 +122,9 @@ def baselines(*, dataset: str | os.PathLike[str] = DEFAULT_DATASET, revision: st
     Recap is scored with `judge` (default: none, python checks only, as `avb verify` without a judge).
     """
     from agenticvbench.engine import verify_run
+    from agenticvbench.selection import validate_jobs
 
+    validate_jobs(jobs)
     if tasks is None:
         tasks = load_tasks(family, task_ids=task_ids, dataset=dataset, revision=revision, cache_dir=cache_dir)
     chosen = [get_strategy(n) for n in strategies] if strategies else list(STRATEGIES)
@@ -115,19 +132,26 @@ def baselines(*, dataset: str | os.PathLike[str] = DEFAULT_DATASET, revision: st
     results: list[Result] = []
     notes: list[str] = []
     groups: dict[tuple[str, ...], list[Path]] = {}
+    written = 0
     for s in chosen:
         mine = [t for t in tasks if t.family in s.families]
         if not mine:
             continue
         for run, rep in run_folders(s, root):
-            write_run(s, run, rep, mine, force=force)
+            written += write_run(s, run, rep, mine, force=force)
             groups.setdefault(s.families, []).append(run)
-    for families, runs in groups.items():
-        mine = [t for t in tasks if t.family in families]
-        summary = verify_run(runs, dataset=dataset, cache_dir=cache_dir, tasks=mine, jobs=jobs, force=force,
-                             executor=executor, judge=judge, progress=progress)
-        results += summary.results
-        notes += [n for n in summary.notes if "INTEGRITY" not in n]
+    if not written and not force and executor == "process" and jobs is None:
+        jobs = 1  # nothing new to score: checking the cached results in-process beats starting workers
+    pool = _KeptOpen(make_executor(executor, jobs))  # one pool for every group: workers start once
+    try:
+        for families, runs in groups.items():
+            mine = [t for t in tasks if t.family in families]
+            summary = verify_run(runs, dataset=dataset, cache_dir=cache_dir, tasks=mine, force=force,
+                                 executor=pool, judge=judge, progress=progress)
+            results += summary.results
+            notes += [n for n in summary.notes if "INTEGRITY" not in n]
+    finally:
+        pool.inner.close()
     by_family: dict[str, list[int]] = {}
     for t in sorted(tasks, key=lambda t: t.task_id):
         by_family.setdefault(t.family, []).append(int(t.task_id))

@@ -30,7 +30,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from agenticvbench.demo.media_gen import BITEXACT
 from agenticvbench.errors import TaskError
 from agenticvbench.fsutil import atomic_write_text
 from agenticvbench.integrity import MEDIA_SUFFIXES, given_orders
@@ -75,6 +74,7 @@ def _copy(src: Path, dst: Path) -> None:
 
 
 def _ffmpeg(args: list[str], dst: Path) -> None:
+    from agenticvbench.demo.media_gen import BITEXACT
     from agenticvbench.media import run_ffmpeg
 
     tmp = dst.with_name(f".{dst.name}.partial{dst.suffix}")

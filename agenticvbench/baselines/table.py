@@ -177,7 +177,7 @@ class BaselineTable:
         return headers, rows
 
     def _markdown(self, per_task: bool) -> str:
-        from agenticvbench.report.markdown import md_table
+        from agenticvbench.report.tables import md_table
 
         headers, rows = self._grid()
         counts = ", ".join(f"{f} {len(self.tasks[f])}" for f in self.families)

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from agenticvbench.cli.common import LOG
-from agenticvbench.cli.report import add_aggregation_args, aggregation_kwargs, select_results
+from agenticvbench.cli.report import add_aggregation_args, aggregation_kwargs, floor_kwargs, select_results
 from agenticvbench.fsutil import atomic_write_text
 
 
@@ -40,7 +40,8 @@ def run(args: argparse.Namespace) -> int:
         return 2
     results, skipped = load_available(args.paths)
     kw = aggregation_kwargs(args)
-    board = build_leaderboard(select_results(args, results, kw), skipped=skipped, **kw)
+    chosen = select_results(args, results, kw)
+    board = build_leaderboard(chosen, skipped=skipped, **kw, **floor_kwargs(args, chosen, kw))
     for line in [*skipped, *board.notes]:
         LOG.warning(line)
     text = board.render(args.format)

@@ -14,6 +14,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from agenticvbench.baselines.table import Floor
 from agenticvbench.errors import SubmissionError
 from agenticvbench.identity import duplicate_identities
 from agenticvbench.report.aggregate import (
@@ -143,6 +144,8 @@ class Report:
     notes: list[str] = field(default_factory=list)  # duplicate run identities, runs without results
     warning_sites: dict[str, list[str]] = field(default_factory=dict)  # warning -> ["<run> task <id>", ...]
     judge_agreement: dict[str, Any] | None = None  # model judge vs human graders on recap (judge_agreement.py)
+    floor: Floor | None = None  # the best trivial strategy per family over the same tasks (`avb baselines`)
+    floor_note: str = ""  # where the floor came from, or why there is none
 
     @property
     def n_errors(self) -> int:
@@ -202,6 +205,7 @@ class Report:
             "ignored": self.ignored,
             "tasks": self.task_rows(),
             "judge_agreement": self.judge_agreement,
+            "floor": self.floor.to_dict() if self.floor else None, "floor_note": self.floor_note,
         }
 
 
@@ -240,11 +244,11 @@ def _provenance(results: list[Result]) -> dict[str, Any]:
 def build_report(results: list[Result], *, tasks: Any = None, full_benchmark: bool = False,
                  dataset_label: str = "", resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED,
                  level: float = DEFAULT_LEVEL, notes: list[str] | None = None,
-                 cache_dir: str | Path | None = None) -> Report:
+                 cache_dir: str | Path | None = None, floor: Floor | None = None, floor_note: str = "") -> Report:
     """Aggregate `results` into a `Report`. `tasks`/`full_benchmark` choose the task universe (see aggregate);
     `notes` (e.g. runs without results) are shown with the report's own (duplicate run identities). With
     `cache_dir`, recap results judged by a model are compared with the human verdicts stored there
-    (`judge_agreement`)."""
+    (`judge_agreement`). `floor` (from `baselines.floor.floor_for`) is shown beside the headlines."""
     universe = task_universe(results, tasks=tasks, full_benchmark=full_benchmark, source=dataset_label)
     kept, outside = split_by_universe(results, universe)
     ignored = [f"{run_ref(r).short}: task {r.task_id} ({r.family}) is not in the task universe; ignored"
@@ -270,6 +274,7 @@ def build_report(results: list[Result], *, tasks: Any = None, full_benchmark: bo
     annotate(groups, kept)
     if cache_dir is not None:
         report.judge_agreement = judge_agreement(kept, cache_dir)
+    report.floor, report.floor_note = floor, floor_note
     report.notes = [*(notes or []), *duplicate_identities((x.harness, x.model, x.rep, x.path) for x in runs)]
     return report
 
