@@ -36,7 +36,7 @@ def add_aggregation_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--full-benchmark", action="store_true",
                    help="count the full benchmark: ids 1-100 by the published family ranges")
     add_selection_args(g)
-    f = g.add_argument_group("the floor (best trivial strategy per family, see docs/baselines.md)")
+    f = p.add_argument_group("the floor (best trivial strategy per family, see docs/baselines.md)")
     f.add_argument("--baselines", type=Path, default=None, metavar="DIR",
                    help="read the floor from `avb baselines --out DIR` (default: score the baselines of --dataset, "
                         "or of the local dataset the results name, cached)")
