@@ -31,7 +31,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import lru_cache, partial
 from pathlib import Path
 
 from agenticvbench.errors import AVBError, MediaError
@@ -165,12 +165,11 @@ def screen_inputs(task: Task, submission: Submission, hashes: dict[Path, str]) -
             if _same_bytes(p, hashes[p], inputs) is not None:
                 screening.flag("identical_to_input", p)
             elif task.family == "recap" and p.suffix.lower() != ".wav":
-                _check(screening, "near_copy_of_input", p, lambda p=p: recap_nearly_the_input_film(p, inputs))
+                _check(screening, "near_copy_of_input", p, partial(recap_nearly_the_input_film, p, inputs))
     if task.family == "repair":
         for p in media:
             if p.name == "fixed.mp4":
-                _check(screening, "degenerate_video", p,
-                       lambda p=p: video_far_shorter_than_audio_or_source(p, _source_duration(task)))
+                _check(screening, "degenerate_video", p, partial(_degenerate_fixed_video, p, task))
     return screening
 
 
@@ -183,6 +182,10 @@ def _check(screening: Screening, code: str, path: Path, test: Callable[[], bool]
         return
     if hit:
         screening.flag(code, path)
+
+
+def _degenerate_fixed_video(path: Path, task: Task) -> bool:
+    return video_far_shorter_than_audio_or_source(path, _source_duration(task))
 
 
 def _source_duration(task: Task) -> float | None:

@@ -48,7 +48,7 @@ def read_baselines(root: str | Path) -> list[Result]:
     base = Path(root)
     if not base.is_dir():
         raise AVBError(f"{base}: no such baselines folder (write one with `avb baselines --out {base}`)")
-    runs = sorted(p for p in base.iterdir() if (p / RESULTS_DIRNAME).is_dir())
+    runs: list[str | Path] = sorted(p for p in base.iterdir() if (p / RESULTS_DIRNAME).is_dir())
     return [r for r in iter_results(runs) if (r.run or {}).get("harness") == HARNESS] if runs else []
 
 
