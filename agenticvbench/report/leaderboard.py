@@ -3,6 +3,8 @@
 Rows come from `aggregate.headlines` (per-family mean over runs x tasks with missing = 0, macro and micro,
 bootstrap CIs); the caption states every rule. Every format shows coverage (cells with a result / cells counted)
 and marks cells that are not comparable (`comparability.MARKS`). LaTeX is written directly (booktabs).
+When given a `floor` (`baselines.floor.floor_for`), its last row is the best trivial strategy per family over the
+same tasks (docs/baselines.md).
 """
 
 from __future__ import annotations
