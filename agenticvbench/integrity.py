@@ -12,27 +12,35 @@ Flags (the official score is kept, the result's `integrity` list names the hole,
 - `audio_only`: a media output with audio but no video stream (repair: edit 0, as the official scorer, whose
   OpenCV cannot open it; format and localisation still score);
 - `rotation`: a video carrying a display rotation matrix (players rotate it, frame comparisons do not);
-- `identical_to_input`: a repair output byte-identical to the agent's own broken input;
-- `degenerate_video`: a video stream with a single frame, or fewer frames than the file has seconds (repair: the
-  official edit rubric compares the frames it finds and skips the chunks without any, so one frame and the full
-  audio keep nearly the whole video budget);
+- `identical_to_input`: a repair or recap output byte-identical to the agent's own input (the broken video, the
+  film);
+- `degenerate_video`: a repair `fixed.mp4` whose video holds far fewer frames than its own audio or the source
+  last (one frame, a still): the official edit rubric weights chunks by the frames it finds, so one frame plus the
+  full audio keeps most of the edit points (`video_far_shorter_than_audio_or_source`, counted on packets);
+- `near_copy_of_input`: a recap that is nearly the input film: the same decoded pictures and audio, second by
+  second, over most of the film (`recap_nearly_the_input_film`, in `integrity_copy`);
+- `given_order`: a sequencing order equal to the order the clips were given in (numeric, or as listed), when the
+  answer is another order (`sequencing_order_is_the_given_order`);
 - `verifier_reference`: a submitted file byte-identical to a verifier-only reference of *another* task of the
   dataset (`leaks`): the agent saw verifier-only material.
+
+Each flag is documented with an id and the official scorer's number for the same input in
+docs/upstream-defects.md ("Integrity flags").
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import lru_cache, partial
 from pathlib import Path
 
 from agenticvbench.errors import AVBError, MediaError
 from agenticvbench.fsutil import file_sha256
 from agenticvbench.leaks import DatasetReference, leaked_references
 from agenticvbench.submission import InputRejected, Submission
-from agenticvbench.tasks import Task
+from agenticvbench.tasks import SequencingTask, Task
 
 MEDIA_SUFFIXES: frozenset[str] = frozenset({".mp4", ".mov", ".m4v", ".mkv", ".webm", ".avi", ".wav", ".m4a"})
 #: Longest plausible output per family, in seconds (benchmark outputs run seconds to minutes).
@@ -44,10 +52,16 @@ FLAGS: dict[str, str] = {
     "audio_only": "has audio but no video stream; only format and localisation can score",
     "rotation": "carries a display rotation matrix; players rotate it but frame comparisons do not",
     "identical_to_input": "is byte-identical to the task's own input given to the agent",
-    "degenerate_video": "has a degenerate video stream; the official edit rubric scores the frames present and "
-                        "skips chunks without any",
+    "degenerate_video": "holds far fewer video frames than its audio or the source last (one frame, a still); the "
+                        "official edit rubric scores the frames present and skips chunks without any",
+    "near_copy_of_input": "is nearly the input film (the same pictures and audio over most of its length)",
+    "given_order": "lists the clips in the order they were given, not a story order",
     "verifier_reference": "is byte-identical to a verifier-only reference of another task, which agents never see",
 }
+#: `degenerate_video` fires when the video covers less than this share of max(own audio, source) duration.
+DEGENERATE_VIDEO_SHARE = 0.5
+#: `given_order` needs at least this many clips (with 2 clips the given order is a coin flip).
+GIVEN_ORDER_MIN_CLIPS = 3
 
 
 @dataclass
@@ -112,30 +126,6 @@ def _check_header(path: Path, family: str) -> tuple[bool, bool]:
     return info.video is not None, info.audio is not None
 
 
-def degenerate_video(path: Path) -> str:
-    """Why the video stream of `path` is degenerate ('' when it is not, or when its frame count is unknown): a
-    single frame, or fewer frames than the file has seconds. Frames come from the header (`nb_frames`), else
-    the stream's duration times its frame rate; nothing is decoded."""
-    from agenticvbench.media import probe
-
-    try:
-        info = probe(path)
-    except MediaError:
-        return ""
-    video = info.video
-    if video is None:
-        return ""
-    frames: float | None = video.nb_frames
-    if frames is None and video.duration is not None and video.fps:
-        frames = video.duration * video.fps
-    if frames is None:
-        return ""
-    longest = max([d for d in [info.duration, *(s.duration for s in info.streams)] if d is not None], default=0.0)
-    if frames <= 1 or frames < longest:
-        return f" ({frames:.0f} frame(s) in a {longest:.1f} s file)"
-    return ""
-
-
 def _rotation(path: Path) -> float:
     """The display rotation of the first video frame (0 when none or unreadable)."""
     import av
@@ -165,6 +155,9 @@ def screen_inputs(task: Task, submission: Submission, hashes: dict[Path, str],
     `dataset_refs` lists the dataset's verifier-only references (`leaks.dataset_references`)."""
     screening = Screening()
     _flag_leaks(screening, task, {p: h for p, h in hashes.items() if submission.owns(p)}, dataset_refs)
+    if isinstance(task, SequencingTask) and (found := _sequencing_prediction(submission)) is not None:
+        manifest, pred = found
+        _check(screening, "given_order", manifest, lambda: sequencing_order_is_the_given_order(task, pred))
     media = [p for p in hashes if submission.owns(p) and p.suffix.lower() in MEDIA_SUFFIXES]
     if not media:
         return screening
@@ -180,9 +173,7 @@ def screen_inputs(task: Task, submission: Submission, hashes: dict[Path, str],
             screening.flag("audio_only", p)
         elif has_video and _rotation(p):
             screening.flag("rotation", p)
-        if has_video and (why := degenerate_video(p)):
-            screening.flag("degenerate_video", p, why)
-    if task.family == "repair" and task.reference_file_urls:
+    if task.family in ("repair", "recap") and task.reference_file_urls:
         try:
             inputs = task.materials()
         except (AVBError, OSError) as exc:
@@ -191,4 +182,117 @@ def screen_inputs(task: Task, submission: Submission, hashes: dict[Path, str],
         for p in media:
             if _same_bytes(p, hashes[p], inputs) is not None:
                 screening.flag("identical_to_input", p)
+            elif task.family == "recap" and p.suffix.lower() != ".wav":
+                _check(screening, "near_copy_of_input", p, partial(recap_nearly_the_input_film, p, inputs))
+    if task.family == "repair":
+        for p in media:
+            if p.name == "fixed.mp4":
+                _check(screening, "degenerate_video", p, partial(_degenerate_fixed_video, p, task))
     return screening
+
+
+def _check(screening: Screening, code: str, path: Path, test: Callable[[], bool]) -> None:
+    """Run one flag's test; a test that cannot decide (unreadable media) leaves a warning, never a crash."""
+    try:
+        hit = test()
+    except (AVBError, OSError, ValueError, RuntimeError) as exc:  # av.FFmpegError is an OSError/ValueError
+        screening.warnings.append(f"integrity: could not check {code} on {path.name} ({exc})")
+        return
+    if hit:
+        screening.flag(code, path)
+
+
+def _degenerate_fixed_video(path: Path, task: Task) -> bool:
+    return video_far_shorter_than_audio_or_source(path, _source_duration(task))
+
+
+def _source_duration(task: Task) -> float | None:
+    """The probed duration of the repair task's verifier-only source (trusted), or None without one."""
+    from agenticvbench.media import probe
+
+    if not task.verifier_reference_urls:
+        return None
+    refs = [p for p in task.verifier_references() if p.suffix.lower() in MEDIA_SUFFIXES]
+    return probe(refs[0]).duration if refs else None
+
+
+def stream_spans(path: Path) -> tuple[int, float, float]:
+    """(video packets, video seconds, audio seconds) of `path`, counted on the demuxed packets, not the header.
+
+    A header's frame count and duration are the submitter's to write; the packets are what a decoder reads. A
+    span is from the first packet's timestamp to the end of the last one.
+    """
+    import av
+
+    from agenticvbench.media.container import open_input
+
+    spans: dict[str, list[float]] = {}
+    n_video = 0
+    with open_input(path) as container:
+        streams = [s for s in (container.streams.video[:1] + container.streams.audio[:1])]
+        if not streams:
+            return 0, 0.0, 0.0
+        try:
+            for packet in container.demux(streams):
+                if packet.pts is None or packet.size == 0 or packet.time_base is None:
+                    continue
+                kind = packet.stream.type
+                n_video += kind == "video"
+                t0 = float(packet.pts * packet.time_base)
+                t1 = t0 + float((packet.duration or 0) * packet.time_base)
+                lo_hi = spans.setdefault(kind, [t0, t1])
+                lo_hi[0], lo_hi[1] = min(lo_hi[0], t0), max(lo_hi[1], t1)
+        except av.FFmpegError as exc:
+            raise ValueError(f"demux failed ({exc})") from None
+    video, audio = spans.get("video", [0.0, 0.0]), spans.get("audio", [0.0, 0.0])
+    return n_video, video[1] - video[0], audio[1] - audio[0]
+
+
+def video_far_shorter_than_audio_or_source(path: Path, source_s: float | None) -> bool:
+    """True when `path`'s video lasts less than `DEGENERATE_VIDEO_SHARE` of its own audio or of the source
+    (`source_s`), counted on packets: one frame over the full audio, a still. False without a video stream."""
+    n_video, video_s, audio_s = stream_spans(path)
+    reference = max(audio_s, source_s or 0.0)
+    return n_video > 0 and reference > 0 and video_s < DEGENERATE_VIDEO_SHARE * reference
+
+
+def recap_nearly_the_input_film(path: Path, inputs: list[Path]) -> bool:
+    """True when the recap `path` is nearly one of the task's input films (see `integrity_copy`)."""
+    from agenticvbench.integrity_copy import nearly_same_media
+
+    films = [p for p in inputs if p.suffix.lower() in MEDIA_SUFFIXES]
+    return any(nearly_same_media(path, film) for film in films)
+
+
+def given_orders(task: SequencingTask) -> list[list[str]]:
+    """The orders a sequencing agent is given without doing any work: the clip ids sorted as numbers, and as
+    the task's materials list them (file-name order). Ids are the file stems, as the manifest names them."""
+    stems = [p.stem for p in task.materials() if p.suffix.lower() in MEDIA_SUFFIXES]
+    orders = [stems]
+    if all(s.isascii() and s.isdigit() for s in stems):
+        orders.insert(0, sorted(stems, key=int))
+    return orders
+
+
+def sequencing_order_is_the_given_order(task: SequencingTask, predicted: list[str]) -> bool:
+    """True when `predicted` equals a given order (`given_orders`) of at least `GIVEN_ORDER_MIN_CLIPS` clips,
+    and that order is not the answer (a film shot in the given order is not flagged)."""
+    if len(predicted) < GIVEN_ORDER_MIN_CLIPS or predicted == list(task.correct_order):
+        return False
+    return any(predicted == order for order in given_orders(task))
+
+
+def _sequencing_prediction(submission: Submission) -> tuple[Path, list[str]] | None:
+    """The manifest path and the official prediction of a sequencing submission; None when it does not parse
+    (the verifier reports that in its own words)."""
+    from agenticvbench.verifiers.manifest import MANIFEST_NAME, read_manifest
+    from agenticvbench.verifiers.sequencing import predicted_ids
+
+    try:
+        path = submission.file(MANIFEST_NAME)
+    except InputRejected:
+        return None
+    read = read_manifest(path) if path is not None else None
+    if read is None or not read.ok or path is None:
+        return None
+    return path, predicted_ids(read.segments)

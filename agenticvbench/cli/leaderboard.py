@@ -13,7 +13,13 @@ import sys
 from pathlib import Path
 
 from agenticvbench.cli.common import LOG
-from agenticvbench.cli.report import add_aggregation_args, aggregation_kwargs, load_for_report, select_results
+from agenticvbench.cli.report import (
+    add_aggregation_args,
+    aggregation_kwargs,
+    floor_kwargs,
+    load_for_report,
+    select_results,
+)
 from agenticvbench.fsutil import atomic_write_text
 
 
@@ -39,7 +45,8 @@ def run(args: argparse.Namespace) -> int:
         return 2
     results, skipped, key, notes = load_for_report(args)
     kw = aggregation_kwargs(args)
-    board = build_leaderboard(select_results(args, results, kw), skipped=skipped, key=key, **kw)
+    chosen = select_results(args, results, kw)
+    board = build_leaderboard(chosen, skipped=skipped, key=key, **kw, **floor_kwargs(args, chosen, kw))
     board.notes += notes
     for line in [*skipped, *board.notes]:
         LOG.warning(line)

@@ -20,7 +20,7 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INPUT = 0, 1, 2, 3
 # Each module defines `register(subparsers)`, which adds its commands and sets `func(args) -> int`.
 COMMAND_MODULES = (
     "tasks_cmd", "download", "verify", "explain", "score", "report", "leaderboard", "demo", "studiobench",
-    "export", "grade", "judge_cmd", "gold", "harbor_cmd", "import_cmd",
+    "export", "grade", "judge_cmd", "gold", "harbor_cmd", "import_cmd", "baselines",
 )
 
 #: Commands that decode media: they check first that OpenCV loads (one line with the fix if it does not).

@@ -36,6 +36,11 @@ def add_aggregation_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--full-benchmark", action="store_true",
                    help="count the full benchmark: ids 1-100 by the published family ranges")
     add_selection_args(g)
+    f = p.add_argument_group("the floor (best trivial strategy per family, see docs/baselines.md)")
+    f.add_argument("--baselines", type=Path, default=None, metavar="DIR",
+                   help="read the floor from `avb baselines --out DIR` (default: score the baselines of --dataset, "
+                        "or of the local dataset the results name, cached)")
+    f.add_argument("--no-floor", action="store_true", help="no floor row")
     add_verbosity_args(p)
     p.add_argument("--key-file", default=None, metavar="PATH",
                    help="result key to check signatures with (default $AVB_RESULT_KEY_FILE, else result-key in the "
@@ -68,6 +73,18 @@ def load_for_report(args: argparse.Namespace) -> tuple[list[Result], list[str], 
     key, key_notes = reader_key(args.key_file)
     results, skipped = load_available(args.paths, key)
     return results, skipped, key, key_notes + record_notes([results_dir_for(p) for p in args.paths], key)
+def floor_kwargs(args: argparse.Namespace, results: list[Result], kw: dict[str, Any]) -> dict[str, Any]:
+    """`floor` and `floor_note` for `build_report` / `build_leaderboard`, for the task universe `kw` chooses."""
+    if args.no_floor:
+        return {}
+    from agenticvbench.baselines.floor import floor_for
+    from agenticvbench.report.aggregate import task_universe
+
+    universe = task_universe(results, tasks=kw.get("tasks"), full_benchmark=kw.get("full_benchmark", False),
+                             source=kw.get("dataset_label", ""))
+    floor, note = floor_for(universe, results=results, tasks=kw.get("tasks"), baselines_dir=args.baselines,
+                            cache_dir=args.cache_dir)
+    return {"floor": floor, "floor_note": note}
 
 
 def select_results(args: argparse.Namespace, results: list[Result], kw: dict[str, Any]) -> list[Result]:
@@ -124,8 +141,9 @@ def run(args: argparse.Namespace) -> int:
     from agenticvbench.loader import default_cache_dir
 
     cache = Path(args.cache_dir).expanduser() if args.cache_dir else default_cache_dir()
-    report = build_report(select_results(args, results, kw), notes=[*skipped, *notes], cache_dir=cache, key=key,
-                          **kw)
+    chosen = select_results(args, results, kw)
+    report = build_report(chosen, notes=[*skipped, *notes], cache_dir=cache, key=key, **kw,
+                          **floor_kwargs(args, chosen, kw))
     for line in skipped:
         LOG.warning(f"not in the report: {line}")
     render = {"md": lambda: render_markdown(report), "html": lambda: render_html(report),

@@ -102,7 +102,7 @@ def render_html(report: Report) -> str:
     parts += ["<h2>Headline</h2>", headline_html(report.groups, fams),
               "<ul class='notes'>" + "".join(f"<li>{escape(n)}</li>" for n in aggregation_notes(report)) + "</ul>"]
     if report.groups:
-        parts.append(img_tag(plots.family_bars(report.groups, fams, refs), "headline per family"))
+        parts.append(img_tag(plots.family_bars(report.groups, fams, refs, floor=report.floor), "headline per family"))
     comp = published_comparison(report.groups, report.published)
     if comp:
         parts += ["<h3>Published numbers</h3>", html_table(

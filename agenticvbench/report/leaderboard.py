@@ -3,6 +3,8 @@
 Rows come from `aggregate.headlines` (per-family mean over runs x tasks with missing = 0, macro and micro,
 bootstrap CIs); the caption states every rule. Every format shows coverage (cells with a result / cells counted)
 and marks cells that are not comparable (`comparability.MARKS`). LaTeX is written directly (booktabs).
+When given a `floor` (`baselines.floor.floor_for`), its last row is the best trivial strategy per family over the
+same tasks (docs/baselines.md).
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ from typing import Any
 
 import pandas as pd
 
+from agenticvbench.baselines.floor import floor_display_row, floor_frame_row
+from agenticvbench.baselines.table import Floor
 from agenticvbench.identity import duplicate_identities
 from agenticvbench.report.aggregate import (
     DEFAULT_LEVEL,
@@ -56,6 +60,8 @@ class Leaderboard:
     skipped: list[str] = field(default_factory=list)  # paths given without results (not verified yet)
     notes: list[str] = field(default_factory=list)  # duplicate run identities
     checked_with: str = key_label(None)  # which key checked the signatures (`signatures.key_label`)
+    floor: Floor | None = None  # the best trivial strategy per family over the same tasks (`avb baselines`)
+    floor_note: str = ""  # where the floor came from, or why there is none
 
     @property
     def families(self) -> list[str]:
@@ -95,6 +101,8 @@ class Leaderboard:
             row.update({"judge_calls": usage["calls"], "judge_prompt_tokens": usage["prompt_tokens"],
                         "judge_completion_tokens": usage["completion_tokens"], "judge_cost_usd": usage["cost_usd"]})
             rows.append(row)
+        if self.floor is not None:
+            rows.append(floor_frame_row(self.floor, self.families))
         cols = ["rank", "harness", "model", "runs", "with_result", "counted"]
         cols += [c for f in self.families for c in (f, f"{f}_lo", f"{f}_hi", f"{f}_marks")]
         cols += ["macro", "macro_lo", "macro_hi", "macro_marks", "micro", "micro_lo", "micro_hi",
@@ -116,11 +124,17 @@ class Leaderboard:
                          joined(fmt(g.micro), fmt_ci(*g.micro_ci), row_mark),
                          judge_text(judge_total(g)), str(g.n_errors or ""),
                          str(g.n_invalid or ""), signed_text(g.signatures)])
+        if self.floor is not None:
+            rows.append(floor_display_row(self.floor, headers, self.families))
         return headers, rows
 
     def _footer(self) -> list[str]:
         out = [f"Not comparable: {g.harness}/{g.model}: {n}" for g in self.groups for n in g.mark_notes]
         out += [f"Not shown (no results): {s}" for s in self.skipped]
+        if self.floor is not None:
+            out.append(f"{self.floor.line()} ({self.floor_note})" if self.floor_note else self.floor.line())
+        elif self.floor_note:
+            out.append(f"Floor: {self.floor_note}")
         return out + [f"Warning: {n}" for n in self.notes]
 
     def to_markdown(self) -> str:
@@ -137,7 +151,8 @@ class Leaderboard:
                             "tasks": {k: list(v) for k, v in self.universe.tasks.items()}},
                "bootstrap": {"resamples": self.resamples, "seed": self.seed, "level": self.level},
                "rows": [{"rank": i, **asdict(g), "judge_total": judge_total(g)} for i, g in enumerate(self.groups, 1)],
-               "skipped": self.skipped, "notes": self.notes}
+               "skipped": self.skipped, "notes": self.notes,
+               "floor": self.floor.to_dict() if self.floor else None, "floor_note": self.floor_note}
         return json.dumps(doc, indent=2, default=str) + "\n"
 
     def to_csv(self) -> str:
@@ -190,15 +205,17 @@ def latex_escape(text: str) -> str:
 def build_leaderboard(results: list[Result], *, tasks: Any = None, full_benchmark: bool = False,
                       dataset_label: str = "", resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED,
                       level: float = DEFAULT_LEVEL, skipped: list[str] | None = None,
-                      key: ResultKey | None = None) -> Leaderboard:
+                      key: ResultKey | None = None, floor: Floor | None = None, floor_note: str = "") -> Leaderboard:
     """Rank every (harness, model) in `results` (task universe as in `aggregate.task_universe`); `skipped`
-    names runs given without results; `key` is the key the results' signatures were checked with (caption)."""
+    names runs given without results; `key` is the key the results' signatures were checked with (caption);
+    `floor` (from `baselines.floor.floor_for`) is shown as the last row."""
     universe = task_universe(results, tasks=tasks, full_benchmark=full_benchmark, source=dataset_label)
     kept, _ = split_by_universe(results, universe)
     groups = headlines(kept, universe, resamples=resamples, seed=seed, level=level) if kept else []
     annotate(groups, kept)
     notes = duplicate_identities((r.harness, r.model, r.rep, r.path) for g in groups for r in g.runs)
-    return Leaderboard(groups, universe, resamples, seed, level, list(skipped or []), notes, key_label(key))
+    return Leaderboard(groups, universe, resamples, seed, level, list(skipped or []), notes, key_label(key),
+                       floor, floor_note)
 
 
 def leaderboard_from_runs(paths: list[str | Path], key: ResultKey | None = None, **kwargs: Any) -> Leaderboard:

@@ -75,6 +75,10 @@ def aggregation_notes(report: Report) -> list[str]:
         notes.append("Published human reference (AgenticVBench paper, arXiv:2605.27705): "
                      + ", ".join(f"{f} {v:.2f}" for f, v in refs.items())
                      + "; a marked cell is not comparable with it.")
+    if report.floor is not None:
+        notes.append(report.floor.line() + (f" ({report.floor_note})" if report.floor_note else ""))
+    elif report.floor_note:
+        notes.append(f"Floor: {report.floor_note}.")
     return notes
 
 

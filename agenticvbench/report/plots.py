@@ -15,6 +15,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 from matplotlib.ticker import MaxNLocator
 
+from agenticvbench.baselines.table import Floor
 from agenticvbench.report.aggregate import NO_RESULT, GroupHeadline, RunRef, run_ref
 from agenticvbench.report.comparability import legend, symbols
 from agenticvbench.report.explain import orders
@@ -33,8 +34,9 @@ def to_png(fig: Figure, dpi: int = 100) -> bytes:
 
 
 def family_bars(groups: Sequence[GroupHeadline], families: Sequence[str],
-                human_reference: dict[str, float] | None = None) -> bytes:
-    """Per-family headline bars, one bar per (harness, model), 95 % CI whiskers, published human lines."""
+                human_reference: dict[str, float] | None = None, floor: Floor | None = None) -> bytes:
+    """Per-family headline bars, one bar per (harness, model), 95 % CI whiskers, published human lines, and
+    the floor (best trivial strategy, dotted, named) when given."""
     fig = Figure(figsize=(max(6.0, 1.6 * (len(families) + 2)), 3.8))
     ax = fig.add_subplot()
     cols = [*families, "macro", "micro"]
@@ -68,15 +70,32 @@ def family_bars(groups: Sequence[GroupHeadline], families: Sequence[str],
             ax.hlines(ref, i - 0.45, i + 0.45, colors="#d62728", linestyles="--", linewidth=2)
             ax.text(i, ref + 0.02, f"human {ref:.2f}", ha="center", fontsize=8, color="#d62728",
                     bbox={"facecolor": "white", "alpha": 0.85, "edgecolor": "none", "pad": 1})
+    _draw_floor(ax, cols, floor)
     ax.set_xticks(x, cols)
     ax.set_ylim(0, 1.08)
     ax.set_ylabel("headline (mean over runs x tasks)")
     used = legend(groups)
-    ax.set_title("Headline per family (whiskers: 95% bootstrap CI; dashed: published human reference)"
+    ax.set_title("Headline per family (whiskers: 95% bootstrap CI; dashed: published human reference"
+                 + ("; dotted: floor, the best trivial strategy)" if floor is not None else ")")
                  + ("\nhatched = not comparable: " + "; ".join(u.split(":")[0] for u in used) if used else ""),
                  fontsize=9)
     ax.legend(handles=handles, fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     return to_png(fig)
+
+
+def _draw_floor(ax: Any, cols: Sequence[str], floor: Floor | None) -> None:
+    """The floor of each family (and macro/micro) as a dotted line, labelled with its strategy."""
+    if floor is None:
+        return
+    for i, c in enumerate(cols):
+        entry = floor.families.get(c)
+        value = entry.mean if entry else floor.macro if c == "macro" else floor.micro if c == "micro" else None
+        if value is None:
+            continue
+        ax.hlines(value, i - 0.45, i + 0.45, colors="#444444", linestyles=":", linewidth=2)
+        label = f"floor {value:.2f}" + (f"\n{entry.strategy}" if entry else "")
+        ax.text(i, value - 0.06 if value > 0.1 else value + 0.02, label, ha="center", fontsize=7, color="#444444",
+                bbox={"facecolor": "white", "alpha": 0.8, "edgecolor": "none", "pad": 1})
 
 
 def task_grid(results: Sequence[Result], runs: Sequence[RunRef], tasks: Mapping[str, Sequence[int]]) -> bytes:

@@ -14,6 +14,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from agenticvbench.baselines.table import Floor
 from agenticvbench.errors import SubmissionError
 from agenticvbench.identity import duplicate_identities
 from agenticvbench.report.aggregate import (
@@ -148,6 +149,8 @@ class Report:
     warning_sites: dict[str, list[str]] = field(default_factory=dict)  # warning -> ["<run> task <id>", ...]
     judge_agreement: dict[str, Any] | None = None  # model judge vs human graders on recap (judge_agreement.py)
     signatures: dict[str, Any] = field(default_factory=dict)  # {key, per_run: {label: counts}, total: counts}
+    floor: Floor | None = None  # the best trivial strategy per family over the same tasks (`avb baselines`)
+    floor_note: str = ""  # where the floor came from, or why there is none
 
     @property
     def n_errors(self) -> int:
@@ -208,6 +211,7 @@ class Report:
             "tasks": self.task_rows(),
             "judge_agreement": self.judge_agreement,
             "signatures": self.signatures,
+            "floor": self.floor.to_dict() if self.floor else None, "floor_note": self.floor_note,
         }
 
 
@@ -246,11 +250,13 @@ def _provenance(results: list[Result]) -> dict[str, Any]:
 def build_report(results: list[Result], *, tasks: Any = None, full_benchmark: bool = False,
                  dataset_label: str = "", resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED,
                  level: float = DEFAULT_LEVEL, notes: list[str] | None = None,
-                 cache_dir: str | Path | None = None, key: ResultKey | None = None) -> Report:
+                 cache_dir: str | Path | None = None, key: ResultKey | None = None, floor: Floor | None = None,
+                 floor_note: str = "") -> Report:
     """Aggregate `results` into a `Report`. `tasks`/`full_benchmark` choose the task universe (see aggregate);
     `notes` (e.g. runs without results) are shown with the report's own (duplicate run identities). With
     `cache_dir`, recap results judged by a model are compared with the human verdicts stored there
-    (`judge_agreement`). `key` names the key the results' signatures were checked with."""
+    (`judge_agreement`). `key` names the key the results' signatures were checked with; `floor` (from
+    `baselines.floor.floor_for`) is shown beside the headlines."""
     universe = task_universe(results, tasks=tasks, full_benchmark=full_benchmark, source=dataset_label)
     kept, outside = split_by_universe(results, universe)
     ignored = [f"{run_ref(r).short}: task {r.task_id} ({r.family}) is not in the task universe; ignored"
@@ -276,6 +282,7 @@ def build_report(results: list[Result], *, tasks: Any = None, full_benchmark: bo
     annotate(groups, kept)
     if cache_dir is not None:
         report.judge_agreement = judge_agreement(kept, cache_dir)
+    report.floor, report.floor_note = floor, floor_note
     report.notes = [*(notes or []), *duplicate_identities((x.harness, x.model, x.rep, x.path) for x in runs)]
     report.signatures = {"key": key_label(key), "total": signature_counts(kept),
                          "per_run": {labels[x.path]: signature_counts(r for r in kept if run_ref(r).path == x.path)

@@ -47,7 +47,7 @@ def test_single_frame_with_full_audio_is_flagged_degenerate(hostile_run, score_r
     """A repair fixed.mp4 of one video frame and the source's whole audio scored about 0.93 with nothing said.
     The official edit rubric (PhiloLabs/AgentVBench f058cd6, run on this very file) scores it the same way: one
     sample in chunk 0 (SSIM 0.98202 there and here), the chunks past the frame have no samples and deduct
-    nothing. So the number is kept and the result is flagged `degenerate_video`, with the frame count."""
+    nothing. So the number is kept and the result is flagged `degenerate_video`."""
     run = hostile_run()
     fixed = one_frame(source_path(demo.mirror, 65), tmp_path / "one.mp4")
     assert probe(fixed).video.nb_frames == 1 and probe(fixed).audio.duration > 10
@@ -56,9 +56,8 @@ def test_single_frame_with_full_audio_is_flagged_degenerate(hostile_run, score_r
     r = by_id(s)[65]
     assert r.status == "scored" and r.integrity == ["degenerate_video"]
     assert r.components["edit"] > 0.9, "the official rubric keeps nearly the whole video budget"
-    assert any(w.startswith("INTEGRITY degenerate_video: fixed.mp4") and "(1 frame(s) in a 14.0 s file)" in w
-               for w in r.warnings), r.warnings
-    monkeypatch.setattr("agenticvbench.integrity.degenerate_video", lambda path: "")  # the flag off
+    assert any(w.startswith("INTEGRITY degenerate_video: fixed.mp4") for w in r.warnings), r.warnings
+    monkeypatch.setattr("agenticvbench.integrity.video_far_shorter_than_audio_or_source", lambda *a: False)  # the flag off
     plain = by_id(score_run(run.root, [65], force=True))[65]
     assert plain.integrity == [] and plain.headline_score == r.headline_score
 

@@ -1,0 +1,100 @@
+"""The floor from synthetic baseline results (no engine): the table's arithmetic against an independent count, and
+the floor in every leaderboard format, in the report's notes and JSON, and in the headline plot."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from agenticvbench.baselines.floor import NO_FLOOR, floor_for
+from agenticvbench.baselines.table import BaselineTable
+from agenticvbench.report import build_report, render_markdown
+from agenticvbench.report.aggregate import task_universe
+from agenticvbench.report.leaderboard import build_leaderboard
+from agenticvbench.report.plots import family_bars
+from agenticvbench.results import Result, write_result
+
+TASKS = {"sequencing": (37, 38), "repair": (65, 66, 67)}
+
+
+def _result(task_id: int, family: str, score: float, model: str, rep: int = 1, harness: str = "baseline",
+            status: str = "scored") -> Result:
+    return Result(task_id=task_id, family=family, status=status,  # type: ignore[arg-type]
+                  final_score=score, headline_score=score if status == "scored" else 0.0,
+                  provenance={"dataset": {"dataset": "nowhere", "kind": "hub", "resolved_revision": "x"}},
+                  run={"path": f"/b/{model}-{rep}", "harness": harness, "model": model, "rep": rep})
+
+
+def _baseline_results() -> list[Result]:
+    out = [_result(t, f, 0.0, "nothing", status="missing") for f, ids in TASKS.items() for t in ids]
+    out += [_result(37, "sequencing", 0.2, "given_order"), _result(38, "sequencing", 0.0, "given_order")]
+    out += [_result(65, "repair", 0.6, "one_frame"), _result(66, "repair", 0.3, "one_frame"),
+            _result(67, "repair", 0.9, "one_frame")]
+    out += [_result(65, "repair", 0.5, "copy_input"), _result(66, "repair", 0.5, "copy_input")]  # 67: no result
+    return out
+
+
+def test_cells_and_floor_against_an_independent_count():
+    """Cells are means over runs x tasks with a missing result counted 0; the floor is the best per family."""
+    table = BaselineTable(_baseline_results(), dict(TASKS))
+    cells = {(c.strategy, c.family): c.mean for c in table.cells()}
+    assert cells[("given_order", "sequencing")] == pytest.approx((0.2 + 0.0) / 2)
+    assert cells[("one_frame", "repair")] == pytest.approx((0.6 + 0.3 + 0.9) / 3)
+    assert cells[("copy_input", "repair")] == pytest.approx((0.5 + 0.5 + 0.0) / 3)
+    floor = table.floor()
+    assert {f: e.strategy for f, e in floor.families.items()} == {"sequencing": "given_order", "repair": "one_frame"}
+    assert floor.macro == pytest.approx((0.1 + 0.6) / 2)
+    assert floor.micro == pytest.approx((0.1 * 2 + 0.6 * 3) / 5)
+
+
+def test_floor_row_in_every_leaderboard_format():
+    """md, csv, latex, html and json all carry the floor row with the strategy named."""
+    floor = BaselineTable(_baseline_results(), dict(TASKS)).floor()
+    agent = [_result(t, f, 0.5, "m", harness="h") for f, ids in TASKS.items() for t in ids]
+    board = build_leaderboard(agent, tasks={k: list(v) for k, v in TASKS.items()}, resamples=0, floor=floor,
+                              floor_note="from a test")
+    for fmt in ("md", "latex", "html"):
+        text = board.render(fmt)
+        assert "0.600 (one" in text and "floor" in text, fmt
+    assert "0.100 (given" in board.render("md") and "from a test" in board.render("md")
+    csv_rows = board.render("csv").splitlines()
+    assert any(line.startswith(",baseline,floor: best trivial strategy") for line in csv_rows)
+    doc = json.loads(board.render("json"))
+    assert doc["floor"]["families"]["repair"]["strategy"] == "one_frame" and doc["floor_note"] == "from a test"
+    assert len(board.frame()) == 2 and board.frame().iloc[-1]["repair_marks"] == "one_frame"
+
+
+def test_report_notes_json_and_plot_carry_the_floor():
+    """The report states the floor in its notes and JSON, and the headline plot draws it (other pixels)."""
+    floor = BaselineTable(_baseline_results(), dict(TASKS)).floor()
+    agent = [_result(t, f, 0.5, "m", harness="h") for f, ids in TASKS.items() for t in ids]
+    tasks = {k: list(v) for k, v in TASKS.items()}
+    report = build_report(agent, tasks=tasks, resamples=0, floor=floor, floor_note="from a test")
+    assert "Floor (best trivial strategy per family" in render_markdown(report)
+    assert report.to_dict()["floor"]["families"]["sequencing"]["mean"] == pytest.approx(0.1)
+    plain = family_bars(report.groups, report.universe.families)
+    drawn = family_bars(report.groups, report.universe.families, floor=floor)
+    assert drawn[:8] == b"\x89PNG\r\n\x1a\n" and drawn != plain
+    without = build_report(agent, tasks=tasks, resamples=0)
+    assert "Floor" not in render_markdown(without)
+
+
+def test_no_floor_without_a_local_dataset_or_baselines():
+    """Results naming a Hub dataset give no floor (never fetched implicitly), and the note says what to pass."""
+    agent = [_result(37, "sequencing", 0.5, "m", harness="h")]
+    floor, note = floor_for(task_universe(agent), results=agent)
+    assert floor is None and note == NO_FLOOR
+
+
+def test_baselines_dir_with_missing_tasks_says_so(tmp_path):
+    """A baselines root lacking some of the table's tasks: those count 0, and the note counts them."""
+    for r in _baseline_results():
+        if r.family == "repair" and r.run["model"] == "one_frame":
+            run = tmp_path / "one_frame"
+            r.run = {**r.run, "path": str(run)}
+            write_result(run / "avb-results", r)
+    universe = task_universe([], tasks={"repair": [65, 66, 67, 68]})
+    floor, note = floor_for(universe, baselines_dir=tmp_path)
+    assert floor is not None and floor.families["repair"].mean == pytest.approx((0.6 + 0.3 + 0.9) / 4)
+    assert "1 task(s) of this table have no baseline there" in note
