@@ -17,7 +17,13 @@ from harbor_scripts import run_script
 from agenticvbench.engine import verify_run
 from agenticvbench.harbor.contract import OUTPUT_FILES
 from agenticvbench.harbor.export import JUDGE_ENV, LISTING, family_settings
-from agenticvbench.harbor.reward import HEADLINE, reward_from_result
+from agenticvbench.harbor.reward import (
+    DETAILS_NAME,
+    HEADLINE,
+    details_from_result,
+    reward_from_result,
+    write_reward,
+)
 from agenticvbench.loader import load_tasks
 from agenticvbench.results import iter_results
 
@@ -85,13 +91,35 @@ def test_recap_judge_settings_are_host_templates_never_values(demo, tmp_path, mo
             assert b"sk-export-time-secret-123" not in p.read_bytes(), p
 
 
-def test_reward_is_flat_and_numeric():
-    """Harbor rejects a reward.json with a non-number: nested details and strings are dropped, NaN counts 0."""
-    r = reward_from_result("sequencing", {"task_id": 37, "adjusted_final_score": 0.5, "nd_score": 0.9,
-                                          "error": "", "detail": {"x": 1}, "strict_match": True})
-    assert r == {"reward": 0.5, "adjusted_final_score": 0.5, "nd_score": 0.9, "scorer_error": 0.0}
-    r = reward_from_result("repair", {"final_score": float("nan"), "error": "fixed.mp4 not found"})
-    assert r == {"reward": 0.0, "scorer_error": 1.0}
+def test_reward_json_holds_one_key_and_the_details_go_to_the_sidecar():
+    """Harbor averages every reward key over all trials of a job (a key a trial lacks counts 0), so a sub-score
+    key would be diluted by other families' trials: reward.json is only the headline; the sub-scores, the error
+    and the full result go to the sidecar in the shape Harbor's viewer renders (criteria with name/value/weight)."""
+    result = {"task_id": 37, "adjusted_final_score": 0.5, "final_score": 0.6, "nd_score": 0.9, "error": "",
+              "detail": {"x": 1}, "strict_match": True}
+    assert reward_from_result("sequencing", result) == {"reward": 0.5}
+    side = details_from_result("sequencing", result)
+    assert list(side) == ["reward"]
+    d = side["reward"]
+    assert d["kind"] == "programmatic" and d["score"] == 0.5 and d["result"] == result
+    assert [c["name"] for c in d["criteria"]] == ["final_score", "nd_score"]
+    assert all(isinstance(c["value"], float) and isinstance(c["weight"], float) for c in d["criteria"])
+    assert "warnings" not in d
+    assert reward_from_result("repair", {"final_score": float("nan"), "error": "fixed.mp4 not found"}) == \
+        {"reward": 0.0}
+    bad = details_from_result("repair", {"final_score": 0.0, "error": "fixed.mp4 not found"})["reward"]
+    assert bad["warnings"] == ["scorer error: fixed.mp4 not found"]
+
+
+def test_written_sidecar_is_strict_json_even_with_nan(tmp_path):
+    """A NaN in a diagnostic field of the result must not stop the reward being written (Harbor would record a
+    verifier error): the sidecar stores it as null, reward.json holds the headline."""
+    res = tmp_path / "avb-result.json"
+    res.write_text('{"final_score": 0.25, "edit_score": NaN, "error": null}')
+    assert write_reward("repair", res, tmp_path / "reward.json") == {"reward": 0.25}
+    assert json.loads((tmp_path / "reward.json").read_text()) == {"reward": 0.25}
+    side = json.loads((tmp_path / DETAILS_NAME).read_text())
+    assert side["reward"]["result"]["edit_score"] is None and side["reward"]["criteria"] == []
 
 
 def _outputs(src: Path, family: str, dest: Path) -> None:
@@ -105,9 +133,11 @@ def _score_in_root(d: Path, root: Path, env: dict[str, str]) -> dict[str, float]
     proc = run_script(d, "tests/test.sh", root, env)
     assert proc.returncode == 0, (d.name, proc.stdout, proc.stderr)
     reward = json.loads((root / "logs" / "verifier" / "reward.json").read_text())
-    assert reward and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in reward.values()), reward
+    assert list(reward) == ["reward"] and isinstance(reward["reward"], float), reward
     result = json.loads((root / "logs" / "verifier" / "avb-result.json").read_text())
     assert reward["reward"] == result.get(HEADLINE[d.name.rsplit("-", 1)[0]], 0.0)
+    side = json.loads((root / "logs" / "verifier" / DETAILS_NAME).read_text())
+    assert side["reward"]["score"] == reward["reward"] and side["reward"]["result"] == result
     return reward
 
 
