@@ -72,10 +72,11 @@ WORKDIR /workspace
 
 
 def verifier_dockerfile(base_image: str, package_spec: str) -> str:
-    """`tests/Dockerfile`: the separate verifier image, this package at the exporting version, the tests baked in."""
+    """`tests/Dockerfile`: the separate verifier image with the tests baked in and this package installed (the
+    wheel copied in with them, `/tests/agenticvbench-*.whl`, or a pip requirement such as a git URL)."""
     return f"""\
 FROM {base_image}
-RUN python -m pip install --no-cache-dir {q(package_spec)}
 COPY . /tests/
+RUN python -m pip install --no-cache-dir {q(package_spec)}
 RUN chmod +x /tests/test.sh
 """
