@@ -39,6 +39,12 @@ def test_sh(family: str, score_args: list[str]) -> str:
 TESTS="$ROOT/tests"
 LOGS="$ROOT/logs/verifier"
 mkdir -p "$LOGS"
+# Runners that grade in the agent's container (inspect-harbor) have no `avb` there: install the baked wheel.
+if ! command -v avb >/dev/null 2>&1; then
+  for wheel in "$TESTS"/agenticvbench-*.whl; do
+    [ -f "$wheel" ] && python3 -m pip install -q --no-cache-dir "$wheel"
+  done
+fi
 # `avb score` prints the official JSON and exits 1 when its `error` field is set (a missing or unreadable
 # output scores 0 that way); anything else (no JSON at all) leaves no reward file, and Harbor reports it.
 avb score {family} {args} > "$LOGS/{RESULT_NAME}"
