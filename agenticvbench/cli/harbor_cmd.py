@@ -19,8 +19,23 @@ def _reward(args: argparse.Namespace) -> int:
     return 0
 
 
+def _metric(args: argparse.Namespace) -> int:
+    import json
+
+    from agenticvbench.harbor.metric import job_metrics, to_text
+
+    groups, skipped = job_metrics(args.job_dirs, tasks_dir=args.tasks_dir, infra_policy=args.infra_policy)
+    for s in skipped:
+        print(f"skipped: {s}", file=sys.stderr)
+    if args.json:
+        print(json.dumps([g.to_dict() for g in groups], indent=2))
+    else:
+        print(to_text(groups))
+    return 0
+
+
 def register(sub: argparse._SubParsersAction) -> None:
-    """Add `harbor reward`."""
+    """Add `harbor reward` and `harbor metric`."""
     p = sub.add_parser("harbor", help="helpers used inside exported Harbor tasks")
     inner = p.add_subparsers(dest="harbor_command", metavar="COMMAND", required=True)
     r = inner.add_parser("reward", help="write Harbor's reward.json ({\"reward\": headline}) and reward-details.json "
@@ -30,3 +45,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     r.add_argument("--out", required=True, help="reward.json to write")
     r.add_argument("--details", help="details sidecar to write (default: reward-details.json beside --out)")
     r.set_defaults(func=_reward)
+    m = inner.add_parser("metric", help="per-family headlines, macro and micro of Harbor jobs, as `avb "
+                                        "leaderboard` defines them, from the rewards Harbor recorded")
+    m.add_argument("job_dirs", nargs="+", metavar="JOB_DIR")
+    m.add_argument("--tasks-dir", default=None,
+                   help="the `avb export harbor` folder: every exported task counts (default: tasks with a trial)")
+    m.add_argument("--infra-policy", choices=("zero", "exclude"), default="zero",
+                   help="infrastructure failures count 0 (default) or are left out of the means")
+    m.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    m.set_defaults(func=_metric)
