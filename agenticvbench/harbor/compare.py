@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from agenticvbench.fsutil import parse_json_bounded, read_capped
+from agenticvbench.harbor.outcomes import OUTCOMES
 
 TOLERANCE = 1e-6
 MAX_RUN_JSON_BYTES = 4 * 1024 * 1024
@@ -33,15 +34,19 @@ class RewardComparison:
         return abs(self.harbor - self.ours) <= TOLERANCE
 
 
-def harbor_rewards(run_dir: str | Path) -> dict[int, float]:
-    """Task id -> Harbor reward from an imported run's `run.json` (empty when absent, unreadable or not imported)."""
+def _run_json(run_dir: str | Path) -> Any:
     p = Path(run_dir) / "run.json"
     try:
         if p.is_symlink():
             return {}
-        meta: Any = parse_json_bounded(read_capped(p, MAX_RUN_JSON_BYTES), str(p))
+        return parse_json_bounded(read_capped(p, MAX_RUN_JSON_BYTES), str(p))
     except (OSError, ValueError):
         return {}
+
+
+def harbor_rewards(run_dir: str | Path) -> dict[int, float]:
+    """Task id -> Harbor reward from an imported run's `run.json` (empty when absent, unreadable or not imported)."""
+    meta = _run_json(run_dir)
     raw = meta.get("harbor_rewards") if isinstance(meta, dict) else None
     out: dict[int, float] = {}
     for key, value in (raw.items() if isinstance(raw, dict) else ()):
@@ -63,13 +68,63 @@ def compare_rows(rows: list[dict[str, Any]]) -> list[RewardComparison]:
     return out
 
 
-def markdown_lines(rows: list[dict[str, Any]]) -> list[str]:
-    """The report section (empty when no run was imported from Harbor)."""
-    comps = compare_rows(rows)
-    if not comps:
+def trial_outcomes(run_dir: str | Path) -> tuple[dict[str, int], list[str], str]:
+    """(outcome -> count, "task N: trial (reason)" per infrastructure failure, the infra policy) of an imported
+    run (empty for other runs)."""
+    meta = _run_json(run_dir)
+    harbor = meta.get("harbor") if isinstance(meta, dict) else None
+    raw = harbor.get("outcomes") if isinstance(harbor, dict) else None
+    trials = harbor.get("trials") if isinstance(harbor, dict) else None
+    counts: dict[str, int] = {}
+    infra: list[str] = []
+    for key, value in sorted((raw.items() if isinstance(raw, dict) else ()), key=lambda kv: str(kv[0])):
+        kind = value.get("outcome") if isinstance(value, dict) else None
+        if not isinstance(kind, str) or kind not in OUTCOMES:
+            continue
+        counts[kind] = counts.get(kind, 0) + 1
+        if kind == "infra_failure":
+            name = trials.get(key) if isinstance(trials, dict) else None
+            reason = value.get("reason") if isinstance(value.get("reason"), str) else ""
+            infra.append(f"task {str(key)[:12]}: {str(name)[:200]} ({' '.join(reason.split())[:200]})")
+    policy = harbor.get("infra_policy") if isinstance(harbor, dict) else None
+    return counts, infra, policy if policy in ("zero", "exclude") else "zero"
+
+
+def outcome_lines(rows: list[dict[str, Any]]) -> list[str]:
+    """The "Harbor trial outcomes" section: per imported run, the count of each outcome and the infrastructure
+    failures to rerun (empty when no run was imported from Harbor)."""
+    seen: dict[str, str] = {}
+    for row in rows:
+        if row.get("run_path"):
+            seen.setdefault(row["run_path"], row["run"])
+    table: list[str] = []
+    rerun: list[str] = []
+    for path, run in seen.items():
+        counts, infra, policy = trial_outcomes(path)
+        if not counts:
+            continue
+        table.append(f"| {run} | " + " | ".join(str(counts.get(k, 0)) for k in OUTCOMES) + f" | {policy} |")
+        rerun += [f"- {run}: {line}" for line in infra]
+    if not table:
         return []
+    lines = ["## Harbor trial outcomes", "",
+             "Infrastructure failures (the sandbox, not the agent) count 0 under the policy `zero`, as the official "
+             "aggregation, and are left out of the run under `exclude` (`avb import harbor --infra-policy`).", "",
+             "| run | " + " | ".join(OUTCOMES) + " | infra policy |", "|:--|" + "--:|" * len(OUTCOMES) + ":--|",
+             *table, ""]
+    if rerun:
+        lines += [f"{len(rerun)} infrastructure failure(s) to rerun:", "", *rerun, ""]
+    return lines
+
+
+def markdown_lines(rows: list[dict[str, Any]]) -> list[str]:
+    """The report sections (empty when no run was imported from Harbor): trial outcomes, then rewards."""
+    comps = compare_rows(rows)
+    outcomes = outcome_lines(rows)
+    if not comps:
+        return outcomes
     bad = [c for c in comps if not c.agrees]
-    lines = ["## Harbor reward vs our score", "",
+    lines = [*outcomes, "## Harbor reward vs our score", "",
              f"{len(comps)} task result(s) carry the reward Harbor recorded; {len(bad)} disagree by more than "
              f"{TOLERANCE:g}.", ""]
     if bad:
