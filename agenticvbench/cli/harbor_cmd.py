@@ -34,8 +34,17 @@ def _metric(args: argparse.Namespace) -> int:
     return 0
 
 
+def _check_job(args: argparse.Namespace) -> int:
+    from agenticvbench.harbor.checkjob import check_jobs
+
+    checks = check_jobs(args.job_dirs, tasks_dir=args.tasks_dir, trials=args.trials)
+    for c in checks:
+        print(c.to_text())
+    return 0 if all(c.comparable for c in checks) else 1
+
+
 def register(sub: argparse._SubParsersAction) -> None:
-    """Add `harbor reward` and `harbor metric`."""
+    """Add `harbor reward`, `harbor metric` and `harbor check-job`."""
     p = sub.add_parser("harbor", help="helpers used inside exported Harbor tasks")
     inner = p.add_subparsers(dest="harbor_command", metavar="COMMAND", required=True)
     r = inner.add_parser("reward", help="write Harbor's reward.json ({\"reward\": headline}) and reward-details.json "
@@ -54,3 +63,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="infrastructure failures count 0 (default) or are left out of the means")
     m.add_argument("--json", action="store_true", help="print JSON instead of a table")
     m.set_defaults(func=_metric)
+    c = inner.add_parser("check-job", help="say whether Harbor jobs are comparable on a leaderboard (no timeout "
+                                           "multiplier or resource override, the exported tasks, enough trials)")
+    c.add_argument("job_dirs", nargs="+", metavar="JOB_DIR")
+    c.add_argument("--tasks-dir", default=None, help="the `avb export harbor` folder the jobs must have run")
+    c.add_argument("--trials", type=int, default=1,
+                   help="usable trials each task needs per (agent, model) (default 1; e.g. 3 for -k 3)")
+    c.set_defaults(func=_check_job)

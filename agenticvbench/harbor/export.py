@@ -224,7 +224,7 @@ def export_harbor(tasks: list[Task], out: str | Path, opts: ExportOptions | None
         summary.tasks[task.task_id] = task_dir_name(task)
         if reason:
             summary.no_gold[task.task_id] = reason
-    digest = write_manifest(root, {f"agenticvbench/{name}": root / name for name in summary.tasks.values()},
+    digest, digests = write_manifest(root, {f"agenticvbench/{name}": root / name for name in summary.tasks.values()},
                             version=__version__, metadata={"agenticvbench_version": __version__,
                                                            "dataset": opts.dataset,
                                                            "dataset_revision": opts.revision})
@@ -234,5 +234,6 @@ def export_harbor(tasks: list[Task], out: str | Path, opts: ExportOptions | None
         "dataset": opts.dataset, "dataset_revision": opts.revision, "dataset_digest": digest,
         "package_spec": opts.package_spec or f"/tests/{opts.wheel.name if opts.wheel else ''}",
         "tasks": [{"task_id": tid, "family": name.rsplit("-", 1)[0], "path": name,
+                   "name": f"agenticvbench/{name}", "digest": digests[f"agenticvbench/{name}"],
                    "oracle": tid not in summary.no_gold} for tid, name in sorted(summary.tasks.items())]})
     return summary

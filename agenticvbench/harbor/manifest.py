@@ -57,8 +57,10 @@ def _q(value: str) -> str:
     return json.dumps(value)  # a JSON string is a valid TOML basic string
 
 
-def write_manifest(root: Path, tasks: dict[str, Path], *, version: str, metadata: dict[str, str]) -> str:
-    """Write `root/dataset.toml` for `tasks` (Harbor task name -> folder); returns the dataset digest."""
+def write_manifest(root: Path, tasks: dict[str, Path], *, version: str, metadata: dict[str, str]
+                   ) -> tuple[str, dict[str, str]]:
+    """Write `root/dataset.toml` for `tasks` (Harbor task name -> folder); returns the dataset digest and the
+    task digests by name."""
     digests = {name: task_digest(folder) for name, folder in sorted(tasks.items())}
     digest = dataset_digest(list(digests.values()))
     lines = ["# Written by `avb export harbor`: Harbor's dataset manifest for this export.", "",
@@ -69,4 +71,4 @@ def write_manifest(root: Path, tasks: dict[str, Path], *, version: str, metadata
         lines += ["[[tasks]]", f"name = {_q(name)}", f"digest = {_q(d)}", ""]
     lines += ["[metadata]", *(f"{k} = {_q(v)}" for k, v in sorted({**metadata, "content_hash": digest}.items()))]
     atomic_write_text(root / MANIFEST_NAME, "\n".join(lines) + "\n")
-    return digest
+    return digest, digests
