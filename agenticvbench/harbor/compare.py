@@ -117,10 +117,66 @@ def outcome_lines(rows: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
+def _facts(run_dir: str) -> tuple[str, list[dict[str, Any]]]:
+    """(harness, the trajectory facts of each task) of an imported run; wrong types are dropped."""
+    meta = _run_json(run_dir)
+    harness = meta.get("harness") if isinstance(meta, dict) and isinstance(meta.get("harness"), str) else "unknown"
+    harbor = meta.get("harbor") if isinstance(meta, dict) else None
+    raw = harbor.get("trajectories") if isinstance(harbor, dict) else None
+    out = [v for v in (raw.values() if isinstance(raw, dict) else ()) if isinstance(v, dict)]
+    return harness[:80], out
+
+
+def _n(value: Any) -> float:
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value >= 0
+    return float(value) if ok else 0.0
+
+
+def trajectory_lines(rows: list[dict[str, Any]]) -> list[str]:
+    """The "Harbor trajectories" section: per harness, over its imported runs' tasks with a trajectory: mean turns
+    and tool calls, the most used tools, mean agent wall time, and how often the media were inspected."""
+    per: dict[str, list[dict[str, Any]]] = {}
+    for path in dict.fromkeys(r["run_path"] for r in rows if r.get("run_path")):
+        harness, facts = _facts(path)
+        if facts:
+            per.setdefault(harness, []).extend(facts)
+    table = []
+    for harness, facts in sorted(per.items()):
+        with_t = [f for f in facts if f.get("has_trajectory") is True]
+        tools: dict[str, float] = {}
+        for f in with_t:
+            calls = f.get("tool_calls")
+            for name, k in (calls.items() if isinstance(calls, dict) else ()):
+                tools[str(name)[:60]] = tools.get(str(name)[:60], 0.0) + _n(k)
+        top = ", ".join(f"{name} {int(k)}" for name, k in sorted(tools.items(), key=lambda kv: (-kv[1], kv[0]))[:3])
+        secs = [_n(f.get("agent_seconds")) for f in facts if f.get("agent_seconds") is not None]
+        n = len(with_t)
+
+        def mean(key: str, items: list[dict[str, Any]] = with_t) -> str:
+            return f"{sum(_n(f.get(key)) for f in items) / len(items):.1f}" if items else "-"
+
+        def share(key: str, items: list[dict[str, Any]] = with_t) -> str:
+            return f"{sum(1 for f in items if _n(f.get(key)) > 0) / len(items):.0%}" if items else "-"
+
+        calls_mean = f"{sum(tools.values()) / n:.1f}" if n else "-"
+        minutes = f"{sum(secs) / len(secs) / 60:.1f}" if secs else "-"
+        table.append(f"| {harness.replace('|', '/')} | {len(facts)} | {n} | {mean('turns')} | {calls_mean} | "
+                     f"{top.replace('|', '/') or '-'} | {minutes} | {share('ffprobe_calls')} | "
+                     f"{share('frame_extractions')} |")
+    if not table:
+        return []
+    return ["## Harbor trajectories", "",
+            "From each trial's ATIF trajectory (`agent/trajectory.json`) and timing: means per task with a "
+            "trajectory; media inspected = the share of those tasks with an `ffprobe` call or an `ffmpeg` frame "
+            "extraction.", "",
+            "| harness | tasks | with trajectory | turns | tool calls | top tools | agent min | ffprobe | "
+            "frames extracted |", "|:--|--:|--:|--:|--:|:--|--:|--:|--:|", *table, ""]
+
+
 def markdown_lines(rows: list[dict[str, Any]]) -> list[str]:
-    """The report sections (empty when no run was imported from Harbor): trial outcomes, then rewards."""
+    """The report sections (empty when no run was imported from Harbor): trial outcomes, trajectories, rewards."""
     comps = compare_rows(rows)
-    outcomes = outcome_lines(rows)
+    outcomes = outcome_lines(rows) + trajectory_lines(rows)
     if not comps:
         return outcomes
     bad = [c for c in comps if not c.agrees]

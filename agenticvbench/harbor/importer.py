@@ -6,7 +6,8 @@ repetition from the trial's config, plus `notes` (the trial's failure, see `outc
 not be imported), `harbor_rewards` (the reward Harbor recorded, to compare with our score) and, under `harbor`,
 each task's trial outcome. Each trial's declared output folder (`artifacts/workspace/output/`) becomes
 `RUN/<task_id>/`: top-level regular files only, read through `jobfiles.JobDir` (no symlink followed, bounded
-sizes).
+sizes). `harbor.trajectories` holds each task's trajectory facts (turns, tool calls, agent time, media
+inspection; `trajectory.py`).
 
 Infrastructure failures follow a stated policy: `zero` (default, as the official aggregation: the task is
 imported with whatever the trial left, usually nothing, and scores 0) or `exclude` (no task folder; the trial is
@@ -27,6 +28,7 @@ from agenticvbench.errors import SubmissionError
 from agenticvbench.fsutil import atomic_write_json
 from agenticvbench.harbor.jobfiles import JobDir
 from agenticvbench.harbor.outcomes import Outcome, classify, failure_text
+from agenticvbench.harbor.trajectory import TrajectoryFacts, trial_facts
 from agenticvbench.tasks import FAMILY_ID_RANGES
 
 OUTPUT_PARTS = ("artifacts", "workspace", "output")
@@ -48,6 +50,8 @@ class Trial:
     started: str
     reward: float | None
     outcome: Outcome = field(default_factory=lambda: Outcome("scored"))
+    facts: TrajectoryFacts | None = None
+    problems: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -99,8 +103,9 @@ def _reward(result: dict[str, Any]) -> float | None:
     return float(value) if ok else None
 
 
-def read_trials(job: JobDir, skipped: list[str]) -> list[Trial]:
-    """Every trial of one job directory (a subfolder with a `result.json`)."""
+def read_trials(job: JobDir, skipped: list[str], *, trajectories: bool = False) -> list[Trial]:
+    """Every trial of one job directory (a subfolder with a `result.json`); with `trajectories`, each trial's
+    trajectory facts too (`trajectory.py`)."""
     trials = []
     for name in job.listdir():
         if not job.is_dir(name) or "result.json" not in job.listdir(name):
@@ -120,8 +125,11 @@ def read_trials(job: JobDir, skipped: list[str]) -> list[Trial]:
         agent = _str(result, "agent_info", "name") or _str(result, "config", "agent", "name") or "unknown"
         model = (_str(result, "config", "agent", "model_name") or _str(result, "agent_info", "model_info", "name")
                  or "none")
-        trials.append(Trial(job.path.name, name, tid, agent, model, _str(result, "started_at"), _reward(result),
-                            classify(result)))
+        trial = Trial(job.path.name, name, tid, agent, model, _str(result, "started_at"), _reward(result),
+                      classify(result))
+        if trajectories:
+            trial.facts = trial_facts(job, name, result, trial.problems)
+        trials.append(trial)
     return trials
 
 
@@ -161,7 +169,7 @@ def import_jobs(job_dirs: list[str | Path], out: str | Path, *, force: bool = Fa
             except SubmissionError:
                 job_id = ""
             groups: dict[tuple[str, str], list[Trial]] = defaultdict(list)
-            for t in read_trials(job, summary.skipped):
+            for t in read_trials(job, summary.skipped, trajectories=True):
                 groups[(t.agent, t.model)].append(t)
             for (agent, model), trials in sorted(groups.items()):
                 by_task: dict[int, list[Trial]] = defaultdict(list)
@@ -178,6 +186,7 @@ def import_jobs(job_dirs: list[str | Path], out: str | Path, *, force: bool = Fa
                     rewards: dict[str, float | None] = {}
                     outcomes: dict[str, dict[str, str]] = {}
                     excluded: dict[str, str] = {}
+                    facts: dict[str, dict[str, Any]] = {}
                     for tid, ts in sorted(by_task.items()):
                         if len(ts) < rep:
                             continue
@@ -192,6 +201,10 @@ def import_jobs(job_dirs: list[str | Path], out: str | Path, *, force: bool = Fa
                                 continue
                         _copy_outputs(job, t, run / str(tid), notes)
                         rewards[str(tid)] = t.reward
+                        if t.facts is not None:
+                            facts[str(tid)] = t.facts.to_dict()
+                        for problem in t.problems:
+                            _add_note(notes, tid, problem)
                         if t.outcome.kind != "scored":
                             _add_note(notes, tid, failure_text(t.outcome), first=True)
                     atomic_write_json(run / "run.json", {
@@ -200,7 +213,8 @@ def import_jobs(job_dirs: list[str | Path], out: str | Path, *, force: bool = Fa
                                    "job_dir": str(job.path.resolve()),
                                    "trials": {str(tid): ts[rep - 1].name for tid, ts in sorted(by_task.items())
                                               if len(ts) >= rep},
-                                   "outcomes": outcomes, "infra_policy": infra_policy, "excluded": excluded},
+                                   "outcomes": outcomes, "infra_policy": infra_policy, "excluded": excluded,
+                                   "trajectories": facts},
                         "harbor_rewards": rewards, "notes": notes})
                     summary.runs.append(run)
     return summary

@@ -17,6 +17,10 @@ from harbor.agents.installed.base import NonZeroAgentExitCodeError
 from harbor.environments.base import SandboxBuildFailedError
 from harbor.job import CANCELLED_ERROR_TYPE
 from harbor.models.task.id import LocalTaskId
+from harbor.models.trajectories.agent import Agent
+from harbor.models.trajectories.step import Step
+from harbor.models.trajectories.tool_call import ToolCall
+from harbor.models.trajectories.trajectory import Trajectory
 from harbor.models.trial.config import AgentConfig, TaskConfig, TrialConfig
 from harbor.models.trial.result import AgentInfo, ExceptionInfo, ModelInfo, TimingInfo, TrialResult
 from harbor.models.verifier.result import VerifierResult
@@ -45,6 +49,23 @@ def _exception(exc: BaseException) -> ExceptionInfo:
         return ExceptionInfo.from_exception(raised)
 
 
+def _trajectory() -> Trajectory:
+    """The scored trial's agent: 3 turns, ffprobe once, one frame extraction, a file read, a plain ffmpeg cut."""
+    def call(i: int, name: str, **args: str) -> ToolCall:
+        return ToolCall(tool_call_id=str(i), function_name=name, arguments=args)
+
+    return Trajectory(agent=Agent(name="claude-code", version="1"), steps=[
+        Step(step_id=1, source="user", message="the task"),
+        Step(step_id=2, source="agent", message="look", tool_calls=[
+            call(1, "Bash", command="ffprobe -v error -show_streams /workspace/materials/3.mp4"),
+            call(2, "Read", file_path="/workspace/materials/brief.md")]),
+        Step(step_id=3, source="agent", message="frames", tool_calls=[
+            call(3, "Bash", command="ffmpeg -i /workspace/materials/3.mp4 -vf fps=1 /tmp/f/%03d.png")]),
+        Step(step_id=4, source="agent", message="cut", tool_calls=[
+            call(4, "Bash", command="ffmpeg -i a.mp4 -c copy -t 3 /workspace/output/solution.mp4")]),
+    ])
+
+
 def write_job(job: Path) -> None:
     """A job directory with one trial per entry of TRIALS (and the job's own config.json and result.json)."""
     job.mkdir(parents=True, exist_ok=True)
@@ -59,7 +80,7 @@ def write_job(job: Path) -> None:
                                agent=AgentConfig(name="claude-code", model_name="anthropic/claude-x")),
             agent_info=AgentInfo(name="claude-code", version="1", model_info=ModelInfo(name="claude-x")),
             started_at=start, finished_at=None if name.endswith("cancelled") else start + timedelta(seconds=30),
-            agent_execution=TimingInfo(started_at=start) if ran else None,
+            agent_execution=TimingInfo(started_at=start, finished_at=start + timedelta(seconds=20)) if ran else None,
             verifier_result=VerifierResult(rewards={"reward": reward}) if reward is not None else None,
             exception_info=_exception(exc) if exc is not None else None)
         if name.endswith("cancelled"):
@@ -68,6 +89,9 @@ def write_job(job: Path) -> None:
         d = job / name
         (d / "artifacts" / "workspace" / "output").mkdir(parents=True, exist_ok=True)
         (d / "result.json").write_text(result.model_dump_json(indent=4))
+        if name.endswith("__scored"):
+            (d / "agent").mkdir()
+            (d / "agent" / "trajectory.json").write_text(json.dumps(_trajectory().to_json_dict(), indent=2))
 
 
 if __name__ == "__main__":

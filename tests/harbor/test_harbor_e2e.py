@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -83,6 +84,7 @@ def test_harbor_lint_run_import_verify_round_trip(harbor_bin, demo, avb_on_path,
             expected = 1.0 if agent == "oracle" and r.family != "recap" else 0.0
             assert harbor_reward == pytest.approx(expected, abs=1e-5), (agent, tid, harbor_reward)
     _check_metric_against_leaderboard(jobs, export, list(by_agent.values()))
+    _check_job_comparability(jobs, export, tmp_path)
     print(f"harbor e2e ran with {harbor_bin} ({sys.version.split()[0]} scoring side)")
 
 
@@ -118,3 +120,22 @@ def _check_metric_against_leaderboard(jobs: list[Path], export: Path, runs: list
         assert {f: h.mean for f, h in row.families.items()} == pytest.approx(g.families, abs=1e-9)
         assert (row.macro, row.micro) == pytest.approx((g.macro, g.micro), abs=1e-9)
     assert {g.agent: round(g.macro, 4) for g in groups} == {"oracle": 0.75, "nop": 0.0}
+
+
+def _check_job_comparability(jobs: list[Path], export: Path, tmp_path: Path) -> None:
+    """The plain jobs are comparable against the export (Harbor's lock.json digests are ours); a copy whose
+    lock.json records a timeout multiplier and a CPU override is not."""
+    from agenticvbench.harbor.checkjob import check_jobs
+
+    checks = check_jobs(jobs, tasks_dir=export)
+    assert all(c.comparable for c in checks), [c.problems for c in checks]
+    tampered = tmp_path / "tampered"
+    shutil.copytree(jobs[0], tampered, symlinks=True)
+    lock = json.loads((tampered / "lock.json").read_text())
+    for trial in lock["trials"]:
+        trial["timeout_multiplier"] = 2.0
+        trial["environment"]["override_cpus"] = 16
+    (tampered / "lock.json").write_text(json.dumps(lock))
+    (c,) = check_jobs([tampered], tasks_dir=export)
+    assert any("timeout_multiplier = 2" in p for p in c.problems)
+    assert any("override_cpus = 16" in p for p in c.problems)

@@ -56,3 +56,18 @@ def test_metric_policies_on_harbors_records(harbor_job):
     assert g.families == {"sequencing": 0.25, "repair": 0.0, "assembly": 0.0} and len(g.infra_failures) == 2
     (g,), _ = job_metrics([harbor_job], infra_policy="exclude")
     assert g.excluded == 2 and g.cells == 5 and g.families["sequencing"] == 0.25
+
+
+def test_trajectory_facts_from_harbors_atif_file(harbor_job, tmp_path):
+    """The scored trial's ATIF trajectory: 3 agent turns, tool calls by name, 20 s of agent time, one ffprobe call
+    and one frame extraction (the plain ffmpeg cut is not one); a trial without a trajectory says so; the report
+    table shows the harness with those numbers."""
+    from agenticvbench.harbor.compare import trajectory_lines
+
+    (run,) = import_jobs([harbor_job], tmp_path / "runs").runs
+    facts = json.loads((run / "run.json").read_text())["harbor"]["trajectories"]
+    assert facts["37"] == {"turns": 3, "tool_calls": {"Bash": 3, "Read": 1}, "agent_seconds": 20.0,
+                           "ffprobe_calls": 1, "frame_extractions": 1, "has_trajectory": True}
+    assert facts["83"]["has_trajectory"] is False and facts["83"]["agent_seconds"] == 20.0
+    text = "\n".join(trajectory_lines([{"run_path": str(run), "run": "x"}]))
+    assert "| claude-code | 7 | 1 | 3.0 | 4.0 | Bash 3, Read 1 | 0.3 | 100% | 100% |" in text
