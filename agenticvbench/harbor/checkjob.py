@@ -55,6 +55,12 @@ def _num(value: Any) -> float | None:
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
+def short_name(name: str) -> str:
+    """A task's name without its org (`agenticvbench/sequencing-037` and a local task's folder name
+    `sequencing-037` are the same task: Harbor's lock names local tasks by folder)."""
+    return name.rsplit("/", 1)[-1][:200]
+
+
 def _lock_problems(lock: dict[str, Any]) -> tuple[list[str], dict[str, str]]:
     """Problems found in `lock.json`, and Harbor task name -> digest."""
     problems: set[str] = set()
@@ -80,7 +86,7 @@ def _lock_problems(lock: dict[str, Any]) -> tuple[list[str], dict[str, str]]:
         task = t.get("task") if isinstance(t.get("task"), dict) else {}
         name, digest = task.get("name"), task.get("digest")
         if isinstance(name, str) and isinstance(digest, str):
-            digests[name[:200]] = digest[:80]
+            digests[short_name(name)] = digest[:80]
     return sorted(problems), digests
 
 
@@ -91,7 +97,7 @@ def _export_digests(tasks_dir: Path) -> dict[str, str]:
     with JobDir(tasks_dir) as d:
         listing = d.read_json(LISTING)
     tasks = listing.get("tasks") if isinstance(listing, dict) else None
-    out = {t["name"]: t["digest"] for t in (tasks if isinstance(tasks, list) else []) if isinstance(t, dict)
+    out = {short_name(t["name"]): t["digest"] for t in (tasks if isinstance(tasks, list) else []) if isinstance(t, dict)
            and isinstance(t.get("name"), str) and isinstance(t.get("digest"), str)}
     if not out:
         raise SubmissionError(f"{tasks_dir / LISTING}: no task digests (exported before they were recorded? "

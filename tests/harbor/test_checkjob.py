@@ -17,7 +17,7 @@ def _lock(job_dir, **trial_extra) -> None:
     trials = [{"task": {"name": n, "digest": d, "type": "local"}, "timeout_multiplier": 1.0,
                "agent_timeout_multiplier": None, "environment": {"override_cpus": None}, "agent": {"name": "codex"},
                "verifier": {"override_timeout_sec": None}, **trial_extra}
-              for n, d in (("agenticvbench/sequencing-037", D37), ("agenticvbench/assembly-083", D83))]
+              for n, d in (("sequencing-037", D37), ("agenticvbench/assembly-083", D83))]  # local tasks: the folder name
     (job_dir / "lock.json").write_text(json.dumps({"trials": trials}))
 
 
@@ -48,8 +48,8 @@ def test_overrides_other_tasks_and_few_trials_are_each_named(job, tmp_path):  # 
     (c,) = check_jobs([job], tasks_dir=export, trials=2)
     text = "\n".join(c.problems)
     assert "timeout_multiplier = 2" in text and "environment.override_cpus = 8" in text
-    assert "1 task(s) differ from the export (digest): agenticvbench/assembly-083" in text
-    assert "1 exported task(s) never ran: agenticvbench/repair-065" in text
+    assert "1 task(s) differ from the export (digest): assembly-083" in text
+    assert "1 exported task(s) never ran: repair-065" in text
     assert "fewer than 2 usable trial(s)" in text and ": 83" in text
     assert main(["harbor", "check-job", str(job), "--tasks-dir", str(export), "--trials", "2"]) == 1
 
