@@ -7,7 +7,9 @@ with other verdicts. Disagreements beyond `TOLERANCE` are flagged.
 
 from __future__ import annotations
 
+import functools
 import math
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -42,6 +44,29 @@ def _run_json(run_dir: str | Path) -> Any:
         return parse_json_bounded(read_capped(p, MAX_RUN_JSON_BYTES), str(p))
     except (OSError, ValueError):
         return {}
+
+
+def harbor_job_problems(run_dir: str) -> tuple[str, ...]:
+    """Why the Harbor job an imported run came from is not leaderboard-grade (`run.json` ->
+    `harbor.comparability.problems`, written by the import from `avb harbor check-job`); empty otherwise."""
+    if not run_dir:
+        return ()
+    try:
+        st = os.stat(Path(run_dir) / "run.json")
+    except OSError:
+        return ()
+    return _job_problems(run_dir, st.st_mtime_ns, st.st_size)
+
+
+@functools.lru_cache(maxsize=1024)
+def _job_problems(run_dir: str, mtime_ns: int, size: int) -> tuple[str, ...]:
+    """`harbor_job_problems`, cached per run.json version (a report reads it once per result)."""
+    meta = _run_json(run_dir)
+    harbor = meta.get("harbor") if isinstance(meta, dict) else None
+    comp = harbor.get("comparability") if isinstance(harbor, dict) else None
+    raw = comp.get("problems") if isinstance(comp, dict) else None
+    return tuple(" ".join(p.split())[:200] for p in (raw if isinstance(raw, list) else [])[:10]
+                 if isinstance(p, str))
 
 
 def harbor_rewards(run_dir: str | Path) -> dict[int, float]:

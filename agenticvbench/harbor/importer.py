@@ -168,6 +168,9 @@ def import_jobs(job_dirs: list[str | Path], out: str | Path, *, force: bool = Fa
                 job_id = _str(job.read_json("result.json"), "id")
             except SubmissionError:
                 job_id = ""
+            from agenticvbench.harbor.checkjob import check_jobs  # checkjob reads trials through this module
+
+            comparability = check_jobs([job.path])[0]
             groups: dict[tuple[str, str], list[Trial]] = defaultdict(list)
             for t in read_trials(job, summary.skipped, trajectories=True):
                 groups[(t.agent, t.model)].append(t)
@@ -214,7 +217,10 @@ def import_jobs(job_dirs: list[str | Path], out: str | Path, *, force: bool = Fa
                                    "trials": {str(tid): ts[rep - 1].name for tid, ts in sorted(by_task.items())
                                               if len(ts) >= rep},
                                    "outcomes": outcomes, "infra_policy": infra_policy, "excluded": excluded,
-                                   "trajectories": facts},
+                                   "trajectories": facts,
+                                   "comparability": {"comparable": comparability.comparable,
+                                                     "problems": comparability.problems,
+                                                     "dataset_digest": comparability.dataset_digest}},
                         "harbor_rewards": rewards, "notes": notes})
                     summary.runs.append(run)
     return summary

@@ -67,3 +67,25 @@ def test_jobs_of_different_task_sets_are_not_compared(job, tmp_path):  # noqa: F
     checks = check_jobs([job, other, none])
     assert all("different task sets" in "\n".join(c.problems) for c in checks[:2])
     assert "no readable lock.json" in checks[2].problems[0]
+
+
+def test_imported_runs_of_an_overridden_job_are_marked_in_reports(job, tmp_path):  # noqa: F811
+    """The import records check-job's verdict in run.json; a report cell built from such a run gets the `mixed`
+    mark (‡) with the override as the reason, and a run of a plain job gets none."""
+    from agenticvbench.harbor.importer import import_jobs
+    from agenticvbench.report.comparability import cell_marks
+    from agenticvbench.results import Result
+
+    def marks_of(run):
+        r = Result(task_id=37, family="sequencing", status="scored", headline_score=1.0,
+                   run={"path": str(run), "harness": "codex", "model": "openai/gpt-5", "rep": 1})
+        return cell_marks([r])
+
+    _lock(job)
+    (plain,) = [r for r in import_jobs([job], tmp_path / "a").runs if r.name.endswith("rep1")]
+    assert json.loads((plain / "run.json").read_text())["harbor"]["comparability"]["comparable"] is True
+    assert marks_of(plain) == ([], [])
+    _lock(job, timeout_multiplier=3.0)
+    (slow,) = [r for r in import_jobs([job], tmp_path / "b").runs if r.name.endswith("rep1")]
+    marks, why = marks_of(slow)
+    assert marks == ["mixed"] and "timeout_multiplier = 3" in why[0]
