@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from agenticvbench.errors import SubmissionError
-from agenticvbench.harbor.importer import read_trials, task_id_of
 from agenticvbench.harbor.jobfiles import JobDir
 from agenticvbench.harbor.manifest import dataset_digest
+from agenticvbench.harbor.trials import read_trials, task_id_of
 
 MULTIPLIERS = ("timeout_multiplier", "agent_timeout_multiplier", "verifier_timeout_multiplier",
                "agent_setup_timeout_multiplier", "environment_build_timeout_multiplier")

@@ -16,7 +16,6 @@ listed under `harbor.excluded` and left out of `avb harbor metric`). Either way 
 
 from __future__ import annotations
 
-import math
 import re
 import shutil
 from collections import defaultdict
@@ -26,32 +25,15 @@ from typing import Any
 
 from agenticvbench.errors import SubmissionError
 from agenticvbench.fsutil import atomic_write_json
+from agenticvbench.harbor.checkjob import check_jobs
 from agenticvbench.harbor.jobfiles import JobDir
-from agenticvbench.harbor.outcomes import Outcome, classify, failure_text
-from agenticvbench.harbor.trajectory import TrajectoryFacts, trial_facts
-from agenticvbench.tasks import FAMILY_ID_RANGES
+from agenticvbench.harbor.outcomes import failure_text
+from agenticvbench.harbor.trials import Trial, read_trials, str_at, task_id_of
 
 OUTPUT_PARTS = ("artifacts", "workspace", "output")
 MAX_OUTPUT_BYTES = 64 * 1024**3
-_TASK_RE = re.compile(r"(?:^|/)(recap|sequencing|repair|assembly)-0*(\d{1,3})(?:__[^/]*)?$")
 _SAFE = re.compile(r"[^A-Za-z0-9._-]+")
 INFRA_POLICIES = ("zero", "exclude")
-
-
-@dataclass
-class Trial:
-    """What one trial contributes: where it sits, its task, agent, model and outcome."""
-
-    job: str
-    name: str
-    task_id: int
-    agent: str
-    model: str
-    started: str
-    reward: float | None
-    outcome: Outcome = field(default_factory=lambda: Outcome("scored"))
-    facts: TrajectoryFacts | None = None
-    problems: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -78,59 +60,6 @@ class ImportSummary:
             lines += [f"  {t}" for t in self.infra]
         lines += [f"skipped: {s}" for s in self.skipped]
         return "\n".join(lines)
-
-
-def _str(obj: Any, *keys: str) -> str:
-    for key in keys:
-        obj = obj.get(key) if isinstance(obj, dict) else None
-    return obj if isinstance(obj, str) and obj else ""
-
-
-def task_id_of(result: dict[str, Any], trial_name: str) -> int | None:
-    """The AgenticVBench task id of a trial, from the exported task name `<family>-<NNN>` (id in its family)."""
-    for text in (_str(result, "task_name"), _str(result, "config", "task", "path"), trial_name):
-        m = _TASK_RE.search(text)
-        if m and int(m.group(2)) in FAMILY_ID_RANGES[m.group(1)]:
-            return int(m.group(2))
-    return None
-
-
-def _reward(result: dict[str, Any]) -> float | None:
-    rewards = result.get("verifier_result")
-    rewards = rewards.get("rewards") if isinstance(rewards, dict) else None
-    value: Any = rewards.get("reward") if isinstance(rewards, dict) else None
-    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-    return float(value) if ok else None
-
-
-def read_trials(job: JobDir, skipped: list[str], *, trajectories: bool = False) -> list[Trial]:
-    """Every trial of one job directory (a subfolder with a `result.json`); with `trajectories`, each trial's
-    trajectory facts too (`trajectory.py`)."""
-    trials = []
-    for name in job.listdir():
-        if not job.is_dir(name) or "result.json" not in job.listdir(name):
-            continue
-        try:
-            result = job.read_json(name, "result.json")
-            if not isinstance(result, dict):
-                raise SubmissionError(f"{job.path / name / 'result.json'}: top level is not an object")
-        except SubmissionError as exc:
-            skipped.append(str(exc))
-            continue
-        tid = task_id_of(result, name)
-        if tid is None:
-            skipped.append(f"{job.path / name}: task_name {_str(result, 'task_name')!r} is not an exported "
-                           "AgenticVBench task (<family>-<id>)")
-            continue
-        agent = _str(result, "agent_info", "name") or _str(result, "config", "agent", "name") or "unknown"
-        model = (_str(result, "config", "agent", "model_name") or _str(result, "agent_info", "model_info", "name")
-                 or "none")
-        trial = Trial(job.path.name, name, tid, agent, model, _str(result, "started_at"), _reward(result),
-                      classify(result))
-        if trajectories:
-            trial.facts = trial_facts(job, name, result, trial.problems)
-        trials.append(trial)
-    return trials
 
 
 def _copy_outputs(job: JobDir, trial: Trial, dest: Path, notes: dict[str, str]) -> None:
@@ -163,13 +92,11 @@ def import_jobs(job_dirs: list[str | Path], out: str | Path, *, force: bool = Fa
                 config = job.read_json("config.json")
             except SubmissionError:
                 config = {}
-            job_name = _str(config, "job_name") or job.path.name
+            job_name = str_at(config, "job_name") or job.path.name
             try:
-                job_id = _str(job.read_json("result.json"), "id")
+                job_id = str_at(job.read_json("result.json"), "id")
             except SubmissionError:
                 job_id = ""
-            from agenticvbench.harbor.checkjob import check_jobs  # checkjob reads trials through this module
-
             comparability = check_jobs([job.path])[0]
             groups: dict[tuple[str, str], list[Trial]] = defaultdict(list)
             for t in read_trials(job, summary.skipped, trajectories=True):
@@ -224,3 +151,6 @@ def import_jobs(job_dirs: list[str | Path], out: str | Path, *, force: bool = Fa
                         "harbor_rewards": rewards, "notes": notes})
                     summary.runs.append(run)
     return summary
+
+
+__all__ = ["ImportSummary", "Trial", "import_jobs", "read_trials", "task_id_of"]

@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from agenticvbench.errors import SubmissionError
-from agenticvbench.harbor.importer import Trial, read_trials
 from agenticvbench.harbor.jobfiles import JobDir
+from agenticvbench.harbor.trials import Trial, read_trials
 from agenticvbench.tasks import FAMILIES, FAMILY_ID_RANGES
 
 
