@@ -51,6 +51,10 @@ class JobCheck:
         return "\n".join([f"{self.job}: NOT comparable"] + [f"  - {p}" for p in self.problems])
 
 
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
 def _num(value: Any) -> float | None:
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
@@ -75,15 +79,15 @@ def _lock_problems(lock: dict[str, Any]) -> tuple[list[str], dict[str, str]]:
             v = _num(t.get(key))
             if v is not None and v != 1.0:
                 problems.add(f"{key} = {v:g} (the exported timeouts are part of the task)")
-        env = t.get("environment") if isinstance(t.get("environment"), dict) else {}
+        env = _dict(t.get("environment"))
         for key in RESOURCE_OVERRIDES:
             if env.get(key) is not None:
                 problems.add(f"environment.{key} = {str(env[key])[:40]} (resources are part of the task)")
         for section, key in TIMEOUT_OVERRIDES:
-            part = t.get(section) if isinstance(t.get(section), dict) else {}
+            part = _dict(t.get(section))
             if part.get(key) is not None:
                 problems.add(f"{section}.{key} = {str(part[key])[:40]}")
-        task = t.get("task") if isinstance(t.get("task"), dict) else {}
+        task = _dict(t.get("task"))
         name, digest = task.get("name"), task.get("digest")
         if isinstance(name, str) and isinstance(digest, str):
             digests[short_name(name)] = digest[:80]

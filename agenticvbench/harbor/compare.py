@@ -145,7 +145,8 @@ def outcome_lines(rows: list[dict[str, Any]]) -> list[str]:
 def _facts(run_dir: str) -> tuple[str, list[dict[str, Any]]]:
     """(harness, the trajectory facts of each task) of an imported run; wrong types are dropped."""
     meta = _run_json(run_dir)
-    harness = meta.get("harness") if isinstance(meta, dict) and isinstance(meta.get("harness"), str) else "unknown"
+    value = meta.get("harness") if isinstance(meta, dict) else None
+    harness = value if isinstance(value, str) else "unknown"
     harbor = meta.get("harbor") if isinstance(meta, dict) else None
     raw = harbor.get("trajectories") if isinstance(harbor, dict) else None
     out = [v for v in (raw.values() if isinstance(raw, dict) else ()) if isinstance(v, dict)]

@@ -57,13 +57,13 @@ def group_metrics(trials: list[Trial], *, listing: dict[str, Any] | None = None,
     """The metric per (agent, model) over `trials` (all jobs together), tasks from `listing` or observed."""
     universe = _universe(trials, listing)
     groups: dict[tuple[str, str], list[Trial]] = defaultdict(list)
-    for t in trials:
-        groups[(t.agent, t.model)].append(t)
+    for trial in trials:
+        groups[(trial.agent, trial.model)].append(trial)
     out = []
     for (agent, model), ts in sorted(groups.items()):
         by_task: dict[int, list[Trial]] = defaultdict(list)
-        for t in sorted(ts, key=lambda t: (t.started, t.name)):
-            by_task[t.task_id].append(t)
+        for trial in sorted(ts, key=lambda t: (t.started, t.name)):
+            by_task[trial.task_id].append(trial)
         runs = max(len(v) for v in by_task.values())
         fams: dict[str, float] = {}
         sizes: dict[str, int] = {}
