@@ -20,6 +20,7 @@ from typing import Any
 from agenticvbench.errors import AVBError, ConfigError, SubmissionError
 from agenticvbench.executors import Executor, make_executor
 from agenticvbench.fsutil import file_sha256
+from agenticvbench.harbor.outcomes import run_failures
 from agenticvbench.identity import duplicate_identities, run_identity
 from agenticvbench.integrity import reference_sha256, screen_inputs
 from agenticvbench.leaks import DatasetReference, dataset_references
@@ -67,6 +68,8 @@ class Job:
     force: bool = False
     key: KeyRef | None = None  # the result key the worker signs and checks with (`signing.worker_key`)
     dataset_refs: tuple[DatasetReference, ...] = ()  # every verifier-only reference of the dataset (`leaks`)
+    #: What the harness recorded about this task's trial when it failed (`avb import harbor`), shown with the score.
+    trial_failure: str = ""
 
 
 def _judge_identity(judge: Any) -> Any:
@@ -198,6 +201,10 @@ def score_job(job: Job) -> Result:
         result = _score(job, key)
         if result.resumed:
             return result
+        if job.trial_failure and result.status != "scored":  # "final.mp4 not found" alone hides why
+            result.reason = f"{job.trial_failure}; {result.reason}" if result.reason else job.trial_failure
+        elif job.trial_failure:
+            result.warnings.append(job.trial_failure)
     except Exception as exc:  # the whole point: one task's crash never stops the run
         result = _base_result(job, "error", reason=f"verifier crashed: {type(exc).__name__}: {exc}",
                               detail={"traceback": traceback.format_exc(limit=20)})
@@ -315,10 +322,11 @@ def verify_run(run_dirs: str | Path | Sequence[str | Path], *, dataset: str | os
         run_info = run_identity(run.path, run.meta, run_meta)
         if note := claim(out_dir, key)[1]:
             key_notes.append(note)
+        failures = run_failures(run.path)
         for task in tasks:
             ds = task.source.provenance() if task.source else {"dataset": str(dataset)}
             work.append(Job(task, run.submission(task.task_id, media_cap), out_dir, run_info, ctx, ds, force,
-                            key.ref(), refs))
+                            key.ref(), refs, failures.get(task.task_id, "")))
     ex = make_executor(executor, jobs, scheduler) if isinstance(executor, str) else executor
     results: list[Result] = []
     bar = None

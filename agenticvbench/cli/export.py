@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from agenticvbench.cli.common import add_dataset_args, add_selection_args, load_selected, print_json
 from agenticvbench.loader import default_dataset, load_tasks
@@ -45,10 +46,17 @@ def _harbor(args: argparse.Namespace) -> int:
         opts.base_image = args.base_image
     if args.package_spec:
         opts.package_spec = args.package_spec
+    if args.wheel:
+        opts.wheel = Path(args.wheel)
     summary = export_harbor(tasks, args.out, opts)
     print(f"wrote {len(summary.tasks)} Harbor tasks to {args.out}"
           + (f"; the oracle writes nothing for {len(summary.no_gold)} (recap)" if summary.no_gold else ""),
           file=sys.stderr)
+    if opts.package_spec:
+        print(f"the verifier image pip-installs {opts.package_spec!r}", file=sys.stderr)
+    elif opts.wheel is not None:
+        print(f"the verifier image installs {opts.wheel.name}, baked into every task's tests/ (agenticvbench is not "
+              "on PyPI yet)", file=sys.stderr)
     return 0
 
 
@@ -69,6 +77,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_selection_args(hb)
     hb.add_argument("--base-image", default=None, help="base image of both containers (pin it by digest)")
     hb.add_argument("--package-spec", default=None,
-                    help="what the verifier image pip-installs (default: agenticvbench==<this version>)")
+                    help="what the verifier image pip-installs instead of the baked wheel (e.g. "
+                         "'agenticvbench @ git+https://...@<commit>')")
+    hb.add_argument("--wheel", default=None,
+                    help="the agenticvbench wheel to bake into the verifier image (default: built from this "
+                         "source checkout; required, or --package-spec, when running from an installed package)")
     hb.add_argument("--no-solutions", action="store_true", help="omit solution/ (the oracle's gold outputs)")
     hb.set_defaults(func=_harbor)

@@ -1,4 +1,4 @@
-"""`avb harbor reward`: turn an `avb score` result into Harbor's flat numeric `reward.json`.
+"""`avb harbor reward`: turn an `avb score` result into Harbor's `reward.json` and its details sidecar.
 
 Exported Harbor tasks call it from `tests/test.sh`; see `docs/harbor.md`.
 """
@@ -14,17 +14,59 @@ from agenticvbench.tasks import FAMILIES
 def _reward(args: argparse.Namespace) -> int:
     from agenticvbench.harbor.reward import write_reward
 
-    reward = write_reward(args.family, args.result, args.out)
+    reward = write_reward(args.family, args.result, args.out, args.details)
     print(f"reward {reward['reward']:.6f} written to {args.out}", file=sys.stderr)
     return 0
 
 
+def _metric(args: argparse.Namespace) -> int:
+    import json
+
+    from agenticvbench.harbor.metric import job_metrics, to_text
+
+    groups, skipped = job_metrics(args.job_dirs, tasks_dir=args.tasks_dir, infra_policy=args.infra_policy)
+    for s in skipped:
+        print(f"skipped: {s}", file=sys.stderr)
+    if args.json:
+        print(json.dumps([g.to_dict() for g in groups], indent=2))
+    else:
+        print(to_text(groups))
+    return 0
+
+
+def _check_job(args: argparse.Namespace) -> int:
+    from agenticvbench.harbor.checkjob import check_jobs
+
+    checks = check_jobs(args.job_dirs, tasks_dir=args.tasks_dir, trials=args.trials)
+    for c in checks:
+        print(c.to_text())
+    return 0 if all(c.comparable for c in checks) else 1
+
+
 def register(sub: argparse._SubParsersAction) -> None:
-    """Add `harbor reward`."""
+    """Add `harbor reward`, `harbor metric` and `harbor check-job`."""
     p = sub.add_parser("harbor", help="helpers used inside exported Harbor tasks")
     inner = p.add_subparsers(dest="harbor_command", metavar="COMMAND", required=True)
-    r = inner.add_parser("reward", help="write Harbor's flat numeric reward.json from an `avb score` result")
+    r = inner.add_parser("reward", help="write Harbor's reward.json ({\"reward\": headline}) and reward-details.json "
+                                        "from an `avb score` result")
     r.add_argument("--family", required=True, choices=FAMILIES)
     r.add_argument("--result", required=True, help="the JSON printed by `avb score <family>`")
     r.add_argument("--out", required=True, help="reward.json to write")
+    r.add_argument("--details", help="details sidecar to write (default: reward-details.json beside --out)")
     r.set_defaults(func=_reward)
+    m = inner.add_parser("metric", help="per-family headlines, macro and micro of Harbor jobs, as `avb "
+                                        "leaderboard` defines them, from the rewards Harbor recorded")
+    m.add_argument("job_dirs", nargs="+", metavar="JOB_DIR")
+    m.add_argument("--tasks-dir", default=None,
+                   help="the `avb export harbor` folder: every exported task counts (default: tasks with a trial)")
+    m.add_argument("--infra-policy", choices=("zero", "exclude"), default="zero",
+                   help="infrastructure failures count 0 (default) or are left out of the means")
+    m.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    m.set_defaults(func=_metric)
+    c = inner.add_parser("check-job", help="say whether Harbor jobs are comparable on a leaderboard (no timeout "
+                                           "multiplier or resource override, the exported tasks, enough trials)")
+    c.add_argument("job_dirs", nargs="+", metavar="JOB_DIR")
+    c.add_argument("--tasks-dir", default=None, help="the `avb export harbor` folder the jobs must have run")
+    c.add_argument("--trials", type=int, default=1,
+                   help="usable trials each task needs per (agent, model) (default 1; e.g. 3 for -k 3)")
+    c.set_defaults(func=_check_job)

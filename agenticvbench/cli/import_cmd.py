@@ -9,7 +9,7 @@ import sys
 def _harbor(args: argparse.Namespace) -> int:
     from agenticvbench.harbor.importer import import_jobs
 
-    summary = import_jobs(args.job_dirs, args.out, force=args.force)
+    summary = import_jobs(args.job_dirs, args.out, force=args.force, infra_policy=args.infra_policy)
     print(summary.to_text(), file=sys.stderr)
     return 0
 
@@ -22,4 +22,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     hb.add_argument("job_dirs", nargs="+", metavar="JOB_DIR")
     hb.add_argument("--out", required=True, help="folder to write the run directories into")
     hb.add_argument("--force", action="store_true", help="replace run directories that already exist")
+    hb.add_argument("--infra-policy", choices=("zero", "exclude"), default="zero",
+                    help="trials that failed in the sandbox, not the agent (environment start/build, verifier "
+                         "environment, a crash before the agent ran): count 0 like a missing output (default, as "
+                         "the official aggregation) or leave the task out of the run; both are listed for rerun")
     hb.set_defaults(func=_harbor)

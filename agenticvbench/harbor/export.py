@@ -7,7 +7,7 @@ Layout of `DIR/<family>-<id>/` (Harbor's task format):
 - `instruction.md`: the task's prompt plus the family's output contract (`contract.py`);
 - `environment/`: `Dockerfile` (pinned base, ffmpeg, non-root user) and `materials/` baked in. Never a
   verifier-only reference;
-- `tests/`: `Dockerfile` (this package at the exporting version), `test.sh` (`avb score` then `avb harbor
+- `tests/`: `Dockerfile` (installs this package: the baked wheel, see `wheel.py`, or `--package-spec`), `test.sh` (`avb score` then `avb harbor
   reward`) and `reference/` (the repair source and profile, the recap rubric): only the verifier sees these;
 - `solution/`: `solve.sh` and `gold/` (the files of `avb gold`), uploaded by Harbor for the oracle agent only.
 """
@@ -26,6 +26,9 @@ from agenticvbench.fsutil import atomic_write_json
 from agenticvbench.harbor import scripts
 from agenticvbench.harbor.contract import OUTPUT_DIR, instruction
 from agenticvbench.harbor.gold import RECAP_NONE, gold_output
+from agenticvbench.harbor.manifest import write_manifest
+from agenticvbench.harbor.wheel import build_wheel, check_wheel
+from agenticvbench.loader import default_cache_dir
 from agenticvbench.tasks import AssemblyTask, RecapTask, RepairTask, SequencingTask, Task
 from agenticvbench.version import __version__
 
@@ -51,7 +54,10 @@ class ExportOptions:
     """Choices that are the same for every exported task."""
 
     base_image: str = scripts.DEFAULT_BASE_IMAGE
-    package_spec: str = f"agenticvbench=={__version__}"
+    #: What the verifier image pip-installs; empty: the wheel `wheel` (default: built from this checkout) baked
+    #: into each task's `tests/` folder.
+    package_spec: str = ""
+    wheel: Path | None = None
     solutions: bool = True
     dataset: str = ""
     revision: str = ""
@@ -64,6 +70,7 @@ class ExportSummary:
     root: Path
     tasks: dict[int, str] = field(default_factory=dict)
     no_gold: dict[int, str] = field(default_factory=dict)
+    digest: str = ""
 
 
 def _toml(value: Any) -> str:
@@ -178,7 +185,12 @@ def export_task(task: Task, root: Path, opts: ExportOptions) -> str | None:
         _materials(task, stage / "environment" / "materials")
         tests = stage / "tests"
         _write(tests / "test.sh", scripts.test_sh(task.family, _score_args(task, tests)), executable=True)
-        _write(tests / "Dockerfile", scripts.verifier_dockerfile(opts.base_image, opts.package_spec))
+        spec = opts.package_spec
+        if not spec:
+            assert opts.wheel is not None, "export_harbor resolves the wheel first"
+            _place(opts.wheel, tests / opts.wheel.name)
+            spec = f"/tests/{opts.wheel.name}"
+        _write(tests / "Dockerfile", scripts.verifier_dockerfile(opts.base_image, spec))
         no_gold = None
         if opts.solutions:
             gold = gold_output(task)
@@ -200,6 +212,8 @@ def export_task(task: Task, root: Path, opts: ExportOptions) -> str | None:
 def export_harbor(tasks: list[Task], out: str | Path, opts: ExportOptions | None = None) -> ExportSummary:
     """Export `tasks` as Harbor task directories under `out`, and write the listing `agenticvbench-tasks.json`."""
     opts = opts or ExportOptions()
+    if not opts.package_spec:
+        opts.wheel = check_wheel(opts.wheel) if opts.wheel else build_wheel(default_cache_dir())
     root = Path(out)
     if root.exists() and not root.is_dir():
         raise AVBError(f"{root}: exists and is not a directory")
@@ -210,9 +224,16 @@ def export_harbor(tasks: list[Task], out: str | Path, opts: ExportOptions | None
         summary.tasks[task.task_id] = task_dir_name(task)
         if reason:
             summary.no_gold[task.task_id] = reason
+    digest, digests = write_manifest(root, {f"agenticvbench/{name}": root / name for name in summary.tasks.values()},
+                            version=__version__, metadata={"agenticvbench_version": __version__,
+                                                           "dataset": opts.dataset,
+                                                           "dataset_revision": opts.revision})
+    summary.digest = digest
     atomic_write_json(root / LISTING, {
         "format": "agenticvbench.harbor-export@1", "agenticvbench_version": __version__,
-        "dataset": opts.dataset, "dataset_revision": opts.revision, "package_spec": opts.package_spec,
+        "dataset": opts.dataset, "dataset_revision": opts.revision, "dataset_digest": digest,
+        "package_spec": opts.package_spec or f"/tests/{opts.wheel.name if opts.wheel else ''}",
         "tasks": [{"task_id": tid, "family": name.rsplit("-", 1)[0], "path": name,
+                   "name": f"agenticvbench/{name}", "digest": digests[f"agenticvbench/{name}"],
                    "oracle": tid not in summary.no_gold} for tid, name in sorted(summary.tasks.items())]})
     return summary

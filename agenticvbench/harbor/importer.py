@@ -2,15 +2,20 @@
 
 One run directory per (agent, model, attempt): attempt k holds, for every task, the k-th trial of that task
 (ordered by start time, then trial name). `run.json` carries the harness (the agent), the model and the
-repetition from the trial's config, plus `notes` (trial exceptions such as an agent crash or timeout, and trials
-that could not be imported) and `harbor_rewards` (the reward Harbor recorded, to compare with our score). Each
-trial's declared output folder (`artifacts/workspace/output/`) becomes `RUN/<task_id>/`: top-level regular files
-only, read through `jobfiles.JobDir` (no symlink followed, bounded sizes).
+repetition from the trial's config, plus `notes` (the trial's failure, see `outcomes.py`, and outputs that could
+not be imported), `harbor_rewards` (the reward Harbor recorded, to compare with our score) and, under `harbor`,
+each task's trial outcome. Each trial's declared output folder (`artifacts/workspace/output/`) becomes
+`RUN/<task_id>/`: top-level regular files only, read through `jobfiles.JobDir` (no symlink followed, bounded
+sizes). `harbor.trajectories` holds each task's trajectory facts (turns, tool calls, agent time, media
+inspection; `trajectory.py`).
+
+Infrastructure failures follow a stated policy: `zero` (default, as the official aggregation: the task is
+imported with whatever the trial left, usually nothing, and scores 0) or `exclude` (no task folder; the trial is
+listed under `harbor.excluded` and left out of `avb harbor metric`). Either way they are listed for rerun.
 """
 
 from __future__ import annotations
 
-import math
 import re
 import shutil
 from collections import defaultdict
@@ -20,27 +25,15 @@ from typing import Any
 
 from agenticvbench.errors import SubmissionError
 from agenticvbench.fsutil import atomic_write_json
+from agenticvbench.harbor.checkjob import check_jobs
 from agenticvbench.harbor.jobfiles import JobDir
-from agenticvbench.tasks import FAMILY_ID_RANGES
+from agenticvbench.harbor.outcomes import failure_text
+from agenticvbench.harbor.trials import Trial, read_trials, str_at, task_id_of
 
 OUTPUT_PARTS = ("artifacts", "workspace", "output")
 MAX_OUTPUT_BYTES = 64 * 1024**3
-_TASK_RE = re.compile(r"(?:^|/)(recap|sequencing|repair|assembly)-0*(\d{1,3})(?:__[^/]*)?$")
 _SAFE = re.compile(r"[^A-Za-z0-9._-]+")
-
-
-@dataclass
-class Trial:
-    """What one trial contributes: where it sits, its task, agent, model and outcome."""
-
-    job: str
-    name: str
-    task_id: int
-    agent: str
-    model: str
-    started: str
-    reward: float | None
-    exception: str = ""
+INFRA_POLICIES = ("zero", "exclude")
 
 
 @dataclass
@@ -50,70 +43,23 @@ class ImportSummary:
     runs: list[Path] = field(default_factory=list)
     trials: int = 0
     skipped: list[str] = field(default_factory=list)
+    outcomes: dict[str, int] = field(default_factory=dict)
+    #: Infrastructure failures to rerun: "job/trial (task N): reason".
+    infra: list[str] = field(default_factory=list)
+    infra_policy: str = "zero"
 
     def to_text(self) -> str:
         """A short report for the command line."""
         lines = [f"imported {self.trials} trials into {len(self.runs)} run directories"]
         lines += [f"  {p}" for p in self.runs]
+        if self.outcomes:
+            lines.append("trial outcomes: " + ", ".join(f"{k} {v}" for k, v in sorted(self.outcomes.items())))
+        if self.infra:
+            how = "left out (--infra-policy exclude)" if self.infra_policy == "exclude" else "counted 0"
+            lines.append(f"{len(self.infra)} infrastructure failure(s), {how}; rerun these trials:")
+            lines += [f"  {t}" for t in self.infra]
         lines += [f"skipped: {s}" for s in self.skipped]
         return "\n".join(lines)
-
-
-def _str(obj: Any, *keys: str) -> str:
-    for key in keys:
-        obj = obj.get(key) if isinstance(obj, dict) else None
-    return obj if isinstance(obj, str) and obj else ""
-
-
-def task_id_of(result: dict[str, Any], trial_name: str) -> int | None:
-    """The AgenticVBench task id of a trial, from the exported task name `<family>-<NNN>` (id in its family)."""
-    for text in (_str(result, "task_name"), _str(result, "config", "task", "path"), trial_name):
-        m = _TASK_RE.search(text)
-        if m and int(m.group(2)) in FAMILY_ID_RANGES[m.group(1)]:
-            return int(m.group(2))
-    return None
-
-
-def _reward(result: dict[str, Any]) -> float | None:
-    rewards = result.get("verifier_result")
-    rewards = rewards.get("rewards") if isinstance(rewards, dict) else None
-    value: Any = rewards.get("reward") if isinstance(rewards, dict) else None
-    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-    return float(value) if ok else None
-
-
-def _exception(result: dict[str, Any]) -> str:
-    info = result.get("exception_info")
-    if not isinstance(info, dict):
-        return ""
-    kind = _str(info, "exception_type") or "exception"
-    return f"{kind}: {_str(info, 'exception_message')[:500]}".rstrip(": ")
-
-
-def read_trials(job: JobDir, skipped: list[str]) -> list[Trial]:
-    """Every trial of one job directory (a subfolder with a `result.json`)."""
-    trials = []
-    for name in job.listdir():
-        if not job.is_dir(name) or "result.json" not in job.listdir(name):
-            continue
-        try:
-            result = job.read_json(name, "result.json")
-            if not isinstance(result, dict):
-                raise SubmissionError(f"{job.path / name / 'result.json'}: top level is not an object")
-        except SubmissionError as exc:
-            skipped.append(str(exc))
-            continue
-        tid = task_id_of(result, name)
-        if tid is None:
-            skipped.append(f"{job.path / name}: task_name {_str(result, 'task_name')!r} is not an exported "
-                           "AgenticVBench task (<family>-<id>)")
-            continue
-        agent = _str(result, "agent_info", "name") or _str(result, "config", "agent", "name") or "unknown"
-        model = (_str(result, "config", "agent", "model_name") or _str(result, "agent_info", "model_info", "name")
-                 or "none")
-        trials.append(Trial(job.path.name, name, tid, agent, model, _str(result, "started_at"), _reward(result),
-                            _exception(result)))
-    return trials
 
 
 def _copy_outputs(job: JobDir, trial: Trial, dest: Path, notes: dict[str, str]) -> None:
@@ -124,12 +70,20 @@ def _copy_outputs(job: JobDir, trial: Trial, dest: Path, notes: dict[str, str]) 
             job.copy_file((*parts, name), dest / name, max_bytes=MAX_OUTPUT_BYTES)
         except OSError as exc:
             note = f"{trial.name}: output {name!r} not imported ({exc.strerror or exc})"
-            notes[str(trial.task_id)] = "; ".join(filter(None, [notes.get(str(trial.task_id)), note]))
+            _add_note(notes, trial.task_id, note)
 
 
-def import_jobs(job_dirs: list[str | Path], out: str | Path, *, force: bool = False) -> ImportSummary:
+def _add_note(notes: dict[str, str], tid: int, text: str, *, first: bool = False) -> None:
+    old = notes.get(str(tid))
+    notes[str(tid)] = "; ".join(filter(None, [text, old] if first else [old, text]))
+
+
+def import_jobs(job_dirs: list[str | Path], out: str | Path, *, force: bool = False,
+                infra_policy: str = "zero") -> ImportSummary:
     """Import Harbor job directories into run directories under `out` (see the module docstring)."""
-    summary = ImportSummary()
+    if infra_policy not in INFRA_POLICIES:
+        raise ValueError(f"infra_policy must be one of {INFRA_POLICIES}, not {infra_policy!r}")
+    summary = ImportSummary(infra_policy=infra_policy)
     root = Path(out)
     root.mkdir(parents=True, exist_ok=True)
     for job_path in job_dirs:
@@ -138,13 +92,14 @@ def import_jobs(job_dirs: list[str | Path], out: str | Path, *, force: bool = Fa
                 config = job.read_json("config.json")
             except SubmissionError:
                 config = {}
-            job_name = _str(config, "job_name") or job.path.name
+            job_name = str_at(config, "job_name") or job.path.name
             try:
-                job_id = _str(job.read_json("result.json"), "id")
+                job_id = str_at(job.read_json("result.json"), "id")
             except SubmissionError:
                 job_id = ""
+            comparability = check_jobs([job.path])[0]
             groups: dict[tuple[str, str], list[Trial]] = defaultdict(list)
-            for t in read_trials(job, summary.skipped):
+            for t in read_trials(job, summary.skipped, trajectories=True):
                 groups[(t.agent, t.model)].append(t)
             for (agent, model), trials in sorted(groups.items()):
                 by_task: dict[int, list[Trial]] = defaultdict(list)
@@ -159,21 +114,43 @@ def import_jobs(job_dirs: list[str | Path], out: str | Path, *, force: bool = Fa
                         shutil.rmtree(run)
                     notes: dict[str, str] = {}
                     rewards: dict[str, float | None] = {}
+                    outcomes: dict[str, dict[str, str]] = {}
+                    excluded: dict[str, str] = {}
+                    facts: dict[str, dict[str, Any]] = {}
                     for tid, ts in sorted(by_task.items()):
                         if len(ts) < rep:
                             continue
                         t = ts[rep - 1]
+                        summary.trials += 1
+                        summary.outcomes[t.outcome.kind] = summary.outcomes.get(t.outcome.kind, 0) + 1
+                        outcomes[str(tid)] = {"outcome": t.outcome.kind, "reason": t.outcome.reason}
+                        if t.outcome.kind == "infra_failure":
+                            summary.infra.append(f"{job.path / t.name} (task {tid}): {t.outcome.reason}")
+                            if infra_policy == "exclude":
+                                excluded[str(tid)] = t.name
+                                continue
                         _copy_outputs(job, t, run / str(tid), notes)
                         rewards[str(tid)] = t.reward
-                        if t.exception:
-                            notes[str(tid)] = "; ".join(filter(None, [t.exception, notes.get(str(tid))]))
-                        summary.trials += 1
+                        if t.facts is not None:
+                            facts[str(tid)] = t.facts.to_dict()
+                        for problem in t.problems:
+                            _add_note(notes, tid, problem)
+                        if t.outcome.kind != "scored":
+                            _add_note(notes, tid, failure_text(t.outcome), first=True)
                     atomic_write_json(run / "run.json", {
                         "harness": agent, "model": model, "rep": rep, "source": "harbor",
                         "harbor": {"job_name": job_name, "job_id": job_id,
                                    "job_dir": str(job.path.resolve()),
                                    "trials": {str(tid): ts[rep - 1].name for tid, ts in sorted(by_task.items())
-                                              if len(ts) >= rep}},
+                                              if len(ts) >= rep},
+                                   "outcomes": outcomes, "infra_policy": infra_policy, "excluded": excluded,
+                                   "trajectories": facts,
+                                   "comparability": {"comparable": comparability.comparable,
+                                                     "problems": comparability.problems,
+                                                     "dataset_digest": comparability.dataset_digest}},
                         "harbor_rewards": rewards, "notes": notes})
                     summary.runs.append(run)
     return summary
+
+
+__all__ = ["ImportSummary", "Trial", "import_jobs", "read_trials", "task_id_of"]

@@ -1,10 +1,14 @@
-"""Harbor's reward file from an `avb score` result: flat, every value a finite number.
+"""Harbor's reward files from an `avb score` result: `reward.json` with one key, and the details sidecar.
 
-Harbor reads `/logs/verifier/reward.json` before `reward.txt` and rejects any value that is not a finite number,
-so nested details cannot go there. `reward` is the family's official headline (`adjusted_final_score` for
-sequencing and assembly, `final_score` for repair and recap); the other top-level numeric fields of the result
-named `*_score` (the sub-scores) ride along, plus `scorer_error` (1 when the result's `error` is set). Harbor
-averages every key over a job's trials, so counts and maxima are left out: they would mix across families. The full result JSON stays in its own file next to it.
+Harbor turns every key of `/logs/verifier/reward.json` into a job metric and averages it over all trials of a
+job, counting a key a trial lacks as 0. A job over several families would therefore show family sub-scores
+averaged over other families' trials. So `reward.json` holds exactly `{"reward": <headline>}`: the family's
+official headline (`adjusted_final_score` for sequencing and assembly, `final_score` for repair and recap).
+
+Everything else goes to `/logs/verifier/reward-details.json`, the file Harbor's viewer reads next to
+`reward.json` (rewardkit's layout: reward name -> `{kind, score, criteria: [{name, value, raw, weight}],
+warnings}`): the sub-scores as criteria, the scorer's error as a warning, and the full `avb score` result under
+`result` (extra fields are shown as JSON by the viewer and ignored by Harbor).
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from typing import Any
 
 from agenticvbench.errors import SubmissionError
 from agenticvbench.fsutil import atomic_write_json
+from agenticvbench.results import json_safe
 
 HEADLINE: dict[str, str] = {
     "sequencing": "adjusted_final_score",
@@ -24,23 +29,41 @@ HEADLINE: dict[str, str] = {
     "recap": "final_score",
 }
 MAX_RESULT_BYTES = 16 * 1024 * 1024
+DETAILS_NAME = "reward-details.json"
 
 
 def _finite(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
-def reward_from_result(family: str, result: dict[str, Any]) -> dict[str, float]:
-    """The flat reward mapping for one task's result; a missing or non-finite headline counts 0."""
+def _check_family(family: str) -> None:
     if family not in HEADLINE:
         raise ValueError(f"unknown family {family!r}")
+
+
+def reward_from_result(family: str, result: dict[str, Any]) -> dict[str, float]:
+    """`{"reward": headline}` for one task's result; a missing or non-finite headline counts 0."""
+    _check_family(family)
     headline: Any = result.get(HEADLINE[family])
-    out: dict[str, float] = {"reward": float(headline) if _finite(headline) else 0.0}
-    for key, value in sorted(result.items()):
-        if key.endswith("_score") and _finite(value):
-            out[key] = float(value)
-    out["scorer_error"] = 1.0 if result.get("error") else 0.0
-    return out
+    return {"reward": float(headline) if _finite(headline) else 0.0}
+
+
+def details_from_result(family: str, result: dict[str, Any]) -> dict[str, Any]:
+    """The details sidecar: the headline with the result's numeric `*_score` fields as criteria (weight 0:
+    shown, not summed; the official formula is in the scorer), the error as a warning, the full result."""
+    reward = reward_from_result(family, result)["reward"]
+    criteria = [{"name": key, "value": round(float(value), 4), "raw": float(value), "weight": 0.0}
+                for key, value in sorted(result.items())
+                if key.endswith("_score") and key != HEADLINE[family] and _finite(value)]
+    error = result.get("error")
+    detail: dict[str, Any] = {
+        "kind": "programmatic", "score": reward, "criteria": criteria,
+        "description": f"AgenticVBench {family} headline ({HEADLINE[family]})",
+        "family": family, "task_id": result.get("task_id"), "result": result,
+    }
+    if error:
+        detail["warnings"] = [f"scorer error: {str(error)[:2000]}"]
+    return {"reward": detail}
 
 
 def read_result(path: str | Path) -> dict[str, Any]:
@@ -59,8 +82,13 @@ def read_result(path: str | Path) -> dict[str, Any]:
     return data
 
 
-def write_reward(family: str, result_path: str | Path, out: str | Path) -> dict[str, float]:
-    """Read the result, write the flat reward JSON atomically, return it."""
-    reward = reward_from_result(family, read_result(result_path))
+def write_reward(family: str, result_path: str | Path, out: str | Path,
+                 details: str | Path | None = None) -> dict[str, float]:
+    """Read the result, write `reward.json` (and the details sidecar, default `reward-details.json` beside it)
+    atomically, return the reward. The sidecar is written first so a reward never appears without it."""
+    result = read_result(result_path)
+    reward = reward_from_result(family, result)
+    side = Path(details) if details is not None else Path(out).with_name(DETAILS_NAME)
+    atomic_write_json(side, json_safe(details_from_result(family, result))[0])  # NaN/inf stored as null
     atomic_write_json(out, reward)
     return reward

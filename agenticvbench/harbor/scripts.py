@@ -39,6 +39,12 @@ def test_sh(family: str, score_args: list[str]) -> str:
 TESTS="$ROOT/tests"
 LOGS="$ROOT/logs/verifier"
 mkdir -p "$LOGS"
+# Runners that grade in the agent's container (inspect-harbor) have no `avb` there: install the baked wheel.
+if ! command -v avb >/dev/null 2>&1; then
+  for wheel in "$TESTS"/agenticvbench-*.whl; do
+    [ -f "$wheel" ] && python3 -m pip install -q --no-cache-dir "$wheel"
+  done
+fi
 # `avb score` prints the official JSON and exits 1 when its `error` field is set (a missing or unreadable
 # output scores 0 that way); anything else (no JSON at all) leaves no reward file, and Harbor reports it.
 avb score {family} {args} > "$LOGS/{RESULT_NAME}"
@@ -72,10 +78,11 @@ WORKDIR /workspace
 
 
 def verifier_dockerfile(base_image: str, package_spec: str) -> str:
-    """`tests/Dockerfile`: the separate verifier image, this package at the exporting version, the tests baked in."""
+    """`tests/Dockerfile`: the separate verifier image with the tests baked in and this package installed (the
+    wheel copied in with them, `/tests/agenticvbench-*.whl`, or a pip requirement such as a git URL)."""
     return f"""\
 FROM {base_image}
-RUN python -m pip install --no-cache-dir {q(package_spec)}
 COPY . /tests/
+RUN python -m pip install --no-cache-dir {q(package_spec)}
 RUN chmod +x /tests/test.sh
 """

@@ -5,7 +5,9 @@ rows or beside a published reference as it is:
 
 - `unscored` (†): recap results with llm items left unscored (judge off, failed, or a replay miss), so the score
   covers only the python checks;
-- `mixed` (‡): the cell's results mix dataset revisions, verifier versions or (recap) judge settings;
+- `mixed` (‡): the cell's results mix dataset revisions, verifier versions or (recap) judge settings, or come
+  from a Harbor job that is not leaderboard-grade (a timeout multiplier or resource override, recorded by
+  `avb import harbor` from `avb harbor check-job`);
 - `integrity` (!): some result carries integrity flags (e.g. `audio_only`, `identical_to_input`).
 
 Coverage is stated beside every row: cells with a result file / cells counted (runs x tasks of the universe).
@@ -18,6 +20,7 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from agenticvbench.harbor.compare import harbor_job_problems
 from agenticvbench.report.aggregate import NO_RESULT, GroupHeadline, integrity_of, run_ref
 from agenticvbench.report.explain import judge_usage
 from agenticvbench.report.signatures import signature_counts
@@ -27,7 +30,8 @@ from agenticvbench.results import INVALID_STATUS, Result
 MARKS: dict[str, tuple[str, str]] = {
     "unscored": ("†", "recap llm items unscored (judge off or failed): the score covers the python checks only and "
                       "is not comparable with judged scores or the published reference"),
-    "mixed": ("‡", "the cell mixes dataset revisions, verifier versions or judge settings"),
+    "mixed": ("‡", "the cell mixes dataset revisions, verifier versions or judge settings, or comes from a Harbor "
+                   "job with a timeout multiplier or resource override"),
     "integrity": ("!", "some results carry integrity flags (e.g. audio_only, identical_to_input)"),
 }
 
@@ -75,6 +79,9 @@ def cell_marks(results: Sequence[Result]) -> tuple[list[str], list[str]]:
             judges = {_key(judge_identity(r.provenance or {})) for r in of_fam}
             if len(judges) > 1:
                 mixed.append(f"{len(judges)} judge settings")
+    overridden = {p for r in results for p in harbor_job_problems(run_ref(r).path)}
+    if overridden:
+        mixed.append("a Harbor job that is not comparable (" + "; ".join(sorted(overridden)[:3]) + ")")
     if mixed:
         marks.append("mixed")
         why.append("mixes " + ", ".join(mixed))

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+from test_import import job  # noqa: F401  (the fixture)
+
 from agenticvbench.harbor.compare import compare_rows, harbor_rewards, markdown_lines
 
 
@@ -36,3 +38,24 @@ def test_runs_not_imported_from_harbor_add_nothing(tmp_path):
     (tmp_path / "c" / "run.json").symlink_to(tmp_path / "elsewhere.json")
     for name in "abc":
         assert markdown_lines(_rows(str(tmp_path / name), {37: 1.0})) == []
+
+
+def test_report_counts_trial_outcomes_and_lists_infra_failures_for_rerun(job, tmp_path):  # noqa: F811
+    """An imported run with an infrastructure failure gets a table row with the count per outcome and a rerun
+    line naming the task and the trial; a crafted outcome outside the known classes is not counted."""
+    from test_import import _trial
+
+    from agenticvbench.harbor.importer import import_jobs
+
+    _trial(job, "repair-065__e", "repair-065", reward=None, agent_ran=False,
+           exception={"exception_type": "SandboxBuildFailedError", "exception_message": "apt failed"})
+    import_jobs([job], tmp_path / "runs")
+    run = tmp_path / "runs" / "nightly__codex__openai_gpt-5__rep1"
+    meta = json.loads((run / "run.json").read_text())
+    meta["harbor"]["outcomes"]["99"] = {"outcome": "<script>", "reason": "x"}
+    (run / "run.json").write_text(json.dumps(meta))
+    text = "\n".join(markdown_lines(_rows(str(run), {37: 1.0, 65: 0.0, 83: 0.0})))
+    assert "## Harbor trial outcomes" in text
+    assert "| codex/gpt rep 1 | 1 | 1 | 0 | 1 | 0 | 0 | zero |" in text
+    assert "1 infrastructure failure(s) to rerun:" in text
+    assert "task 65: repair-065__e (SandboxBuildFailedError: apt failed)" in text and "<script>" not in text

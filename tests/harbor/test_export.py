@@ -17,7 +17,13 @@ from harbor_scripts import run_script
 from agenticvbench.engine import verify_run
 from agenticvbench.harbor.contract import OUTPUT_FILES
 from agenticvbench.harbor.export import JUDGE_ENV, LISTING, family_settings
-from agenticvbench.harbor.reward import HEADLINE, reward_from_result
+from agenticvbench.harbor.reward import (
+    DETAILS_NAME,
+    HEADLINE,
+    details_from_result,
+    reward_from_result,
+    write_reward,
+)
 from agenticvbench.loader import load_tasks
 from agenticvbench.results import iter_results
 
@@ -53,8 +59,9 @@ def test_every_task_has_harbors_layout_and_a_separate_verifier(harbor_export, de
             assert '"segments"' in text and "source_range" in text
         if task.family == "repair":
             assert "## Diagnosis" in text and "- start:" in text and "window_N_start" in text
-        assert "COPY . /tests/" in (d / "tests" / "Dockerfile").read_text()
-        assert "agenticvbench==" in (d / "tests" / "Dockerfile").read_text()
+        docker = (d / "tests" / "Dockerfile").read_text()
+        (wheel,) = (d / "tests").glob("agenticvbench-*.whl")
+        assert docker.index("COPY . /tests/") < docker.index(f"pip install --no-cache-dir /tests/{wheel.name}")
 
 
 def test_agent_image_never_holds_a_verifier_only_file(harbor_export, demo):
@@ -85,13 +92,35 @@ def test_recap_judge_settings_are_host_templates_never_values(demo, tmp_path, mo
             assert b"sk-export-time-secret-123" not in p.read_bytes(), p
 
 
-def test_reward_is_flat_and_numeric():
-    """Harbor rejects a reward.json with a non-number: nested details and strings are dropped, NaN counts 0."""
-    r = reward_from_result("sequencing", {"task_id": 37, "adjusted_final_score": 0.5, "nd_score": 0.9,
-                                          "error": "", "detail": {"x": 1}, "strict_match": True})
-    assert r == {"reward": 0.5, "adjusted_final_score": 0.5, "nd_score": 0.9, "scorer_error": 0.0}
-    r = reward_from_result("repair", {"final_score": float("nan"), "error": "fixed.mp4 not found"})
-    assert r == {"reward": 0.0, "scorer_error": 1.0}
+def test_reward_json_holds_one_key_and_the_details_go_to_the_sidecar():
+    """Harbor averages every reward key over all trials of a job (a key a trial lacks counts 0), so a sub-score
+    key would be diluted by other families' trials: reward.json is only the headline; the sub-scores, the error
+    and the full result go to the sidecar in the shape Harbor's viewer renders (criteria with name/value/weight)."""
+    result = {"task_id": 37, "adjusted_final_score": 0.5, "final_score": 0.6, "nd_score": 0.9, "error": "",
+              "detail": {"x": 1}, "strict_match": True}
+    assert reward_from_result("sequencing", result) == {"reward": 0.5}
+    side = details_from_result("sequencing", result)
+    assert list(side) == ["reward"]
+    d = side["reward"]
+    assert d["kind"] == "programmatic" and d["score"] == 0.5 and d["result"] == result
+    assert [c["name"] for c in d["criteria"]] == ["final_score", "nd_score"]
+    assert all(isinstance(c["value"], float) and isinstance(c["weight"], float) for c in d["criteria"])
+    assert "warnings" not in d
+    assert reward_from_result("repair", {"final_score": float("nan"), "error": "fixed.mp4 not found"}) == \
+        {"reward": 0.0}
+    bad = details_from_result("repair", {"final_score": 0.0, "error": "fixed.mp4 not found"})["reward"]
+    assert bad["warnings"] == ["scorer error: fixed.mp4 not found"]
+
+
+def test_written_sidecar_is_strict_json_even_with_nan(tmp_path):
+    """A NaN in a diagnostic field of the result must not stop the reward being written (Harbor would record a
+    verifier error): the sidecar stores it as null, reward.json holds the headline."""
+    res = tmp_path / "avb-result.json"
+    res.write_text('{"final_score": 0.25, "edit_score": NaN, "error": null}')
+    assert write_reward("repair", res, tmp_path / "reward.json") == {"reward": 0.25}
+    assert json.loads((tmp_path / "reward.json").read_text()) == {"reward": 0.25}
+    side = json.loads((tmp_path / DETAILS_NAME).read_text())
+    assert side["reward"]["result"]["edit_score"] is None and side["reward"]["criteria"] == []
 
 
 def _outputs(src: Path, family: str, dest: Path) -> None:
@@ -105,9 +134,11 @@ def _score_in_root(d: Path, root: Path, env: dict[str, str]) -> dict[str, float]
     proc = run_script(d, "tests/test.sh", root, env)
     assert proc.returncode == 0, (d.name, proc.stdout, proc.stderr)
     reward = json.loads((root / "logs" / "verifier" / "reward.json").read_text())
-    assert reward and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in reward.values()), reward
+    assert list(reward) == ["reward"] and isinstance(reward["reward"], float), reward
     result = json.loads((root / "logs" / "verifier" / "avb-result.json").read_text())
     assert reward["reward"] == result.get(HEADLINE[d.name.rsplit("-", 1)[0]], 0.0)
+    side = json.loads((root / "logs" / "verifier" / DETAILS_NAME).read_text())
+    assert side["reward"]["score"] == reward["reward"] and side["reward"]["result"] == result
     return reward
 
 
@@ -144,3 +175,74 @@ def test_exported_test_sh_scores_wrong_outputs_like_avb_verify(harbor_export, de
     for r in results:
         assert rewards[r.task_id]["reward"] == pytest.approx(r.headline_score, abs=1e-9), r.task_id
     assert any(0.0 < rewards[t]["reward"] < 1.0 for t in (37, 38, 83, 84))
+
+
+def test_verifier_image_installs_the_wheel_of_this_checkout(harbor_export, tmp_path):
+    """agenticvbench is not on PyPI, so a pinned `agenticvbench==X` never builds: the export bakes a wheel of this
+    source into tests/; it is this version, and installed alone (no dependencies) it provides the reward code."""
+    import subprocess
+    import sys
+
+    from agenticvbench.version import __version__
+
+    wheels = {p.read_bytes() for p in harbor_export.glob("*/tests/agenticvbench-*.whl")}
+    assert len(wheels) == 1  # one build, hard-linked or copied into every task
+    wheel = next(harbor_export.glob("*/tests/agenticvbench-*.whl"))
+    assert wheel.name.startswith(f"agenticvbench-{__version__}-")
+    target = tmp_path / "site"
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-index", "--target",
+                    str(target), str(wheel)], check=True, timeout=300)
+    assert (target / "agenticvbench" / "harbor" / "reward.py").read_text() == \
+        (Path(__file__).resolve().parents[2] / "agenticvbench" / "harbor" / "reward.py").read_text()
+    listing = json.loads((harbor_export / LISTING).read_text())
+    assert listing["package_spec"] == f"/tests/{wheel.name}"
+
+
+def test_export_from_an_installed_package_says_what_to_pass(demo, tmp_path, monkeypatch, capsys):
+    """Without a source checkout there is no wheel to bake: the export stops with one line naming --wheel and
+    --package-spec, and with --package-spec the Dockerfile installs exactly that."""
+    from agenticvbench.cli.main import main
+    from agenticvbench.harbor import wheel
+
+    monkeypatch.setattr(wheel, "CHECKOUT", tmp_path / "not-a-checkout")
+    args = ["export", "harbor", "--dataset", str(demo.mirror), "--tasks", "37"]
+    assert main([*args, "--out", str(tmp_path / "a")]) != 0
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--wheel" in err[0] and "--package-spec" in err[0]
+    spec = "agenticvbench @ git+https://example.invalid/avb@0123abc"
+    assert main([*args, "--out", str(tmp_path / "b"), "--package-spec", spec]) == 0
+    docker = (tmp_path / "b" / "sequencing-037" / "tests" / "Dockerfile").read_text()
+    assert f"pip install --no-cache-dir '{spec}'" in docker
+    assert not list((tmp_path / "b").glob("*/tests/*.whl"))
+
+
+def test_dataset_manifest_lists_every_task_with_its_content_digest(harbor_export):
+    """dataset.toml (Harbor's manifest) names every exported task with a sha256 digest of its files, and its
+    content hash changes when one task file changes (what `check-job` compares between jobs)."""
+    from agenticvbench.harbor.manifest import dataset_digest, task_digest
+
+    man = tomllib.loads((harbor_export / "dataset.toml").read_text())
+    names = {t["name"]: t["digest"] for t in man["tasks"]}
+    assert sorted(names) == sorted(f"agenticvbench/{p.name}" for p in _dirs(harbor_export).values())
+    for name, digest in names.items():
+        assert digest == task_digest(harbor_export / name.split("/", 1)[1])
+    assert man["metadata"]["content_hash"] == dataset_digest(list(names.values()))
+    listing = json.loads((harbor_export / LISTING).read_text())
+    assert listing["dataset_digest"] == man["metadata"]["content_hash"]
+
+
+def test_task_digest_follows_every_task_file(tmp_path):
+    """Changing instruction.md or a file deep under environment/ changes the digest; an ignored editor backup
+    does not."""
+    from agenticvbench.harbor.manifest import task_digest
+
+    d = tmp_path / "t"
+    (d / "environment" / "materials" / "sub").mkdir(parents=True)
+    (d / "task.toml").write_text("x")
+    (d / "instruction.md").write_text("do it")
+    (d / "environment" / "materials" / "sub" / "clip.mp4").write_bytes(b"1")
+    first = task_digest(d)
+    (d / "environment" / "materials" / "sub" / "clip.mp4").write_bytes(b"2")
+    second = task_digest(d)
+    (d / "instruction.md~").write_text("backup")
+    assert first != second == task_digest(d)

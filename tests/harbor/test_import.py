@@ -14,13 +14,15 @@ from pathlib import Path
 import pytest
 
 from agenticvbench.cli.main import main
+from agenticvbench.engine import verify_run
 from agenticvbench.harbor import jobfiles
 from agenticvbench.harbor.importer import import_jobs, task_id_of
+from agenticvbench.results import iter_results
 
 
 def _trial(job: Path, name: str, task: str, *, agent: str = "codex", model: str = "openai/gpt-5",
            started: str = "2026-01-01T00:00:00Z", reward: float | None = 1.0, exception: dict | None = None,
-           outputs: dict[str, bytes] | None = None) -> Path:
+           outputs: dict[str, bytes] | None = None, agent_ran: bool = True) -> Path:
     d = job / name
     out = d / "artifacts" / "workspace" / "output"
     out.mkdir(parents=True)
@@ -30,7 +32,8 @@ def _trial(job: Path, name: str, task: str, *, agent: str = "codex", model: str 
               "agent_info": {"name": agent, "version": "1"},
               "config": {"agent": {"name": agent, "model_name": model}, "task": {"path": f"/x/{task}"}},
               "verifier_result": {"rewards": {"reward": reward}} if reward is not None else None,
-              "exception_info": exception}
+              "exception_info": exception, "finished_at": started,
+              "agent_execution": {"started_at": started, "finished_at": started} if agent_ran else None}
     (d / "result.json").write_text(json.dumps(result))
     return d
 
@@ -67,7 +70,9 @@ def test_one_run_per_agent_model_attempt_with_rewards_and_notes(job, tmp_path, c
     meta = json.loads((rep1 / "run.json").read_text())
     assert (meta["harness"], meta["model"], meta["rep"]) == ("codex", "openai/gpt-5", 1)
     assert meta["harbor_rewards"] == {"37": 1.0, "83": None}
-    assert meta["notes"]["83"].startswith("AgentTimeoutError: agent ran for 1800 s")
+    assert meta["notes"]["83"].startswith("Harbor: the agent timed out (AgentTimeoutError: agent ran for 1800 s)")
+    assert meta["harbor"]["outcomes"]["83"]["outcome"] == "agent_timeout"
+    assert meta["harbor"]["outcomes"]["37"] == {"outcome": "scored", "reason": ""}
     assert meta["harbor"]["job_id"] == "job-uuid"
     assert json.loads((rep2 / "run.json").read_text())["harbor_rewards"] == {"37": 0.0}
     assert main(["import", "harbor", str(job), "--out", str(out)]) == 3  # exists: refused without --force
@@ -135,3 +140,41 @@ def test_oversized_output_is_not_copied(job, tmp_path, monkeypatch):
     rep1 = tmp_path / "runs" / "nightly__codex__openai_gpt-5__rep1"
     assert (rep1 / "37" / "solution.json").is_file() and not (rep1 / "37" / "solution.mp4").exists()
     assert "solution.mp4" in json.loads((rep1 / "run.json").read_text())["notes"]["37"]
+
+
+def test_infrastructure_failures_are_listed_for_rerun_and_follow_the_policy(job, tmp_path):
+    """A sandbox that never started is not the agent's failure: with the default policy the task is imported
+    (and scores 0 like a missing output) with the failure as its note; with `exclude` it has no task folder and is
+    listed under harbor.excluded; both policies list the trial for rerun."""
+    _trial(job, "repair-065__e", "repair-065", reward=None, agent_ran=False,
+           exception={"exception_type": "EnvironmentStartTimeoutError", "exception_message": "no sandbox in 600 s"})
+    zero = import_jobs([job], tmp_path / "zero")
+    assert zero.outcomes == {"agent_timeout": 1, "infra_failure": 1, "scored": 2}
+    assert len(zero.infra) == 1 and "repair-065__e (task 65): EnvironmentStartTimeoutError" in zero.infra[0]
+    assert "rerun these trials" in zero.to_text()
+    rep1 = tmp_path / "zero" / "nightly__codex__openai_gpt-5__rep1"
+    meta = json.loads((rep1 / "run.json").read_text())
+    assert (rep1 / "65").is_dir() and meta["notes"]["65"].startswith("Harbor: infrastructure failure")
+    assert meta["harbor"]["excluded"] == {} and meta["harbor"]["infra_policy"] == "zero"
+    ex = import_jobs([job], tmp_path / "ex", infra_policy="exclude")
+    rep1 = tmp_path / "ex" / "nightly__codex__openai_gpt-5__rep1"
+    meta = json.loads((rep1 / "run.json").read_text())
+    assert not (rep1 / "65").exists() and meta["harbor"]["excluded"] == {"65": "repair-065__e"}
+    assert ex.infra == zero.infra and "left out" in ex.to_text()
+
+
+def test_agent_timeout_is_the_reason_avb_verify_shows(demo, tmp_path):
+    """An agent that timed out before writing solution.json scores 0 as missing; the reason names the timeout
+    first, not only the missing file, and run.json written by the import raises no unknown-key note."""
+    j = tmp_path / "job"
+    j.mkdir()
+    _trial(j, "sequencing-037__t", "sequencing-037", reward=0.0,
+           exception={"exception_type": "AgentTimeoutError", "exception_message": "Agent execution timed out"})
+    import_jobs([j], tmp_path / "runs")
+    run = next((tmp_path / "runs").iterdir())
+    summary = verify_run([run], dataset=str(demo.mirror), task_ids=[37], jobs=1)
+    (r,) = iter_results(run)
+    assert r.status in ("missing", "malformed") and r.headline_score == 0.0
+    assert r.reason.startswith("Harbor: the agent timed out (AgentTimeoutError: Agent execution timed out); ")
+    assert "solution.json" in r.reason
+    assert not [n for n in summary.notes if "unknown key" in n]

@@ -1,0 +1,159 @@
+"""`avb harbor check-job JOB...`: is a Harbor job comparable on a leaderboard, and if not, why.
+
+Read from the job's `lock.json` (what Harbor resolved for every trial) and its trials' `result.json`:
+- no timeout multiplier (`timeout_multiplier` 1, the per-phase multipliers unset or 1) and no per-agent or
+  verifier timeout override: a longer budget buys score, so such a run answers another question;
+- no resource override (`override_cpus`, `override_memory_mb`, `override_storage_mb`, `override_gpus`);
+- the same exported dataset: every trial's task digest (Harbor's content hash, as in our `dataset.toml`) equals
+  the export's (`--tasks-dir`), or, without it, all jobs checked together ran the same task digests. The digest
+  covers `tests/`, so it also pins the verifier package (the baked wheel or the `--package-spec` line);
+- enough trials: every task of the job has at least `--trials N` attempts per (agent, model) that did not end
+  as an infrastructure failure or cancelled.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agenticvbench.errors import SubmissionError
+from agenticvbench.harbor.jobfiles import JobDir
+from agenticvbench.harbor.manifest import dataset_digest
+from agenticvbench.harbor.trials import read_trials, task_id_of
+
+MULTIPLIERS = ("timeout_multiplier", "agent_timeout_multiplier", "verifier_timeout_multiplier",
+               "agent_setup_timeout_multiplier", "environment_build_timeout_multiplier")
+RESOURCE_OVERRIDES = ("override_cpus", "override_memory_mb", "override_storage_mb", "override_gpus")
+TIMEOUT_OVERRIDES = (("agent", "override_timeout_sec"), ("agent", "override_setup_timeout_sec"),
+                     ("agent", "max_timeout_sec"), ("verifier", "override_timeout_sec"),
+                     ("verifier", "max_timeout_sec"))
+
+
+@dataclass
+class JobCheck:
+    """One job's verdict: comparable when `problems` is empty."""
+
+    job: str
+    dataset_digest: str = ""
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def comparable(self) -> bool:
+        """True when nothing stops this job from sitting in a leaderboard row."""
+        return not self.problems
+
+    def to_text(self) -> str:
+        """`JOB: comparable` or `JOB: NOT comparable` with one indented line per reason."""
+        if self.comparable:
+            return f"{self.job}: comparable (dataset {self.dataset_digest[:19]})"
+        return "\n".join([f"{self.job}: NOT comparable"] + [f"  - {p}" for p in self.problems])
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _num(value: Any) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def short_name(name: str) -> str:
+    """A task's name without its org (`agenticvbench/sequencing-037` and a local task's folder name
+    `sequencing-037` are the same task: Harbor's lock names local tasks by folder)."""
+    return name.rsplit("/", 1)[-1][:200]
+
+
+def _lock_problems(lock: dict[str, Any]) -> tuple[list[str], dict[str, str]]:
+    """Problems found in `lock.json`, and Harbor task name -> digest."""
+    problems: set[str] = set()
+    digests: dict[str, str] = {}
+    trials = lock.get("trials")
+    if not isinstance(trials, list) or not trials:
+        return ["lock.json lists no trials (a job from Harbor before 0.26, or not a job)"], {}
+    for t in trials:
+        if not isinstance(t, dict):
+            continue
+        for key in MULTIPLIERS:
+            v = _num(t.get(key))
+            if v is not None and v != 1.0:
+                problems.add(f"{key} = {v:g} (the exported timeouts are part of the task)")
+        env = _dict(t.get("environment"))
+        for key in RESOURCE_OVERRIDES:
+            if env.get(key) is not None:
+                problems.add(f"environment.{key} = {str(env[key])[:40]} (resources are part of the task)")
+        for section, key in TIMEOUT_OVERRIDES:
+            part = _dict(t.get(section))
+            if part.get(key) is not None:
+                problems.add(f"{section}.{key} = {str(part[key])[:40]}")
+        task = _dict(t.get("task"))
+        name, digest = task.get("name"), task.get("digest")
+        if isinstance(name, str) and isinstance(digest, str):
+            digests[short_name(name)] = digest[:80]
+    return sorted(problems), digests
+
+
+def _export_digests(tasks_dir: Path) -> dict[str, str]:
+    """Harbor task name -> digest from the export's listing (`agenticvbench-tasks.json`, same as dataset.toml)."""
+    from agenticvbench.harbor.export import LISTING
+
+    with JobDir(tasks_dir) as d:
+        listing = d.read_json(LISTING)
+    tasks = listing.get("tasks") if isinstance(listing, dict) else None
+    out = {short_name(t["name"]): t["digest"] for t in (tasks if isinstance(tasks, list) else []) if isinstance(t, dict)
+           and isinstance(t.get("name"), str) and isinstance(t.get("digest"), str)}
+    if not out:
+        raise SubmissionError(f"{tasks_dir / LISTING}: no task digests (exported before they were recorded? "
+                              "export again)")
+    return out
+
+
+def check_jobs(job_dirs: list[str | Path], *, tasks_dir: str | Path | None = None,
+               trials: int = 1) -> list[JobCheck]:
+    """Check every job (see the module docstring); jobs are also compared with each other."""
+    expected = _export_digests(Path(tasks_dir)) if tasks_dir is not None else None
+    checks: list[JobCheck] = []
+    for path in job_dirs:
+        with JobDir(path) as job:
+            check = JobCheck(str(path))
+            try:
+                lock = job.read_json("lock.json")
+            except SubmissionError as exc:
+                check.problems.append(f"no readable lock.json ({exc})")
+                checks.append(check)
+                continue
+            problems, digests = _lock_problems(lock if isinstance(lock, dict) else {})
+            check.problems += problems
+            check.dataset_digest = dataset_digest(sorted(set(digests.values()))) if digests else ""
+            if expected is not None:
+                changed = sorted(n for n, d in digests.items() if n in expected and expected[n] != d)
+                foreign = sorted(n for n in digests if n not in expected)
+                missing = sorted(n for n in expected if n not in digests)
+                if changed:
+                    check.problems.append(f"{len(changed)} task(s) differ from the export (digest): "
+                                          + ", ".join(changed[:5]) + (" ..." if len(changed) > 5 else ""))
+                if foreign:
+                    check.problems.append(f"{len(foreign)} task(s) not in the export: " + ", ".join(foreign[:5]))
+                if missing:
+                    check.problems.append(f"{len(missing)} exported task(s) never ran: " + ", ".join(missing[:5])
+                                          + (" ..." if len(missing) > 5 else ""))
+            skipped: list[str] = []
+            counts: dict[tuple[str, str], dict[int, int]] = defaultdict(lambda: defaultdict(int))
+            for t in read_trials(job, skipped):
+                if t.outcome.kind not in ("infra_failure", "cancelled"):
+                    counts[(t.agent, t.model)][t.task_id] += 1
+            ids = {i for n in digests if (i := task_id_of({"task_name": n}, "")) is not None}
+            for (agent, model), per_task in sorted(counts.items()):
+                short = sorted(i for i in ids if per_task.get(i, 0) < trials)
+                if short:
+                    check.problems.append(f"{agent}/{model}: {len(short)} task(s) with fewer than {trials} usable "
+                                          f"trial(s) (infrastructure failures and cancellations do not count): "
+                                          + ", ".join(map(str, short[:10])) + (" ..." if len(short) > 10 else ""))
+            checks.append(check)
+    seen = {c.dataset_digest for c in checks if c.dataset_digest}
+    if expected is None and len(seen) > 1:
+        for c in checks:
+            c.problems.append(f"ran dataset {c.dataset_digest[:19]}, but the jobs checked together ran "
+                              f"{len(seen)} different task sets")
+    return checks

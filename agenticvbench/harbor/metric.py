@@ -1,0 +1,118 @@
+"""`avb harbor metric JOB...`: the dataset's headline numbers straight from Harbor job directories.
+
+Harbor 0.26 hands a dataset metric (`metric.py`, a uv script) only the list of reward mappings, not which task
+each came from, so a metric that groups by family would need the family inside `reward.json`, and Harbor's
+default mean would then average that key over every trial again. The family metric is therefore computed here,
+from the trials' `result.json` (task name and the reward Harbor recorded, which is our headline), exactly as
+`avb leaderboard` defines it: per (agent, model), attempt k of every task is run k; a family's headline is the
+mean over runs x the family's tasks, a task without a reward (no trial, a crash) counts 0; macro = mean of the
+family headlines; micro = mean over all run x task cells. With `infra_policy="exclude"` an infrastructure
+failure's cell is left out of the means instead (the counts say how many).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agenticvbench.errors import SubmissionError
+from agenticvbench.harbor.jobfiles import JobDir
+from agenticvbench.harbor.trials import Trial, read_trials
+from agenticvbench.tasks import FAMILIES, FAMILY_ID_RANGES
+
+
+@dataclass
+class GroupMetric:
+    """One (agent, model): the headlines and how many cells each rests on."""
+
+    agent: str
+    model: str
+    runs: int
+    families: dict[str, float]
+    macro: float
+    micro: float
+    cells: int
+    infra_failures: list[str] = field(default_factory=list)
+    excluded: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form (what `--json` prints)."""
+        return {"agent": self.agent, "model": self.model, "runs": self.runs, "families": self.families,
+                "macro": self.macro, "micro": self.micro, "cells": self.cells, "excluded": self.excluded,
+                "infra_failures": self.infra_failures}
+
+
+def _universe(trials: list[Trial], listing: dict[str, Any] | None) -> dict[str, list[int]]:
+    ids: set[int] = {t.task_id for t in trials}
+    if listing is not None:
+        ids = {int(t["task_id"]) for t in listing.get("tasks", []) if isinstance(t, dict)
+               and isinstance(t.get("task_id"), int)}
+    return {f: ids_f for f in FAMILIES if (ids_f := [i for i in sorted(ids) if i in FAMILY_ID_RANGES[f]])}
+
+
+def group_metrics(trials: list[Trial], *, listing: dict[str, Any] | None = None,
+                  infra_policy: str = "zero") -> list[GroupMetric]:
+    """The metric per (agent, model) over `trials` (all jobs together), tasks from `listing` or observed."""
+    universe = _universe(trials, listing)
+    groups: dict[tuple[str, str], list[Trial]] = defaultdict(list)
+    for trial in trials:
+        groups[(trial.agent, trial.model)].append(trial)
+    out = []
+    for (agent, model), ts in sorted(groups.items()):
+        by_task: dict[int, list[Trial]] = defaultdict(list)
+        for trial in sorted(ts, key=lambda t: (t.started, t.name)):
+            by_task[trial.task_id].append(trial)
+        runs = max(len(v) for v in by_task.values())
+        fams: dict[str, float] = {}
+        sizes: dict[str, int] = {}
+        infra: list[str] = []
+        excluded = 0
+        for fam, ids in universe.items():
+            cells: list[float] = []
+            for rep in range(runs):
+                for tid in ids:
+                    t = by_task[tid][rep] if len(by_task.get(tid, ())) > rep else None
+                    if t is not None and t.outcome.kind == "infra_failure":
+                        infra.append(f"{t.job}/{t.name} (task {tid})")
+                        if infra_policy == "exclude":
+                            excluded += 1
+                            continue
+                    cells.append(t.reward if t is not None and t.reward is not None else 0.0)
+            fams[fam] = sum(cells) / len(cells) if cells else 0.0
+            sizes[fam] = len(cells)
+        total = sum(sizes.values())
+        out.append(GroupMetric(agent, model, runs, fams, sum(fams.values()) / len(fams) if fams else 0.0,
+                               sum(fams[f] * sizes[f] for f in fams) / total if total else 0.0, total,
+                               infra, excluded))
+    return out
+
+
+def job_metrics(job_dirs: list[str | Path], *, tasks_dir: str | Path | None = None,
+                infra_policy: str = "zero") -> tuple[list[GroupMetric], list[str]]:
+    """Read the jobs (hostile input, as `avb import harbor`) and compute `group_metrics`; returns the skipped."""
+    skipped: list[str] = []
+    trials: list[Trial] = []
+    for path in job_dirs:
+        with JobDir(path) as job:
+            trials += read_trials(job, skipped)
+    listing = None
+    if tasks_dir is not None:
+        from agenticvbench.harbor.export import LISTING
+
+        with JobDir(tasks_dir) as export:
+            listing = export.read_json(LISTING)
+        if not isinstance(listing, dict):
+            raise SubmissionError(f"{Path(tasks_dir) / LISTING}: top level is not an object")
+    return group_metrics(trials, listing=listing, infra_policy=infra_policy), skipped
+
+
+def to_text(groups: list[GroupMetric]) -> str:
+    """A plain table: agent, model, runs, each family, macro, micro, infrastructure failures."""
+    fams = [f for f in FAMILIES if any(f in g.families for g in groups)]
+    lines = ["\t".join(["agent", "model", "runs", *fams, "macro", "micro", "infra_failures"])]
+    for g in groups:
+        lines.append("\t".join([g.agent, g.model, str(g.runs), *(f"{g.families.get(f, 0.0):.4f}" for f in fams),
+                                f"{g.macro:.4f}", f"{g.micro:.4f}", str(len(g.infra_failures))]))
+    return "\n".join(lines)

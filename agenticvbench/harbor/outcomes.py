@@ -1,0 +1,117 @@
+"""What happened to one Harbor trial, from Harbor's own result fields (`exception_info`, `agent_execution`,
+`verifier_result`), in the classes a published table reports separately.
+
+- `scored`: no exception, the verifier ran (the agent may still have written nothing: that scores 0);
+- `agent_timeout`: `AgentTimeoutError` (Harbor still grades what the agent wrote);
+- `agent_error`: any other failure once the agent had started (non-zero exit, model API errors, context window);
+- `infra_failure`: the sandbox failed, not the agent: environment start or build, agent setup, health check,
+  sandbox out of memory, remote exec transport, the verifier's environment (tests upload, log download), or
+  any exception before the agent started (a harness crash);
+- `verifier_error`: the agent finished but Harbor's verifier produced no valid reward (timeout, no or bad
+  reward file); the outputs are imported and `avb verify` scores them as usual;
+- `cancelled`: the job was cancelled, or the trial never finished (no result fields at all).
+
+The exception names are Harbor 0.26's (`harbor.models.trial.error_policy`, where the infrastructure ones are the
+group that is retried and never graded).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from agenticvbench.fsutil import parse_json_bounded, read_capped
+
+OUTCOMES = ("scored", "agent_timeout", "agent_error", "infra_failure", "verifier_error", "cancelled")
+INFRA_EXCEPTIONS = frozenset({
+    "EnvironmentStartTimeoutError", "SandboxBuildFailedError", "AgentSetupTimeoutError", "HealthcheckError",
+    "SandboxLikelyOutOfMemoryError", "MemoryLimitExceededError", "SSHAccessError", "GKEExecStreamClosedError",
+    "GKEPodNotFoundError", "RuntimeRequestError", "AddTestsDirError", "DownloadVerifierDirError",
+})
+VERIFIER_EXCEPTIONS = frozenset({
+    "VerifierTimeoutError", "RewardFileNotFoundError", "RewardFileEmptyError", "VerifierOutputParseError",
+})
+CANCELLED_EXCEPTIONS = frozenset({"CancelledError", "KeyboardInterrupt"})
+MAX_MESSAGE = 500
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """A trial's class and a one-line reason (the exception, or why none is recorded)."""
+
+    kind: str
+    reason: str = ""
+
+    @property
+    def agent_failed(self) -> bool:
+        """True when the agent's own run failed (timeout or error): its output may be partial or absent."""
+        return self.kind in ("agent_timeout", "agent_error")
+
+
+def _get(obj: Any, *keys: str) -> Any:
+    for key in keys:
+        obj = obj.get(key) if isinstance(obj, dict) else None
+    return obj
+
+
+def _text(value: Any, limit: int = MAX_MESSAGE) -> str:
+    return " ".join(value.split())[:limit] if isinstance(value, str) else ""
+
+
+def classify(result: dict[str, Any]) -> Outcome:
+    """The outcome of one trial's `result.json` (hostile input: wrong types read as absent)."""
+    info = result.get("exception_info")
+    kind = _text(_get(info, "exception_type"), 100)
+    message = _text(_get(info, "exception_message"))
+    reason = f"{kind}: {message}".rstrip(": ") if kind else ""
+    agent_started = isinstance(_get(result, "agent_execution", "started_at"), str)
+    has_reward = isinstance(_get(result, "verifier_result", "rewards"), dict)
+    if isinstance(info, dict):
+        kind = kind or "exception"
+        if kind in CANCELLED_EXCEPTIONS:
+            return Outcome("cancelled", reason or kind)
+        if kind in INFRA_EXCEPTIONS:
+            return Outcome("infra_failure", reason)
+        if kind == "AgentTimeoutError":
+            return Outcome("agent_timeout", reason)
+        if kind in VERIFIER_EXCEPTIONS:
+            return Outcome("verifier_error", reason)
+        if not agent_started:
+            return Outcome("infra_failure", f"{reason or kind} (before the agent started)")
+        return Outcome("agent_error", reason or kind)
+    if has_reward:
+        return Outcome("scored")
+    if not isinstance(result.get("finished_at"), str):
+        return Outcome("cancelled", "the trial never finished (no exception, no verifier result)")
+    return Outcome("verifier_error", "no exception and no verifier result recorded")
+
+
+def failure_text(outcome: Outcome) -> str:
+    """How the outcome reads in front of a score's reason, e.g. 'Harbor: the agent timed out (...)'."""
+    what = {"agent_timeout": "the agent timed out", "agent_error": "the agent failed",
+            "infra_failure": "infrastructure failure", "verifier_error": "Harbor's verifier failed",
+            "cancelled": "the trial was cancelled"}.get(outcome.kind, outcome.kind)
+    return f"Harbor: {what}" + (f" ({outcome.reason})" if outcome.reason else "")
+
+
+MAX_RUN_JSON_BYTES = 5 * 1024 * 1024
+
+
+def run_failures(run_dir: str | Path) -> dict[int, str]:
+    """Task id -> `failure_text` for every trial of an imported run (`run.json` -> `harbor.outcomes`) that did
+    not end `scored`; empty for runs not imported from Harbor or with an unreadable `run.json`."""
+    p = Path(run_dir) / "run.json"
+    try:
+        if p.is_symlink() or not p.is_file():
+            return {}
+        meta: Any = parse_json_bounded(read_capped(p, MAX_RUN_JSON_BYTES), str(p))
+    except (OSError, ValueError):
+        return {}
+    raw = _get(meta, "harbor", "outcomes")
+    out: dict[int, str] = {}
+    for key, value in (raw.items() if isinstance(raw, dict) else ()):
+        kind = _get(value, "outcome")
+        if str(key).isdigit() and kind in OUTCOMES and kind != "scored":
+            out[int(key)] = failure_text(Outcome(kind, _text(_get(value, "reason"))))
+    return out

@@ -1,0 +1,90 @@
+"""The trials of a Harbor job directory: task, agent, model, start, Harbor's reward and the outcome of each.
+
+Shared by `avb import harbor`, `avb harbor metric` and `avb harbor check-job`; read through `jobfiles.JobDir`
+(hostile input). The task id comes from the exported task name `<family>-<NNN>` (id within its family's range).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from agenticvbench.errors import SubmissionError
+from agenticvbench.harbor.jobfiles import JobDir
+from agenticvbench.harbor.outcomes import Outcome, classify
+from agenticvbench.harbor.trajectory import TrajectoryFacts, trial_facts
+from agenticvbench.tasks import FAMILY_ID_RANGES
+
+_TASK_RE = re.compile(r"(?:^|/)(recap|sequencing|repair|assembly)-0*(\d{1,3})(?:__[^/]*)?$")
+
+
+@dataclass
+class Trial:
+    """What one trial contributes: where it sits, its task, agent, model and outcome."""
+
+    job: str
+    name: str
+    task_id: int
+    agent: str
+    model: str
+    started: str
+    reward: float | None
+    outcome: Outcome = field(default_factory=lambda: Outcome("scored"))
+    facts: TrajectoryFacts | None = None
+    problems: list[str] = field(default_factory=list)
+
+
+def str_at(obj: Any, *keys: str) -> str:
+    """The non-empty string at `obj[k1][k2]...`, else ''."""
+    for key in keys:
+        obj = obj.get(key) if isinstance(obj, dict) else None
+    return obj if isinstance(obj, str) and obj else ""
+
+
+def task_id_of(result: dict[str, Any], trial_name: str) -> int | None:
+    """The AgenticVBench task id of a trial, from the exported task name `<family>-<NNN>` (id in its family)."""
+    for text in (str_at(result, "task_name"), str_at(result, "config", "task", "path"), trial_name):
+        m = _TASK_RE.search(text)
+        if m and int(m.group(2)) in FAMILY_ID_RANGES[m.group(1)]:
+            return int(m.group(2))
+    return None
+
+
+def _reward(result: dict[str, Any]) -> float | None:
+    rewards = result.get("verifier_result")
+    rewards = rewards.get("rewards") if isinstance(rewards, dict) else None
+    value: Any = rewards.get("reward") if isinstance(rewards, dict) else None
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    return float(value) if ok else None
+
+
+def read_trials(job: JobDir, skipped: list[str], *, trajectories: bool = False) -> list[Trial]:
+    """Every trial of one job directory (a subfolder with a `result.json`); with `trajectories`, each trial's
+    trajectory facts too (`trajectory.py`)."""
+    trials = []
+    for name in job.listdir():
+        if not job.is_dir(name) or "result.json" not in job.listdir(name):
+            continue
+        try:
+            result = job.read_json(name, "result.json")
+            if not isinstance(result, dict):
+                raise SubmissionError(f"{job.path / name / 'result.json'}: top level is not an object")
+        except SubmissionError as exc:
+            skipped.append(str(exc))
+            continue
+        tid = task_id_of(result, name)
+        if tid is None:
+            skipped.append(f"{job.path / name}: task_name {str_at(result, 'task_name')!r} is not an exported "
+                           "AgenticVBench task (<family>-<id>)")
+            continue
+        agent = str_at(result, "agent_info", "name") or str_at(result, "config", "agent", "name") or "unknown"
+        model = (str_at(result, "config", "agent", "model_name") or str_at(result, "agent_info", "model_info", "name")
+                 or "none")
+        trial = Trial(job.path.name, name, tid, agent, model, str_at(result, "started_at"), _reward(result),
+                      classify(result))
+        if trajectories:
+            trial.facts = trial_facts(job, name, result, trial.problems)
+        trials.append(trial)
+    return trials
