@@ -139,10 +139,8 @@ def test_every_documented_cli_example_parses() -> None:
         assert callable(getattr(args, "func", None)), (name, line)
 
 
-def test_ci_runs_the_readme_test_command() -> None:
-    """CI installs and tests exactly as README's Development section says."""
+def test_readme_development_section_names_the_test_command() -> None:
+    """README's Development section holds the install and test commands (tests/test_ci.py checks that CI runs
+    them verbatim) and points at CONTRIBUTING.md for the rest."""
     dev = _section(README, "Development")
     assert "pytest -q" in dev and 'pip install -e ".[test]"' in dev and "CONTRIBUTING.md" in dev
-    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
-    assert re.search(r"^pytest -q$", ci, flags=re.M)
-    assert 'pip install -q -e ".[test]"' in ci
