@@ -1,0 +1,103 @@
+"""The paired statistics against independent computations: scipy's permutation test, a closed form worked by
+hand, Holm by hand, and the textbook paired t interval."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from agenticvbench.stats.paired import cluster_se, holm, min_detectable, paired_stat, sign_flip_p
+
+
+def _scipy_p(x: np.ndarray, y: np.ndarray, n_resamples: float, seed: int = 0) -> float:
+    res = stats.permutation_test((x, y), lambda a, b, axis=-1: np.mean(a - b, axis=axis), vectorized=True,
+                                 permutation_type="samples", n_resamples=n_resamples, alternative="two-sided",
+                                 random_state=seed)
+    return float(res.pvalue)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_exact_sign_flip_p_equals_scipy_permutation_test(seed):
+    """With every task its own cluster, the sign flip is scipy's paired ('samples') permutation test; for 12
+    tasks both enumerate all 4096 patterns, so the p-values agree exactly."""
+    rng = np.random.default_rng(seed)
+    x = rng.uniform(0, 1, 12)
+    y = np.clip(x - 0.1 + rng.normal(0, 0.2, 12), 0, 1)
+    ours, method = sign_flip_p(x - y)
+    assert method.startswith("exact")
+    assert ours == pytest.approx(_scipy_p(x, y, np.inf), abs=1e-12)
+
+
+def test_monte_carlo_sign_flip_p_is_close_to_scipy():
+    """40 tasks are too many to enumerate: both draw 20000 random flips; the p-values agree to Monte Carlo error."""
+    rng = np.random.default_rng(7)
+    x = rng.uniform(0, 1, 40)
+    y = np.clip(x - 0.05 + rng.normal(0, 0.25, 40), 0, 1)
+    ours, method = sign_flip_p(x - y, permutations=20000)
+    assert method.startswith("Monte Carlo")
+    theirs = _scipy_p(x, y, 20000)
+    assert 0.001 < theirs < 0.999
+    assert ours == pytest.approx(theirs, abs=4 * math.sqrt(theirs * (1 - theirs) / 20000) + 1e-3)
+
+
+def test_clustered_interval_matches_the_closed_form_worked_by_hand():
+    """Four tasks, A - B = [0.1, 0.3, 0.0, 0.2]; tasks 1 and 2 share a film (cluster X), 3 and 4 are alone.
+
+    mean = 0.6 / 4 = 0.15; residuals e = [-0.05, 0.15, -0.15, 0.05]; w e (w = 1/4) = [-0.0125, 0.0375,
+    -0.0375, 0.0125]; per cluster: X = 0.025, Y = -0.0375, Z = 0.0125; squares sum to 0.0021875;
+    Var = G/(G-1) * 0.0021875 = 1.5 * 0.0021875 = 0.00328125, SE = 0.0572822; t(0.975, 2) = 4.3026527,
+    half width = 0.2464644, interval [-0.0964644, 0.3964644].
+    Sign flips of the cluster sums of w d (X = 0.1, Y = 0.0, Z = 0.05): the 8 patterns give +-0.15 (4 times)
+    and +-0.05 (4 times); |T| >= 0.15 in 4 of 8, p = 0.5.
+    """
+    s = paired_stat([0.1, 0.3, 0.0, 0.2], clusters=["X", "X", "Y", "Z"])
+    assert s.estimate == pytest.approx(0.15)
+    assert s.se == pytest.approx(math.sqrt(0.00328125))
+    assert (s.ci_low, s.ci_high) == pytest.approx((-0.0964644, 0.3964644), abs=1e-6)
+    assert s.p_value == pytest.approx(0.5)
+    assert s.n_clusters == 3 and not s.detectable
+
+
+def test_unclustered_interval_is_the_paired_t_interval():
+    """Every task its own cluster: the interval is scipy's one-sample t interval of the differences."""
+    d = np.array([0.1, 0.3, 0.0, 0.2, 0.25, -0.05, 0.4])
+    s = paired_stat(d)
+    lo, hi = stats.t.interval(0.95, len(d) - 1, loc=d.mean(), scale=stats.sem(d))
+    assert (s.ci_low, s.ci_high) == pytest.approx((lo, hi), abs=1e-12)
+    assert s.se == pytest.approx(stats.sem(d))
+
+
+def test_mdd_is_where_the_t_test_has_80_percent_power():
+    """The MDD is the shift at which a two-sided t test of the mean has power 0.8: checked with scipy's
+    noncentral t (power = P(|T| > t_crit) at noncentrality MDD / SE), which is close to, not exactly, 0.8."""
+    se, g = 0.02, 30
+    mdd = min_detectable(se, g)
+    crit = stats.t.ppf(0.975, g - 1)
+    nct = stats.nct(g - 1, mdd / se)
+    achieved = nct.sf(crit) + nct.cdf(-crit)
+    assert achieved == pytest.approx(0.8, abs=0.01)
+
+
+def test_weighted_strata_residuals_are_taken_within_each_family():
+    """Two families with different mean differences: the stratified residuals remove each family's mean, so a
+    constant difference per family has zero standard error even though the family means differ."""
+    d = [0.1, 0.1, 0.1, 0.3, 0.3]
+    w = [1 / 6] * 3 + [1 / 4] * 2  # macro: each family weighs 1/2
+    assert cluster_se(d, weights=w, strata=["a", "a", "a", "b", "b"]) == pytest.approx(0.0)
+    assert paired_stat(d, weights=w, strata=["a", "a", "a", "b", "b"]).estimate == pytest.approx(0.2)
+
+
+def test_holm_by_hand():
+    """p = [0.01, 0.04, 0.03, 0.20]: sorted 0.01, 0.03, 0.04, 0.20 times 4, 3, 2, 1 = 0.04, 0.09, 0.08, 0.20;
+    the running maximum makes them 0.04, 0.09, 0.09, 0.20. None stays None and does not count."""
+    assert holm([0.01, 0.04, 0.03, None, 0.20]) == pytest.approx([0.04, 0.09, 0.09, None, 0.20])
+    assert holm([0.6, 0.9]) == [1.0, 1.0]
+
+
+def test_fewer_than_two_clusters_gives_no_interval():
+    """One cluster has no spread to estimate: no interval, no MDD, and 'no detectable difference'."""
+    s = paired_stat([0.2, 0.4], clusters=["film", "film"])
+    assert s.se is None and s.ci_low is None and s.mdd is None and not s.detectable
