@@ -4,17 +4,21 @@ The estimate is a weighted mean of task differences, `sum_t w_t d_t` with `sum_t
 (families): for one family every task weighs `1/n`; for the leaderboard's macro every family weighs the same
 (`w_t = 1 / (F n_f)`); for micro every task weighs the same (`w_t = 1/N`).
 
-Interval (cluster-robust, "CR1"): with residuals `e_t = d_t - mean of d in t's stratum` and clusters `g`
-(a task alone, or every task cut from the same source material),
-`Var = G/(G-1) * sum_g (sum_{t in g} w_t e_t)^2`, and the interval is `estimate +- t_{1-a/2, G-1} * sqrt(Var)`.
-With one stratum and every task its own cluster this is the textbook paired interval `mean +- t * sd / sqrt(n)`.
+Interval (stratified cluster-robust, the survey "with-replacement clusters within strata" estimator): with
+clusters `g` (a task alone, or every task cut from the same source material), strata `h` (families) holding
+`G_h` clusters, and residuals `e_t = d_t - mean of d in t's stratum`,
+`Var = sum_h G_h/(G_h-1) * sum_{g in h} (sum_{t in g} w_t e_t)^2`, and the interval is
+`estimate +- t_{1-a/2, df} * sqrt(Var)` with `df = G - H` (clusters minus strata). With one stratum and every
+task its own cluster this is the textbook paired interval `mean +- t_{n-1} * sd / sqrt(n)`. When a cluster spans
+two strata (a film used by sequencing and by assembly) or a stratum has a single cluster, the strata are dropped:
+one stratum, residuals from the overall estimate (wider: the spread between family means counts as noise).
 
 p-value: paired permutation (sign flip): under "no difference" the sign of each cluster's differences is
 exchangeable, so the whole cluster's differences flip together. Two-sided, `P(|T*| >= |T|)`; exact enumeration
 when there are at most `EXACT_MAX_CLUSTERS` clusters, else `DEFAULT_PERMUTATIONS` random flips from a fixed seed
 with the `(hits + 1) / (B + 1)` correction (the convention of `scipy.stats.permutation_test`).
 
-Minimum detectable difference at power `1 - b` for this design: `(t_{1-a/2, G-1} + t_{1-b, G-1}) * SE`.
+Minimum detectable difference at power `1 - b` for this design: `(t_{1-a/2, df} + t_{1-b, df}) * SE`.
 """
 
 from __future__ import annotations
@@ -48,6 +52,7 @@ class PairedStat:
     n_tasks: int
     n_clusters: int
     p_method: str
+    df: int | None = None
 
     @property
     def detectable(self) -> bool:
@@ -74,15 +79,26 @@ def _arrays(diffs: Sequence[float], weights: Sequence[float] | None, strata: Seq
 
 
 def cluster_se(diffs: Sequence[float], *, weights: Sequence[float] | None = None,
-               strata: Sequence[object] | None = None, clusters: Sequence[object] | None = None) -> float | None:
-    """Cluster-robust (CR1) standard error of the weighted mean difference; None with fewer than 2 clusters."""
+               strata: Sequence[object] | None = None, clusters: Sequence[object] | None = None
+               ) -> tuple[float, int] | None:
+    """(standard error, degrees of freedom) of the weighted mean difference (module docstring); None without
+    at least 2 clusters."""
     d, w, s_idx, c_idx = _arrays(diffs, weights, strata, clusters)
     g = int(c_idx.max()) + 1 if d.size else 0
     if g < 2:
         return None
-    means = np.bincount(s_idx, weights=d) / np.bincount(s_idx)
+    stratum_of = {int(c): set(s_idx[c_idx == c].tolist()) for c in range(g)}
+    sizes = np.bincount([next(iter(v)) for v in stratum_of.values()]) if all(
+        len(v) == 1 for v in stratum_of.values()) else np.array([])
+    if sizes.size == 0 or np.any(sizes[sizes > 0] < 2):
+        s_idx = np.zeros_like(s_idx)
+        stratum_of = {c: {0} for c in range(g)}
+        sizes = np.array([g])
+    means = np.bincount(s_idx, weights=w * d) / np.bincount(s_idx, weights=w)
     contrib = np.bincount(c_idx, weights=w * (d - means[s_idx]), minlength=g)
-    return float(math.sqrt(g / (g - 1) * float(np.sum(contrib**2))))
+    factor = np.array([sizes[next(iter(stratum_of[c]))] for c in range(g)], dtype=float)
+    var = float(np.sum(factor / (factor - 1) * contrib**2))
+    return math.sqrt(var), g - int(np.count_nonzero(sizes))
 
 
 def sign_flip_p(diffs: Sequence[float], *, weights: Sequence[float] | None = None,
@@ -117,10 +133,9 @@ def t_quantile(prob: float, df: int) -> float:
     return float(_st.t.ppf(prob, df))
 
 
-def min_detectable(se: float, n_clusters: int, *, level: float = DEFAULT_LEVEL,
-                   power: float = DEFAULT_POWER) -> float:
-    """Smallest true difference a two-sided test at `1 - level` detects with probability `power`."""
-    df = n_clusters - 1
+def min_detectable(se: float, df: int, *, level: float = DEFAULT_LEVEL, power: float = DEFAULT_POWER) -> float:
+    """Smallest true difference a two-sided t test (`df` degrees of freedom, size `1 - level`) detects with
+    probability `power`, given the standard error `se` of the estimate."""
     return (t_quantile(1 - (1 - level) / 2, df) + t_quantile(power, df)) * se
 
 
@@ -134,13 +149,14 @@ def paired_stat(diffs: Sequence[float], *, weights: Sequence[float] | None = Non
         return PairedStat(0.0, None, None, None, None, None, 0, 0, "no tasks")
     est = float(np.dot(w, d))
     g = int(c_idx.max()) + 1
-    se = cluster_se(d, weights=w, strata=strata, clusters=clusters)
+    found = cluster_se(d, weights=w, strata=strata, clusters=clusters)
     p, method = sign_flip_p(d, weights=w, clusters=clusters, permutations=permutations, seed=seed)
-    if se is None:
+    if found is None:
         return PairedStat(est, None, None, None, p, None, int(d.size), g, method)
-    half = t_quantile(1 - (1 - level) / 2, g - 1) * se
-    return PairedStat(est, se, est - half, est + half, p, min_detectable(se, g, level=level, power=power),
-                      int(d.size), g, method)
+    se, df = found
+    half = t_quantile(1 - (1 - level) / 2, df) * se
+    return PairedStat(est, se, est - half, est + half, p, min_detectable(se, df, level=level, power=power),
+                      int(d.size), g, method, df)
 
 
 def holm(p_values: Sequence[float | None]) -> list[float | None]:

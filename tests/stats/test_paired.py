@@ -73,10 +73,10 @@ def test_unclustered_interval_is_the_paired_t_interval():
 def test_mdd_is_where_the_t_test_has_80_percent_power():
     """The MDD is the shift at which a two-sided t test of the mean has power 0.8: checked with scipy's
     noncentral t (power = P(|T| > t_crit) at noncentrality MDD / SE), which is close to, not exactly, 0.8."""
-    se, g = 0.02, 30
-    mdd = min_detectable(se, g)
-    crit = stats.t.ppf(0.975, g - 1)
-    nct = stats.nct(g - 1, mdd / se)
+    se, df = 0.02, 29
+    mdd = min_detectable(se, df)
+    crit = stats.t.ppf(0.975, df)
+    nct = stats.nct(df, mdd / se)
     achieved = nct.sf(crit) + nct.cdf(-crit)
     assert achieved == pytest.approx(0.8, abs=0.01)
 
@@ -86,8 +86,26 @@ def test_weighted_strata_residuals_are_taken_within_each_family():
     constant difference per family has zero standard error even though the family means differ."""
     d = [0.1, 0.1, 0.1, 0.3, 0.3]
     w = [1 / 6] * 3 + [1 / 4] * 2  # macro: each family weighs 1/2
-    assert cluster_se(d, weights=w, strata=["a", "a", "a", "b", "b"]) == pytest.approx(0.0)
+    assert cluster_se(d, weights=w, strata=["a", "a", "a", "b", "b"]) == (pytest.approx(0.0), 3)
     assert paired_stat(d, weights=w, strata=["a", "a", "a", "b", "b"]).estimate == pytest.approx(0.2)
+
+
+def test_stratified_variance_matches_the_textbook_stratified_formula():
+    """Two families of two tasks, d = [0.1, 0.3 | 0.5, 0.9], each family weighs 1/2. Textbook stratified
+    variance sum_h W_h^2 s_h^2 / n_h: s_1^2 = 0.02, s_2^2 = 0.08, so 0.25 * 0.02 / 2 + 0.25 * 0.08 / 2 =
+    0.0025 + 0.01 = 0.0125, SE = 0.1118034, with 4 clusters - 2 strata = 2 degrees of freedom."""
+    se, df = cluster_se([0.1, 0.3, 0.5, 0.9], weights=[0.25] * 4, strata=["a", "a", "b", "b"])
+    assert se == pytest.approx(math.sqrt(0.0125)) and df == 2
+
+
+def test_a_cluster_spanning_two_families_drops_the_strata():
+    """A film used by a sequencing and an assembly task: the strata cannot hold the cluster, so the variance
+    is taken around the overall estimate (one stratum, G - 1 degrees of freedom) - wider, never narrower."""
+    d, w, strata = [0.1, 0.3, 0.5, 0.9], [0.25] * 4, ["a", "a", "b", "b"]
+    se, df = cluster_se(d, weights=w, strata=strata, clusters=["f1", "t2", "f1", "t4"])
+    # overall estimate 0.45; w e = [-0.0875, -0.0375, 0.0125, 0.1125]; clusters f1 = -0.075, t2 = -0.0375,
+    # t4 = 0.1125; 3/2 * (0.005625 + 0.00140625 + 0.01265625) = 0.0295312
+    assert se == pytest.approx(math.sqrt(1.5 * (0.075**2 + 0.0375**2 + 0.1125**2))) and df == 2
 
 
 def test_holm_by_hand():
