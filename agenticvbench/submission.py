@@ -32,7 +32,7 @@ TASK_DIR_RE = re.compile(r"[0-9]+", re.ASCII)
 RUN_KEYS: tuple[str, ...] = ("harness", "model", "rep")
 #: Informational keys people and other tools write (`avb import harbor`: trial notes and Harbor's own
 #: rewards): accepted without a note, never used for scoring or identity. Any other key gets a note.
-RUN_INFO_KEYS: tuple[str, ...] = ("notes", "harbor_rewards", "date", "agent_version", "seed", "config")
+RUN_INFO_KEYS: tuple[str, ...] = ("notes", "harbor_rewards", "date", "agent_version", "seed", "config", "usage")
 _TEXT_SUFFIXES = (".md", ".txt")
 
 

@@ -21,6 +21,7 @@ from typing import Any
 from agenticvbench.errors import SubmissionError
 from agenticvbench.fsutil import atomic_write_json
 from agenticvbench.harbor.jobfiles import JobDir
+from agenticvbench.harbor.usage import trial_usage
 from agenticvbench.tasks import FAMILY_ID_RANGES
 
 OUTPUT_PARTS = ("artifacts", "workspace", "output")
@@ -41,6 +42,7 @@ class Trial:
     started: str
     reward: float | None
     exception: str = ""
+    usage: dict[str, Any] = field(default_factory=dict)  # `usage.TrialUsage` as a dict
 
 
 @dataclass
@@ -112,7 +114,7 @@ def read_trials(job: JobDir, skipped: list[str]) -> list[Trial]:
         model = (_str(result, "config", "agent", "model_name") or _str(result, "agent_info", "model_info", "name")
                  or "none")
         trials.append(Trial(job.path.name, name, tid, agent, model, _str(result, "started_at"), _reward(result),
-                            _exception(result)))
+                            _exception(result), trial_usage(job, name, result).to_dict()))
     return trials
 
 
@@ -174,6 +176,7 @@ def import_jobs(job_dirs: list[str | Path], out: str | Path, *, force: bool = Fa
                                    "job_dir": str(job.path.resolve()),
                                    "trials": {str(tid): ts[rep - 1].name for tid, ts in sorted(by_task.items())
                                               if len(ts) >= rep}},
-                        "harbor_rewards": rewards, "notes": notes})
+                        "harbor_rewards": rewards, "notes": notes,
+                        "usage": {str(tid): ts[rep - 1].usage for tid, ts in sorted(by_task.items()) if len(ts) >= rep}})
                     summary.runs.append(run)
     return summary
