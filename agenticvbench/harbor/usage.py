@@ -201,8 +201,10 @@ def codex_totals(text: str, where: str, notes: list[str]) -> Tokens | None:
 
 def gemini_totals(text: str, where: str, notes: list[str]) -> tuple[Tokens, dict[str, Tokens]] | None:
     """Totals from Gemini CLI's final JSON output (`stats.models.<model>.tokens`), summed over models."""
-    start = text.rfind('\n{"')
-    candidates = [text[start + 1:]] if start >= 0 else []
+    candidates, end = [], len(text)
+    while len(candidates) < 20 and (start := text.rfind("\n{", 0, end)) >= 0:  # the final object starts a line
+        candidates.append(text[start + 1:])
+        end = start
     if text.lstrip().startswith("{"):
         candidates.append(text.lstrip())
     stats = None
@@ -292,6 +294,8 @@ def trial_usage(job: JobDir, trial: str, result: dict[str, Any], *, harbor_versi
     found = harness_totals(job, trial, notes)
     if found:
         source, tokens, log_models = found
+        if log_models:  # the per-model figures cover subagents too: the totals are their sums
+            tokens = Tokens(*(_sum([getattr(t, b) for t in log_models.values()]) for b in BUCKETS), tokens.cost_usd)
         if tokens.cost_usd is None:
             tokens.cost_usd = h_tokens.cost_usd
         by_model = log_models or h_models
