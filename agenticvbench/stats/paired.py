@@ -18,7 +18,9 @@ exchangeable, so the whole cluster's differences flip together. Two-sided, `P(|T
 when there are at most `EXACT_MAX_CLUSTERS` clusters, else `DEFAULT_PERMUTATIONS` random flips from a fixed seed
 with the `(hits + 1) / (B + 1)` correction (the convention of `scipy.stats.permutation_test`).
 
-Minimum detectable difference at power `1 - b` for this design: `(t_{1-a/2, df} + t_{1-b, df}) * SE`.
+Minimum detectable difference at power `1 - b` for this design: the true difference at which the two-sided t
+test (size `a`, `df` degrees of freedom) rejects with probability `1 - b`, from the noncentral t distribution
+(close to `(t_{1-a/2, df} + t_{1-b, df}) * SE`).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy import stats as _st
+from scipy.optimize import brentq as _brentq
 
 EXACT_MAX_CLUSTERS = 16
 DEFAULT_PERMUTATIONS = 10000
@@ -133,10 +136,25 @@ def t_quantile(prob: float, df: int) -> float:
     return float(_st.t.ppf(prob, df))
 
 
+def t_test_power(noncentrality: float, df: int, *, level: float = DEFAULT_LEVEL) -> float:
+    """Power of a two-sided t test of size `1 - level` with `df` degrees of freedom when the true effect is
+    `noncentrality` standard errors: `P(|T| > t_crit)` under the noncentral t distribution."""
+    crit = t_quantile(1 - (1 - level) / 2, df)
+    dist = _st.nct(df, noncentrality)
+    return float(dist.sf(crit) + dist.cdf(-crit))
+
+
 def min_detectable(se: float, df: int, *, level: float = DEFAULT_LEVEL, power: float = DEFAULT_POWER) -> float:
     """Smallest true difference a two-sided t test (`df` degrees of freedom, size `1 - level`) detects with
-    probability `power`, given the standard error `se` of the estimate."""
-    return (t_quantile(1 - (1 - level) / 2, df) + t_quantile(power, df)) * se
+    probability `power`, given the standard error `se` of the estimate (solved exactly on the noncentral t)."""
+    if se <= 0:
+        return 0.0
+    approx = t_quantile(1 - (1 - level) / 2, df) + t_quantile(power, df)
+    try:
+        nc = _brentq(lambda x: t_test_power(x, df, level=level) - power, 0.0, 3.0 * approx + 1.0)
+    except ValueError:  # the noncentral t is not evaluable there (tiny df): the textbook approximation
+        nc = approx
+    return nc * se
 
 
 def paired_stat(diffs: Sequence[float], *, weights: Sequence[float] | None = None,
