@@ -239,3 +239,31 @@ def compare_runs(results_a: Sequence[Result], results_b: Sequence[Result], *,
 
 def _wlt(d: np.ndarray) -> tuple[int, int, int]:
     return int(np.sum(d > TIE)), int(np.sum(d < -TIE)), int(np.sum(np.abs(d) <= TIE))
+
+
+def paired_columns(groups: Iterable[Any], results: Sequence[Result], reference: str, **kwargs: Any
+                   ) -> dict[str, dict[tuple[str, str], str]]:
+    """The leaderboard's `--compare-to ROW` column: each row's paired macro difference (row - reference, points)
+    with its interval and p-value, on the tasks both have; 'reference' on the reference row; the refusal's
+    reason when a pair cannot be compared. `reference` is 'harness/model'."""
+    by_group: dict[str, list[Result]] = {}
+    for r in results:
+        by_group.setdefault("/".join(run_ref(r).group), []).append(r)
+    if reference not in by_group:
+        raise SubmissionError(f"--compare-to {reference}: no such row (rows: {', '.join(sorted(by_group))})")
+    col: dict[tuple[str, str], str] = {}
+    for g in groups:
+        name = f"{g.harness}/{g.model}"
+        if name == reference:
+            col[(g.harness, g.model)] = "reference"
+            continue
+        try:
+            macro = next(r for r in compare_runs(by_group.get(name, []), by_group[reference], **kwargs).rows
+                         if r.cell == "macro")
+        except SubmissionError as exc:
+            col[(g.harness, g.model)] = str(exc).replace("cannot compare: ", "not compared: ")
+            continue
+        s = macro.stat
+        ci = "" if s.ci_low is None else f" [{100 * s.ci_low:+.1f}, {100 * s.ci_high:+.1f}]"  # type: ignore[operator]
+        col[(g.harness, g.model)] = f"{100 * s.estimate:+.1f}{ci} p={_p(s.p_value)} ({s.n_tasks} tasks)"
+    return {f"vs {reference} (paired macro, pts)": col}

@@ -53,6 +53,9 @@ class Leaderboard:
     level: float
     skipped: list[str] = field(default_factory=list)  # paths given without results (not verified yet)
     notes: list[str] = field(default_factory=list)  # duplicate run identities
+    #: extra display columns appended to every format: name -> {(harness, model): text} (cost, paired comparison)
+    extra_columns: dict[str, dict[tuple[str, str], str]] = field(default_factory=dict)
+    extra_captions: list[str] = field(default_factory=list)
 
     @property
     def families(self) -> list[str]:
@@ -68,7 +71,8 @@ class Leaderboard:
                 f"macro = unweighted mean of the {len(self.families)} family means; micro = mean over all tasks. "
                 f"[lo, hi] = {self.level:.0%} percentile bootstrap over runs and tasks (tasks stratified by family), "
                 f"{self.resamples} resamples, seed {self.seed}. {self.universe.label} coverage = run x task cells "
-                f"with a result / cells counted. " + " ".join(f"{m}." for m in legend(self.groups))).strip()
+                f"with a result / cells counted. " + " ".join(f"{m}." for m in legend(self.groups))
+                + "".join(f" {c}" for c in self.extra_captions)).strip()
 
     def frame(self) -> pd.DataFrame:
         """Numeric table: rank, harness, model, runs, per family mean/lo/hi, macro, micro, status counts."""
@@ -86,6 +90,7 @@ class Leaderboard:
             row.update({"with_result": g.coverage.get("with_result"), "counted": g.coverage.get("counted")})
             row.update({f"{f}_marks": symbols(g.marks.get(f, [])) for f in [*self.families, "macro"]})
             row["mark_notes"] = "; ".join(g.mark_notes)
+            row.update({name: col.get((g.harness, g.model), "") for name, col in self.extra_columns.items()})
             usage = judge_total(g)
             row.update({"judge_calls": usage["calls"], "judge_prompt_tokens": usage["prompt_tokens"],
                         "judge_completion_tokens": usage["completion_tokens"], "judge_cost_usd": usage["cost_usd"]})
@@ -94,7 +99,8 @@ class Leaderboard:
         cols += [c for f in self.families for c in (f, f"{f}_lo", f"{f}_hi", f"{f}_marks")]
         cols += ["macro", "macro_lo", "macro_hi", "macro_marks", "micro", "micro_lo", "micro_hi",
                  "error", "invalid", "malformed", "missing", "no_result", "mark_notes",
-                 "judge_calls", "judge_prompt_tokens", "judge_completion_tokens", "judge_cost_usd"]
+                 "judge_calls", "judge_prompt_tokens", "judge_completion_tokens", "judge_cost_usd",
+                 *self.extra_columns]
         return pd.DataFrame(rows, columns=cols)
 
     def _display_rows(self) -> tuple[list[str], list[list[str]]]:
@@ -109,8 +115,9 @@ class Leaderboard:
                          joined(fmt(g.macro), fmt_ci(*g.macro_ci), row_mark),
                          joined(fmt(g.micro), fmt_ci(*g.micro_ci), row_mark),
                          judge_text(judge_total(g)), str(g.n_errors or ""),
-                         str(g.n_invalid or "")])
-        return headers, rows
+                         str(g.n_invalid or ""),
+                         *(col.get((g.harness, g.model), "") for col in self.extra_columns.values())])
+        return [*headers, *self.extra_columns], rows
 
     def _footer(self) -> list[str]:
         out = [f"Not comparable: {g.harness}/{g.model}: {n}" for g in self.groups for n in g.mark_notes]
@@ -121,7 +128,7 @@ class Leaderboard:
         """Markdown table followed by its caption and the notes on marked cells and skipped runs."""
         headers, rows = self._display_rows()
         foot = "".join(f"\n- {line}" for line in self._footer())
-        return (md_table(headers, rows, "rllll" + "r" * (len(self.families) + 4)) + f"\n\n{self.caption}\n"
+        return (md_table(headers, rows, "rllll" + "r" * (len(headers) - 5)) + f"\n\n{self.caption}\n"
                 + (foot + "\n" if foot else ""))
 
     def to_json(self) -> str:
@@ -131,7 +138,9 @@ class Leaderboard:
                             "tasks": {k: list(v) for k, v in self.universe.tasks.items()}},
                "bootstrap": {"resamples": self.resamples, "seed": self.seed, "level": self.level},
                "rows": [{"rank": i, **asdict(g), "judge_total": judge_total(g)} for i, g in enumerate(self.groups, 1)],
-               "skipped": self.skipped, "notes": self.notes}
+               "skipped": self.skipped, "notes": self.notes,
+               "extra_columns": {name: {f"{h}/{m}": v for (h, m), v in col.items()}
+                                 for name, col in self.extra_columns.items()}}
         return json.dumps(doc, indent=2, default=str) + "\n"
 
     def to_csv(self) -> str:
@@ -141,7 +150,7 @@ class Leaderboard:
     def to_latex(self) -> str:
         """A booktabs `table` environment; needs `\\usepackage{booktabs}`."""
         headers, rows = self._display_rows()
-        spec = "rllll" + "r" * (len(self.families) + 4)
+        spec = "rllll" + "r" * (len(headers) - 5)
         lines = ["\\begin{table}[t]", "\\centering", "\\small", f"\\begin{{tabular}}{{{spec}}}", "\\toprule",
                  " & ".join(latex_escape(h) for h in headers) + " \\\\", "\\midrule"]
         lines += [" & ".join(latex_escape(c) for c in row) + " \\\\" for row in rows]
