@@ -21,7 +21,7 @@ from agenticvbench.tasks import FAMILIES
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the `power` command."""
-    p = sub.add_parser("power", help="tasks / repetitions needed to detect a difference (80% power)",
+    p = sub.add_parser("power", help="tasks / repetitions needed to detect a difference (80%% power)",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("paths", nargs="*", metavar="RUN", help="runs to estimate the variance from")
     p.add_argument("--a", default=None, metavar="ROW", help="stack A among RUN... (harness/model)")
