@@ -87,13 +87,13 @@ def parse_prices(data: Any, origin: str) -> PriceTable:
         if not isinstance(entry, dict):
             raise ConfigError(f"{origin}: field 'models.{mid}' must be an object")
         key = str(mid).lower()
-        models[key] = Price(*(_rate(entry.get(k), f"{origin}: field 'models.{mid}.{k}'") for k in PRICE_KEYS),
-                            source=str(entry.get("source", "")))
+        r = [_rate(entry.get(k), f"{origin}: field 'models.{mid}.{k}'") for k in PRICE_KEYS]
+        models[key] = Price(r[0], r[1], r[2], r[3], source=str(entry.get("source", "")))
         for alias in entry.get("aliases") or []:
             if isinstance(alias, str):
                 aliases[alias.lower()] = key
-    return PriceTable(str(data.get("version", "unversioned")), origin, models, aliases,
-                      data.get("sources") if isinstance(data.get("sources"), dict) else {})
+    sources: dict[str, Any] = data["sources"] if isinstance(data.get("sources"), dict) else {}
+    return PriceTable(str(data.get("version", "unversioned")), origin, models, aliases, sources)
 
 
 def load_prices(path: str | Path | None = None) -> PriceTable:
@@ -199,8 +199,8 @@ def _row(harness: str, model: str, sl: str, ts: Sequence[TrialCost]) -> CostRow:
     used = [t for t in ts if t.has_usage]
     tokens = {b: sum(int(((t.usage or {}).get("tokens") or {}).get(b) or 0) for t in used) for b in BUCKETS}
     unpriced = [t for t in used if t.unpriced]
-    reported = [float(t.usage["tokens"]["cost_usd"]) for t in used
-                if (t.usage or {}).get("tokens", {}).get("cost_usd") is not None]
+    reported = [float((t.usage or {})["tokens"]["cost_usd"]) for t in used
+                if ((t.usage or {}).get("tokens") or {}).get("cost_usd") is not None]
     return CostRow(
         harness, model, sl, len(ts), len(used), len(ts) - len(used),
         sum(1 for t in ts if (t.usage or {}).get("errored")), tokens,

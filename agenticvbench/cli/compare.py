@@ -25,11 +25,11 @@ def stack_results(spec: str, runs: list[str] | None) -> list[Result]:
     from agenticvbench.report.summary import load_available
 
     if not runs or Path(spec).exists():
-        results, skipped = load_available([spec])
+        results, skipped = load_available(Path(spec))
         if skipped:
             raise SubmissionError(skipped[0])
         return results
-    pool, _ = load_available(runs)
+    pool, _ = load_available([Path(r) for r in runs])
     chosen = [r for r in pool if "/".join(run_ref(r).group) == spec]
     if not chosen:
         rows = sorted({"/".join(run_ref(r).group) for r in pool})

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -162,7 +163,7 @@ def claude_code_totals(text: str, where: str, notes: list[str]) -> tuple[Tokens,
     if not results:
         return None
     last = results[-1]
-    u = last.get("usage") if isinstance(last.get("usage"), dict) else {}
+    u: dict[str, Any] = last["usage"] if isinstance(last.get("usage"), dict) else {}
     tokens = Tokens(_count(u.get("input_tokens"), f"{where}: usage.input_tokens", notes),
                     _count(u.get("cache_read_input_tokens"), f"{where}: usage.cache_read_input_tokens", notes),
                     _count(u.get("cache_creation_input_tokens"), f"{where}: usage.cache_creation_input_tokens",
@@ -201,7 +202,8 @@ def codex_totals(text: str, where: str, notes: list[str]) -> Tokens | None:
 
 def gemini_totals(text: str, where: str, notes: list[str]) -> tuple[Tokens, dict[str, Tokens]] | None:
     """Totals from Gemini CLI's final JSON output (`stats.models.<model>.tokens`), summed over models."""
-    candidates, end = [], len(text)
+    candidates: list[str] = []
+    end = len(text)
     while len(candidates) < 20 and (start := text.rfind("\n{", 0, end)) >= 0:  # the final object starts a line
         candidates.append(text[start + 1:])
         end = start
@@ -228,8 +230,14 @@ def gemini_totals(text: str, where: str, notes: list[str]) -> tuple[Tokens, dict
         out, thoughts = _count(t.get("candidates"), w, notes), _count(t.get("thoughts"), w, notes)
         by_model[str(name)[:200]] = Tokens(_sub(prompt, cached), cached, None,
                                            None if out is None else out + (thoughts or 0), None)
-    total = Tokens(*(_sum([getattr(t, b) for t in by_model.values()]) for b in BUCKETS), None)
-    return total, by_model
+    return summed(by_model.values(), None), by_model
+
+
+def summed(parts: Iterable[Tokens], cost_usd: float | None) -> Tokens:
+    """The bucket-wise sums of several `Tokens` (a bucket no part reports stays None), with `cost_usd`."""
+    parts = list(parts)
+    sums = [_sum([getattr(t, b) for t in parts]) for b in BUCKETS]
+    return Tokens(sums[0], sums[1], sums[2], sums[3], cost_usd)
 
 
 def _sum(values: list[int | None]) -> int | None:
@@ -295,7 +303,7 @@ def trial_usage(job: JobDir, trial: str, result: dict[str, Any], *, harbor_versi
     if found:
         source, tokens, log_models = found
         if log_models:  # the per-model figures cover subagents too: the totals are their sums
-            tokens = Tokens(*(_sum([getattr(t, b) for t in log_models.values()]) for b in BUCKETS), tokens.cost_usd)
+            tokens = summed(log_models.values(), tokens.cost_usd)
         if tokens.cost_usd is None:
             tokens.cost_usd = h_tokens.cost_usd
         by_model = log_models or h_models
@@ -316,4 +324,5 @@ def tokens_from_dict(data: Any) -> Tokens:
     """A `Tokens` back from its JSON form (bad fields become None)."""
     notes: list[str] = []
     d = data if isinstance(data, dict) else {}
-    return Tokens(*(_count(d.get(b), b, notes) for b in BUCKETS), _cost(d.get("cost_usd"), "cost_usd", notes))
+    counts = [_count(d.get(b), b, notes) for b in BUCKETS]
+    return Tokens(counts[0], counts[1], counts[2], counts[3], _cost(d.get("cost_usd"), "cost_usd", notes))

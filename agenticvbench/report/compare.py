@@ -208,7 +208,7 @@ def compare_runs(results_a: Sequence[Result], results_b: Sequence[Result], *,
     means_a, none_a = _task_means(results_a, universe)
     means_b, none_b = _task_means(results_b, universe)
     key = (lambda f, t: clusters.get((f, t), f"task:{f}-{t}")) if clusters else (lambda f, t: f"task:{f}-{t}")
-    kw = {"level": level, "power": power, "permutations": permutations, "seed": seed}
+    kw: dict[str, Any] = {"level": level, "power": power, "permutations": permutations, "seed": seed}
     rows: list[CompareRow] = []
     all_d, all_f, all_c, all_a, all_b = [], [], [], [], []
     for fam in order:

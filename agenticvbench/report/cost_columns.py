@@ -69,7 +69,7 @@ def _run_dir(path: str) -> Path:
 def group_costs(groups: Sequence[GroupHeadline], prices: PriceTable | None = None) -> list[GroupCost]:
     """A `GroupCost` per group, from its runs' directories, with the Pareto marks set."""
     prices = prices or load_prices()
-    paths = sorted({str(_run_dir(r.path)) for g in groups for r in g.runs if r.path and _run_dir(r.path).is_dir()})
+    paths: list[str | Path] = sorted({str(_run_dir(r.path)) for g in groups for r in g.runs if r.path and _run_dir(r.path).is_dir()})
     rows = {(r.harness, r.model): r for r in build_cost_table(paths, prices).rows if r.slice == "all"} \
         if paths else {}
     out = []
@@ -119,13 +119,14 @@ def cost_plot(costs: Sequence[GroupCost]) -> bytes | None:
         return None
     fig = Figure(figsize=(6.5, 4.0))
     ax = fig.add_subplot()
+    xs = {id(c): float(c.per_task or 0.0) for c in priced}
     for c in priced:
         lo, hi = c.macro_ci
         err = [[c.macro - lo], [hi - c.macro]] if lo is not None and hi is not None else None
-        ax.errorbar([c.per_task], [c.macro], yerr=err, fmt="o" if c.pareto else "s", capsize=3,
+        ax.errorbar([xs[id(c)]], [c.macro], yerr=err, fmt="o" if c.pareto else "s", capsize=3,
                     label=f"{c.harness}/{c.model}")
     front = [c for c in priced if c.pareto]
-    ax.plot([c.per_task for c in front], [c.macro for c in front], "--", color="#555555", linewidth=1)
+    ax.plot([xs[id(c)] for c in front], [c.macro for c in front], "--", color="#555555", linewidth=1)
     ax.set_xscale("log")
     ax.set_xlabel("agent $ per task (trials with usage)")
     ax.set_ylabel("macro score (95% interval)")

@@ -34,9 +34,10 @@ def _run_dir_trials(path: Path, notes: list[str]) -> list[TrialCost]:
         data = {}
     data = data if isinstance(data, dict) else {}
     ident = run_identity(path, {k: data.get(k) for k in ("harness", "model", "rep")})
-    usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
-    trials = data.get("harbor", {}).get("trials") if isinstance(data.get("harbor"), dict) else None
-    ids = {k for k in usage if str(k).isdigit()} | {k for k in (trials or {}) if str(k).isdigit()}
+    usage: dict[str, Any] = data["usage"] if isinstance(data.get("usage"), dict) else {}
+    harbor: dict[str, Any] = data["harbor"] if isinstance(data.get("harbor"), dict) else {}
+    trials: dict[str, Any] = harbor["trials"] if isinstance(harbor.get("trials"), dict) else {}
+    ids = {k for k in usage if str(k).isdigit()} | {k for k in trials if str(k).isdigit()}
     ids |= {n for n in os.listdir(path) if n.isdigit() and (path / n).is_dir() and not (path / n).is_symlink()}
     out = []
     for tid in sorted(ids, key=int):

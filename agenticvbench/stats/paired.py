@@ -40,6 +40,8 @@ DEFAULT_SEED = 0
 DEFAULT_LEVEL = 0.95
 DEFAULT_POWER = 0.80
 _TIE = 1e-12
+#: per-task values: a sequence or a numpy array
+Floats = Sequence[float] | np.ndarray
 
 
 @dataclass(frozen=True)
@@ -65,7 +67,7 @@ class PairedStat:
         return self.ci_low > 0 or self.ci_high < 0
 
 
-def _arrays(diffs: Sequence[float], weights: Sequence[float] | None, strata: Sequence[object] | None,
+def _arrays(diffs: Floats, weights: Floats | None, strata: Sequence[object] | None,
             clusters: Sequence[object] | None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     d = np.asarray(diffs, dtype=float)
     n = d.size
@@ -81,7 +83,7 @@ def _arrays(diffs: Sequence[float], weights: Sequence[float] | None, strata: Seq
     return d, w, s_idx.reshape(-1), c_idx.reshape(-1)
 
 
-def cluster_se(diffs: Sequence[float], *, weights: Sequence[float] | None = None,
+def cluster_se(diffs: Floats, *, weights: Floats | None = None,
                strata: Sequence[object] | None = None, clusters: Sequence[object] | None = None
                ) -> tuple[float, int] | None:
     """(standard error, degrees of freedom) of the weighted mean difference (module docstring); None without
@@ -104,7 +106,7 @@ def cluster_se(diffs: Sequence[float], *, weights: Sequence[float] | None = None
     return math.sqrt(var), g - int(np.count_nonzero(sizes))
 
 
-def sign_flip_p(diffs: Sequence[float], *, weights: Sequence[float] | None = None,
+def sign_flip_p(diffs: Floats, *, weights: Floats | None = None,
                 clusters: Sequence[object] | None = None, permutations: int = DEFAULT_PERMUTATIONS,
                 seed: int = DEFAULT_SEED) -> tuple[float, str]:
     """Two-sided paired permutation p-value of the weighted mean difference, flipping whole clusters.
@@ -157,7 +159,7 @@ def min_detectable(se: float, df: int, *, level: float = DEFAULT_LEVEL, power: f
     return nc * se
 
 
-def paired_stat(diffs: Sequence[float], *, weights: Sequence[float] | None = None,
+def paired_stat(diffs: Floats, *, weights: Floats | None = None,
                 strata: Sequence[object] | None = None, clusters: Sequence[object] | None = None,
                 level: float = DEFAULT_LEVEL, power: float = DEFAULT_POWER,
                 permutations: int = DEFAULT_PERMUTATIONS, seed: int = DEFAULT_SEED) -> PairedStat:
