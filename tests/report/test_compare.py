@@ -169,3 +169,16 @@ def test_cli_refusal_is_one_line_with_exit_3(mk, tmp_path, capsys):
     assert main(["compare", str(a), str(b)]) == 3
     err = capsys.readouterr().err.strip()
     assert "share no task" in err and len(err.splitlines()) == 1
+
+
+def test_cli_cluster_reads_source_material_from_the_dataset(scored_demo, capsys):
+    """--cluster on the demo (sequencing and assembly scored): clusters come from the tasks' films, the JSON
+    says so, and there are never more clusters than tasks."""
+    runs = scored_demo.runs
+    assert main(["compare", str(runs["perfect"]), str(runs["partial"]), "--cluster", "--dataset",
+                 str(scored_demo.mirror), "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["clustering"].startswith("source material")
+    for row in doc["rows"]:
+        assert 1 <= row["stat"]["n_clusters"] <= row["stat"]["n_tasks"]
+    assert {r["cell"] for r in doc["rows"]} >= {"sequencing", "assembly", "macro", "micro"}
