@@ -68,8 +68,8 @@ def test_compare_to_column_is_the_paired_macro(scored_runs, mk, tmp_path, capsys
 
 
 def test_report_has_a_cost_section_and_plot(scored_runs, tmp_path):
-    """report.md and report.html carry the cost table; the HTML has the score-versus-cost plot and lists the
-    rows it could not plot (never at $0)."""
+    """report.md and report.html carry the cost table, report.json an `agent_cost` block; the HTML has the
+    score-versus-cost plot and lists the rows it could not plot (never at $0)."""
     out = tmp_path / "rep"
     assert main(["report", *map(str, scored_runs), "--format", "all", "--out", str(out), "--resamples", "20"]) in (0, 1)
     md = (out / "report.md").read_text()
@@ -77,3 +77,5 @@ def test_report_has_a_cost_section_and_plot(scored_runs, tmp_path):
     assert "## Agent cost" in md and "| 2/3 | 1.16 |" in md
     assert "macro score versus agent cost per task" in html
     assert "Not plotted (no cost)" in html and "unpriced: acme/unlisted-model" in html
+    cost = {(c["harness"], c["model"]): c for c in json.loads((out / "report.json").read_text())["agent_cost"]}
+    assert cost[("claude-code", "anthropic/claude-opus-4-1")]["total_usd"] == pytest.approx(1.1637)
