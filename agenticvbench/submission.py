@@ -34,7 +34,7 @@ RUN_KEYS: tuple[str, ...] = ("harness", "model", "rep")
 #: job and trial outcomes under `harbor`, `source`): accepted without a note, never used for scoring or identity.
 #: Any other key gets a note.
 RUN_INFO_KEYS: tuple[str, ...] = ("notes", "harbor_rewards", "harbor", "source", "date", "agent_version", "seed",
-                                  "config")
+                                  "config", "usage")
 _TEXT_SUFFIXES = (".md", ".txt")
 
 

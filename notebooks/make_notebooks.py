@@ -83,7 +83,8 @@ def leaderboard_notebook() -> nbformat.NotebookNode:
             "**micro** = mean over all tasks. Intervals: 95% percentile bootstrap over runs and tasks (fixed seed).\n\n"
             "By default it builds and scores the embedded demo (perfect / partial / broken runs). Point `RUN_DIRS` at "
             "your scored runs (`avb verify RUN...` first) to rank real runs."),
-        _params("DEMO_FAMILIES = None     # demo only: score only these families (None = all four)\n"),
+        _params("DEMO_FAMILIES = None     # demo only: score only these families (None = all four)\n"
+                "PRICES = None            # price table for agent cost (None = the shipped list prices)\n"),
         new_code_cell(SETUP + '''\
 from agenticvbench.report import build_leaderboard
 
@@ -112,6 +113,30 @@ display(pd.DataFrame([{"family": f, "human reference": v["value"], "source": pub
 worked = published["headlines"][0]
 print(f"worked example {worked['harness']} + {worked['model']} {worked['family']}: run means {worked['run_means']} "
       f"-> {combine_run_means(worked['run_means']):.4f} (published {worked['headline']:.4f})")'''),
+        new_markdown_cell(
+            "## Agent cost, and is the gap real?\n\nAgent cost comes from the token usage `avb import harbor` keeps "
+            "in each run's `run.json`, priced with the shipped list prices (`agenticvbench/agent_prices.json`, "
+            "source and date per vendor) or `PRICES`; a run without usage is listed, never costed at $0. Then the "
+            "two best rows are compared task by task (`compare_runs`: paired differences, interval clustered by "
+            "task, sign-flip p-value; see docs/comparisons.md)."),
+        new_code_cell('''\
+from agenticvbench.cost import load_prices
+from agenticvbench.report.compare import compare_runs
+from agenticvbench.report.cost_columns import any_usage, cost_plot, group_costs, to_dicts
+
+costs = group_costs(board.groups, load_prices(PRICES))
+if any_usage(costs):
+    display(pd.DataFrame(to_dicts(costs)))
+    png = cost_plot(costs)
+    if png:
+        display(Image(png))
+else:
+    print("no run has agent usage (runs imported with `avb import harbor` carry it); no cost to show")
+if len(board.groups) >= 2:
+    first, second = board.groups[0], board.groups[1]
+    pick = lambda g: [r for r in report.results if (r.run or {}).get("path") in {x.path for x in g.runs}]  # noqa: E731
+    comparison = compare_runs(pick(first), pick(second))
+    display(Markdown(comparison.render("md")))'''),
         new_markdown_cell("## Checks"),
         new_code_cell('''\
 df = board.frame()

@@ -31,6 +31,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--format", choices=("md", "csv", "latex", "html", "json"), default="md",
                    help="output format (default: %(default)s)")
     p.add_argument("--out", type=Path, default=None, help="write to this file instead of the terminal")
+    p.add_argument("--compare-to", default=None, metavar="ROW",
+                   help="add a paired comparison (macro, row minus ROW, on shared tasks) against this "
+                        "harness/model row; see `avb compare`")
+    p.add_argument("--prices", type=Path, default=None,
+                   help="price table for the agent-cost columns (default: the shipped list prices); cost columns "
+                        "appear when some run has agent usage (avb import harbor)")
     add_aggregation_args(p)
     p.set_defaults(func=run)
 
@@ -48,6 +54,7 @@ def run(args: argparse.Namespace) -> int:
     chosen = select_results(args, results, kw)
     board = build_leaderboard(chosen, skipped=skipped, key=key, **kw, **floor_kwargs(args, chosen, kw))
     board.notes += notes
+    add_columns(board, chosen, args)
     for line in [*skipped, *board.notes]:
         LOG.warning(line)
     text = board.render(args.format)
@@ -60,3 +67,20 @@ def run(args: argparse.Namespace) -> int:
     if errors:
         print(f"avb leaderboard: {errors} result(s) have status ERROR (the verifier failed)", file=sys.stderr)
     return 1 if announce_invalid_results(args.paths, "avb leaderboard") or errors else 0
+
+
+def add_columns(board: object, results: list, args: argparse.Namespace) -> None:
+    """The optional columns: agent cost (when some run has usage) and `--compare-to ROW`."""
+    from agenticvbench.cost import load_prices
+    from agenticvbench.report import cost_columns
+    from agenticvbench.report.compare import paired_columns
+
+    costs = cost_columns.group_costs(board.groups, load_prices(args.prices))  # type: ignore[attr-defined]
+    if cost_columns.any_usage(costs):
+        board.extra_columns.update(cost_columns.leaderboard_columns(costs))  # type: ignore[attr-defined]
+        board.extra_captions.append(cost_columns.CAPTION)  # type: ignore[attr-defined]
+    if args.compare_to:
+        board.extra_columns.update(paired_columns(board.groups, results, args.compare_to))  # type: ignore[attr-defined]
+        board.extra_captions.append(  # type: ignore[attr-defined]
+            f"vs {args.compare_to}: paired macro difference (row - {args.compare_to}) in points on the tasks both "
+            "rows have, 95% interval clustered by task, sign-flip p-value (as `avb compare`).")

@@ -21,6 +21,7 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INPUT = 0, 1, 2, 3
 COMMAND_MODULES = (
     "tasks_cmd", "download", "verify", "explain", "score", "report", "leaderboard", "demo", "studiobench",
     "export", "grade", "judge_cmd", "gold", "harbor_cmd", "import_cmd", "baselines",
+    "compare", "cost", "power",
 )
 
 #: Commands that decode media: they check first that OpenCV loads (one line with the fix if it does not).

@@ -147,7 +147,7 @@ def run(args: argparse.Namespace) -> int:
     for line in skipped:
         LOG.warning(f"not in the report: {line}")
     render = {"md": lambda: render_markdown(report), "html": lambda: render_html(report),
-              "json": lambda: report.to_dict()}
+              "json": lambda: with_costs(report.to_dict(), report)}
     formats = ["md", "html", "json"] if args.format == "all" else [args.format]
     if args.out is None:
         out = render[args.format]()
@@ -168,3 +168,11 @@ def run(args: argparse.Namespace) -> int:
         print(f"avb report: {report.n_errors} result(s) have status ERROR (the verifier failed); see the report",
               file=sys.stderr)
     return 1 if announce_invalid_results(args.paths, "avb report") or report.n_errors else 0
+
+
+def with_costs(doc: dict[str, Any], report: Any) -> dict[str, Any]:
+    """The JSON report plus `agent_cost` (one entry per group) when some run has agent usage."""
+    from agenticvbench.report.cost_columns import any_usage, group_costs, to_dicts
+
+    costs = group_costs(report.groups)
+    return {**doc, "agent_cost": to_dicts(costs)} if any_usage(costs) else doc

@@ -148,7 +148,8 @@ def import_jobs(job_dirs: list[str | Path], out: str | Path, *, force: bool = Fa
                                    "comparability": {"comparable": comparability.comparable,
                                                      "problems": comparability.problems,
                                                      "dataset_digest": comparability.dataset_digest}},
-                        "harbor_rewards": rewards, "notes": notes})
+                        "harbor_rewards": rewards, "notes": notes,
+                        "usage": {str(tid): ts[rep - 1].usage for tid, ts in sorted(by_task.items()) if len(ts) >= rep}})
                     summary.runs.append(run)
     return summary
 

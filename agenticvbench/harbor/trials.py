@@ -15,6 +15,7 @@ from agenticvbench.errors import SubmissionError
 from agenticvbench.harbor.jobfiles import JobDir
 from agenticvbench.harbor.outcomes import Outcome, classify
 from agenticvbench.harbor.trajectory import TrajectoryFacts, trial_facts
+from agenticvbench.harbor.usage import trial_usage
 from agenticvbench.tasks import FAMILY_ID_RANGES
 
 _TASK_RE = re.compile(r"(?:^|/)(recap|sequencing|repair|assembly)-0*(\d{1,3})(?:__[^/]*)?$")
@@ -34,6 +35,7 @@ class Trial:
     outcome: Outcome = field(default_factory=lambda: Outcome("scored"))
     facts: TrajectoryFacts | None = None
     problems: list[str] = field(default_factory=list)
+    usage: dict[str, Any] = field(default_factory=dict)  # `usage.TrialUsage` as a dict
 
 
 def str_at(obj: Any, *keys: str) -> str:
@@ -83,7 +85,7 @@ def read_trials(job: JobDir, skipped: list[str], *, trajectories: bool = False) 
         model = (str_at(result, "config", "agent", "model_name") or str_at(result, "agent_info", "model_info", "name")
                  or "none")
         trial = Trial(job.path.name, name, tid, agent, model, str_at(result, "started_at"), _reward(result),
-                      classify(result))
+                      classify(result), usage=trial_usage(job, name, result).to_dict())
         if trajectories:
             trial.facts = trial_facts(job, name, result, trial.problems)
         trials.append(trial)

@@ -50,11 +50,17 @@ def _key(value: Any) -> str:
     return json.dumps(value, sort_keys=True, default=str)
 
 
-def _dataset(r: Result) -> str:
+def dataset_key(r: Result) -> str:
+    """The dataset (name and resolved revision) a result was scored against, as a comparable string."""
     d = (r.provenance or {}).get("dataset")
     if isinstance(d, dict):
         return _key([d.get("dataset"), d.get("resolved_revision") or d.get("revision")])
     return _key(d)
+
+
+def verifier_key(r: Result) -> str:
+    """The verifier version a result was scored with, as a comparable string."""
+    return _key((r.provenance or {}).get("verifier_version"))
 
 
 def cell_marks(results: Sequence[Result]) -> tuple[list[str], list[str]]:
@@ -66,13 +72,13 @@ def cell_marks(results: Sequence[Result]) -> tuple[list[str], list[str]]:
         marks.append("unscored")
         why.append(f"{len(unscored)} recap result(s) with llm items unscored")
     mixed = []
-    datasets = {_dataset(r) for r in results if (r.provenance or {}).get("dataset") is not None}
+    datasets = {dataset_key(r) for r in results if (r.provenance or {}).get("dataset") is not None}
     if len(datasets) > 1:
         mixed.append(f"{len(datasets)} dataset revisions")
     scored = [r for r in results if r.status == "scored"]
     for fam in sorted({r.family for r in scored}):  # versions and judges differ between families by design
         of_fam = [r for r in scored if r.family == fam]
-        versions = {_key((r.provenance or {}).get("verifier_version")) for r in of_fam}
+        versions = {verifier_key(r) for r in of_fam}
         if len(versions) > 1:
             mixed.append(f"{len(versions)} {fam} verifier versions")
         if fam == "recap":

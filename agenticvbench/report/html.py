@@ -10,7 +10,7 @@ import base64
 from html import escape
 from typing import Any
 
-from agenticvbench.report import judge_agreement, plots
+from agenticvbench.report import cost_columns, judge_agreement, plots
 from agenticvbench.report.aggregate import GroupHeadline
 from agenticvbench.report.comparability import coverage_text, joined, judge_text, judge_total, symbols
 from agenticvbench.report.explain_section import explain_html, where
@@ -103,6 +103,7 @@ def render_html(report: Report) -> str:
               "<ul class='notes'>" + "".join(f"<li>{escape(n)}</li>" for n in aggregation_notes(report)) + "</ul>"]
     if report.groups:
         parts.append(img_tag(plots.family_bars(report.groups, fams, refs, floor=report.floor), "headline per family"))
+    parts += cost_columns.cost_html(cost_columns.group_costs(report.groups))
     comp = published_comparison(report.groups, report.published)
     if comp:
         parts += ["<h3>Published numbers</h3>", html_table(

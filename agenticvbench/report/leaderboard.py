@@ -62,6 +62,9 @@ class Leaderboard:
     checked_with: str = key_label(None)  # which key checked the signatures (`signatures.key_label`)
     floor: Floor | None = None  # the best trivial strategy per family over the same tasks (`avb baselines`)
     floor_note: str = ""  # where the floor came from, or why there is none
+    #: extra display columns appended to every format: name -> {(harness, model): text} (cost, paired comparison)
+    extra_columns: dict[str, dict[tuple[str, str], str]] = field(default_factory=dict)
+    extra_captions: list[str] = field(default_factory=list)
 
     @property
     def families(self) -> list[str]:
@@ -78,7 +81,8 @@ class Leaderboard:
                 f"[lo, hi] = {self.level:.0%} percentile bootstrap over runs and tasks (tasks stratified by family), "
                 f"{self.resamples} resamples, seed {self.seed}. {self.universe.label} coverage = run x task cells "
                 f"with a result / cells counted. signed = results whose signature verifies under {self.checked_with} / "
-                f"results (`avb verify` rescores the others instead of reusing them). " + " ".join(f"{m}." for m in legend(self.groups))).strip()
+                f"results (`avb verify` rescores the others instead of reusing them). " + " ".join(f"{m}." for m in legend(self.groups))
+                + "".join(f" {c}" for c in self.extra_captions)).strip()
 
     def frame(self) -> pd.DataFrame:
         """Numeric table: rank, harness, model, runs, per family mean/lo/hi, macro, micro, status counts."""
@@ -97,6 +101,7 @@ class Leaderboard:
             row.update({"signed": g.signatures.get("valid", 0), "results": g.signatures.get("results", 0)})
             row.update({f"{f}_marks": symbols(g.marks.get(f, [])) for f in [*self.families, "macro"]})
             row["mark_notes"] = "; ".join(g.mark_notes)
+            row.update({name: col.get((g.harness, g.model), "") for name, col in self.extra_columns.items()})
             usage = judge_total(g)
             row.update({"judge_calls": usage["calls"], "judge_prompt_tokens": usage["prompt_tokens"],
                         "judge_completion_tokens": usage["completion_tokens"], "judge_cost_usd": usage["cost_usd"]})
@@ -108,7 +113,7 @@ class Leaderboard:
         cols += ["macro", "macro_lo", "macro_hi", "macro_marks", "micro", "micro_lo", "micro_hi",
                  "error", "invalid", "malformed", "missing", "no_result", "mark_notes",
                  "judge_calls", "judge_prompt_tokens", "judge_completion_tokens", "judge_cost_usd",
-                 "signed", "results"]
+                 "signed", "results", *self.extra_columns]
         return pd.DataFrame(rows, columns=cols)
 
     def _display_rows(self) -> tuple[list[str], list[list[str]]]:
@@ -123,7 +128,9 @@ class Leaderboard:
                          joined(fmt(g.macro), fmt_ci(*g.macro_ci), row_mark),
                          joined(fmt(g.micro), fmt_ci(*g.micro_ci), row_mark),
                          judge_text(judge_total(g)), str(g.n_errors or ""),
-                         str(g.n_invalid or ""), signed_text(g.signatures)])
+                         str(g.n_invalid or ""), signed_text(g.signatures),
+                         *(col.get((g.harness, g.model), "") for col in self.extra_columns.values())])
+        headers = [*headers, *self.extra_columns]
         if self.floor is not None:
             rows.append(floor_display_row(self.floor, headers, self.families))
         return headers, rows
@@ -141,7 +148,7 @@ class Leaderboard:
         """Markdown table followed by its caption and the notes on marked cells and skipped runs."""
         headers, rows = self._display_rows()
         foot = "".join(f"\n- {line}" for line in self._footer())
-        return (md_table(headers, rows, "rllll" + "r" * (len(self.families) + 5)) + f"\n\n{self.caption}\n"
+        return (md_table(headers, rows, "rllll" + "r" * (len(headers) - 5)) + f"\n\n{self.caption}\n"
                 + (foot + "\n" if foot else ""))
 
     def to_json(self) -> str:
@@ -152,7 +159,9 @@ class Leaderboard:
                "bootstrap": {"resamples": self.resamples, "seed": self.seed, "level": self.level},
                "rows": [{"rank": i, **asdict(g), "judge_total": judge_total(g)} for i, g in enumerate(self.groups, 1)],
                "skipped": self.skipped, "notes": self.notes,
-               "floor": self.floor.to_dict() if self.floor else None, "floor_note": self.floor_note}
+               "floor": self.floor.to_dict() if self.floor else None, "floor_note": self.floor_note,
+               "extra_columns": {name: {f"{h}/{m}": v for (h, m), v in col.items()}
+                                 for name, col in self.extra_columns.items()}}
         return json.dumps(doc, indent=2, default=str) + "\n"
 
     def to_csv(self) -> str:
@@ -162,7 +171,7 @@ class Leaderboard:
     def to_latex(self) -> str:
         """A booktabs `table` environment; needs `\\usepackage{booktabs}`."""
         headers, rows = self._display_rows()
-        spec = "rllll" + "r" * (len(self.families) + 5)
+        spec = "rllll" + "r" * (len(headers) - 5)
         lines = ["\\begin{table}[t]", "\\centering", "\\small", f"\\begin{{tabular}}{{{spec}}}", "\\toprule",
                  " & ".join(latex_escape(h) for h in headers) + " \\\\", "\\midrule"]
         lines += [" & ".join(latex_escape(c) for c in row) + " \\\\" for row in rows]

@@ -114,6 +114,9 @@ def render_markdown(report: Report, *, per_task: bool = True, max_problems: int 
                 "below, but the scores are not trustworthy until they are fixed (see the list of problems).", ""]
     out += ["## Headline", "", headline_table(report.groups, fams), ""]
     out += [f"- {n}" for n in aggregation_notes(report)] + [""]
+    from agenticvbench.report.cost_columns import cost_markdown, group_costs
+
+    out += cost_markdown(group_costs(report.groups))
     comp = [c for c in published_comparison(report.groups, report.published) if c["ours"] is not None]
     if comp:
         out += ["### Compared with published numbers", "", md_table(

@@ -77,13 +77,16 @@ def executed(scored_demo) -> dict[str, nbformat.NotebookNode]:
 
 
 def test_leaderboard_notebook_runs_on_demo(executed, scored_demo) -> None:
-    """Table, two plots, the published comparison (0.3810 reproduced) and the passing assert cell."""
+    """Table, two plots, the published comparison (0.3810 reproduced), the cost section and the paired
+    comparison, and the passing assert cell."""
     nb = executed["leaderboard.ipynb"]
     text = _text(nb)
     assert "all checks passed" in text
     assert "| 1 | demo | perfect | 1 | 4/4 | 1.0000 [1.00, 1.00] | 1.0000 [1.00, 1.00] |" in text
     assert "-> 0.3810 (published 0.3810)" in text
     assert "reused)" in text and "(only sequencing, assembly)" in text
+    assert "no run has agent usage" in text  # the demo runs were not imported from Harbor: no cost, never $0
+    assert "| macro |" in text and "A = demo/perfect" in text  # the paired comparison of the two best rows
     assert _images(nb) == 2
 
 

@@ -1,0 +1,80 @@
+"""`avb compare A B`: is stack A better than stack B? Paired by task, per family and overall.
+
+A and B are each a run directory (or its avb-results folder), or, with `--runs RUN...`, a leaderboard row
+`harness/model` naming every run of that stack among RUN... (so repetitions are averaged within each task).
+`--cluster` clusters tasks cut from the same source material (needs the dataset: `--dataset`, or $AVB_DATASET).
+Exit codes: 0 ok; 2 usage error; 3 the stacks share no task, mix dataset revisions or verifier versions, or a
+path holds no results.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from agenticvbench.cli.common import add_verbosity_args
+from agenticvbench.errors import SubmissionError
+from agenticvbench.fsutil import atomic_write_text
+from agenticvbench.results import Result
+
+
+def stack_results(spec: str, runs: list[str] | None) -> list[Result]:
+    """The results of one stack: a run path, or a `harness/model` row among `runs` (`SubmissionError` if none)."""
+    from agenticvbench.report.aggregate import run_ref
+    from agenticvbench.report.summary import load_available
+
+    if not runs or Path(spec).exists():
+        results, skipped = load_available(Path(spec))
+        if skipped:
+            raise SubmissionError(skipped[0])
+        return results
+    pool, _ = load_available([Path(r) for r in runs])
+    chosen = [r for r in pool if "/".join(run_ref(r).group) == spec]
+    if not chosen:
+        rows = sorted({"/".join(run_ref(r).group) for r in pool})
+        raise SubmissionError(f"{spec}: not a path and no such row among --runs (rows: {', '.join(rows)})")
+    return chosen
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the `compare` command."""
+    p = sub.add_parser("compare", help="paired comparison of two stacks (interval, p-value, MDD)",
+                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("a", metavar="A", help="stack A: a run directory, or a harness/model row of --runs")
+    p.add_argument("b", metavar="B", help="stack B: a run directory, or a harness/model row of --runs")
+    p.add_argument("--runs", nargs="+", metavar="RUN", default=None, help="runs to pick harness/model rows from")
+    p.add_argument("--cluster", action="store_true", help="cluster tasks by source material (film, repair source)")
+    p.add_argument("--dataset", default=None, help="dataset the tasks' source material is read from (--cluster)")
+    p.add_argument("--revision", default=None, help="dataset revision (with --dataset)")
+    p.add_argument("--format", choices=("md", "csv", "json", "latex"), default="md",
+                   help="output format (default: %(default)s)")
+    p.add_argument("--out", type=Path, default=None, help="write to this file instead of the terminal")
+    p.add_argument("--permutations", type=int, default=10000,
+                   help="random sign flips when there are too many clusters to enumerate (default: %(default)s)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the random sign flips (default: %(default)s)")
+    add_verbosity_args(p)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Compare the two stacks and print (or write) the table."""
+    from agenticvbench.report.compare import compare_runs, source_clusters
+
+    if args.permutations < 1:
+        print("avb compare: --permutations must be >= 1", file=sys.stderr)
+        return 2
+    clusters = None
+    if args.cluster:
+        from agenticvbench.loader import load_tasks
+
+        clusters = source_clusters(load_tasks(dataset=args.dataset, revision=args.revision))
+    comparison = compare_runs(stack_results(args.a, args.runs), stack_results(args.b, args.runs),
+                              clusters=clusters, permutations=args.permutations, seed=args.seed)
+    text = comparison.render(args.format)
+    if args.out is None:
+        sys.stdout.write(text)
+    else:
+        atomic_write_text(args.out, text)
+        print(f"wrote {args.out}")
+    return 0

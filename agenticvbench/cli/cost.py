@@ -1,0 +1,45 @@
+"""`avb cost RUN...`: agent tokens and dollars per (harness, model) and family, priced from a list-price table.
+
+RUN is a run directory made by `avb import harbor` (usage from its run.json) or a Harbor job directory.
+Prices: the shipped table (`agenticvbench/agent_prices.json`, vendors' list prices with source and date), or
+`--prices FILE` of the same shape. Exit codes: 0 ok; 2 bad price file; 3 a path is not a run or job directory.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from agenticvbench.cli.common import LOG, add_verbosity_args
+from agenticvbench.fsutil import atomic_write_text
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the `cost` command."""
+    p = sub.add_parser("cost", help="agent token usage and cost per (harness, model) and family",
+                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("paths", nargs="+", metavar="RUN", help="imported run directories or Harbor job directories")
+    p.add_argument("--prices", type=Path, default=None, help="price table (JSON, the shape of agent_prices.json)")
+    p.add_argument("--format", choices=("md", "csv", "json", "latex"), default="md",
+                   help="output format (default: %(default)s)")
+    p.add_argument("--out", type=Path, default=None, help="write to this file instead of the terminal")
+    add_verbosity_args(p)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Build and print (or write) the cost table."""
+    from agenticvbench.cost import load_prices
+    from agenticvbench.report.cost_table import build_cost_table
+
+    table = build_cost_table(args.paths, load_prices(args.prices))
+    for note in table.notes:
+        LOG.warning(note)
+    text = table.render(args.format)
+    if args.out is None:
+        sys.stdout.write(text)
+    else:
+        atomic_write_text(args.out, text)
+        print(f"wrote {args.out}")
+    return 0
