@@ -57,9 +57,10 @@ class Job:
 def _judge_identity(judge: Any) -> Any:
     """What about the judge changes a recap score: mode, model, endpoint host, frame sampling, prompt template."""
     from agenticvbench.judge import PROMPT_TEMPLATE_VERSION, prompt_hash
+    from agenticvbench.judge.settings import judge_provenance
 
     prov = getattr(judge, "provenance", None)
-    ident = prov() if callable(prov) else repr(judge)
+    ident = judge_provenance(None) if judge is None else prov() if callable(prov) else repr(judge)
     return {"settings": ident, "prompt": [PROMPT_TEMPLATE_VERSION, prompt_hash()],
             "ocr_engine": os.environ.get("AVB_OCR_ENGINE", "")}
 

@@ -38,6 +38,10 @@ JUDGE_MODES: tuple[str, ...] = ("cache", "replay", "off", "human")
 DEFAULT_MODEL = "gpt-4o-mini"
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
+#: What a result records when no judge runs: the same whether the judge is `None` (the Python API's default) or
+#: `JudgeSettings(mode="off")` (the CLI's), so both entry points fingerprint and compare the same way.
+OFF_PROVENANCE: dict[str, Any] = {"judge_mode": "off", "judge_model": None, "judge_base_url_host": None}
+
 #: USD per 1M (input, output) tokens for a few common judge models (public list prices, 2025). A model that is not
 #: listed gets cost None ("unknown"), never a guess. Override with `JudgeSettings(prices={...})`.
 DEFAULT_PRICES: dict[str, tuple[float, float]] = {
@@ -165,7 +169,10 @@ class JudgeSettings:
         return (prompt_tokens * price[0] + completion_tokens * price[1]) / 1e6
 
     def provenance(self) -> dict[str, Any]:
-        """What a result records about the judge (no key, no full URL)."""
+        """What a result records about the judge (no key, no full URL); mode `off` records no model or endpoint,
+        exactly as `judge_provenance(None)`."""
+        if self.mode == "off":
+            return dict(OFF_PROVENANCE)
         if self.mode == "human":
             return {"judge_mode": "human", "judge_model": None, "judge_base_url_host": None,
                     "judge_graders": list(self.graders) or "all", "judge_grades_digest": self.grades_digest}
@@ -175,6 +182,11 @@ class JudgeSettings:
             prov["judge_ensemble"] = {"models": list(self.models), "samples": self.samples,
                                       "sample_temperature": self.sample_temperature, "vote": "majority, tie unscored"}
         return prov
+
+
+def judge_provenance(settings: JudgeSettings | None) -> dict[str, Any]:
+    """The judge provenance of a result: `OFF_PROVENANCE` for no judge (None) or mode `off`, else the settings'."""
+    return settings.provenance() if settings is not None else dict(OFF_PROVENANCE)
 
 
 def _csv(text: str) -> tuple[str, ...]:

@@ -37,7 +37,8 @@ def judge_identity(prov: dict[str, Any]) -> dict[str, Any] | None:
         return prov["judge"]
     if "judge_mode" not in prov and "judge_model" not in prov:
         return None
-    return {"mode": prov.get("judge_mode"), "model": prov.get("judge_model"),
+    off = prov.get("judge_mode") == "off"  # older results of mode off named the unused default model
+    return {"mode": prov.get("judge_mode"), "model": None if off else prov.get("judge_model"),
             "prompt_hash": prov.get("prompt_hash"), "prompt_template_version": prov.get("prompt_template_version")}
 
 
