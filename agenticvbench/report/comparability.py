@@ -15,6 +15,7 @@ Judge usage (calls, tokens, cost) is summed per run.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -119,6 +120,16 @@ def symbols(keys: Sequence[str]) -> str:
 def joined(*parts: str) -> str:
     """Non-empty parts joined by one space ('0.4500 [0.40, 0.50] †', '0.4500 †')."""
     return " ".join(p for p in parts if p)
+
+
+_SCORE_CI = re.compile(r"^(?P<value>\S+) (?P<ci>\[[^\]]*\])(?P<marks>.*)$")
+
+
+def split_joined(cell: str) -> tuple[str, str, str] | None:
+    """The inverse of `joined` for a score with an interval: ('0.4500', '[0.40, 0.50]', ' †'); None for any other
+    cell (so renderers can typeset the interval smaller)."""
+    m = _SCORE_CI.match(cell)
+    return (m["value"], m["ci"], m["marks"]) if m else None
 
 
 def coverage_text(g: GroupHeadline) -> str:
