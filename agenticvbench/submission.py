@@ -30,9 +30,11 @@ DEFAULT_MEDIA_MAX_BYTES = 4096 * MB
 MEDIA_CAP_ENV = "AVB_MAX_MEDIA_MB"
 TASK_DIR_RE = re.compile(r"[0-9]+", re.ASCII)
 RUN_KEYS: tuple[str, ...] = ("harness", "model", "rep")
-#: Informational keys people and other tools write (`avb import harbor`: trial notes and Harbor's own
-#: rewards): accepted without a note, never used for scoring or identity. Any other key gets a note.
-RUN_INFO_KEYS: tuple[str, ...] = ("notes", "harbor_rewards", "date", "agent_version", "seed", "config")
+#: Informational keys people and other tools write (`avb import harbor`: trial notes, Harbor's own rewards, the
+#: job it came from and `source`): accepted without a note, never used for scoring or identity. Any other key
+#: gets a note.
+RUN_INFO_KEYS: tuple[str, ...] = ("notes", "harbor_rewards", "harbor", "source", "date", "agent_version", "seed",
+                                  "config")
 _TEXT_SUFFIXES = (".md", ".txt")
 
 

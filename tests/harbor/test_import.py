@@ -135,3 +135,14 @@ def test_oversized_output_is_not_copied(job, tmp_path, monkeypatch):
     rep1 = tmp_path / "runs" / "nightly__codex__openai_gpt-5__rep1"
     assert (rep1 / "37" / "solution.json").is_file() and not (rep1 / "37" / "solution.mp4").exists()
     assert "solution.mp4" in json.loads((rep1 / "run.json").read_text())["notes"]["37"]
+
+
+def test_verify_accepts_the_run_json_the_importer_wrote(job, tmp_path):
+    """Regression: `avb verify` warned "unknown key(s) 'harbor', 'source' ignored" about the importer's own keys."""
+    from agenticvbench.submission import read_run_json
+
+    out = tmp_path / "runs"
+    assert main(["import", "harbor", str(job), "--out", str(out)]) == 0
+    for run in out.iterdir():
+        meta, notes = read_run_json(run / "run.json")
+        assert notes == [] and meta.harness == "codex"
