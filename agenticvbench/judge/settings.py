@@ -161,6 +161,14 @@ class JudgeSettings:
             "transcribe": bool(self.transcribe), "transcribe_model": self.transcribe_model if self.transcribe else None,
         }
 
+    def unconfigured_note(self) -> str | None:
+        """A one-line warning when mode `cache` would call the default OpenAI endpoint with no API key (every call
+        would fail and each llm item end `unscored`); None when a key or an explicit endpoint is set."""
+        if self.mode != "cache" or self.api_key() or self.base_url or os.environ.get("OPENAI_BASE_URL"):
+            return None
+        return (f"judge: no ${self.api_key_env} and no --judge-base-url: calls to {DEFAULT_BASE_URL} will fail, so "
+                f"llm items will be unscored (set a key or an endpoint, or pass --judge off)")
+
     def cost_usd(self, prompt_tokens: int, completion_tokens: int, model: str | None = None) -> float | None:
         """Cost of one call of `model` (default: `model`) from the price table; None when it has no listed price."""
         price = self.prices.get(model or self.model)

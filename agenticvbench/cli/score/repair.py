@@ -89,6 +89,10 @@ def run(args: argparse.Namespace) -> int:
     if source is None:
         print("avb: error: --source-mp4 is required with --cell or --profile", file=sys.stderr)
         return 2
+    for flag, given in (("--fixed-mp4", args.fixed_mp4), ("--report-md", args.report_md)):
+        if not Path(given).is_file():  # the official scorer scores this 0 with exit 0: say why on stderr
+            print(f"avb: warning: {flag} {given}: not found; its part scores 0 (official exit code kept)",
+                  file=sys.stderr)
     cache = None if args.no_cache else Path(args.cache_dir or default_cache_dir()) / "repair-edit"
     outcome = score_repair(Path(args.fixed_mp4), Path(args.report_md), source, profile=profile, variant=variant,
                            task_id=task_id, cell=cell, cache_dir=cache, workers=max(1, args.workers))
