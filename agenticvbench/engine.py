@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agenticvbench.errors import SubmissionError
+from agenticvbench.errors import DatasetError, SubmissionError
 from agenticvbench.executors import Executor, make_executor
 from agenticvbench.fsutil import file_sha256
 from agenticvbench.identity import duplicate_identities, run_identity
@@ -178,6 +178,8 @@ def score_job(job: Job) -> Result:
         result = _score(job)
         if result.resumed:
             return result
+    except DatasetError as exc:  # a dataset file the task needs is missing: not a crash of the verifier
+        result = _base_result(job, "error", reason=f"dataset: {exc}")
     except Exception as exc:  # the whole point: one task's crash never stops the run
         result = _base_result(job, "error", reason=f"verifier crashed: {type(exc).__name__}: {exc}",
                               detail={"traceback": traceback.format_exc(limit=20)})

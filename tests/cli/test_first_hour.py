@@ -93,3 +93,28 @@ def test_python_api_rejects_what_the_cli_rejects(seq_mirror, tmp_path):
         verify_run(tmp_path, dataset=seq_mirror, jobs=0)
     with pytest.raises(SubmissionError, match="no such run directory"):
         load_results(tmp_path / "missing")
+
+
+def test_bare_parquet_warns_up_front_and_repair_ends_with_a_dataset_reason(demo, tmp_path, capsys):
+    """Regression: `--dataset only.parquet` (no media beside it) scored every family but repair, whose tasks ended
+    in "verifier crashed: DatasetError" with no warning. It now warns before scoring, names the tasks, and the
+    reason says it is the dataset, not a crash."""
+    import shutil
+
+    from agenticvbench.loader import PARQUET_PATH
+
+    pq_file = tmp_path / "pq" / "only.parquet"
+    pq_file.parent.mkdir()
+    shutil.copyfile(demo.mirror / PARQUET_PATH, pq_file)
+    run = tmp_path / "run"
+    for tid in ("37", "65"):
+        shutil.copytree(demo.runs["perfect"] / tid, run / tid)
+    assert main(["verify", str(run), "--dataset", str(pq_file), "--tasks", "37,65", "--jobs", "1"]) == 1
+    err = capsys.readouterr().err
+    assert f"{pq_file} is a bare parquet file without the verifier-only media of task(s) 65" in err
+    got = json.loads((run / "avb-results" / "65.json").read_text(encoding="utf-8"))
+    assert got["status"] == "error" and got["reason"].startswith("dataset: ") and "crashed" not in got["reason"]
+    assert "beside this bare parquet file (pass the dataset mirror folder" in got["reason"]
+    assert json.loads((run / "avb-results" / "37.json").read_text(encoding="utf-8"))["status"] == "scored"
+    assert main(["verify", str(run), "--dataset", str(demo.mirror), "--tasks", "37", "--jobs", "1"]) == 0
+    assert "bare parquet" not in capsys.readouterr().err
