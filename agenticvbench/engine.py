@@ -22,6 +22,7 @@ from agenticvbench.executors import Executor, make_executor
 from agenticvbench.fsutil import file_sha256
 from agenticvbench.identity import duplicate_identities, run_identity
 from agenticvbench.integrity import reference_sha256, screen_inputs
+from agenticvbench.layout_hints import misplaced_hint
 from agenticvbench.loader import DEFAULT_DATASET, default_cache_dir, load_tasks
 from agenticvbench.provenance import base_provenance
 from agenticvbench.results import Result, json_safe, read_result_checked, result_path, write_result
@@ -166,7 +167,9 @@ def _score(job: Job) -> Result:
         adjusted_final_score=(None if outcome.adjusted_final_score is None
                               else float(outcome.adjusted_final_score) if scored else 0.0),
         headline_score=float(outcome.headline) if scored else 0.0,
-        reason=outcome.reason, warnings=[*notes, *screening.warnings, *outcome.warnings],
+        reason=outcome.reason + (misplaced_hint(job.submission.task_root, job.task.task_id, job.task.family)
+                                 if status == "missing" else ""),
+        warnings=[*notes, *screening.warnings, *outcome.warnings],
         components=outcome.components, extra=outcome.extra, detail=outcome.detail, official=outcome.official,
         timings=timings, provenance=prov, fingerprint=fp, integrity=list(screening.flags))
 
