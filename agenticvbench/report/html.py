@@ -62,11 +62,11 @@ def headline_html(groups: list[GroupHeadline], families: list[str]) -> str:
     for g in groups:
         cells = [_marked(_score(g.families[f].mean, g.families[f].ci_low, g.families[f].ci_high), g.marks.get(f, []))
                  if f in g.families else "-" for f in families]
-        err = Markup(f"<span class='status-error'>{g.n_errors}</span>") if g.n_errors else ""
+        err = Markup(f"<span class='status-error'>{g.n_errors}</span>") if g.n_errors else "0"
         row_marks = g.marks.get("macro", [])
         rows.append([g.harness, g.model, len(g.runs), coverage_text(g), *cells,
                      _marked(_score(g.macro, *g.macro_ci), row_marks), _marked(_score(g.micro, *g.micro_ci), row_marks),
-                     judge_text(judge_total(g)), err])
+                     judge_text(judge_total(g)) or "0", err])
     return html_table(["harness", "model", "runs", "coverage", *families, "macro", "micro", "judge", "errors"], rows,
                       "llll" + "r" * (len(families) + 4))
 
