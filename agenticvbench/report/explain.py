@@ -241,7 +241,7 @@ class Explanation:
             return f"{head}: {self.reason or 'no reason given'}"
         what = self.lost if self.family != "sequencing" else self.lost[1:] or self.lost[:1]
         ids = sorted({w.split(":", 1)[0] for w in self.warnings if w[:2] in ("D-", "d-")})
-        tail = "; ".join(what)[:200] or "nothing lost"
+        tail = clip_words("; ".join(what), 200, f" … (more: avb explain RUN {self.task_id})") or "nothing lost"
         extra = (f" [warnings {', '.join(ids)}]" if ids else "") + \
             (f" [integrity {', '.join(self.integrity)}]" if self.integrity else "")
         return f"{head}: {tail}{extra}"
@@ -270,6 +270,15 @@ class Explanation:
         lines.append("  warnings:" if self.warnings else "  warnings: none")
         lines += [f"    - {w}" for w in self.warnings]
         return "\n".join(lines)
+
+
+def clip_words(text: str, limit: int, more: str) -> str:
+    """`text` if it fits in `limit` characters, else cut at the last word boundary before it, plus `more`."""
+    if len(text) <= limit:
+        return text
+    cut = text[:limit]
+    space = cut.rfind(" ")
+    return (cut[:space] if space > limit // 2 else cut).rstrip(" ;,") + more
 
 
 def explain_result(result: Result) -> Explanation:
