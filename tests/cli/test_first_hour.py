@@ -118,3 +118,13 @@ def test_bare_parquet_warns_up_front_and_repair_ends_with_a_dataset_reason(demo,
     assert json.loads((run / "avb-results" / "37.json").read_text(encoding="utf-8"))["status"] == "scored"
     assert main(["verify", str(run), "--dataset", str(demo.mirror), "--tasks", "37", "--jobs", "1"]) == 0
     assert "bare parquet" not in capsys.readouterr().err
+
+
+def test_download_draws_no_bar_when_stderr_is_not_a_terminal(seq_mirror, tmp_path, capsys):
+    """Regression: `avb download ... 2>&1 | cat` got tqdm's carriage-return bar in the log; like verify, the bar
+    is drawn only on a terminal or with --progress."""
+    args = ["download", "--dataset", str(seq_mirror), "--tasks", "37", "--cache-dir", str(tmp_path / "c")]
+    assert main(args) == 0
+    assert "downloading" not in capsys.readouterr().err
+    assert main([*args, "--progress"]) == 0
+    assert "downloading" in capsys.readouterr().err
