@@ -63,10 +63,15 @@ def _assembly(r: Result) -> list[str]:
     return out + wrong
 
 
+#: A repair part that costs less than this many of the 100 points is not listed as lost (an edit of 0.9999994
+#: would read "costs 0.0 of 100 points").
+MIN_LOST_POINTS = 0.05
+
+
 def _repair(r: Result) -> list[str]:
     c = r.components or {}
     lost = [f"{k}: {_num(c.get(k)):.3f} of 1 (costs {w * (1 - _num(c.get(k))):.1f} of 100 points)"
-            for k, w in REPAIR_WEIGHTS.items() if _num(c.get(k)) < 1]
+            for k, w in REPAIR_WEIGHTS.items() if w * (1 - _num(c.get(k))) >= MIN_LOST_POINTS]
     for k in REPAIR_WEIGHTS:
         sub = (r.detail or {}).get(k)
         err = sub.get("error") if isinstance(sub, dict) else None

@@ -104,3 +104,15 @@ def test_verbose_lines_are_cut_at_a_word_with_a_pointer(tmp_path):
     assert line.endswith("… (more: avb explain RUN 1)"), line
     body = line.split(": ", 1)[1].removesuffix(" … (more: avb explain RUN 1)")
     assert len(body) <= 200 and body in "; ".join(explain_result(res).lost)
+
+
+def test_a_repair_part_that_costs_nothing_is_not_listed_as_lost():
+    """Regression: the perfect run's repair task (edit 0.9999994) read "lost: edit: 1.000 of 1 (costs 0.0 of 100
+    points)"; a part costing under 0.05 points is no longer a loss, a real one still is."""
+    from agenticvbench.report.explain import lost_points
+
+    res = Result(task_id=65, family="repair", status="scored", final_score=0.9999996, headline_score=0.9999996,
+                 components={"format": 1.0, "localization": 1.0, "edit": 0.9999994207915918})
+    assert lost_points(res) == []
+    res.components["edit"] = 0.999  # 0.06 of 100 points
+    assert lost_points(res) == ["edit: 0.999 of 1 (costs 0.1 of 100 points)"]
