@@ -186,8 +186,8 @@ def _repair_sections(r: Result) -> dict[str, list[str]]:
     out["format"] = [f"{_num(fmt.get('score')):.2f}/{_num(fmt.get('max'), 5):g} "
                      f"({fmt.get('n_passed', '?')}/{fmt.get('n_items', '?')} checks pass)", *bad]
     loc = _sub(d, "localization")
-    out["localisation"] = [f"{_num(loc.get('score')):.2f}/{_num(loc.get('max'), 35):g}: {loc.get('rationale', '')}"]
-    out["localisation"] += [f"{k}: {_num(loc.get(f'{k}_sub')):.2f}/{_num(loc.get(f'{k}_max')):g}"
+    out["localization"] = [f"{_num(loc.get('score')):.2f}/{_num(loc.get('max'), 35):g}: {loc.get('rationale', '')}"]
+    out["localization"] += [f"{k}: {_num(loc.get(f'{k}_sub')):.2f}/{_num(loc.get(f'{k}_max')):g}"
                             for k in ("scene_hit", "start", "end", "iou") if f"{k}_max" in loc]
     parse = (r.extra or {}).get("localization_parse") or {}
     lines = [f"rule: {parse.get('rule')}"] if parse.get("rule") else []

@@ -116,3 +116,12 @@ def test_a_repair_part_that_costs_nothing_is_not_listed_as_lost():
     assert lost_points(res) == []
     res.components["edit"] = 0.999  # 0.06 of 100 points
     assert lost_points(res) == ["edit: 0.999 of 1 (costs 0.1 of 100 points)"]
+
+
+def test_explain_spells_localization_one_way(tmp_path):
+    """Regression: `avb explain RUN 65` printed "localization" (the official field) and "localisation" (a section
+    title) in one output."""
+    from agenticvbench.report.explain import explain_result
+
+    text = explain_result(_repair_result(tmp_path / "run")).to_text()
+    assert "localization" in text and "localisation" not in text

@@ -26,7 +26,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("repair", help="score one repair task (official repair scorer)",
                        description="Score fixed.mp4 + report.md against the cell's source video and profile.")
     p.add_argument("--fixed-mp4", required=True, help="the agent's repaired video")
-    p.add_argument("--report-md", required=True, help="the agent's localisation report")
+    p.add_argument("--report-md", required=True, help="the agent's localization report")
     p.add_argument("--source-mp4", default=None,
                    help="the cell's original source video (with --task-id it is fetched when omitted)")
     which = p.add_mutually_exclusive_group(required=True)
