@@ -7,6 +7,7 @@ import json
 import shlex
 import socket
 import time
+from pathlib import Path
 
 import pytest
 
@@ -128,3 +129,12 @@ def test_download_draws_no_bar_when_stderr_is_not_a_terminal(seq_mirror, tmp_pat
     assert "downloading" not in capsys.readouterr().err
     assert main([*args, "--progress"]) == 0
     assert "downloading" in capsys.readouterr().err
+
+
+def test_tasks_show_on_a_local_mirror_names_the_local_files(seq_mirror, capsys):
+    """Regression: `avb tasks show` on a local mirror printed only the dataset's huggingface.co URLs; it now also
+    lists where those files are in the mirror (the URLs stay: they are the dataset row)."""
+    assert main(["tasks", "--dataset", str(seq_mirror), "show", "65"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["local_files"] == [str(seq_mirror / "repair" / "materials" / "65" / "broken.mp4")]
+    assert all(Path(p).is_file() for p in data["local_files"])
