@@ -103,13 +103,12 @@ def render_html(report: Report) -> str:
               "<ul class='notes'>" + "".join(f"<li>{escape(n)}</li>" for n in aggregation_notes(report)) + "</ul>"]
     if report.groups:
         parts.append(img_tag(plots.family_bars(report.groups, fams, refs), "headline per family"))
-    comp = published_comparison(report.groups, report.published)
-    if comp:
-        parts += ["<h3>Published numbers</h3>", html_table(
+    comp = [c for c in published_comparison(report.groups, report.published) if c["ours"] is not None]
+    if comp:  # as in the Markdown: only published rows this comparison has a number for
+        parts += ["<h3>Compared with published numbers</h3>", html_table(
             ["harness", "model", "family", "published", "ours", "difference", "source"],
             [[c["harness"], c["model"], c["family"], fmt(c["published"]),
-              joined(fmt(c["ours"]), marked(report, c["harness"], c["model"], c["family"]))
-              if c["ours"] is not None else "not in this comparison",
+              joined(fmt(c["ours"]), marked(report, c["harness"], c["model"], c["family"])),
               f"{c['difference']:+.4f}" if c["difference"] is not None else "", c["source"]] for c in comp],
             "lllrrrl")]
     parts += ["<h2>Status counts (run x task cells)</h2>", html_table(
