@@ -17,12 +17,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agenticvbench.errors import AVBError, ConfigError, SubmissionError
+from agenticvbench.errors import AVBError, ConfigError, DatasetError, SubmissionError
 from agenticvbench.executors import Executor, make_executor
 from agenticvbench.fsutil import file_sha256
 from agenticvbench.harbor.outcomes import run_failures
 from agenticvbench.identity import duplicate_identities, run_identity
 from agenticvbench.integrity import reference_sha256, screen_inputs
+from agenticvbench.layout_hints import misplaced_hint
 from agenticvbench.leaks import DatasetReference, dataset_references
 from agenticvbench.loader import DEFAULT_DATASET, DatasetSource, default_cache_dir, load_tasks
 from agenticvbench.provenance import base_provenance
@@ -75,9 +76,10 @@ class Job:
 def _judge_identity(judge: Any) -> Any:
     """What about the judge changes a recap score: mode, model, endpoint host, frame sampling, prompt template."""
     from agenticvbench.judge import PROMPT_TEMPLATE_VERSION, prompt_hash
+    from agenticvbench.judge.settings import judge_provenance
 
     prov = getattr(judge, "provenance", None)
-    ident = prov() if callable(prov) else repr(judge)
+    ident = judge_provenance(None) if judge is None else prov() if callable(prov) else repr(judge)
     return {"settings": ident, "prompt": [PROMPT_TEMPLATE_VERSION, prompt_hash()],
             "ocr_engine": os.environ.get("AVB_OCR_ENGINE", "")}
 
@@ -187,7 +189,9 @@ def _score(job: Job, key: ResultKey | None) -> Result:
         adjusted_final_score=(None if outcome.adjusted_final_score is None
                               else float(outcome.adjusted_final_score) if scored else 0.0),
         headline_score=float(outcome.headline) if scored else 0.0,
-        reason=outcome.reason, warnings=[*notes, *screening.warnings, *outcome.warnings],
+        reason=outcome.reason + (misplaced_hint(job.submission.task_root, job.task.task_id, job.task.family)
+                                 if status == "missing" else ""),
+        warnings=[*notes, *screening.warnings, *outcome.warnings],
         components=outcome.components, extra=outcome.extra, detail=outcome.detail, official=outcome.official,
         timings=timings, provenance=prov, fingerprint=fp, integrity=list(screening.flags))
 
@@ -205,6 +209,8 @@ def score_job(job: Job) -> Result:
             result.reason = f"{job.trial_failure}; {result.reason}" if result.reason else job.trial_failure
         elif job.trial_failure:
             result.warnings.append(job.trial_failure)
+    except DatasetError as exc:  # a dataset file the task needs is missing: not a crash of the verifier
+        result = _base_result(job, "error", reason=f"dataset: {exc}")
     except Exception as exc:  # the whole point: one task's crash never stops the run
         result = _base_result(job, "error", reason=f"verifier crashed: {type(exc).__name__}: {exc}",
                               detail={"traceback": traceback.format_exc(limit=20)})

@@ -30,8 +30,9 @@ def run_identity(path: Path, meta: Mapping[str, Any], overrides: Mapping[str, An
     sources: dict[str, str] = {}
     for key in IDENTITY_KEYS:
         given, recorded = _text(overrides.get(key)), _text(meta.get(key))
-        if given is not None:
-            info[key], sources[key] = given, "option"
+        if given is not None:  # a rep given as "2" is the int 2, as in run.json
+            info[key] = int(given) if key == "rep" and given.isascii() and given.isdigit() else given
+            sources[key] = "option"
         elif recorded is not None:
             info[key], sources[key] = (meta.get(key) if key == "rep" else recorded), "run.json"
         elif key == "model":

@@ -162,7 +162,9 @@ class DatasetSource:
         assert self.root is not None
         p = self.root / rel
         if not p.is_file():
-            raise DatasetError(f"{self.dataset}: {rel} not found in the local mirror")
+            where = ("beside this bare parquet file (pass the dataset mirror folder, which holds the media)"
+                     if self.kind == "parquet" else "in the local mirror")
+            raise DatasetError(f"{self.dataset}: {rel} not found {where}")
         return p
 
     def _materialise(self, task: Task, urls: list[str]) -> list[Path]:
@@ -193,6 +195,25 @@ class DatasetSource:
         """Dataset identity for result provenance."""
         return {"dataset": self.dataset, "kind": self.kind, "revision": self.revision,
                 "resolved_revision": self.resolved_revision}
+
+
+def bare_parquet_note(tasks: list[Task]) -> str | None:
+    """A warning when tasks come from a parquet file whose verifier-only media (repair sources) are not beside
+    it, so those tasks cannot be scored; None otherwise (a mirror, the Hub, or media present)."""
+    lacking: list[int] = []
+    dataset = ""
+    for t in tasks:
+        src = t.source
+        if not isinstance(src, DatasetSource) or src.kind != "parquet" or src.root is None:
+            continue
+        if any(not (src.root / repo_relative(u)).is_file() for u in t.verifier_reference_urls or []):
+            lacking.append(t.task_id)
+            dataset = src.dataset
+    if not lacking:
+        return None
+    shown = ",".join(map(str, lacking[:10])) + (",..." if len(lacking) > 10 else "")
+    return (f"{dataset} is a bare parquet file without the verifier-only media of task(s) {shown}: they will end "
+            f"in error; pass the dataset mirror folder (data/ plus the media) to score them")
 
 
 def _read_rows(parquet: Path) -> list[dict[str, Any]]:

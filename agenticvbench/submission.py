@@ -20,6 +20,7 @@ from typing import Any
 
 from agenticvbench.errors import ConfigError, SubmissionError
 from agenticvbench.fsutil import TooLargeError, file_kind, parse_json_bounded, read_capped
+from agenticvbench.layout_hints import rename_hint
 
 RESULTS_DIRNAME = "avb-results"
 MB = 1024 * 1024
@@ -254,7 +255,7 @@ def open_run(path: str | Path) -> RunDir:
         name = child.name
         if not TASK_DIR_RE.fullmatch(name):
             if child.is_dir() and name != RESULTS_DIRNAME and not name.startswith("."):
-                ignored.append(ascii(name))
+                ignored.append(ascii(name) + rename_hint(name))
             continue
         seen.setdefault(int(name), []).append(child)
     if ignored:

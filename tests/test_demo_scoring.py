@@ -32,7 +32,12 @@ def test_avb_demo_scores_every_family_and_prints_the_report(demo_copy, capsys, m
     monkeypatch.delenv("AVB_JUDGE_MODE", raising=False)
     assert main(["demo", "--dest", str(demo_copy), "--jobs", "2"]) == 0
     out = capsys.readouterr().out
-    assert "# AgenticVBench report" in out and "| demo | perfect |" in out
+    assert "| demo | perfect |" in out and "Status counts" in out and "next commands to try" in out
+    # regression: the demo printed the whole 392-line report, so the headline scrolled away
+    assert "# AgenticVBench report" not in out and len(out.splitlines()) < 60, len(out.splitlines())
+    full = (demo_copy / "report.md").read_text(encoding="utf-8")
+    assert full.startswith("# AgenticVBench report") and f"full report (per task, why tasks lost points, " \
+        f"provenance): {demo_copy / 'report.md'}" in out and "## Per-task headline scores" in full
     runs = demo_copy / "runs"
     perfect = iter_results(runs / "perfect")
     assert {r.family for r in perfect} == {"recap", "sequencing", "repair", "assembly"}

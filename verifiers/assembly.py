@@ -107,7 +107,7 @@ def near_miss_warning(picks: list[str], correct: list[str]) -> str | None:
              if p != c and loose_clip_id(p) == loose_clip_id(c)]
     if not slots:
         return None
-    shown = ", ".join(f"slot {i}: {picks[i]!r} vs {correct[i]!r}" for i in slots[:3]) + (
+    shown = ", ".join(f"slot {i + 1}: {picks[i]!r} vs {correct[i]!r}" for i in slots[:3]) + (  # 1-based
         " ..." if len(slots) > 3 else "")
     return (f"D-S2: {len(slots)} slot(s) picked the right clip under a differently formatted id ({shown}); the "
             "official normalisation is case-sensitive and float-naive, so they scored as wrong")
@@ -119,7 +119,7 @@ def duration_match(segments: list[dict[str, Any]], expected: list[float], durati
     slots = []
     for i, exp in enumerate(expected):
         got = interval_length(segments[i].get("output")) if i < len(segments) else None
-        slots.append({"slot": i, "expected_s": exp, "got_s": got,
+        slots.append({"slot": i + 1, "expected_s": exp, "got_s": got,  # slots are numbered from 1 (as in explain)
                       "match": got is not None and within(got, exp, abs_tol, rel_tol)})
     matched = sum(1 for s in slots if s["match"])
     end = manifest_end(segments)

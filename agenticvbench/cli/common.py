@@ -120,8 +120,13 @@ def print_json(obj: Any) -> None:
 
 
 def judge_from_args(args: argparse.Namespace):
-    """`JudgeSettings` from the judge options; an invalid setting (e.g. `AVB_JUDGE_MODE=bogus`) is a ConfigError."""
+    """`JudgeSettings` from the judge options; an invalid setting (e.g. `AVB_JUDGE_MODE=bogus`) is a ConfigError.
+    A judge that would call the default endpoint with no key is named in a warning before any work starts."""
     try:
-        return settings_from_args(args)
+        settings = settings_from_args(args)
     except ValueError as exc:
         raise ConfigError(f"judge settings: {exc}") from None
+    note = settings.unconfigured_note()
+    if note:
+        LOG.warning(note)
+    return settings

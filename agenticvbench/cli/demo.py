@@ -1,4 +1,5 @@
-"""`avb demo`: build the embedded demo benchmark, score its three runs, print the report. Needs no network."""
+"""`avb demo`: build the embedded demo benchmark, score its three runs, print the headline and status counts (the
+full report goes to DEST/report.md) and the next commands to try. Needs no network."""
 
 from __future__ import annotations
 
@@ -33,12 +34,18 @@ def _demo(args: argparse.Namespace) -> int:
         return 0
     summary = verify_run(list(demo.runs.values()), dataset=demo.mirror, cache_dir=dest / "cache",
                          jobs=args.jobs, force=args.force, judge=judge_from_args(args), progress=args.progress)
+    from agenticvbench.fsutil import atomic_write_text
     from agenticvbench.loader import load_tasks
     from agenticvbench.report import build_report, render_markdown
+    from agenticvbench.report.markdown import render_summary
 
     report = build_report(summary.results, tasks=load_tasks(dataset=demo.mirror),
                           dataset_label=f"demo ({demo.mirror})")
-    print(render_markdown(report))
+    full = render_markdown(report)
+    report_path = dest / "report.md"
+    atomic_write_text(report_path, full)
+    print(full if args.full_report else render_summary(report))
+    print(f"\nfull report (per task, why tasks lost points, provenance): {report_path}")
     print(f"{len(summary.results)} result(s), {summary.n_resumed} reused; "
           f"{summary.unscored_items} judge item(s) unscored (no judge configured: see docs/guide/score-and-resume.md)")
     print(next_commands(demo.mirror, demo.runs))
@@ -75,7 +82,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--rebuild", action="store_true", help="rebuild the demo even if it exists")
     p.add_argument("--force", action="store_true", help="rescore even if results exist")
     p.add_argument("--no-score", action="store_true", help="only build and list")
-    p.add_argument("--jobs", type=positive_int, default=None)
-    p.add_argument("--progress", action="store_true")
+    p.add_argument("--jobs", type=positive_int, default=None, help="parallel workers (default: number of cores)")
+    p.add_argument("--progress", action="store_true", help="draw a progress bar while scoring")
+    p.add_argument("--full-report", action="store_true",
+                   help="print the whole report (it is always written to DEST/report.md)")
     add_judge_args(p)
     p.set_defaults(func=_demo)

@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from agenticvbench.cli.common import (
     add_dataset_args,
@@ -25,7 +26,8 @@ def _download(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
     fetched: dict[int, dict[str, list[str]]] = {}
-    for task in tqdm(tasks, unit="task", desc="downloading", disable=args.json or args.quiet):
+    bar = not (args.json or args.quiet) and sys.stderr.isatty() or args.progress  # the same rule as verify
+    for task in tqdm(tasks, unit="task", desc="downloading", disable=not bar):
         entry = {"materials": [str(p) for p in task.materials()]}
         if args.with_verifier_references:
             entry["verifier_references"] = [str(p) for p in task.verifier_references()]
@@ -51,5 +53,6 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="also fetch verifier-only references (repair sources); never give them to an agent")
     p.add_argument("--json", action="store_true",
                    help="print the local paths as JSON: materials and verifier_references per task")
+    p.add_argument("--progress", action="store_true", help="draw the progress bar even when stderr is not a terminal")
     add_verbosity_args(p)
     p.set_defaults(func=_download)

@@ -11,6 +11,19 @@ from pathlib import Path
 
 from agenticvbench.cli.common import print_json
 from agenticvbench.errors import SubmissionError
+from agenticvbench.submission import RESULTS_DIRNAME
+
+
+def _no_result(run: Path, folder: Path, path: Path, task_id: int) -> str:
+    """Why there is nothing to explain, naming the real place, and the command that fixes it when one can."""
+    if folder.name != RESULTS_DIRNAME:
+        where = f"no results yet in {run / RESULTS_DIRNAME}/ (this run was never verified)"
+    else:
+        where = f"{path} {'is not a readable result file' if path.exists() else 'does not exist'}"
+    task_root = folder.parent if folder.name == RESULTS_DIRNAME else run
+    if not any((task_root / name).exists() for name in (str(task_id), f"{task_id:03d}")):
+        return f"{where}; the run has no folder {task_id}/ either (check the task id)"
+    return f"{where}; score the task first: avb verify {task_root} --tasks {task_id}"
 
 
 def _explain(args: argparse.Namespace) -> int:
@@ -20,11 +33,11 @@ def _explain(args: argparse.Namespace) -> int:
     run = Path(args.run)
     if not run.is_dir():
         raise SubmissionError(f"{run}: no such run directory or results folder")
-    path = result_path(results_dir_for(run), args.task_id)
+    folder = results_dir_for(run)
+    path = result_path(folder, args.task_id)
     result = read_result(path) if path.is_file() else None
     if result is None:
-        why = "is not a readable result file" if path.exists() else "does not exist"
-        raise SubmissionError(f"{path} {why}; score the task first: avb verify {run} --tasks {args.task_id}")
+        raise SubmissionError(_no_result(run, folder, path, args.task_id))
     if not result.run.get("path"):
         result.run = {**result.run, "path": str(run.resolve())}
     exp = explain_result(result)

@@ -10,6 +10,7 @@ from pathlib import Path
 
 
 def _grade(args: argparse.Namespace) -> int:
+    from agenticvbench.errors import SubmissionError
     from agenticvbench.grade import (
         GradingApp,
         VerdictStore,
@@ -26,6 +27,8 @@ def _grade(args: argparse.Namespace) -> int:
                                           materials=not args.no_materials)
     for note in notes:
         print(f"avb grade: skipped {note}", file=sys.stderr)
+    if not subs:  # a server with nothing on it would wait forever
+        raise SubmissionError("nothing to grade: no recap final.mp4 with llm items in these runs")
     cache = default_cache_dir() if args.cache_dir is None else Path(args.cache_dir).expanduser()
     app = GradingApp(subs, VerdictStore(cache / "grades"), grader, blind=args.blind, seed=seed)
     httpd = make_server(app, args.host, args.port)

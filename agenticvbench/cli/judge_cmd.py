@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import Any
 
 from agenticvbench.cli.common import print_json
 from agenticvbench.errors import ConfigError
+from agenticvbench.verifiers.recap.rubric import pillar_name
 
 
 def _fmt(x: float | None) -> str:
@@ -26,7 +28,8 @@ def render_text(report: dict[str, Any]) -> str:
         lines.append(f"  confusion (rows {pair['a']}, cols {pair['b']}; pass, fail): [[{pp}, {pf}], [{fp}, {ff}]]")
         lines.append(f"  pass prevalence: {_fmt(o['prevalence']['a_pass'])} vs {_fmt(o['prevalence']['b_pass'])}")
         for p, st in pair["pillars"].items():
-            lines.append(f"  pillar {p}: n={st['n']} agreement={_fmt(st['agreement'])} kappa={_fmt(st['kappa'])}")
+            named = f"{p} ({pillar_name(int(p))})" if p.isdigit() else p  # the names the grading page shows
+            lines.append(f"  pillar {named}: n={st['n']} agreement={_fmt(st['agreement'])} kappa={_fmt(st['kappa'])}")
         for item, st in pair["items"].items():
             lines.append(f"  item {item}: n={st['n']} agreement={_fmt(st['agreement'])}")
     if "fleiss" in report:
@@ -43,6 +46,8 @@ def _agree(args: argparse.Namespace) -> int:
         raise ConfigError("judge agree needs two or more sources (human:<grader> or model:<name>)")
     cache = Path(args.cache_dir).expanduser() if args.cache_dir else default_cache_dir()
     report = agreement_report(args.sources, cache)
+    for warning in report["warnings"]:
+        print(f"avb judge agree: warning: {warning}", file=sys.stderr)
     if args.json:
         print_json(report)
     else:

@@ -6,7 +6,7 @@ import argparse
 from typing import Any
 
 from agenticvbench.cli.common import add_dataset_args, add_selection_args, load_selected, print_json
-from agenticvbench.loader import load_tasks
+from agenticvbench.loader import DatasetSource, load_tasks, repo_relative
 
 #: Rubric keys that are not answers (shown by `tasks show` without --with-answers); everything else is hidden.
 PUBLIC_RUBRIC_KEYS = ("n_slots", "film", "duration_sec")
@@ -18,7 +18,7 @@ def _list(args: argparse.Namespace) -> int:
         print_json([{"task_id": t.task_id, "task_family": t.family, "prompt": t.prompt,
                      "n_materials": len(t.reference_file_urls)} for t in tasks])
         return 0
-    print(f"{'id':>4}  {'family':<11} {'files':>5}  prompt")
+    print(f"{'id':>4}  {'family':<11} {'urls':>5}  prompt")  # dataset URLs (a zip counts once), not clips
     for t in tasks:
         prompt = " ".join(t.prompt.split())
         print(f"{t.task_id:>4}  {t.family:<11} {len(t.reference_file_urls):>5}  "
@@ -48,6 +48,9 @@ def _show(args: argparse.Namespace) -> int:
     (task,) = load_tasks(task_ids=[args.task_id], dataset=args.dataset, revision=args.revision,
                          cache_dir=args.cache_dir)
     summary = task.summary()
+    src = task.source
+    if isinstance(src, DatasetSource) and src.kind != "hub" and src.root is not None:  # where they are on disk
+        summary["local_files"] = [str(src.root / repo_relative(u)) for u in task.reference_file_urls]
     print_json(summary if args.with_answers else hide_answers(summary))
     return 0
 

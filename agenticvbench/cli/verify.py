@@ -73,10 +73,14 @@ def _ids(ids: list[int]) -> str:
 
 def _verify(args: argparse.Namespace) -> int:
     from agenticvbench.engine import verify_run
+    from agenticvbench.loader import bare_parquet_note
     for d in args.run_dirs:
         check_run_dir(d)
     judge = judge_from_args(args)
     tasks = load_selected(args)
+    bare = bare_parquet_note(tasks)
+    if bare:
+        LOG.warning(bare)
     if args.dry_run:
         return _dry_run(args.run_dirs, tasks, args.json)
     out = check_out_dir(args.out) if args.out else None

@@ -164,6 +164,22 @@ def pillar_map(store: VerdictStore) -> dict[tuple[int, str], int]:
     return out
 
 
+def empty_source_warnings(sources: dict[str, dict[Key, str]], store: VerdictStore) -> list[str]:
+    """One line per source with no verdicts at all (a mistyped grader or model name reports n=0 otherwise)."""
+    graders = sorted(store.graders())
+    out = []
+    for spec, verdicts in sources.items():
+        if verdicts:
+            continue
+        kind, _, name = spec.partition(":")
+        if kind == "human":
+            out.append(f"no verdicts for grader {name!r} (known: {', '.join(graders) or 'none yet; see avb grade'})")
+        else:
+            out.append(f"no cached verdicts of model {name!r} (the judge cache holds a model's verdicts once "
+                       f"avb verify has run with it)")
+    return out
+
+
 def agreement_report(specs: Iterable[str], cache_root: Path) -> dict[str, Any]:
     """Pairwise agreement of every pair of sources, plus Fleiss' kappa for three or more."""
     specs = list(specs)
@@ -171,7 +187,8 @@ def agreement_report(specs: Iterable[str], cache_root: Path) -> dict[str, Any]:
     pillars = pillar_map(VerdictStore(cache_root / "grades"))
     pairs = [{"a": x, "b": y, **compare(sources[x], sources[y], pillars)}
              for i, x in enumerate(specs) for y in specs[i + 1:]]
-    report: dict[str, Any] = {"sources": {s: len(v) for s, v in sources.items()}, "pairs": pairs}
+    report: dict[str, Any] = {"sources": {s: len(v) for s, v in sources.items()}, "pairs": pairs,
+                              "warnings": empty_source_warnings(sources, VerdictStore(cache_root / "grades"))}
     if len(specs) >= 3:
         report["fleiss"] = fleiss_for(sources)
     return report

@@ -24,6 +24,7 @@ from agenticvbench.results import read_result, result_path, results_dir_for
 from agenticvbench.submission import InputRejected, open_run
 from agenticvbench.tasks import RecapTask
 from agenticvbench.verifiers.recap.rubric import pillar_name
+from agenticvbench.verifiers.recap.runner import fill_placeholders, placeholder_names
 
 VIDEO_NAME = "final.mp4"
 MAX_MATERIALS = 50
@@ -68,8 +69,16 @@ class GradeSubmission:
         return d
 
 
-def gradable_items(task: RecapTask) -> list[GradeItem]:
-    """The llm and compound items of a task's rubric, with the question a person answers."""
+def fill_for_humans(text: str, evidence: dict[str, str] | None) -> str:
+    """A compound item's question with its `{placeholders}` filled from the python stages' saved evidence (what
+    the model judge is shown), or, with no evidence on record yet, a note saying how to get it."""
+    missing = {n: f"[{n}: not measured yet; run avb verify on this run first]" for n in placeholder_names(text)}
+    return fill_placeholders(text, {**missing, **(evidence or {})})
+
+
+def gradable_items(task: RecapTask, evidence: dict[str, dict[str, str]] | None = None) -> list[GradeItem]:
+    """The llm and compound items of a task's rubric, with the question a person answers; `evidence` (item id ->
+    saved python evidence, from the run's result) fills compound placeholders such as `{shots}`."""
     out = []
     for raw in task.items:
         if raw.get("dispatch") == "llm":
@@ -80,7 +89,8 @@ def gradable_items(task: RecapTask) -> list[GradeItem]:
             llm = [s for s in stages if isinstance(s, dict) and s.get("dispatch") == "llm"]
             if not llm:
                 continue
-            text = llm[0].get("prompt") or raw.get("criterion") or ""
+            text = fill_for_humans(str(llm[0].get("prompt") or raw.get("criterion") or ""),
+                                   (evidence or {}).get(str(raw.get("id"))))
         else:
             continue
         pillar = raw.get("pillar", 0)
@@ -115,24 +125,29 @@ def task_materials(task: RecapTask, notes: list[str]) -> list[tuple[str, Path, i
     return out
 
 
-def _reference(run_path: Path, task_id: int) -> dict[str, dict[str, Any]]:
-    """item id -> {dispatch, outcome, reason} from the run's existing result (empty when there is none)."""
+def _reference(run_path: Path, task_id: int) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, str]]]:
+    """(item id -> {dispatch, outcome, reason}, item id -> saved python evidence) from the run's existing result
+    (both empty when there is none)."""
     try:
         res = read_result(result_path(results_dir_for(run_path), task_id))
     except Exception:  # a hand-edited or hostile result file: grade without the reference
-        return {}
+        return {}, {}
     if res is None:
-        return {}
+        return {}, {}
     items = (res.detail or {}).get("items") if isinstance(res.detail, dict) else None
     out: dict[str, dict[str, Any]] = {}
+    evidence: dict[str, dict[str, str]] = {}
     for it in items if isinstance(items, list) else []:
         if isinstance(it, dict) and isinstance(it.get("item_id"), str):
             out[it["item_id"]] = {"dispatch": it.get("dispatch"), "outcome": it.get("outcome"),
                                   "reason": str(it.get("reason", ""))[:300]}
+            ev = it.get("evidence")
+            if isinstance(ev, dict):
+                evidence[it["item_id"]] = {str(k): str(v)[:2000] for k, v in ev.items()}
     judge = (res.provenance or {}).get("judge_model") if isinstance(res.provenance, dict) else None
     if out:
         out["_judge"] = {"model": judge, "mode": (res.provenance or {}).get("judge_mode")}
-    return out
+    return out, evidence
 
 
 def build_submissions(runs: list[str | Path], tasks: list[RecapTask], *, blind: bool = False,
@@ -158,14 +173,15 @@ def build_submissions(runs: list[str | Path], tasks: list[RecapTask], *, blind: 
             if found is None:
                 continue
             video = Path(os.path.realpath(found))
-            items = gradable_items(task)
+            reference, evidence = _reference(run.path, task.task_id)
+            items = gradable_items(task, evidence)
             if not items:
                 continue
             if materials and task.task_id not in fetched:
                 fetched[task.task_id] = task_materials(task, notes)
             subs.append(GradeSubmission(0, task.task_id, label, run.harness, run.model, video, file_sha256(video),
-                                        video.stat().st_size, task.prompt, items,
-                                        _reference(run.path, task.task_id), fetched.get(task.task_id, [])))
+                                        video.stat().st_size, task.prompt, items, reference,
+                                        fetched.get(task.task_id, [])))
     if blind:
         seed = seed if seed is not None else random.SystemRandom().randrange(2**31)
         random.Random(seed).shuffle(subs)

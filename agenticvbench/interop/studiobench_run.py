@@ -194,7 +194,7 @@ def _read_json(path: Path) -> tuple[Any, str]:
     except (OSError, UnicodeDecodeError) as exc:
         return None, f"{path.name}: cannot read ({exc.__class__.__name__})"
     except json.JSONDecodeError as exc:
-        return None, f"{path.name}: invalid JSON ({exc.msg} at line {exc.lineno})"
+        return None, f"{path.name}: invalid JSON ({exc})"
 
 
 def _wall_clock(result: dict[str, Any]) -> float | None:

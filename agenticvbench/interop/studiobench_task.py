@@ -185,7 +185,7 @@ def validate_task_file(path: str | Path) -> TaskValidation:
         return TaskValidation(str(p), None, [Issue("", f"cannot read the file ({exc.__class__.__name__}: {exc})")])
     except json.JSONDecodeError as exc:
         return TaskValidation(str(p), None,
-                              [Issue("", f"expected JSON: {exc.msg} at line {exc.lineno} column {exc.colno}")])
+                              [Issue("", f"expected JSON: {exc}")])
     return validate_task(data, str(p))
 
 

@@ -38,6 +38,10 @@ JUDGE_MODES: tuple[str, ...] = ("cache", "replay", "off", "human")
 DEFAULT_MODEL = "gpt-4o-mini"
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
+#: What a result records when no judge runs: the same whether the judge is `None` (the Python API's default) or
+#: `JudgeSettings(mode="off")` (the CLI's), so both entry points fingerprint and compare the same way.
+OFF_PROVENANCE: dict[str, Any] = {"judge_mode": "off", "judge_model": None, "judge_base_url_host": None}
+
 #: USD per 1M (input, output) tokens for a few common judge models (public list prices, 2025). A model that is not
 #: listed gets cost None ("unknown"), never a guess. Override with `JudgeSettings(prices={...})`.
 DEFAULT_PRICES: dict[str, tuple[float, float]] = {
@@ -157,6 +161,14 @@ class JudgeSettings:
             "transcribe": bool(self.transcribe), "transcribe_model": self.transcribe_model if self.transcribe else None,
         }
 
+    def unconfigured_note(self) -> str | None:
+        """A one-line warning when mode `cache` would call the default OpenAI endpoint with no API key (every call
+        would fail and each llm item end `unscored`); None when a key or an explicit endpoint is set."""
+        if self.mode != "cache" or self.api_key() or self.base_url or os.environ.get("OPENAI_BASE_URL"):
+            return None
+        return (f"judge: no ${self.api_key_env} and no --judge-base-url: calls to {DEFAULT_BASE_URL} will fail, so "
+                f"llm items will be unscored (set a key or an endpoint, or pass --judge off)")
+
     def cost_usd(self, prompt_tokens: int, completion_tokens: int, model: str | None = None) -> float | None:
         """Cost of one call of `model` (default: `model`) from the price table; None when it has no listed price."""
         price = self.prices.get(model or self.model)
@@ -165,7 +177,10 @@ class JudgeSettings:
         return (prompt_tokens * price[0] + completion_tokens * price[1]) / 1e6
 
     def provenance(self) -> dict[str, Any]:
-        """What a result records about the judge (no key, no full URL)."""
+        """What a result records about the judge (no key, no full URL); mode `off` records no model or endpoint,
+        exactly as `judge_provenance(None)`."""
+        if self.mode == "off":
+            return dict(OFF_PROVENANCE)
         if self.mode == "human":
             return {"judge_mode": "human", "judge_model": None, "judge_base_url_host": None,
                     "judge_graders": list(self.graders) or "all", "judge_grades_digest": self.grades_digest}
@@ -175,6 +190,11 @@ class JudgeSettings:
             prov["judge_ensemble"] = {"models": list(self.models), "samples": self.samples,
                                       "sample_temperature": self.sample_temperature, "vote": "majority, tie unscored"}
         return prov
+
+
+def judge_provenance(settings: JudgeSettings | None) -> dict[str, Any]:
+    """The judge provenance of a result: `OFF_PROVENANCE` for no judge (None) or mode `off`, else the settings'."""
+    return settings.provenance() if settings is not None else dict(OFF_PROVENANCE)
 
 
 def _csv(text: str) -> tuple[str, ...]:

@@ -12,13 +12,23 @@ from av.container import InputContainer
 from agenticvbench.errors import MediaError
 
 
+def open_failure(exc: BaseException) -> str:
+    """Why a file did not open, in words: libav's message without its errno number or the path it repeats."""
+    if isinstance(exc, FileNotFoundError):
+        return "not found"
+    text = getattr(exc, "strerror", None) or str(exc)
+    if isinstance(exc, av.FFmpegError) and "Invalid data" in text:
+        return "not a readable media file (truncated, or not audio/video at all)"
+    return f"cannot open ({text})"
+
+
 @contextmanager
 def open_input(path: str | Path, *, need: str | None = None) -> Iterator[InputContainer]:
     """Open `path` for reading; `need="video"|"audio"` also requires a stream of that kind."""
     try:
         container = av.open(str(path), metadata_errors="ignore")
     except (av.FFmpegError, OSError, ValueError) as exc:
-        raise MediaError(f"{path}: cannot open ({exc})") from None
+        raise MediaError(f"{path}: {open_failure(exc)}") from None
     with container:
         if need == "video" and not container.streams.video:
             raise MediaError(f"{path}: no video stream")

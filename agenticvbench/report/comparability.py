@@ -17,6 +17,7 @@ Judge usage (calls, tokens, cost) is summed per run, and signatures (`report.sig
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -42,7 +43,8 @@ def judge_identity(prov: dict[str, Any]) -> dict[str, Any] | None:
         return prov["judge"]
     if "judge_mode" not in prov and "judge_model" not in prov:
         return None
-    return {"mode": prov.get("judge_mode"), "model": prov.get("judge_model"),
+    off = prov.get("judge_mode") == "off"  # older results of mode off named the unused default model
+    return {"mode": prov.get("judge_mode"), "model": None if off else prov.get("judge_model"),
             "prompt_hash": prov.get("prompt_hash"), "prompt_template_version": prov.get("prompt_template_version")}
 
 
@@ -133,6 +135,16 @@ def symbols(keys: Sequence[str]) -> str:
 def joined(*parts: str) -> str:
     """Non-empty parts joined by one space ('0.4500 [0.40, 0.50] †', '0.4500 †')."""
     return " ".join(p for p in parts if p)
+
+
+_SCORE_CI = re.compile(r"^(?P<value>\S+) (?P<ci>\[[^\]]*\])(?P<marks>.*)$")
+
+
+def split_joined(cell: str) -> tuple[str, str, str] | None:
+    """The inverse of `joined` for a score with an interval: ('0.4500', '[0.40, 0.50]', ' †'); None for any other
+    cell (so renderers can typeset the interval smaller)."""
+    m = _SCORE_CI.match(cell)
+    return (m["value"], m["ci"], m["marks"]) if m else None
 
 
 def coverage_text(g: GroupHeadline) -> str:

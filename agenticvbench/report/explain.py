@@ -63,10 +63,15 @@ def _assembly(r: Result) -> list[str]:
     return out + wrong
 
 
+#: A repair part that costs less than this many of the 100 points is not listed as lost (an edit of 0.9999994
+#: would read "costs 0.0 of 100 points").
+MIN_LOST_POINTS = 0.05
+
+
 def _repair(r: Result) -> list[str]:
     c = r.components or {}
     lost = [f"{k}: {_num(c.get(k)):.3f} of 1 (costs {w * (1 - _num(c.get(k))):.1f} of 100 points)"
-            for k, w in REPAIR_WEIGHTS.items() if _num(c.get(k)) < 1]
+            for k, w in REPAIR_WEIGHTS.items() if w * (1 - _num(c.get(k))) >= MIN_LOST_POINTS]
     for k in REPAIR_WEIGHTS:
         sub = (r.detail or {}).get(k)
         err = sub.get("error") if isinstance(sub, dict) else None
@@ -181,8 +186,8 @@ def _repair_sections(r: Result) -> dict[str, list[str]]:
     out["format"] = [f"{_num(fmt.get('score')):.2f}/{_num(fmt.get('max'), 5):g} "
                      f"({fmt.get('n_passed', '?')}/{fmt.get('n_items', '?')} checks pass)", *bad]
     loc = _sub(d, "localization")
-    out["localisation"] = [f"{_num(loc.get('score')):.2f}/{_num(loc.get('max'), 35):g}: {loc.get('rationale', '')}"]
-    out["localisation"] += [f"{k}: {_num(loc.get(f'{k}_sub')):.2f}/{_num(loc.get(f'{k}_max')):g}"
+    out["localization"] = [f"{_num(loc.get('score')):.2f}/{_num(loc.get('max'), 35):g}: {loc.get('rationale', '')}"]
+    out["localization"] += [f"{k}: {_num(loc.get(f'{k}_sub')):.2f}/{_num(loc.get(f'{k}_max')):g}"
                             for k in ("scene_hit", "start", "end", "iou") if f"{k}_max" in loc]
     parse = (r.extra or {}).get("localization_parse") or {}
     lines = [f"rule: {parse.get('rule')}"] if parse.get("rule") else []
@@ -241,7 +246,7 @@ class Explanation:
             return f"{head}: {self.reason or 'no reason given'}"
         what = self.lost if self.family != "sequencing" else self.lost[1:] or self.lost[:1]
         ids = sorted({w.split(":", 1)[0] for w in self.warnings if w[:2] in ("D-", "d-")})
-        tail = "; ".join(what)[:200] or "nothing lost"
+        tail = clip_words("; ".join(what), 200, f" … (more: avb explain RUN {self.task_id})") or "nothing lost"
         extra = (f" [warnings {', '.join(ids)}]" if ids else "") + \
             (f" [integrity {', '.join(self.integrity)}]" if self.integrity else "")
         return f"{head}: {tail}{extra}"
@@ -270,6 +275,15 @@ class Explanation:
         lines.append("  warnings:" if self.warnings else "  warnings: none")
         lines += [f"    - {w}" for w in self.warnings]
         return "\n".join(lines)
+
+
+def clip_words(text: str, limit: int, more: str) -> str:
+    """`text` if it fits in `limit` characters, else cut at the last word boundary before it, plus `more`."""
+    if len(text) <= limit:
+        return text
+    cut = text[:limit]
+    space = cut.rfind(" ")
+    return (cut[:space] if space > limit // 2 else cut).rstrip(" ;,") + more
 
 
 def explain_result(result: Result) -> Explanation:

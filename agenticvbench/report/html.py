@@ -62,11 +62,11 @@ def headline_html(groups: list[GroupHeadline], families: list[str]) -> str:
     for g in groups:
         cells = [_marked(_score(g.families[f].mean, g.families[f].ci_low, g.families[f].ci_high), g.marks.get(f, []))
                  if f in g.families else "-" for f in families]
-        err = Markup(f"<span class='status-error'>{g.n_errors}</span>") if g.n_errors else ""
+        err = Markup(f"<span class='status-error'>{g.n_errors}</span>") if g.n_errors else "0"
         row_marks = g.marks.get("macro", [])
         rows.append([g.harness, g.model, len(g.runs), coverage_text(g), *cells,
                      _marked(_score(g.macro, *g.macro_ci), row_marks), _marked(_score(g.micro, *g.micro_ci), row_marks),
-                     judge_text(judge_total(g)), err])
+                     judge_text(judge_total(g)) or "0", err])
     return html_table(["harness", "model", "runs", "coverage", *families, "macro", "micro", "judge", "errors"], rows,
                       "llll" + "r" * (len(families) + 4))
 
@@ -104,13 +104,12 @@ def render_html(report: Report) -> str:
     if report.groups:
         parts.append(img_tag(plots.family_bars(report.groups, fams, refs, floor=report.floor), "headline per family"))
     parts += cost_columns.cost_html(cost_columns.group_costs(report.groups))
-    comp = published_comparison(report.groups, report.published)
-    if comp:
-        parts += ["<h3>Published numbers</h3>", html_table(
+    comp = [c for c in published_comparison(report.groups, report.published) if c["ours"] is not None]
+    if comp:  # as in the Markdown: only published rows this comparison has a number for
+        parts += ["<h3>Compared with published numbers</h3>", html_table(
             ["harness", "model", "family", "published", "ours", "difference", "source"],
             [[c["harness"], c["model"], c["family"], fmt(c["published"]),
-              joined(fmt(c["ours"]), marked(report, c["harness"], c["model"], c["family"]))
-              if c["ours"] is not None else "not in this comparison",
+              joined(fmt(c["ours"]), marked(report, c["harness"], c["model"], c["family"])),
               f"{c['difference']:+.4f}" if c["difference"] is not None else "", c["source"]] for c in comp],
             "lllrrrl")]
     parts += ["<h2>Status counts (run x task cells)</h2>", html_table(

@@ -2,7 +2,7 @@
 
 Rows come from `aggregate.headlines` (per-family mean over runs x tasks with missing = 0, macro and micro,
 bootstrap CIs); the caption states every rule. Every format shows coverage (cells with a result / cells counted)
-and marks cells that are not comparable (`comparability.MARKS`). LaTeX is written directly (booktabs).
+and marks cells that are not comparable (`comparability.MARKS`). LaTeX: `report.latex`.
 When given a `floor` (`baselines.floor.floor_for`), its last row is the best trivial strategy per family over the
 same tasks (docs/baselines.md).
 """
@@ -37,8 +37,10 @@ from agenticvbench.report.comparability import (
     judge_text,
     judge_total,
     legend,
+    split_joined,
     symbols,
 )
+from agenticvbench.report.latex import column_spec, latex_table
 from agenticvbench.report.markdown import fmt, fmt_ci, md_table
 from agenticvbench.report.signatures import key_label, signed_text
 from agenticvbench.report.summary import load_available
@@ -100,6 +102,7 @@ class Leaderboard:
             row.update({"with_result": g.coverage.get("with_result"), "counted": g.coverage.get("counted")})
             row.update({"signed": g.signatures.get("valid", 0), "results": g.signatures.get("results", 0)})
             row.update({f"{f}_marks": symbols(g.marks.get(f, [])) for f in [*self.families, "macro"]})
+            row["micro_marks"] = row["macro_marks"]  # the displayed row marks apply to macro and micro alike
             row["mark_notes"] = "; ".join(g.mark_notes)
             row.update({name: col.get((g.harness, g.model), "") for name, col in self.extra_columns.items()})
             usage = judge_total(g)
@@ -110,7 +113,7 @@ class Leaderboard:
             rows.append(floor_frame_row(self.floor, self.families))
         cols = ["rank", "harness", "model", "runs", "with_result", "counted"]
         cols += [c for f in self.families for c in (f, f"{f}_lo", f"{f}_hi", f"{f}_marks")]
-        cols += ["macro", "macro_lo", "macro_hi", "macro_marks", "micro", "micro_lo", "micro_hi",
+        cols += ["macro", "macro_lo", "macro_hi", "macro_marks", "micro", "micro_lo", "micro_hi", "micro_marks",
                  "error", "invalid", "malformed", "missing", "no_result", "mark_notes",
                  "judge_calls", "judge_prompt_tokens", "judge_completion_tokens", "judge_cost_usd",
                  "signed", "results", *self.extra_columns]
@@ -127,8 +130,8 @@ class Leaderboard:
             rows.append([str(rank), g.harness, g.model, str(len(g.runs)), coverage_text(g), *cells,
                          joined(fmt(g.macro), fmt_ci(*g.macro_ci), row_mark),
                          joined(fmt(g.micro), fmt_ci(*g.micro_ci), row_mark),
-                         judge_text(judge_total(g)), str(g.n_errors or ""),
-                         str(g.n_invalid or ""), signed_text(g.signatures),
+                         judge_text(judge_total(g)) or "0", str(g.n_errors or 0),
+                         str(g.n_invalid or 0), signed_text(g.signatures),
                          *(col.get((g.harness, g.model), "") for col in self.extra_columns.values())])
         headers = [*headers, *self.extra_columns]
         if self.floor is not None:
@@ -148,7 +151,7 @@ class Leaderboard:
         """Markdown table followed by its caption and the notes on marked cells and skipped runs."""
         headers, rows = self._display_rows()
         foot = "".join(f"\n- {line}" for line in self._footer())
-        return (md_table(headers, rows, "rllll" + "r" * (len(headers) - 5)) + f"\n\n{self.caption}\n"
+        return (md_table(headers, rows, column_spec(headers)) + f"\n\n{self.caption}\n"
                 + (foot + "\n" if foot else ""))
 
     def to_json(self) -> str:
@@ -169,25 +172,21 @@ class Leaderboard:
         return self.frame().to_csv(index=False)
 
     def to_latex(self) -> str:
-        """A booktabs `table` environment; needs `\\usepackage{booktabs}`."""
+        """A booktabs `table*` that fits the line width (`report.latex`); needs booktabs and graphicx."""
         headers, rows = self._display_rows()
-        spec = "rllll" + "r" * (len(headers) - 5)
-        lines = ["\\begin{table}[t]", "\\centering", "\\small", f"\\begin{{tabular}}{{{spec}}}", "\\toprule",
-                 " & ".join(latex_escape(h) for h in headers) + " \\\\", "\\midrule"]
-        lines += [" & ".join(latex_escape(c) for c in row) + " \\\\" for row in rows]
-        lines += ["\\bottomrule", "\\end{tabular}", f"\\caption{{{latex_escape(self.caption)}}}",
-                  "\\label{tab:agenticvbench-leaderboard}", "\\end{table}"]
-        lines += [f"% {latex_escape(line)}" for line in self._footer()]
-        return "\n".join(lines) + "\n"
+        return latex_table(headers, rows, caption=self.caption, label="tab:agenticvbench-leaderboard",
+                           comments=self._footer())
 
     def to_html(self) -> str:
         """A self-contained HTML page with the table and its caption."""
         headers, rows = self._display_rows()
         head = "".join(f"<th>{escape(h)}</th>" for h in headers)
-        body = "".join("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in row) + "</tr>" for row in rows)
+        body = "".join("<tr>" + "".join(_html_cell(c, a) for c, a in zip(row, column_spec(headers), strict=True))
+                       + "</tr>" for row in rows)
         return ("<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>AgenticVBench leaderboard</title>"
                 "<style>body{font-family:system-ui,sans-serif;margin:2em}table{border-collapse:collapse}"
-                "td,th{border:1px solid #ddd;padding:.3em .6em}td{text-align:right}th{background:#f3f3f3}"
+                "td,th{border:1px solid #ddd;padding:.3em .6em}td{text-align:right;white-space:nowrap}"
+                "td.l{text-align:left}.ci{color:#777;font-size:.85em}th{background:#f3f3f3}"
                 "caption{caption-side:bottom;text-align:left;color:#555;font-size:.85em;max-width:60em}</style>"
                 f"</head><body><h1>AgenticVBench leaderboard</h1><table><caption>{escape(self.caption)}</caption>"
                 f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
@@ -202,13 +201,13 @@ class Leaderboard:
         return renderers[fmt_name]()
 
 
-_LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-                  "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
-
-
-def latex_escape(text: str) -> str:
-    """Escape LaTeX special characters."""
-    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in str(text))
+def _html_cell(cell: str, align: str) -> str:
+    """One `<td>`: text columns left-aligned; a score's interval smaller, on the same line."""
+    parts = split_joined(cell)
+    if parts is None:
+        return f"<td class='l'>{escape(cell)}</td>" if align == "l" else f"<td>{escape(cell)}</td>"
+    value, ci, marks = parts
+    return f"<td>{escape(value)} <span class='ci'>{escape(ci)}</span>{escape(marks)}</td>"
 
 
 def build_leaderboard(results: list[Result], *, tasks: Any = None, full_benchmark: bool = False,

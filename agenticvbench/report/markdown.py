@@ -47,8 +47,8 @@ def headline_table(groups: list[GroupHeadline], families: list[str]) -> str:
         row_mark = symbols(g.marks.get("macro", []))
         rows.append([g.harness, g.model, len(g.runs), coverage_text(g), *fam_cells,
                      joined(fmt_score_ci(g.macro, *g.macro_ci), row_mark),
-                     joined(fmt_score_ci(g.micro, *g.micro_ci), row_mark), judge_text(judge_total(g)),
-                     g.n_errors or ""])
+                     joined(fmt_score_ci(g.micro, *g.micro_ci), row_mark), judge_text(judge_total(g)) or "0",
+                     g.n_errors])
     return md_table(headers, rows, "llll" + "r" * (len(families) + 4))
 
 
@@ -103,6 +103,21 @@ def _per_task(report: Report, family: str) -> str:
     return md_table(["task", *[labels[r.path] for r in report.runs]], rows, "r" * (len(report.runs) + 1))
 
 
+def status_table(report: Report) -> str:
+    """Status counts (run x task cells) per family as a Markdown table."""
+    return md_table(["family", *[STATUS_LABEL[s] for s in next(iter(report.status_counts.values()), {})]],
+                    [[f, *c.values()] for f, c in report.status_counts.items()], "l" + "r" * len(STATUS_LABEL))
+
+
+def render_summary(report: Report) -> str:
+    """The short form (what `avb demo` prints): the headline table with its mark legend and the status counts."""
+    out = ["Headline (per family: mean headline score [95% CI]; macro/micro over families/tasks)", "",
+           headline_table(report.groups, report.universe.families), ""]
+    out += [f"- {n}" for n in legend(report.groups)]
+    out += ["", "Status counts (run x task cells)", "", status_table(report)]
+    return "\n".join(out)
+
+
 def render_markdown(report: Report, *, per_task: bool = True, max_problems: int = 200) -> str:
     """The whole report as Markdown."""
     fams = report.universe.families
@@ -124,9 +139,7 @@ def render_markdown(report: Report, *, per_task: bool = True, max_problems: int 
             [[c["harness"], c["model"], c["family"], fmt(c["published"]),
               joined(fmt(c["ours"]), marked(report, c["harness"], c["model"], c["family"])),
               f"{c['difference']:+.4f}", c["source"]] for c in comp], "lllrrrl"), ""]
-    out += ["## Status counts (run x task cells)", "", md_table(
-        ["family", *[STATUS_LABEL[s] for s in next(iter(report.status_counts.values()), {})]],
-        [[f, *c.values()] for f, c in report.status_counts.items()], "l" + "r" * len(STATUS_LABEL)), ""]
+    out += ["## Status counts (run x task cells)", "", status_table(report), ""]
     per_run = report.signatures.get("per_run") or {}
     if any(c.get("valid", 0) != c.get("results", 0) for c in per_run.values()):
         out += ["## Result signatures", "", md_table(["run", "signed", "detail"],

@@ -70,5 +70,58 @@ def test_explain_without_a_result_is_exit_3_with_the_command_to_run(tmp_path, ca
     (run / "37").mkdir(parents=True)
     assert main(["explain", str(run), "37"]) == EXIT_INPUT
     err = capsys.readouterr().err
-    assert "37.json does not exist" in err and f"avb verify {run} --tasks 37" in err
+    assert f"no results yet in {run / 'avb-results'}/ (this run was never verified)" in err
+    assert f"avb verify {run} --tasks 37" in err
     assert main(["explain", str(tmp_path / "nope"), "37"]) == EXIT_INPUT
+
+
+def test_explain_names_the_real_results_folder_and_no_command_bound_to_fail(tmp_path, capsys):
+    """Regression: a never-verified run got "RUN/65.json does not exist" (there is no RUN/avb-results/ yet), and a
+    task id the run has no folder for was still told to run `avb verify --tasks 99`."""
+    run = tmp_path / "run"
+    (run / "avb-results").mkdir(parents=True)
+    (run / "65").mkdir()
+    assert main(["explain", str(run), "65"]) == EXIT_INPUT
+    err = capsys.readouterr().err
+    assert f"{run / 'avb-results' / '65.json'} does not exist; score the task first: avb verify {run} --tasks 65" in err
+    assert main(["explain", str(run), "99"]) == EXIT_INPUT
+    err = capsys.readouterr().err
+    assert "the run has no folder 99/ either (check the task id)" in err and "avb verify" not in err
+
+
+def test_verbose_lines_are_cut_at_a_word_with_a_pointer(tmp_path):
+    """Regression: `avb verify -v` cut each line at exactly 200 characters of lost points, mid-word, with no
+    ellipsis; it now ends at a word boundary with "… (more: avb explain RUN ID)"."""
+    from agenticvbench.report.explain import clip_words, explain_result
+
+    words = "; ".join(f"item pol_item_{i} (lost 1): measured value {i}" for i in range(20))
+    assert clip_words(words, 500, " …") == words[:500].rsplit(" ", 1)[0].rstrip(" ;,") + " …"
+    res = Result(task_id=1, family="recap", status="scored", final_score=0.5, headline_score=0.5,
+                 detail={"items": [{"item_id": f"pol_item_{i}", "outcome": "fail", "weight": 1, "dispatch": "python",
+                                    "reason": f"measured value {i} outside the range"} for i in range(20)]},
+                 run={"path": str(tmp_path), "harness": "h", "model": "m", "rep": 1})
+    line = explain_result(res).one_line()
+    assert line.endswith("… (more: avb explain RUN 1)"), line
+    body = line.split(": ", 1)[1].removesuffix(" … (more: avb explain RUN 1)")
+    assert len(body) <= 200 and body in "; ".join(explain_result(res).lost)
+
+
+def test_a_repair_part_that_costs_nothing_is_not_listed_as_lost():
+    """Regression: the perfect run's repair task (edit 0.9999994) read "lost: edit: 1.000 of 1 (costs 0.0 of 100
+    points)"; a part costing under 0.05 points is no longer a loss, a real one still is."""
+    from agenticvbench.report.explain import lost_points
+
+    res = Result(task_id=65, family="repair", status="scored", final_score=0.9999996, headline_score=0.9999996,
+                 components={"format": 1.0, "localization": 1.0, "edit": 0.9999994207915918})
+    assert lost_points(res) == []
+    res.components["edit"] = 0.999  # 0.06 of 100 points
+    assert lost_points(res) == ["edit: 0.999 of 1 (costs 0.1 of 100 points)"]
+
+
+def test_explain_spells_localization_one_way(tmp_path):
+    """Regression: `avb explain RUN 65` printed "localization" (the official field) and "localisation" (a section
+    title) in one output."""
+    from agenticvbench.report.explain import explain_result
+
+    text = explain_result(_repair_result(tmp_path / "run")).to_text()
+    assert "localization" in text and "localisation" not in text

@@ -7,6 +7,7 @@ import json
 import shlex
 import socket
 import time
+from pathlib import Path
 
 import pytest
 
@@ -93,3 +94,47 @@ def test_python_api_rejects_what_the_cli_rejects(seq_mirror, tmp_path):
         verify_run(tmp_path, dataset=seq_mirror, jobs=0)
     with pytest.raises(SubmissionError, match="no such run directory"):
         load_results(tmp_path / "missing")
+
+
+def test_bare_parquet_warns_up_front_and_repair_ends_with_a_dataset_reason(demo, tmp_path, capsys):
+    """Regression: `--dataset only.parquet` (no media beside it) scored every family but repair, whose tasks ended
+    in "verifier crashed: DatasetError" with no warning. It now warns before scoring, names the tasks, and the
+    reason says it is the dataset, not a crash."""
+    import shutil
+
+    from agenticvbench.loader import PARQUET_PATH
+
+    pq_file = tmp_path / "pq" / "only.parquet"
+    pq_file.parent.mkdir()
+    shutil.copyfile(demo.mirror / PARQUET_PATH, pq_file)
+    run = tmp_path / "run"
+    for tid in ("37", "65"):
+        shutil.copytree(demo.runs["perfect"] / tid, run / tid)
+    assert main(["verify", str(run), "--dataset", str(pq_file), "--tasks", "37,65", "--jobs", "1"]) == 1
+    err = capsys.readouterr().err
+    assert f"{pq_file} is a bare parquet file without the verifier-only media of task(s) 65" in err
+    got = json.loads((run / "avb-results" / "65.json").read_text(encoding="utf-8"))
+    assert got["status"] == "error" and got["reason"].startswith("dataset: ") and "crashed" not in got["reason"]
+    assert "beside this bare parquet file (pass the dataset mirror folder" in got["reason"]
+    assert json.loads((run / "avb-results" / "37.json").read_text(encoding="utf-8"))["status"] == "scored"
+    assert main(["verify", str(run), "--dataset", str(demo.mirror), "--tasks", "37", "--jobs", "1"]) == 0
+    assert "bare parquet" not in capsys.readouterr().err
+
+
+def test_download_draws_no_bar_when_stderr_is_not_a_terminal(seq_mirror, tmp_path, capsys):
+    """Regression: `avb download ... 2>&1 | cat` got tqdm's carriage-return bar in the log; like verify, the bar
+    is drawn only on a terminal or with --progress."""
+    args = ["download", "--dataset", str(seq_mirror), "--tasks", "37", "--cache-dir", str(tmp_path / "c")]
+    assert main(args) == 0
+    assert "downloading" not in capsys.readouterr().err
+    assert main([*args, "--progress"]) == 0
+    assert "downloading" in capsys.readouterr().err
+
+
+def test_tasks_show_on_a_local_mirror_names_the_local_files(seq_mirror, capsys):
+    """Regression: `avb tasks show` on a local mirror printed only the dataset's huggingface.co URLs; it now also
+    lists where those files are in the mirror (the URLs stay: they are the dataset row)."""
+    assert main(["tasks", "--dataset", str(seq_mirror), "show", "65"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["local_files"] == [str(seq_mirror / "repair" / "materials" / "65" / "broken.mp4")]
+    assert all(Path(p).is_file() for p in data["local_files"])

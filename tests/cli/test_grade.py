@@ -41,3 +41,17 @@ def test_avb_grade_serves_on_loopback_with_a_token(demo, tmp_path) -> None:
     finally:
         proc.send_signal(signal.SIGINT)
         proc.wait(timeout=20)
+
+
+def test_nothing_to_grade_exits_at_once_with_one_line(demo, tmp_path, capsys) -> None:
+    """Regression: a run without recap outputs printed "grading 0 submission(s)" and served an empty page until
+    killed; it now stops at once with one line and the input-error exit code."""
+    from agenticvbench.cli.main import EXIT_INPUT, main
+
+    run = tmp_path / "gold"
+    shutil.copytree(demo.runs["perfect"] / "37", run / "37")
+    assert main(["grade", str(run), "--dataset", str(demo.mirror), "--cache-dir", str(tmp_path / "c"),
+                 "--grader", "bob"]) == EXIT_INPUT
+    out = capsys.readouterr()
+    assert out.out == "" and out.err.strip().splitlines() == [
+        "avb: error: nothing to grade: no recap final.mp4 with llm items in these runs"]

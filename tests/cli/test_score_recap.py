@@ -103,3 +103,25 @@ def test_bad_judge_setting_is_a_usage_error(clip, rubric, tmp_path, capsys) -> N
     code = main(["score", "recap", "--final-mp4", str(clip), "--rubric", str(rubric), "--judge-fps", "0",
                  "--cache-dir", str(tmp_path)])
     assert code == 2 and "frame_rate" in capsys.readouterr().err
+
+
+def test_judge_with_no_key_and_no_endpoint_is_named_up_front(rubric, capsys, monkeypatch) -> None:
+    """Regression: `--judge cache` with no OPENAI_API_KEY and no --judge-base-url called api.openai.com three times
+    and left every llm item unscored with nothing on stderr. The warning comes before any call (so this test never
+    scores: the settings alone decide)."""
+    from agenticvbench.cli.common import judge_from_args, setup_logging
+    from agenticvbench.cli.main import build_parser
+
+    def warned(*extra: str) -> str:
+        args = build_parser().parse_args(["score", "recap", "--final-mp4", "f.mp4", "--rubric", str(rubric),
+                                          "--judge", "cache", *extra])
+        setup_logging(args)
+        judge_from_args(args)
+        return capsys.readouterr().err
+
+    err = warned()
+    assert "no $OPENAI_API_KEY and no --judge-base-url" in err and "llm items will be unscored" in err
+    assert len(err.strip().splitlines()) == 1
+    assert warned("--judge-base-url", "http://127.0.0.1:9/v1") == ""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    assert warned() == ""

@@ -159,3 +159,16 @@ def test_task_id_mode_fetches_the_source(tmp_path, capsys, edit_calls, mirror):
 def test_task_id_not_in_dataset(tmp_path, capsys, edit_calls, mirror):
     code, out, _ = _run(capsys, [*_files(tmp_path), "--task-id", "66", "--dataset", str(mirror)])
     assert code == 1 and out["error"].startswith("could not resolve cell") and set(out) == {"error"}
+
+
+def test_mistyped_paths_are_named_on_stderr_with_the_official_exit_code(tmp_path, capsys, edit_calls):
+    """Regression: a typo in --fixed-mp4 gave rc 0, top-level error "" and final_score 0 with nothing on stderr.
+    The official JSON and exit code stay (parity); stderr now names each missing file."""
+    code, out, err = _run(capsys, ["--fixed-mp4", str(tmp_path / "nope" / "fixed.mp4"), "--report-md",
+                                   str(tmp_path / "nope" / "report.md"), "--source-mp4",
+                                   str(GOLDEN_DIR / "source.mp4"), "--cell", "v4/s1"])
+    assert code == 0 and out["error"] == "" and out["final_score"] == 0.0
+    assert f"avb: warning: --fixed-mp4 {tmp_path / 'nope' / 'fixed.mp4'}: not found" in err
+    assert f"--report-md {tmp_path / 'nope' / 'report.md'}: not found" in err
+    _, _, err = _run(capsys, [*_files(tmp_path), "--source-mp4", str(GOLDEN_DIR / "source.mp4"), "--cell", "v4/s1"])
+    assert "not found" not in err

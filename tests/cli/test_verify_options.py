@@ -97,7 +97,7 @@ def test_identity_options_run_json_and_folder_name(seq_mirror, seq_run, capsys):
     assert _verify(str(named), "--dataset", str(seq_mirror), "--tasks", "37", "--model", "other", "--rep", "7") == 0
     again = read_result(named / "avb-results" / "37.json")
     assert again and (again.run["model"], again.run["rep"], again.run["identity_source"]["model"]) == \
-        ("other", "7", "option")
+        ("other", 7, "option")  # --rep 7 is an int, as in run.json
 
 
 def test_task_grammar_ranges_and_limit(seq_mirror, seq_run, capsys):

@@ -89,3 +89,18 @@ def test_avb_judge_agree_human_vs_model_and_fleiss(tmp_path: Path, capsys) -> No
     assert report["fleiss"]["n"] == 40 and report["fleiss"]["kappa"] is not None
     assert main(["judge", "agree", "human:alice", "--cache-dir", str(tmp_path)]) == 2
     assert main(["judge", "agree", "alice", "bob", "--cache-dir", str(tmp_path)]) == 2
+
+
+def test_unknown_grader_is_named_with_the_known_ones(tmp_path: Path, capsys) -> None:
+    """Regression: `avb judge agree human:alice human:carol` with no verdicts from carol (a typo) printed n=0 and
+    nothing else. It warns, naming the graders on record; the text names pillars as the grading page does."""
+    store = VerdictStore(tmp_path / "grades")
+    for g in ("alice", "bob"):
+        store.append(HumanVerdict(grader=g, task_id=1, item_id="I-1", video_sha256="0" * 64, verdict="pass",
+                                  pillar=2))
+    assert main(["judge", "agree", "human:alice", "human:carol", "--cache-dir", str(tmp_path)]) == 0
+    out = capsys.readouterr()
+    assert "warning: no verdicts for grader 'carol' (known: alice, bob)" in out.err
+    assert main(["judge", "agree", "human:alice", "human:bob", "--cache-dir", str(tmp_path)]) == 0
+    out = capsys.readouterr()
+    assert out.err == "" and "pillar 2 (narrative): n=1" in out.out

@@ -109,3 +109,23 @@ def test_play_seek_grade_reload_then_verify_human(page, served, setup, tmp_path)
         assert off[tid].components["unscored"] > 0
     assert human[1].final_score != off[1].final_score or human[2].final_score != off[2].final_score
     json.dumps([r.to_dict() for r in human.values()])
+
+
+def test_pass_fail_skip_buttons_grade_without_a_keyboard(page, served) -> None:
+    """Regression: the page could only be graded with the p/f/s keys (no use on a trackpad or tablet); each item
+    now has pass / fail / skip buttons that save the verdict and show which one is chosen."""
+    pg = page
+    items = pg.query_selector_all(".item")
+    assert len(items) == len(served.app.submissions[0].items)
+    for n, verdict in ((1, "fail"), (0, "skip"), (1, "pass")):
+        pg.click(f".item:nth-child({n + 1}) .pick button[data-verdict='{verdict}']")
+        pg.wait_for_function(f"document.getElementById('saved').textContent.endsWith('= {verdict}')")
+    assert verdict_texts(pg)[:2] == ["skip", "pass"]
+    pg.reload()
+    pg.wait_for_function("window.avbReady === true")
+    assert verdict_texts(pg)[:2] == ["skip", "pass"]
+    pressed = pg.eval_on_selector_all(".item:nth-child(2) .pick button",
+                                      "bs => bs.map(b => b.dataset.verdict + ':' + b.getAttribute('aria-pressed'))")
+    assert pressed == ["pass:true", "fail:false", "skip:false"]
+    store = served.app.store.read("alice")
+    assert [(v.item_id, v.verdict) for v in store][-1] == (served.app.submissions[0].items[1].item_id, "pass")

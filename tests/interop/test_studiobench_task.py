@@ -182,3 +182,14 @@ def test_model_view_omits_absent_optional_fields() -> None:
     assert set(model_view(BASE)) == {"wish", "duration_sec", "aspect"}
     with pytest.raises(TypeError):
         model_view(["not", "a", "task"])  # type: ignore[arg-type]
+
+
+def test_invalid_json_message_reads_once(tmp_path: Path) -> None:
+    """Regression: an unterminated string read "Unterminated string starting at at line 1" (json's own message
+    ends in "at", and the position was appended with another "at")."""
+    from agenticvbench.interop.studiobench_task import validate_task_file
+
+    bad = tmp_path / "task.json"
+    bad.write_text('{"id": "abc', encoding="utf-8")
+    (issue,) = validate_task_file(bad).errors
+    assert issue.message == "expected JSON: Unterminated string starting at: line 1 column 8 (char 7)"

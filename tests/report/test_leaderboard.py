@@ -8,7 +8,8 @@ import io
 import pytest
 
 from agenticvbench.cli.main import main
-from agenticvbench.report.leaderboard import build_leaderboard, latex_escape, leaderboard_from_runs
+from agenticvbench.report.latex import latex_escape
+from agenticvbench.report.leaderboard import build_leaderboard, leaderboard_from_runs
 from agenticvbench.report.summary import load_comparison, published_comparison
 
 
@@ -49,9 +50,9 @@ def test_formats(board_runs) -> None:
     assert rows[0]["harness"] == "codex_cli" and float(rows[0]["recap"]) == pytest.approx(0.75)
     tex = board.to_latex()
     assert "\\toprule" in tex and "m\\&b" in tex and "gpt\\_5" in tex and "95\\% percentile bootstrap" in tex
-    assert tex.count("\\\\") == 3  # header + 2 rows
+    assert tex.count(" \\\\\n") == 3  # header + 2 rows (a score's interval is a nested line, not a row)
     html = board.to_html()
-    assert "<td>m&amp;b</td>" in html and "<caption>" in html
+    assert "<td class='l'>m&amp;b</td>" in html and "<caption>" in html
     with pytest.raises(ValueError, match="unknown format"):
         board.render("xlsx")
     assert latex_escape("a_b%c{d}~") == "a\\_b\\%c\\{d\\}\\textasciitilde{}"
@@ -75,5 +76,19 @@ def test_cli_leaderboard(board_runs, tmp_path, capsys) -> None:
     target = tmp_path / "lb.tex"
     assert main(["leaderboard", *map(str, board_runs[:2]), "--format", "latex", "--out", str(target),
                  "--seed", "3"]) == 0
-    assert target.read_text().startswith("\\begin{table}")
+    assert target.read_text().startswith("\\begin{table*}")
     assert main(["leaderboard", str(board_runs[0]), "--resamples", "-1"]) == 2
+
+
+def test_empty_counts_show_zero_and_csv_has_micro_marks(board_runs) -> None:
+    """Regression: the judge, errors and invalid cells were blank instead of 0, and the CSV had macro_marks but no
+    micro_marks; the HTML page right-aligned names and wrapped intervals."""
+    board = leaderboard_from_runs(board_runs, resamples=20)
+    headers, rows = board._display_rows()
+    first = dict(zip(headers, rows[0], strict=True))
+    assert (first["judge"], first["errors"], first["invalid"]) == ("0", "0", "0")
+    assert dict(zip(headers, rows[1], strict=True))["errors"] == "1"
+    frame = board.frame()
+    assert list(frame["micro_marks"]) == list(frame["macro_marks"])
+    html = board.to_html()
+    assert "<td class='l'>codex_cli</td>" in html and "<span class='ci'>[" in html and "white-space:nowrap" in html

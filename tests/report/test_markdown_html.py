@@ -165,3 +165,13 @@ def test_lost_points_explains_each_family(mk) -> None:
     assert lost_points(recap) == ["b (lost 1): too short", "c (deducted 1): black gap"]
     assert lost_points(mk(2, "recap", 0, status="malformed", reason="final.mp4 unreadable")) == [
         "malformed: final.mp4 unreadable"]
+
+
+def test_html_lists_only_published_rows_this_comparison_has(two_runs, make_run) -> None:
+    """Regression: the HTML report listed the published codex_cli / gpt-5.5 row as "not in this comparison" on
+    every report (the Markdown did not), under a heading of its own size; both now show only matched rows."""
+    html = render_html(build_report(load_comparison(two_runs), resamples=0))
+    assert "not in this comparison" not in html and "Compared with published numbers" not in html
+    run = make_run("c", {83: ("assembly", 0.5)}, harness="codex_cli", model="gpt-5.5")
+    html = render_html(build_report(load_comparison([run]), resamples=0))
+    assert "<h3>Compared with published numbers</h3>" in html and "0.3810" in html

@@ -145,7 +145,7 @@ def test_near_miss_ids_warn(tmp_path: Path, variant: Any) -> None:
     write_solution(tmp_path, [variant, "7", "5", "11"])
     out = get_verifier("assembly").verify(make_task(CORRECT), Submission(83, tmp_path), ctx(tmp_path))
     assert out.official["n_correct"] == 3 and out.adjusted_final_score == 0.625
-    assert len(out.warnings) == 1 and out.warnings[0].startswith("D-S2: 1 slot(s)") and "slot 0" in out.warnings[0]
+    assert len(out.warnings) == 1 and out.warnings[0].startswith("D-S2: 1 slot(s)") and "slot 1: " in out.warnings[0]  # 1-based, as in avb explain
 
 
 def test_wrong_clip_does_not_warn(tmp_path: Path) -> None:
@@ -186,3 +186,19 @@ def test_verifier_metadata_and_input_files(tmp_path: Path) -> None:
     assert v.input_files(make_task(CORRECT), Submission(83, tmp_path)) == []
     p = write_solution(tmp_path, CORRECT)
     assert v.input_files(make_task(CORRECT), Submission(83, tmp_path)) == [p]
+
+
+def test_explanation_and_warning_number_the_slot_alike(tmp_path: Path) -> None:
+    """Regression: `avb explain` said "slot 4: picked 4.MP4.mp4" while the D-S2 warning under it said "slot 3"
+    (0-based), and `slot_durations[].slot` was 0-based too: slots are numbered from 1 wherever people read them."""
+    from agenticvbench.report.explain import lost_points
+    from agenticvbench.results import Result
+
+    write_solution(tmp_path, ["1", "7", "5", "11.MP4"], [1.0, 1.0, 1.0, 1.0])
+    task = make_task(["1", "7", "5", "11"], [1.0, 1.0, 1.0, 1.0], duration_sec=4.0)
+    out = get_verifier("assembly").verify(task, Submission(83, tmp_path), ctx(tmp_path))
+    assert "slot 4: '11.MP4.mp4' vs '11.mp4'" in out.warnings[0]
+    assert [s["slot"] for s in out.extra["slot_durations"]] == [1, 2, 3, 4]
+    res = Result(task_id=83, family="assembly", status="scored", final_score=out.final_score,
+                 adjusted_final_score=out.adjusted_final_score, components=out.components, detail=out.detail)
+    assert "slot 4: picked 11.MP4.mp4, want 11.mp4" in lost_points(res)

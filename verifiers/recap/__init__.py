@@ -31,6 +31,7 @@ from agenticvbench.errors import MediaError
 from agenticvbench.fsutil import file_sha256
 from agenticvbench.judge import JudgeCache, JudgeSettings, VideoJudge
 from agenticvbench.judge.prompts import PROMPT_TEMPLATE_VERSION, prompt_hash
+from agenticvbench.judge.settings import judge_provenance
 from agenticvbench.media import probe
 from agenticvbench.submission import Submission
 from agenticvbench.tasks import Task
@@ -52,10 +53,7 @@ def _official(task_id: int | None, n_items: int, items: list[dict[str, Any]], br
 def _provenance(settings: JudgeSettings | None) -> dict[str, Any]:
     prov: dict[str, Any] = {"verifier": "recap", "verifier_version": VERSION,
                             "prompt_template_version": PROMPT_TEMPLATE_VERSION, "prompt_hash": prompt_hash()}
-    if settings is None:
-        prov.update({"judge_mode": "off", "judge_model": None, "judge_base_url_host": None})
-    else:
-        prov.update(settings.provenance())
+    prov.update(judge_provenance(settings))
     return prov
 
 

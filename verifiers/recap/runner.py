@@ -86,6 +86,11 @@ def fill_placeholders(template: str, evidence: Mapping[str, str]) -> str:
     return _PLACEHOLDER.sub(sub, template)
 
 
+def placeholder_names(template: str) -> set[str]:
+    """The `{name}` placeholders `fill_placeholders` would fill in `template` (escaped `{{`/`}}` excluded)."""
+    return {m.group(1) for m in _PLACEHOLDER.finditer(template) if m.group(1)}
+
+
 def upstream_fill_note(template: str, evidence: Mapping[str, str]) -> str | None:
     """How upstream's `template.format(**evidence)` would have differed from `fill_placeholders` (None: same)."""
     try:

@@ -26,7 +26,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("repair", help="score one repair task (official repair scorer)",
                        description="Score fixed.mp4 + report.md against the cell's source video and profile.")
     p.add_argument("--fixed-mp4", required=True, help="the agent's repaired video")
-    p.add_argument("--report-md", required=True, help="the agent's localisation report")
+    p.add_argument("--report-md", required=True, help="the agent's localization report")
     p.add_argument("--source-mp4", default=None,
                    help="the cell's original source video (with --task-id it is fetched when omitted)")
     which = p.add_mutually_exclusive_group(required=True)
@@ -89,6 +89,10 @@ def run(args: argparse.Namespace) -> int:
     if source is None:
         print("avb: error: --source-mp4 is required with --cell or --profile", file=sys.stderr)
         return 2
+    for flag, given in (("--fixed-mp4", args.fixed_mp4), ("--report-md", args.report_md)):
+        if not Path(given).is_file():  # the official scorer scores this 0 with exit 0: say why on stderr
+            print(f"avb: warning: {flag} {given}: not found; its part scores 0 (official exit code kept)",
+                  file=sys.stderr)
     cache = None if args.no_cache else Path(args.cache_dir or default_cache_dir()) / "repair-edit"
     outcome = score_repair(Path(args.fixed_mp4), Path(args.report_md), source, profile=profile, variant=variant,
                            task_id=task_id, cell=cell, cache_dir=cache, workers=max(1, args.workers))
