@@ -135,7 +135,7 @@ class Comparison:
                                    "lost": r.lost, "tied": r.tied, "verdict": r.verdict} for r in self.rows])
             return frame.to_csv(index=False)
         if fmt_name == "latex":
-            from agenticvbench.report.leaderboard import latex_escape
+            from agenticvbench.report.latex import latex_escape
 
             lines = ["\\begin{table}[t]", "\\centering", "\\small", "\\begin{tabular}{lrrrrrrrrrrl}", "\\toprule",
                      " & ".join(latex_escape(h) for h in headers) + " \\\\", "\\midrule"]

@@ -127,7 +127,7 @@ class CostTable:
                     for r in self.rows]
             return pd.DataFrame(flat).to_csv(index=False)
         if fmt_name == "latex":
-            from agenticvbench.report.leaderboard import latex_escape
+            from agenticvbench.report.latex import latex_escape
 
             spec = "lll" + "r" * 13
             lines = ["\\begin{table}[t]", "\\centering", "\\small", f"\\begin{{tabular}}{{{spec}}}", "\\toprule",

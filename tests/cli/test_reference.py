@@ -39,7 +39,7 @@ def test_every_command_and_option_is_listed_in_its_section() -> None:
                 continue
             names = action.option_strings or [str(action.metavar or action.dest)]
             for name in names:
-                assert re.search(rf"`{re.escape(name)}[` ]", table), f"{cmd.name}: {name} is not listed"
+                assert re.search(rf"`\[?{re.escape(name)}[` \]]", table), f"{cmd.name}: {name} is not listed"
 
 
 def test_a_new_subcommand_appears_with_its_arguments() -> None:
