@@ -71,7 +71,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     ov.add_argument("--recap-rubric", choices=("full", "digest"), default="full",
                     help="recap tasks' expected: the full rubric items, or their SHA-256 and count")
     ov.set_defaults(func=_openvibe)
-    hb = inner.add_parser("harbor", help="write one Harbor task directory per task (see docs/harbor.md)")
+    add_harbor_export_args(inner.add_parser("harbor", help="older spelling of `avb harbor export` (kept for one release)"))
+
+
+HARBOR_EXPORT_HELP = "write one Harbor task directory per task (see docs/harbor.md)"
+
+
+def add_harbor_export_args(hb: argparse.ArgumentParser) -> None:
+    """The options of `avb harbor export` (also spelled `avb export harbor`)."""
     add_dataset_args(hb)
     hb.add_argument("--out", required=True, help="folder to write the task directories into")
     add_selection_args(hb)

@@ -23,7 +23,14 @@ def _gold(args: argparse.Namespace) -> int:
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add `gold`."""
-    p = sub.add_parser("gold", help="write gold (oracle) outputs as a run directory, to check the scorer")
+    add_gold_args(sub.add_parser("gold", help=GOLD_HELP))
+
+
+GOLD_HELP = "write gold (oracle) outputs as a run directory, to check the scorer"
+
+
+def add_gold_args(p: argparse.ArgumentParser) -> None:
+    """The options of `avb gold` (also spelled `avb harbor gold`: the oracle outputs Harbor's solutions hold)."""
     p.add_argument("--out", required=True, help="run directory to write (one folder per task)")
     add_dataset_args(p)
     add_selection_args(p)

@@ -44,9 +44,17 @@ def _check_job(args: argparse.Namespace) -> int:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    """Add `harbor reward`, `harbor metric` and `harbor check-job`."""
-    p = sub.add_parser("harbor", help="helpers used inside exported Harbor tasks")
+    """Add `harbor export|import|gold|reward|metric|check-job` (`avb export harbor`, `avb import harbor` and
+    `avb gold` stay as older spellings of the first three, for one release)."""
+    from agenticvbench.cli.export import HARBOR_EXPORT_HELP, add_harbor_export_args
+    from agenticvbench.cli.gold import GOLD_HELP, add_gold_args
+    from agenticvbench.cli.import_cmd import HARBOR_IMPORT_HELP, add_harbor_import_args
+
+    p = sub.add_parser("harbor", help="everything Harbor: export tasks, import jobs, gold outputs, rewards, metrics")
     inner = p.add_subparsers(dest="harbor_command", metavar="COMMAND", required=True)
+    add_harbor_export_args(inner.add_parser("export", help=HARBOR_EXPORT_HELP))
+    add_harbor_import_args(inner.add_parser("import", help=HARBOR_IMPORT_HELP))
+    add_gold_args(inner.add_parser("gold", help=GOLD_HELP))
     r = inner.add_parser("reward", help="write Harbor's reward.json ({\"reward\": headline}) and reward-details.json "
                                         "from an `avb score` result")
     r.add_argument("--family", required=True, choices=FAMILIES)

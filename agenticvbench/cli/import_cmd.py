@@ -18,7 +18,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     """Add `import harbor`."""
     p = sub.add_parser("import", help="import agent runs made with another tool")
     inner = p.add_subparsers(dest="import_command", metavar="FORMAT", required=True)
-    hb = inner.add_parser("harbor", help="Harbor job directories -> one run directory per (agent, model, attempt)")
+    add_harbor_import_args(inner.add_parser("harbor", help="older spelling of `avb harbor import` (kept for one release)"))
+
+
+HARBOR_IMPORT_HELP = "Harbor job directories -> one run directory per (agent, model, attempt)"
+
+
+def add_harbor_import_args(hb: argparse.ArgumentParser) -> None:
+    """The options of `avb harbor import` (also spelled `avb import harbor`)."""
     hb.add_argument("job_dirs", nargs="+", metavar="JOB_DIR")
     hb.add_argument("--out", required=True, help="folder to write the run directories into")
     hb.add_argument("--force", action="store_true", help="replace run directories that already exist")

@@ -49,7 +49,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     setup_logging(args)
     try:
-        if args.command in MEDIA_COMMANDS:
+        if args.command in MEDIA_COMMANDS or getattr(args, "harbor_command", None) == "gold":
             from agenticvbench.media.opencv_runtime import check_opencv
 
             check_opencv()
