@@ -148,8 +148,7 @@ def cost_markdown(costs: Sequence[GroupCost]) -> list[str]:
 
 def cost_html(costs: Sequence[GroupCost]) -> list[str]:
     """The report's HTML cost section: table, plot, and the rows that could not be plotted."""
-    from agenticvbench.report.html import img_tag
-    from agenticvbench.report.tables import html_table
+    from agenticvbench.report.tables import html_table, img_tag
 
     if not any_usage(costs):
         return []

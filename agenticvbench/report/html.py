@@ -6,7 +6,6 @@ the runs x tasks score grid, the repair edit signals per chunk over time and seq
 
 from __future__ import annotations
 
-import base64
 from html import escape
 from typing import Any
 
@@ -23,7 +22,7 @@ from agenticvbench.report.markdown import (
     provenance_lines,
 )
 from agenticvbench.report.summary import Report, human_references, published_comparison
-from agenticvbench.report.tables import Markup, html_table
+from agenticvbench.report.tables import Markup, html_table, img_tag
 
 MAX_DETAIL_PLOTS = 24
 
@@ -38,13 +37,6 @@ th{background:#f3f3f3} td.r{text-align:right;font-variant-numeric:tabular-nums} 
 .grid img{width:380px} .grid.wide img{width:580px} .status-error,.status-invalid{color:#b00;font-weight:bold} .muted{color:#777}
 .mark{color:#b00} details{margin:.3em 0}
 """
-
-
-def img_tag(png: bytes | None, alt: str) -> str:
-    """An <img> with the PNG embedded as a data URI ('' for None)."""
-    if not png:
-        return ""
-    return f'<img alt="{escape(alt)}" src="data:image/png;base64,{base64.b64encode(png).decode("ascii")}">'
 
 
 def _score(mean: float | None, lo: float | None, hi: float | None) -> Markup:

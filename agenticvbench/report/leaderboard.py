@@ -50,6 +50,11 @@ from agenticvbench.signing import ResultKey
 FORMATS = ("md", "csv", "latex", "html", "json")
 
 
+#: Integer columns of `Leaderboard.frame()` (the floor row leaves them empty).
+COUNT_COLUMNS = ("rank", "runs", "error", "invalid", "malformed", "missing", "no_result", "judge_calls",
+                 "judge_prompt_tokens", "judge_completion_tokens", "signed", "results")
+
+
 @dataclass
 class Leaderboard:
     """Ranked (harness, model) headlines plus the rules that produced them."""
@@ -117,7 +122,10 @@ class Leaderboard:
                  "error", "invalid", "malformed", "missing", "no_result", "mark_notes",
                  "judge_calls", "judge_prompt_tokens", "judge_completion_tokens", "judge_cost_usd",
                  "signed", "results", *self.extra_columns]
-        return pd.DataFrame(rows, columns=cols)
+        df = pd.DataFrame(rows, columns=cols)
+        counts = [c for c in (*COUNT_COLUMNS, "with_result", "counted") if c in df.columns]
+        df[counts] = df[counts].astype("Int64")  # counts stay integers beside the floor row's empty cells
+        return df
 
     def _display_rows(self) -> tuple[list[str], list[list[str]]]:
         headers = ["#", "harness", "model", "runs", "coverage", *self.families, "macro", "micro", "judge", "errors",

@@ -6,6 +6,7 @@ explanations) can render tables without importing the modules that include them.
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Sequence
 from html import escape
 from typing import Any
@@ -38,3 +39,10 @@ def html_table(headers: Sequence[str], rows: Sequence[Sequence[Any]], align: str
                       for a, c in zip(align, row, strict=False))
         body.append(f"<tr>{tds}</tr>")
     return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+
+
+def img_tag(png: bytes | None, alt: str) -> str:
+    """An <img> with the PNG embedded as a data URI ('' for None)."""
+    if not png:
+        return ""
+    return f'<img alt="{escape(alt)}" src="data:image/png;base64,{base64.b64encode(png).decode("ascii")}">'
