@@ -49,10 +49,6 @@ def _task(tid: int):
 
 @pytest.fixture
 def fake(monkeypatch):
-    # The integrity screen imports the sequencing module, whose decorator registers the real verifier: import it
-    # first, so the fake set below is the one the engine finds.
-    import agenticvbench.verifiers.sequencing  # noqa: F401
-
     FakeVerifier.calls = []
     monkeypatch.setitem(verifiers._REGISTRY, "sequencing", FakeVerifier())
     return FakeVerifier

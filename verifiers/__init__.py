@@ -23,10 +23,12 @@ T = TypeVar("T")
 
 
 def register(family: str):
-    """Class decorator: instantiate the verifier class and register it for `family`."""
+    """Class decorator: instantiate the verifier class and register it for `family`, unless a verifier is already
+    registered for it (a verifier set explicitly, e.g. a test's or a plug-in's, survives a later import of the
+    built-in module, which other modules may trigger at any time)."""
 
     def deco(cls: type[T]) -> type[T]:
-        _REGISTRY[family] = cls()  # type: ignore[assignment]
+        _REGISTRY.setdefault(family, cls())  # type: ignore[arg-type]
         return cls
 
     return deco
