@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agenticvbench.errors import SubmissionError
 from agenticvbench.executors import Executor, make_executor
 from agenticvbench.fsutil import file_sha256
 from agenticvbench.identity import duplicate_identities, run_identity
@@ -25,16 +24,9 @@ from agenticvbench.integrity import reference_sha256, screen_inputs
 from agenticvbench.loader import DEFAULT_DATASET, default_cache_dir, load_tasks
 from agenticvbench.provenance import base_provenance
 from agenticvbench.results import Result, json_safe, read_result_checked, result_path, write_result
+from agenticvbench.run_plan import RunPlan, plan_runs
 from agenticvbench.selection import validate_jobs
-from agenticvbench.submission import (
-    RESULTS_DIRNAME,
-    InputRejected,
-    RunDir,
-    Submission,
-    cap_for,
-    media_max_bytes,
-    open_run,
-)
+from agenticvbench.submission import InputRejected, Submission, cap_for, media_max_bytes
 from agenticvbench.summary import RunSummary, summarize
 from agenticvbench.tasks import Task
 from agenticvbench.verifiers import get_verifier
@@ -196,31 +188,8 @@ def score_job(job: Job) -> Result:
     return result
 
 
-def _own_results_dir(run: RunDir) -> Path:
-    """RUN/avb-results, refused (`SubmissionError`, exit 3) when it is a symlink or leads out of the run: results
-    written through it would land wherever the submission points."""
-    d = run.path / RESULTS_DIRNAME
-    if os.path.islink(d) or (os.path.lexists(d) and os.path.realpath(d) != str(d)):
-        raise SubmissionError(f"{d}: is a symlink (to {os.path.realpath(d)}); refusing to write results through "
-                              "it (remove it, or choose a results folder with --out)")
-    if os.path.lexists(d) and not d.is_dir():
-        raise SubmissionError(f"{d}: exists and is not a folder; remove it or use --out")
-    return d
-
-
-def _out_dirs(runs: list[RunDir], out: Path | None) -> list[Path]:
-    """RUN/avb-results, or OUT itself for one run, or OUT/<run name> (+ a path hash when names collide)."""
-    if out is None:
-        return [_own_results_dir(run) for run in runs]
-    if len(runs) == 1:
-        return [out]
-    names = [run.path.name for run in runs]
-    return [out / (name if names.count(name) == 1
-                   else f"{name}-{hashlib.sha256(str(run.path).encode()).hexdigest()[:8]}")
-            for name, run in zip(names, runs, strict=True)]
-
-
-def verify_run(run_dirs: str | Path | Sequence[str | Path], *, dataset: str | os.PathLike[str] = DEFAULT_DATASET,
+def verify_run(run_dirs: str | Path | RunPlan | Sequence[str | Path | RunPlan], *,
+               dataset: str | os.PathLike[str] = DEFAULT_DATASET,
                revision: str | None = None, cache_dir: str | Path | None = None, family: str | None = None,
                task_ids: list[int] | None = None, out: str | Path | None = None, jobs: int | None = None,
                force: bool = False, executor: str | Executor = "process", scheduler: str | None = None,
@@ -232,23 +201,33 @@ def verify_run(run_dirs: str | Path | Sequence[str | Path], *, dataset: str | os
     verifier version and dataset revision are unchanged are reused unless `force`. Submitted media larger than
     `max_media_bytes` (default `$AVB_MAX_MEDIA_MB` MiB, else 4 GiB) are `malformed`. `run_meta`
     ({harness, model, rep}) overrides each run's run.json (see `identity`). Returns the run summary.
+
+    Each run is planned once (`run_plan.plan_runs`; a `RunPlan` may be passed instead of a path). A run that
+    cannot be planned (not a run folder, a results folder that is a file or a symlink) is listed in the summary's
+    `refused` and the other runs are scored; when no run can be planned its `RunPlanError` is raised.
     """
     validate_jobs(jobs)
-    if isinstance(run_dirs, (str, Path)):
+    if isinstance(run_dirs, (str, Path, RunPlan)):
         run_dirs = [run_dirs]
+    given = [d for d in run_dirs if isinstance(d, RunPlan)]
+    plans, refused = plan_runs([d for d in run_dirs if not isinstance(d, RunPlan)], out) \
+        if len(given) < len(run_dirs) else ([], [])
+    plans = given + plans
+    if not plans and refused:  # nothing can be scored: the run-directory error is the command's error
+        raise refused[0]
     if tasks is None:
         tasks = load_tasks(family, task_ids=task_ids, dataset=dataset, revision=revision, cache_dir=cache_dir)
     cache = (Path(cache_dir).expanduser() if cache_dir else default_cache_dir()).resolve()
-    out = Path(out).expanduser().resolve() if out else None
     ctx = VerifyContext(cache_dir=cache, judge=judge, threads=1)
-    runs = [open_run(p) for p in run_dirs]
+    runs = [plan.run for plan in plans]
     media_cap = media_max_bytes(max_media_bytes)
     work: list[Job] = []
-    for run, out_dir in zip(runs, _out_dirs(runs, Path(out) if out else None), strict=True):
-        run_info = run_identity(run.path, run.meta, run_meta)
+    for plan in plans:
+        run_info = run_identity(plan.run.path, plan.run.meta, run_meta)
         for task in tasks:
             ds = task.source.provenance() if task.source else {"dataset": str(dataset)}
-            work.append(Job(task, run.submission(task.task_id, media_cap), out_dir, run_info, ctx, ds, force))
+            work.append(Job(task, plan.run.submission(task.task_id, media_cap), plan.results_dir, run_info, ctx, ds,
+                            force))
     ex = make_executor(executor, jobs, scheduler) if isinstance(executor, str) else executor
     results: list[Result] = []
     bar = None
@@ -271,5 +250,7 @@ def verify_run(run_dirs: str | Path | Sequence[str | Path], *, dataset: str | os
               "kept; see the result's warnings)" for r in results if r.integrity]
     notes += duplicate_identities((j.run_info["harness"], j.run_info["model"], j.run_info["rep"], j.run_info["path"])
                                   for j in work)
-    return summarize(results, tasks, runs=[str(r.path) for r in runs], notes=notes)
+    summary = summarize(results, tasks, runs=[str(r.path) for r in runs], notes=notes)
+    summary.refused = [str(exc) for exc in refused]
+    return summary
 

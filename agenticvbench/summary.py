@@ -34,6 +34,7 @@ class RunSummary:
     notes: list[str] = field(default_factory=list)
     unscored_reasons: dict[str, int] = field(default_factory=dict)
     judge: dict[str, Any] = field(default_factory=dict)
+    refused: list[str] = field(default_factory=list)  # one line per run that could not be scored at all
 
     @property
     def n_errors(self) -> int:
@@ -52,7 +53,7 @@ class RunSummary:
             "lost_everything": [{"run": r.run.get("path"), "task_id": r.task_id, "family": r.family,
                                  "why": _one_line(r)} for r in self.lost_everything()],
             "unscored_reasons": self.unscored_reasons, "judge": self.judge,
-            "notes": self.notes,
+            "notes": self.notes, "refused": self.refused,
         }
 
     def lost_everything(self) -> list[Result]:
