@@ -17,11 +17,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agenticvbench.errors import ToolError
 from agenticvbench.executors import Executor, make_executor
-from agenticvbench.fsutil import file_sha256
 from agenticvbench.identity import duplicate_identities, run_identity
 from agenticvbench.integrity import reference_sha256, screen_inputs
 from agenticvbench.loader import DEFAULT_DATASET, default_cache_dir, load_tasks
+from agenticvbench.media.ffmpeg import TOOL_FAILURES
+from agenticvbench.media.toolchain import toolchain_identity
+from agenticvbench.pinned import Pin, PinError, pin_inputs
 from agenticvbench.provenance import base_provenance
 from agenticvbench.results import Result, json_safe, read_result_checked, result_path, write_result
 from agenticvbench.run_plan import RunPlan, plan_runs
@@ -61,7 +64,7 @@ def fingerprint(job: Job, verifier_version: str, input_hashes: dict[str, str]) -
 
     It covers the verifier version, the task's rubric (and, for repair, the resolved ground-truth profile, which
     `rubric_json` names only by cell), the resolved dataset revision, every input file's SHA-256 and, for recap,
-    the judge's identity and prompt template.
+    the judge's identity and prompt template, and the decoding toolchain (ffmpeg binary, PyAV and its libav).
     """
     profile = getattr(job.task, "profile", None)
     payload = {
@@ -69,6 +72,7 @@ def fingerprint(job: Job, verifier_version: str, input_hashes: dict[str, str]) -
         "profile": hashlib.sha256(json.dumps(profile, sort_keys=True).encode()).hexdigest() if profile else None,
         "dataset": job.dataset.get("resolved_revision"), "inputs": input_hashes,
         "judge": _judge_identity(job.ctx.judge) if job.task.family == "recap" else None,
+        "toolchain": toolchain_identity(),
     }
     return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
 
@@ -87,20 +91,10 @@ def _base_result(job: Job, status: str, **kw: Any) -> Result:
                   run=job.run_info, **kw)
 
 
-def _hash_inputs(job: Job, files: list[Path]) -> dict[Path, str]:
-    """SHA-256 of every input: submitted files bounded by their cap (checked before reading), dataset files
-    (trusted, e.g. the repair source) hashed once per process."""
+def _split_inputs(job: Job, files: list[Path]) -> tuple[list[Path], list[Path]]:
+    """(submitted files, dataset files) among a verifier's inputs."""
     sub = job.submission
-    out: dict[Path, str] = {}
-    for p in files:
-        if not sub.owns(p):
-            out[p] = reference_sha256(p)
-            continue
-        try:
-            out[p] = file_sha256(p, max_bytes=cap_for(p.name, sub.media_cap))
-        except (OSError, ValueError) as exc:  # grew past its cap, or swapped for a FIFO since it was checked
-            raise InputRejected(f"{p}: cannot be read as a submitted file ({exc})") from None
-    return out
+    return [p for p in files if sub.owns(p)], [p for p in files if not sub.owns(p)]
 
 
 def _score(job: Job) -> Result:
@@ -111,11 +105,29 @@ def _score(job: Job) -> Result:
                             provenance=prov)
     t0 = time.perf_counter()
     try:
-        by_path = _hash_inputs(job, verifier.input_files(job.task, job.submission))
+        submitted, reference = _split_inputs(job, verifier.input_files(job.task, job.submission))
+        root = job.submission.task_root
+        assert root is not None or not submitted
+        with pin_inputs(submitted, root or Path("."), lambda name: cap_for(name, job.submission.media_cap)) as pins:
+            by_path = {**{p: pin.sha256 for p, pin in pins.items()}, **{p: reference_sha256(p) for p in reference}}
+            return _score_pinned(job, verifier, prov, by_path, list(pins.values()), time.perf_counter() - t0)
     except InputRejected as exc:
         return _base_result(job, "malformed", reason=str(exc), provenance=prov)
+    except PinError as exc:  # escaped, grew past its cap, or swapped for a FIFO since it was checked
+        return _base_result(job, "malformed", reason=str(exc), provenance=prov)
+
+
+def _drifted(job: Job, pins: list[Pin], prov: dict[str, Any], hashes: dict[str, str]) -> Result | None:
+    """An `error` result (never reused) when an input changed, was replaced or removed while it was scored."""
+    changed = [why for pin in pins if (why := pin.drift())]
+    if not changed:
+        return None
+    return _base_result(job, "error", reason="; ".join(changed), provenance={**prov, "input_hashes": hashes})
+
+
+def _score_pinned(job: Job, verifier: Any, prov: dict[str, Any], by_path: dict[Path, str], pins: list[Pin],
+                  t_hash: float) -> Result:
     hashes = {p.name: h for p, h in by_path.items()}
-    t_hash = time.perf_counter() - t0
     fp = fingerprint(job, verifier.version, hashes)
     notes: list[str] = []
     if not job.force:
@@ -130,12 +142,21 @@ def _score(job: Job) -> Result:
                 write_result(job.out_dir, old)
             old.resumed = True
             return old
+    tools_before = len(TOOL_FAILURES)
     try:
         screening = screen_inputs(job.task, job.submission, by_path)
         outcome = verifier.verify(job.task, job.submission, job.ctx)
     except InputRejected as exc:
-        return _base_result(job, "malformed", reason=str(exc), provenance={**prov, "input_hashes": hashes},
-                            warnings=notes, fingerprint=fp)
+        return _drifted(job, pins, prov, hashes) or _base_result(
+            job, "malformed", reason=str(exc), provenance={**prov, "input_hashes": hashes}, warnings=notes,
+            fingerprint=fp)
+    except ToolError as exc:
+        return _base_result(job, "error", reason=f"a scoring tool failed: {exc}", provenance=prov)
+    if (drift := _drifted(job, pins, prov, hashes)) is not None:
+        return drift
+    if len(TOOL_FAILURES) > tools_before:  # a verifier turned the failure into a failed check: still no score
+        failed = "; ".join(TOOL_FAILURES[tools_before:][:3])
+        return _base_result(job, "error", reason=f"a scoring tool failed: {failed}", provenance=prov)
     scores = [outcome.final_score, outcome.headline]
     if not all(isinstance(x, (int, float)) and math.isfinite(x) for x in scores):
         raise ValueError(f"verifier returned a non-finite score {scores}")
