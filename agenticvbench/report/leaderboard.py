@@ -38,6 +38,8 @@ from agenticvbench.report.comparability import (
 from agenticvbench.report.markdown import fmt, fmt_ci, md_table
 from agenticvbench.report.summary import load_available
 from agenticvbench.results import Result
+from agenticvbench.sanitize import csv_cell, latex, markdown_document
+from agenticvbench.sanitize import text as sanitize_text
 
 FORMATS = ("md", "csv", "latex", "html", "json")
 
@@ -121,8 +123,8 @@ class Leaderboard:
         """Markdown table followed by its caption and the notes on marked cells and skipped runs."""
         headers, rows = self._display_rows()
         foot = "".join(f"\n- {line}" for line in self._footer())
-        return (md_table(headers, rows, "rllll" + "r" * (len(self.families) + 4)) + f"\n\n{self.caption}\n"
-                + (foot + "\n" if foot else ""))
+        return markdown_document(md_table(headers, rows, "rllll" + "r" * (len(self.families) + 4))
+                                 + f"\n\n{self.caption}\n" + (foot + "\n" if foot else ""))
 
     def to_json(self) -> str:
         """JSON: the caption, legend, every row (numbers, marks, coverage, judge usage), skipped runs, notes."""
@@ -136,7 +138,7 @@ class Leaderboard:
 
     def to_csv(self) -> str:
         """CSV of `frame()` (full precision; coverage, marks and their reasons are columns)."""
-        return self.frame().to_csv(index=False)
+        return self.frame().map(csv_cell).to_csv(index=False)  # agent-chosen names: no formulas, one line
 
     def to_latex(self) -> str:
         """A booktabs `table` environment; needs `\\usepackage{booktabs}`."""
@@ -155,13 +157,14 @@ class Leaderboard:
         headers, rows = self._display_rows()
         head = "".join(f"<th>{escape(h)}</th>" for h in headers)
         body = "".join("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in row) + "</tr>" for row in rows)
-        return ("<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>AgenticVBench leaderboard</title>"
+        page = ("<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>AgenticVBench leaderboard</title>"
                 "<style>body{font-family:system-ui,sans-serif;margin:2em}table{border-collapse:collapse}"
                 "td,th{border:1px solid #ddd;padding:.3em .6em}td{text-align:right}th{background:#f3f3f3}"
                 "caption{caption-side:bottom;text-align:left;color:#555;font-size:.85em;max-width:60em}</style>"
                 f"</head><body><h1>AgenticVBench leaderboard</h1><table><caption>{escape(self.caption)}</caption>"
                 f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
                 + "".join(f"<p>{escape(line)}</p>" for line in self._footer()) + "</body></html>\n")
+        return sanitize_text(page)  # agent strings: control characters and surrogates escaped
 
     def render(self, fmt_name: str) -> str:
         """Render in one of `FORMATS`."""
@@ -172,13 +175,9 @@ class Leaderboard:
         return renderers[fmt_name]()
 
 
-_LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-                  "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
-
-
 def latex_escape(text: str) -> str:
-    """Escape LaTeX special characters."""
-    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in str(text))
+    """Escape LaTeX special characters (and keep the text on one line): `sanitize.latex`."""
+    return latex(text)
 
 
 def build_leaderboard(results: list[Result], *, tasks: Any = None, full_benchmark: bool = False,
