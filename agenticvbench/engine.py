@@ -215,13 +215,15 @@ def verify_run(run_dirs: str | Path | RunPlan | Sequence[str | Path | RunPlan], 
                task_ids: list[int] | None = None, out: str | Path | None = None, jobs: int | None = None,
                force: bool = False, executor: str | Executor = "process", scheduler: str | None = None,
                judge: Any = None, progress: bool = False, tasks: list[Task] | None = None,
-               max_media_bytes: int | None = None, run_meta: dict[str, Any] | None = None) -> RunSummary:
+               max_media_bytes: int | None = None, run_meta: dict[str, Any] | None = None,
+               task_timeout: float | None = None) -> RunSummary:
     """Score every task of the dataset (or the selected family/ids) for each run directory.
 
     Results go to `RUN/avb-results/<task_id>.json` (or `out`), written atomically; finished tasks whose inputs,
     verifier version and dataset revision are unchanged are reused unless `force`. Submitted media larger than
     `max_media_bytes` (default `$AVB_MAX_MEDIA_MB` MiB, else 4 GiB) are `malformed`. `run_meta`
-    ({harness, model, rep}) overrides each run's run.json (see `identity`). Returns the run summary.
+    ({harness, model, rep}) overrides each run's run.json (see `identity`). `task_timeout` is the per-task
+    deadline in seconds (default `$AVB_TASK_TIMEOUT_S`, else 7200; see `executors`). Returns the run summary.
 
     Each run is planned once (`run_plan.plan_runs`; a `RunPlan` may be passed instead of a path). A run that
     cannot be planned (not a run folder, a results folder that is a file or a symlink) is listed in the summary's
@@ -249,7 +251,7 @@ def verify_run(run_dirs: str | Path | RunPlan | Sequence[str | Path | RunPlan], 
             ds = task.source.provenance() if task.source else {"dataset": str(dataset)}
             work.append(Job(task, plan.run.submission(task.task_id, media_cap), plan.results_dir, run_info, ctx, ds,
                             force))
-    ex = make_executor(executor, jobs, scheduler) if isinstance(executor, str) else executor
+    ex = make_executor(executor, jobs, scheduler, task_timeout) if isinstance(executor, str) else executor
     results: list[Result] = []
     bar = None
     if progress:

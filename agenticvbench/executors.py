@@ -1,6 +1,12 @@
 """Executors run scoring jobs: in-process (serial), a local process pool, or a Dask cluster.
 
 An executor only has to map a picklable top-level function over jobs and yield results as they finish.
+
+Every local executor enforces a per-task deadline (`task_deadline`: `verify_run(task_timeout=)`, `avb verify
+--task-timeout S`, `$AVB_TASK_TIMEOUT_S`, default 7200 s). A task past it ends as an `error` result that is not
+written (the next run retries it): in-process by a `SIGALRM` that raises `TaskDeadline` (a `BaseException`, so no
+verifier's `except Exception` can turn it into a failed check), in the pool by killing the stalled worker's pool
+and resubmitting the other tasks that were in flight.
 """
 
 from __future__ import annotations
@@ -21,6 +27,32 @@ from agenticvbench.results import Result, lost_result
 
 J = TypeVar("J")
 R = TypeVar("R")
+DEFAULT_TASK_TIMEOUT_S = 7200.0
+TASK_TIMEOUT_ENV = "AVB_TASK_TIMEOUT_S"
+_POLL_S = 1.0
+
+
+class TaskDeadline(BaseException):  # noqa: N818 - like KeyboardInterrupt: never caught by `except Exception`
+    """A task ran past its deadline."""
+
+
+def task_deadline(value: float | None = None) -> float:
+    """The per-task deadline in seconds: `value`, else `$AVB_TASK_TIMEOUT_S`, else 7200."""
+    if value is None:
+        env = os.environ.get(TASK_TIMEOUT_ENV, "").strip()
+        if not env:
+            return DEFAULT_TASK_TIMEOUT_S
+        try:
+            value = float(env)
+        except ValueError:
+            raise ConfigError(f"${TASK_TIMEOUT_ENV}={env!r}: expected a number of seconds") from None
+    if not value > 0 or value != value:
+        raise ConfigError(f"the per-task deadline must be a positive number of seconds, got {value}")
+    return float(value)
+
+
+def _deadline_result(job: Any, seconds: float) -> Result:
+    return lost_result(job, TaskDeadline(f"the task ran past its {seconds:g} s deadline (--task-timeout)"))
 
 
 class Executor(Protocol):
@@ -36,12 +68,34 @@ class Executor(Protocol):
 
 
 class SerialExecutor:
-    """Runs jobs one by one in this process (`--jobs 1`; easiest to debug)."""
+    """Runs jobs one by one in this process (`--jobs 1`; easiest to debug), each under the deadline (main thread
+    only: signals cannot interrupt other threads)."""
+
+    def __init__(self, timeout: float | None = None) -> None:
+        self.timeout = task_deadline(timeout)
 
     def map_unordered(self, fn: Callable[[J], R], jobs: list[J]) -> Iterator[R]:
         """Yield results in job order."""
+        armed = threading.current_thread() is threading.main_thread()
         for job in jobs:
-            yield fn(job)
+            if not armed:
+                yield fn(job)
+                continue
+            yield self._one(fn, job)  # type: ignore[misc]
+
+    def _one(self, fn: Callable[[J], R], job: J) -> R | Result:
+        def alarm(signum: int, frame: Any) -> None:
+            raise TaskDeadline
+
+        previous = signal.signal(signal.SIGALRM, alarm)
+        signal.setitimer(signal.ITIMER_REAL, self.timeout)
+        try:
+            return fn(job)
+        except TaskDeadline:
+            return _deadline_result(job, self.timeout)
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
 
     def close(self) -> None:
         """Nothing to release."""
@@ -86,14 +140,18 @@ class ProcessExecutor:
     Workers exit within a second when this process dies, even by SIGKILL (`worker_init`).
     """
 
-    def __init__(self, workers: int) -> None:
+    def __init__(self, workers: int, timeout: float | None = None) -> None:
         self.workers = max(1, workers)
+        self.timeout = task_deadline(timeout)
         self._pool = self._new_pool()
 
     def _new_pool(self) -> ProcessPoolExecutor:
         return ProcessPoolExecutor(max_workers=self.workers, initializer=worker_init, initargs=(os.getpid(),))
 
-    def _restart(self) -> None:
+    def _restart(self, kill: bool = False) -> None:
+        if kill:  # a stalled worker never returns: end every worker of this pool
+            for proc in list(getattr(self._pool, "_processes", {}).values()):
+                proc.kill()
         self._pool.shutdown(wait=False, cancel_futures=True)
         self._pool = self._new_pool()
 
@@ -112,10 +170,25 @@ class ProcessExecutor:
             while len(pending) < 2 * self.workers and (job := next(queue, None)) is not None:
                 pending[self._pool.submit(fn, job)] = job
 
+        started: dict[Future[Result], float] = {}
         refill()
         while pending:
             alone = len(pending) == 1  # a job that breaks the pool while alone is the culprit
-            done, _ = wait(list(pending), return_when=FIRST_COMPLETED)
+            done, _ = wait(list(pending), timeout=_POLL_S, return_when=FIRST_COMPLETED)
+            now = time.monotonic()
+            for fut in pending:
+                if fut not in started and fut.running():
+                    started[fut] = now
+            late = [] if done else [f for f in pending if now - started.get(f, now) > self.timeout]
+            if late:
+                for fut in late:
+                    yield _deadline_result(pending.pop(fut), self.timeout)
+                queue = iter([*pending.values(), *queue])  # the others were only unlucky: run them again
+                pending.clear()
+                started.clear()
+                self._restart(kill=True)
+                refill()
+                continue
             broken = False
             for fut in done:
                 job = pending.pop(fut)
@@ -132,6 +205,7 @@ class ProcessExecutor:
             if broken:
                 suspects.extend(pending.values())
                 pending.clear()
+                started.clear()
                 self._restart()
             refill()
 
@@ -148,8 +222,10 @@ def default_jobs() -> int:
         return os.cpu_count() or 1
 
 
-def make_executor(name: str = "process", jobs: int | None = None, scheduler: str | None = None) -> Executor:
-    """Build an executor by name: `process` (serial when jobs == 1) or `dask` (needs a scheduler address)."""
+def make_executor(name: str = "process", jobs: int | None = None, scheduler: str | None = None,
+                  timeout: float | None = None) -> Executor:
+    """Build an executor by name: `process` (serial when jobs == 1) or `dask` (needs a scheduler address);
+    `timeout` is the per-task deadline of the local executors (`task_deadline`)."""
     if name == "dask":
         from agenticvbench.dask_executor import DaskExecutor
 
@@ -159,4 +235,4 @@ def make_executor(name: str = "process", jobs: int | None = None, scheduler: str
     if name != "process":
         raise ConfigError(f"unknown executor {name!r} (process or dask)")
     n = jobs or default_jobs()
-    return SerialExecutor() if n == 1 else ProcessExecutor(n)
+    return SerialExecutor(timeout) if n == 1 else ProcessExecutor(n, timeout)

@@ -99,7 +99,8 @@ def _verify(args: argparse.Namespace) -> int:
                          jobs=args.jobs, force=args.force, executor=args.executor,
                          scheduler=args.scheduler, judge=judge, tasks=tasks, run_meta=meta or None,
                          max_media_bytes=args.max_media_mb * 1024 * 1024 if args.max_media_mb else None,
-                         progress=not (args.json or args.quiet) and sys.stderr.isatty() or args.progress)
+                         progress=not (args.json or args.quiet) and sys.stderr.isatty() or args.progress,
+                         task_timeout=args.task_timeout)
     summary.refused = refused
     for note in summary.notes:
         LOG.warning(note)
@@ -134,6 +135,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--scheduler", help="Dask scheduler address for --executor dask")
     p.add_argument("--progress", action="store_true", help="show the progress bar even when not on a terminal")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    p.add_argument("--task-timeout", type=float, default=None, metavar="S",
+                   help="per-task deadline in seconds; a task past it is an error, retried next run "
+                        "(default $AVB_TASK_TIMEOUT_S, else 7200)")
     p.add_argument("--max-media-mb", type=positive_int, default=None,
                    help="largest submitted media file read, in MiB (default $AVB_MAX_MEDIA_MB, else 4096)")
     ident = p.add_argument_group("run identity (default: the run's run.json, else the folder name as model)")
