@@ -105,7 +105,7 @@ def read_submitted(path: str | os.PathLike[str], max_bytes: int) -> bytes:
         if len(pin.data) > max_bytes:
             raise TooLargeError(f"{path}: {len(pin.data)} bytes, over the {max_bytes} byte limit")
         return pin.data
-    return read_capped(path, max_bytes)
+    return read_capped(os.fspath(path), max_bytes)
 
 
 def _inside(path: str, folder: str) -> bool:
