@@ -24,31 +24,11 @@ from typing import Any, Protocol, TypeVar
 
 from agenticvbench.errors import ConfigError
 from agenticvbench.results import Result, lost_result
+from agenticvbench.task_deadline import TaskDeadline, task_deadline
 
 J = TypeVar("J")
 R = TypeVar("R")
-DEFAULT_TASK_TIMEOUT_S = 7200.0
-TASK_TIMEOUT_ENV = "AVB_TASK_TIMEOUT_S"
 _POLL_S = 1.0
-
-
-class TaskDeadline(BaseException):  # noqa: N818 - like KeyboardInterrupt: never caught by `except Exception`
-    """A task ran past its deadline."""
-
-
-def task_deadline(value: float | None = None) -> float:
-    """The per-task deadline in seconds: `value`, else `$AVB_TASK_TIMEOUT_S`, else 7200."""
-    if value is None:
-        env = os.environ.get(TASK_TIMEOUT_ENV, "").strip()
-        if not env:
-            return DEFAULT_TASK_TIMEOUT_S
-        try:
-            value = float(env)
-        except ValueError:
-            raise ConfigError(f"${TASK_TIMEOUT_ENV}={env!r}: expected a number of seconds") from None
-    if not value > 0 or value != value:
-        raise ConfigError(f"the per-task deadline must be a positive number of seconds, got {value}")
-    return float(value)
 
 
 def _deadline_result(job: Any, seconds: float) -> Result:
@@ -231,7 +211,7 @@ def make_executor(name: str = "process", jobs: int | None = None, scheduler: str
 
         if not scheduler:
             raise ConfigError("--executor dask needs --scheduler ADDRESS (e.g. tcp://10.0.0.5:8786)")
-        return DaskExecutor(scheduler)
+        return DaskExecutor(scheduler, timeout)
     if name != "process":
         raise ConfigError(f"unknown executor {name!r} (process or dask)")
     n = jobs or default_jobs()
