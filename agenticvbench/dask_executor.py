@@ -22,17 +22,30 @@ Requirements on the cluster (the engine ships only small job descriptions, never
   edit chunks) need non-daemonic workers: `dask worker --no-nanny` or the config
   `distributed.worker.daemon: false`.
 
-Results stream back as each task finishes (`as_completed`). If a worker dies or a job cannot be run, that task
-becomes an `error` result (not written to disk, so the next `avb verify` retries it) instead of aborting the run.
+Results stream back as each task finishes. If a worker dies or a job cannot be run, that task becomes an `error`
+result (not written to disk, so the next `avb verify` retries it) instead of aborting the run:
+
+- a job that ends in `KilledWorker` (its workers kept dying) is submitted once more, alone, after the other
+  jobs have finished, before it is blamed, so an honest task that only shared a worker with a submission that kills it is scored;
+- a job that runs past the per-task deadline (`task_deadline.task_deadline`) is cancelled and is an `error`; its
+  worker is restarted when it has a nanny (a thread cannot be stopped otherwise, so without a nanny that worker
+  stays busy and the other workers carry on);
+- when the cluster has had no worker for `NO_WORKER_GRACE_S` (a `--no-nanny` worker that died is not
+  replaced), the remaining jobs are `error`s instead of waiting forever.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
 from agenticvbench.errors import ConfigError
 from agenticvbench.results import Result, lost_result
+from agenticvbench.task_deadline import TaskDeadline, task_deadline
+
+NO_WORKER_GRACE_S = 60.0
+_POLL_S = 1.0
 
 
 class DaskExecutor:
@@ -42,9 +55,11 @@ class DaskExecutor:
     `close()`), or None to start a private local cluster (closed on `close()`).
     """
 
-    def __init__(self, scheduler: Any = None) -> None:
+    def __init__(self, scheduler: Any = None, timeout: float | None = None) -> None:
         from distributed import Client
 
+        self.timeout = task_deadline(timeout)
+        self.no_worker_grace = NO_WORKER_GRACE_S
         self._own = not isinstance(scheduler, Client)
         if isinstance(scheduler, Client):
             self.client = scheduler
@@ -58,26 +73,88 @@ class DaskExecutor:
 
     def map_unordered(self, fn: Callable[[Any], Result], jobs: list[Any]) -> Iterator[Result]:
         """Submit every job (`pure=False`: each is scored, never deduplicated) and yield results as they finish."""
-        from distributed import as_completed
+        from distributed import wait
 
         if not jobs:
             return
-        futures = self.client.map(_OnWorker(fn), jobs, pure=False)
+        task = _OnWorker(fn)
+        futures = self.client.map(task, jobs, pure=False)
         job_of = {fut.key: job for fut, job in zip(futures, jobs, strict=True)}
-        done = 0
+        pending = {fut.key: fut for fut in futures}
+        retried: set[int] = set()
+        suspects: list[Any] = []  # KilledWorker jobs, rerun one at a time once nothing else runs
+        started: dict[str, float] = {}
+        no_worker_since: float | None = None
         try:
-            for fut in as_completed(futures):
+            while pending or suspects:
+                if not pending:
+                    job = suspects.pop(0)
+                    again = self.client.submit(task, job, pure=False)
+                    job_of[again.key] = job
+                    pending[again.key] = again
                 try:
-                    result = fut.result()
-                except Exception as exc:  # a lost worker or a failed task must not abort the whole run
-                    result = lost_result(job_of[fut.key], exc)
-                finally:
-                    fut.release()
-                done += 1
-                yield result
+                    done, _ = wait(list(pending.values()), timeout=_POLL_S, return_when="FIRST_COMPLETED")
+                except TimeoutError:  # nothing finished within the poll interval
+                    done = set()
+                for fut in done:
+                    del pending[fut.key]
+                    job = job_of[fut.key]
+                    try:
+                        result = fut.result()
+                    except Exception as exc:  # a lost worker or a failed task must not abort the whole run
+                        if type(exc).__name__ == "KilledWorker" and id(job) not in retried:
+                            retried.add(id(job))  # maybe only a neighbour of the culprit: once more, alone
+                            suspects.append(job)
+                            continue
+                        result = lost_result(job, exc)
+                    finally:
+                        fut.release()
+                    yield result
+                if done or not pending:
+                    continue
+                now = time.monotonic()
+                yield from self._late(pending, job_of, started, now)
+                workers = self.client.scheduler_info().get("workers", {})
+                no_worker_since = None if workers else (no_worker_since or now)
+                if no_worker_since is not None and now - no_worker_since > self.no_worker_grace:
+                    gone = RuntimeError(f"no Dask worker for {self.no_worker_grace:g} s (a worker died and none "
+                                        "replaced it)")
+                    self.client.cancel(list(pending.values()))
+                    for key in list(pending):
+                        yield lost_result(job_of[key], gone)
+                    for job in suspects:
+                        yield lost_result(job, gone)
+                    pending.clear()
+                    suspects.clear()
         finally:
-            if done < len(futures):  # interrupted (Ctrl-C, consumer stopped): cancel what has not run yet
-                self.client.cancel([f for f in futures if not f.done()])
+            if pending:  # interrupted (Ctrl-C, consumer stopped): cancel what has not run yet
+                self.client.cancel(list(pending.values()))
+
+    def _late(self, pending: dict[Any, Any], job_of: dict[Any, Any], started: dict[Any, float],
+              now: float) -> Iterator[Result]:
+        """Cancel and report the jobs that have been processing longer than the deadline; restart their workers
+        (when they have a nanny)."""
+        try:
+            executing = self.client.run(_executing_keys)  # what each worker runs now, not what it has queued
+        except Exception:  # noqa: BLE001 - a worker went away while asked: check again at the next poll
+            return
+        where = {key: w for w, keys in executing.items() for key in keys}
+        for key in where:
+            started.setdefault(key, now)
+        late = [key for key in list(pending) if key in where and now - started[key] > self.timeout]
+        for key in [k for k in started if k not in where]:
+            del started[key]  # finished, or moved to another worker: its clock starts again there
+        if not late:
+            return
+        self.client.cancel([pending[k] for k in late])
+        try:
+            self.client.restart_workers(sorted({where[k] for k in late}), timeout=60, raise_for_error=False)
+        except Exception:  # noqa: BLE001 - no nanny: the thread cannot be stopped, the other workers carry on
+            pass
+        for key in late:
+            del pending[key]
+            yield lost_result(job_of[key], TaskDeadline(f"the task ran past its {self.timeout:g} s deadline "
+                                                        "(--task-timeout)"))
 
     def close(self) -> None:
         """Close the client (and its local cluster) if this executor created it."""
@@ -86,6 +163,11 @@ class DaskExecutor:
             self.client.close()
             if cluster is not None:
                 cluster.close()
+
+
+def _executing_keys(dask_worker: Any) -> list[str]:
+    """The keys of the tasks this worker is executing right now (run on each worker by `Client.run`)."""
+    return [str(ts.key) for ts in getattr(dask_worker.state, "executing", ())]
 
 
 class _OnWorker:

@@ -17,15 +17,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agenticvbench.errors import AVBError, ConfigError, DatasetError, SubmissionError
+from agenticvbench.errors import AVBError, ConfigError, DatasetError, ToolError
 from agenticvbench.executors import Executor, make_executor
-from agenticvbench.fsutil import file_sha256
 from agenticvbench.harbor.outcomes import run_failures
 from agenticvbench.identity import duplicate_identities, run_identity
 from agenticvbench.integrity import reference_sha256, screen_inputs
 from agenticvbench.layout_hints import misplaced_hint
 from agenticvbench.leaks import DatasetReference, dataset_references
 from agenticvbench.loader import DEFAULT_DATASET, DatasetSource, default_cache_dir, load_tasks
+from agenticvbench.media.ffmpeg import TOOL_FAILURES
+from agenticvbench.media.toolchain import toolchain_identity
+from agenticvbench.pinned import Pin, PinError, pin_inputs
 from agenticvbench.provenance import base_provenance
 from agenticvbench.result_folder import claim
 from agenticvbench.results import (
@@ -36,17 +38,10 @@ from agenticvbench.results import (
     result_path,
     write_result,
 )
+from agenticvbench.run_plan import RunPlan, plan_runs
 from agenticvbench.selection import validate_jobs
 from agenticvbench.signing import KeyRef, ResultKey, inside, load_key, worker_key
-from agenticvbench.submission import (
-    RESULTS_DIRNAME,
-    InputRejected,
-    RunDir,
-    Submission,
-    cap_for,
-    media_max_bytes,
-    open_run,
-)
+from agenticvbench.submission import InputRejected, RunDir, Submission, cap_for, media_max_bytes
 from agenticvbench.summary import RunSummary, summarize
 from agenticvbench.tasks import Task
 from agenticvbench.verifiers import get_verifier
@@ -89,7 +84,7 @@ def fingerprint(job: Job, verifier_version: str, input_hashes: dict[str, str]) -
 
     It covers the verifier version, the task's rubric (and, for repair, the resolved ground-truth profile, which
     `rubric_json` names only by cell), the resolved dataset revision, every input file's SHA-256 and, for recap,
-    the judge's identity and prompt template.
+    the judge's identity and prompt template, and the decoding toolchain (ffmpeg binary, PyAV and its libav).
     """
     profile = getattr(job.task, "profile", None)
     payload = {
@@ -97,6 +92,7 @@ def fingerprint(job: Job, verifier_version: str, input_hashes: dict[str, str]) -
         "profile": hashlib.sha256(json.dumps(profile, sort_keys=True).encode()).hexdigest() if profile else None,
         "dataset": job.dataset.get("resolved_revision"), "inputs": input_hashes,
         "judge": _judge_identity(job.ctx.judge) if job.task.family == "recap" else None,
+        "toolchain": toolchain_identity(),
     }
     return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
 
@@ -115,20 +111,10 @@ def _base_result(job: Job, status: str, **kw: Any) -> Result:
                   run=job.run_info, **kw)
 
 
-def _hash_inputs(job: Job, files: list[Path]) -> dict[Path, str]:
-    """SHA-256 of every input: submitted files bounded by their cap (checked before reading), dataset files
-    (trusted, e.g. the repair source) hashed once per process."""
+def _split_inputs(job: Job, files: list[Path]) -> tuple[list[Path], list[Path]]:
+    """(submitted files, dataset files) among a verifier's inputs."""
     sub = job.submission
-    out: dict[Path, str] = {}
-    for p in files:
-        if not sub.owns(p):
-            out[p] = reference_sha256(p)
-            continue
-        try:
-            out[p] = file_sha256(p, max_bytes=cap_for(p.name, sub.media_cap))
-        except (OSError, ValueError) as exc:  # grew past its cap, or swapped for a FIFO since it was checked
-            raise InputRejected(f"{p}: cannot be read as a submitted file ({exc})") from None
-    return out
+    return [p for p in files if sub.owns(p)], [p for p in files if not sub.owns(p)]
 
 
 def _score(job: Job, key: ResultKey | None) -> Result:
@@ -139,11 +125,29 @@ def _score(job: Job, key: ResultKey | None) -> Result:
                             provenance=prov)
     t0 = time.perf_counter()
     try:
-        by_path = _hash_inputs(job, verifier.input_files(job.task, job.submission))
+        submitted, reference = _split_inputs(job, verifier.input_files(job.task, job.submission))
+        root = job.submission.task_root
+        assert root is not None or not submitted
+        with pin_inputs(submitted, root or Path("."), lambda name: cap_for(name, job.submission.media_cap)) as pins:
+            by_path = {**{p: pin.sha256 for p, pin in pins.items()}, **{p: reference_sha256(p) for p in reference}}
+            return _score_pinned(job, verifier, prov, by_path, list(pins.values()), time.perf_counter() - t0, key)
     except InputRejected as exc:
         return _base_result(job, "malformed", reason=str(exc), provenance=prov)
+    except PinError as exc:  # escaped, grew past its cap, or swapped for a FIFO since it was checked
+        return _base_result(job, "malformed", reason=str(exc), provenance=prov)
+
+
+def _drifted(job: Job, pins: list[Pin], prov: dict[str, Any], hashes: dict[str, str]) -> Result | None:
+    """An `error` result (never reused) when an input changed, was replaced or removed while it was scored."""
+    changed = [why for pin in pins if (why := pin.drift())]
+    if not changed:
+        return None
+    return _base_result(job, "error", reason="; ".join(changed), provenance={**prov, "input_hashes": hashes})
+
+
+def _score_pinned(job: Job, verifier: Any, prov: dict[str, Any], by_path: dict[Path, str], pins: list[Pin],
+                  t_hash: float, key: ResultKey | None) -> Result:
     hashes = {p.name: h for p, h in by_path.items()}
-    t_hash = time.perf_counter() - t0
     fp = fingerprint(job, verifier.version, hashes)
     notes: list[str] = []
     if not job.force:
@@ -162,12 +166,21 @@ def _score(job: Job, key: ResultKey | None) -> Result:
                     write_result(job.out_dir, old, key)
                 old.resumed = True
                 return old
+    tools_before = len(TOOL_FAILURES)
     try:
         screening = screen_inputs(job.task, job.submission, by_path, job.dataset_refs)
         outcome = verifier.verify(job.task, job.submission, job.ctx)
     except InputRejected as exc:
-        return _base_result(job, "malformed", reason=str(exc), provenance={**prov, "input_hashes": hashes},
-                            warnings=notes, fingerprint=fp)
+        return _drifted(job, pins, prov, hashes) or _base_result(
+            job, "malformed", reason=str(exc), provenance={**prov, "input_hashes": hashes}, warnings=notes,
+            fingerprint=fp)
+    except ToolError as exc:
+        return _base_result(job, "error", reason=f"a scoring tool failed: {exc}", provenance=prov)
+    if (drift := _drifted(job, pins, prov, hashes)) is not None:
+        return drift
+    if len(TOOL_FAILURES) > tools_before:  # a verifier turned the failure into a failed check: still no score
+        failed = "; ".join(TOOL_FAILURES[tools_before:][:3])
+        return _base_result(job, "error", reason=f"a scoring tool failed: {failed}", provenance=prov)
     scores = [outcome.final_score, outcome.headline]
     if not all(isinstance(x, (int, float)) and math.isfinite(x) for x in scores):
         raise ValueError(f"verifier returned a non-finite score {scores}")
@@ -232,30 +245,6 @@ def score_job(job: Job) -> Result:
     return result
 
 
-def _own_results_dir(run: RunDir) -> Path:
-    """RUN/avb-results, refused (`SubmissionError`, exit 3) when it is a symlink or leads out of the run: results
-    written through it would land wherever the submission points."""
-    d = run.path / RESULTS_DIRNAME
-    if os.path.islink(d) or (os.path.lexists(d) and os.path.realpath(d) != str(d)):
-        raise SubmissionError(f"{d}: is a symlink (to {os.path.realpath(d)}); refusing to write results through "
-                              "it (remove it, or choose a results folder with --out)")
-    if os.path.lexists(d) and not d.is_dir():
-        raise SubmissionError(f"{d}: exists and is not a folder; remove it or use --out")
-    return d
-
-
-def _out_dirs(runs: list[RunDir], out: Path | None) -> list[Path]:
-    """RUN/avb-results, or OUT itself for one run, or OUT/<run name> (+ a path hash when names collide)."""
-    if out is None:
-        return [_own_results_dir(run) for run in runs]
-    if len(runs) == 1:
-        return [out]
-    names = [run.path.name for run in runs]
-    return [out / (name if names.count(name) == 1
-                   else f"{name}-{hashlib.sha256(str(run.path).encode()).hexdigest()[:8]}")
-            for name, run in zip(names, runs, strict=True)]
-
-
 def _result_key(key_file: str | os.PathLike[str] | None, runs: list[RunDir]) -> tuple[ResultKey, list[str]]:
     """The result key (created on first use) and notes about it; `ConfigError` when it lies inside a run folder
     (the agent could have read or planted it)."""
@@ -295,13 +284,14 @@ def _signature_notes(results: list[Result]) -> list[str]:
     return notes
 
 
-def verify_run(run_dirs: str | Path | Sequence[str | Path], *, dataset: str | os.PathLike[str] = DEFAULT_DATASET,
+def verify_run(run_dirs: str | Path | RunPlan | Sequence[str | Path | RunPlan], *,
+               dataset: str | os.PathLike[str] = DEFAULT_DATASET,
                revision: str | None = None, cache_dir: str | Path | None = None, family: str | None = None,
                task_ids: list[int] | None = None, out: str | Path | None = None, jobs: int | None = None,
                force: bool = False, executor: str | Executor = "process", scheduler: str | None = None,
                judge: Any = None, progress: bool = False, tasks: list[Task] | None = None,
                max_media_bytes: int | None = None, run_meta: dict[str, Any] | None = None,
-               key_file: str | os.PathLike[str] | None = None) -> RunSummary:
+               key_file: str | os.PathLike[str] | None = None, task_timeout: float | None = None) -> RunSummary:
     """Score every task of the dataset (or the selected family/ids) for each run directory.
 
     Results go to `RUN/avb-results/<task_id>.json` (or `out`), written atomically; finished tasks whose inputs,
@@ -309,31 +299,41 @@ def verify_run(run_dirs: str | Path | Sequence[str | Path], *, dataset: str | os
     `max_media_bytes` (default `$AVB_MAX_MEDIA_MB` MiB, else 4 GiB) are `malformed`. `run_meta`
     ({harness, model, rep}) overrides each run's run.json (see `identity`). Results are signed with the result
     key (`key_file`, else `$AVB_RESULT_KEY_FILE`, else the package cache's; see `signing`), which must lie outside
-    every run folder, and only results whose signature verifies are reused. Returns the run summary.
+    every run folder, and only results whose signature verifies are reused. `task_timeout` is the per-task
+    deadline in seconds (default `$AVB_TASK_TIMEOUT_S`, else 7200; see `executors`). Returns the run summary.
+
+    Each run is planned once (`run_plan.plan_runs`; a `RunPlan` may be passed instead of a path). A run that
+    cannot be planned (not a run folder, a results folder that is a file or a symlink) is listed in the summary's
+    `refused` and the other runs are scored; when no run can be planned its `RunPlanError` is raised.
     """
     validate_jobs(jobs)
-    if isinstance(run_dirs, (str, Path)):
+    if isinstance(run_dirs, (str, Path, RunPlan)):
         run_dirs = [run_dirs]
+    given = [d for d in run_dirs if isinstance(d, RunPlan)]
+    plans, refused = plan_runs([d for d in run_dirs if not isinstance(d, RunPlan)], out) \
+        if len(given) < len(run_dirs) else ([], [])
+    plans = given + plans
+    if not plans and refused:  # nothing can be scored: the run-directory error is the command's error
+        raise refused[0]
     if tasks is None:
         tasks = load_tasks(family, task_ids=task_ids, dataset=dataset, revision=revision, cache_dir=cache_dir)
     cache = (Path(cache_dir).expanduser() if cache_dir else default_cache_dir()).resolve()
-    out = Path(out).expanduser().resolve() if out else None
     ctx = VerifyContext(cache_dir=cache, judge=judge, threads=1)
-    runs = [open_run(p) for p in run_dirs]
+    runs = [plan.run for plan in plans]
     key, key_notes = _result_key(key_file, runs)
     refs, leak_notes = _reference_index(tasks)
     media_cap = media_max_bytes(max_media_bytes)
     work: list[Job] = []
-    for run, out_dir in zip(runs, _out_dirs(runs, Path(out) if out else None), strict=True):
-        run_info = run_identity(run.path, run.meta, run_meta)
-        if note := claim(out_dir, key)[1]:
+    for plan in plans:
+        run_info = run_identity(plan.run.path, plan.run.meta, run_meta)
+        if note := claim(plan.results_dir, key)[1]:
             key_notes.append(note)
-        failures = run_failures(run.path)
+        failures = run_failures(plan.run.path)
         for task in tasks:
             ds = task.source.provenance() if task.source else {"dataset": str(dataset)}
-            work.append(Job(task, run.submission(task.task_id, media_cap), out_dir, run_info, ctx, ds, force,
-                            key.ref(), refs, failures.get(task.task_id, "")))
-    ex = make_executor(executor, jobs, scheduler) if isinstance(executor, str) else executor
+            work.append(Job(task, plan.run.submission(task.task_id, media_cap), plan.results_dir, run_info, ctx, ds,
+                            force, key.ref(), refs, failures.get(task.task_id, "")))
+    ex = make_executor(executor, jobs, scheduler, task_timeout) if isinstance(executor, str) else executor
     results: list[Result] = []
     bar = None
     if progress:
@@ -355,5 +355,7 @@ def verify_run(run_dirs: str | Path | Sequence[str | Path], *, dataset: str | os
               "kept; see the result's warnings)" for r in results if r.integrity]
     notes += duplicate_identities((j.run_info["harness"], j.run_info["model"], j.run_info["rep"], j.run_info["path"])
                                   for j in work)
-    return summarize(results, tasks, runs=[str(r.path) for r in runs], notes=notes)
+    summary = summarize(results, tasks, runs=[str(r.path) for r in runs], notes=notes)
+    summary.refused = [str(exc) for exc in refused]
+    return summary
 

@@ -29,6 +29,13 @@ class MediaError(AVBError):
     """A media file cannot be probed or decoded."""
 
 
+class ToolError(AVBError):
+    """An external tool the scorer relies on failed (the ffmpeg binary missing, killed or crashed).
+
+    Never the submission's fault and never a score: the task ends as an `error` (not reused), and verifiers that
+    turn other exceptions into failed checks re-raise this one."""
+
+
 class SubmissionError(AVBError):
     """A run directory cannot be read at all (not a per-task problem)."""
 

@@ -1,6 +1,12 @@
 """Executors run scoring jobs: in-process (serial), a local process pool, or a Dask cluster.
 
 An executor only has to map a picklable top-level function over jobs and yield results as they finish.
+
+Every local executor enforces a per-task deadline (`task_deadline`: `verify_run(task_timeout=)`, `avb verify
+--task-timeout S`, `$AVB_TASK_TIMEOUT_S`, default 7200 s). A task past it ends as an `error` result that is not
+written (the next run retries it): in-process by a `SIGALRM` that raises `TaskDeadline` (a `BaseException`, so no
+verifier's `except Exception` can turn it into a failed check), in the pool by killing the stalled worker's pool
+and resubmitting the other tasks that were in flight.
 """
 
 from __future__ import annotations
@@ -18,9 +24,15 @@ from typing import Any, Protocol, TypeVar
 
 from agenticvbench.errors import ConfigError
 from agenticvbench.results import Result, lost_result
+from agenticvbench.task_deadline import TaskDeadline, task_deadline
 
 J = TypeVar("J")
 R = TypeVar("R")
+_POLL_S = 1.0
+
+
+def _deadline_result(job: Any, seconds: float) -> Result:
+    return lost_result(job, TaskDeadline(f"the task ran past its {seconds:g} s deadline (--task-timeout)"))
 
 
 class Executor(Protocol):
@@ -36,12 +48,34 @@ class Executor(Protocol):
 
 
 class SerialExecutor:
-    """Runs jobs one by one in this process (`--jobs 1`; easiest to debug)."""
+    """Runs jobs one by one in this process (`--jobs 1`; easiest to debug), each under the deadline (main thread
+    only: signals cannot interrupt other threads)."""
+
+    def __init__(self, timeout: float | None = None) -> None:
+        self.timeout = task_deadline(timeout)
 
     def map_unordered(self, fn: Callable[[J], R], jobs: list[J]) -> Iterator[R]:
         """Yield results in job order."""
+        armed = threading.current_thread() is threading.main_thread()
         for job in jobs:
-            yield fn(job)
+            if not armed:
+                yield fn(job)
+                continue
+            yield self._one(fn, job)  # type: ignore[misc]
+
+    def _one(self, fn: Callable[[J], R], job: J) -> R | Result:
+        def alarm(signum: int, frame: Any) -> None:
+            raise TaskDeadline
+
+        previous = signal.signal(signal.SIGALRM, alarm)
+        signal.setitimer(signal.ITIMER_REAL, self.timeout)
+        try:
+            return fn(job)
+        except TaskDeadline:
+            return _deadline_result(job, self.timeout)
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
 
     def close(self) -> None:
         """Nothing to release."""
@@ -86,14 +120,18 @@ class ProcessExecutor:
     Workers exit within a second when this process dies, even by SIGKILL (`worker_init`).
     """
 
-    def __init__(self, workers: int) -> None:
+    def __init__(self, workers: int, timeout: float | None = None) -> None:
         self.workers = max(1, workers)
+        self.timeout = task_deadline(timeout)
         self._pool = self._new_pool()
 
     def _new_pool(self) -> ProcessPoolExecutor:
         return ProcessPoolExecutor(max_workers=self.workers, initializer=worker_init, initargs=(os.getpid(),))
 
-    def _restart(self) -> None:
+    def _restart(self, kill: bool = False) -> None:
+        if kill:  # a stalled worker never returns: end every worker of this pool
+            for proc in list(getattr(self._pool, "_processes", {}).values()):
+                proc.kill()
         self._pool.shutdown(wait=False, cancel_futures=True)
         self._pool = self._new_pool()
 
@@ -112,10 +150,25 @@ class ProcessExecutor:
             while len(pending) < 2 * self.workers and (job := next(queue, None)) is not None:
                 pending[self._pool.submit(fn, job)] = job
 
+        started: dict[Future[Result], float] = {}
         refill()
         while pending:
             alone = len(pending) == 1  # a job that breaks the pool while alone is the culprit
-            done, _ = wait(list(pending), return_when=FIRST_COMPLETED)
+            done, _ = wait(list(pending), timeout=_POLL_S, return_when=FIRST_COMPLETED)
+            now = time.monotonic()
+            for fut in pending:
+                if fut not in started and fut.running():
+                    started[fut] = now
+            late = [] if done else [f for f in pending if now - started.get(f, now) > self.timeout]
+            if late:
+                for fut in late:
+                    yield _deadline_result(pending.pop(fut), self.timeout)
+                queue = iter([*pending.values(), *queue])  # the others were only unlucky: run them again
+                pending.clear()
+                started.clear()
+                self._restart(kill=True)
+                refill()
+                continue
             broken = False
             for fut in done:
                 job = pending.pop(fut)
@@ -132,6 +185,7 @@ class ProcessExecutor:
             if broken:
                 suspects.extend(pending.values())
                 pending.clear()
+                started.clear()
                 self._restart()
             refill()
 
@@ -148,15 +202,17 @@ def default_jobs() -> int:
         return os.cpu_count() or 1
 
 
-def make_executor(name: str = "process", jobs: int | None = None, scheduler: str | None = None) -> Executor:
-    """Build an executor by name: `process` (serial when jobs == 1) or `dask` (needs a scheduler address)."""
+def make_executor(name: str = "process", jobs: int | None = None, scheduler: str | None = None,
+                  timeout: float | None = None) -> Executor:
+    """Build an executor by name: `process` (serial when jobs == 1) or `dask` (needs a scheduler address);
+    `timeout` is the per-task deadline of the local executors (`task_deadline`)."""
     if name == "dask":
         from agenticvbench.dask_executor import DaskExecutor
 
         if not scheduler:
             raise ConfigError("--executor dask needs --scheduler ADDRESS (e.g. tcp://10.0.0.5:8786)")
-        return DaskExecutor(scheduler)
+        return DaskExecutor(scheduler, timeout)
     if name != "process":
         raise ConfigError(f"unknown executor {name!r} (process or dask)")
     n = jobs or default_jobs()
-    return SerialExecutor() if n == 1 else ProcessExecutor(n)
+    return SerialExecutor(timeout) if n == 1 else ProcessExecutor(n, timeout)

@@ -35,7 +35,7 @@ def atomic_write_text(path: str | Path, text: str) -> None:
     fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
     try:
         os.fchmod(fd, _FILE_MODE)
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        with os.fdopen(fd, "w", encoding="utf-8", errors="backslashreplace") as fh:  # a lone surrogate: \ud800
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())

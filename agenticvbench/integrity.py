@@ -5,7 +5,12 @@ Rejections (the engine scores the task `malformed`, reason from `InputRejected`)
 - a submitted media file byte-identical (same SHA-256) to one of the task's verifier-only references (the repair
   source video): an agent that found the reference would otherwise score 0.99999;
 - a media header declaring a duration absurd for the family, or a frame larger than 4096x4096 pixels (or 8192 on
-  a side), checked on the probe (header) before any frame is decoded.
+  a side), checked on the probe (header) before any frame is decoded;
+- headers that lie, checked against what the file holds before anything is decoded: an MP4/MOV sample table
+  declaring more sample bytes than the file has (`media.sample_tables`: libavformat would index every declared
+  sample), more packets than `MAX_PACKETS_PER_S` per second of the family limit, packets spanning longer than the
+  limit, or a header duration off from the packets' span by more than `SPAN_TOLERANCE` (a film whose header
+  durations were halved passed a recap length check; 5 h of frames behind a 10-s header was scored).
 
 Flags (the official score is kept, the result's `integrity` list names the hole, a warning says it loudly):
 
@@ -48,6 +53,8 @@ MAX_DURATION_S: dict[str, float] = {"recap": 4 * 3600.0, "sequencing": 3600.0, "
                                     "repair": 3600.0}
 MAX_FRAME_SIDE = 8192  # pixels; 8K UHD is 7680 wide
 MAX_FRAME_PIXELS = 4096 * 4096  # covers 4K UHD and DCI 4K; 8192x8192 10-bit 4:4:4 peaks at 2.4 GB when scored
+MAX_PACKETS_PER_S = 400  # 240 fps video plus several audio streams stay far below
+SPAN_TOLERANCE = (2.0, 0.25)  # seconds, fraction: header duration vs packet span, whichever is larger
 FLAGS: dict[str, str] = {
     "audio_only": "has audio but no video stream; only format and localisation can score",
     "rotation": "carries a display rotation matrix; players rotate it but frame comparisons do not",
@@ -107,7 +114,13 @@ def _check_header(path: Path, family: str) -> tuple[bool, bool]:
     """Probe the header; raise `InputRejected` for absurd duration/size. Returns (has_video, has_audio);
     (True, True) when the file cannot be probed (the verifier reports that in its own words)."""
     from agenticvbench.media import probe
+    from agenticvbench.media.sample_tables import lying_table
+    from agenticvbench.pinned import pinned
 
+    pin = pinned(path)
+    size = pin.size if pin is not None else path.stat().st_size
+    if why := lying_table(path, size):
+        raise InputRejected(f"{path}: {why}; not decoded")
     try:
         info = probe(path)
     except MediaError:
@@ -123,7 +136,55 @@ def _check_header(path: Path, family: str) -> tuple[bool, bool]:
         if s.codec_type == "video" and (max(w, h) > MAX_FRAME_SIDE or w * h > MAX_FRAME_PIXELS):
             raise InputRejected(f"{path}: the header declares a {w}x{h} frame, over the limit of {MAX_FRAME_SIDE} "
                                 f"px on a side and {MAX_FRAME_PIXELS} pixels; not decoded")
+    _check_span(path, family, info.duration)
     return info.video is not None, info.audio is not None
+
+
+def _packet_span(path: Path, max_packets: int) -> tuple[int, float | None]:
+    """(packets read, seconds from the first packet's start to the last one's end), demuxing without decoding,
+    edit lists ignored (they are header too), stopping after `max_packets`; (0, None) when the file cannot be
+    demuxed (the verifier says why)."""
+    import av
+
+    from agenticvbench.media.container import open_input
+
+    n, lo, hi = 0, None, None
+    try:
+        with open_input(path, options={"ignore_editlist": "1"}) as container:
+            for packet in container.demux():
+                n += 1
+                if n > max_packets:
+                    break
+                t = packet.pts if packet.pts is not None else packet.dts
+                if t is None or packet.time_base is None:
+                    continue
+                start = float(t * packet.time_base)
+                end = start + float((packet.duration or 0) * packet.time_base)
+                lo = start if lo is None else min(lo, start)
+                hi = end if hi is None else max(hi, end)
+    except (MediaError, av.FFmpegError, OSError, ValueError):
+        return 0, None
+    return n, (None if lo is None or hi is None else hi - lo)
+
+
+def _check_span(path: Path, family: str, declared: float | None) -> None:
+    """Raise `InputRejected` when the packets the file holds contradict its header (see the module docstring)."""
+    limit = MAX_DURATION_S.get(family, 3600.0)
+    cap = int(limit * MAX_PACKETS_PER_S)
+    n, span = _packet_span(path, cap)
+    if n > cap:
+        raise InputRejected(f"{path}: holds more than {cap} packets ({MAX_PACKETS_PER_S} per second of the "
+                            f"{limit:.0f} s limit for a {family} output); not decoded")
+    if span is None:
+        return
+    if span > limit:
+        raise InputRejected(f"{path}: its packets span {span:.0f} s, over the {limit:.0f} s limit for a {family} "
+                            "output; not decoded")
+    if declared is not None and declared > 0:
+        allowed = max(SPAN_TOLERANCE[0], SPAN_TOLERANCE[1] * max(span, declared))
+        if abs(span - declared) > allowed:
+            raise InputRejected(f"{path}: the header declares {declared:.2f} s but its packets span {span:.2f} s; "
+                                "a header that lies about the duration is not scored")
 
 
 def _rotation(path: Path) -> float:

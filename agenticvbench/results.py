@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from agenticvbench.fsutil import TooLargeError, atomic_write_json, parse_json_bounded, read_capped
+from agenticvbench.sanitize import one_line
 from agenticvbench.signing import ALG, ResultKey
 from agenticvbench.submission import RESULTS_DIRNAME
 
@@ -34,6 +35,7 @@ _RESULT_NAME_RE = re.compile(r"[0-9]+\.json", re.ASCII)
 #: (`invalid_stand_in`). The schema has no such status, so a file holding one is itself read back as invalid.
 Status = Literal["scored", "missing", "malformed", "error", "invalid"]
 STATUSES: tuple[str, ...] = ("scored", "missing", "malformed", "error")  # what a result file can hold
+_IDENTITY_TEXT = frozenset({"harness", "model", "rep"})  # run fields declared by the run (the path is ours)
 
 
 @dataclass
@@ -62,6 +64,17 @@ class Result:
     signature: dict[str, str] = field(default_factory=dict)  # {alg, key_id, mac}; absent on disk when unsigned
     resumed: bool = False  # True when this run reused the file instead of rescoring (never True on disk)
     signature_status: str = ""  # set by readers (`SIGNATURE_STATUSES`); never on disk
+
+    def __post_init__(self) -> None:
+        # The reason, the warnings and the declared identity carry agent-written text (clip ids, run.json fields,
+        # a planted result file): kept on one line with controls and surrogates escaped (`sanitize.one_line`).
+        if isinstance(self.reason, str):
+            self.reason = one_line(self.reason)
+        if isinstance(self.warnings, list):
+            self.warnings = [one_line(w) if isinstance(w, str) else w for w in self.warnings]
+        if isinstance(self.run, dict):
+            self.run = {k: one_line(v) if isinstance(v, str) and k in _IDENTITY_TEXT else v
+                        for k, v in self.run.items()}
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict (without the transient `resumed` and `signature_status`, and without an empty

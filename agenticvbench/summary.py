@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agenticvbench.results import STATUSES, Result
+from agenticvbench.sanitize import one_line
 from agenticvbench.tasks import Task
 
 
@@ -34,6 +35,7 @@ class RunSummary:
     notes: list[str] = field(default_factory=list)
     unscored_reasons: dict[str, int] = field(default_factory=dict)
     judge: dict[str, Any] = field(default_factory=dict)
+    refused: list[str] = field(default_factory=list)  # one line per run that could not be scored at all
 
     @property
     def n_errors(self) -> int:
@@ -52,7 +54,7 @@ class RunSummary:
             "lost_everything": [{"run": r.run.get("path"), "task_id": r.task_id, "family": r.family,
                                  "why": _one_line(r)} for r in self.lost_everything()],
             "unscored_reasons": self.unscored_reasons, "judge": self.judge,
-            "notes": self.notes,
+            "notes": self.notes, "refused": self.refused,
         }
 
     def lost_everything(self) -> list[Result]:
@@ -63,7 +65,8 @@ class RunSummary:
     def task_lines(self) -> list[str]:
         """`avb verify -v`: one line per (run, task) saying what lost points."""
         ordered = sorted(self.results, key=lambda r: (str(r.run.get("path")), r.task_id))
-        return [f"{r.run.get('path')} {_one_line(r)}" if len(self.runs) > 1 else _one_line(r) for r in ordered]
+        return [one_line(f"{r.run.get('path')} {_one_line(r)}" if len(self.runs) > 1 else _one_line(r))
+                for r in ordered]
 
     def problems(self) -> list[Result]:
         """Results that are missing, malformed or error, in run/task order."""
@@ -89,7 +92,7 @@ class RunSummary:
         zero = [] if quiet else self.lost_everything()
         if zero:
             lines.append(f"{len(zero)} scored task(s) lost every point (`avb explain RUN TASK_ID` for details):")
-            lines += [f"  {_one_line(r)} ({r.run.get('path')})" for r in zero]
+            lines += [f"  {one_line(_one_line(r))} ({r.run.get('path')})" for r in zero]
         if self.unscored_items:
             lines.append(f"{self.unscored_items} judge item(s) unscored; top reasons:")
             lines += [f"  {n}x {why}" for why, n in list(self.unscored_reasons.items())[:3]]

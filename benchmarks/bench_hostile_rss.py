@@ -24,6 +24,9 @@ import imageio_ffmpeg
 
 from agenticvbench.demo import build_demo
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from adversarial import lying_sample_table, scale_durations  # noqa: E402  (the tests' hostile-input builder)
+
 CHILD = """
 import json, sys
 from agenticvbench.engine import verify_run
@@ -69,6 +72,21 @@ def _long_header(p: Path) -> None:
             "-c:v", "libx264", str(p))
 
 
+def _lying_table(p: Path) -> None:
+    lying_sample_table(p, p)
+
+
+def _halved(p: Path) -> None:
+    scale_durations(p, p, 0.5)
+
+
+def _hours_behind_short_header(p: Path) -> None:
+    long = p.with_name("long.tmp.mp4")
+    _ffmpeg("-f", "lavfi", "-i", "color=s=16x16:r=1:d=18000", "-c:v", "libx264", "-preset", "ultrafast", str(long))
+    scale_durations(long, p, 10 / 18000)
+    long.unlink()
+
+
 CASES: list[tuple[str, int, str, Callable[[Path], None] | None]] = [
     ("baseline recap", 2, "final.mp4", None),
     ("baseline sequencing", 38, "solution.json", None),
@@ -82,6 +100,9 @@ CASES: list[tuple[str, int, str, Callable[[Path], None] | None]] = [
     ("4096x4096 yuv444p10 fixed.mp4, 10 s at 25 fps", 66, "fixed.mp4", _big_frames(4096, 4096, 10, "yuv444p10le", 25)),
     ("8192x2048 yuv444p10 fixed.mp4, 10 s", 66, "fixed.mp4", _big_frames(8192, 2048, 10, "yuv444p10le")),
     ("4096x4096 yuv444p10 final.mp4, 10 s (recap)", 2, "final.mp4", _big_frames(4096, 4096, 10, "yuv444p10le")),
+    ("1.7 kB fixed.mp4 whose stsz declares 30 M samples", 66, "fixed.mp4", _lying_table),
+    ("5 h of frames behind a 10-s header (repair)", 66, "fixed.mp4", _hours_behind_short_header),
+    ("recap final.mp4 with its header durations halved", 2, "final.mp4", _halved),
 ]
 
 

@@ -163,3 +163,54 @@ def rotated(source: Path, path: Path, degrees: int = 90) -> Path:
 def by_id(summary: RunSummary) -> dict[int, Result]:
     """A one-run summary's results by task id."""
     return {r.task_id: r for r in summary.results}
+
+
+def _iso_boxes(data: bytes | bytearray, start: int, end: int):
+    """(type, body offset, end) of the ISO-BMFF boxes in data[start:end], descending into the container boxes."""
+    off = start
+    while off + 8 <= end:
+        size = int.from_bytes(data[off:off + 4], "big")
+        kind = bytes(data[off + 4:off + 8])
+        body = off + 8
+        if size == 1:
+            size, body = int.from_bytes(data[off + 8:off + 16], "big"), off + 16
+        elif size == 0:
+            size = end - off
+        if size < 8:
+            return
+        yield kind, body, off + size
+        if kind in (b"moov", b"trak", b"mdia", b"minf", b"stbl", b"edts"):
+            yield from _iso_boxes(data, body, off + size)
+        off += size
+
+
+def scale_durations(source: Path, path: Path, factor: float) -> Path:
+    """`source` (an MP4) with every header duration (mvhd, tkhd, mdhd, elst) multiplied by `factor`; the samples
+    are untouched, so the packets still span the real length."""
+    data = bytearray(source.read_bytes())
+    for kind, body, _end in _iso_boxes(data, 0, len(data)):
+        v1 = data[body] == 1
+        fields = {b"mvhd": (20, 8) if v1 else (16, 4), b"mdhd": (20, 8) if v1 else (16, 4),
+                  b"tkhd": (28, 8) if v1 else (20, 4)}
+        if kind in fields:
+            at, width = fields[kind]
+            value = int.from_bytes(data[body + at:body + at + width], "big")
+            data[body + at:body + at + width] = int(value * factor).to_bytes(width, "big")
+        elif kind == b"elst":
+            count = int.from_bytes(data[body + 4:body + 8], "big")
+            width = 8 if v1 else 4
+            for i in range(count):
+                at = body + 8 + i * (2 * width + 4)
+                value = int.from_bytes(data[at:at + width], "big")
+                data[at:at + width] = int(value * factor).to_bytes(width, "big")
+    path.write_bytes(bytes(data))
+    return path
+
+
+def lying_sample_table(source: Path, path: Path, samples: int = 30_000_000) -> Path:
+    """`source` (an MP4) whose first `stsz` declares `samples` samples of one byte each (a ~kB file)."""
+    data = bytearray(source.read_bytes())
+    i = data.find(b"stsz")
+    data[i + 8:i + 16] = (1).to_bytes(4, "big") + samples.to_bytes(4, "big")
+    path.write_bytes(bytes(data))
+    return path

@@ -110,3 +110,103 @@ def test_jobs_run_with_frame_buffers_reused() -> None:
         raw = client.submit(mmapped_while_holding_a_frame, pure=False).result()
         tuned = client.submit(_OnWorker(lambda _job: mmapped_while_holding_a_frame()), None, pure=False).result()
     assert all(b >= FRAME for b in raw) and tuned[-1] < FRAME
+
+
+def _stall_or_score(job):
+    """Hangs for task 41 (a stalled decoder); scores 1 otherwise. Pickled by value (see the test)."""
+    import time as _time
+
+    from agenticvbench.results import Result as _Result
+
+    if job.task.task_id == 41:
+        while True:
+            _time.sleep(0.05)
+    return _Result(task_id=job.task.task_id, family="sequencing", status="scored", headline_score=1.0)
+
+
+def test_stalled_task_is_cut_at_the_deadline_and_the_worker_restarted(cluster) -> None:
+    """Regression: on Dask a stalled task hung the run (no per-task deadline); now it is an `error` at the
+    deadline, its worker (with a nanny) is restarted and the other tasks are scored."""
+    import sys
+
+    import cloudpickle
+
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])
+    client = distributed.Client(cluster)
+    try:
+        ex = DaskExecutor(client, timeout=3.0)
+        jobs = [SimpleNamespace(task=SimpleNamespace(task_id=t, family="sequencing"), run_info={"path": "/r"})
+                for t in (41, 42, 43)]
+        results = {r.task_id: r for r in ex.map_unordered(_stall_or_score, jobs)}
+        assert results[41].status == "error" and "deadline" in results[41].reason
+        assert results[42].status == results[43].status == "scored", (results[42].reason, results[43].reason)
+    finally:
+        cloudpickle.unregister_pickle_by_value(sys.modules[__name__])
+        client.close()
+
+
+def _kill_worker_or_score(job):
+    """Kills its worker process for task 40 (a crashing decoder); scores 1 otherwise. Pickled by value."""
+    import os as _os
+
+    from agenticvbench.results import Result as _Result
+
+    if job.task.task_id == 40:
+        _os._exit(1)
+    return _Result(task_id=job.task.task_id, family="sequencing", status="scored", headline_score=1.0)
+
+
+@pytest.mark.timeout(180)
+def test_dead_worker_without_nanny_does_not_hang_the_run() -> None:
+    """Regression: a `--no-nanny` worker killed by a submission is never replaced and the run waited forever;
+    after the grace period the remaining tasks are `error`s (retried by the next run) and the run ends."""
+    import os
+    import subprocess
+    import sys
+
+    import cloudpickle
+
+    repo = str(Path(__file__).resolve().parents[1])
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])
+    worker = None
+    try:
+        with distributed.LocalCluster(n_workers=0, processes=True, dashboard_address=None, silence_logs=50) as c, \
+                distributed.Client(c) as client:
+            worker = subprocess.Popen(
+                [sys.executable, "-m", "distributed.cli.dask_worker", c.scheduler_address, "--no-nanny",
+                 "--nthreads", "1", "--no-dashboard"], env={**os.environ, "PYTHONPATH": repo},
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            client.wait_for_workers(1, timeout=60)
+            ex = DaskExecutor(client)
+            ex.no_worker_grace = 3.0
+            jobs = [SimpleNamespace(task=SimpleNamespace(task_id=40, family="sequencing"), run_info={"path": "/r"})]
+            (res,) = list(ex.map_unordered(_kill_worker_or_score, jobs))
+            assert res.status == "error" and "no Dask worker" in res.reason
+            assert worker.wait(timeout=30) is not None  # the worker process is gone, nothing replaced it
+    finally:
+        cloudpickle.unregister_pickle_by_value(sys.modules[__name__])
+        if worker is not None and worker.poll() is None:
+            worker.kill()
+
+
+@pytest.mark.timeout(300)
+def test_task_that_kills_its_worker_does_not_take_honest_tasks_down(cluster) -> None:
+    """Regression: a submission that kills its worker made Dask give up (`KilledWorker`) on the honest tasks
+    queued on the same worker too; those are now resubmitted once on their own and scored."""
+    import sys
+
+    import cloudpickle
+
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])
+    client = distributed.Client(cluster)
+    try:
+        ex = DaskExecutor(client)
+        jobs = [SimpleNamespace(task=SimpleNamespace(task_id=t, family="sequencing"), run_info={"path": "/r"})
+                for t in (40, 41, 42)]
+        results = {r.task_id: r for r in ex.map_unordered(_kill_worker_or_score, jobs)}
+        assert results[40].status == "error" and results[40].reason.startswith("worker failed")  # KilledWorker,
+        # or, when the nanny is slow to bring its worker back after the last crash, the no-worker watchdog
+        assert results[41].status == results[42].status == "scored", (results[41].reason, results[42].reason)
+    finally:
+        cloudpickle.unregister_pickle_by_value(sys.modules[__name__])
+        client.close()

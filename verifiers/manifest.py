@@ -32,7 +32,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from agenticvbench.fsutil import TooLargeError, read_capped
+from agenticvbench.fsutil import TooLargeError
+from agenticvbench.pinned import read_submitted
 from agenticvbench.submission import Submission
 
 MANIFEST_NAME = "solution.json"
@@ -142,7 +143,7 @@ def read_manifest(path: str | Path | None, *, expected: str | Path | None = None
         if size > max_bytes:
             return ManifestRead(p, "malformed", error=f"solution.json: file is {size} bytes, over the "
                                 f"{max_bytes} byte limit for a manifest")
-        raw = read_capped(p, max_bytes)  # non-blocking open, regular files only, never past the cap
+        raw = read_submitted(p, max_bytes)  # the bytes hashed (pinned), else a bounded, non-blocking read
     except (OSError, TooLargeError) as exc:
         return ManifestRead(p, "malformed", error=f"solution.json: unreadable ({getattr(exc, 'strerror', None) or exc})")
     try:

@@ -13,6 +13,7 @@ import sys
 from collections.abc import Sequence
 
 from agenticvbench.errors import AVBError, ConfigError
+from agenticvbench.sanitize import safe_streams
 from agenticvbench.version import __version__
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INPUT = 0, 1, 2, 3
@@ -48,6 +49,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     from agenticvbench.cli.common import setup_logging
 
     setup_logging(args)
+    with safe_streams():  # agent strings can reach any line printed: controls and surrogates escaped
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     try:
         if args.command in MEDIA_COMMANDS or getattr(args, "harbor_command", None) == "gold":
             from agenticvbench.media.opencv_runtime import check_opencv

@@ -1,19 +1,20 @@
 """`avb verify RUN_DIR...`: score whole runs in parallel, resumably, and print the per-family summary.
 
-Before anything is scored every RUN_DIR is checked (it must hold task folders; a dataset mirror, a results folder
-or a single task folder is refused) and `--out` must be writable. `--dry-run` lists what would be scored and what
-is missing. `-v` adds one line per task saying what lost points, `-q` prints only the summary tables.
-Results are signed with the result key (`--key-file`, else $AVB_RESULT_KEY_FILE, else the package cache's, created
-on first use); a previous result is reused only when its signature verifies.
+Before anything is scored every RUN_DIR is planned by the engine (it must hold task folders named in ASCII digits;
+a dataset mirror, a results folder or a single task folder is refused; its results folder must not be a symlink or
+a file) and `--out` must be writable. A refused run is named on stderr and the other runs are still scored.
+`--dry-run` lists what would be scored and what is missing. `-v` adds one line per task saying what lost points,
+`-q` prints only the summary tables. Results are signed with the result key (`--key-file`, else
+$AVB_RESULT_KEY_FILE, else the package cache's, created on first use); a previous result is reused only when its
+signature verifies.
 Exit codes: 0 ok; 1 a task ended in `error`, or `--judge-required` and an llm item is unscored; 2 usage error;
-3 dataset, run-directory or file-system error.
+3 dataset, run-directory or file-system error (also when one of several runs was refused and the rest scored).
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import Any
 
 from agenticvbench.cli.common import (
@@ -27,17 +28,17 @@ from agenticvbench.cli.common import (
     positive_int,
     print_json,
 )
-from agenticvbench.cli.guards import check_out_dir, check_run_dir
+from agenticvbench.cli.guards import with_hint
 
 __all__ = ["positive_int", "register"]
 
+EXIT_REFUSED = 3  # a run directory could not be scored (the others were)
 
-def _dry_run(run_dirs: list[str], tasks: list[Any], as_json: bool) -> int:
-    from agenticvbench.submission import open_run
 
+def _dry_run(plans: list[Any], tasks: list[Any], as_json: bool) -> int:
     plan: list[dict[str, Any]] = []
-    for d in run_dirs:
-        run = open_run(d)
+    for rp in plans:
+        run = rp.run
         present = [t.task_id for t in tasks if t.task_id in run.task_folders]
         missing = [t.task_id for t in tasks if t.task_id not in run.task_folders]
         wanted = {t.task_id for t in tasks}
@@ -71,29 +72,42 @@ def _ids(ids: list[int]) -> str:
     return ",".join(parts)
 
 
+def _plan(args: argparse.Namespace) -> tuple[list[Any], list[str]]:
+    """The engine's run plans (nothing scored yet) and one hinted line per refused run; raises when no run (or
+    `--out`) can be used."""
+    from agenticvbench.run_plan import RunPlanError, plan_runs
+
+    try:
+        plans, refused = plan_runs(args.run_dirs, args.out, create=not args.dry_run)
+    except RunPlanError as exc:
+        raise with_hint(exc) from None
+    if not plans:
+        raise with_hint(refused[0])
+    return plans, [str(with_hint(exc)) for exc in refused]
+
+
 def _verify(args: argparse.Namespace) -> int:
     from agenticvbench.engine import verify_run
     from agenticvbench.loader import bare_parquet_note
-    for d in args.run_dirs:
-        check_run_dir(d)
+
+    plans, refused = _plan(args)
     judge = judge_from_args(args)
     tasks = load_selected(args)
     bare = bare_parquet_note(tasks)
     if bare:
         LOG.warning(bare)
+    for line in refused:
+        print(f"avb verify: refused {line}", file=sys.stderr)
     if args.dry_run:
-        return _dry_run(args.run_dirs, tasks, args.json)
-    out = check_out_dir(args.out) if args.out else None
-    if out is None:
-        for d in args.run_dirs:
-            check_out_dir(Path(d) / "avb-results")
+        return _dry_run(plans, tasks, args.json) or (EXIT_REFUSED if refused else 0)
     meta = {k: getattr(args, k) for k in ("harness", "model", "rep") if getattr(args, k) is not None}
-    summary = verify_run(args.run_dirs, dataset=args.dataset, revision=args.revision, cache_dir=args.cache_dir,
-                         out=out, jobs=args.jobs, force=args.force, executor=args.executor,
+    summary = verify_run(plans, dataset=args.dataset, revision=args.revision, cache_dir=args.cache_dir,
+                         jobs=args.jobs, force=args.force, executor=args.executor,
                          scheduler=args.scheduler, judge=judge, tasks=tasks, run_meta=meta or None,
                          max_media_bytes=args.max_media_mb * 1024 * 1024 if args.max_media_mb else None,
                          progress=not (args.json or args.quiet) and sys.stderr.isatty() or args.progress,
-                         key_file=args.key_file)
+                         key_file=args.key_file, task_timeout=args.task_timeout)
+    summary.refused = refused
     for note in summary.notes:
         LOG.warning(note)
     if args.json:
@@ -103,7 +117,7 @@ def _verify(args: argparse.Namespace) -> int:
             print("\n".join(summary.task_lines()))
         text = summary.to_text(quiet=args.quiet)
         print("\n".join(line for line in text.splitlines() if not line.startswith("note: ")))
-    code = 1 if summary.n_errors else 0
+    code = EXIT_REFUSED if refused else 1 if summary.n_errors else 0
     if args.judge_required and summary.unscored_items:
         top = "; ".join(f"{n}x {why}" for why, n in list(summary.unscored_reasons.items())[:3])
         print(f"avb verify: --judge-required: {summary.unscored_items} llm item(s) unscored ({top})",
@@ -130,6 +144,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--key-file", default=None, metavar="PATH",
                    help="result key that signs results (created if missing; default $AVB_RESULT_KEY_FILE, else "
                         "result-key in the package cache); on a cluster every worker must see the same file")
+    p.add_argument("--task-timeout", type=float, default=None, metavar="S",
+                   help="per-task deadline in seconds; a task past it is an error, retried next run "
+                        "(default $AVB_TASK_TIMEOUT_S, else 7200)")
     p.add_argument("--max-media-mb", type=positive_int, default=None,
                    help="largest submitted media file read, in MiB (default $AVB_MAX_MEDIA_MB, else 4096)")
     ident = p.add_argument_group("run identity (default: the run's run.json, else the folder name as model)")

@@ -10,6 +10,7 @@ import av
 from av.container import InputContainer
 
 from agenticvbench.errors import MediaError
+from agenticvbench.pinned import shown_as, source_for
 
 
 def open_failure(exc: BaseException) -> str:
@@ -23,12 +24,16 @@ def open_failure(exc: BaseException) -> str:
 
 
 @contextmanager
-def open_input(path: str | Path, *, need: str | None = None) -> Iterator[InputContainer]:
-    """Open `path` for reading; `need="video"|"audio"` also requires a stream of that kind."""
+def open_input(path: str | Path, *, need: str | None = None,
+               options: dict[str, str] | None = None) -> Iterator[InputContainer]:
+    """Open `path` for reading; `need="video"|"audio"` also requires a stream of that kind.
+
+    A submitted file pinned for the job being scored is read through its pinned descriptor (`pinned`), never
+    re-opened by name. `options` are demuxer options (e.g. `{"ignore_editlist": "1"}`)."""
     try:
-        container = av.open(str(path), metadata_errors="ignore")
+        container = av.open(source_for(path), metadata_errors="ignore", options=options or {})
     except (av.FFmpegError, OSError, ValueError) as exc:
-        raise MediaError(f"{path}: {open_failure(exc)}") from None
+        raise MediaError(f"{path}: cannot open ({shown_as(str(exc))})") from None
     with container:
         if need == "video" and not container.streams.video:
             raise MediaError(f"{path}: no video stream")

@@ -15,6 +15,7 @@ import av
 
 from agenticvbench.errors import MediaError
 from agenticvbench.media.container import open_input
+from agenticvbench.pinned import pinned
 
 
 def _ratio(fr: Fraction | None) -> str:
@@ -118,7 +119,8 @@ def _stream_info(stream: av.stream.Stream) -> StreamInfo:
 def probe(path: str | Path) -> ProbeResult:
     """Probe `path`; raises `MediaError` when the file is missing or libavformat cannot open it."""
     p = Path(path)
-    if not p.is_file():
+    pin = pinned(p)
+    if pin is None and not p.is_file():
         raise MediaError(f"{p}: file not found")
     try:
         with open_input(p) as container:
@@ -128,7 +130,7 @@ def probe(path: str | Path) -> ProbeResult:
                 format_name=container.format.name,
                 duration=duration,
                 bit_rate=container.bit_rate or None,
-                size=p.stat().st_size,
+                size=pin.size if pin is not None else p.stat().st_size,
                 streams=[_stream_info(s) for s in container.streams],
             )
     except (av.FFmpegError, OSError, ValueError) as exc:

@@ -23,6 +23,7 @@ from agenticvbench.report.markdown import (
 )
 from agenticvbench.report.summary import Report, human_references, published_comparison
 from agenticvbench.report.tables import Markup, html_table, img_tag
+from agenticvbench.sanitize import text as sanitize_text
 
 MAX_DETAIL_PLOTS = 24
 
@@ -144,4 +145,4 @@ def render_html(report: Report) -> str:
         parts += [f"<li>{escape(m)}</li>" for m in report.ignored] + ["</ul>"]
     parts += ["<h2>Provenance</h2><ul>"] + [f"<li>{escape(line[2:])}</li>" for line in provenance_lines(report)]
     parts.append("</ul></body></html>")
-    return "\n".join(parts)
+    return sanitize_text("\n".join(parts))  # agent strings: control characters and surrogates escaped

@@ -15,18 +15,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from agenticvbench.report.comparability import split_joined
+from agenticvbench.sanitize import latex
 
 #: Header names whose cells are text (left-aligned); every other column holds numbers (right-aligned).
 TEXT_COLUMNS = frozenset({"harness", "model"})
 PREAMBLE = "\\usepackage{booktabs}, \\usepackage{graphicx}"
 
-_LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-                  "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
-
-
 def latex_escape(text: str) -> str:
-    """Escape LaTeX special characters."""
-    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in str(text))
+    """Escape LaTeX special characters, on one line (`sanitize.latex`, the one escaper)."""
+    return latex(text)
 
 
 def column_spec(headers: Sequence[str]) -> str:

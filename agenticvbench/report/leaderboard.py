@@ -45,6 +45,8 @@ from agenticvbench.report.markdown import fmt, fmt_ci, md_table
 from agenticvbench.report.signatures import key_label, signed_text
 from agenticvbench.report.summary import load_available
 from agenticvbench.results import Result
+from agenticvbench.sanitize import csv_cell, markdown_document
+from agenticvbench.sanitize import text as sanitize_text
 from agenticvbench.signing import ResultKey
 
 FORMATS = ("md", "csv", "latex", "html", "json")
@@ -159,8 +161,8 @@ class Leaderboard:
         """Markdown table followed by its caption and the notes on marked cells and skipped runs."""
         headers, rows = self._display_rows()
         foot = "".join(f"\n- {line}" for line in self._footer())
-        return (md_table(headers, rows, column_spec(headers)) + f"\n\n{self.caption}\n"
-                + (foot + "\n" if foot else ""))
+        return markdown_document(md_table(headers, rows, column_spec(headers))
+                                 + f"\n\n{self.caption}\n" + (foot + "\n" if foot else ""))
 
     def to_json(self) -> str:
         """JSON: the caption, legend, every row (numbers, marks, coverage, judge usage), skipped runs, notes."""
@@ -177,7 +179,7 @@ class Leaderboard:
 
     def to_csv(self) -> str:
         """CSV of `frame()` (full precision; coverage, marks and their reasons are columns)."""
-        return self.frame().to_csv(index=False)
+        return self.frame().map(csv_cell).to_csv(index=False)  # agent-chosen names: no formulas, one line
 
     def to_latex(self) -> str:
         """A booktabs `table*` that fits the line width (`report.latex`); needs booktabs and graphicx."""
@@ -191,7 +193,7 @@ class Leaderboard:
         head = "".join(f"<th>{escape(h)}</th>" for h in headers)
         body = "".join("<tr>" + "".join(_html_cell(c, a) for c, a in zip(row, column_spec(headers), strict=True))
                        + "</tr>" for row in rows)
-        return ("<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>AgenticVBench leaderboard</title>"
+        page = ("<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>AgenticVBench leaderboard</title>"
                 "<style>body{font-family:system-ui,sans-serif;margin:2em}table{border-collapse:collapse}"
                 "td,th{border:1px solid #ddd;padding:.3em .6em}td{text-align:right;white-space:nowrap}"
                 "td.l{text-align:left}.ci{color:#777;font-size:.85em}th{background:#f3f3f3}"
@@ -199,6 +201,7 @@ class Leaderboard:
                 f"</head><body><h1>AgenticVBench leaderboard</h1><table><caption>{escape(self.caption)}</caption>"
                 f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
                 + "".join(f"<p>{escape(line)}</p>" for line in self._footer()) + "</body></html>\n")
+        return sanitize_text(page)  # agent strings: control characters and surrogates escaped
 
     def render(self, fmt_name: str) -> str:
         """Render in one of `FORMATS`."""

@@ -16,6 +16,7 @@ from agenticvbench.report.explain_section import explain_markdown, where
 from agenticvbench.report.signatures import describe, signed_text
 from agenticvbench.report.summary import Report, human_references, published_comparison
 from agenticvbench.report.tables import md_table
+from agenticvbench.sanitize import markdown_document
 
 STATUS_LABEL = {"scored": "scored", "missing": "missing", "malformed": "malformed", "error": "ERROR",
                 "invalid": "invalid result file", NO_RESULT: "no result"}
@@ -170,7 +171,7 @@ def render_markdown(report: Report, *, per_task: bool = True, max_problems: int 
     if report.ignored:
         out += ["## Results outside the task universe (not counted)", ""] + [f"- {m}" for m in report.ignored] + [""]
     out += ["## Provenance", ""] + provenance_lines(report) + [""]
-    return "\n".join(out)
+    return markdown_document("\n".join(out))  # agent strings: no raw HTML, no control characters
 
 
 def agreement_markdown(section: dict[str, Any] | None) -> list[str]:

@@ -11,9 +11,11 @@ from collections.abc import Sequence
 from html import escape
 from typing import Any
 
+from agenticvbench.sanitize import md_cell
+
 
 def _cell(value: Any) -> str:
-    return str(value).replace("|", "\\|").replace("\n", " ")
+    return md_cell(value)
 
 
 def md_table(headers: Sequence[str], rows: Sequence[Sequence[Any]], align: str = "") -> str:

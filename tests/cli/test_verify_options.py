@@ -140,3 +140,43 @@ def test_run_directory_named_by_a_number_is_a_run(seq_mirror, seq_run, capsys):
     (run / "report.md").write_text("the harness's own notes")
     assert _verify(str(run), "--dataset", str(seq_mirror), "--tasks", "37") == 0
     assert (run / "avb-results" / "37.json").is_file()
+
+
+def test_symlinked_results_folder_gets_no_folder_and_no_probe_file(seq_mirror, seq_run, tmp_path, capsys):
+    """Regression: the CLI pre-flight created the target of a symlinked RUN/avb-results (folders and a probe
+    file) before the engine refused the link; the run is now planned once, by the engine, before any write."""
+    run = seq_run("a", {37: ["1", "2", "3"]})
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    before = victim.stat().st_mtime_ns
+    (run / "avb-results").symlink_to(victim / "deep" / "results")
+    assert _verify(str(run), "--dataset", str(seq_mirror)) == EXIT_INPUT
+    err = capsys.readouterr().err
+    assert "is a symlink" in err and len(err.strip().splitlines()) == 1
+    assert list(victim.iterdir()) == [] and victim.stat().st_mtime_ns == before
+
+
+def test_unicode_digit_folder_is_not_a_task_folder(seq_mirror, seq_run, tmp_path, capsys):
+    """Regression: the pre-flight counted any Unicode digit (`٣٧`) as a task folder while the run reader accepts
+    ASCII digits only, so this run passed the check and then scored every task as missing, exit 0."""
+    run = seq_run("arabic", {"\u0663\u0667": ["1", "2", "3"]})
+    assert [p.name for p in run.iterdir()] == ["\u0663\u0667"]
+    assert _verify(str(run), "--dataset", str(seq_mirror)) == EXIT_INPUT
+    err = capsys.readouterr().err
+    assert "no task folders" in err and "ASCII digits" in err
+    assert not (run / "avb-results").exists()
+
+
+def test_one_refused_run_does_not_stop_the_others(seq_mirror, seq_run, capsys):
+    """Regression: `avb verify good bad` exited 3 and scored nothing when bad's results folder was a file; the
+    good run is scored, the bad one named on stderr, and the exit code still says a run was refused."""
+    good = seq_run("good", {37: ["1", "2", "3"]})
+    bad = seq_run("bad", {37: ["1", "2", "3"]})
+    (bad / "avb-results").write_text("not a folder")
+    assert _verify(str(good), str(bad), "--dataset", str(seq_mirror), "--json") == EXIT_INPUT
+    captured = capsys.readouterr()
+    data = json.loads(captured.out)
+    assert data["runs"] == [str(good)] and len(data["refused"]) == 1 and str(bad / "avb-results") in data["refused"][0]
+    assert "refused" in captured.err and "is not a folder" in captured.err
+    ok = read_result(good / "avb-results" / "37.json")
+    assert ok is not None and ok.status == "scored" and ok.headline_score == 1.0

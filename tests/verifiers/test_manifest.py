@@ -102,7 +102,7 @@ def test_file_growing_past_the_cap_while_read_is_malformed(tmp_path: Path, monke
     def grown(path: Path, max_bytes: int) -> bytes:
         raise TooLargeError(f"{path}: over {max_bytes} bytes")
 
-    monkeypatch.setattr(manifest, "read_capped", grown)
+    monkeypatch.setattr(manifest, "read_submitted", grown)
     read = read_manifest(_write(tmp_path, '{"segments": []}'))
     assert read.status == "malformed" and "unreadable" in read.error and "over" in read.error
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from agenticvbench.errors import ToolError
 from agenticvbench.verifiers.recap import kinds_content, kinds_ffmpeg, kinds_probe  # noqa: F401  (registers the kinds)
 from agenticvbench.verifiers.recap.kind_registry import (
     KINDS,
@@ -46,7 +47,7 @@ def run_kind(kind: str, params: dict[str, Any] | None, facts: MediaFacts) -> Kin
     clean = {k: v for k, v in (params or {}).items() if v is not None}
     try:
         return fn(facts, clean)
-    except OcrUnavailableError:
+    except (OcrUnavailableError, ToolError):
         raise  # a missing engine is the verifier's failure (task `error`), not the submission's
     except Exception as exc:  # noqa: BLE001 - a kind that cannot run fails with its error, never crashes scoring
         return KindResult(False, "", error=f"error in {kind}: {exc}")

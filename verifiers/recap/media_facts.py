@@ -29,6 +29,7 @@ from agenticvbench.errors import MediaError
 from agenticvbench.fsutil import atomic_write_json, file_sha256, text_sha256
 from agenticvbench.media import ProbeResult, decode_audio, probe
 from agenticvbench.media import filters as ff
+from agenticvbench.pinned import pinned
 from agenticvbench.verifiers.recap.frame_pass import frame_pass
 from agenticvbench.verifiers.recap.ocr import get_engine
 
@@ -55,13 +56,12 @@ _VOLUME: _Codec = (lambda v: None if v is None else [v.mean_volume, v.max_volume
 @lru_cache(maxsize=1)
 def _toolchain() -> str:
     """Short hash of everything a stored measurement depends on besides the file: our code version, the
-    ffmpeg build, PyAV and PySceneDetect. A change to any of them starts a fresh on-disk cache."""
-    import av
+    ffmpeg build and PyAV (`media.toolchain`) and PySceneDetect. A change to any of them starts a fresh cache."""
     import scenedetect
 
-    from agenticvbench.media import ffmpeg_exe
+    from agenticvbench.media.toolchain import toolchain_identity
 
-    parts = [FACTS_VERSION, Path(ffmpeg_exe()).name, av.__version__, scenedetect.__version__]
+    parts = [FACTS_VERSION, json.dumps(toolchain_identity(), sort_keys=True), scenedetect.__version__]
     return f"v{FACTS_VERSION}-" + text_sha256("|".join(parts))[:10]
 
 
@@ -145,8 +145,9 @@ class MediaFacts:
         return self.cache_dir / "recap-facts" / digest / f"{_toolchain()}-{name}.json"
 
     def sha256(self) -> str:
-        """SHA-256 of the file (the on-disk cache key)."""
-        return self._get(("sha256",), lambda: file_sha256(self.path))
+        """SHA-256 of the file (the on-disk cache key): the hash taken when the engine pinned it, else read."""
+        pin = pinned(self.path)
+        return pin.sha256 if pin is not None else self._get(("sha256",), lambda: file_sha256(self.path))
 
     # -- container ----------------------------------------------------------------------------------------
     def probe(self) -> ProbeResult:

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from agenticvbench.errors import ToolError
 from agenticvbench.judge.client import JudgeCall, JudgeRequest
 from agenticvbench.verifiers.recap.rubric import Outcome, RubricError, RubricItem
 
@@ -155,6 +156,8 @@ def _run_check(kind: str, params: dict[str, Any], facts: Any, backend: KindBacke
         res = backend.run_kind(kind, {k: v for k, v in params.items() if v is not None}, facts)
     except backend.unknown_kind_errors as exc:
         raise RubricError(f"item #{item.index} ('{item.id}'): unknown kind '{kind}' ({exc})") from None
+    except ToolError:
+        raise  # the scorer's tool failed: the task is an `error`, never a failed check
     except Exception as exc:
         return False, f"error in {kind}: {exc}"
     evidence = str(getattr(res, "evidence", "") or "")

@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agenticvbench.fsutil import TooLargeError, read_capped
+from agenticvbench.fsutil import TooLargeError
+from agenticvbench.pinned import read_submitted
 from agenticvbench.submission import TEXT_MAX_BYTES as REPORT_MAX_BYTES
 from agenticvbench.verifiers.repair.profiles import CellSpec, TruthRegion
 
@@ -54,7 +55,7 @@ def read_report(path: Path) -> tuple[str, list[str]]:
     Raises `OSError` when the file cannot be read or is over its size cap.
     """
     try:
-        raw = read_capped(path, REPORT_MAX_BYTES)  # non-blocking open, regular files only, never past the cap
+        raw = read_submitted(path, REPORT_MAX_BYTES)  # the bytes hashed (pinned), else a bounded read
     except TooLargeError as exc:
         raise OSError(str(exc)) from None
     warnings: list[str] = []

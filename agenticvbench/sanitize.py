@@ -1,0 +1,107 @@
+"""The one sanitiser of agent-supplied strings, applied where they are shown or written.
+
+Clip ids, run.json identities, file names and whatever a planted result file holds are chosen by the agent being
+scored. Shown raw they can crash a command (a lone surrogate `"\\ud800"` cannot be encoded as UTF-8), rewrite the
+terminal (escape sequences), forge lines (newlines), inject markup into a Markdown report (raw HTML), run a
+formula in a spreadsheet (`=HYPERLINK(...)` in a CSV cell) or break a LaTeX table. Each output kind has one
+function here; nothing is ever dropped silently, it is shown escaped (`\\x1b`, `\\n`, `\\ud800`), so the text
+still says what the agent wrote.
+
+- `text`: lone surrogates, C0/C1 control characters (but newline and tab) and bidirectional overrides escaped;
+- `one_line`: `text`, with newlines, carriage returns and tabs escaped too (reasons, identities, cells);
+- `markdown_document`: a rendered Markdown document with raw HTML neutralised (`<` -> `&lt;`);
+- `md_cell`, `csv_cell`, `latex`: one cell of a Markdown table, a CSV file, a LaTeX table;
+- `SafeStream` / `safe_streams`: stdout/stderr wrappers for the CLI, escaping controls and surrogates in
+  everything printed (the belt to the braces above; `--json` output stays valid JSON).
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any, TextIO
+
+#: Lone surrogates, C0 controls but \t \n \r, DEL, C1 controls, and the bidi embedding/override/isolate marks.
+_UNSAFE = re.compile("[\ud800-\udfff\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u200e\u200f]")
+_UNSAFE_LINE = re.compile("[\ud800-\udfff\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u200e\u200f]")
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+#: A CSV cell starting with one of these is read as a formula by spreadsheets (OWASP CSV injection).
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\uff1d", "\uff0b", "\uff0d", "\uff20")
+_LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
+                  "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
+
+
+def _escape(match: re.Match[str]) -> str:
+    ch = match.group(0)
+    if ch in _NAMED:
+        return _NAMED[ch]
+    code = ord(ch)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def text(value: Any) -> str:
+    """`str(value)` safe to print or encode: surrogates, control characters (not newline/tab) and bidi marks
+    escaped."""
+    s = value if isinstance(value, str) else str(value)
+    return _UNSAFE.sub(_escape, s)
+
+
+def one_line(value: Any) -> str:
+    """`text`, on one line: newline, carriage return and tab escaped as well."""
+    s = value if isinstance(value, str) else str(value)
+    return _UNSAFE_LINE.sub(_escape, s)
+
+
+def markdown_document(document: str) -> str:
+    """A rendered Markdown document with raw HTML neutralised and unsafe characters escaped (our Markdown never
+    contains HTML, so every `<` is shown as text)."""
+    return text(document).replace("<", "&lt;")
+
+
+def md_cell(value: Any) -> str:
+    """One Markdown table cell: one line, `|` escaped, raw HTML neutralised."""
+    return one_line(value).replace("|", "\\|").replace("<", "&lt;")
+
+
+def csv_cell(value: Any) -> Any:
+    """One CSV cell: strings on one line, and a leading formula character defused with a `'` (non-strings are
+    returned unchanged)."""
+    if not isinstance(value, str):
+        return value
+    s = one_line(value)
+    return "'" + s if s.startswith(_FORMULA_START) else s
+
+
+def latex(value: Any) -> str:
+    """One LaTeX text fragment: special characters escaped, on one line."""
+    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in one_line(value))
+
+
+class SafeStream:
+    """A text stream wrapper whose `write` escapes control characters (but newline, tab and carriage return,
+    which progress bars use) and lone surrogates; everything else is delegated to the wrapped stream."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+
+    def write(self, s: str) -> int:
+        """Write `s` escaped; returns the length of `s` (what callers of `write` expect)."""
+        self._stream.write(_UNSAFE.sub(_escape, s))
+        return len(s)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+@contextmanager
+def safe_streams() -> Iterator[None]:
+    """Wrap `sys.stdout` and `sys.stderr` in `SafeStream` for the duration of the block."""
+    out, err = sys.stdout, sys.stderr
+    sys.stdout = SafeStream(out) if not isinstance(out, SafeStream) else out  # type: ignore[assignment]
+    sys.stderr = SafeStream(err) if not isinstance(err, SafeStream) else err  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        sys.stdout, sys.stderr = out, err
