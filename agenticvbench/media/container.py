@@ -17,7 +17,7 @@ def open_failure(exc: BaseException) -> str:
     """Why a file did not open, in words: libav's message without its errno number or the path it repeats."""
     if isinstance(exc, FileNotFoundError):
         return "not found"
-    text = getattr(exc, "strerror", None) or str(exc)
+    text = shown_as(getattr(exc, "strerror", None) or str(exc))  # a pinned descriptor is named by its file
     if isinstance(exc, av.FFmpegError) and "Invalid data" in text:
         return "not a readable media file (truncated, or not audio/video at all)"
     return f"cannot open ({text})"
@@ -33,7 +33,7 @@ def open_input(path: str | Path, *, need: str | None = None,
     try:
         container = av.open(source_for(path), metadata_errors="ignore", options=options or {})
     except (av.FFmpegError, OSError, ValueError) as exc:
-        raise MediaError(f"{path}: cannot open ({shown_as(str(exc))})") from None
+        raise MediaError(f"{path}: {open_failure(exc)}") from None
     with container:
         if need == "video" and not container.streams.video:
             raise MediaError(f"{path}: no video stream")

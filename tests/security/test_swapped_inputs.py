@@ -15,9 +15,9 @@ def _after_hashing(monkeypatch, action) -> None:
     """Run `action` right after the engine hashed the inputs (where a racing agent process would strike)."""
     real = engine.screen_inputs
 
-    def screen(task, submission, hashes):
+    def screen(task, submission, hashes, *rest):
         action()
-        return real(task, submission, hashes)
+        return real(task, submission, hashes, *rest)
 
     monkeypatch.setattr(engine, "screen_inputs", screen)
 
