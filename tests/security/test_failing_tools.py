@@ -68,3 +68,13 @@ def test_fingerprint_changes_with_the_ffmpeg_binary(hostile_run, score_run, tmp_
     again = by_id(score_run(run.root, [38]))[38]
     assert not again.resumed and again.fingerprint != first.fingerprint
     assert again.headline_score == first.headline_score
+
+
+def test_cached_recap_measurements_do_not_outlive_their_ffmpeg(hostile_run, score_run, tmp_path, monkeypatch):
+    """Regression: the recap measurement cache keyed its files with a toolchain hash computed once per process, so
+    after a first scoring with a working ffmpeg, a missing ffmpeg still got `scored` from the stored facts."""
+    run = hostile_run()
+    assert by_id(score_run(run.root, [1]))[1].status == "scored"  # fills the measurement cache
+    _use_ffmpeg(monkeypatch, str(tmp_path / "no-such-ffmpeg"))
+    r = by_id(score_run(run.root, [1], force=True))[1]
+    assert r.status == "error" and "ffmpeg" in r.reason

@@ -19,7 +19,6 @@ import json
 import threading
 from collections import Counter
 from collections.abc import Callable, Hashable, Iterable
-from functools import lru_cache
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -53,10 +52,11 @@ _VOLUME: _Codec = (lambda v: None if v is None else [v.mean_volume, v.max_volume
                    lambda raw: None if raw is None else ff.VolumeStats(raw[0], raw[1]))
 
 
-@lru_cache(maxsize=1)
 def _toolchain() -> str:
     """Short hash of everything a stored measurement depends on besides the file: our code version, the
-    ffmpeg build and PyAV (`media.toolchain`) and PySceneDetect. A change to any of them starts a fresh cache."""
+    ffmpeg build and PyAV (`media.toolchain`) and PySceneDetect. A change to any of them starts a fresh cache.
+    Not memoised: the ffmpeg in use can change within a process (`IMAGEIO_FFMPEG_EXE`), and a stale key served
+    measurements of the old build; `media.toolchain` already caches the costly part per binary."""
     import scenedetect
 
     from agenticvbench.media.toolchain import toolchain_identity
