@@ -119,6 +119,17 @@ def print_json(obj: Any) -> None:
     sys.stdout.write("\n")
 
 
+def write_output(text: str, out: str | None) -> None:
+    """A rendered table to `out` (atomically, then "wrote OUT") or, without `out`, to stdout ending in a newline."""
+    if out is None:
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+        return
+    from agenticvbench.fsutil import atomic_write_text
+
+    atomic_write_text(out, text)
+    print(f"wrote {out}")
+
+
 def judge_from_args(args: argparse.Namespace):
     """`JudgeSettings` from the judge options; an invalid setting (e.g. `AVB_JUDGE_MODE=bogus`) is a ConfigError.
     A judge that would call the default endpoint with no key is named in a warning before any work starts."""

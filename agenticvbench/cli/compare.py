@@ -13,9 +13,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from agenticvbench.cli.common import add_verbosity_args
+from agenticvbench.cli.common import add_verbosity_args, write_output
 from agenticvbench.errors import SubmissionError
-from agenticvbench.fsutil import atomic_write_text
 from agenticvbench.results import Result
 
 
@@ -72,9 +71,5 @@ def run(args: argparse.Namespace) -> int:
     comparison = compare_runs(stack_results(args.a, args.runs), stack_results(args.b, args.runs),
                               clusters=clusters, permutations=args.permutations, seed=args.seed)
     text = comparison.render(args.format)
-    if args.out is None:
-        sys.stdout.write(text)
-    else:
-        atomic_write_text(args.out, text)
-        print(f"wrote {args.out}")
+    write_output(text, args.out)
     return 0

@@ -8,11 +8,9 @@ Prices: the shipped table (`agenticvbench/agent_prices.json`, vendors' list pric
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
-from agenticvbench.cli.common import LOG, add_verbosity_args
-from agenticvbench.fsutil import atomic_write_text
+from agenticvbench.cli.common import LOG, add_verbosity_args, write_output
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -37,9 +35,5 @@ def run(args: argparse.Namespace) -> int:
     for note in table.notes:
         LOG.warning(note)
     text = table.render(args.format)
-    if args.out is None:
-        sys.stdout.write(text)
-    else:
-        atomic_write_text(args.out, text)
-        print(f"wrote {args.out}")
+    write_output(text, args.out)
     return 0

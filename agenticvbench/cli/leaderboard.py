@@ -12,7 +12,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from agenticvbench.cli.common import LOG
+from agenticvbench.cli.common import LOG, write_output
 from agenticvbench.cli.report import (
     add_aggregation_args,
     aggregation_kwargs,
@@ -20,7 +20,6 @@ from agenticvbench.cli.report import (
     load_for_report,
     select_results,
 )
-from agenticvbench.fsutil import atomic_write_text
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -58,11 +57,7 @@ def run(args: argparse.Namespace) -> int:
     for line in [*skipped, *board.notes]:
         LOG.warning(line)
     text = board.render(args.format)
-    if args.out is None:
-        sys.stdout.write(text if text.endswith("\n") else text + "\n")
-    else:
-        atomic_write_text(args.out, text)
-        print(f"wrote {args.out}")
+    write_output(text, args.out)
     errors = sum(g.n_errors for g in board.groups)
     if errors:
         print(f"avb leaderboard: {errors} result(s) have status ERROR (the verifier failed)", file=sys.stderr)

@@ -134,16 +134,23 @@ def cost_plot(costs: Sequence[GroupCost]) -> bytes | None:
     return to_png(fig)
 
 
+SECTION_HEADERS = ["harness", "model", "macro", "trials with usage", "total $", "$/task", "pts/$", "Pareto"]
+
+
+def _section_rows(costs: Sequence[GroupCost]) -> list[list[str]]:
+    """The cells of the report's cost section, one row per (harness, model)."""
+    return [[c.harness, c.model, f"{c.macro:.4f}", f"{c.extracted}/{c.trials}",
+             "" if c.total_usd is None else f"{c.total_usd:.2f}",
+             f"{c.per_task:.4f}" if c.per_task is not None else c.why_no_cost,
+             "" if c.points_per_usd is None else f"{c.points_per_usd:.1f}", "*" if c.pareto else ""] for c in costs]
+
+
 def cost_markdown(costs: Sequence[GroupCost]) -> list[str]:
     """The report's Markdown cost section (empty when no row has usage)."""
     if not any_usage(costs):
         return []
-    rows = [[c.harness, c.model, f"{c.macro:.4f}", f"{c.extracted}/{c.trials}",
-             "" if c.total_usd is None else f"{c.total_usd:.2f}",
-             f"{c.per_task:.4f}" if c.per_task is not None else c.why_no_cost,
-             "" if c.points_per_usd is None else f"{c.points_per_usd:.1f}", "*" if c.pareto else ""] for c in costs]
-    return ["## Agent cost", "", md_table(["harness", "model", "macro", "trials with usage", "total $", "$/task",
-                                            "pts/$", "Pareto"], rows, "llrrrrrl"), "", CAPTION, ""]
+    rows = _section_rows(costs)
+    return ["## Agent cost", "", md_table(SECTION_HEADERS, rows, "llrrrrrl"), "", CAPTION, ""]
 
 
 def cost_html(costs: Sequence[GroupCost]) -> list[str]:
@@ -152,12 +159,8 @@ def cost_html(costs: Sequence[GroupCost]) -> list[str]:
 
     if not any_usage(costs):
         return []
-    rows = [[c.harness, c.model, f"{c.macro:.4f}", f"{c.extracted}/{c.trials}",
-             "" if c.total_usd is None else f"{c.total_usd:.2f}",
-             f"{c.per_task:.4f}" if c.per_task is not None else c.why_no_cost,
-             "" if c.points_per_usd is None else f"{c.points_per_usd:.1f}", "*" if c.pareto else ""] for c in costs]
-    parts = ["<h2>Agent cost</h2>", html_table(["harness", "model", "macro", "trials with usage", "total $", "$/task",
-                                                 "pts/$", "Pareto"], rows, "llrrrrrl"),
+    rows = _section_rows(costs)
+    parts = ["<h2>Agent cost</h2>", html_table(SECTION_HEADERS, rows, "llrrrrrl"),
              f"<p class='muted'>{escape(CAPTION)}</p>"]
     png = cost_plot(costs)
     if png:
