@@ -14,7 +14,7 @@ BARE = {"verifiers", "ground_truth"}
 
 
 def _py_files(*roots: Path) -> Iterator[Path]:
-    """Python files under each root, following the symlinked agenticvbench/verifiers and agenticvbench/ground_truth."""
+    """Python files under each root, verifiers and ground truth included."""
     for root in roots:
         for folder, dirs, files in os.walk(root, followlinks=True):
             dirs[:] = sorted(d for d in dirs if d != "__pycache__")
@@ -22,7 +22,7 @@ def _py_files(*roots: Path) -> Iterator[Path]:
 
 
 def _module_name(path: Path) -> str:
-    """Dotted name of a file under agenticvbench/ (the symlinked verifiers/ and ground_truth/ included)."""
+    """Dotted name of a file under agenticvbench/."""
     parts = list(path.relative_to(REPO).with_suffix("").parts)
     if parts[-1] == "__init__":
         parts.pop()
@@ -106,7 +106,7 @@ def test_no_bare_verifiers_or_ground_truth_imports() -> None:
 
 
 def test_detector_sees_the_package() -> None:
-    """Guard for the cycle test: the graph covers the symlinked verifiers and resolves known edges."""
+    """Guard for the cycle test: the graph covers the verifiers and resolves known edges."""
     graph = _graph()
     assert "agenticvbench.verifiers.repair.edit" in graph and "agenticvbench.ground_truth" in graph
     assert "agenticvbench.errors" in graph["agenticvbench.loader"]

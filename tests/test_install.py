@@ -52,7 +52,7 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     src = tmp_path_factory.mktemp("src")
     for name in ("pyproject.toml", "README.md"):
         shutil.copy2(REPO / name, src / name)
-    for name in ("agenticvbench", "verifiers", "ground_truth"):
+    for name in ("agenticvbench",):
         shutil.copytree(REPO / name, src / name, symlinks=True,
                         ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     out = tmp_path_factory.mktemp("dist")

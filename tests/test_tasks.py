@@ -20,7 +20,7 @@ from agenticvbench.tasks import (
     task_from_row,
 )
 
-REAL_GT = Path(__file__).resolve().parents[1] / "ground_truth" / "repair"
+REAL_GT = Path(__file__).resolve().parents[1] / "agenticvbench" / "ground_truth" / "repair"
 SEQ = {"correct_order": ["6", "12", "3"], "n_slots": 3, "provenance": {"film": "The Snowflake Discovery"}}
 ASM = {"correct_assembly_in_slot_order": ["3.mp4", "7.mp4"], "correct_assembly_durations": [2.0, 1.5],
        "n_slots": 2, "film": "f", "duration_sec": 3.5}

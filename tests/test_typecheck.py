@@ -15,7 +15,7 @@ REPO = Path(__file__).resolve().parents[1]
 
 @pytest.mark.timeout(1200)
 def test_mypy_is_clean() -> None:
-    """`mypy -p agenticvbench` (verifiers and ground truth included, through the package's symlinks) reports
+    """`mypy -p agenticvbench` (verifiers and ground truth included) reports
     no error; the run's output is the assertion message."""
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     proc = subprocess.run([sys.executable, "-m", "mypy", "-p", "agenticvbench"], cwd=REPO, env=env,
