@@ -12,15 +12,18 @@ stay cheap to import.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from typing import TYPE_CHECKING
 
 from agenticvbench.judge.cache import JudgeCache
 from agenticvbench.judge.prompts import PROMPT_TEMPLATE_VERSION, prompt_hash
 from agenticvbench.judge.settings import JUDGE_MODES, JudgeSettings
 from agenticvbench.judge.verdict import Verdict, parse_verdict
+from agenticvbench.lazy import lazy_exports
 
-_LAZY = {"JudgeCall", "JudgeRequest", "JudgeStats", "VideoJudge"}
+if TYPE_CHECKING:
+    from agenticvbench.judge.client import JudgeCall, JudgeRequest, JudgeStats, VideoJudge
+
+_LAZY = dict.fromkeys(("JudgeCall", "JudgeRequest", "JudgeStats", "VideoJudge"), "agenticvbench.judge.client")
 
 __all__ = [
     "JUDGE_MODES", "PROMPT_TEMPLATE_VERSION", "JudgeCache", "JudgeCall", "JudgeRequest", "JudgeSettings",
@@ -28,8 +31,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    """Load the client's names on first access."""
-    if name in _LAZY:
-        return getattr(importlib.import_module("agenticvbench.judge.client"), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY, globals())

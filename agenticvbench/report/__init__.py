@@ -6,30 +6,59 @@ Typical use::
     report = build_report(load_comparison(["runs/a", "runs/b"]))
     print(render_markdown(report))
 
-Aggregation rules (task universe, macro/micro, bootstrap scheme) are documented in `report.aggregate`.
+Names load on first use (`agenticvbench.lazy`), so importing one light submodule (e.g. `report.aggregate` from
+the engine's summary) does not pull in matplotlib and pandas. Aggregation rules (task universe, macro/micro,
+bootstrap scheme) are documented in `report.aggregate`.
 """
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from typing import TYPE_CHECKING
 
-# Names are resolved on first use so that importing one light submodule (e.g. `report.aggregate` from the
-# engine's summary) does not pull in matplotlib and pandas.
-_EXPORTS: dict[str, str] = {
+from agenticvbench.lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from agenticvbench.report.aggregate import (
+        DEFAULT_LEVEL,
+        DEFAULT_RESAMPLES,
+        DEFAULT_SEED,
+        FamilyHeadline,
+        GroupHeadline,
+        RunRef,
+        TaskUniverse,
+        bootstrap,
+        combine_run_means,
+        headlines,
+        task_universe,
+    )
+    from agenticvbench.report.html import render_html
+    from agenticvbench.report.leaderboard import Leaderboard, build_leaderboard, leaderboard_from_runs
+    from agenticvbench.report.markdown import render_markdown
+    from agenticvbench.report.summary import (
+        Report,
+        build_report,
+        human_references,
+        load_comparison,
+        load_published,
+        published_comparison,
+    )
+
+_LAZY: dict[str, str] = {
     **dict.fromkeys(("DEFAULT_LEVEL", "DEFAULT_RESAMPLES", "DEFAULT_SEED", "FamilyHeadline", "GroupHeadline",
                      "RunRef", "TaskUniverse", "bootstrap", "combine_run_means", "headlines", "task_universe"),
-                    "aggregate"),
-    "render_html": "html",
-    **dict.fromkeys(("Leaderboard", "build_leaderboard", "leaderboard_from_runs"), "leaderboard"),
-    "render_markdown": "markdown",
+                    "agenticvbench.report.aggregate"),
+    "render_html": "agenticvbench.report.html",
+    **dict.fromkeys(("Leaderboard", "build_leaderboard", "leaderboard_from_runs"), "agenticvbench.report.leaderboard"),
+    "render_markdown": "agenticvbench.report.markdown",
     **dict.fromkeys(("Report", "build_report", "human_references", "load_comparison", "load_published",
-                     "published_comparison"), "summary"),
+                     "published_comparison"), "agenticvbench.report.summary"),
 }
-__all__ = sorted(_EXPORTS)
 
+__all__ = [
+    "DEFAULT_LEVEL", "DEFAULT_RESAMPLES", "DEFAULT_SEED", "FamilyHeadline", "GroupHeadline", "Leaderboard", "Report",
+    "RunRef", "TaskUniverse", "bootstrap", "build_leaderboard", "build_report", "combine_run_means", "headlines",
+    "human_references", "leaderboard_from_runs", "load_comparison", "load_published", "published_comparison",
+    "render_html", "render_markdown", "task_universe",
+]
 
-def __getattr__(name: str) -> Any:
-    if name not in _EXPORTS:
-        raise AttributeError(f"module 'agenticvbench.report' has no attribute {name!r}")
-    return getattr(importlib.import_module(f"agenticvbench.report.{_EXPORTS[name]}"), name)
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)
