@@ -15,8 +15,7 @@ import os
 import re
 from pathlib import Path
 
-from agenticvbench.harbor.contract import OUTPUT_FILES
-from agenticvbench.tasks import FAMILIES
+from agenticvbench.tasks import FAMILIES, OUTPUT_FILES
 
 MAX_ENTRIES = 2000
 _PREFIXED_ID = re.compile(rf"(?:task|{'|'.join(FAMILIES)})[-_ ]?0*([0-9]{{1,3}})", re.ASCII | re.IGNORECASE)

@@ -41,6 +41,14 @@ FAMILY_ID_RANGES: dict[str, range] = {
     "repair": range(65, 83),
     "assembly": range(83, 101),
 }
+#: The files each family's verifier reads from a task's output folder (the first is the primary one): the one
+#: statement of the output contract, used by the Harbor instructions, the layout hints and the CLI's guards.
+OUTPUT_FILES: dict[str, tuple[str, ...]] = {
+    "recap": ("final.mp4",),
+    "sequencing": ("solution.json", "solution.mp4"),
+    "repair": ("fixed.mp4", "report.md"),
+    "assembly": ("solution.json", "solution.mp4"),
+}
 GROUND_TRUTH_DIR = Path(__file__).parent / "ground_truth" / "repair"
 RUBRIC_MAX_CHARS = 5 * 1024 * 1024
 

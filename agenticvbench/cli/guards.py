@@ -11,9 +11,10 @@ from pathlib import Path
 
 from agenticvbench.run_plan import RunPlanError, entries, has_task_folders, is_mirror
 from agenticvbench.submission import RESULTS_DIRNAME, TASK_DIR_RE
+from agenticvbench.tasks import OUTPUT_FILES
 
 #: Files an agent writes into a task folder (any family).
-TASK_OUTPUT_FILES = ("final.mp4", "solution.json", "solution.mp4", "fixed.mp4", "report.md")
+TASK_OUTPUT_FILES = frozenset(name for names in OUTPUT_FILES.values() for name in names)
 
 
 def what_is(path: Path) -> str:

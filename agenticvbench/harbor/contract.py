@@ -6,17 +6,10 @@ and the `solution.json` manifest schema (sequencing, assembly) or the `report.md
 
 from __future__ import annotations
 
-from agenticvbench.tasks import AssemblyTask, RecapTask, RepairTask, SequencingTask, Task
+from agenticvbench.tasks import OUTPUT_FILES, AssemblyTask, RecapTask, RepairTask, SequencingTask, Task
 
 MATERIALS_DIR = "/workspace/materials"
 OUTPUT_DIR = "/workspace/output"
-#: Files each family's verifier reads from the output folder (the first is the primary one).
-OUTPUT_FILES: dict[str, tuple[str, ...]] = {
-    "recap": ("final.mp4",),
-    "sequencing": ("solution.json", "solution.mp4"),
-    "repair": ("fixed.mp4", "report.md"),
-    "assembly": ("solution.json", "solution.mp4"),
-}
 
 _MANIFEST = """\
 `{out}/solution.json` is a JSON object with one key, `segments`, a list with one object per {unit}, in {order}:
