@@ -118,3 +118,44 @@ def test_no_import_cycles() -> None:
     import order matter and hides a missing boundary (e.g. a type that belongs in a lower module)."""
     cycles = _cycles(_graph())
     assert not cycles, "import cycles:\n" + "\n".join(" <-> ".join(c) for c in cycles)
+
+
+#: The package's layers, lowest first; a module may import only from its own layer or lower ones. A module not
+#: named here is core (errors, fsutil, tasks, loader, submission, results, signing, ...). The package root
+#: (`agenticvbench/__init__.py`, the public API) re-exports from any layer. docs/architecture.md explains the order.
+LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
+    ("core", frozenset()),
+    ("plug-in", frozenset({"verifiers", "judge", "media", "ground_truth"})),
+    ("engine", frozenset({"engine", "executors", "dask_executor", "integrity", "integrity_copy", "summary",
+                          "run_plan", "task_deadline"})),
+    ("output", frozenset({"report", "harbor", "interop", "grade", "demo", "baselines", "cost", "stats"})),
+    ("cli", frozenset({"cli"})),
+)
+
+
+def _layer(module: str) -> int:
+    """Index into LAYERS of a dotted module name under `agenticvbench` (core when no layer names it)."""
+    top = module.split(".")[1] if "." in module else ""
+    return next((i for i, (_, tops) in enumerate(LAYERS) if top in tops), 0)
+
+
+def _upward_imports(graph: dict[str, set[str]]) -> list[str]:
+    """Every `module -> dependency` edge that points to a higher layer (the package root excepted)."""
+    return [f"{m} ({LAYERS[_layer(m)][0]}) -> {d} ({LAYERS[_layer(d)][0]})"
+            for m, deps in sorted(graph.items()) if m != "agenticvbench"
+            for d in sorted(deps) if _layer(d) > _layer(m)]
+
+
+def test_layer_detector_finds_an_upward_import() -> None:
+    """Guard for the layer test: a crafted core -> cli edge is reported, a cli -> core edge is not."""
+    graph = {"agenticvbench.fsutil": {"agenticvbench.cli.main"}, "agenticvbench.cli.main": {"agenticvbench.fsutil"}}
+    assert _upward_imports(graph) == ["agenticvbench.fsutil (core) -> agenticvbench.cli.main (cli)"]
+    assert _layer("agenticvbench.verifiers.repair.edit") == 1 and _layer("agenticvbench.results") == 0
+
+
+def test_imports_follow_the_layers() -> None:
+    """core -> plug-ins -> engine -> outputs -> cli: a module imports only its own layer or lower ones (lazy and
+    TYPE_CHECKING imports count). An upward import means a rule lives in the wrong layer (e.g. the engine's
+    summary asking the report for the headline rule); move the rule down instead of importing up."""
+    bad = _upward_imports(_graph())
+    assert not bad, "imports against the layer order:\n" + "\n".join(bad)
