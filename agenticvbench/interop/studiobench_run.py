@@ -23,7 +23,6 @@ enforces the limits while the run happens. The record rules (all six artifacts p
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -31,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from agenticvbench.errors import MediaError
+from agenticvbench.fsutil import TooLargeError, parse_json_bounded, read_capped
 from agenticvbench.interop.secrets import find_secrets
 from agenticvbench.interop.studiobench_task import Issue, duration_range, validate_task
 from agenticvbench.media import iter_frames, probe
@@ -42,6 +42,9 @@ CALL_LIMIT = 200
 WALL_CLOCK_SHORT_S = 4 * 3600
 WALL_CLOCK_LONG_S = 8 * 3600
 SHORT_TASK_MAX_S = 120.0
+#: Caps on the agent-written files read here (`result.json`, `mcp.json`; `.calls.jsonl`).
+JSON_MAX_BYTES = 5 * 1024 * 1024
+CALLS_MAX_BYTES = 64 * 1024 * 1024
 #: Float slack when comparing a container duration with the task's bounds (1 ms).
 DURATION_EPS_S = 1e-3
 
@@ -149,16 +152,18 @@ def parse_calls(path: Path) -> tuple[list[ToolCall], list[str]]:
     calls: list[ToolCall] = []
     problems: list[str] = []
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
+        lines = read_capped(path, CALLS_MAX_BYTES).splitlines()
+    except TooLargeError:
+        return [], [f"{path.name}: over the {CALLS_MAX_BYTES} byte limit"]
+    except OSError as exc:
         return [], [f"{path.name}: cannot read ({exc.__class__.__name__})"]
     for n, line in enumerate(lines, 1):
         if not line.strip():
             continue
         try:
-            rec = json.loads(line)
-        except json.JSONDecodeError as exc:
-            problems.append(f"{path.name} line {n}: invalid JSON ({exc.msg})")
+            rec = parse_json_bounded(line, f"{path.name} line {n}")
+        except ValueError as exc:
+            problems.append(str(exc))
             continue
         if not isinstance(rec, dict):
             problems.append(f"{path.name} line {n}: expected an object, got {type(rec).__name__}")
@@ -188,13 +193,15 @@ def parse_calls(path: Path) -> tuple[list[ToolCall], list[str]]:
 
 def _read_json(path: Path) -> tuple[Any, str]:
     try:
-        return json.loads(path.read_text(encoding="utf-8")), ""
+        return parse_json_bounded(read_capped(path, JSON_MAX_BYTES), path.name), ""
     except FileNotFoundError:
         return None, f"{path.name} is missing"
-    except (OSError, UnicodeDecodeError) as exc:
+    except TooLargeError:
+        return None, f"{path.name}: over the {JSON_MAX_BYTES} byte limit"
+    except OSError as exc:
         return None, f"{path.name}: cannot read ({exc.__class__.__name__})"
-    except json.JSONDecodeError as exc:
-        return None, f"{path.name}: invalid JSON ({exc})"
+    except ValueError as exc:  # not UTF-8, invalid JSON, nested too deeply
+        return None, str(exc)
 
 
 def _wall_clock(result: dict[str, Any]) -> float | None:

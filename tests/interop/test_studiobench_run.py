@@ -292,3 +292,21 @@ def test_decodable_needs_at_least_one_frame(clone: Path, tasks, monkeypatch: pyt
     monkeypatch.setattr(sr, "iter_frames", lambda *a, **k: iter(()))
     r = check(clone, tasks)
     assert failed(r) == {"decodable"} and "no video frames" in r.failures[0].reason
+
+
+def test_agent_written_json_is_read_bounded(clone: Path, tasks, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`result.json`, `mcp.json` and `.calls.jsonl` are written by the agent: a file over the cap, JSON nested
+    past the depth limit is a named problem of that file, never a crash or an unbounded read (these
+    files were read with plain `read_text` + `json.loads`)."""
+    from agenticvbench.interop import studiobench_run
+
+    (clone / "result.json").write_text("[" * 5000 + "]" * 5000)
+    r = check(clone, tasks)
+    assert "result_json" in failed(r)
+    assert "nested" in {f.rule: f.reason for f in r.failures}["result_json"]
+
+    monkeypatch.setattr(studiobench_run, "CALLS_MAX_BYTES", 64)
+    write_calls(clone, [{"name": "mcp__studiobench__plan", "ok": True}] * 10)
+    calls, problems = parse_calls(clone / ".calls.jsonl")
+    assert calls == [] and problems == [".calls.jsonl: over the 64 byte limit"]
+
