@@ -73,8 +73,9 @@ class RunSummary:
         bad = [r for r in self.results if r.status != "scored"]
         return sorted(bad, key=lambda r: (str(r.run.get("path")), r.task_id))
 
-    def to_text(self, *, quiet: bool = False) -> str:
-        """Human table: one block per run, then the problems (`quiet`: the tables and totals only)."""
+    def to_text(self, *, quiet: bool = False, notes: bool = True) -> str:
+        """Human table: one block per run, then the problems (`quiet`: the tables and totals only; `notes=False`
+        leaves out the `note:` lines, for a caller that logs `self.notes` itself)."""
         lines: list[str] = []
         for run, fams in self.per_run.items():
             lines.append(f"run {run}")
@@ -102,7 +103,7 @@ class RunSummary:
                          "completion tokens" + (f", ${j['cost_usd']:.4f}" if j.get("cost_usd") is not None else ""))
         lines.append(f"{len(self.results)} result(s), {self.n_resumed} reused from a previous run"
                      + (f", {self.n_errors} ERROR(s)" if self.n_errors else ""))
-        if not quiet:
+        if notes and not quiet:
             lines.extend(f"note: {n}" for n in self.notes)
         return "\n".join(lines)
 

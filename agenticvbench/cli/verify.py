@@ -115,8 +115,7 @@ def _verify(args: argparse.Namespace) -> int:
     else:
         if args.verbose:
             print("\n".join(summary.task_lines()))
-        text = summary.to_text(quiet=args.quiet)
-        print("\n".join(line for line in text.splitlines() if not line.startswith("note: ")))
+        print(summary.to_text(quiet=args.quiet, notes=False))  # the notes went to the log above
     code = EXIT_REFUSED if refused else 1 if summary.n_errors else 0
     if args.judge_required and summary.unscored_items:
         top = "; ".join(f"{n}x {why}" for why, n in list(summary.unscored_reasons.items())[:3])
