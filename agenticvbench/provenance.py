@@ -58,7 +58,7 @@ def simd_level(features: dict[str, bool], machine: str) -> str:
 @lru_cache(maxsize=1)
 def host_facts() -> dict[str, str]:
     """The machine and its CPU's vector level (e.g. `x86-64-v3`): the scoring libraries pick their kernels by it,
-    and a result's last digits can follow it (docs/performance.md, "The same number on every machine")."""
+    and a result's last digits can follow it (docs/performance/repair-exactness.md, "The same number on every machine")."""
     machine = platform.machine() or "unknown"
     features: dict[str, bool] = {}
     for module in ("numpy._core._multiarray_umath", "numpy.core._multiarray_umath"):  # numpy 2.x, 1.x

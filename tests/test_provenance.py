@@ -21,7 +21,7 @@ AVX2_HOST = {f: True for f in ("SSSE3", "SSE41", "SSE42", "POPCNT", "AVX", "AVX2
 ])
 def test_simd_level_names_the_level_the_features_reach(features: dict[str, bool], machine: str, level: str) -> None:
     """AVX2 and AVX-512 hosts give the same scores, hosts without AVX or x86 differ in last digits
-    (docs/performance.md): the level must be read off the features, highest level whose features are all there."""
+    (docs/performance/repair-exactness.md): the level must be read off the features, highest level whose features are all there."""
     assert simd_level(features, machine) == level
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from agenticvbench.errors import InstallError
 
 HEADLESS_FIX = ("pip uninstall -y opencv-python && pip install --force-reinstall --no-deps opencv-python-headless"
-                " (the headless build needs no libGL; see docs/decisions.md, 'Packaging')")
+                " (the headless build needs no libGL; see docs/decisions/packaging.md)")
 
 
 def check_opencv() -> None:

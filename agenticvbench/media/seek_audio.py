@@ -20,7 +20,7 @@ is trimmed; a fresh Opus decoder drops its pre-skip, which moves the first frame
 samples from S on by timestamp, and downmixes to mono int16 at 48 kHz as ffmpeg's resampler does for mono and
 stereo input; other sample rates go through the ffmpeg binary for that last step.
 
-Measured against Debian's ffmpeg 5.1 (`docs/decisions.md`, Repair; `benchmarks/check_seek_audio.py`): every
+Measured against Debian's ffmpeg 5.1 (`docs/decisions/repair-audio.md`; `benchmarks/check_seek_audio.py`): every
 span of 158 files (the script's matrix and 66 more) has 5.1's length and its samples within 1 LSB (the
 decoders' own rounding between releases), for AAC (48, 44.1 and 32 kHz, mono and stereo), Opus (10-, 20- and 60-ms frames) and MP3 in mp4, with and
 without video, audio starting late, chunk starts on and off keyframes, at and past the end of the file. Only

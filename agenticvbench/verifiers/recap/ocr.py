@@ -2,8 +2,8 @@
 
 The official kind ran tesseract, a system binary we cannot require (no system packages), so the default engine is
 `rapidocr-onnxruntime` (the `ocr` extra): its PP-OCRv4 models ship inside the wheel, so it works offline and reads
-with the same models everywhere (ONNX Runtime's kernels still follow the CPU; see docs/decisions.md, Recap). It is
-an extra because it declares the GUI OpenCV build (see docs/decisions.md); without any engine an OCR item raises
+with the same models everywhere (ONNX Runtime's kernels still follow the CPU; see docs/decisions/recap-checks.md). It is
+an extra because it declares the GUI OpenCV build (see docs/decisions/packaging.md); without any engine an OCR item raises
 `OcrUnavailableError` and its task ends in `error`, never a silent fail. Setting `AVB_OCR_ENGINE=tesseract` opts
 into pytesseract + the tesseract binary when both are installed (closer to the official engine, but
 machine-dependent).
