@@ -20,7 +20,7 @@ from typing import Any
 from agenticvbench.errors import AVBError, ConfigError, DatasetError, ToolError
 from agenticvbench.executors import Executor, make_executor
 from agenticvbench.harbor.outcomes import run_failures
-from agenticvbench.identity import duplicate_identities, run_identity
+from agenticvbench.identity import RunIdentity, duplicate_identities
 from agenticvbench.integrity import reference_sha256, screen_inputs
 from agenticvbench.layout_hints import misplaced_hint
 from agenticvbench.leaks import DatasetReference, dataset_references
@@ -325,7 +325,7 @@ def verify_run(run_dirs: str | Path | RunPlan | Sequence[str | Path | RunPlan], 
     media_cap = media_max_bytes(max_media_bytes)
     work: list[Job] = []
     for plan in plans:
-        run_info = run_identity(plan.run.path, plan.run.meta, run_meta)
+        run_info = RunIdentity.resolve(plan.run.path, plan.run.meta, run_meta).to_dict()
         if note := claim(plan.results_dir, key)[1]:
             key_notes.append(note)
         failures = run_failures(plan.run.path)

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from agenticvbench.fsutil import TooLargeError, atomic_write_json, parse_json_bounded, read_capped
+from agenticvbench.identity import RunIdentity
 from agenticvbench.sanitize import one_line
 from agenticvbench.signing import ALG, ResultKey
 from agenticvbench.submission import RESULTS_DIRNAME
@@ -56,7 +57,7 @@ class Result:
     official: dict[str, Any] = field(default_factory=dict)
     timings: dict[str, float] = field(default_factory=dict)
     provenance: dict[str, Any] = field(default_factory=dict)
-    run: dict[str, Any] = field(default_factory=dict)  # {path, harness, model, rep}
+    run: dict[str, Any] = field(default_factory=dict)  # `RunIdentity.to_dict()`; read it back with `.identity`
     fingerprint: str = ""
     schema_version: int = RESULT_SCHEMA_VERSION
     integrity: list[str] = field(default_factory=list)  # codes of known official scoring holes this input hits
@@ -75,6 +76,12 @@ class Result:
         if isinstance(self.run, dict):
             self.run = {k: one_line(v) if isinstance(v, str) and k in _IDENTITY_TEXT else v
                         for k, v in self.run.items()}
+
+    @property
+    def identity(self) -> RunIdentity:
+        """The run this result belongs to, read from `run` (`RunIdentity.from_dict`: wrong types count as absent,
+        never an error). Reports apply the folder-name fallback on top (`RunIdentity.named`)."""
+        return RunIdentity.from_dict(self.run)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict (without the transient `resumed` and `signature_status`, and without an empty
@@ -363,9 +370,9 @@ def load_results(paths: list[str | Path] | str | Path) -> pd.DataFrame:
                      "headline_score": 0.0, "reason": f"invalid result {bad.path}: {bad.reason}", "n_warnings": 0,
                      "seconds": None})
     for r in scan.results:
+        ident = r.identity
         rows.append({
-            "run": r.run.get("path", ""), "harness": r.run.get("harness", "unknown"),
-            "model": r.run.get("model", "unknown"), "rep": r.run.get("rep"),
+            "run": ident.path, "harness": ident.harness, "model": ident.model, "rep": ident.rep,
             "task_id": r.task_id, "family": r.family, "status": r.status,
             "final_score": r.final_score, "adjusted_final_score": r.adjusted_final_score,
             "headline_score": r.headline_score, "reason": r.reason, "n_warnings": len(r.warnings),

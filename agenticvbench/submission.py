@@ -143,11 +143,16 @@ class Submission:
 
 @dataclass(frozen=True)
 class RunMeta:
-    """The identity a run declares in `run.json` (unset or invalid fields stay None)."""
+    """The identity a run declares in `run.json` (unset or invalid fields stay None); `identity.RunIdentity`
+    resolves it, with the options and the folder name, into the identity written into results."""
 
     harness: str | None = None
     model: str | None = None
     rep: int | str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The declared fields only (unset ones left out)."""
+        return {k: getattr(self, k) for k in RUN_KEYS if getattr(self, k) is not None}
 
 
 def read_run_json(path: Path) -> tuple[RunMeta, list[str]]:
@@ -202,7 +207,7 @@ class RunDir:
     """A run directory: its task folders, its declared identity and the notes about what was ignored."""
 
     path: Path
-    meta: dict[str, Any] = field(default_factory=dict)
+    meta: RunMeta = field(default_factory=RunMeta)
     task_folders: dict[int, Path] = field(default_factory=dict)
     task_roots: dict[int, Path] = field(default_factory=dict)
     rejections: dict[int, str] = field(default_factory=dict)
@@ -216,12 +221,12 @@ class RunDir:
     @property
     def harness(self) -> str:
         """Harness name from run.json (or 'unknown')."""
-        return str(self.meta.get("harness") or "unknown")
+        return self.meta.harness or "unknown"
 
     @property
     def model(self) -> str:
         """Model name from run.json (or 'unknown')."""
-        return str(self.meta.get("model") or "unknown")
+        return self.meta.model or "unknown"
 
     def submission(self, task_id: int, media_cap: int = DEFAULT_MEDIA_MAX_BYTES) -> Submission:
         """The submission for `task_id` (folder None when the run has no folder for it)."""
@@ -247,8 +252,7 @@ def open_run(path: str | Path) -> RunDir:
         raise SubmissionError(f"{root}: run directory not found" + (" (it is a file)" if root.exists() else ""))
     root = root.resolve()  # absolute: workers with another working directory (Dask) must find the same files
     run = RunDir(path=root)
-    meta, run.notes = read_run_json(root / "run.json")
-    run.meta = {k: getattr(meta, k) for k in RUN_KEYS if getattr(meta, k) is not None}
+    run.meta, run.notes = read_run_json(root / "run.json")
     ignored: list[str] = []
     seen: dict[int, list[Path]] = {}
     for child in sorted(root.iterdir()):

@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from agenticvbench.identity import RunIdentity
 from agenticvbench.results import INVALID_STATUS, STATUSES, Result
 from agenticvbench.tasks import FAMILIES, FAMILY_ID_RANGES
 
@@ -106,12 +107,20 @@ def split_by_universe(results: Iterable[Result], universe: TaskUniverse) -> tupl
 
 @dataclass(frozen=True, order=True)
 class RunRef:
-    """One run: its harness, model, repetition and path (the path identifies it)."""
+    """One run as the report sorts and groups it: a `RunIdentity` with its rep as text (the path identifies it).
+
+    Built from a result's identity by `RunRef.of` only, so the report and the result files agree."""
 
     harness: str
     model: str
     rep: str
     path: str
+
+    @classmethod
+    def of(cls, identity: RunIdentity) -> RunRef:
+        """The report's key of `identity`, with the folder-name fallback applied (`RunIdentity.named`)."""
+        named = identity.named()
+        return cls(named.harness, named.model, named.rep_label, named.path)
 
     @property
     def group(self) -> tuple[str, str]:
@@ -130,15 +139,10 @@ def run_ref(result: Result) -> RunRef:
     """The run a result belongs to, from `Result.run` (written by the engine: options, run.json or folder name).
 
     Results written before the folder-name fallback existed say model "unknown"; they get the folder name too,
-    so runs without a run.json never merge into one "unknown/unknown" row.
+    so runs without a run.json never merge into one "unknown/unknown" row. A `run` block with wrong types (a
+    crafted file) reads as absent fields, never as an error.
     """
-    run = result.run or {}
-    rep = run.get("rep")
-    path = str(run.get("path") or "")
-    model = str(run.get("model") or "unknown")
-    if model == "unknown" and path:
-        model = path.rstrip("/\\").replace("\\", "/").rsplit("/", 1)[-1] or model
-    return RunRef(str(run.get("harness") or "unknown"), model, "" if rep is None else str(rep), path)
+    return RunRef.of(result.identity)
 
 
 def integrity_of(result: Result) -> list[str]:

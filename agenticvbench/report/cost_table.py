@@ -25,7 +25,7 @@ _RUN_JSON_MAX = 5 * 1024 * 1024
 
 
 def _run_dir_trials(path: Path, notes: list[str]) -> list[TrialCost]:
-    from agenticvbench.identity import run_identity
+    from agenticvbench.identity import RunIdentity
 
     try:
         data = parse_json_bounded(read_capped(path / "run.json", _RUN_JSON_MAX), str(path / "run.json"))
@@ -33,7 +33,7 @@ def _run_dir_trials(path: Path, notes: list[str]) -> list[TrialCost]:
         notes.append(f"{path / 'run.json'}: unreadable ({exc}); its tasks count as missing")
         data = {}
     data = data if isinstance(data, dict) else {}
-    ident = run_identity(path, {k: data.get(k) for k in ("harness", "model", "rep")})
+    ident = RunIdentity.resolve(path, {k: data.get(k) for k in ("harness", "model", "rep")})
     usage: dict[str, Any] = data["usage"] if isinstance(data.get("usage"), dict) else {}
     harbor: dict[str, Any] = data["harbor"] if isinstance(data.get("harbor"), dict) else {}
     trials: dict[str, Any] = harbor["trials"] if isinstance(harbor.get("trials"), dict) else {}
@@ -42,7 +42,7 @@ def _run_dir_trials(path: Path, notes: list[str]) -> list[TrialCost]:
     out = []
     for tid in sorted(ids, key=int):
         entry = usage.get(tid)
-        out.append(TrialCost(str(ident["harness"]), str(ident["model"]), str(ident.get("rep") or ""), int(tid),
+        out.append(TrialCost(ident.harness, ident.model, str(ident.rep or ""), int(tid),
                              family_of(int(tid)), entry if isinstance(entry, dict) else None))
     return out
 

@@ -70,12 +70,14 @@ def _declared_run(where: Path) -> dict[str, Any]:
     `where` is the folder given (a run directory, or its results folder). An identity given to `avb verify` with
     `--harness`/`--model` lives only in the result files, so it cannot be recovered here.
     """
-    from agenticvbench.identity import run_identity
+    from dataclasses import replace
+
+    from agenticvbench.identity import RunIdentity
     from agenticvbench.submission import read_run_json
 
     run_dir = where.parent if where.name == RESULTS_DIRNAME else where
     meta, _notes = read_run_json(run_dir / "run.json")  # hostile input: never raises, bad fields stay None
-    return {**run_identity(run_dir, {k: v for k, v in vars(meta).items() if v is not None}), "path": str(where)}
+    return replace(RunIdentity.resolve(run_dir, meta), path=str(where)).to_dict()
 
 
 def load_available(paths: list[str | Path] | str | Path,

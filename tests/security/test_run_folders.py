@@ -91,4 +91,4 @@ def test_run_json_fifo_or_oversize_is_a_note(hostile_run):
     with open(p, "wb") as fh:
         fh.truncate(6 * 1024 * 1024)
     assert "byte limit" in read_run_json(p)[1][0]
-    assert json.dumps(open_run(run.root).meta) == "{}"
+    assert json.dumps(open_run(run.root).meta.to_dict()) == "{}"
