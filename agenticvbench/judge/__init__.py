@@ -1,12 +1,15 @@
 """The LLM judge for recap rubric items: any OpenAI-compatible endpoint, an on-disk verdict cache, cost accounting.
 
 - `settings.JudgeSettings`: endpoint, model, mode (cache | replay | off), sampling, retries, prices;
-- `client.VideoJudge`: judges items against one video (frames + audio facts), concurrently, with retries;
+- `client.VideoJudge`: the one entry point, `judge(request) -> calls.JudgeCall`; one class per mode in `modes`
+  (off | human | replay | cache), the endpoint and its retries in `endpoint`, the video's frames and audio
+  block in `media`;
+- `human_store`: people's verdicts (mode `human`; written by the grading UI);
 - `cache.JudgeCache`: verdicts keyed by (model, template version, item prompt, media digest);
 - `verdict.parse_verdict`: strict JSON verdicts (D-C1 fixed), anything unreadable is `unscored`;
 - `prompts`: the template, its version and `prompt_hash()`.
 
-The client (and the `openai` SDK, slow to import) loads on first use, so the CLI parser and `JudgeSettings`
+`VideoJudge` (and the `openai` SDK, slow to import) loads on first use, so the CLI parser and `JudgeSettings`
 stay cheap to import.
 """
 
@@ -15,15 +18,16 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from agenticvbench.judge.cache import JudgeCache
+from agenticvbench.judge.calls import JudgeCall, JudgeRequest, JudgeStats
 from agenticvbench.judge.prompts import PROMPT_TEMPLATE_VERSION, prompt_hash
 from agenticvbench.judge.settings import JUDGE_MODES, JudgeSettings
 from agenticvbench.judge.verdict import Verdict, parse_verdict
 from agenticvbench.lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from agenticvbench.judge.client import JudgeCall, JudgeRequest, JudgeStats, VideoJudge
+    from agenticvbench.judge.client import VideoJudge
 
-_LAZY = dict.fromkeys(("JudgeCall", "JudgeRequest", "JudgeStats", "VideoJudge"), "agenticvbench.judge.client")
+_LAZY = {"VideoJudge": "agenticvbench.judge.client"}
 
 __all__ = [
     "JUDGE_MODES", "PROMPT_TEMPLATE_VERSION", "JudgeCache", "JudgeCall", "JudgeRequest", "JudgeSettings",

@@ -231,7 +231,7 @@ def settings_from_args(args: argparse.Namespace) -> JudgeSettings:
                                       timeout=args.judge_timeout, max_retries=args.judge_retries,
                                       samples=args.judge_samples, graders=args.graders)
     if settings.mode == "human":
-        from agenticvbench.grade.store import grades_digest
+        from agenticvbench.judge.human_store import grades_digest
         from agenticvbench.loader import default_cache_dir
 
         cache_dir = getattr(args, "cache_dir", None)

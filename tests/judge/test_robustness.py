@@ -25,7 +25,7 @@ def test_silent_endpoint_costs_about_one_deadline_for_all_items(clip, fake, make
         srv.hang = True
         s = make_settings(srv.base_url, timeout=2.0, max_retries=3, max_concurrency=4)
         judge = VideoJudge(s, clip, cache=JudgeCache(tmp_path / "judge"))
-        judge._frames()  # sample the frames first: only the endpoint's cost is timed
+        judge.media.frames()  # sample the frames first: only the endpoint's cost is timed
         t0 = time.monotonic()
         calls = judge.judge_many(REQS)
         elapsed = time.monotonic() - t0
@@ -44,7 +44,7 @@ def test_trickling_endpoint_hits_the_wall_clock_deadline(clip, fake, make_settin
         srv.trickle_s = 0.3
         s = make_settings(srv.base_url, timeout=1.0, max_retries=0, max_concurrency=1, breaker_threshold=0)
         judge = VideoJudge(s, clip, cache=None)
-        judge._frames()  # sample the frames first: only the endpoint's cost is timed
+        judge.media.frames()  # sample the frames first: only the endpoint's cost is timed
         t0 = time.monotonic()
         call = judge.judge(REQS[0])
         elapsed = time.monotonic() - t0

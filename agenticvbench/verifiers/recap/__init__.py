@@ -67,7 +67,7 @@ def _human_lookup(settings: JudgeSettings, cache_root: Path | None, task_id: int
     """Mode `human`: item id -> majority of the stored human verdicts on this very video (by SHA-256)."""
     if settings.mode != "human" or cache_root is None or task_id is None:
         return None
-    from agenticvbench.grade.store import VerdictStore, majority
+    from agenticvbench.judge.human_store import VerdictStore, majority
 
     sha = file_sha256(video)
     by_key = VerdictStore(cache_root / "grades").by_key(settings.graders or None)

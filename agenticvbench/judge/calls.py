@@ -1,0 +1,115 @@
+"""The judge's typed values: a request, the call that answers it, the per-task accounting, and ensemble voting.
+
+Every judge mode returns a `JudgeCall`; nothing fills a dict passed in. `Tally` is the one place the per-task
+counters change (under its own lock), so the mode classes never touch a lock of their own.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from agenticvbench.judge.verdict import Outcome
+
+
+@dataclass(frozen=True)
+class JudgeRequest:
+    """One question: the rubric item's id and its (already filled) criterion text."""
+
+    item_id: str
+    prompt: str
+
+
+@dataclass
+class JudgeCall:
+    """The judge's answer for one item, with what it cost."""
+
+    item_id: str
+    outcome: Outcome
+    reason: str
+    cached: bool = False
+    attempts: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float | None = None
+    audio_included: bool = False
+    raw: str = ""
+    votes: list[dict[str, Any]] = field(default_factory=list)  # ensembles and human majority: every answer
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict (for a result's detail)."""
+        return asdict(self)
+
+
+@dataclass
+class JudgeStats:
+    """Per-task judge accounting (updated only through `Tally`)."""
+
+    calls: int = 0  # chat-completion HTTP requests sent (retries included)
+    cache_hits: int = 0
+    cache_misses: int = 0
+    retries: int = 0
+    transcriptions: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+    unpriced_calls: int = 0  # calls whose model has no price: cost_usd is then a lower bound
+    unscored: int = 0
+    json_mode: bool = True
+    notes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict (for a result's extra)."""
+        d = asdict(self)
+        d["total_tokens"] = self.prompt_tokens + self.completion_tokens
+        d["cost_usd"] = round(self.cost_usd, 8)
+        return d
+
+
+class Tally:
+    """Thread-safe updates of one task's `JudgeStats` (items are judged on several threads)."""
+
+    def __init__(self) -> None:
+        self.stats = JudgeStats()
+        self._lock = threading.Lock()
+
+    def add(self, **counts: int | float) -> None:
+        """Add to numeric counters, e.g. `add(calls=1, prompt_tokens=12)`."""
+        with self._lock:
+            for name, value in counts.items():
+                setattr(self.stats, name, getattr(self.stats, name) + value)
+
+    def note(self, text: str) -> None:
+        """Record a task-level note once (e.g. a cache write failure)."""
+        with self._lock:
+            if text not in self.stats.notes:
+                self.stats.notes.append(text)
+
+    def drop_json_mode(self) -> bool:
+        """Turn `response_format=json_object` off for the rest of the task; False when it already was off."""
+        with self._lock:
+            was, self.stats.json_mode = self.stats.json_mode, False
+            return was
+
+
+def vote(request: JudgeRequest, pairs: list[tuple[str, int]], calls: list[JudgeCall]) -> JudgeCall:
+    """Majority of the decisive answers of an ensemble ((model, sample) `pairs`, one call each); a tie or no
+    decisive answer is unscored."""
+    votes = [{"model": m, "sample": i, "outcome": c.outcome, "reason": c.reason[:300], "cached": c.cached}
+             for (m, i), c in zip(pairs, calls, strict=True)]
+    n_pass = sum(c.outcome == "pass" for c in calls)
+    n_fail = sum(c.outcome == "fail" for c in calls)
+    tally = f"{n_pass} pass, {n_fail} fail, {len(calls) - n_pass - n_fail} unscored of {len(calls)} votes"
+    if n_pass == n_fail:
+        outcome: Outcome = "unscored"
+        reason = f"ensemble {'tie' if n_pass else 'has no decisive vote'}: {tally}"
+    else:
+        outcome = "pass" if n_pass > n_fail else "fail"
+        reason = f"ensemble majority {outcome} ({tally})"
+    costs = [c.cost_usd for c in calls]
+    return JudgeCall(request.item_id, outcome, reason, cached=all(c.cached for c in calls),
+                     attempts=sum(c.attempts for c in calls), prompt_tokens=sum(c.prompt_tokens for c in calls),
+                     completion_tokens=sum(c.completion_tokens for c in calls),
+                     cost_usd=None if any(c is None for c in costs) else sum(c or 0.0 for c in costs),
+                     audio_included=any(c.audio_included for c in calls), votes=votes)

@@ -1,0 +1,123 @@
+"""One small class per judge mode; `client.VideoJudge` picks one from `JUDGES` and wraps it.
+
+A mode only says how one (model, temperature) answer is obtained. The wrapper owns everything around it:
+the verdict cache (lookup before, store after), the dead-endpoint and breaker gates, ensemble voting and the
+catch-all that turns an unforeseen error into an `unscored` item.
+
+- `off`: every item is `unscored`, no model at all;
+- `human`: the majority of people's verdicts on this very video (the `human` lookup; `human_store.py`);
+- `replay`: the cache only; a miss is `unscored` ("replay miss ...");
+- `cache`: ask the endpoint (`EndpointJudge`) on a cache miss, and cache decisive verdicts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+from agenticvbench.judge import prompts
+from agenticvbench.judge.calls import JudgeCall, JudgeRequest, Tally
+from agenticvbench.judge.endpoint import Endpoint
+from agenticvbench.judge.media import JudgedVideo
+from agenticvbench.judge.settings import JudgeSettings
+from agenticvbench.judge.verdict import Outcome, parse_verdict
+
+HumanLookup = Callable[[str], tuple[Outcome, str, list[dict[str, Any]]]]
+
+
+class JudgeMode:
+    """How one answer is obtained. `consults_cache`: the wrapper asks the verdict cache first, per (model,
+    sample) of the ensemble; `calls_endpoint`: the wrapper checks the dead-endpoint and breaker gates first."""
+
+    consults_cache: ClassVar[bool] = False
+    calls_endpoint: ClassVar[bool] = False
+
+    def answer(self, request: JudgeRequest, model: str, temperature: float) -> JudgeCall:
+        """One answer for `request` (may raise `retry.CallFailed` for an endpoint failure)."""
+        raise NotImplementedError
+
+
+class OffJudge(JudgeMode):
+    """Mode `off`: no verdict is requested."""
+
+    def answer(self, request: JudgeRequest, model: str, temperature: float) -> JudgeCall:
+        """Always `unscored`."""
+        return JudgeCall(request.item_id, "unscored", "judge off: no llm verdict requested")
+
+
+class HumanJudge(JudgeMode):
+    """Mode `human`: people's verdicts, read through `lookup` (None: no verdict store available)."""
+
+    def __init__(self, lookup: HumanLookup | None) -> None:
+        self.lookup = lookup
+
+    def answer(self, request: JudgeRequest, model: str, temperature: float) -> JudgeCall:
+        """The graders' majority for the item (marked `cached`: no model was called)."""
+        if self.lookup is None:
+            return JudgeCall(request.item_id, "unscored", "no human verdict: no verdict store available")
+        outcome, reason, votes = self.lookup(request.item_id)
+        return JudgeCall(request.item_id, outcome, reason, cached=True, votes=votes)
+
+
+class ReplayJudge(JudgeMode):
+    """Mode `replay`: cached verdicts only (the wrapper answers hits; this class answers misses)."""
+
+    consults_cache = True
+
+    def answer(self, request: JudgeRequest, model: str, temperature: float) -> JudgeCall:
+        """A cache miss: `unscored`."""
+        return JudgeCall(request.item_id, "unscored", f"replay miss: no cached verdict for item '{request.item_id}'")
+
+
+def _tokens(usage: Any, name: str) -> int:
+    """A token count from a usage object, 0 when absent or not a sane integer (hostile payloads)."""
+    value = getattr(usage, name, 0)
+    return value if isinstance(value, int) and 0 <= value < 10**9 else 0
+
+
+class EndpointJudge(JudgeMode):
+    """Mode `cache`: one chat completion per answer (frames, and the audio block for items about sound)."""
+
+    consults_cache = True
+    calls_endpoint = True
+
+    def __init__(self, settings: JudgeSettings, endpoint: Endpoint, video: JudgedVideo, tally: Tally) -> None:
+        self.settings = settings
+        self.endpoint = endpoint
+        self.video = video
+        self.tally = tally
+
+    def answer(self, request: JudgeRequest, model: str, temperature: float) -> JudgeCall:
+        """Ask the model; an unreadable reply is `unscored`, an endpoint failure raises `CallFailed`."""
+        s = self.settings
+        sampled = self.video.frames()
+        about_sound = prompts.is_about_sound(request.prompt)
+        audio_text = self.video.audio_text() if about_sound else None
+        messages = prompts.build_messages(request.prompt, duration=sampled.duration, width=sampled.width,
+                                          height=sampled.height, frames=sampled.frames,
+                                          image_detail=s.image_detail, audio_text=audio_text)
+        resp, attempts = self.endpoint.chat(messages, model, temperature)
+        usage = getattr(resp, "usage", None)
+        p_tok, c_tok = _tokens(usage, "prompt_tokens"), _tokens(usage, "completion_tokens")
+        cost = s.cost_usd(p_tok, c_tok, model)
+        if cost is None:
+            self.tally.add(prompt_tokens=p_tok, completion_tokens=c_tok, unpriced_calls=1)
+        else:
+            self.tally.add(prompt_tokens=p_tok, completion_tokens=c_tok, cost_usd=cost)
+        try:
+            content = resp.choices[0].message.content
+        except (AttributeError, IndexError, TypeError, KeyError):
+            content = None
+        if content is not None and not isinstance(content, str):
+            return JudgeCall(request.item_id, "unscored", "unexpected reply: not a chat completion with text "
+                             f"content ({type(resp).__name__})", attempts=attempts, prompt_tokens=p_tok,
+                             completion_tokens=c_tok, cost_usd=cost, audio_included=about_sound)
+        verdict = parse_verdict(content)
+        return JudgeCall(request.item_id, verdict.outcome, verdict.reason, attempts=attempts, prompt_tokens=p_tok,
+                         completion_tokens=c_tok, cost_usd=cost, audio_included=about_sound,
+                         raw=(content or "")[:2000])
+
+
+#: mode name -> its class (the wrapper builds the instance with what that mode needs).
+JUDGES: dict[str, type[JudgeMode]] = {"off": OffJudge, "human": HumanJudge, "replay": ReplayJudge,
+                                      "cache": EndpointJudge}
