@@ -269,3 +269,21 @@ def test_source_cache_keeps_dhash_without_lapvar(tmp_path: Path) -> None:
     g.lapvar  # noqa: B018
     again.save()
     assert SourceCache(tmp_path / "c", src).lookup(4) == (f.dhash, pytest.approx(g.lapvar))
+
+
+def test_prepare_computes_named_features_only() -> None:
+    """`prepare` is the explicit command that replaced reading properties for their side effect: it computes
+    exactly the features it names (so the decoding thread can do the work) and gives the lazy values."""
+    import numpy as np
+
+    from agenticvbench.verifiers.repair.features import FrameFeatures, dhash64, laplacian_variance
+
+    rng = np.random.default_rng(0)
+    bgr = rng.integers(0, 256, (36, 64, 3), dtype=np.uint8)
+    f = FrameFeatures(0, bgr)
+    f.prepare(gray=True)
+    assert f._gray is not None and f._lab is None and not f.has_dhash
+    f.prepare(lab=True, lapvar=True)
+    assert f._lab is not None and f._lapvar == laplacian_variance(f.gray) and not f.has_dhash
+    f.prepare(dhash=True)
+    assert f.has_dhash and f.dhash == dhash64(f.gray)

@@ -152,12 +152,12 @@ def _video_pass(fixed: Path, source: Path, plans: list[ChunkPlan], fps_fix: floa
         # usually compared once; the Laplacian variance only if it becomes a lag candidate
         f = FrameFeatures(vf.index, vf.image, dhash=dh, lapvar=lv, on_small=cache.recorder)
         if dh is None:
-            f.gray  # noqa: B018 - converted here, in the decoding thread; the dHash follows in `hash_batch`
+            f.prepare(gray=True)  # converted here, in the decoding thread; the dHash follows in `hash_batch`
         return f
 
     def hash_batch(feats: list[FrameFeatures]) -> None:
         """dHash of every source frame (all are ranked) and fixed sample, in the decoding thread, four per resize."""
-        todo = [f for f in feats if f._dhash is None]
+        todo = [f for f in feats if not f.has_dhash]
         for f, h in zip(todo, dhash64_many([f.gray for f in todo]), strict=True):
             f.set_dhash(h)
 

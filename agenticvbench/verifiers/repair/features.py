@@ -182,6 +182,22 @@ class FrameFeatures:
             self._on_small(self)
 
     @property
+    def has_dhash(self) -> bool:
+        """True when the dHash is known (cached, computed or set from a batch)."""
+        return self._dhash is not None
+
+    def prepare(self, *, gray: bool = False, lab: bool = False, lapvar: bool = False, dhash: bool = False) -> None:
+        """Compute the named features now (e.g. in a decoding thread) instead of on first use."""
+        if gray:
+            _ = self.gray
+        if lab:
+            _ = self.lab
+        if lapvar:
+            _ = self.lapvar
+        if dhash:
+            _ = self.dhash
+
+    @property
     def has_cached_small(self) -> bool:
         """True when dHash and Laplacian variance are known (e.g. from the cache)."""
         return self._dhash is not None and self._lapvar is not None
@@ -198,9 +214,7 @@ def fixed_frame(index: int, bgr: np.ndarray, size: tuple[int, int] | None, *, ea
         bgr = cv2.resize(bgr, size, interpolation=cv2.INTER_AREA)
     f = FrameFeatures(index, bgr)
     if eager:
-        f.lab, f.lapvar  # noqa: B018 - gray comes with them
-        if not hash_later:
-            f.dhash  # noqa: B018
+        f.prepare(lab=True, lapvar=True, dhash=not hash_later)  # gray comes with them
     return f
 
 
@@ -334,8 +348,8 @@ class SourceCache:
         """Remember a frame's freshly computed small features for `save` (thread-safe: plain dict stores)."""
         if self.root is None:
             return
-        if frame._dhash is not None:
-            self._new_dhash[frame.index] = frame._dhash
+        if frame.has_dhash:
+            self._new_dhash[frame.index] = frame.dhash
         if frame._lapvar is not None:
             self._new_lapvar[frame.index] = frame._lapvar
 
