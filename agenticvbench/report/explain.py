@@ -13,13 +13,12 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from agenticvbench.results import Result
+from agenticvbench.verifiers import headline_name
 
 #: Repair rubric weights (final = (5 format + 35 localisation + 60 edit) / 100).
 REPAIR_WEIGHTS = {"format": 5, "localization": 35, "edit": 60}
 #: How many repair edit chunks the explanation lists (the lowest similarity first).
 WORST_CHUNKS = 3
-_HEADLINE_FIELD = {"sequencing": "adjusted_final_score", "assembly": "adjusted_final_score",
-                   "repair": "final_score", "recap": "final_score"}
 
 
 def _num(value: Any, default: float = 0.0) -> float:
@@ -295,7 +294,7 @@ def explain_result(result: Result) -> Explanation:
     sections = _repair_sections(result) if result.family == "repair" and result.status == "scored" else {}
     return Explanation(
         run=run_ref(result).short, task_id=int(result.task_id), family=result.family, status=result.status,
-        headline=float(result.headline_score), headline_field=_HEADLINE_FIELD.get(result.family, "headline_score"),
+        headline=float(result.headline_score), headline_field=headline_name(result.family),
         computation=_computation(result), reason=result.reason, lost=lost, sections=sections,
         items=recap_items(result) if result.family == "recap" else [], warnings=list(result.warnings),
         integrity=integrity_of(result), judge=judge_usage([result]) if result.family == "recap" else {})

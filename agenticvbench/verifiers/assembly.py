@@ -24,7 +24,7 @@ from typing import Any
 
 from agenticvbench.submission import Submission
 from agenticvbench.tasks import AssemblyTask, Task
-from agenticvbench.verifiers import register
+from agenticvbench.verifiers import FAMILY_SPECS, register
 from agenticvbench.verifiers.base import VerifierOutcome, VerifyContext
 from agenticvbench.verifiers.manifest import (
     MANIFEST_NAME,
@@ -140,6 +140,7 @@ class AssemblyVerifier:
     """Official assembly scores plus slot-duration matching, D-S2 warnings and the D-S3 video consistency extra."""
 
     family = "assembly"
+    headline_field = FAMILY_SPECS["assembly"].headline_field
     version = "1.0.0"
 
     def input_files(self, task: Task, submission: Submission) -> list[Path]:

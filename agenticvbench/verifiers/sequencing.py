@@ -22,7 +22,7 @@ from typing import Any
 
 from agenticvbench.submission import Submission
 from agenticvbench.tasks import SequencingTask, Task
-from agenticvbench.verifiers import register
+from agenticvbench.verifiers import FAMILY_SPECS, register
 from agenticvbench.verifiers.base import VerifierOutcome, VerifyContext
 from agenticvbench.verifiers.manifest import (
     MANIFEST_NAME,
@@ -136,6 +136,7 @@ class SequencingVerifier:
     """Official sequencing scores plus Kendall tau, D-S2 warnings and the D-S3 video consistency extra."""
 
     family = "sequencing"
+    headline_field = FAMILY_SPECS["sequencing"].headline_field
     version = "1.0.0"
 
     def input_files(self, task: Task, submission: Submission) -> list[Path]:
