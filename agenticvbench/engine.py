@@ -181,7 +181,7 @@ def _score_pinned(job: Job, verifier: Any, prov: dict[str, Any], by_path: dict[P
     if len(TOOL_FAILURES) > tools_before:  # a verifier turned the failure into a failed check: still no score
         failed = "; ".join(TOOL_FAILURES[tools_before:][:3])
         return _base_result(job, "error", reason=f"a scoring tool failed: {failed}", provenance=prov)
-    scores = [outcome.final_score, outcome.headline]
+    scores = [outcome.final_score, outcome.headline(verifier.headline_field)]
     if not all(isinstance(x, (int, float)) and math.isfinite(x) for x in scores):
         raise ValueError(f"verifier returned a non-finite score {scores}")
     replaced = 0
@@ -201,7 +201,7 @@ def _score_pinned(job: Job, verifier: Any, prov: dict[str, Any], by_path: dict[P
         final_score=float(outcome.final_score) if scored else 0.0,
         adjusted_final_score=(None if outcome.adjusted_final_score is None
                               else float(outcome.adjusted_final_score) if scored else 0.0),
-        headline_score=float(outcome.headline) if scored else 0.0,
+        headline_score=float(scores[1]) if scored else 0.0,  # type: ignore[arg-type]  # checked finite above
         reason=outcome.reason + (misplaced_hint(job.submission.task_root, job.task.task_id, job.task.family)
                                  if status == "missing" else ""),
         warnings=[*notes, *screening.warnings, *outcome.warnings],

@@ -3,7 +3,8 @@
 Harbor turns every key of `/logs/verifier/reward.json` into a job metric and averages it over all trials of a
 job, counting a key a trial lacks as 0. A job over several families would therefore show family sub-scores
 averaged over other families' trials. So `reward.json` holds exactly `{"reward": <headline>}`: the family's
-official headline (`adjusted_final_score` for sequencing and assembly, `final_score` for repair and recap).
+official headline (the registry's `headline_field`: adjusted_final_score for sequencing and assembly, final_score
+for repair and recap).
 
 Everything else goes to `/logs/verifier/reward-details.json`, the file Harbor's viewer reads next to
 `reward.json` (rewardkit's layout: reward name -> `{kind, score, criteria: [{name, value, raw, weight}],
@@ -21,13 +22,8 @@ from typing import Any
 from agenticvbench.errors import SubmissionError
 from agenticvbench.fsutil import atomic_write_json
 from agenticvbench.results import json_safe
+from agenticvbench.verifiers import families, headline_field
 
-HEADLINE: dict[str, str] = {
-    "sequencing": "adjusted_final_score",
-    "assembly": "adjusted_final_score",
-    "repair": "final_score",
-    "recap": "final_score",
-}
 MAX_RESULT_BYTES = 16 * 1024 * 1024
 DETAILS_NAME = "reward-details.json"
 
@@ -37,14 +33,14 @@ def _finite(value: Any) -> bool:
 
 
 def _check_family(family: str) -> None:
-    if family not in HEADLINE:
+    if family not in families():
         raise ValueError(f"unknown family {family!r}")
 
 
 def reward_from_result(family: str, result: dict[str, Any]) -> dict[str, float]:
     """`{"reward": headline}` for one task's result; a missing or non-finite headline counts 0."""
     _check_family(family)
-    headline: Any = result.get(HEADLINE[family])
+    headline: Any = result.get(headline_field(family))
     return {"reward": float(headline) if _finite(headline) else 0.0}
 
 
@@ -54,11 +50,11 @@ def details_from_result(family: str, result: dict[str, Any]) -> dict[str, Any]:
     reward = reward_from_result(family, result)["reward"]
     criteria = [{"name": key, "value": round(float(value), 4), "raw": float(value), "weight": 0.0}
                 for key, value in sorted(result.items())
-                if key.endswith("_score") and key != HEADLINE[family] and _finite(value)]
+                if key.endswith("_score") and key != headline_field(family) and _finite(value)]
     error = result.get("error")
     detail: dict[str, Any] = {
         "kind": "programmatic", "score": reward, "criteria": criteria,
-        "description": f"AgenticVBench {family} headline ({HEADLINE[family]})",
+        "description": f"AgenticVBench {family} headline ({headline_field(family)})",
         "family": family, "task_id": result.get("task_id"), "result": result,
     }
     if error:

@@ -24,6 +24,7 @@ from agenticvbench.fsutil import atomic_write_text, text_sha256
 from agenticvbench.interop.studiobench_task import json_pointer
 from agenticvbench.interop.ulid import new_ulid
 from agenticvbench.tasks import FAMILIES, AssemblyTask, RecapTask, RepairTask, SequencingTask, Task
+from agenticvbench.verifiers import headline_field
 
 SCHEMA_NAME = "bench.benchmark@1"
 SCHEMA_RESOURCE = "schemas/bench.benchmark@1.schema.json"
@@ -198,7 +199,7 @@ def build_document(tasks: list[Task], *, owner: str | None = None, now: datetime
     for fam in present:
         config: dict[str, Any] = {
             "family": fam, "verifier": f"agenticvbench.verifiers.{fam}",
-            "score_field": pub["headline_fields"][fam], "score_range": [0, 1], "multiplier": 100,
+            "score_field": headline_field(fam), "score_range": [0, 1], "multiplier": 100,
             "tasks": [f"{fam}-{t.task_id}" for t in ordered if t.family == fam],
         }
         if dataset is not None:

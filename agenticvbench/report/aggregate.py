@@ -31,6 +31,7 @@ import numpy as np
 from agenticvbench.identity import RunIdentity
 from agenticvbench.results import INVALID_STATUS, STATUSES, Result
 from agenticvbench.tasks import FAMILIES, FAMILY_ID_RANGES
+from agenticvbench.verifiers import headline_name
 
 DEFAULT_RESAMPLES = 2000
 DEFAULT_SEED = 0
@@ -304,7 +305,7 @@ def group_headline(results: Iterable[Result], universe: TaskUniverse, *, resampl
         fams[fam] = FamilyHeadline(
             fam, float(scores.mean()), ci[0], ci[1], scores.shape[1], scores.shape[0],
             [float(x) for x in scores.mean(axis=1)], _counts(statuses),
-            f"mean of {'adjusted_final_score' if fam in ('sequencing', 'assembly') else 'final_score'} over "
+            f"mean of {headline_name(fam)} over "
             f"{scores.shape[0]} run(s) x {scores.shape[1]} task(s); no result/invalid/missing/malformed/error = 0; "
             + (f"{pct} CI: percentile bootstrap over runs and tasks ({resamples} resamples, seed {seed})"
                if boot else "no CI (0 resamples)"))

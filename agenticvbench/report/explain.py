@@ -13,13 +13,20 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from agenticvbench.results import Result
+from agenticvbench.verifiers import headline_name
 
-#: Repair rubric weights (final = (5 format + 35 localisation + 60 edit) / 100).
-REPAIR_WEIGHTS = {"format": 5, "localization": 35, "edit": 60}
 #: How many repair edit chunks the explanation lists (the lowest similarity first).
 WORST_CHUNKS = 3
-_HEADLINE_FIELD = {"sequencing": "adjusted_final_score", "assembly": "adjusted_final_score",
-                   "repair": "final_score", "recap": "final_score"}
+
+
+def repair_weights() -> dict[str, float]:
+    """The repair rubric's points per part, from the verifier (final = (format + localization + edit) / 100).
+    Imported on first use: the repair package loads PyAV, which `import agenticvbench.report` must not."""
+    from agenticvbench.verifiers.repair.constants import EDIT_MAX
+    from agenticvbench.verifiers.repair.format import FORMAT_MAX
+    from agenticvbench.verifiers.repair.localize import LOC_MAX
+
+    return {"format": FORMAT_MAX, "localization": LOC_MAX, "edit": EDIT_MAX}
 
 
 def _num(value: Any, default: float = 0.0) -> float:
@@ -71,8 +78,8 @@ MIN_LOST_POINTS = 0.05
 def _repair(r: Result) -> list[str]:
     c = r.components or {}
     lost = [f"{k}: {_num(c.get(k)):.3f} of 1 (costs {w * (1 - _num(c.get(k))):.1f} of 100 points)"
-            for k, w in REPAIR_WEIGHTS.items() if w * (1 - _num(c.get(k))) >= MIN_LOST_POINTS]
-    for k in REPAIR_WEIGHTS:
+            for k, w in repair_weights().items() if w * (1 - _num(c.get(k))) >= MIN_LOST_POINTS]
+    for k in repair_weights():
         sub = (r.detail or {}).get(k)
         err = sub.get("error") if isinstance(sub, dict) else None
         if err:
@@ -161,7 +168,7 @@ def _computation(r: Result) -> str:
         return (f"final_score = {c.get('n_correct', '?')}/{n} slots right = {r.final_score:.4f}; "
                 f"adjusted_final_score = max(0, (final - 1/3) / (2/3)) = {r.adjusted_final_score or 0:.4f}")
     if fam == "repair":
-        parts = [f"{k} {_num(c.get(k)) * w:.2f}/{w}" for k, w in REPAIR_WEIGHTS.items()]
+        parts = [f"{k} {_num(c.get(k)) * w:.2f}/{w:g}" for k, w in repair_weights().items()]
         return f"final_score = ({' + '.join(parts)}) / 100 = {r.final_score:.4f}"
     if fam == "recap":
         un = int(_num(c.get("unscored")))
@@ -183,10 +190,10 @@ def _repair_sections(r: Result) -> dict[str, list[str]]:
     fmt = _sub(d, "format")
     bad = [f"{k}: fixed {v.get('fixed')!r} vs source {v.get('source')!r}"
            for k, v in (fmt.get("items") or {}).items() if isinstance(v, dict) and not v.get("pass")]
-    out["format"] = [f"{_num(fmt.get('score')):.2f}/{_num(fmt.get('max'), 5):g} "
+    out["format"] = [f"{_num(fmt.get('score')):.2f}/{_num(fmt.get('max'), repair_weights()['format']):g} "
                      f"({fmt.get('n_passed', '?')}/{fmt.get('n_items', '?')} checks pass)", *bad]
     loc = _sub(d, "localization")
-    out["localization"] = [f"{_num(loc.get('score')):.2f}/{_num(loc.get('max'), 35):g}: {loc.get('rationale', '')}"]
+    out["localization"] = [f"{_num(loc.get('score')):.2f}/{_num(loc.get('max'), repair_weights()['localization']):g}: {loc.get('rationale', '')}"]
     out["localization"] += [f"{k}: {_num(loc.get(f'{k}_sub')):.2f}/{_num(loc.get(f'{k}_max')):g}"
                             for k in ("scene_hit", "start", "end", "iou") if f"{k}_max" in loc]
     parse = (r.extra or {}).get("localization_parse") or {}
@@ -199,7 +206,7 @@ def _repair_sections(r: Result) -> dict[str, list[str]]:
     lines += [w for w in r.warnings if w.startswith("D-R9") or "report.md" in w]
     out["report.md lines"] = lines or ["report.md was not read"]
     edit = _sub(d, "edit")
-    out["edit"] = [f"{_num(edit.get('score')):.2f}/{_num(edit.get('max'), 60):g}"
+    out["edit"] = [f"{_num(edit.get('score')):.2f}/{_num(edit.get('max'), repair_weights()['edit']):g}"
                    + (f": video {_num(edit.get('video_sub')):.2f}, audio {_num(edit.get('audio_sub')):.2f}"
                       if "video_sub" in edit else "") + (f" ({edit['error']})" if edit.get("error") else "")]
     chunks = [c for c in edit.get("chunks") or [] if isinstance(c, dict)]
@@ -295,7 +302,7 @@ def explain_result(result: Result) -> Explanation:
     sections = _repair_sections(result) if result.family == "repair" and result.status == "scored" else {}
     return Explanation(
         run=run_ref(result).short, task_id=int(result.task_id), family=result.family, status=result.status,
-        headline=float(result.headline_score), headline_field=_HEADLINE_FIELD.get(result.family, "headline_score"),
+        headline=float(result.headline_score), headline_field=headline_name(result.family),
         computation=_computation(result), reason=result.reason, lost=lost, sections=sections,
         items=recap_items(result) if result.family == "recap" else [], warnings=list(result.warnings),
         integrity=integrity_of(result), judge=judge_usage([result]) if result.family == "recap" else {})

@@ -48,6 +48,7 @@ from agenticvbench.results import Result
 from agenticvbench.sanitize import csv_cell, markdown_document
 from agenticvbench.sanitize import text as sanitize_text
 from agenticvbench.signing import ResultKey
+from agenticvbench.verifiers import headline_rule
 
 FORMATS = ("md", "csv", "latex", "html", "json")
 
@@ -83,8 +84,7 @@ class Leaderboard:
     @property
     def caption(self) -> str:
         """How every number in the table was computed."""
-        return (f"Per family: mean headline score (adjusted_final_score for sequencing/assembly, final_score for "
-                f"repair/recap) over runs x tasks; a task with no result, an invalid result file or "
+        return (f"Per family: mean headline score ({headline_rule('/')}) over runs x tasks; a task with no result, an invalid result file or "
                 f"missing/malformed/error counts 0. "
                 f"macro = unweighted mean of the {len(self.families)} family means; micro = mean over all tasks. "
                 f"[lo, hi] = {self.level:.0%} percentile bootstrap over runs and tasks (tasks stratified by family), "

@@ -17,6 +17,7 @@ from agenticvbench.report.signatures import describe, signed_text
 from agenticvbench.report.summary import Report, human_references, published_comparison
 from agenticvbench.report.tables import md_table
 from agenticvbench.sanitize import markdown_document
+from agenticvbench.verifiers import headline_rule
 
 STATUS_LABEL = {"scored": "scored", "missing": "missing", "malformed": "malformed", "error": "ERROR",
                 "invalid": "invalid result file", NO_RESULT: "no result"}
@@ -56,8 +57,7 @@ def headline_table(groups: list[GroupHeadline], families: list[str]) -> str:
 def aggregation_notes(report: Report) -> list[str]:
     """The sentences saying how every headline number was aggregated."""
     notes = [report.universe.label,
-             "Family cell: mean of the headline score (adjusted_final_score for sequencing and assembly, "
-             "final_score for repair and recap) over all runs x tasks of that (harness, model); a task with "
+             f"Family cell: mean of the headline score ({headline_rule()}) over all runs x tasks of that (harness, model); a task with "
              "no result, an invalid result file, or missing/malformed/error, counts 0.",
              f"[lo, hi]: {report.level:.0%} percentile bootstrap interval, {report.resamples} resamples, seed "
              f"{report.seed}; runs resampled with replacement, tasks resampled with replacement within each family."]

@@ -196,7 +196,7 @@ def sequencing_order(result: Result) -> bytes | None:
     ax.set_xlabel("true position")
     ax.set_ylabel("predicted position")
     ax.invert_yaxis()
-    score = result.adjusted_final_score if result.adjusted_final_score is not None else result.final_score
+    score = result.headline_score  # sequencing's headline is adjusted_final_score
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_title(f"sequencing task {result.task_id}, {run_ref(result).short}\nadjusted {score:.3f}", fontsize=8)

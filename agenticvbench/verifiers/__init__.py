@@ -1,22 +1,42 @@
-"""The one verifier registry: family name -> verifier.
+"""The one verifier registry: family name -> verifier, and the one owner of the headline rule.
 
 Verifier modules register themselves with `@register`; `get_verifier` imports a family's module on first use, so
-a new family is one new module plus one line in `_MODULES`.
+a new family is one new module plus one line in `FAMILY_SPECS`.
+
+`FAMILY_SPECS` also declares each family's headline field (the result field leaderboards average) without importing
+the family's module: repair and recap pull in PyAV and OpenCV, and `avb leaderboard` must not pay for them. Each
+verifier's `headline_field` attribute reads it from here; `headline_field(family)` is what reports, Harbor rewards
+and exports ask. Source: PhiloLabs/AgentVBench REPRODUCE.md at commit f058cd6, step 3 (aggregate
+adjusted_final_score for sequencing and assembly, final_score for repair); recap, whose grader is not public, uses
+final_score of this package's rubric runner.
 """
 
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, TypeVar
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal, TypeVar
 
 if TYPE_CHECKING:  # pragma: no cover
     from agenticvbench.verifiers.base import Verifier
 
-_MODULES: dict[str, str] = {
-    "sequencing": "agenticvbench.verifiers.sequencing",
-    "assembly": "agenticvbench.verifiers.assembly",
-    "repair": "agenticvbench.verifiers.repair",
-    "recap": "agenticvbench.verifiers.recap",
+#: The result fields a headline can be: the two official score fields.
+HeadlineField = Literal["final_score", "adjusted_final_score"]
+
+
+@dataclass(frozen=True)
+class Family:
+    """What the registry knows about a built-in family before importing its module."""
+
+    module: str
+    headline_field: HeadlineField
+
+
+FAMILY_SPECS: dict[str, Family] = {
+    "sequencing": Family("agenticvbench.verifiers.sequencing", "adjusted_final_score"),
+    "assembly": Family("agenticvbench.verifiers.assembly", "adjusted_final_score"),
+    "repair": Family("agenticvbench.verifiers.repair", "final_score"),
+    "recap": Family("agenticvbench.verifiers.recap", "final_score"),
 }
 _REGISTRY: dict[str, Verifier] = {}
 T = TypeVar("T")
@@ -37,12 +57,40 @@ def register(family: str):
 def get_verifier(family: str) -> Verifier:
     """Return the verifier for `family`, importing its module if needed; KeyError for an unknown family."""
     if family not in _REGISTRY:
-        if family not in _MODULES:
+        if family not in FAMILY_SPECS:
             raise KeyError(f"no verifier for family {family!r}")
-        importlib.import_module(_MODULES[family])
+        importlib.import_module(FAMILY_SPECS[family].module)
     return _REGISTRY[family]
 
 
 def families() -> list[str]:
     """Every family that has a verifier module."""
-    return list(_MODULES)
+    return list(FAMILY_SPECS)
+
+
+def headline_field(family: str) -> HeadlineField:
+    """The result field that is `family`'s headline (what leaderboards average), without importing the family's
+    module for a built-in family; a plug-in family's registered verifier says. KeyError for an unknown family."""
+    if family in FAMILY_SPECS:
+        return FAMILY_SPECS[family].headline_field
+    if family in _REGISTRY:
+        return _REGISTRY[family].headline_field
+    raise KeyError(f"no verifier for family {family!r}")
+
+
+def headline_name(family: str) -> str:
+    """`headline_field(family)`, or `headline_score` (the stored copy every result carries) for a family no
+    verifier knows, e.g. in a hand-edited result file: for labels, never raises."""
+    try:
+        return headline_field(family)
+    except KeyError:
+        return "headline_score"
+
+
+def headline_rule(join: str = " and ") -> str:
+    """The headline rule in words, e.g. `adjusted_final_score for sequencing and assembly, final_score for repair
+    and recap` (`join` between family names), for captions that state it."""
+    by_field: dict[str, list[str]] = {}
+    for fam in FAMILY_SPECS:
+        by_field.setdefault(headline_field(fam), []).append(fam)
+    return ", ".join(f"{f} for {join.join(fams)}" for f, fams in by_field.items())

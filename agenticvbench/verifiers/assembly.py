@@ -20,11 +20,11 @@ Extra metrics (never the headline):
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from agenticvbench.submission import Submission
 from agenticvbench.tasks import AssemblyTask, Task
-from agenticvbench.verifiers import register
+from agenticvbench.verifiers import FAMILY_SPECS, register
 from agenticvbench.verifiers.base import VerifierOutcome, VerifyContext
 from agenticvbench.verifiers.manifest import (
     MANIFEST_NAME,
@@ -39,6 +39,14 @@ from agenticvbench.verifiers.manifest import (
     video_consistency,
     within,
 )
+
+
+class AssemblyDetail(TypedDict):
+    """A scored assembly result's `detail` (what `avb explain` reads to list wrong slots)."""
+
+    picks: list[Any]  # the official prediction per slot, as the official scorer normalises it
+    correct: list[Any]  # the golden clip per slot
+
 
 OFFICIAL_FIELDS = ("task_id", "n_slots", "n_correct", "assembly_score", "strict_match", "final_score",
                    "adjusted_final_score", "picks", "correct", "error")
@@ -140,6 +148,7 @@ class AssemblyVerifier:
     """Official assembly scores plus slot-duration matching, D-S2 warnings and the D-S3 video consistency extra."""
 
     family = "assembly"
+    headline_field = FAMILY_SPECS["assembly"].headline_field
     version = "1.0.0"
 
     def input_files(self, task: Task, submission: Submission) -> list[Path]:
@@ -160,8 +169,8 @@ class AssemblyVerifier:
         extra = duration_match(read.segments, task.correct_assembly_durations, task.duration_sec)
         if ctx.options.get("video_check", True):
             extra["video"] = video_consistency(submission.file(VIDEO_NAME), read.segments)
+        detail = AssemblyDetail(picks=official["picks"], correct=official["correct"])
         return VerifierOutcome(
             final_score=official["final_score"], adjusted_final_score=official["adjusted_final_score"],
-            status="scored", reason=official["error"], components=components,
-            detail={"picks": official["picks"], "correct": official["correct"]}, extra=extra,
+            status="scored", reason=official["error"], components=components, detail=dict(detail), extra=extra,
             warnings=warnings, official=official)

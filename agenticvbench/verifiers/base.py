@@ -12,6 +12,7 @@ from typing import Any, Literal, Protocol
 
 from agenticvbench.submission import Submission
 from agenticvbench.tasks import Task
+from agenticvbench.verifiers import HeadlineField
 
 OutcomeStatus = Literal["scored", "missing", "malformed"]
 
@@ -37,10 +38,10 @@ class VerifierOutcome:
     timings: dict[str, float] = field(default_factory=dict)
     provenance: dict[str, Any] = field(default_factory=dict)
 
-    @property
-    def headline(self) -> float:
-        """The number the leaderboard averages: adjusted when the family has one, else final."""
-        return self.adjusted_final_score if self.adjusted_final_score is not None else self.final_score
+    def headline(self, field: HeadlineField) -> float | None:
+        """The number the leaderboard averages: the value of `field`, the verifier's `headline_field` (None when
+        the outcome lacks it, which the engine refuses as a non-finite score)."""
+        return self.adjusted_final_score if field == "adjusted_final_score" else self.final_score
 
 
 @dataclass
@@ -54,10 +55,15 @@ class VerifyContext:
 
 
 class Verifier(Protocol):
-    """One family's scorer. `version` is bumped whenever a score could change, which invalidates resumed results."""
+    """One family's scorer. `version` is bumped whenever a score could change, which invalidates resumed results.
+
+    `headline_field` names the result field leaderboards average; built-in verifiers read it from the registry's
+    `FAMILY_SPECS` so reports can know it without importing the family's module.
+    """
 
     family: str
     version: str
+    headline_field: HeadlineField
 
     def input_files(self, task: Task, submission: Submission) -> list[Path]:
         """Files whose content determines the score (hashed for provenance and resume)."""

@@ -18,11 +18,11 @@ from bisect import bisect_left
 from collections import Counter
 from itertools import pairwise
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from agenticvbench.submission import Submission
 from agenticvbench.tasks import SequencingTask, Task
-from agenticvbench.verifiers import register
+from agenticvbench.verifiers import FAMILY_SPECS, register
 from agenticvbench.verifiers.base import VerifierOutcome, VerifyContext
 from agenticvbench.verifiers.manifest import (
     MANIFEST_NAME,
@@ -34,6 +34,14 @@ from agenticvbench.verifiers.manifest import (
     read_manifest,
     video_consistency,
 )
+
+
+class SequencingDetail(TypedDict):
+    """A scored sequencing result's `detail` (what `avb explain` reads to list misplaced clips)."""
+
+    pred: list[str]  # the official prediction: str() of each segment's `source`, in manifest order
+    correct: list[str]  # the golden clip order
+
 
 OFFICIAL_FIELDS = ("task_id", "n_slots", "nd_score", "lis_score", "adj_score", "strict_match", "final_score",
                    "adjusted_final_score", "error")
@@ -136,6 +144,7 @@ class SequencingVerifier:
     """Official sequencing scores plus Kendall tau, D-S2 warnings and the D-S3 video consistency extra."""
 
     family = "sequencing"
+    headline_field = FAMILY_SPECS["sequencing"].headline_field
     version = "1.0.0"
 
     def input_files(self, task: Task, submission: Submission) -> list[Path]:
@@ -157,9 +166,10 @@ class SequencingVerifier:
         pred = predicted_ids(read.segments)
         warnings = [*read.warnings, *(w for w in (near_miss_warning(pred, correct),) if w)]
         extra: dict[str, Any] = {"kendall_tau": kendall_tau(pred, correct)}
+        detail = SequencingDetail(pred=pred, correct=list(correct))
         if ctx.options.get("video_check", True):
             extra["video"] = video_consistency(submission.file(VIDEO_NAME), read.segments)
         return VerifierOutcome(
             final_score=official["final_score"], adjusted_final_score=official["adjusted_final_score"],
             status="scored", reason=official["error"], components=components,
-            detail={"pred": pred, "correct": list(correct)}, extra=extra, warnings=warnings, official=official)
+            detail=dict(detail), extra=extra, warnings=warnings, official=official)

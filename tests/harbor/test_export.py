@@ -19,13 +19,13 @@ from agenticvbench.harbor.contract import OUTPUT_FILES
 from agenticvbench.harbor.export import JUDGE_ENV, LISTING, family_settings
 from agenticvbench.harbor.reward import (
     DETAILS_NAME,
-    HEADLINE,
     details_from_result,
     reward_from_result,
     write_reward,
 )
 from agenticvbench.loader import load_tasks
 from agenticvbench.results import iter_results
+from agenticvbench.verifiers import headline_field
 
 tomllib = pytest.importorskip("tomllib")
 DEMO_IDS = [1, 2, 37, 38, 65, 66, 67, 83, 84]
@@ -136,7 +136,7 @@ def _score_in_root(d: Path, root: Path, env: dict[str, str]) -> dict[str, float]
     reward = json.loads((root / "logs" / "verifier" / "reward.json").read_text())
     assert list(reward) == ["reward"] and isinstance(reward["reward"], float), reward
     result = json.loads((root / "logs" / "verifier" / "avb-result.json").read_text())
-    assert reward["reward"] == result.get(HEADLINE[d.name.rsplit("-", 1)[0]], 0.0)
+    assert reward["reward"] == result.get(headline_field(d.name.rsplit("-", 1)[0]), 0.0)
     side = json.loads((root / "logs" / "verifier" / DETAILS_NAME).read_text())
     assert side["reward"]["score"] == reward["reward"] and side["reward"]["result"] == result
     return reward

@@ -202,3 +202,14 @@ def test_explanation_and_warning_number_the_slot_alike(tmp_path: Path) -> None:
     res = Result(task_id=83, family="assembly", status="scored", final_score=out.final_score,
                  adjusted_final_score=out.adjusted_final_score, components=out.components, detail=out.detail)
     assert "slot 4: picked 11.MP4.mp4, want 11.mp4" in lost_points(res)
+
+
+def test_detail_keys_match_the_declared_shape(tmp_path: Path) -> None:
+    """The `AssemblyDetail` TypedDict must name exactly the keys the verifier writes, so it cannot drift."""
+    from agenticvbench.verifiers.assembly import AssemblyDetail
+
+    write_solution(tmp_path / "83", ["3.mp4", "5.mp4", "7.mp4", "11.mp4"], DURATIONS)
+    out = get_verifier("assembly").verify(make_task(CORRECT, DURATIONS), Submission(83, tmp_path / "83"), ctx(tmp_path))
+    assert out.status == "scored"
+    assert set(out.detail) == set(AssemblyDetail.__annotations__)
+    assert out.detail["correct"] == CORRECT and len(out.detail["picks"]) == len(CORRECT)

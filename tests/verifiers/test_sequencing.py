@@ -199,3 +199,14 @@ def test_video_check_can_be_disabled(tmp_path: Path) -> None:
     c = VerifyContext(cache_dir=tmp_path, options={"video_check": False})
     out = get_verifier("sequencing").verify(make_task(SNOWFLAKE), Submission(37, tmp_path), c)
     assert "video" not in out.extra and out.adjusted_final_score == 1.0
+
+
+def test_detail_keys_match_the_declared_shape(tmp_path: Path) -> None:
+    """The `SequencingDetail` TypedDict must name exactly the keys the verifier writes, so it cannot drift."""
+    from agenticvbench.verifiers.sequencing import SequencingDetail
+
+    write_solution(tmp_path / "37", ["2", "1", "3"])
+    out = get_verifier("sequencing").verify(make_task(["1", "2", "3"]), Submission(37, tmp_path / "37"), ctx(tmp_path))
+    assert out.status == "scored"
+    assert set(out.detail) == set(SequencingDetail.__annotations__)
+    assert out.detail == {"pred": ["2", "1", "3"], "correct": ["1", "2", "3"]}

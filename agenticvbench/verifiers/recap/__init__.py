@@ -35,7 +35,7 @@ from agenticvbench.judge.settings import judge_provenance
 from agenticvbench.media import probe
 from agenticvbench.submission import Submission
 from agenticvbench.tasks import Task
-from agenticvbench.verifiers import register
+from agenticvbench.verifiers import FAMILY_SPECS, register
 from agenticvbench.verifiers.base import VerifierOutcome, VerifyContext
 from agenticvbench.verifiers.recap.rubric import RubricError, aggregate, parse_rubric
 from agenticvbench.verifiers.recap.runner import KindBackend, default_backend, run_rubric
@@ -150,6 +150,7 @@ class RecapVerifier:
     """Recap (tasks 1-36): rubric items on `final.mp4` (python checks + LLM judge)."""
 
     family = "recap"
+    headline_field = FAMILY_SPECS["recap"].headline_field
     version = VERSION
 
     def input_files(self, task: Task, submission: Submission) -> list[Path]:

@@ -17,7 +17,7 @@ from agenticvbench.errors import MediaError, TaskError
 from agenticvbench.media import probe
 from agenticvbench.submission import Submission
 from agenticvbench.tasks import Task
-from agenticvbench.verifiers import register
+from agenticvbench.verifiers import FAMILY_SPECS, register
 from agenticvbench.verifiers.base import VerifierOutcome, VerifyContext
 from agenticvbench.verifiers.repair.constants import EDIT_MAX, NO_AUDIO_WARNING, clamp01
 from agenticvbench.verifiers.repair.format import FORMAT_MAX, FormatResult, score_format
@@ -181,6 +181,7 @@ class RepairVerifier:
     """Repair family: fixed.mp4 + report.md against the cell's source video and ground-truth profile."""
 
     family = "repair"
+    headline_field = FAMILY_SPECS["repair"].headline_field
     version = "1"
 
     def input_files(self, task: Task, submission: Submission) -> list[Path]:
