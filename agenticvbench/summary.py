@@ -109,16 +109,16 @@ class RunSummary:
 
 
 def _one_line(result: Result) -> str:
-    from agenticvbench.report.explain import explain_result
+    from agenticvbench.explain import explain_result
 
     return explain_result(result).one_line()
 
 
 def summarize(results: list[Result], tasks: list[Task], *, runs: list[str],
               notes: list[str] | None = None) -> RunSummary:
-    """Aggregate results per run with the report's rules (`report.aggregate`): family headline = mean of
+    """Aggregate results per run with the report's rules (`agenticvbench.aggregate`): family headline = mean of
     headline_score over the family's dataset tasks, missing = 0; macro over families, micro over tasks."""
-    from agenticvbench.report.aggregate import group_headline, task_universe
+    from agenticvbench.aggregate import group_headline, task_universe
 
     by_run: dict[str, list[Result]] = {run: [] for run in runs}
     for r in results:
@@ -127,7 +127,7 @@ def summarize(results: list[Result], tasks: list[Task], *, runs: list[str],
     summary.n_resumed = sum(r.resumed for r in results)
     summary.unscored_items = sum(int(r.components.get("unscored", 0) or 0) for r in results
                                  if r.family == "recap")
-    from agenticvbench.report.explain import judge_usage, unscored_reasons
+    from agenticvbench.explain import judge_usage, unscored_reasons
 
     summary.unscored_reasons = unscored_reasons(results)
     summary.judge = judge_usage(results)

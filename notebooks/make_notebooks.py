@@ -191,8 +191,8 @@ per_task = per_task.sort_values("mean over runs")
 per_task'''),
         new_markdown_cell("## The worst tasks and why they lost points"),
         new_code_cell('''\
-from agenticvbench.report.aggregate import run_ref
-from agenticvbench.report.explain import lost_points
+from agenticvbench.aggregate import run_ref
+from agenticvbench.explain import lost_points
 
 worst = list(per_task.index[:N_WORST])
 lines = []

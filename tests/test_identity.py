@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from agenticvbench.aggregate import RunRef, run_ref
 from agenticvbench.identity import RunIdentity, folder_model
-from agenticvbench.report.aggregate import RunRef, run_ref
 from agenticvbench.results import Result, read_result, write_result
 from agenticvbench.submission import open_run
 

@@ -127,7 +127,7 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
     ("core", frozenset()),
     ("plug-in", frozenset({"verifiers", "judge", "media", "ground_truth"})),
     ("engine", frozenset({"engine", "executors", "dask_executor", "integrity", "integrity_copy", "summary",
-                          "run_plan", "task_deadline"})),
+                          "run_plan", "task_deadline", "aggregate", "explain"})),
     ("output", frozenset({"report", "harbor", "interop", "grade", "demo", "baselines", "cost", "stats"})),
     ("cli", frozenset({"cli"})),
 )

@@ -15,9 +15,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from agenticvbench.aggregate import TaskUniverse
 from agenticvbench.baselines.table import HARNESS, BaselineTable, Floor, restrict
 from agenticvbench.errors import AVBError
-from agenticvbench.report.aggregate import TaskUniverse
 from agenticvbench.results import Result
 
 FLOOR_HARNESS = HARNESS

@@ -20,7 +20,7 @@ from agenticvbench.results import Result
 
 def stack_results(spec: str, runs: list[str] | None) -> list[Result]:
     """The results of one stack: a run path, or a `harness/model` row among `runs` (`SubmissionError` if none)."""
-    from agenticvbench.report.aggregate import run_ref
+    from agenticvbench.aggregate import run_ref
     from agenticvbench.report.summary import load_available
 
     if not runs or Path(spec).exists():

@@ -27,7 +27,7 @@ def _no_result(run: Path, folder: Path, path: Path, task_id: int) -> str:
 
 
 def _explain(args: argparse.Namespace) -> int:
-    from agenticvbench.report.explain import explain_result
+    from agenticvbench.explain import explain_result
     from agenticvbench.results import read_result, result_path, results_dir_for
 
     run = Path(args.run)

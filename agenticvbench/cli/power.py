@@ -40,7 +40,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _matrix(results: list, tasks: list[tuple[str, int]]) -> np.ndarray:
-    from agenticvbench.report.aggregate import TaskUniverse, run_ref, score_matrices
+    from agenticvbench.aggregate import TaskUniverse, run_ref, score_matrices
 
     by_fam: dict[str, list[int]] = {}
     for f, t in tasks:
@@ -52,8 +52,8 @@ def _matrix(results: list, tasks: list[tuple[str, int]]) -> np.ndarray:
 
 def components(args: argparse.Namespace):  # noqa: ANN201 - returns stats.power.Components
     """The variance components from --sd or from the runs."""
+    from agenticvbench.aggregate import run_ref
     from agenticvbench.errors import ConfigError
-    from agenticvbench.report.aggregate import run_ref
     from agenticvbench.report.summary import load_comparison
     from agenticvbench.results import INVALID_STATUS
     from agenticvbench.stats.power import Components, one_stack, two_stacks

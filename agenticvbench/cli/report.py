@@ -12,10 +12,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from agenticvbench.aggregate import DEFAULT_RESAMPLES, DEFAULT_SEED
 from agenticvbench.cli.common import LOG, add_selection_args, add_verbosity_args
 from agenticvbench.errors import SubmissionError
 from agenticvbench.fsutil import atomic_write_text
-from agenticvbench.report.aggregate import DEFAULT_RESAMPLES, DEFAULT_SEED
 from agenticvbench.results import Result
 from agenticvbench.selection import select_ids
 from agenticvbench.tasks import FAMILY_ID_RANGES
@@ -77,8 +77,8 @@ def floor_kwargs(args: argparse.Namespace, results: list[Result], kw: dict[str, 
     """`floor` and `floor_note` for `build_report` / `build_leaderboard`, for the task universe `kw` chooses."""
     if args.no_floor:
         return {}
+    from agenticvbench.aggregate import task_universe
     from agenticvbench.baselines.floor import floor_for
-    from agenticvbench.report.aggregate import task_universe
 
     universe = task_universe(results, tasks=kw.get("tasks"), full_benchmark=kw.get("full_benchmark", False),
                              source=kw.get("dataset_label", ""))

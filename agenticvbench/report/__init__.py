@@ -6,9 +6,9 @@ Typical use::
     report = build_report(load_comparison(["runs/a", "runs/b"]))
     print(render_markdown(report))
 
-Names load on first use (`agenticvbench.lazy`), so importing one light submodule (e.g. `report.aggregate` from
+Names load on first use (`agenticvbench.lazy`), so importing one light submodule (e.g. `agenticvbench.aggregate` from
 the engine's summary) does not pull in matplotlib and pandas. Aggregation rules (task universe, macro/micro,
-bootstrap scheme) are documented in `report.aggregate`.
+bootstrap scheme) are documented in `agenticvbench.aggregate`.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from agenticvbench.lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from agenticvbench.report.aggregate import (
+    from agenticvbench.aggregate import (
         DEFAULT_LEVEL,
         DEFAULT_RESAMPLES,
         DEFAULT_SEED,
@@ -46,7 +46,7 @@ if TYPE_CHECKING:
 _LAZY: dict[str, str] = {
     **dict.fromkeys(("DEFAULT_LEVEL", "DEFAULT_RESAMPLES", "DEFAULT_SEED", "FamilyHeadline", "GroupHeadline",
                      "RunRef", "TaskUniverse", "bootstrap", "combine_run_means", "headlines", "task_universe"),
-                    "agenticvbench.report.aggregate"),
+                    "agenticvbench.aggregate"),
     "render_html": "agenticvbench.report.html",
     **dict.fromkeys(("Leaderboard", "build_leaderboard", "leaderboard_from_runs"), "agenticvbench.report.leaderboard"),
     "render_markdown": "agenticvbench.report.markdown",

@@ -21,9 +21,9 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from agenticvbench.aggregate import NO_RESULT, GroupHeadline, integrity_of, run_ref
+from agenticvbench.explain import judge_usage
 from agenticvbench.harbor.compare import harbor_job_problems
-from agenticvbench.report.aggregate import NO_RESULT, GroupHeadline, integrity_of, run_ref
-from agenticvbench.report.explain import judge_usage
 from agenticvbench.report.signatures import signature_counts
 from agenticvbench.results import INVALID_STATUS, Result
 

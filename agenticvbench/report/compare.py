@@ -23,8 +23,8 @@ from typing import Any
 
 import numpy as np
 
+from agenticvbench.aggregate import TaskUniverse, run_ref, score_matrices
 from agenticvbench.errors import SubmissionError
-from agenticvbench.report.aggregate import TaskUniverse, run_ref, score_matrices
 from agenticvbench.report.comparability import dataset_key, verifier_key
 from agenticvbench.report.tables import md_table
 from agenticvbench.results import INVALID_STATUS, Result

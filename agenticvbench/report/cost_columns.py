@@ -18,8 +18,8 @@ from typing import Any
 
 from matplotlib.figure import Figure
 
+from agenticvbench.aggregate import GroupHeadline
 from agenticvbench.cost import PriceTable, load_prices
-from agenticvbench.report.aggregate import GroupHeadline
 from agenticvbench.report.cost_table import build_cost_table
 from agenticvbench.report.plots import to_png
 from agenticvbench.report.tables import md_table

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from html import escape
 
-from agenticvbench.report.aggregate import run_ref
-from agenticvbench.report.explain import Explanation, explain_result
+from agenticvbench.aggregate import run_ref
+from agenticvbench.explain import Explanation, explain_result
 from agenticvbench.report.summary import Report
 from agenticvbench.report.tables import html_table, md_table
 

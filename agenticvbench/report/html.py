@@ -9,8 +9,8 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
+from agenticvbench.aggregate import GroupHeadline
 from agenticvbench.report import cost_columns, judge_agreement, plots
-from agenticvbench.report.aggregate import GroupHeadline
 from agenticvbench.report.comparability import coverage_text, joined, judge_text, judge_total, symbols
 from agenticvbench.report.explain_section import explain_html, where
 from agenticvbench.report.markdown import (

@@ -17,10 +17,7 @@ from typing import Any
 
 import pandas as pd
 
-from agenticvbench.baselines.floor import floor_display_row, floor_frame_row
-from agenticvbench.baselines.table import Floor
-from agenticvbench.identity import duplicate_identities
-from agenticvbench.report.aggregate import (
+from agenticvbench.aggregate import (
     DEFAULT_LEVEL,
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
@@ -30,6 +27,9 @@ from agenticvbench.report.aggregate import (
     split_by_universe,
     task_universe,
 )
+from agenticvbench.baselines.floor import floor_display_row, floor_frame_row
+from agenticvbench.baselines.table import Floor
+from agenticvbench.identity import duplicate_identities
 from agenticvbench.report.comparability import (
     annotate,
     coverage_text,

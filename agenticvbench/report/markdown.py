@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from agenticvbench.aggregate import NO_RESULT, GroupHeadline
 from agenticvbench.harbor.compare import markdown_lines as harbor_markdown_lines
 from agenticvbench.report import judge_agreement
-from agenticvbench.report.aggregate import NO_RESULT, GroupHeadline
 from agenticvbench.report.comparability import coverage_text, joined, judge_text, judge_total, legend, symbols
 from agenticvbench.report.explain_section import explain_markdown, where
 from agenticvbench.report.signatures import describe, signed_text

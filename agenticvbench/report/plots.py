@@ -15,10 +15,10 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 from matplotlib.ticker import MaxNLocator
 
+from agenticvbench.aggregate import NO_RESULT, GroupHeadline, RunRef, run_ref
 from agenticvbench.baselines.table import Floor
-from agenticvbench.report.aggregate import NO_RESULT, GroupHeadline, RunRef, run_ref
+from agenticvbench.explain import orders
 from agenticvbench.report.comparability import legend, symbols
-from agenticvbench.report.explain import orders
 from agenticvbench.results import Result
 
 _STATUS_MARK = {"missing": ("o", "#777777"), "malformed": ("x", "#d62728"), "error": ("X", "#000000"),

@@ -14,10 +14,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from agenticvbench.baselines.table import Floor
-from agenticvbench.errors import SubmissionError
-from agenticvbench.identity import duplicate_identities
-from agenticvbench.report.aggregate import (
+from agenticvbench.aggregate import (
     CELL_STATUSES,
     DEFAULT_LEVEL,
     DEFAULT_RESAMPLES,
@@ -31,6 +28,9 @@ from agenticvbench.report.aggregate import (
     split_by_universe,
     task_universe,
 )
+from agenticvbench.baselines.table import Floor
+from agenticvbench.errors import SubmissionError
+from agenticvbench.identity import duplicate_identities
 from agenticvbench.report.comparability import annotate, judge_identity
 from agenticvbench.report.judge_agreement import judge_agreement
 from agenticvbench.report.signatures import key_label, signature_counts

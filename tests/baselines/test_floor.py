@@ -7,10 +7,10 @@ import json
 
 import pytest
 
+from agenticvbench.aggregate import task_universe
 from agenticvbench.baselines.floor import NO_FLOOR, floor_for
 from agenticvbench.baselines.table import BaselineTable
 from agenticvbench.report import build_report, render_markdown
-from agenticvbench.report.aggregate import task_universe
 from agenticvbench.report.leaderboard import build_leaderboard
 from agenticvbench.report.plots import family_bars
 from agenticvbench.results import Result, write_result

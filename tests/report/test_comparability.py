@@ -9,10 +9,10 @@ import json
 
 import pytest
 
+from agenticvbench.aggregate import run_ref
 from agenticvbench.cli.main import main
 from agenticvbench.errors import SubmissionError
 from agenticvbench.report import build_report, load_comparison, render_html, render_markdown
-from agenticvbench.report.aggregate import run_ref
 from agenticvbench.report.leaderboard import build_leaderboard, leaderboard_from_runs
 from agenticvbench.results import Result, write_result
 from agenticvbench.submission import RESULTS_DIRNAME

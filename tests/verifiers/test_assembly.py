@@ -191,7 +191,7 @@ def test_verifier_metadata_and_input_files(tmp_path: Path) -> None:
 def test_explanation_and_warning_number_the_slot_alike(tmp_path: Path) -> None:
     """Regression: `avb explain` said "slot 4: picked 4.MP4.mp4" while the D-S2 warning under it said "slot 3"
     (0-based), and `slot_durations[].slot` was 0-based too: slots are numbered from 1 wherever people read them."""
-    from agenticvbench.report.explain import lost_points
+    from agenticvbench.explain import lost_points
     from agenticvbench.results import Result
 
     write_solution(tmp_path, ["1", "7", "5", "11.MP4"], [1.0, 1.0, 1.0, 1.0])

@@ -9,9 +9,9 @@ import sys
 
 import pytest
 
+from agenticvbench.aggregate import group_headline, task_universe
+from agenticvbench.explain import explain_result
 from agenticvbench.harbor.reward import reward_from_result
-from agenticvbench.report.aggregate import group_headline, task_universe
-from agenticvbench.report.explain import explain_result
 from agenticvbench.results import Result
 from agenticvbench.verifiers import FAMILY_SPECS, families, get_verifier, headline_field, headline_name
 from agenticvbench.verifiers.base import VerifierOutcome
@@ -68,7 +68,7 @@ def test_asking_the_owner_imports_no_family_module() -> None:
     """Reports ask the registry; that must not import a verifier module (repair pulls in PyAV, recap OpenCV)."""
     code = ("import sys; from agenticvbench.verifiers import headline_field, headline_rule; "
             "[headline_field(f) for f in ('sequencing', 'assembly', 'repair', 'recap')]; headline_rule(); "
-            "import agenticvbench.report.aggregate; "
+            "import agenticvbench.aggregate; "
             "print(sorted(m for m in sys.modules if m.startswith('agenticvbench.verifiers.') or m in ('av', 'cv2')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]", out

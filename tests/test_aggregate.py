@@ -7,7 +7,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from agenticvbench.report.aggregate import (
+from agenticvbench.aggregate import (
     bootstrap,
     combine_run_means,
     group_headline,

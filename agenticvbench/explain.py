@@ -295,7 +295,7 @@ def clip_words(text: str, limit: int, more: str) -> str:
 
 def explain_result(result: Result) -> Explanation:
     """The explanation of one result (see the module docstring for what each family shows)."""
-    from agenticvbench.report.aggregate import integrity_of, run_ref
+    from agenticvbench.aggregate import integrity_of, run_ref
 
     fn = _BY_FAMILY.get(result.family)
     lost = (fn(result) if fn else []) if result.status == "scored" else [f"{result.status}: counts 0"]
@@ -310,7 +310,7 @@ def explain_result(result: Result) -> Explanation:
 
 def explain_table(results: list[Result]) -> list[dict[str, Any]]:
     """One row per result: run, task, status, headline and the lost-points lines joined (for a DataFrame)."""
-    from agenticvbench.report.aggregate import run_ref
+    from agenticvbench.aggregate import run_ref
 
     return [{"task_id": r.task_id, "run": run_ref(r).short, "status": r.status, "headline": r.headline_score,
              "why": "; ".join(lost_points(r))} for r in results]
