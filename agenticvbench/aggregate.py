@@ -4,6 +4,11 @@ The rule: a family's headline is the mean of `headline_score`
 (adjusted for sequencing/assembly, final for repair/recap) over that family's tasks; with several runs of one
 (harness, model) it is the mean over the runs x tasks matrix. A task with no result, or with status missing,
 malformed or error, counts 0 (an `error` is also reported loudly by the report, never silently hidden).
+A cell with status `excluded` (an infrastructure failure the run declares left out, `avb harbor import
+--infra-policy exclude`) is left out instead: the family mean is over the remaining cells, micro over all remaining
+cells, macro over the family headlines; a family with no cell left has headline 0 (as `avb harbor metric`), still
+weighs in macro and weighs nothing in micro. Every row lists its infrastructure failures (excluded, or counted 0
+under the default `zero` policy) for rerun.
 
 Which tasks count ("the task universe") is explicit and labelled, because it decides what a missing task costs:
 - ``dataset``: the task list of a dataset (pass `tasks=`: Task objects or {family: ids});
@@ -31,6 +36,7 @@ import numpy as np
 from agenticvbench.identity import RunIdentity
 from agenticvbench.results import INVALID_STATUS, STATUSES, Result
 from agenticvbench.tasks import FAMILIES, FAMILY_ID_RANGES
+from agenticvbench.trial_outcomes import INFRA_TEXT
 from agenticvbench.verifiers import headline_name
 
 DEFAULT_RESAMPLES = 2000
@@ -188,6 +194,8 @@ class GroupHeadline:
     coverage: dict[str, int] = field(default_factory=dict)  # {"with_result": n, "counted": runs x tasks}
     judge: dict[str, dict[str, Any]] = field(default_factory=dict)  # run path -> judge calls, tokens, cost
     signatures: dict[str, int] = field(default_factory=dict)  # `report.signatures.signature_counts` of its results
+    #: Infrastructure failures to rerun, "run path: task N (excluded|counted 0)" (`infra_failures`)
+    infra: list[str] = field(default_factory=list)
 
     @property
     def n_errors(self) -> int:
@@ -199,9 +207,27 @@ class GroupHeadline:
         """Cells whose result file is invalid (they count 0; the file is named among the problems)."""
         return self.status_counts.get(INVALID_STATUS, 0)
 
+    @property
+    def n_excluded(self) -> int:
+        """Cells left out of the means (status excluded: infrastructure failures under `--infra-policy exclude`)."""
+        return self.status_counts.get("excluded", 0)
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict."""
         return asdict(self)
+
+
+def is_infra_failure(result: Result) -> bool:
+    """True for a cell whose trial failed in the infrastructure: excluded, or counted 0 under the `zero` policy
+    (its reason starts with the import's infrastructure-failure text)."""
+    return result.status == "excluded" or (result.status != "scored" and result.reason.startswith(INFRA_TEXT))
+
+
+def infra_failures(results: Iterable[Result]) -> list[str]:
+    """One line per infrastructure failure among `results`, in run/task order, for the rerun list."""
+    bad = sorted((r for r in results if is_infra_failure(r)), key=lambda r: (run_ref(r).path, int(r.task_id)))
+    return [f"{run_ref(r).path}: task {r.task_id} ({'excluded' if r.status == 'excluded' else 'counted 0'})"
+            for r in bad]
 
 
 def group_key(result: Result) -> tuple[str, str]:
@@ -219,7 +245,8 @@ def group_results(results: Iterable[Result]) -> dict[tuple[str, str], list[Resul
 
 def score_matrices(results: Iterable[Result], runs: Sequence[RunRef], universe: TaskUniverse
                    ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    """Per family: (scores, statuses), each runs x tasks; a cell without a result is (0.0, "no_result")."""
+    """Per family: (scores, statuses), each runs x tasks; a cell without a result is (0.0, "no_result"), an
+    excluded cell is (nan, "excluded")."""
     index = {(run_ref(r).path, int(r.task_id)): r for r in results}
     out: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     for fam in universe.families:
@@ -231,7 +258,8 @@ def score_matrices(results: Iterable[Result], runs: Sequence[RunRef], universe: 
                 r = index.get((run.path, tid))
                 if r is not None:
                     statuses[i, j] = r.status
-                    scores[i, j] = float(r.headline_score) if r.status == "scored" else 0.0
+                    scores[i, j] = (float(r.headline_score) if r.status == "scored"
+                                    else np.nan if r.status == "excluded" else 0.0)
         out[fam] = (scores, statuses)
     return out
 
@@ -246,6 +274,15 @@ def combine_run_means(run_means: Sequence[float], n_tasks: Sequence[int] | None 
     if len(run_means) == 0 or weights.sum() == 0:
         return 0.0
     return float(np.dot(np.asarray(run_means, dtype=float), weights) / weights.sum())
+
+
+def _nanmean(mat: np.ndarray, axis: Any = None) -> Any:
+    """Mean over the cells that are not excluded (nan); 0 where none is left. Without nan: `mat.mean`."""
+    if not np.isnan(mat).any():
+        return mat.mean(axis=axis)
+    kept = (~np.isnan(mat)).sum(axis=axis)
+    total = np.nansum(mat, axis=axis)
+    return np.where(kept > 0, total / np.maximum(kept, 1), 0.0)
 
 
 def _interval(samples: np.ndarray, level: float) -> tuple[float, float]:
@@ -268,14 +305,28 @@ def bootstrap(scores: Mapping[str, np.ndarray], *, resamples: int = DEFAULT_RESA
     n_runs = scores[fams[0]].shape[0]
     run_idx = rng.integers(0, n_runs, size=(resamples, n_runs))
     out: dict[str, np.ndarray] = {}
+    task_idx_of: dict[str, np.ndarray] = {}
     for fam in fams:
         mat = scores[fam]
-        task_idx = rng.integers(0, mat.shape[1], size=(resamples, mat.shape[1]))
+        task_idx = task_idx_of[fam] = rng.integers(0, mat.shape[1], size=(resamples, mat.shape[1]))
         out[fam] = mat[run_idx[:, :, None], task_idx[:, None, :]].mean(axis=(1, 2))
-    sizes = np.array([scores[f].shape[1] for f in fams], dtype=float)
     stacked = np.stack([out[f] for f in fams])
     out["macro"] = stacked.mean(axis=0)
-    out["micro"] = (stacked * sizes[:, None]).sum(axis=0) / sizes.sum()
+    if not any(np.isnan(scores[f]).any() for f in fams):
+        sizes = np.array([scores[f].shape[1] for f in fams], dtype=float)
+        out["micro"] = (stacked * sizes[:, None]).sum(axis=0) / sizes.sum()
+        return out
+    # excluded cells (nan): each family's replicate mean over its remaining resampled cells, micro over all of them
+    sums = np.zeros(resamples)
+    kept = np.zeros(resamples)
+    for fam in fams:
+        mat = scores[fam]
+        cells = mat[run_idx[:, :, None], task_idx_of[fam][:, None, :]]
+        sums += np.nansum(cells, axis=(1, 2))
+        kept += (~np.isnan(cells)).sum(axis=(1, 2))
+        out[fam] = _nanmean(cells.reshape(resamples, -1), axis=1)
+    out["macro"] = np.stack([out[f] for f in fams]).mean(axis=0)
+    out["micro"] = np.where(kept > 0, sums / np.maximum(kept, 1), 0.0)
     return out
 
 
@@ -303,16 +354,20 @@ def group_headline(results: Iterable[Result], universe: TaskUniverse, *, resampl
     for fam, (scores, statuses) in mats.items():
         ci = _interval(boot[fam], level) if fam in boot else (None, None)
         fams[fam] = FamilyHeadline(
-            fam, float(scores.mean()), ci[0], ci[1], scores.shape[1], scores.shape[0],
-            [float(x) for x in scores.mean(axis=1)], _counts(statuses),
+            fam, float(_nanmean(scores)), ci[0], ci[1], scores.shape[1], scores.shape[0],
+            [float(x) for x in _nanmean(scores, axis=1)], _counts(statuses),
             f"mean of {headline_name(fam)} over "
             f"{scores.shape[0]} run(s) x {scores.shape[1]} task(s); no result/invalid/missing/malformed/error = 0; "
+            + (f"{n_out} excluded cell(s) left out; " if (n_out := int(np.isnan(scores).sum())) else "")
             + (f"{pct} CI: percentile bootstrap over runs and tasks ({resamples} resamples, seed {seed})"
                if boot else "no CI (0 resamples)"))
     sizes = np.array([fams[f].n_tasks for f in fams], dtype=float)
     means = np.array([fams[f].mean for f in fams])
     macro = float(means.mean())
     micro = float((means * sizes).sum() / sizes.sum())
+    if any(np.isnan(m[0]).any() for m in mats.values()):  # excluded cells: micro over the remaining cells
+        kept = np.array([int((~np.isnan(mats[f][0])).sum()) for f in fams], dtype=float)
+        micro = float((means * kept).sum() / kept.sum()) if kept.sum() else 0.0
     macro_ci = _interval(boot["macro"], level) if boot else (None, None)
     micro_ci = _interval(boot["micro"], level) if boot else (None, None)
     total: dict[str, int] = {s: sum(f.status_counts[s] for f in fams.values()) for s in CELL_STATUSES}
@@ -320,7 +375,7 @@ def group_headline(results: Iterable[Result], universe: TaskUniverse, *, resampl
         runs[0].harness, runs[0].model, runs, fams, macro, macro_ci, micro, micro_ci,
         f"macro: unweighted mean of the {len(fams)} family headlines ({', '.join(fams)})",
         f"micro: mean over all {int(sizes.sum())} tasks x {len(runs)} run(s) (each task weighs the same)",
-        total)
+        total, infra=infra_failures(results))
 
 
 def headlines(results: Iterable[Result], universe: TaskUniverse | None = None, *,

@@ -19,7 +19,6 @@ from typing import Any
 
 from agenticvbench.errors import AVBError, ConfigError, DatasetError, ToolError
 from agenticvbench.executors import Executor, make_executor
-from agenticvbench.harbor.outcomes import run_failures
 from agenticvbench.identity import RunIdentity, duplicate_identities
 from agenticvbench.integrity import reference_sha256, screen_inputs
 from agenticvbench.layout_hints import misplaced_hint
@@ -44,6 +43,7 @@ from agenticvbench.signing import KeyRef, ResultKey, inside, load_key, worker_ke
 from agenticvbench.submission import InputRejected, RunDir, Submission, cap_for, media_max_bytes
 from agenticvbench.summary import RunSummary, summarize
 from agenticvbench.tasks import Task
+from agenticvbench.trial_outcomes import run_exclusions, run_failures
 from agenticvbench.verifiers import get_verifier
 from agenticvbench.verifiers.base import VerifyContext
 
@@ -66,6 +66,8 @@ class Job:
     dataset_refs: tuple[DatasetReference, ...] = ()  # every verifier-only reference of the dataset (`leaks`)
     #: What the harness recorded about this task's trial when it failed (`avb import harbor`), shown with the score.
     trial_failure: str = ""
+    #: The `excluded` result's reason when the run declares this task left out of the means (`run_exclusions`).
+    excluded: str = ""
 
 
 def _judge_identity(judge: Any) -> Any:
@@ -120,6 +122,8 @@ def _split_inputs(job: Job, files: list[Path]) -> tuple[list[Path], list[Path]]:
 def _score(job: Job, key: ResultKey | None) -> Result:
     verifier = get_verifier(job.task.family)
     prov = base_provenance(job.dataset, verifier.version)
+    if job.submission.folder is None and job.excluded:
+        return _excluded(job, key, prov)
     if job.submission.folder is None:
         return _base_result(job, "missing", reason=f"no output folder for task {job.task.task_id} in the run",
                             provenance=prov)
@@ -135,6 +139,22 @@ def _score(job: Job, key: ResultKey | None) -> Result:
         return _base_result(job, "malformed", reason=str(exc), provenance=prov)
     except PinError as exc:  # escaped, grew past its cap, or swapped for a FIFO since it was checked
         return _base_result(job, "malformed", reason=str(exc), provenance=prov)
+
+
+def _excluded(job: Job, key: ResultKey | None, prov: dict[str, Any]) -> Result:
+    """The `excluded` result of a task the run declares left out (no output folder); a previous one with the same
+    reason and a valid signature is reused, like any finished result."""
+    if not job.force:
+        old, _ = read_result_checked(result_path(job.out_dir, job.task.task_id), key)
+        if old is not None and old.status == "excluded" and old.reason == job.excluded \
+                and old.signature_status == "valid":
+            if old.run != job.run_info:
+                old.run = job.run_info
+                write_result(job.out_dir, old, key)
+            old.resumed = True
+            return old
+    return _base_result(job, "excluded", reason=job.excluded, provenance=prov,
+                        warnings=[job.trial_failure] if job.trial_failure else [])
 
 
 def _drifted(job: Job, pins: list[Pin], prov: dict[str, Any], hashes: dict[str, str]) -> Result | None:
@@ -218,9 +238,9 @@ def score_job(job: Job) -> Result:
         result = _score(job, key)
         if result.resumed:
             return result
-        if job.trial_failure and result.status != "scored":  # "final.mp4 not found" alone hides why
+        if job.trial_failure and result.status not in ("scored", "excluded"):  # "final.mp4 not found" hides why
             result.reason = f"{job.trial_failure}; {result.reason}" if result.reason else job.trial_failure
-        elif job.trial_failure:
+        elif job.trial_failure and result.status == "scored":
             result.warnings.append(job.trial_failure)
     except DatasetError as exc:  # a dataset file the task needs is missing: not a crash of the verifier
         result = _base_result(job, "error", reason=f"dataset: {exc}")
@@ -329,10 +349,13 @@ def verify_run(run_dirs: str | Path | RunPlan | Sequence[str | Path | RunPlan], 
         if note := claim(plan.results_dir, key)[1]:
             key_notes.append(note)
         failures = run_failures(plan.run.path)
+        excluded, problems = run_exclusions(plan.run.path)
+        key_notes += problems
         for task in tasks:
             ds = task.source.provenance() if task.source else {"dataset": str(dataset)}
             work.append(Job(task, plan.run.submission(task.task_id, media_cap), plan.results_dir, run_info, ctx, ds,
-                            force, key.ref(), refs, failures.get(task.task_id, "")))
+                            force, key.ref(), refs, failures.get(task.task_id, ""),
+                            excluded.get(task.task_id, "")))
     ex = make_executor(executor, jobs, scheduler, task_timeout) if isinstance(executor, str) else executor
     results: list[Result] = []
     bar = None

@@ -158,7 +158,8 @@ def unscored_reasons(results: list[Result]) -> dict[str, int]:
 def _computation(r: Result) -> str:
     c, fam = r.components or {}, r.family
     if r.status != "scored":
-        return f"{r.status}: counts 0 ({r.reason or 'no reason given'})"
+        how = "left out of the means" if r.status == "excluded" else "counts 0"
+        return f"{r.status}: {how} ({r.reason or 'no reason given'})"
     if fam == "sequencing":
         return (f"adjusted_final_score = nd {_num(c.get('nd_score')):.4f} x lis {_num(c.get('lis_score')):.4f} x "
                 f"adj {_num(c.get('adj_score')):.4f} = {r.adjusted_final_score or 0:.4f} (legacy final_score = "
@@ -298,7 +299,8 @@ def explain_result(result: Result) -> Explanation:
     from agenticvbench.aggregate import integrity_of, run_ref
 
     fn = _BY_FAMILY.get(result.family)
-    lost = (fn(result) if fn else []) if result.status == "scored" else [f"{result.status}: counts 0"]
+    lost = (fn(result) if fn else []) if result.status == "scored" else [f"{result.status}: " + (
+        "left out of the means" if result.status == "excluded" else "counts 0")]
     sections = _repair_sections(result) if result.family == "repair" and result.status == "scored" else {}
     return Explanation(
         run=run_ref(result).short, task_id=int(result.task_id), family=result.family, status=result.status,

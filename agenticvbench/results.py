@@ -34,8 +34,10 @@ INVALID_STATUS: Literal["invalid"] = "invalid"
 _RESULT_NAME_RE = re.compile(r"[0-9]+\.json", re.ASCII)
 #: `invalid` exists only in memory: readers give a result file that is not valid a stand-in `Result` with it
 #: (`invalid_stand_in`). The schema has no such status, so a file holding one is itself read back as invalid.
-Status = Literal["scored", "missing", "malformed", "error", "invalid"]
-STATUSES: tuple[str, ...] = ("scored", "missing", "malformed", "error")  # what a result file can hold
+#: `excluded`: the run declares the task left out of the means (an infrastructure failure imported with
+#: `avb harbor import --infra-policy exclude`); aggregation skips the cell instead of counting it 0.
+Status = Literal["scored", "missing", "malformed", "error", "excluded", "invalid"]
+STATUSES: tuple[str, ...] = ("scored", "missing", "malformed", "error", "excluded")  # what a result file can hold
 _IDENTITY_TEXT = frozenset({"harness", "model", "rep"})  # run fields declared by the run (the path is ours)
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from agenticvbench.fsutil import parse_json_bounded, read_capped
-from agenticvbench.harbor.outcomes import OUTCOMES
+from agenticvbench.trial_outcomes import OUTCOMES
 
 TOLERANCE = 1e-6
 MAX_RUN_JSON_BYTES = 4 * 1024 * 1024

@@ -27,8 +27,8 @@ from agenticvbench.errors import SubmissionError
 from agenticvbench.fsutil import atomic_write_json
 from agenticvbench.harbor.checkjob import check_jobs
 from agenticvbench.harbor.jobfiles import JobDir
-from agenticvbench.harbor.outcomes import failure_text
 from agenticvbench.harbor.trials import Trial, read_trials, str_at, task_id_of
+from agenticvbench.trial_outcomes import failure_text
 
 OUTPUT_PARTS = ("artifacts", "workspace", "output")
 MAX_OUTPUT_BYTES = 64 * 1024**3

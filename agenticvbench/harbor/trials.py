@@ -13,10 +13,10 @@ from typing import Any
 
 from agenticvbench.errors import SubmissionError
 from agenticvbench.harbor.jobfiles import JobDir
-from agenticvbench.harbor.outcomes import Outcome, classify
 from agenticvbench.harbor.trajectory import TrajectoryFacts, trial_facts
 from agenticvbench.harbor.usage import trial_usage
 from agenticvbench.tasks import FAMILY_ID_RANGES
+from agenticvbench.trial_outcomes import Outcome, classify
 
 _TASK_RE = re.compile(r"(?:^|/)(recap|sequencing|repair|assembly)-0*(\d{1,3})(?:__[^/]*)?$")
 

@@ -13,6 +13,7 @@ from agenticvbench.aggregate import GroupHeadline
 from agenticvbench.report import cost_columns, judge_agreement, plots
 from agenticvbench.report.comparability import coverage_text, joined, judge_text, judge_total, symbols
 from agenticvbench.report.explain_section import explain_html, where
+from agenticvbench.report.infra import infra_text
 from agenticvbench.report.markdown import (
     STATUS_LABEL,
     aggregation_notes,
@@ -59,9 +60,9 @@ def headline_html(groups: list[GroupHeadline], families: list[str]) -> str:
         row_marks = g.marks.get("macro", [])
         rows.append([g.harness, g.model, len(g.runs), coverage_text(g), *cells,
                      _marked(_score(g.macro, *g.macro_ci), row_marks), _marked(_score(g.micro, *g.micro_ci), row_marks),
-                     judge_text(judge_total(g)) or "0", err])
-    return html_table(["harness", "model", "runs", "coverage", *families, "macro", "micro", "judge", "errors"], rows,
-                      "llll" + "r" * (len(families) + 4))
+                     judge_text(judge_total(g)) or "0", err, infra_text(g)])
+    return html_table(["harness", "model", "runs", "coverage", *families, "macro", "micro", "judge", "errors",
+                       "infra"], rows, "llll" + "r" * (len(families) + 5))
 
 
 def _detail_plots(report: Report, family: str, fn: Any, title: str, why: str, css: str = "grid") -> list[str]:

@@ -40,6 +40,7 @@ from agenticvbench.report.comparability import (
     split_joined,
     symbols,
 )
+from agenticvbench.report.infra import infra_lines, infra_text
 from agenticvbench.report.latex import column_spec, latex_table
 from agenticvbench.report.markdown import fmt, fmt_ci, md_table
 from agenticvbench.report.signatures import key_label, signed_text
@@ -55,7 +56,9 @@ FORMATS = ("md", "csv", "latex", "html", "json")
 
 #: Integer columns of `Leaderboard.frame()` (the floor row leaves them empty).
 COUNT_COLUMNS = ("rank", "runs", "error", "invalid", "malformed", "missing", "no_result", "judge_calls",
-                 "judge_prompt_tokens", "judge_completion_tokens", "signed", "results")
+                 "judge_prompt_tokens", "judge_completion_tokens", "signed", "results", "excluded",
+                 "infra_failures")
+
 
 
 @dataclass
@@ -105,7 +108,9 @@ class Leaderboard:
                 row[f"{f}_hi"] = fh.ci_high if fh else None
             row.update({"macro": g.macro, "macro_lo": g.macro_ci[0], "macro_hi": g.macro_ci[1],
                         "micro": g.micro, "micro_lo": g.micro_ci[0], "micro_hi": g.micro_ci[1]})
-            row.update({k: g.status_counts.get(k, 0) for k in ("error", "invalid", "malformed", "missing", "no_result")})
+            row.update({k: g.status_counts.get(k, 0)
+                        for k in ("error", "invalid", "malformed", "missing", "no_result", "excluded")})
+            row.update({"infra_failures": len(g.infra), "infra_rerun": "; ".join(g.infra)})
             row.update({"with_result": g.coverage.get("with_result"), "counted": g.coverage.get("counted")})
             row.update({"signed": g.signatures.get("valid", 0), "results": g.signatures.get("results", 0)})
             row.update({f"{f}_marks": symbols(g.marks.get(f, [])) for f in [*self.families, "macro"]})
@@ -121,7 +126,8 @@ class Leaderboard:
         cols = ["rank", "harness", "model", "runs", "with_result", "counted"]
         cols += [c for f in self.families for c in (f, f"{f}_lo", f"{f}_hi", f"{f}_marks")]
         cols += ["macro", "macro_lo", "macro_hi", "macro_marks", "micro", "micro_lo", "micro_hi", "micro_marks",
-                 "error", "invalid", "malformed", "missing", "no_result", "mark_notes",
+                 "error", "invalid", "malformed", "missing", "no_result", "excluded", "infra_failures",
+                 "infra_rerun", "mark_notes",
                  "judge_calls", "judge_prompt_tokens", "judge_completion_tokens", "judge_cost_usd",
                  "signed", "results", *self.extra_columns]
         df = pd.DataFrame(rows, columns=cols)
@@ -131,7 +137,7 @@ class Leaderboard:
 
     def _display_rows(self) -> tuple[list[str], list[list[str]]]:
         headers = ["#", "harness", "model", "runs", "coverage", *self.families, "macro", "micro", "judge", "errors",
-                   "invalid", "signed"]
+                   "invalid", "infra", "signed"]
         rows = []
         for rank, g in enumerate(self.groups, 1):
             cells = [joined(fmt(g.families[f].mean), fmt_ci(g.families[f].ci_low, g.families[f].ci_high),
@@ -141,7 +147,7 @@ class Leaderboard:
                          joined(fmt(g.macro), fmt_ci(*g.macro_ci), row_mark),
                          joined(fmt(g.micro), fmt_ci(*g.micro_ci), row_mark),
                          judge_text(judge_total(g)) or "0", str(g.n_errors or 0),
-                         str(g.n_invalid or 0), signed_text(g.signatures),
+                         str(g.n_invalid or 0), infra_text(g), signed_text(g.signatures),
                          *(col.get((g.harness, g.model), "") for col in self.extra_columns.values())])
         headers = [*headers, *self.extra_columns]
         if self.floor is not None:
@@ -151,6 +157,7 @@ class Leaderboard:
     def _footer(self) -> list[str]:
         out = [f"Not comparable: {g.harness}/{g.model}: {n}" for g in self.groups for n in g.mark_notes]
         out += [f"Not shown (no results): {s}" for s in self.skipped]
+        out += infra_lines(self.groups)
         if self.floor is not None:
             out.append(f"{self.floor.line()} ({self.floor_note})" if self.floor_note else self.floor.line())
         elif self.floor_note:

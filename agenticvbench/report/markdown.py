@@ -13,6 +13,7 @@ from agenticvbench.harbor.compare import markdown_lines as harbor_markdown_lines
 from agenticvbench.report import judge_agreement
 from agenticvbench.report.comparability import coverage_text, joined, judge_text, judge_total, legend, symbols
 from agenticvbench.report.explain_section import explain_markdown, where
+from agenticvbench.report.infra import infra_lines, infra_text
 from agenticvbench.report.signatures import describe, signed_text
 from agenticvbench.report.summary import Report, human_references, published_comparison
 from agenticvbench.report.tables import md_table
@@ -20,7 +21,7 @@ from agenticvbench.sanitize import markdown_document
 from agenticvbench.verifiers import headline_rule
 
 STATUS_LABEL = {"scored": "scored", "missing": "missing", "malformed": "malformed", "error": "ERROR",
-                "invalid": "invalid result file", NO_RESULT: "no result"}
+                "excluded": "excluded (infra)", "invalid": "invalid result file", NO_RESULT: "no result"}
 
 
 def fmt(x: float | None, decimals: int = 4) -> str:
@@ -41,7 +42,7 @@ def fmt_score_ci(mean: float | None, lo: float | None, hi: float | None) -> str:
 def headline_table(groups: list[GroupHeadline], families: list[str]) -> str:
     """Headline table: one row per (harness, model): coverage, each family and macro/micro with its 95 % CI and
     the marks of cells that are not comparable, judge usage and errors."""
-    headers = ["harness", "model", "runs", "coverage", *families, "macro", "micro", "judge", "errors"]
+    headers = ["harness", "model", "runs", "coverage", *families, "macro", "micro", "judge", "errors", "infra"]
     rows = []
     for g in groups:
         fam_cells = [joined(fmt_score_ci(g.families[f].mean, g.families[f].ci_low, g.families[f].ci_high),
@@ -50,21 +51,26 @@ def headline_table(groups: list[GroupHeadline], families: list[str]) -> str:
         rows.append([g.harness, g.model, len(g.runs), coverage_text(g), *fam_cells,
                      joined(fmt_score_ci(g.macro, *g.macro_ci), row_mark),
                      joined(fmt_score_ci(g.micro, *g.micro_ci), row_mark), judge_text(judge_total(g)) or "0",
-                     g.n_errors])
-    return md_table(headers, rows, "llll" + "r" * (len(families) + 4))
+                     g.n_errors, infra_text(g)])
+    return md_table(headers, rows, "llll" + "r" * (len(families) + 5))
 
 
 def aggregation_notes(report: Report) -> list[str]:
     """The sentences saying how every headline number was aggregated."""
     notes = [report.universe.label,
              f"Family cell: mean of the headline score ({headline_rule()}) over all runs x tasks of that (harness, model); a task with "
-             "no result, an invalid result file, or missing/malformed/error, counts 0.",
+             "no result, an invalid result file, or missing/malformed/error, counts 0; an excluded cell "
+             "(infrastructure failure imported with --infra-policy exclude) is left out of the means (a family "
+             "with no cell left shows 0).",
              f"[lo, hi]: {report.level:.0%} percentile bootstrap interval, {report.resamples} resamples, seed "
              f"{report.seed}; runs resampled with replacement, tasks resampled with replacement within each family."]
     if report.groups:
         notes += [report.groups[0].macro_label.split("(")[0].strip() + " (each family weighs the same).",
                   "micro: mean over all run x task cells (each task weighs the same)."]
     notes.append("coverage: run x task cells with a result / cells counted.")
+    notes.append("infra: infrastructure failures in the row (excluded from the means, or counted 0 under the "
+                 "default zero policy), listed below for rerun.")
+    notes += infra_lines(report.groups)
     if report.signatures:
         notes.append(f"Signatures, checked with {report.signatures['key']}: "
                      f"{describe(report.signatures['total'])}. A result without a valid signature counts as it is "

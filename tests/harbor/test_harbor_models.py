@@ -71,3 +71,48 @@ def test_trajectory_facts_from_harbors_atif_file(harbor_job, tmp_path):
     assert facts["83"]["has_trajectory"] is False and facts["83"]["agent_seconds"] == 20.0
     text = "\n".join(trajectory_lines([{"run_path": str(run), "run": "x"}]))
     assert "| claude-code | 7 | 1 | 3.0 | 4.0 | Bash 3, Read 1 | 0.3 | 100% | 100% |" in text
+
+
+def test_exclude_policy_gives_the_same_numbers_in_metric_and_leaderboard(harbor_job, demo, tmp_path):
+    """Under `--infra-policy exclude`, `avb verify` gives the two infrastructure failures an `excluded` result and
+    `avb leaderboard` leaves them out exactly as `avb harbor metric` does. The scored (37) and agent-error (65)
+    trials get the demo's perfect outputs, and Harbor's recorded reward is set to our headline (as when Harbor
+    runs our verifier); the expected means are computed by hand from those two scores."""
+    import shutil
+
+    from agenticvbench.engine import verify_run
+    from agenticvbench.report.leaderboard import leaderboard_from_runs
+
+    job = tmp_path / "job"
+    shutil.copytree(harbor_job, job)
+    for name, tid in (("sequencing-037__scored", 37), ("repair-065__agent_error", 65)):
+        src = demo.runs["perfect"] / str(tid)
+        src = src / "output" if (src / "output").is_dir() else src  # the demo nests some outputs one level down
+        shutil.copytree(src, job / name / "artifacts" / "workspace" / "output", dirs_exist_ok=True)
+    (run,) = import_jobs([job], tmp_path / "runs", infra_policy="exclude").runs
+    key = tmp_path / "result.key"
+    ids = [37, 38, 65, 66, 67, 83, 84]  # the job's tasks
+    summary = verify_run(run, dataset=demo.mirror, task_ids=ids, jobs=1, key_file=key)
+    by_task = {r.task_id: r for r in summary.results}
+    assert {t for t, r in by_task.items() if r.status == "excluded"} == {66, 67}
+    assert by_task[66].reason == ("infrastructure failure, left out by --infra-policy exclude: "
+                                  "repair-066__infra_failure")
+    s37, s65 = by_task[37].headline_score, by_task[65].headline_score
+    assert s37 > 0 and s65 > 0, [(r.task_id, r.status, r.reason, r.headline_score) for r in summary.results if r.task_id in (37, 65)]
+    for name, score in (("sequencing-037__scored", s37), ("repair-065__agent_error", s65)):
+        path = job / name / "result.json"
+        data = json.loads(path.read_text())
+        data["verifier_result"] = {"rewards": {"reward": score}}
+        path.write_text(json.dumps(data))
+    (g,), _ = job_metrics([job], infra_policy="exclude")
+    board = leaderboard_from_runs([run], resamples=0)
+    (row,) = board.groups
+    expected = {"sequencing": (s37 + 0.0) / 2, "repair": s65 / 1, "assembly": 0.0}  # 66, 67 left out
+    assert g.families == pytest.approx(expected)
+    assert {f: h.mean for f, h in row.families.items()} == pytest.approx(expected)
+    assert row.macro == pytest.approx(g.macro) == pytest.approx(sum(expected.values()) / 3)
+    assert row.micro == pytest.approx(g.micro) == pytest.approx((s37 + s65) / 5)
+    assert row.n_excluded == 2 and len(row.infra) == 2 and "infra" in board.to_markdown()
+    assert "Infrastructure failures to rerun" in board.to_markdown()
+    again = verify_run(run, dataset=demo.mirror, task_ids=ids, jobs=1, key_file=key)
+    assert {r.task_id for r in again.results if r.resumed and r.status == "excluded"} == {66, 67}

@@ -49,7 +49,7 @@ def test_markdown_numbers_labels_and_problems(two_runs) -> None:
         assert needle in md, needle
     assert "(4x) truncated fixed.mp4: tail not penalised" in md
     counts = report.status_counts
-    assert counts["recap"] == {"scored": 3, "missing": 0, "malformed": 0, "error": 0, "invalid": 0, "no_result": 1}
+    assert counts["recap"] == {"scored": 3, "missing": 0, "malformed": 0, "error": 0, "excluded": 0, "invalid": 0, "no_result": 1}
     assert "dataset: demo @ main (resolved local)" in md
 
 

@@ -57,7 +57,7 @@ def test_missing_and_non_scored_cells_count_zero(mk) -> None:
     fam = g.families["recap"]
     assert fam.run_means == [1.0, 0.5, 0.0]
     assert fam.mean == pytest.approx(0.5)
-    assert fam.status_counts == {"scored": 3, "missing": 0, "malformed": 1, "error": 1, "invalid": 0,
+    assert fam.status_counts == {"scored": 3, "missing": 0, "malformed": 1, "error": 1, "excluded": 0, "invalid": 0,
                                  "no_result": 1}
     assert g.n_errors == 1
     assert fam.ci_low is None and g.macro_ci == (None, None)

@@ -96,22 +96,64 @@ def failure_text(outcome: Outcome) -> str:
 
 
 MAX_RUN_JSON_BYTES = 5 * 1024 * 1024
+MAX_EXCLUDED = 10_000
+MAX_TRIAL_NAME = 300
+INFRA_TEXT = failure_text(Outcome("infra_failure"))  # how an infrastructure failure's reason starts
+EXCLUDED_TEXT = "infrastructure failure, left out by --infra-policy exclude"
+
+
+def _run_meta(run_dir: str | Path) -> Any:
+    """The run's parsed `run.json` (bounded read, no symlink), or None when absent or unreadable."""
+    p = Path(run_dir) / "run.json"
+    try:
+        if p.is_symlink() or not p.is_file():
+            return None
+        return parse_json_bounded(read_capped(p, MAX_RUN_JSON_BYTES), str(p))
+    except (OSError, ValueError):
+        return None
 
 
 def run_failures(run_dir: str | Path) -> dict[int, str]:
     """Task id -> `failure_text` for every trial of an imported run (`run.json` -> `harbor.outcomes`) that did
     not end `scored`; empty for runs not imported from Harbor or with an unreadable `run.json`."""
-    p = Path(run_dir) / "run.json"
-    try:
-        if p.is_symlink() or not p.is_file():
-            return {}
-        meta: Any = parse_json_bounded(read_capped(p, MAX_RUN_JSON_BYTES), str(p))
-    except (OSError, ValueError):
-        return {}
-    raw = _get(meta, "harbor", "outcomes")
+    raw = _get(_run_meta(run_dir), "harbor", "outcomes")
     out: dict[int, str] = {}
     for key, value in (raw.items() if isinstance(raw, dict) else ()):
         kind = _get(value, "outcome")
         if str(key).isdigit() and kind in OUTCOMES and kind != "scored":
             out[int(key)] = failure_text(Outcome(kind, _text(_get(value, "reason"))))
     return out
+
+
+def run_exclusions(run_dir: str | Path) -> tuple[dict[int, str], list[str]]:
+    """(task id -> the `excluded` result's reason, problems) for a run imported with `--infra-policy exclude`.
+
+    `run.json` is the submitter's file, so a declaration counts only when it is consistent: `harbor.infra_policy`
+    is `exclude`, the key is a task id, the value a trial name (a short string), and `harbor.outcomes` records
+    that task's trial as `infra_failure`. Anything else is one problem line (file, field, why) and the task is
+    scored as usual (no folder: `missing`, 0)."""
+    p = Path(run_dir) / "run.json"
+    harbor = _get(_run_meta(run_dir), "harbor")
+    raw = _get(harbor, "excluded")
+    if not raw:
+        return {}, []
+    if not isinstance(raw, dict) or len(raw) > MAX_EXCLUDED:
+        return {}, [f"{p}: harbor.excluded is not an object of at most {MAX_EXCLUDED} task ids; ignored"]
+    if _get(harbor, "infra_policy") != "exclude":
+        return {}, [f"{p}: harbor.excluded is set but harbor.infra_policy is not 'exclude'; ignored"]
+    outcomes = _get(harbor, "outcomes")
+    out: dict[int, str] = {}
+    problems: list[str] = []
+    for key, trial in raw.items():
+        where = f"{p}: harbor.excluded[{_text(str(key), 20)!r}]"
+        if not (isinstance(key, str) and key.isdigit() and len(key) <= 6):
+            problems.append(f"{where}: not a task id; ignored")
+        elif not (isinstance(trial, str) and 0 < len(trial) <= MAX_TRIAL_NAME and trial.isprintable()):
+            problems.append(f"{where}: the trial name is not a string of 1-{MAX_TRIAL_NAME} printable characters; "
+                            "ignored")
+        elif (kind := _get(outcomes, key, "outcome")) != "infra_failure":
+            problems.append(f"{where}: harbor.outcomes records {_text(str(kind), 40)!r}, not an infrastructure "
+                            "failure; not excluded")
+        else:
+            out[int(key)] = f"{EXCLUDED_TEXT}: {trial}"
+    return out, problems
