@@ -44,7 +44,7 @@ from agenticvbench.submission import InputRejected, RunDir, Submission, cap_for,
 from agenticvbench.summary import RunSummary, summarize
 from agenticvbench.tasks import Task
 from agenticvbench.trial_outcomes import run_exclusions, run_failures
-from agenticvbench.verifiers import get_verifier
+from agenticvbench.verifiers import get_verifier, headline_field
 from agenticvbench.verifiers.base import VerifyContext
 
 UNSIGNED_NOTE = "result not signed"
@@ -201,7 +201,7 @@ def _score_pinned(job: Job, verifier: Any, prov: dict[str, Any], by_path: dict[P
     if len(TOOL_FAILURES) > tools_before:  # a verifier turned the failure into a failed check: still no score
         failed = "; ".join(TOOL_FAILURES[tools_before:][:3])
         return _base_result(job, "error", reason=f"a scoring tool failed: {failed}", provenance=prov)
-    scores = [outcome.final_score, outcome.headline(verifier.headline_field)]
+    scores = [outcome.final_score, outcome.headline(headline_field(job.task.family))]
     if not all(isinstance(x, (int, float)) and math.isfinite(x) for x in scores):
         raise ValueError(f"verifier returned a non-finite score {scores}")
     replaced = 0
