@@ -127,7 +127,7 @@ def summarize(results: list[Result], tasks: list[Task], *, runs: list[str],
     summary.n_resumed = sum(r.resumed for r in results)
     summary.unscored_items = sum(int(r.components.get("unscored", 0) or 0) for r in results
                                  if r.family == "recap")
-    from agenticvbench.explain import judge_usage, unscored_reasons
+    from agenticvbench.verifiers.recap.explain import judge_usage, unscored_reasons
 
     summary.unscored_reasons = unscored_reasons(results)
     summary.judge = judge_usage(results)

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-PACKAGES = ["agenticvbench", "agenticvbench.report", "agenticvbench.judge"]
+PACKAGES = ["agenticvbench", "agenticvbench.report", "agenticvbench.judge", "agenticvbench.verifiers.repair",
+            "agenticvbench.verifiers.recap"]
 
 
 def _type_checking_names(package: str) -> set[str]:

@@ -22,10 +22,10 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from agenticvbench.aggregate import NO_RESULT, GroupHeadline, integrity_of, run_ref
-from agenticvbench.explain import judge_usage
 from agenticvbench.harbor.compare import harbor_job_problems
 from agenticvbench.report.signatures import signature_counts
 from agenticvbench.results import INVALID_STATUS, Result
+from agenticvbench.verifiers.recap.explain import judge_usage
 
 #: mark key -> (symbol, legend sentence)
 MARKS: dict[str, tuple[str, str]] = {

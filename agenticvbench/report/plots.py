@@ -17,9 +17,12 @@ from matplotlib.ticker import MaxNLocator
 
 from agenticvbench.aggregate import NO_RESULT, GroupHeadline, RunRef, run_ref
 from agenticvbench.baselines.table import Floor
-from agenticvbench.explain import orders
 from agenticvbench.report.comparability import legend, symbols
 from agenticvbench.results import Result
+from agenticvbench.verifiers.base import number
+from agenticvbench.verifiers.repair.constants import EDIT_MAX
+from agenticvbench.verifiers.repair.detail import CHUNK_SIGNALS, EditDetail, as_repair_detail
+from agenticvbench.verifiers.sequencing import orders
 
 _STATUS_MARK = {"missing": ("o", "#777777"), "malformed": ("x", "#d62728"), "error": ("X", "#000000"),
                 "invalid": ("X", "#d62728"), NO_RESULT: (".", "#777777")}
@@ -135,7 +138,7 @@ def task_grid(results: Sequence[Result], runs: Sequence[RunRef], tasks: Mapping[
     return to_png(fig)
 
 
-def _window(edit: dict[str, Any]) -> tuple[float, float] | None:
+def _window(edit: EditDetail) -> tuple[float, float] | None:
     w = edit.get("window_s")
     if isinstance(w, (list, tuple)) and len(w) == 2 and all(isinstance(v, (int, float)) for v in w):
         return float(w[0]), float(w[1])
@@ -144,21 +147,21 @@ def _window(edit: dict[str, Any]) -> tuple[float, float] | None:
 
 def repair_chunks(result: Result) -> bytes | None:
     """Repair edit signals per 10-s chunk over time (video SSIM and audio xcorr, in- and out-of-window)."""
-    edit = (result.detail or {}).get("edit") or {}
+    edit = as_repair_detail(result.detail)["edit"]
     chunks = edit.get("chunks") or []
     if not chunks:
         return None
     fig = Figure(figsize=(7.0, 2.8))
     ax = fig.add_subplot()
-    styles = {"video_ssim_in": ("#1f77b4", "-"), "video_ssim_out": ("#1f77b4", ":"),
-              "audio_xcorr_in": ("#ff7f0e", "-"), "audio_xcorr_out": ("#ff7f0e", ":")}
+    styles = dict(zip(CHUNK_SIGNALS, [("#1f77b4", "-"), ("#1f77b4", ":"), ("#ff7f0e", "-"), ("#ff7f0e", ":")],
+                      strict=True))
     for key, (colour, ls) in styles.items():
         xs: list[float] = []
         ys: list[float] = []
         for c in chunks:
             v = c.get(key)
             if isinstance(v, (int, float)):
-                xs += [float(c["start_s"]), float(c["end_s"]), np.nan]
+                xs += [number(c.get("start_s")), number(c.get("end_s")), np.nan]
                 ys += [float(v), float(v), np.nan]
         if xs:
             ax.plot(xs, ys, color=colour, linestyle=ls, linewidth=2, label=key)
@@ -169,7 +172,7 @@ def repair_chunks(result: Result) -> bytes | None:
     ax.set_xlabel("time (s)")
     ax.set_ylabel("similarity to source")
     ax.set_title(f"repair task {result.task_id}, {run_ref(result).short}\nfinal {result.final_score:.3f}, "
-                 f"edit {float(edit.get('score', 0)):.1f}/{edit.get('max', 60)}", fontsize=8)
+                 f"edit {float(edit.get('score', 0)):.1f}/{edit.get('max', EDIT_MAX)}", fontsize=8)
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     return to_png(fig)
 

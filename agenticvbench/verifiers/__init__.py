@@ -9,16 +9,22 @@ verifier's `headline_field` attribute reads it from here; `headline_field(family
 and exports ask. Source: PhiloLabs/AgentVBench REPRODUCE.md at commit f058cd6, step 3 (aggregate
 adjusted_final_score for sequencing and assembly, final_score for repair); recap, whose grader is not public, uses
 final_score of this package's rubric runner.
+
+Each family explains its own stored results (`FamilyExplanation`): `FAMILY_SPECS` names the light function that does
+it (the same one the verifier exposes as `explain`), and `family_explainer(family)` is what `avb explain` and the
+reports ask, again without loading a family's decoding stack.
 """
 
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, TypeVar
 
 if TYPE_CHECKING:  # pragma: no cover
-    from agenticvbench.verifiers.base import Verifier
+    from agenticvbench.results import Result
+    from agenticvbench.verifiers.base import FamilyExplanation, Verifier
 
 #: The result fields a headline can be: the two official score fields.
 HeadlineField = Literal["final_score", "adjusted_final_score"]
@@ -28,15 +34,20 @@ HeadlineField = Literal["final_score", "adjusted_final_score"]
 class Family:
     """What the registry knows about a built-in family before importing its module."""
 
-    module: str
+    module: str  # registers the verifier when imported
     headline_field: HeadlineField
+    explainer: str  # "module:function" explaining a stored result; importing it loads no media stack
 
 
 FAMILY_SPECS: dict[str, Family] = {
-    "sequencing": Family("agenticvbench.verifiers.sequencing", "adjusted_final_score"),
-    "assembly": Family("agenticvbench.verifiers.assembly", "adjusted_final_score"),
-    "repair": Family("agenticvbench.verifiers.repair", "final_score"),
-    "recap": Family("agenticvbench.verifiers.recap", "final_score"),
+    "sequencing": Family("agenticvbench.verifiers.sequencing", "adjusted_final_score",
+                         "agenticvbench.verifiers.sequencing:explain_sequencing"),
+    "assembly": Family("agenticvbench.verifiers.assembly", "adjusted_final_score",
+                       "agenticvbench.verifiers.assembly:explain_assembly"),
+    "repair": Family("agenticvbench.verifiers.repair.verifier", "final_score",
+                     "agenticvbench.verifiers.repair.explain:explain_repair"),
+    "recap": Family("agenticvbench.verifiers.recap.verifier", "final_score",
+                    "agenticvbench.verifiers.recap.explain:explain_recap"),
 }
 _REGISTRY: dict[str, Verifier] = {}
 T = TypeVar("T")
@@ -76,6 +87,17 @@ def headline_field(family: str) -> HeadlineField:
     if family in _REGISTRY:
         return _REGISTRY[family].headline_field
     raise KeyError(f"no verifier for family {family!r}")
+
+
+def family_explainer(family: str) -> Callable[[Result], FamilyExplanation] | None:
+    """The function that explains a stored, scored result of `family`: for a built-in family the light function
+    `FAMILY_SPECS` names (importing no decoder), for a plug-in its registered verifier's `explain`; None when the
+    family has none (reports then show the generic explanation)."""
+    spec = FAMILY_SPECS.get(family)
+    if spec is not None:
+        module, name = spec.explainer.split(":")
+        return getattr(importlib.import_module(module), name)
+    return getattr(_REGISTRY.get(family), "explain", None)
 
 
 def headline_name(family: str) -> str:

@@ -22,10 +22,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, TypedDict
 
+from agenticvbench.results import Result
 from agenticvbench.submission import Submission
 from agenticvbench.tasks import AssemblyTask, Task
 from agenticvbench.verifiers import FAMILY_SPECS, register
-from agenticvbench.verifiers.base import VerifierOutcome, VerifyContext
+from agenticvbench.verifiers.base import FamilyExplanation, VerifierOutcome, VerifyContext
 from agenticvbench.verifiers.manifest import (
     MANIFEST_NAME,
     VIDEO_NAME,
@@ -143,6 +144,20 @@ def duration_match(segments: list[dict[str, Any]], expected: list[float], durati
     }
 
 
+def explain_assembly(result: Result) -> FamilyExplanation:
+    """How a stored assembly result was computed (slots right, chance floor removed) and which slots are wrong."""
+    d, c = result.detail or {}, result.components or {}
+    picks, correct = d.get("picks") or [], d.get("correct") or []
+    adjusted = result.adjusted_final_score or 0
+    computation = (f"final_score = {c.get('n_correct', '?')}/{len(correct) or '?'} slots right = "
+                   f"{result.final_score:.4f}; adjusted_final_score = max(0, (final - 1/3) / (2/3)) = {adjusted:.4f}")
+    lost = [f"{c.get('n_correct', '?')}/{len(correct)} slots right -> final {result.final_score:.3f}, adjusted "
+            f"{adjusted:.3f} (chance floor 1/3 removed)"]
+    lost += [f"slot {i + 1}: picked {p}, want {w}" for i, (p, w) in enumerate(zip(picks, correct, strict=False))
+             if p != w]
+    return FamilyExplanation(computation=computation, lost=lost)
+
+
 @register("assembly")
 class AssemblyVerifier:
     """Official assembly scores plus slot-duration matching, D-S2 warnings and the D-S3 video consistency extra."""
@@ -174,3 +189,5 @@ class AssemblyVerifier:
             final_score=official["final_score"], adjusted_final_score=official["adjusted_final_score"],
             status="scored", reason=official["error"], components=components, detail=dict(detail), extra=extra,
             warnings=warnings, official=official)
+
+    explain = staticmethod(explain_assembly)  # the family explains its own results

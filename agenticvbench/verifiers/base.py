@@ -1,7 +1,8 @@
-"""The verifier protocol, the context a verifier gets, and the outcome it returns.
+"""The verifier protocol, the context a verifier gets, the outcome it returns, and how it explains a result.
 
 A verifier is a pure function of its inputs: it reads files and returns a `VerifierOutcome`. It never writes
-results, prints, or decides run-level statuses; the engine (`agenticvbench.engine`) owns those.
+results, prints, or decides run-level statuses; the engine (`agenticvbench.engine`) owns those. Each family also
+explains its own stored results (`FamilyExplanation`), so the reports never re-read a family's detail keys.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
+from agenticvbench.results import Result
 from agenticvbench.submission import Submission
 from agenticvbench.tasks import Task
 from agenticvbench.verifiers import HeadlineField
@@ -45,6 +47,28 @@ class VerifierOutcome:
 
 
 @dataclass
+class FamilyExplanation:
+    """What a family says about one scored result of its own (read from the stored result; nothing is rescored).
+
+    `computation` is the headline's arithmetic in one line, `lost` the lines that cost points, `sections` named
+    groups of further lines (repair: each rubric, the report.md lines read, the worst chunks), `items` a per-item
+    table (recap) and `judge` the model judge's calls, tokens and cost (families with a judge).
+    """
+
+    computation: str
+    lost: list[str] = field(default_factory=list)
+    sections: dict[str, list[str]] = field(default_factory=dict)
+    items: list[dict[str, Any]] = field(default_factory=list)
+    judge: dict[str, Any] = field(default_factory=dict)
+
+
+def number(value: Any, default: float = 0.0) -> float:
+    """`value` as a float when it is a real number (not a bool), else `default`: for reading stored results,
+    which may be hand-edited."""
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else default
+
+
+@dataclass
 class VerifyContext:
     """Run-wide settings a verifier may need: where caches live and how the judge is configured."""
 
@@ -71,4 +95,9 @@ class Verifier(Protocol):
 
     def verify(self, task: Task, submission: Submission, ctx: VerifyContext) -> VerifierOutcome:
         """Score one task. Malformed input is an outcome (status `malformed`), never an exception."""
+        ...
+
+    def explain(self, result: Result) -> FamilyExplanation:
+        """How a scored result of this family was computed and what lost points (optional for a plug-in
+        verifier: without it, `avb explain` shows the generic explanation)."""
         ...

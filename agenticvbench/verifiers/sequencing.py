@@ -20,10 +20,11 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any, TypedDict
 
+from agenticvbench.results import Result
 from agenticvbench.submission import Submission
 from agenticvbench.tasks import SequencingTask, Task
 from agenticvbench.verifiers import FAMILY_SPECS, register
-from agenticvbench.verifiers.base import VerifierOutcome, VerifyContext
+from agenticvbench.verifiers.base import FamilyExplanation, VerifierOutcome, VerifyContext, number
 from agenticvbench.verifiers.manifest import (
     MANIFEST_NAME,
     VIDEO_NAME,
@@ -139,6 +140,38 @@ def near_miss_warning(pred: list[str], correct: list[str]) -> str | None:
     return msg
 
 
+def orders(result: Result) -> tuple[list[str], list[str]] | None:
+    """(predicted, true) clip order of a stored sequencing result (`SequencingDetail`), or None when the detail
+    lacks them. Older results spelled the keys `pred_order` and `correct_order`."""
+    d = result.detail or {}
+    pred = d.get("pred_order", d.get("pred"))
+    true = d.get("correct_order", d.get("correct"))
+    if isinstance(pred, list) and isinstance(true, list):
+        return [str(x) for x in pred], [str(x) for x in true]
+    return None
+
+
+def explain_sequencing(result: Result) -> FamilyExplanation:
+    """How a stored sequencing result was computed (nd x lis x adj) and which clips are misplaced."""
+    c = result.components or {}
+    nd, lis, adj = (number(c.get(k)) for k in ("nd_score", "lis_score", "adj_score"))
+    adjusted = result.adjusted_final_score or 0
+    computation = (f"adjusted_final_score = nd {nd:.4f} x lis {lis:.4f} x adj {adj:.4f} = {adjusted:.4f} (legacy "
+                   f"final_score = 0.4 nd + 0.3 lis + 0.3 adj = {result.final_score:.4f})")
+    lost = [f"nd_score {nd:.3f} x lis_score {lis:.3f} x adj_score {adj:.3f} = adjusted {adjusted:.3f}"]
+    found = orders(result)
+    if found:
+        pred, true = found
+        wrong = [f"{clip} at {i + 1} (belongs at {true.index(clip) + 1})" for i, clip in enumerate(pred)
+                 if clip in true and true.index(clip) != i]
+        unknown = [clip for clip in pred if clip not in true]
+        if wrong:
+            lost.append("misplaced: " + ", ".join(wrong))
+        if unknown:
+            lost.append("ids not in the true order (check the id format): " + ", ".join(unknown))
+    return FamilyExplanation(computation=computation, lost=lost)
+
+
 @register("sequencing")
 class SequencingVerifier:
     """Official sequencing scores plus Kendall tau, D-S2 warnings and the D-S3 video consistency extra."""
@@ -173,3 +206,5 @@ class SequencingVerifier:
             final_score=official["final_score"], adjusted_final_score=official["adjusted_final_score"],
             status="scored", reason=official["error"], components=components,
             detail=dict(detail), extra=extra, warnings=warnings, official=official)
+
+    explain = staticmethod(explain_sequencing)  # the family explains its own results

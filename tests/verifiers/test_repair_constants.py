@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-import agenticvbench.verifiers.repair as repair
+import agenticvbench.verifiers.repair.verifier as repair
 from agenticvbench.verifiers.repair import constants, edit
 
 

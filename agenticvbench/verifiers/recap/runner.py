@@ -30,6 +30,7 @@ from typing import Any, Protocol
 
 from agenticvbench.errors import ToolError
 from agenticvbench.judge.client import JudgeCall, JudgeRequest
+from agenticvbench.verifiers.recap.detail import OfficialItem, RecapItemDetail
 from agenticvbench.verifiers.recap.rubric import Outcome, RubricError, RubricItem
 
 _PLACEHOLDER = re.compile(r"\{\{|\}\}|\{([^{}]+)\}")
@@ -120,16 +121,16 @@ class ItemResult:
         """True/False, or None when unscored."""
         return None if self.outcome == "unscored" else self.outcome == "pass"
 
-    def official(self) -> dict[str, Any]:
+    def official(self) -> OfficialItem:
         """The item row of the official recap JSON (reason cut to 300 characters; unscored: passed/score null)."""
         it = self.item
         return {"item_id": it.id, "dispatch": it.dispatch, "weight": it.weight, "pillar": it.pillar,
                 "passed": self.passed, "score": None if self.passed is None else int(self.passed),
                 "reason": self.reason[:300]}
 
-    def detail(self) -> dict[str, Any]:
+    def detail(self) -> RecapItemDetail:
         """Everything known about the item, for a result's `detail`."""
-        d = {**self.official(), "outcome": self.outcome, "kind": self.item.kind, "pillar_name": self.item.pillar_name,
+        d: RecapItemDetail = {**self.official(), "outcome": self.outcome, "kind": self.item.kind, "pillar_name": self.item.pillar_name,
              "reason": self.reason}
         if self.evidence:
             d["evidence"] = dict(self.evidence)

@@ -8,8 +8,14 @@ from __future__ import annotations
 
 from typing import overload
 
+FORMAT_MAX = 5.0
+"""Points of the format rubric."""
+LOC_MAX = 35.0
+"""Points of the localisation rubric."""
 EDIT_MAX = 60.0
 """Points of the edit rubric."""
+RUBRIC_POINTS: dict[str, float] = {"format": FORMAT_MAX, "localization": LOC_MAX, "edit": EDIT_MAX}
+"""Each rubric's points, in the order the official scorer adds them: final = sum(points x normalised score) / 100."""
 
 MAX_DURATION_S = 1e6
 """Largest source duration (s) a profile may declare: about 11.6 days, far above any real cell, and far below the

@@ -16,8 +16,9 @@ from typing import Any
 from agenticvbench.errors import MediaError
 from agenticvbench.media import ProbeResult, probe
 from agenticvbench.tasks import GROUND_TRUTH_DIR
+from agenticvbench.verifiers.repair.constants import FORMAT_MAX
+from agenticvbench.verifiers.repair.detail import FormatDetail, FormatItem
 
-FORMAT_MAX = 5.0
 ITEMS: tuple[str, ...] = (
     "container", "video_codec", "audio_codec", "fps", "resolution", "duration_s", "audio_sample_rate",
 )
@@ -63,7 +64,7 @@ class FormatResult:
     """The format score (0..5), the official `detail.format` dict, and the fixed file's probe (if any)."""
 
     score: float
-    detail: dict[str, Any]
+    detail: FormatDetail
     fixed_probe: ProbeResult | None = None
     warnings: list[str] = field(default_factory=list)
 
@@ -94,9 +95,9 @@ def score_format(fixed_mp4: Path | None, source_mp4: Path | None) -> FormatResul
         res.fixed_probe = fixed_pr
         return res
     fv, sv = format_values(fixed_pr), format_values(source_pr)
-    items = {k: {"pass": _passes(k, fv[k], sv[k], tol), "fixed": fv[k], "source": sv[k]} for k in ITEMS}
+    items: dict[str, FormatItem] = {k: {"pass": _passes(k, fv[k], sv[k], tol), "fixed": fv[k], "source": sv[k]} for k in ITEMS}
     passed = sum(1 for it in items.values() if it["pass"])
     score = FORMAT_MAX * passed / len(ITEMS)
-    detail = {"score": score, "max": FORMAT_MAX, "n_passed": passed, "n_items": len(ITEMS), "items": items,
+    detail: FormatDetail = {"score": score, "max": FORMAT_MAX, "n_passed": passed, "n_items": len(ITEMS), "items": items,
               "tolerances": tol}
     return FormatResult(score, detail, fixed_pr)

@@ -24,9 +24,10 @@ from typing import Any
 from agenticvbench.fsutil import TooLargeError
 from agenticvbench.pinned import read_submitted
 from agenticvbench.submission import TEXT_MAX_BYTES as REPORT_MAX_BYTES
+from agenticvbench.verifiers.repair.constants import LOC_MAX
+from agenticvbench.verifiers.repair.detail import LocalizationDetail
 from agenticvbench.verifiers.repair.profiles import CellSpec, TruthRegion
 
-LOC_MAX = 35.0
 # Point split of one region's budget (scene hit, start, end, IoU), as fractions of 35; the decay rate of the
 # start/end terms (points * e^(-3 * |delta seconds|)).
 SPLIT: dict[str, float] = {"scene_hit": 5.0, "start": 10.0, "end": 10.0, "iou": 10.0}
@@ -241,13 +242,13 @@ class LocalizationResult:
     """The localisation score (0..35), the official `detail.localization` dict, warnings and parse notes."""
 
     score: float
-    detail: dict[str, Any]
+    detail: LocalizationDetail
     warnings: list[str] = field(default_factory=list)
     parse: dict[str, Any] = field(default_factory=dict)
 
 
 def _detail(score: float, pred: list[float] | None, truth: list[float] | None, sc: dict[str, Any],
-            rationale: str) -> dict[str, Any]:
+            rationale: str) -> LocalizationDetail:
     return {
         "score": score, "max": LOC_MAX, "window_sub": score, "window_max": LOC_MAX,
         "description_sub": 0.0, "description_max": 0.0, "predicted_window_s": pred, "truth_window_s": truth,

@@ -1,0 +1,86 @@
+"""How a stored recap result was computed and what lost points: the item table with each outcome and its measured
+value or verdict, the failed and unscored items, and what the judge cost.
+
+Reads only the result (`detail.RecapItemDetail` rows, falling back to the official rows of an imported result);
+light enough for `avb report` and `avb explain`, which must not load PyAV or the judge client. `judge_usage` and
+`unscored_reasons` sum over many results, for run summaries.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agenticvbench.results import Result
+from agenticvbench.verifiers.base import FamilyExplanation, number
+
+
+def explain_recap(result: Result) -> FamilyExplanation:
+    """The explanation of a scored recap result (see the module docstring)."""
+    items = recap_items(result)
+    return FamilyExplanation(computation=_computation(result), lost=_lost(items), items=items,
+                             judge=judge_usage([result]))
+
+
+def recap_items(r: Result) -> list[dict[str, Any]]:
+    """The item table: id, pillar, dispatch, weight, outcome (pass/fail/unscored) and the measured value or
+    verdict (`reason`). Rows that are not mappings (a hand-edited file) are skipped."""
+    items = (r.detail or {}).get("items") or (r.official or {}).get("items") or []
+    rows = []
+    for it in items if isinstance(items, list) else []:
+        if not isinstance(it, dict):
+            continue
+        outcome = it.get("outcome") or ("pass" if it.get("passed") else "fail")
+        pillar = it.get("pillar_name", it.get("pillar"))
+        rows.append({"item_id": str(it.get("item_id", "?")), "pillar": "" if pillar is None else pillar,
+                     "dispatch": it.get("dispatch"), "weight": number(it.get("weight")), "outcome": str(outcome),
+                     "reason": str(it.get("reason", ""))})
+    return rows
+
+
+def _lost(items: list[dict[str, Any]]) -> list[str]:
+    out = []
+    for it in items:
+        w = it["weight"]
+        if it["outcome"] == "fail" and w != 0:
+            what = "lost" if w > 0 else "deducted"
+            out.append(f"{it['item_id']} ({what} {abs(w):g}): {it['reason']}")
+        elif it["outcome"] not in ("pass", "fail"):
+            out.append(f"{it['item_id']} ({it['outcome']}, weight {w:g}): {it['reason']}")
+    return out
+
+
+def _computation(r: Result) -> str:
+    c = r.components or {}
+    un, n = int(number(c.get("unscored"))), int(number(c.get("n_items")))
+    return (f"final_score = clamp((earned {number(c.get('earned')):g} - deductions {number(c.get('deductions')):g}) / "
+            f"total_positive {number(c.get('total_positive')):g}, 0, 1) = {r.final_score:.4f} over "
+            f"{n - un} of {n} items" + (f" ({un} llm item(s) unscored, excluded)" if un else ""))
+
+
+def judge_usage(results: list[Result]) -> dict[str, Any]:
+    """Judge calls, tokens and cost summed over recap items (cost None when no item reported one)."""
+    calls = prompt = completion = 0
+    cost: float | None = None
+    for r in results:
+        items = (r.detail or {}).get("items") or []
+        for it in items if isinstance(items, list) else []:
+            j = it.get("judge") if isinstance(it, dict) else None
+            if not isinstance(j, dict):
+                continue
+            calls += int(number(j.get("attempts")))
+            prompt += int(number(j.get("prompt_tokens")))
+            completion += int(number(j.get("completion_tokens")))
+            if isinstance(j.get("cost_usd"), (int, float)):
+                cost = (cost or 0.0) + float(j["cost_usd"])
+    return {"calls": calls, "prompt_tokens": prompt, "completion_tokens": completion, "cost_usd": cost}
+
+
+def unscored_reasons(results: list[Result]) -> dict[str, int]:
+    """Why recap items were left unscored, with counts (most frequent first)."""
+    counts: dict[str, int] = {}
+    for r in results:
+        for it in recap_items(r):
+            if it["outcome"] == "unscored":
+                why = it["reason"] or "no reason given"
+                counts[why] = counts.get(why, 0) + 1
+    return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
