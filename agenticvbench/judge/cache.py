@@ -5,8 +5,8 @@ sampling settings (`JudgeSettings.sampling_key()`), so re-encoding a video, or s
 never reuses an old verdict, while moving or renaming the file does. Only decisive verdicts (pass or fail) are
 stored: an unparseable reply or a failed call is retried on the next run instead of being frozen in the cache.
 
-Files are written with the package's one atomic writer, so concurrent workers and interrupted runs never leave a
-torn entry; a torn or foreign file reads as a miss.
+Entries live in a `memo.JsonStore`: written with the package's one atomic writer, so concurrent workers and
+interrupted runs never leave a torn entry; a torn, oversized or foreign file reads as a miss.
 """
 
 from __future__ import annotations
@@ -15,7 +15,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from agenticvbench.fsutil import atomic_write_json, file_sha256, text_sha256
+from agenticvbench.fsutil import file_sha256, text_sha256
+from agenticvbench.memo import MISSING, JsonStore
 
 CACHE_SCHEMA = 1
 
@@ -37,25 +38,31 @@ class JudgeCache:
 
     def __init__(self, root: str | Path) -> None:
         self.root = Path(root)
+        self._store = JsonStore(self.root)
+
+    @staticmethod
+    def _name(key: str) -> str:
+        return f"{key[:2]}/{key}.json"
 
     def path(self, key: str) -> Path:
         """Where the entry for `key` lives."""
-        return self.root / key[:2] / f"{key}.json"
+        return self._store.path(self._name(key))
 
     def get(self, key: str) -> dict[str, Any] | None:
         """The stored record for `key`, or None (absent, torn, or not a verdict of this schema)."""
-        try:
-            data = json.loads(self.path(key).read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-            return None
-        if not isinstance(data, dict) or data.get("schema") != CACHE_SCHEMA or data.get("key") != key:
+        data = self._store.read(self._name(key))
+        if data is MISSING or not isinstance(data, dict) or data.get("schema") != CACHE_SCHEMA \
+                or data.get("key") != key:
             return None
         if data.get("outcome") not in ("pass", "fail"):
             return None
         return data
 
     def put(self, key: str, record: dict[str, Any]) -> None:
-        """Store a decisive verdict record (must carry `outcome` pass|fail) atomically."""
+        """Store a decisive verdict record (must carry `outcome` pass|fail) atomically; a failed write raises
+        (OSError: the caller notes it and keeps the verdict)."""
         if record.get("outcome") not in ("pass", "fail"):
             raise ValueError("only pass/fail verdicts are cached")
-        atomic_write_json(self.path(key), {**record, "schema": CACHE_SCHEMA, "key": key})
+        failed = self._store.write(self._name(key), {**record, "schema": CACHE_SCHEMA, "key": key}, label=key)
+        if failed is not None:
+            raise failed

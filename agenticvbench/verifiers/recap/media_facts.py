@@ -18,16 +18,17 @@ from __future__ import annotations
 import json
 import threading
 from collections import Counter
-from collections.abc import Callable, Hashable, Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, TypeVar
 
 import numpy as np
 
 from agenticvbench.errors import MediaError
-from agenticvbench.fsutil import atomic_write_json, file_sha256, text_sha256
+from agenticvbench.fsutil import file_sha256, text_sha256
 from agenticvbench.media import ProbeResult, decode_audio, probe
 from agenticvbench.media import filters as ff
+from agenticvbench.memo import MISSING, JsonStore, Memo
 from agenticvbench.pinned import pinned
 from agenticvbench.verifiers.recap.frame_pass import frame_pass
 from agenticvbench.verifiers.recap.ocr import get_engine
@@ -65,13 +66,6 @@ def _toolchain() -> str:
     return f"v{FACTS_VERSION}-" + text_sha256("|".join(parts))[:10]
 
 
-class _Failure:
-    """A memoised exception: re-raised on every later request instead of recomputing."""
-
-    def __init__(self, exc: BaseException) -> None:
-        self.exc = exc
-
-
 class MediaFacts:
     """Lazily computed, memoised measurements of one media file (see the module docstring)."""
 
@@ -79,9 +73,10 @@ class MediaFacts:
         self.path = Path(path)
         self.cache_dir = Path(cache_dir) if cache_dir is not None else None
         self.computed: Counter[str] = Counter()  # how often each measurement actually ran (diagnostics, tests)
-        self.cache_errors: list[str] = []  # on-disk cache writes that failed (best-effort: scores unaffected)
-        self._memo: dict[Hashable, Any] = {}
-        self._locks: dict[Hashable, threading.Lock] = {}
+        self._store = JsonStore(self.cache_dir / "recap-facts") if self.cache_dir is not None else None
+        # on-disk cache writes that failed (best-effort: scores unaffected); the store's own list when there is one
+        self.cache_errors: list[str] = self._store.errors if self._store is not None else []
+        self._memo = Memo(memoise_failures=True)  # a broken file is probed/decoded once, not once per item
         self._guard = threading.Lock()
         self._expected: set[tuple[Any, ...]] = set()
         self._started: set[str] = set()
@@ -89,60 +84,45 @@ class MediaFacts:
 
     # -- memoisation --------------------------------------------------------------------------------------
     def _get(self, key: tuple, compute: Callable[[], T], codec: _Codec | None = None) -> T:
-        with self._guard:
-            lock = self._locks.setdefault(key, threading.Lock())
-        with lock:
-            if key not in self._memo:
-                self._memo[key] = self._load_or_compute(key, compute, codec)
-        value = self._memo[key]
-        if isinstance(value, _Failure):
-            raise value.exc
-        return value
+        """`key`'s measurement: memoised (errors included), else from the on-disk cache when `codec` says it is
+        stored there, else computed (counted in `computed`) and stored."""
+        def counted() -> T:
+            with self._guard:
+                self.computed[str(key[0])] += 1
+            return compute()
+        if codec is None:
+            return self._memo.get(key, counted)
+        return self._memo.get(key, counted, load=lambda: self._load(key, codec),
+                              save=lambda value: self._save(key, codec, value))
 
-    def _load_or_compute(self, key: tuple, compute: Callable[[], Any], codec: _Codec | None) -> Any:
-        cached = self._load(key, codec)
-        if cached is not _MISSING:
-            return cached
-        with self._guard:
-            self.computed[str(key[0])] += 1
-        try:
-            value = compute()
-        except Exception as exc:  # noqa: BLE001 - memoised and re-raised to every caller
-            return _Failure(exc)
-        self._save(key, codec, value)
-        return value
+    def _load(self, key: tuple, codec: _Codec) -> Any:
+        """The on-disk cached value of `key`, or `MISSING` (no cache, no entry, or an unreadable one)."""
+        entry = self._entry(key)
+        if entry is None:
+            return MISSING
+        assert self._store is not None
+        return self._store.read(entry, lambda data: codec[1](data["value"]))
 
-    def _load(self, key: tuple, codec: _Codec | None) -> Any:
-        """The on-disk cached value of `key`, or `_MISSING` (no cache, no entry, or an unreadable one)."""
-        disk = self._disk_path(key) if codec is not None else None
-        if disk is None or not disk.is_file():
-            return _MISSING
-        try:
-            return codec[1](json.loads(disk.read_text())["value"])  # type: ignore[index]
-        except (ValueError, KeyError, TypeError, IndexError):
-            return _MISSING  # unreadable cache entry: recompute and overwrite
-
-    def _save(self, key: tuple, codec: _Codec | None, value: Any) -> None:
+    def _save(self, key: tuple, codec: _Codec, value: Any) -> None:
         """Write one measurement to the on-disk cache. Best-effort: a write that fails (unwritable cache dir,
         full disk, a value JSON cannot hold) is noted in `cache_errors` and must not fail the measurement."""
-        disk = self._disk_path(key) if codec is not None else None
-        if disk is None:
+        entry = self._entry(key)
+        if entry is None:
             return
-        try:
-            atomic_write_json(disk, {"key": [str(k) for k in key], "value": codec[0](value)})  # type: ignore[index]
-        except (OSError, ValueError) as exc:
-            with self._guard:
-                self.cache_errors.append(f"{key[0]}: cache not written ({type(exc).__name__}: {exc})")
+        assert self._store is not None
+        self._store.write(entry, value, encode=lambda v: {"key": [str(k) for k in key], "value": codec[0](v)},
+                          label=str(key[0]))
 
-    def _disk_path(self, key: tuple) -> Path | None:
-        if self.cache_dir is None:
+    def _entry(self, key: tuple) -> str | None:
+        """The store entry name of `key` (`<file sha256>/<toolchain>-<key>.json`), None without a cache."""
+        if self._store is None:
             return None
         try:
             digest = self.sha256()
         except OSError:
             return None
         name = "-".join(str(k).replace("/", "_").replace(" ", "_") for k in key)
-        return self.cache_dir / "recap-facts" / digest / f"{_toolchain()}-{name}.json"
+        return f"{digest}/{_toolchain()}-{name}.json"
 
     def sha256(self) -> str:
         """SHA-256 of the file (the on-disk cache key): the hash taken when the engine pinned it, else read."""
@@ -264,8 +244,8 @@ class MediaFacts:
 
     def _group_get(self, group: str, key: tuple[Any, ...]) -> Any:
         """`key`'s value, computed by its group's pass together with the group's other expected members."""
+        lock = self._memo.lock(("group", group))
         with self._guard:
-            lock = self._locks.setdefault(("group", group), threading.Lock())
             others = [g for g in _GROUPS if g != group and g not in self._started]
             self._started.add(group)
         for other in others:
@@ -279,17 +259,12 @@ class MediaFacts:
         with lock:
             if key not in self._memo:
                 self._fill_group(group, key, locked=True)
-        value = self._memo[key]
-        if isinstance(value, _Failure):
-            raise value.exc
-        return value
+        return self._memo.result(key)
 
     def _fill_group(self, group: str, key: tuple[Any, ...] | None, locked: bool = False) -> None:
         """Compute `key` and every expected member of `group` not known yet (from disk when cached)."""
         if not locked:
-            with self._guard:
-                lock = self._locks.setdefault(("group", group), threading.Lock())
-            with lock:
+            with self._memo.lock(("group", group)):
                 self._fill_group(group, key, locked=True)
             return
         keys = ([key] if key is not None else []) + [k for k in self._group_members(group) if k != key]
@@ -298,28 +273,31 @@ class MediaFacts:
             if k in self._memo:
                 continue
             cached = self._load(k, _CODECS[k[0]])
-            if cached is _MISSING:
+            if cached is MISSING:
                 todo.append(k)
             else:
-                self._memo[k] = cached
+                self._memo.put(k, cached)
         if not todo:
             return
         results = self._compute_filters(todo) if group == "filters" else self._compute_frames(todo)
         for k, value in results.items():
             with self._guard:
                 self.computed[str(k[0])] += 1
-            self._memo[k] = value
-            if not isinstance(value, _Failure):
+            if isinstance(value, BaseException):
+                self._memo.put_failure(k, value)
+            else:
+                self._memo.put(k, value)
                 self._save(k, _CODECS[k[0]], value)
 
     def _compute_filters(self, keys: list[tuple[Any, ...]]) -> dict[tuple[Any, ...], Any]:
+        """One ffmpeg filter pass for the "filters" keys; a key's value is its exception when it failed."""
         out: dict[tuple[Any, ...], Any] = {}
         want_runs = ("blackfreeze",) in keys
         if want_runs:
             try:
                 self._require_video()
             except MediaError as exc:
-                out[("blackfreeze",)] = _Failure(exc)
+                out[("blackfreeze",)] = exc
                 want_runs = False
         want_errors = ("decode",) in keys
         if not (want_runs or want_errors):
@@ -328,7 +306,7 @@ class MediaFacts:
             res = ff.video_pass(self.path, black_pix_th=DEFAULT_PIX_TH if want_runs else None,
                                 freeze_noise=FREEZE_NOISE if want_runs else None, errors=want_errors)
         except Exception as exc:  # noqa: BLE001 - memoised and re-raised to every caller
-            out.update({k: _Failure(exc) for k in keys if k not in out})
+            out.update({k: exc for k in keys if k not in out})
             return out
         if want_runs:
             out[("blackfreeze",)] = (res.black or [], res.freeze or [])
@@ -337,6 +315,7 @@ class MediaFacts:
         return out
 
     def _compute_frames(self, keys: list[tuple[Any, ...]]) -> dict[tuple[Any, ...], Any]:
+        """One PyAV decode for the "frames" keys; a key's value is its exception when it failed."""
         shot_keys = [k for k in keys if k[0] == "shots"]
         ocr_keys = [k for k in keys if k[0] == "ocr"]
         read = get_engine().read if ocr_keys else None
@@ -344,19 +323,14 @@ class MediaFacts:
             res = frame_pass(self.path, shots_threshold=shot_keys[0][1] if shot_keys else None,
                              ocr_fps=[k[1] for k in ocr_keys], read=read)
         except Exception as exc:  # noqa: BLE001 - memoised and re-raised to every caller
-            return {k: _Failure(exc) for k in keys}
-        out: dict[tuple[Any, ...], Any] = {}
-        for k in shot_keys:
-            out[k] = _Failure(res.shots) if isinstance(res.shots, BaseException) else res.shots
-        for k in ocr_keys:
-            text = res.ocr[k[1]]
-            out[k] = _Failure(text) if isinstance(text, BaseException) else text
+            return {k: exc for k in keys}
+        out: dict[tuple[Any, ...], Any] = {k: res.shots for k in shot_keys}  # an exception stays one
+        out.update({k: res.ocr[k[1]] for k in ocr_keys})
         return out
 
 
 _GROUPS = ("filters", "frames")
 _CODECS: dict[str, _Codec] = {"blackfreeze": _BLACKFREEZE, "decode": _PLAIN, "shots": _SHOTS, "ocr": _PLAIN}
-_MISSING = object()
 
 
 def rms_frames(y: np.ndarray, frame_length: int = RMS_FRAME, hop_length: int = RMS_HOP) -> np.ndarray:

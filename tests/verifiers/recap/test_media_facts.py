@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from agenticvbench.verifiers.recap import media_facts as mf
+from agenticvbench import memo
 from agenticvbench.verifiers.recap.kinds import MediaFacts, run_kind
 from agenticvbench.verifiers.recap.rubric import aggregate, parse_rubric
 
@@ -35,7 +35,7 @@ def test_value_json_cannot_hold_is_not_cached_but_kept(main_clip: Path, tmp_path
     """The JSON writer refuses NaN (ValueError): such a value is still returned, just not stored on disk."""
     def refuse(path: Path, obj: object) -> None:
         raise ValueError("Out of range float values are not JSON compliant")
-    monkeypatch.setattr(mf, "atomic_write_json", refuse)
+    monkeypatch.setattr(memo, "atomic_write_json", refuse)
     facts = MediaFacts(main_clip, cache_dir=tmp_path)
     assert facts.decode_errors() == "" and facts.computed["decode"] == 1
     assert facts.decode_errors() == "" and facts.computed["decode"] == 1  # memoised, not recomputed
