@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass, field, fields
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from agenticvbench.fsutil import TooLargeError, atomic_write_json, parse_json_bounded, read_capped
 from agenticvbench.identity import RunIdentity
@@ -385,11 +385,26 @@ def load_results(paths: list[str | Path] | str | Path) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=cols)
 
 
-def lost_result(job: Any, exc: BaseException) -> Result:
+class _TaskRef(Protocol):
+    @property
+    def task_id(self) -> int: ...
+    @property
+    def family(self) -> str: ...
+
+
+class ScoringJob(Protocol):
+    """What a result needs of the job that was to produce it: its task and its run's identity (`engine.Job` is
+    one; executors are generic over jobs, so they name only this)."""
+
+    @property
+    def task(self) -> _TaskRef: ...
+    @property
+    def run_info(self) -> dict[str, Any]: ...
+
+
+def lost_result(job: ScoringJob, exc: BaseException) -> Result:
     """An `error` result for a job that failed outside `score_job` (worker killed, lost, unpicklable, ...).
 
     It is not written to disk, so the next run retries the task."""
-    task = getattr(job, "task", None)
-    return Result(task_id=int(getattr(task, "task_id", -1)), family=str(getattr(task, "family", "")),
-                  status="error", reason=f"worker failed: {type(exc).__name__}: {exc}",
-                  run=dict(getattr(job, "run_info", {}) or {}))
+    return Result(task_id=int(job.task.task_id), family=str(job.task.family), status="error",
+                  reason=f"worker failed: {type(exc).__name__}: {exc}", run=dict(job.run_info or {}))

@@ -103,5 +103,5 @@ def test_worst_chunks_are_the_lowest_similarity_first() -> None:
     chunks = [{"start_s": 10 * i, "end_s": 10 * i + 10, "video_ssim_in": s, "audio_xcorr_out": a}
               for i, (s, a) in enumerate([(0.9, 0.8), (0.3, 0.95), (0.7, 0.1), (0.99, 0.98)])]
     lines = explain_result(_repair({"edit": {"score": 30.0, "chunks": chunks}})).sections["worst chunks"]
-    floors = sorted(((min(c["video_ssim_in"], c["audio_xcorr_out"]), c["start_s"]) for c in chunks))[:3]
+    floors = sorted((min(c["video_ssim_in"], c["audio_xcorr_out"]), c["start_s"]) for c in chunks)[:3]
     assert [line.split(" s:")[0] for line in lines] == [f"{s:g}-{s + 10:g}" for _, s in floors]
