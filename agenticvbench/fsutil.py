@@ -57,6 +57,25 @@ class TooLargeError(ValueError):
     """A file is over the byte cap of a bounded read (`read_capped`, `file_sha256(max_bytes=...)`)."""
 
 
+def is_inside(path: str, folder: str) -> bool:
+    """True when `path` is `folder` or lies below it (both already resolved: `os.path.realpath`)."""
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+
+
+def escape_reason(path: str | Path, folder: str | Path, what: str = "the folder") -> str:
+    """Why `path` may not be read as part of `folder` (it resolves outside it, e.g. through a symlink), or "" when
+    it stays inside or does not exist; `what` names the folder in the message. For agent-written folders, whose
+    links may point anywhere."""
+    p = Path(path)
+    if not os.path.lexists(p):
+        return ""
+    real = os.path.realpath(p)
+    if is_inside(real, os.path.realpath(folder)):
+        return ""
+    link = f"a symlink to {os.readlink(p)}, which " if os.path.islink(p) else ""
+    return f"{p}: {link}resolves to {real}, outside {what} {folder}"
+
+
 def file_kind(mode: int) -> str:
     """What a `st_mode` describes, in words: 'regular file', 'directory', 'FIFO', 'character device', ..."""
     for test, name in ((stat.S_ISREG, "regular file"), (stat.S_ISDIR, "directory"), (stat.S_ISFIFO, "FIFO"),

@@ -32,7 +32,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from agenticvbench.fsutil import TooLargeError, file_kind, read_capped
+from agenticvbench.fsutil import TooLargeError, file_kind, is_inside, read_capped
 
 #: Outputs up to this many bytes whose kind is text or JSON keep their bytes in memory (read once).
 KEEP_BYTES_MAX = 5 * 1024 * 1024
@@ -108,9 +108,6 @@ def read_submitted(path: str | os.PathLike[str], max_bytes: int) -> bytes:
     return read_capped(os.fspath(path), max_bytes)
 
 
-def _inside(path: str, folder: str) -> bool:
-    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
-
 
 def _proc_source(fd: int) -> str | None:
     src = f"/proc/{os.getpid()}/fd/{fd}"
@@ -131,7 +128,7 @@ def _open_checked(path: Path, root: Path, cap: int) -> tuple[int, os.stat_result
             opened = os.readlink(f"/proc/self/fd/{fd}")
         except OSError:
             opened = os.path.realpath(path)
-        if not _inside(opened, os.path.realpath(root)):
+        if not is_inside(opened, os.path.realpath(root)):
             raise PinError(f"{path}: resolves to {opened}, outside the task folder {root}")
         if st.st_size > cap:
             raise PinError(f"{path}: {st.st_size} bytes, over the {cap} byte limit for this kind of output")

@@ -19,7 +19,14 @@ from pathlib import Path
 from typing import Any
 
 from agenticvbench.errors import ConfigError, SubmissionError
-from agenticvbench.fsutil import TooLargeError, file_kind, parse_json_bounded, read_capped
+from agenticvbench.fsutil import (
+    TooLargeError,
+    escape_reason,
+    file_kind,
+    is_inside,
+    parse_json_bounded,
+    read_capped,
+)
 from agenticvbench.layout_hints import rename_hint
 
 RESULTS_DIRNAME = "avb-results"
@@ -69,9 +76,6 @@ def cap_for(name: str, media_cap: int) -> int:
     return media_cap
 
 
-def _inside(path: str, folder: str) -> bool:
-    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
-
 
 @dataclass(frozen=True)
 class Submission:
@@ -112,10 +116,10 @@ class Submission:
             return None
         except OSError as exc:
             raise InputRejected(f"{p}: cannot be examined ({exc.strerror or exc})") from None
+        escape = escape_reason(p, root, "the task folder")
+        if escape:
+            raise InputRejected(escape)
         real = os.path.realpath(p)
-        if not _inside(real, os.path.realpath(root)):
-            link = f"a symlink to {os.readlink(p)}, which " if os.path.islink(p) else ""
-            raise InputRejected(f"{p}: {link}resolves to {real}, outside the task folder {root}")
         try:
             st = os.stat(p)
         except OSError:
@@ -134,7 +138,7 @@ class Submission:
     def owns(self, path: Path) -> bool:
         """True when `path` lies in this submission's task folder (a submitted input, not a dataset file)."""
         root = self.task_root
-        return root is not None and _inside(os.path.abspath(path), os.path.abspath(root))
+        return root is not None and is_inside(os.path.abspath(path), os.path.abspath(root))
 
     def expected_path(self, name: str) -> Path:
         """Where output file `name` would be (for messages naming a missing file)."""
@@ -165,7 +169,7 @@ def read_run_json(path: Path) -> tuple[RunMeta, list[str]]:
     if not os.path.lexists(path):
         return RunMeta(), notes
     real = os.path.realpath(path)
-    if not _inside(real, os.path.realpath(path.parent)):
+    if not is_inside(real, os.path.realpath(path.parent)):
         return RunMeta(), [f"{path}: resolves to {real}, outside the run; ignored"]
     try:
         raw = read_capped(path, RUN_JSON_MAX_BYTES)

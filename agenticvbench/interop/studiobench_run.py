@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from agenticvbench.errors import MediaError
-from agenticvbench.fsutil import TooLargeError, parse_json_bounded, read_capped
+from agenticvbench.fsutil import TooLargeError, escape_reason, parse_json_bounded, read_capped
 from agenticvbench.interop.secrets import find_secrets
 from agenticvbench.interop.studiobench_task import Issue, duration_range, validate_task
 from agenticvbench.media import iter_frames, probe
@@ -191,7 +191,9 @@ def parse_calls(path: Path) -> tuple[list[ToolCall], list[str]]:
     return calls, problems
 
 
-def _read_json(path: Path) -> tuple[Any, str]:
+def _read_json(path: Path, escapes: dict[str, str]) -> tuple[Any, str]:
+    if path.name in escapes:
+        return None, f"{path.name} is refused: it resolves outside the run folder"
     try:
         return parse_json_bounded(read_capped(path, JSON_MAX_BYTES), path.name), ""
     except FileNotFoundError:
@@ -267,8 +269,8 @@ def _backends(result: Any, problem: str) -> RuleResult:
     return RuleResult("backends", True)
 
 
-def _decode(final: Path) -> tuple[RuleResult, float | None]:
-    if not final.is_file():
+def _decode(final: Path | None) -> tuple[RuleResult, float | None]:
+    if final is None or not final.is_file():
         return RuleResult("decodable", False, "final.mp4 is missing"), None
     try:
         info = probe(final)
@@ -305,10 +307,14 @@ def validate_run(run_dir: str | Path, task: dict[str, Any] | None = None) -> Run
     d = Path(run_dir)
     out = RunValidation(run_dir=str(d), task_id=d.parent.name, model=d.name)
     rules = out.rules
-    missing = [a for a in ARTIFACTS if not (d / a).is_file()]
-    rules.append(RuleResult("artifacts", not missing, f"missing: {', '.join(missing)}" if missing else ""))
+    # An artifact that resolves outside the run folder (a symlink to another run's file, or to /etc) is refused and
+    # then read as missing: the agent writes this folder, and a link would let it borrow or probe any file.
+    escapes = {a: why for a in ARTIFACTS if (why := escape_reason(d / a, d, "the run folder"))}
+    missing = [a for a in ARTIFACTS if a not in escapes and not (d / a).is_file()]
+    rules.append(RuleResult("artifacts", not missing and not escapes, "; ".join(
+        ([f"missing: {', '.join(missing)}"] if missing else []) + [f"refused {why}" for why in escapes.values()])))
 
-    result, problem = _read_json(d / "result.json")
+    result, problem = _read_json(d / "result.json", escapes)
     if not problem and not isinstance(result, dict):
         problem = "result.json: expected a JSON object"
     elif not problem and not (isinstance(result.get("model"), str) and result["model"].strip()):
@@ -318,7 +324,7 @@ def validate_run(run_dir: str | Path, task: dict[str, Any] | None = None) -> Run
     if isinstance(res.get("model"), str) and res["model"].strip():
         out.model = res["model"]
 
-    mcp, mcp_problem = _read_json(d / "mcp.json")
+    mcp, mcp_problem = _read_json(d / "mcp.json", escapes)
     if not mcp_problem:
         out.secrets = [Issue(f.path, f.to_dict()["message"]) for f in find_secrets(mcp)]
         if out.secrets:
@@ -327,28 +333,32 @@ def validate_run(run_dir: str | Path, task: dict[str, Any] | None = None) -> Run
     rules.append(RuleResult("mcp_json", not mcp_problem, mcp_problem))
 
     final = d / "final.mp4"
-    rules.append(RuleResult("final_present", final.is_file(), "" if final.is_file() else "final.mp4 is missing"))
+    final_ok = final.is_file() and "final.mp4" not in escapes
+    rules.append(RuleResult("final_present", final_ok, "" if final_ok else "final.mp4 is missing"
+                            + (" (refused: it resolves outside the run folder)" if "final.mp4" in escapes else "")))
     calls_path = d / ".calls.jsonl"
     calls: list[ToolCall] = []
-    if calls_path.is_file():
+    calls_ok = calls_path.is_file() and ".calls.jsonl" not in escapes
+    if calls_ok:
         calls, bad_lines = parse_calls(calls_path)
         rules.append(RuleResult("calls_log", not bad_lines, "; ".join(bad_lines[:5])
                                 + (f" (+{len(bad_lines) - 5} more)" if len(bad_lines) > 5 else "")))
     else:
-        rules.append(RuleResult("calls_log", False, ".calls.jsonl is missing"))
+        rules.append(RuleResult("calls_log", False, ".calls.jsonl is missing" + (
+            " (refused: it resolves outside the run folder)" if ".calls.jsonl" in escapes else "")))
     exported = any(c.studiobench and c.tool == EXPORT_TOOL and c.ok for c in calls)
     rules.append(RuleResult("export_called", exported, "" if exported else
                             f"no successful call to the {STUDIOBENCH_SERVER} '{EXPORT_TOOL}' tool in the call log"))
 
     rules.append(_isolation(calls, res, mcp))
     rules.append(_backends(result, problem))
-    decodable, out.final_duration_s = _decode(final)
+    decodable, out.final_duration_s = _decode(final if final_ok else None)
     rules.append(decodable)
     rules.append(_duration(out.final_duration_s, task, out.task_id))
 
     rng = duration_range(task) if task is not None else None
     wc, limit = _wall_clock(res), wall_clock_limit_s(rng)
-    n_calls = len(calls) if calls_path.is_file() else None
+    n_calls = len(calls) if calls_ok else None
     out.limits = {
         "wall_clock_s": wc, "wall_clock_limit_s": limit,
         "wall_clock_within": None if wc is None or limit is None else wc <= limit,

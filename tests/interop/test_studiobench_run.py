@@ -167,6 +167,32 @@ def test_final_present_rule(clone: Path, tasks) -> None:
     assert "final_present" in failed(r) and not r.submitted
 
 
+@pytest.mark.parametrize("artifact", ["result.json", "mcp.json", ".calls.jsonl", "final.mp4"])
+def test_an_artifact_linked_outside_the_run_folder_is_refused(clone: Path, tasks, tmp_path: Path,
+                                                               artifact: str) -> None:
+    """The agent writes the run folder: a symlink from an artifact to another run's valid file (or to any file on
+    the machine) used to be followed, so a run could pass the protocol with borrowed files, or make the validator
+    read what it likes. It is now refused by name and read as missing; the run is not submitted."""
+    outside = tmp_path / "elsewhere" / artifact
+    outside.parent.mkdir()
+    shutil.move(clone / artifact, outside)  # the very same valid bytes, one folder away
+    (clone / artifact).symlink_to(outside)
+    r = check(clone, tasks)
+    assert "artifacts" in failed(r) and not r.ok
+    why = next(x.reason for x in r.rules if x.rule == "artifacts")
+    assert f"refused {clone / artifact}: a symlink to {outside}" in why and "outside the run folder" in why
+    (clone / artifact).unlink()
+    shutil.move(outside, clone / artifact)  # the same bytes back inside the folder pass again
+    assert check(clone, tasks).ok
+
+
+def test_a_symlink_inside_the_run_folder_is_still_read(clone: Path, tasks) -> None:
+    """Containment is about where a link resolves, not about links: one that stays in the folder is read."""
+    (clone / "final.mp4").rename(clone / "render.mp4")
+    (clone / "final.mp4").symlink_to("render.mp4")
+    assert check(clone, tasks).ok
+
+
 @pytest.mark.parametrize("name,server", [("Bash", None), ("mcp__filesystem__read", None), ("read", "files"),
                                          ("read", None)])
 def test_isolation_rejects_foreign_calls(clone: Path, tasks, name: str, server: str | None) -> None:
