@@ -146,7 +146,7 @@ def run_exclusions(run_dir: str | Path) -> tuple[dict[int, str], list[str]]:
     problems: list[str] = []
     for key, trial in raw.items():
         where = f"{p}: harbor.excluded[{_text(str(key), 20)!r}]"
-        if not (isinstance(key, str) and key.isdigit() and len(key) <= 6):
+        if not (isinstance(key, str) and key.isascii() and key.isdigit() and len(key) <= 6):
             problems.append(f"{where}: not a task id; ignored")
         elif not (isinstance(trial, str) and 0 < len(trial) <= MAX_TRIAL_NAME and trial.isprintable()):
             problems.append(f"{where}: the trial name is not a string of 1-{MAX_TRIAL_NAME} printable characters; "
