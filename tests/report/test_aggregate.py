@@ -135,3 +135,30 @@ def test_group_headline_refuses_mixed_groups(mk) -> None:
         group_headline([mk(1, "recap", 1, model="a", path="1"), mk(1, "recap", 1, model="b",
                                                                                     path="2")],
                        task_universe([mk(1, "recap", 1)]))
+
+
+def test_nan_aware_bootstrap_matches_a_plain_python_loop() -> None:
+    """Excluded cells (nan) take the nan-aware path: each replicate's family mean is over the resampled cells that
+    are left (0 when none is), macro their mean, micro all kept cells pooled. Recomputed here with plain Python
+    lists over the same draws, so a slip in the vectorised nan handling (e.g. nan counted as 0, or the wrong
+    denominator) shows."""
+    rng = np.random.default_rng(3)
+    scores = {"recap": rng.random((2, 4)), "repair": rng.random((2, 3)), "assembly": np.full((2, 2), np.nan)}
+    scores["recap"][0, 1] = scores["recap"][1, 3] = np.nan
+    scores["repair"][:, 0] = np.nan
+    got = bootstrap(scores, resamples=40, seed=5)
+    ref = np.random.default_rng(5)
+    run_idx = ref.integers(0, 2, size=(40, 2))
+    task_idx = {f: ref.integers(0, scores[f].shape[1], size=(40, scores[f].shape[1])) for f in scores}
+    for rep in range(40):
+        kept: dict[str, list[float]] = {}
+        for f, mat in scores.items():
+            cells = [float(mat[i, j]) for i in run_idx[rep] for j in task_idx[f][rep]]
+            kept[f] = [c for c in cells if c == c]  # nan != nan
+        means = {f: (sum(v) / len(v) if v else 0.0) for f, v in kept.items()}
+        pooled = [c for v in kept.values() for c in v]
+        assert got["assembly"][rep] == 0.0  # a family with every cell excluded shows 0, as `avb harbor metric`
+        for f in scores:
+            assert got[f][rep] == pytest.approx(means[f])
+        assert got["macro"][rep] == pytest.approx(sum(means.values()) / 3)
+        assert got["micro"][rep] == pytest.approx(sum(pooled) / len(pooled) if pooled else 0.0)
