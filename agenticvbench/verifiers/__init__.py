@@ -50,6 +50,7 @@ FAMILY_SPECS: dict[str, Family] = {
                     "agenticvbench.verifiers.recap.explain:explain_recap"),
 }
 _REGISTRY: dict[str, Verifier] = {}
+_CLASSES: dict[str, type] = {}  # the class each built-in module registered, to rebuild a removed entry
 T = TypeVar("T")
 
 
@@ -59,6 +60,7 @@ def register(family: str):
     built-in module, which other modules may trigger at any time)."""
 
     def deco(cls: type[T]) -> type[T]:
+        _CLASSES[family] = cls
         _REGISTRY.setdefault(family, cls())  # type: ignore[arg-type]
         return cls
 
@@ -66,11 +68,17 @@ def register(family: str):
 
 
 def get_verifier(family: str) -> Verifier:
-    """Return the verifier for `family`, importing its module if needed; KeyError for an unknown family."""
+    """Return the verifier for `family`, importing its module if needed; KeyError for an unknown family.
+
+    A built-in family whose module was imported but whose entry was removed since (a test or plug-in that swapped
+    it and put nothing back) gets a fresh instance of its registered class, instead of a KeyError that depended on
+    what ran before."""
     if family not in _REGISTRY:
         if family not in FAMILY_SPECS:
             raise KeyError(f"no verifier for family {family!r}")
         importlib.import_module(FAMILY_SPECS[family].module)
+        if family not in _REGISTRY and family in _CLASSES:
+            _REGISTRY[family] = _CLASSES[family]()
     return _REGISTRY[family]
 
 
