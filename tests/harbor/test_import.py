@@ -178,6 +178,8 @@ def test_agent_timeout_is_the_reason_avb_verify_shows(demo, tmp_path):
     assert r.reason.startswith("Harbor: the agent timed out (AgentTimeoutError: Agent execution timed out); ")
     assert "solution.json" in r.reason
     assert not [n for n in summary.notes if "unknown key" in n]
+
+
 def test_verify_accepts_the_run_json_the_importer_wrote(job, tmp_path):
     """Regression: `avb verify` warned "unknown key(s) 'harbor', 'source' ignored" about the importer's own keys."""
     from agenticvbench.submission import read_run_json
