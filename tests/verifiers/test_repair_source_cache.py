@@ -35,6 +35,7 @@ def test_source_cache_round_trip_is_atomic(tmp_path: Path) -> None:
     spans = again.load_audio_spans()
     assert sorted(spans) == ["0.000+10.000", "10.000+2.000"] and spans["10.000+2.000"].size == 0
     assert np.array_equal(spans["0.000+10.000"], np.arange(5, dtype=np.int16))
+    assert again.root is not None
     assert not list(again.root.glob(".*tmp"))  # no temp files left behind
     (again.root / "frames.npz").write_bytes(b"torn")  # unreadable cache: ignored, recomputed
     assert SourceCache(tmp_path / "c", src).lookup(3) == (None, None)
