@@ -19,9 +19,9 @@ import pytest
 from agenticvbench.media import run_ffmpeg
 from agenticvbench.tasks import resolve_cell
 from agenticvbench.verifiers.repair.edit import aggregate_chunks, plan_chunks, score_edit
-from agenticvbench.verifiers.repair.edit_audio import audio_pass
-from agenticvbench.verifiers.repair.features import SourceCache
+from agenticvbench.verifiers.repair.edit_audio import AudioPass, audio_pass
 from agenticvbench.verifiers.repair.profiles import EditParams, derive
+from agenticvbench.verifiers.repair.source_cache import SourceCache
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "repair-edit-hd"
 EXPECTED = json.loads((DATA / "expected.json").read_text())
@@ -35,17 +35,17 @@ def _params(cell: str) -> EditParams:
     return derive(profile, variant).edit
 
 
-def _audio_chunks(case: dict[str, Any]) -> tuple[list[dict[str, Any] | str], dict[str, Any]]:
+def _audio_chunks(case: dict[str, Any]) -> tuple[list[dict[str, Any] | str], AudioPass]:
     p = _params(case["cell"])
     plans = plan_chunks(p.duration_s, 25.0, 25.0)  # audio uses only the chunk spans
-    info: dict[str, Any] = {}
     source = DATA / case["source_keyframes"]
-    out = audio_pass(DATA / case["fixed_keyframes"], source, plans, p.window, SourceCache(None, source), info)
-    return [a if isinstance(a, str) else {"start_s": plan.start, **a} for plan, a in zip(plans, out, strict=True)], info
+    out = audio_pass(DATA / case["fixed_keyframes"], source, plans, p.window, SourceCache(None, source))
+    return [a if isinstance(a, str) else {"start_s": plan.start, **a.detail()}
+            for plan, a in zip(plans, out.chunks, strict=True)], out
 
 
 @pytest.fixture(scope="module")
-def audio() -> dict[str, tuple[list[dict[str, Any] | str], dict[str, Any]]]:
+def audio() -> dict[str, tuple[list[dict[str, Any] | str], AudioPass]]:
     """Our per-chunk audio values for each case (decoded once per module)."""
     return {cell: _audio_chunks(case) for cell, case in CASES.items()}
 
@@ -72,11 +72,11 @@ def test_chunk_at_end_of_file_gets_the_aac_end_padding(audio: dict[str, Any]) ->
     """Regression: the 1080p fix ends at 60.0 s, the profile runs to 92 s. ffmpeg 5.1 decodes the last AAC
     packet in full, so the chunk at 60 s holds 512 samples of both files and scores xcorr 0.8375 (weighted like
     a full 10-s chunk); a trimmed decode reported no audio there and the edit was 0.0094 high."""
-    ours, info = audio["v1/s1"]
-    assert info["audio_mode"] == "seek"
+    ours, res = audio["v1/s1"]
+    assert res.mode == "seek"
     at_end = next(c for c in ours if isinstance(c, dict) and c["start_s"] == 60.0)
     assert at_end["audio_xcorr_out"] == pytest.approx(0.8375183695477638, abs=1e-6)
-    assert info["audio_len_s"] == (60.0 + 512 / 48000, 60.0 + 512 / 48000)  # both 60-s files, with padding
+    assert res.len_s == (60.0 + 512 / 48000, 60.0 + 512 / 48000)  # both 60-s files, with padding
     past = [c["audio_xcorr_out"] for c in ours if isinstance(c, dict) and c["start_s"] >= 70.0]
     assert past == [None, None, None]
 
@@ -84,8 +84,8 @@ def test_chunk_at_end_of_file_gets_the_aac_end_padding(audio: dict[str, Any]) ->
 def test_file_ending_on_a_packet_boundary_gets_nothing_past_its_end(audio: dict[str, Any]) -> None:
     """The 720p pair's 120 s of 48-kHz audio is exactly 5,625 AAC frames: no end padding, so (as officially)
     the chunk at 120 s has no audio signal."""
-    ours, info = audio["v5/s2"]
-    assert info["audio_len_s"][0] == 120.0
+    ours, res = audio["v5/s2"]
+    assert res.len_s is not None and res.len_s[0] == 120.0
     assert [c["audio_xcorr_out"] for c in ours if isinstance(c, dict) and c["start_s"] >= 120.0] == [None] * 7
 
 

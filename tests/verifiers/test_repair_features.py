@@ -1,4 +1,4 @@
-"""Per-frame edit features, the source cache, and the media parity they rely on (decode, seek, PCM)."""
+"""Per-frame edit features and the media parity they rely on (decode, seek, PCM)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,6 @@ from agenticvbench.media import iter_frames, run_ffmpeg
 from agenticvbench.media.chunks import FrameWindow, opencv_seek_frame, pcm_s16
 from agenticvbench.verifiers.repair.features import (
     FrameFeatures,
-    SourceCache,
     chroma,
     dhash64,
     dhash64_many,
@@ -119,61 +118,6 @@ def test_fixed_frame_is_resized_to_the_source_size_with_inter_area() -> None:
     assert fixed_frame(0, big, (128, 72)).shape == (72, 128)
 
 
-# ------------------------------------------------------------------------------------------ cache ----
-
-def test_source_cache_round_trip_is_atomic(tmp_path: Path) -> None:
-    src = tmp_path / "src.bin"
-    src.write_bytes(b"not really a video")
-    cache = SourceCache(tmp_path / "c", src)
-    assert cache.lookup(0) == (None, None)
-    for i in (0, 3):
-        f = FrameFeatures(i, _bgr(i))
-        f.dhash, f.lapvar  # noqa: B018
-        cache.record(f)
-    cache.save()
-    cache.save_audio_spans({"0.000+10.000": np.arange(5, dtype=np.int16), "10.000+2.000": np.zeros(0, np.int16)})
-    again = SourceCache(tmp_path / "c", src)
-    assert again.lookup(3) == (dhash64(cv2.cvtColor(_bgr(3), cv2.COLOR_BGR2GRAY)),
-                               pytest.approx(laplacian_variance(cv2.cvtColor(_bgr(3), cv2.COLOR_BGR2GRAY))))
-    assert again.lookup(1) == (None, None) and again.lookup(99) == (None, None)
-    assert again.hits == 1
-    spans = again.load_audio_spans()
-    assert sorted(spans) == ["0.000+10.000", "10.000+2.000"] and spans["10.000+2.000"].size == 0
-    assert np.array_equal(spans["0.000+10.000"], np.arange(5, dtype=np.int16))
-    assert not list(again.root.glob(".*tmp"))  # no temp files left behind
-    (again.root / "frames.npz").write_bytes(b"torn")  # unreadable cache: ignored, recomputed
-    assert SourceCache(tmp_path / "c", src).lookup(3) == (None, None)
-
-
-def test_source_cache_write_failure_is_noted_not_raised(tmp_path: Path) -> None:
-    """Regression: `save()` / `save_audio_spans()` let OSError escape (and `score_edit` with it) when the cache dir
-    cannot be created; the cache is best-effort, so the failure is recorded and the data stays usable in memory.
-    The dir lies under a regular file, so mkdir fails even for root (chmod would not stop root)."""
-    src = tmp_path / "src.bin"
-    src.write_bytes(b"not really a video")
-    blocker = tmp_path / "file"
-    blocker.write_text("x")
-    cache = SourceCache(blocker / "cache", src)
-    f = FrameFeatures(2, _bgr(2))
-    f.dhash, f.lapvar  # noqa: B018
-    cache.record(f)
-    cache.save()
-    cache.save_audio_spans({"0.000+10.000": np.arange(5, dtype=np.int16)})
-    assert [e.split(" not written")[0] for e in cache.write_errors] == ["source cache frames.npz",
-                                                                       "source cache audio_spans.npz"]
-    assert cache.lookup(2) == (f.dhash, pytest.approx(f.lapvar)) and cache.load_audio_spans() == {}
-
-
-def test_no_cache_dir_stores_nothing(tmp_path: Path) -> None:
-    cache = SourceCache(None, tmp_path / "missing.mp4")  # not even hashed
-    f = FrameFeatures(0, _bgr(0))
-    f.dhash, f.lapvar  # noqa: B018
-    cache.record(f)
-    cache.save()
-    cache.save_audio_spans({"0.000+10.000": np.zeros(3, np.int16)})
-    assert cache.load_audio_spans() == {} and list(tmp_path.iterdir()) == [] and cache.write_errors == []
-
-
 # ------------------------------------------------------------------------------ media parity ----
 
 def test_pyav_bgr24_equals_opencv_frames_including_after_seek() -> None:
@@ -252,23 +196,6 @@ def test_frame_window_on_a_file_without_video_is_empty(tmp_path: Path) -> None:
     run_ffmpeg(["-v", "error", "-f", "lavfi", "-i", "sine=d=0.2", str(wav)], check=True)
     with FrameWindow(wav, lambda i: True, 10, lambda vf: vf) as win:
         assert win.get(0) is None and win.ended and "no video stream" in (win.error or "")
-
-
-def test_source_cache_keeps_dhash_without_lapvar(tmp_path: Path) -> None:
-    """Only lag candidates need a source frame's Laplacian variance, so a frame may be cached with its dHash
-    alone: it comes back as (dhash, None), and a later run that computes the variance adds it."""
-    src = tmp_path / "src.bin"
-    src.write_bytes(b"not really a video")
-    cache = SourceCache(tmp_path / "c", src)
-    f = FrameFeatures(4, _bgr(4), on_small=cache.recorder)
-    f.dhash  # noqa: B018 - the callback records it
-    cache.save()
-    again = SourceCache(tmp_path / "c", src)
-    assert again.lookup(4) == (f.dhash, None) and again.lookup(0) == (None, None)
-    g = FrameFeatures(4, _bgr(4), dhash=f.dhash, on_small=again.recorder)
-    g.lapvar  # noqa: B018
-    again.save()
-    assert SourceCache(tmp_path / "c", src).lookup(4) == (f.dhash, pytest.approx(g.lapvar))
 
 
 def test_prepare_computes_named_features_only() -> None:

@@ -2,10 +2,11 @@
 
 Same numbers, different machinery. The official scorer re-opens and seeks both videos for
 every 10-s chunk and buffers a chunk of full-resolution source frames. Here each video is decoded once,
-sequentially (`FrameWindow`); only frames inside the +/-10-frame lag band stay in memory; per-frame features are
-computed lazily (`FrameFeatures`); SSIM is one compiled pass per pair (`ssim.py`); a lag candidate whose upper bound
-sharp*chroma*lagpen cannot beat the best value so far skips its SSIM (exact, as SSIM <= 1); and every chunk's
-audio is decoded as the official per-chunk `ffmpeg -ss` returns it (`edit_audio`).
+sequentially (`edit_video.video_pass`); only frames inside the +/-10-frame lag band stay in memory; per-frame
+features are computed lazily (`FrameFeatures`); SSIM is one compiled pass per pair (`ssim.py`); a lag candidate
+whose upper bound sharp*chroma*lagpen cannot beat the best value so far skips its SSIM (exact, as SSIM <= 1); and
+every chunk's audio is decoded as the official per-chunk `ffmpeg -ss` returns it (`edit_audio.audio_pass`). Both
+passes return typed values (`VideoPass`, `AudioPass`) from which `score_edit` builds the official detail.
 
 Frame sets, exactly as upstream: chunk c starts at OpenCV's seek frame `int(start * fps + 0.5)` of each video;
 the source buffer is round(dur * fps_src) frames; fixed frames i = 0, k, 2k, ... (k = max(1, round(fps_fix/10)))
@@ -18,8 +19,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,8 +28,8 @@ from typing import Any
 import numpy as np
 
 from agenticvbench.errors import MediaError
-from agenticvbench.media import VideoFrame, probe
-from agenticvbench.media.chunks import FrameWindow, opencv_seek_frame
+from agenticvbench.media import probe
+from agenticvbench.media.chunks import opencv_seek_frame
 from agenticvbench.verifiers.repair.constants import (
     EDIT_MAX,
     MAX_DURATION_S,
@@ -37,19 +37,15 @@ from agenticvbench.verifiers.repair.constants import (
     NO_VIDEO_WARNING,
     clamp01,
 )
-from agenticvbench.verifiers.repair.edit_audio import AUDIO_MAX_LAG_MS, AUDIO_SR, audio_pass
+from agenticvbench.verifiers.repair.edit_audio import AUDIO_MAX_LAG_MS, AUDIO_SR, AudioPass, audio_pass
+from agenticvbench.verifiers.repair.edit_video import ChunkVideo, VideoPass, video_pass
 from agenticvbench.verifiers.repair.features import (
     CHROMA_NORM,
     LAG_BAND_FRAMES,
     LAG_PENALTY_PER_FRAME,
     LAG_TOPK,
-    FrameFeatures,
-    Match,
-    SourceCache,
-    dhash64_many,
-    fixed_frame,
-    match_sample,
 )
+from agenticvbench.verifiers.repair.source_cache import SourceCache
 
 SAMPLE_FPS = 10
 CHUNK_DURATION_S = 10.0
@@ -112,120 +108,6 @@ def plan_chunks(duration_s: float, fps_src: float, fps_fix: float) -> list[Chunk
     return plans
 
 
-# ----------------------------------------------------------------------------------------------- video ----
-
-@dataclass
-class _ChunkVideo:
-    ts: list[float] = field(default_factory=list)
-    values: list[float] = field(default_factory=list)
-    lags: list[int] = field(default_factory=list)
-    error: str | None = None
-    fixed_ended: bool = False
-
-
-def _ranges_wanted(ranges: list[tuple[int, int]]) -> Callable[[int], bool]:
-    """Membership test for a sorted list of half-open [a, b) ranges, queried with increasing indices."""
-    state = {"j": 0}
-
-    def wanted(idx: int) -> bool:
-        j = state["j"]
-        while j < len(ranges) and ranges[j][1] <= idx:
-            j += 1
-        state["j"] = j
-        return j < len(ranges) and ranges[j][0] <= idx
-    return wanted
-
-
-def _video_pass(fixed: Path, source: Path, plans: list[ChunkPlan], fps_fix: float, size: tuple[int, int],
-                cache: SourceCache, pool: ThreadPoolExecutor | None, workers: int,
-                stats: dict[str, int]) -> tuple[list[_ChunkVideo], str | None]:
-    """Stream both videos once and score every sample; returns per-chunk samples and the fixed decode error."""
-    src_ranges = sorted((p.src_first, p.src_first + min(p.src_count, p.samples[-1] + LAG_BAND_FRAMES + 1))
-                        for p in plans if p.samples)
-    fix_idx = sorted({p.fix_first + i for p in plans for i in p.samples})
-    fix_set = set(fix_idx)
-    threaded = workers > 1
-
-    def make_src(vf: VideoFrame) -> FrameFeatures:
-        stats["n_src_frames"] += 1
-        dh, lv = cache.lookup(vf.index)
-        # usually compared once; the Laplacian variance only if it becomes a lag candidate
-        f = FrameFeatures(vf.index, vf.image, dhash=dh, lapvar=lv, on_small=cache.recorder)
-        if dh is None:
-            f.prepare(gray=True)  # converted here, in the decoding thread; the dHash follows in `hash_batch`
-        return f
-
-    def hash_batch(feats: list[FrameFeatures]) -> None:
-        """dHash of every source frame (all are ranked) and fixed sample, in the decoding thread, four per resize."""
-        todo = [f for f in feats if not f.has_dhash]
-        for f, h in zip(todo, dhash64_many([f.gray for f in todo]), strict=True):
-            f.set_dhash(h)
-
-    chunks = [_ChunkVideo() for _ in plans]
-    if not fix_idx:
-        return chunks, None
-    src = FrameWindow(source, _ranges_wanted(src_ranges), src_ranges[-1][1] - 1, make_src,
-                      prefetch=4, threaded=threaded, batch=4, on_batch=hash_batch)
-    fix = FrameWindow(fixed, fix_set.__contains__, fix_idx[-1],
-                      lambda vf: fixed_frame(vf.index, vf.image, size, eager=True, hash_later=True), prefetch=3,
-                      threaded=threaded, batch=4, on_batch=hash_batch)
-    work = [(p, i) for p in plans for i in p.samples]
-    pending: deque[tuple[int, Future[Match] | Match]] = deque()
-
-    def collect(limit: int) -> None:
-        while len(pending) > limit:
-            w, fut = pending.popleft()
-            plan, i = work[w]
-            ch = chunks[plan.index]
-            try:
-                m = fut.result() if isinstance(fut, Future) else fut
-            except Exception as exc:  # noqa: BLE001 - upstream drops a chunk whose worker raised
-                ch.error = ch.error or f"chunk failed: {type(exc).__name__}: {exc}"
-                continue
-            ch.ts.append(plan.start + i / fps_fix)
-            ch.values.append(m.value)
-            ch.lags.append(m.lag)
-            for key in ("n_ssim", "n_pruned", "n_hash_skipped"):
-                stats[key] += getattr(m, key)
-
-    with src, fix:
-        for w, (plan, i) in enumerate(work):
-            ch = chunks[plan.index]
-            if ch.fixed_ended or ch.error:
-                continue
-            fx = fix.get(plan.fix_first + i)
-            if fx is None:  # cv2 read() failed: the official loop stops this chunk here
-                ch.fixed_ended = True
-                continue
-            lo, hi = plan.band(i)
-            band: list[FrameFeatures] = []
-            for j in range(lo, hi + 1):
-                f = src.get(plan.src_first + j)
-                if f is None:  # the source ended: the buffer is shorter
-                    break
-                band.append(f)
-            if not band:  # upstream: no source frame within the band, the sample is skipped
-                stats["n_empty_band"] += 1
-            elif pool is not None:
-                pending.append((w, pool.submit(match_sample, fx, band, i, lo)))
-            else:
-                try:
-                    pending.append((w, match_sample(fx, band, i, lo)))
-                except Exception as exc:  # noqa: BLE001
-                    ch.error = f"chunk failed: {type(exc).__name__}: {exc}"
-            if w + 1 < len(work):
-                nplan, ni = work[w + 1]
-                src.release_below(nplan.src_first + nplan.band(ni)[0])
-                fix.release_below(nplan.fix_first + ni)
-            collect(workers + 2)  # bounded in-flight work: bounded memory
-        collect(0)
-        fixed_error = fix.error
-        if src.error and not stats["n_src_frames"]:
-            raise MediaError(f"{source}: {src.error}")
-    cache.save()  # best-effort: a failed write lands in cache.write_errors
-    return chunks, fixed_error
-
-
 # ------------------------------------------------------------------------------------------ aggregation ----
 
 def _mean(values: Sequence[float]) -> float | None:
@@ -250,7 +132,7 @@ def _modality(budget: float, s_in: float | None, s_out: float | None, w_in: floa
             "w_in": w_in, "w_out": w_out}
 
 
-def _chunk_detail(plan: ChunkPlan, video: _ChunkVideo, audio: dict[str, Any],
+def _chunk_detail(plan: ChunkPlan, video: ChunkVideo, audio: dict[str, Any],
                   window: tuple[float, float] | None) -> dict[str, Any]:
     inside = [window is not None and window[0] <= t <= window[1] for t in video.ts]
     v_in = [v for v, f in zip(video.values, inside, strict=True) if f]
@@ -296,8 +178,8 @@ def _constants(video_share: float, audio_share: float, w_in: float, w_out: float
             "lag_penalty_per_frame": LAG_PENALTY_PER_FRAME, "lag_topk": LAG_TOPK, "hash_threshold": HASH_THRESHOLD}
 
 
-def _warnings(plans: list[ChunkPlan], fps_fix: float, videos: list[_ChunkVideo], info: dict[str, Any],
-              fixed_error: str | None, duration_s: float) -> list[str]:
+def _warnings(plans: list[ChunkPlan], fps_fix: float, video: VideoPass, audio: AudioPass,
+              duration_s: float) -> list[str]:
     out: list[str] = []
     tails = [p for p in plans if p.samples and (p.samples[-1] + max(1, round(fps_fix / SAMPLE_FPS)))
              < round(p.dur * fps_fix)]
@@ -308,9 +190,10 @@ def _warnings(plans: list[ChunkPlan], fps_fix: float, videos: list[_ChunkVideo],
                    f"frames with a cap of {len(p.samples)} samples per chunk, so only the first {covered:.2f} s "
                    f"of each {p.dur:g}-s chunk is video-checked ({len(tails)} chunks); defects in the tails "
                    "are invisible to the video SSIM, as in the official scorer")
-    ended = [p.start for p, v in zip(plans, videos, strict=True) if v.fixed_ended]
-    fix_len, src_len = info.get("audio_len_s", (None, None))
-    short_audio = fix_len is not None and fix_len < min(src_len, duration_s) - 0.1
+    ended = [p.start for p, v in zip(plans, video.chunks, strict=True) if v.fixed_ended]
+    fixed_error = video.fixed_error
+    fix_len, src_len = audio.len_s if audio.len_s is not None else (0.0, 0.0)
+    short_audio = audio.len_s is not None and fix_len < min(src_len, duration_s) - 0.1
     if (ended and fixed_error is None) or short_audio:
         what = [f"its video ends in the chunk at {ended[0]:g} s"] if ended and fixed_error is None else []
         what += [f"its audio is {fix_len:.2f} s vs {min(src_len, duration_s):.2f} s"] if short_audio else []
@@ -319,7 +202,7 @@ def _warnings(plans: list[ChunkPlan], fps_fix: float, videos: list[_ChunkVideo],
     if fixed_error is not None:
         out.append(f"fixed.mp4 video could not be fully decoded ({fixed_error}); as with OpenCV's read() the "
                    "unreadable part gives no samples and deducts nothing")
-    n_empty = info.get("n_empty_band", 0)
+    n_empty = video.n_empty_band
     if n_empty:
         out.append(f"{n_empty} video samples had no source frame within +/-{LAG_BAND_FRAMES} frames (fixed "
                    "frame rate above the source's, or a source shorter than the profile duration); as upstream "
@@ -357,38 +240,36 @@ def score_edit(fixed_mp4: Path, source_mp4: Path, *, duration_s: float, window: 
                           {"total_s": time.perf_counter() - t0})
     cache = SourceCache(cache_dir, source)
     timings["setup_s"] = time.perf_counter() - t0
-    stats = {"n_ssim": 0, "n_pruned": 0, "n_hash_skipped": 0, "n_src_frames": 0, "n_empty_band": 0}
-    info: dict[str, Any] = {}
     pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="edit") if workers > 1 else None
     try:
         t1 = time.perf_counter()
-        audio_job: Future[list[dict[str, Any] | str]] | None = None
-        audios: list[dict[str, Any] | str] | None = None
+        audio_job: Future[AudioPass] | None = None
+        audio: AudioPass | None = None
         if pr_fix.audio is None or pr_src.audio is None:  # D-R8: every chunk will fail; learn it first
-            audios = audio_pass(fixed, source, plans, win, cache, info)
+            audio = audio_pass(fixed, source, plans, win, cache)
         elif pool is not None:
-            audio_job = pool.submit(audio_pass, fixed, source, plans, win, cache, info)
-        if audios is not None and all(isinstance(a, str) for a in audios):
-            videos, fixed_error = [_ChunkVideo() for _ in plans], None  # nothing would survive
+            audio_job = pool.submit(audio_pass, fixed, source, plans, win, cache)
+        if audio is not None and audio.all_failed:
+            video = VideoPass.skipped(len(plans))  # nothing would survive
         else:
-            videos, fixed_error = _video_pass(fixed, source, plans, fps_fix, size, cache, pool, workers, stats)
+            video = video_pass(fixed, source, plans, fps_fix, size, cache, pool, workers)
         timings["video_s"] = time.perf_counter() - t1
         t2 = time.perf_counter()
-        if audios is None:
-            audios = audio_job.result() if audio_job else audio_pass(fixed, source, plans, win, cache, info)
+        if audio is None:
+            audio = audio_job.result() if audio_job else audio_pass(fixed, source, plans, win, cache)
         timings["audio_wait_s"] = time.perf_counter() - t2
-        timings["audio_s"] = info.get("audio_s", 0.0)
+        timings["audio_s"] = audio.elapsed_s
     finally:
         if pool is not None:
             pool.shutdown(wait=True, cancel_futures=True)
-    info["n_empty_band"] = stats["n_empty_band"]
-    chunks, errors = [], []
-    for plan, video, audio in zip(plans, videos, audios, strict=True):
-        if isinstance(audio, str) or video.error:
-            errors.append(audio if isinstance(audio, str) else video.error)
+    chunks: list[dict[str, Any]] = []
+    errors: list[str] = []
+    for plan, chunk_v, chunk_a in zip(plans, video.chunks, audio.chunks, strict=True):
+        if isinstance(chunk_a, str) or chunk_v.error:
+            errors.append(chunk_a if isinstance(chunk_a, str) else str(chunk_v.error))
             continue
-        chunks.append(_chunk_detail(plan, video, audio, win))
-    warnings = _warnings(plans, fps_fix, videos, info, fixed_error, duration_s)
+        chunks.append(_chunk_detail(plan, chunk_v, chunk_a.detail(), win))
+    warnings = _warnings(plans, fps_fix, video, audio, duration_s)
     if pr_fix.audio is None:
         warnings.insert(0, NO_AUDIO_WARNING)
     # the cache is best-effort: a failed write is reported, and the score does not depend on it
@@ -406,12 +287,12 @@ def score_edit(fixed_mp4: Path, source_mp4: Path, *, duration_s: float, window: 
         "video": video_d, "audio": audio_d, "video_sub": video_d["sub"], "audio_sub": audio_d["sub"],
         "video_ssim_mean": video_d["ssim_out"], "audio_xcorr_peak": audio_d["xcorr_out"],
         "scoring": {**_constants(video_share, audio_share, w_in, w_out), "n_chunks": len(plans),
-                    "n_workers": workers, "n_failed_chunks": len(errors), "n_hash_skipped": stats["n_hash_skipped"],
+                    "n_workers": workers, "n_failed_chunks": len(errors), "n_hash_skipped": video.n_hash_skipped,
                     "n_samples_total": sum(c["n_video_in"] + c["n_video_out"] for c in chunks)},
         "chunks": chunks,
-        "engine": {"n_ssim_pairs": stats["n_ssim"], "n_bound_pruned": stats["n_pruned"],
-                   "n_source_frames_read": stats["n_src_frames"], "source_cache_hits": cache.hits,
-                   "audio_mode": info.get("audio_mode")},
+        "engine": {"n_ssim_pairs": video.n_ssim, "n_bound_pruned": video.n_pruned,
+                   "n_source_frames_read": video.n_src_frames, "source_cache_hits": cache.hits,
+                   "audio_mode": audio.mode},
     }
     if errors:
         detail["chunk_errors"] = errors

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -26,7 +27,7 @@ from agenticvbench.media.seek_audio import NotEmulated, SeekAudio
 from agenticvbench.verifiers.repair.pcm_norm import pcm_norm
 
 if TYPE_CHECKING:  # pragma: no cover
-    from agenticvbench.verifiers.repair.features import SourceCache
+    from agenticvbench.verifiers.repair.source_cache import SourceCache
 
 
 class ChunkSpan(Protocol):
@@ -39,9 +40,52 @@ class ChunkSpan(Protocol):
     @property
     def dur(self) -> float: ...
 
+
 AUDIO_SR = 48000
 AUDIO_MAX_LAG_MS = 150
 MAX_LAG_SAMPLES = round(AUDIO_MAX_LAG_MS / 1000 * AUDIO_SR)  # 7200
+
+
+@dataclass(frozen=True)
+class ChunkAudio:
+    """One chunk's audio signals, in- and out-of-window: xcorr score, peak norm, peak lag (ms), seconds."""
+
+    xcorr_in: float | None
+    xcorr_out: float | None
+    peak_norm_in: float | None
+    peak_norm_out: float | None
+    peak_lag_ms_in: float | None
+    peak_lag_ms_out: float | None
+    dur_in: float
+    dur_out: float
+
+    def detail(self) -> dict[str, Any]:
+        """The official per-chunk `audio_*` keys, in the official order."""
+        return {"audio_xcorr_in": self.xcorr_in, "audio_xcorr_out": self.xcorr_out,
+                "audio_peak_norm_in": self.peak_norm_in, "audio_peak_norm_out": self.peak_norm_out,
+                "audio_peak_lag_ms_in": self.peak_lag_ms_in, "audio_peak_lag_ms_out": self.peak_lag_ms_out,
+                "audio_dur_in": self.dur_in, "audio_dur_out": self.dur_out}
+
+
+@dataclass(frozen=True)
+class AudioPass:
+    """Outcome of `audio_pass`.
+
+    `chunks`: per chunk its `ChunkAudio`, or the official worker's error string when its extraction failed;
+    `mode`: how the fixed file's chunks were extracted ("seek" or "per-chunk"; None when extraction failed before);
+    `len_s`: seconds of PCM over all chunks, (fixed, source) (None when extraction failed before);
+    `elapsed_s`: wall time of the pass.
+    """
+
+    chunks: tuple[ChunkAudio | str, ...]
+    mode: str | None = None
+    len_s: tuple[float, float] | None = None
+    elapsed_s: float = 0.0
+
+    @property
+    def all_failed(self) -> bool:
+        """True when every chunk's extraction failed (D-R8), so no chunk can be scored."""
+        return all(isinstance(c, str) for c in self.chunks)
 
 
 def xcorr_score(a16: np.ndarray, b16: np.ndarray) -> tuple[float | None, float | None, float | None]:
@@ -67,7 +111,7 @@ def xcorr_score(a16: np.ndarray, b16: np.ndarray) -> tuple[float | None, float |
 
 
 def _chunk_audio(a16: np.ndarray, b16: np.ndarray, plan: ChunkSpan,
-                 window: tuple[float, float] | None) -> dict[str, Any]:
+                 window: tuple[float, float] | None) -> ChunkAudio:
     """Audio signals of one chunk: fixed `a16` vs source `b16` (int16 PCM of the chunk), split by the window."""
     n = min(a16.size, b16.size)
     a, b = a16[:n], b16[:n]
@@ -83,19 +127,16 @@ def _chunk_audio(a16: np.ndarray, b16: np.ndarray, plan: ChunkSpan,
     else:
         sin, dur_in = (None, None, None), 0.0
         sout, dur_out = xcorr_score(a, b), plan.dur
-    return {"audio_xcorr_in": sin[0], "audio_xcorr_out": sout[0], "audio_peak_norm_in": sin[1],
-            "audio_peak_norm_out": sout[1], "audio_peak_lag_ms_in": sin[2], "audio_peak_lag_ms_out": sout[2],
-            "audio_dur_in": dur_in, "audio_dur_out": dur_out}
+    return ChunkAudio(sin[0], sout[0], sin[1], sout[1], sin[2], sout[2], dur_in, dur_out)
 
 
 def audio_pass(fixed: Path, source: Path, plans: Sequence[ChunkSpan], window: tuple[float, float] | None,
-                cache: SourceCache, info: dict[str, Any]) -> list[dict[str, Any] | str]:
-    """Per-chunk audio detail, or an error string for a chunk whose extraction failed (D-R8: every chunk)."""
+               cache: SourceCache) -> AudioPass:
+    """Per-chunk audio signals of `fixed` vs `source`, or an error string for a chunk whose extraction failed
+    (D-R8: every chunk), with the extraction mode, the PCM lengths and the pass's wall time."""
     t0 = time.perf_counter()
-    try:
-        return _audio_chunks(fixed, source, plans, window, cache, info)
-    finally:
-        info["audio_s"] = time.perf_counter() - t0
+    chunks, mode, len_s = _audio_chunks(fixed, source, plans, window, cache)
+    return AudioPass(tuple(chunks), mode, len_s, time.perf_counter() - t0)
 
 
 def span_key(plan: ChunkSpan) -> str:
@@ -129,7 +170,7 @@ def _extract(extract: Callable[[float, float], np.ndarray], plan: ChunkSpan) -> 
 
 
 def _audio_chunks(fixed: Path, source: Path, plans: Sequence[ChunkSpan], window: tuple[float, float] | None,
-                  cache: SourceCache, info: dict[str, Any]) -> list[dict[str, Any] | str]:
+                  cache: SourceCache) -> tuple[list[ChunkAudio | str], str | None, tuple[float, float] | None]:
     try:
         src: dict[str, np.ndarray | str] = dict(cache.load_audio_spans())
         if not all(span_key(p) in src for p in plans):
@@ -137,14 +178,14 @@ def _audio_chunks(fixed: Path, source: Path, plans: Sequence[ChunkSpan], window:
             src = {**src, **computed}
             # best-effort (a failed write lands in cache.write_errors); a chunk's error is not cached
             cache.save_audio_spans({k: v for k, v in src.items() if not isinstance(v, str)})
-        fix, info["audio_mode"] = file_spans(fixed, plans)
+        fix, mode = file_spans(fixed, plans)
     except MediaError as exc:
-        return [f"chunk failed: RuntimeError: {exc}"] * len(plans)
+        return [f"chunk failed: RuntimeError: {exc}"] * len(plans), None, None
     keys = [span_key(p) for p in plans]
-    info["audio_len_s"] = tuple(sum(v.size for k in keys if not isinstance(v := side[k], str)) / AUDIO_SR
-                                for side in (fix, src))
-    out: list[dict[str, Any] | str] = []
+    fix_len, src_len = (sum(v.size for k in keys if not isinstance(v := side[k], str)) / AUDIO_SR
+                        for side in (fix, src))
+    out: list[ChunkAudio | str] = []
     for k, p in zip(keys, plans, strict=True):
         a, b = fix[k], src[k]
         out.append(a if isinstance(a, str) else b if isinstance(b, str) else _chunk_audio(a, b, p, window))
-    return out
+    return out, mode, (fix_len, src_len)
