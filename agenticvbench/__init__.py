@@ -21,9 +21,24 @@ if TYPE_CHECKING:
 _LAZY = {"verify_run": "agenticvbench.engine"}
 
 __all__ = [
-    "AVBError", "ArchiveError", "AssemblyTask", "DEFAULT_DATASET", "DEFAULT_REVISION", "DatasetError",
-    "MediaError", "RecapTask", "RepairTask", "Result", "SequencingTask", "Task", "TaskError", "__version__",
-    "load_hf_dataset", "load_results", "load_tasks", "verify_run",
+    "AVBError",
+    "ArchiveError",
+    "AssemblyTask",
+    "DEFAULT_DATASET",
+    "DEFAULT_REVISION",
+    "DatasetError",
+    "MediaError",
+    "RecapTask",
+    "RepairTask",
+    "Result",
+    "SequencingTask",
+    "Task",
+    "TaskError",
+    "__version__",
+    "load_hf_dataset",
+    "load_results",
+    "load_tasks",
+    "verify_run",
 ]
 
 __getattr__, __dir__ = lazy_exports(__name__, _LAZY, globals())

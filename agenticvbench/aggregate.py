@@ -78,8 +78,9 @@ class TaskUniverse:
         return f"Tasks counted: {why} ({self.n_tasks}: {counts}); a task without a result counts 0."
 
 
-def task_universe(results: Iterable[Result], *, tasks: Any = None, full_benchmark: bool = False,
-                  source: str = "") -> TaskUniverse:
+def task_universe(
+    results: Iterable[Result], *, tasks: Any = None, full_benchmark: bool = False, source: str = ""
+) -> TaskUniverse:
     """Decide which tasks count. `tasks` (Task objects or {family: ids}) wins over `full_benchmark`."""
     results = list(results)
     found: dict[str, set[int]] = {}
@@ -193,7 +194,9 @@ class GroupHeadline:
     mark_notes: list[str] = field(default_factory=list)
     coverage: dict[str, int] = field(default_factory=dict)  # {"with_result": n, "counted": runs x tasks}
     judge: dict[str, dict[str, Any]] = field(default_factory=dict)  # run path -> judge calls, tokens, cost
-    signatures: dict[str, int] = field(default_factory=dict)  # `report.signatures.signature_counts` of its results
+    signatures: dict[str, int] = field(
+        default_factory=dict
+    )  # `report.signatures.signature_counts` of its results
     #: Infrastructure failures to rerun, "run path: task N (excluded|counted 0)" (`infra_failures`)
     infra: list[str] = field(default_factory=list)
 
@@ -226,8 +229,10 @@ def is_infra_failure(result: Result) -> bool:
 def infra_failures(results: Iterable[Result]) -> list[str]:
     """One line per infrastructure failure among `results`, in run/task order, for the rerun list."""
     bad = sorted((r for r in results if is_infra_failure(r)), key=lambda r: (run_ref(r).path, int(r.task_id)))
-    return [f"{run_ref(r).path}: task {r.task_id} ({'excluded' if r.status == 'excluded' else 'counted 0'})"
-            for r in bad]
+    return [
+        f"{run_ref(r).path}: task {r.task_id} ({'excluded' if r.status == 'excluded' else 'counted 0'})"
+        for r in bad
+    ]
 
 
 def group_key(result: Result) -> tuple[str, str]:
@@ -243,8 +248,9 @@ def group_results(results: Iterable[Result]) -> dict[tuple[str, str], list[Resul
     return dict(sorted(out.items()))
 
 
-def score_matrices(results: Iterable[Result], runs: Sequence[RunRef], universe: TaskUniverse
-                   ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+def score_matrices(
+    results: Iterable[Result], runs: Sequence[RunRef], universe: TaskUniverse
+) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """Per family: (scores, statuses), each runs x tasks; a cell without a result is (0.0, "no_result"), an
     excluded cell is (nan, "excluded")."""
     index = {(run_ref(r).path, int(r.task_id)): r for r in results}
@@ -258,8 +264,13 @@ def score_matrices(results: Iterable[Result], runs: Sequence[RunRef], universe: 
                 r = index.get((run.path, tid))
                 if r is not None:
                     statuses[i, j] = r.status
-                    scores[i, j] = (float(r.headline_score) if r.status == "scored"
-                                    else np.nan if r.status == "excluded" else 0.0)
+                    scores[i, j] = (
+                        float(r.headline_score)
+                        if r.status == "scored"
+                        else np.nan
+                        if r.status == "excluded"
+                        else 0.0
+                    )
         out[fam] = (scores, statuses)
     return out
 
@@ -291,8 +302,9 @@ def _interval(samples: np.ndarray, level: float) -> tuple[float, float]:
     return float(lo), float(hi)
 
 
-def bootstrap(scores: Mapping[str, np.ndarray], *, resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED
-              ) -> dict[str, np.ndarray]:
+def bootstrap(
+    scores: Mapping[str, np.ndarray], *, resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED
+) -> dict[str, np.ndarray]:
     """Bootstrap replicates of every family mean and of macro/micro (scheme in the module docstring).
 
     `scores` maps family -> runs x tasks matrix (all with the same number of runs). Returns arrays of
@@ -338,8 +350,14 @@ def _counts(statuses: np.ndarray) -> dict[str, int]:
     return {s: found.get(s, 0) for s in CELL_STATUSES}
 
 
-def group_headline(results: Iterable[Result], universe: TaskUniverse, *, resamples: int = DEFAULT_RESAMPLES,
-                   seed: int = DEFAULT_SEED, level: float = DEFAULT_LEVEL) -> GroupHeadline:
+def group_headline(
+    results: Iterable[Result],
+    universe: TaskUniverse,
+    *,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+    level: float = DEFAULT_LEVEL,
+) -> GroupHeadline:
     """Headlines of one (harness, model): the results of all its runs (every result must share the group)."""
     results = list(results)
     runs = sorted({run_ref(r) for r in results}, key=lambda r: (len(r.rep), r.rep, r.path))  # rep 2 before 10
@@ -354,13 +372,23 @@ def group_headline(results: Iterable[Result], universe: TaskUniverse, *, resampl
     for fam, (scores, statuses) in mats.items():
         ci = _interval(boot[fam], level) if fam in boot else (None, None)
         fams[fam] = FamilyHeadline(
-            fam, float(_nanmean(scores)), ci[0], ci[1], scores.shape[1], scores.shape[0],
-            [float(x) for x in _nanmean(scores, axis=1)], _counts(statuses),
+            fam,
+            float(_nanmean(scores)),
+            ci[0],
+            ci[1],
+            scores.shape[1],
+            scores.shape[0],
+            [float(x) for x in _nanmean(scores, axis=1)],
+            _counts(statuses),
             f"mean of {headline_name(fam)} over "
             f"{scores.shape[0]} run(s) x {scores.shape[1]} task(s); no result/invalid/missing/malformed/error = 0; "
             + (f"{n_out} excluded cell(s) left out; " if (n_out := int(np.isnan(scores).sum())) else "")
-            + (f"{pct} CI: percentile bootstrap over runs and tasks ({resamples} resamples, seed {seed})"
-               if boot else "no CI (0 resamples)"))
+            + (
+                f"{pct} CI: percentile bootstrap over runs and tasks ({resamples} resamples, seed {seed})"
+                if boot
+                else "no CI (0 resamples)"
+            ),
+        )
     sizes = np.array([fams[f].n_tasks for f in fams], dtype=float)
     means = np.array([fams[f].mean for f in fams])
     macro = float(means.mean())
@@ -372,18 +400,34 @@ def group_headline(results: Iterable[Result], universe: TaskUniverse, *, resampl
     micro_ci = _interval(boot["micro"], level) if boot else (None, None)
     total: dict[str, int] = {s: sum(f.status_counts[s] for f in fams.values()) for s in CELL_STATUSES}
     return GroupHeadline(
-        runs[0].harness, runs[0].model, runs, fams, macro, macro_ci, micro, micro_ci,
+        runs[0].harness,
+        runs[0].model,
+        runs,
+        fams,
+        macro,
+        macro_ci,
+        micro,
+        micro_ci,
         f"macro: unweighted mean of the {len(fams)} family headlines ({', '.join(fams)})",
         f"micro: mean over all {int(sizes.sum())} tasks x {len(runs)} run(s) (each task weighs the same)",
-        total, infra=infra_failures(results))
+        total,
+        infra=infra_failures(results),
+    )
 
 
-def headlines(results: Iterable[Result], universe: TaskUniverse | None = None, *,
-              resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED,
-              level: float = DEFAULT_LEVEL) -> list[GroupHeadline]:
+def headlines(
+    results: Iterable[Result],
+    universe: TaskUniverse | None = None,
+    *,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+    level: float = DEFAULT_LEVEL,
+) -> list[GroupHeadline]:
     """Headlines of every (harness, model) group, best macro first. Universe defaults to `observed`."""
     results = list(results)
     universe = universe or task_universe(results)
-    out = [group_headline(rs, universe, resamples=resamples, seed=seed, level=level)
-           for rs in group_results(results).values()]
+    out = [
+        group_headline(rs, universe, resamples=resamples, seed=seed, level=level)
+        for rs in group_results(results).values()
+    ]
     return sorted(out, key=lambda g: (-g.macro, g.harness, g.model))

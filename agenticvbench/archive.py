@@ -48,13 +48,17 @@ def extract_zip(zip_path: Path, dest: Path, *, max_total_bytes: int = MAX_TOTAL_
         total = sum(i.file_size for i in infos)
         packed = max(1, sum(i.compress_size for i in infos))
         if total > max_total_bytes or total / packed > MAX_RATIO:
-            raise ArchiveError(f"{zip_path}: uncompressed size {total} bytes is absurd "
-                               f"(limit {max_total_bytes}, ratio {total / packed:.0f})")
+            raise ArchiveError(
+                f"{zip_path}: uncompressed size {total} bytes is absurd "
+                f"(limit {max_total_bytes}, ratio {total / packed:.0f})"
+            )
         members = [(_check_member(i, zip_path), i) for i in infos]
         files = {rel for rel, i in members if not i.is_dir()}
         for rel in files:
             if any(parent in files for parent in rel.parents):
-                raise ArchiveError(f"{zip_path}: member {rel.as_posix()!r} is inside a path that is also a file")
+                raise ArchiveError(
+                    f"{zip_path}: member {rel.as_posix()!r} is inside a path that is also a file"
+                )
         tmp = dest.with_name(dest.name + f".partial-{os.getpid()}")
         shutil.rmtree(tmp, ignore_errors=True)
         tmp.mkdir(parents=True)
@@ -69,7 +73,9 @@ def extract_zip(zip_path: Path, dest: Path, *, max_total_bytes: int = MAX_TOTAL_
                     while chunk := src.read(1 << 20):
                         written += len(chunk)
                         if written > max_total_bytes:
-                            raise ArchiveError(f"{zip_path}: uncompressed data exceeds {max_total_bytes} bytes")
+                            raise ArchiveError(
+                                f"{zip_path}: uncompressed data exceeds {max_total_bytes} bytes"
+                            )
                         out.write(chunk)
             try:
                 os.replace(tmp, dest)

@@ -15,9 +15,11 @@ def compiled(**options: Any) -> Callable[[Callable[..., Any]], Any]:
     (a read-only container whose home is read-only too) it refuses `cache=True` at import time, so there the
     kernels are compiled once per process instead (a few seconds) rather than making their module unimportable.
     """
+
     def wrap(fn: Callable[..., Any]) -> Any:
         try:
             return numba.njit(cache=True, nogil=True, boundscheck=False, **options)(fn)
         except RuntimeError:  # "cannot cache function ...: no locator available"
             return numba.njit(cache=False, nogil=True, boundscheck=False, **options)(fn)
+
     return wrap

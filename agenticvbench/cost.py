@@ -72,7 +72,12 @@ class PriceTable:
 
 
 def _rate(value: Any, where: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float))
+        or not math.isfinite(value)
+        or value < 0
+    ):
         raise ConfigError(f"{where}: must be a non-negative number of USD per 1M tokens, got {value!r}")
     return float(value)
 
@@ -199,11 +204,24 @@ def _row(harness: str, model: str, sl: str, ts: Sequence[TrialCost]) -> CostRow:
     used = [t for t in ts if t.has_usage]
     tokens = {b: sum(int(((t.usage or {}).get("tokens") or {}).get(b) or 0) for t in used) for b in BUCKETS}
     unpriced = [t for t in used if t.unpriced]
-    reported = [float((t.usage or {})["tokens"]["cost_usd"]) for t in used
-                if ((t.usage or {}).get("tokens") or {}).get("cost_usd") is not None]
+    reported = [
+        float((t.usage or {})["tokens"]["cost_usd"])
+        for t in used
+        if ((t.usage or {}).get("tokens") or {}).get("cost_usd") is not None
+    ]
     return CostRow(
-        harness, model, sl, len(ts), len(used), len(ts) - len(used),
-        sum(1 for t in ts if (t.usage or {}).get("errored")), tokens,
+        harness,
+        model,
+        sl,
+        len(ts),
+        len(used),
+        len(ts) - len(used),
+        sum(1 for t in ts if (t.usage or {}).get("errored")),
+        tokens,
         sum(1 for t in used if (t.usage or {}).get("tokens", {}).get("cache_write_tokens") is not None),
-        None if unpriced or not used else sum(t.cost_usd or 0.0 for t in used), len(unpriced),
-        sorted({m for t in unpriced for m in t.unpriced}), sum(reported) if reported else None, len(reported))
+        None if unpriced or not used else sum(t.cost_usd or 0.0 for t in used),
+        len(unpriced),
+        sorted({m for t in unpriced for m in t.unpriced}),
+        sum(reported) if reported else None,
+        len(reported),
+    )

@@ -117,8 +117,9 @@ class DaskExecutor:
                 workers = self.client.scheduler_info().get("workers", {})
                 no_worker_since = None if workers else (no_worker_since or now)
                 if no_worker_since is not None and now - no_worker_since > self.no_worker_grace:
-                    gone = RuntimeError(f"no Dask worker for {self.no_worker_grace:g} s (a worker died and none "
-                                        "replaced it)")
+                    gone = RuntimeError(
+                        f"no Dask worker for {self.no_worker_grace:g} s (a worker died and none replaced it)"
+                    )
                     self.client.cancel(list(pending.values()))
                     for key in list(pending):
                         yield lost_result(job_of[key], gone)
@@ -130,8 +131,9 @@ class DaskExecutor:
             if pending:  # interrupted (Ctrl-C, consumer stopped): cancel what has not run yet
                 self.client.cancel(list(pending.values()))
 
-    def _late(self, pending: dict[Any, Any], job_of: dict[Any, Any], started: dict[Any, float],
-              now: float) -> Iterator[Result]:
+    def _late(
+        self, pending: dict[Any, Any], job_of: dict[Any, Any], started: dict[Any, float], now: float
+    ) -> Iterator[Result]:
         """Cancel and report the jobs that have been processing longer than the deadline; restart their workers
         (when they have a nanny)."""
         try:
@@ -153,8 +155,10 @@ class DaskExecutor:
             pass
         for key in late:
             del pending[key]
-            yield lost_result(job_of[key], TaskDeadline(f"the task ran past its {self.timeout:g} s deadline "
-                                                        "(--task-timeout)"))
+            yield lost_result(
+                job_of[key],
+                TaskDeadline(f"the task ran past its {self.timeout:g} s deadline (--task-timeout)"),
+            )
 
     def close(self) -> None:
         """Close the client (and its local cluster) if this executor created it."""

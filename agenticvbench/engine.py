@@ -77,8 +77,11 @@ def _judge_identity(judge: Any) -> Any:
 
     prov = getattr(judge, "provenance", None)
     ident = judge_provenance(None) if judge is None else prov() if callable(prov) else repr(judge)
-    return {"settings": ident, "prompt": [PROMPT_TEMPLATE_VERSION, prompt_hash()],
-            "ocr_engine": os.environ.get("AVB_OCR_ENGINE", "")}
+    return {
+        "settings": ident,
+        "prompt": [PROMPT_TEMPLATE_VERSION, prompt_hash()],
+        "ocr_engine": os.environ.get("AVB_OCR_ENGINE", ""),
+    }
 
 
 def fingerprint(job: Job, verifier_version: str, input_hashes: dict[str, str]) -> str:
@@ -90,9 +93,14 @@ def fingerprint(job: Job, verifier_version: str, input_hashes: dict[str, str]) -
     """
     profile = getattr(job.task, "profile", None)
     payload = {
-        "family": job.task.family, "verifier_version": verifier_version, "rubric": job.task.rubric_json,
-        "profile": hashlib.sha256(json.dumps(profile, sort_keys=True).encode()).hexdigest() if profile else None,
-        "dataset": job.dataset.get("resolved_revision"), "inputs": input_hashes,
+        "family": job.task.family,
+        "verifier_version": verifier_version,
+        "rubric": job.task.rubric_json,
+        "profile": hashlib.sha256(json.dumps(profile, sort_keys=True).encode()).hexdigest()
+        if profile
+        else None,
+        "dataset": job.dataset.get("resolved_revision"),
+        "inputs": input_hashes,
         "judge": _judge_identity(job.ctx.judge) if job.task.family == "recap" else None,
         "toolchain": toolchain_identity(),
     }
@@ -109,8 +117,13 @@ def _reusable(old: Result | None, fp: str, job: Job) -> bool:
 
 
 def _base_result(job: Job, status: str, **kw: Any) -> Result:
-    return Result(task_id=job.task.task_id, family=job.task.family, status=status,  # type: ignore[arg-type]
-                  run=job.run_info, **kw)
+    return Result(
+        task_id=job.task.task_id,
+        family=job.task.family,
+        status=status,  # type: ignore[arg-type]
+        run=job.run_info,
+        **kw,
+    )
 
 
 def _split_inputs(job: Job, files: list[Path]) -> tuple[list[Path], list[Path]]:
@@ -125,16 +138,24 @@ def _score(job: Job, key: ResultKey | None) -> Result:
     if job.submission.folder is None and job.excluded:
         return _excluded(job, key, prov)
     if job.submission.folder is None:
-        return _base_result(job, "missing", reason=f"no output folder for task {job.task.task_id} in the run",
-                            provenance=prov)
+        return _base_result(
+            job, "missing", reason=f"no output folder for task {job.task.task_id} in the run", provenance=prov
+        )
     t0 = time.perf_counter()
     try:
         submitted, reference = _split_inputs(job, verifier.input_files(job.task, job.submission))
         root = job.submission.task_root
         assert root is not None or not submitted
-        with pin_inputs(submitted, root or Path("."), lambda name: cap_for(name, job.submission.media_cap)) as pins:
-            by_path = {**{p: pin.sha256 for p, pin in pins.items()}, **{p: reference_sha256(p) for p in reference}}
-            return _score_pinned(job, verifier, prov, by_path, list(pins.values()), time.perf_counter() - t0, key)
+        with pin_inputs(
+            submitted, root or Path("."), lambda name: cap_for(name, job.submission.media_cap)
+        ) as pins:
+            by_path = {
+                **{p: pin.sha256 for p, pin in pins.items()},
+                **{p: reference_sha256(p) for p in reference},
+            }
+            return _score_pinned(
+                job, verifier, prov, by_path, list(pins.values()), time.perf_counter() - t0, key
+            )
     except InputRejected as exc:
         return _base_result(job, "malformed", reason=str(exc), provenance=prov)
     except PinError as exc:  # escaped, grew past its cap, or swapped for a FIFO since it was checked
@@ -146,15 +167,24 @@ def _excluded(job: Job, key: ResultKey | None, prov: dict[str, Any]) -> Result:
     reason and a valid signature is reused, like any finished result."""
     if not job.force:
         old, _ = read_result_checked(result_path(job.out_dir, job.task.task_id), key)
-        if old is not None and old.status == "excluded" and old.reason == job.excluded \
-                and old.signature_status == "valid":
+        if (
+            old is not None
+            and old.status == "excluded"
+            and old.reason == job.excluded
+            and old.signature_status == "valid"
+        ):
             if old.run != job.run_info:
                 old.run = job.run_info
                 write_result(job.out_dir, old, key)
             old.resumed = True
             return old
-    return _base_result(job, "excluded", reason=job.excluded, provenance=prov,
-                        warnings=[job.trial_failure] if job.trial_failure else [])
+    return _base_result(
+        job,
+        "excluded",
+        reason=job.excluded,
+        provenance=prov,
+        warnings=[job.trial_failure] if job.trial_failure else [],
+    )
 
 
 def _drifted(job: Job, pins: list[Pin], prov: dict[str, Any], hashes: dict[str, str]) -> Result | None:
@@ -165,8 +195,15 @@ def _drifted(job: Job, pins: list[Pin], prov: dict[str, Any], hashes: dict[str, 
     return _base_result(job, "error", reason="; ".join(changed), provenance={**prov, "input_hashes": hashes})
 
 
-def _score_pinned(job: Job, verifier: Any, prov: dict[str, Any], by_path: dict[Path, str], pins: list[Pin],
-                  t_hash: float, key: ResultKey | None) -> Result:
+def _score_pinned(
+    job: Job,
+    verifier: Any,
+    prov: dict[str, Any],
+    by_path: dict[Path, str],
+    pins: list[Pin],
+    t_hash: float,
+    key: ResultKey | None,
+) -> Result:
     hashes = {p.name: h for p, h in by_path.items()}
     fp = fingerprint(job, verifier.version, hashes)
     notes: list[str] = []
@@ -178,8 +215,10 @@ def _score_pinned(job: Job, verifier: Any, prov: dict[str, Any], by_path: dict[P
         if _reusable(old, fp, job):
             assert old is not None
             if old.signature_status != "valid":  # only results this scorer wrote are reused
-                notes.append(f"the previous result {path} {SIGNATURE_STATUSES[old.signature_status]}; rescored, "
-                             "not reused")
+                notes.append(
+                    f"the previous result {path} {SIGNATURE_STATUSES[old.signature_status]}; rescored, "
+                    "not reused"
+                )
             else:
                 if old.run != job.run_info:  # run.json edited or the run moved: keep it, refresh its identity
                     old.run = job.run_info
@@ -192,8 +231,13 @@ def _score_pinned(job: Job, verifier: Any, prov: dict[str, Any], by_path: dict[P
         outcome = verifier.verify(job.task, job.submission, job.ctx)
     except InputRejected as exc:
         return _drifted(job, pins, prov, hashes) or _base_result(
-            job, "malformed", reason=str(exc), provenance={**prov, "input_hashes": hashes}, warnings=notes,
-            fingerprint=fp)
+            job,
+            "malformed",
+            reason=str(exc),
+            provenance={**prov, "input_hashes": hashes},
+            warnings=notes,
+            fingerprint=fp,
+        )
     except ToolError as exc:
         return _base_result(job, "error", reason=f"a scoring tool failed: {exc}", provenance=prov)
     if (drift := _drifted(job, pins, prov, hashes)) is not None:
@@ -217,16 +261,33 @@ def _score_pinned(job: Job, verifier: Any, prov: dict[str, Any], by_path: dict[P
     scored = status == "scored"
     timings = {**outcome.timings, "hash_s": round(t_hash, 4)}
     return _base_result(
-        job, status,
+        job,
+        status,
         final_score=float(outcome.final_score) if scored else 0.0,
-        adjusted_final_score=(None if outcome.adjusted_final_score is None
-                              else float(outcome.adjusted_final_score) if scored else 0.0),
+        adjusted_final_score=(
+            None
+            if outcome.adjusted_final_score is None
+            else float(outcome.adjusted_final_score)
+            if scored
+            else 0.0
+        ),
         headline_score=float(scores[1]) if scored else 0.0,  # type: ignore[arg-type]  # checked finite above
-        reason=outcome.reason + (misplaced_hint(job.submission.task_root, job.task.task_id, job.task.family)
-                                 if status == "missing" else ""),
+        reason=outcome.reason
+        + (
+            misplaced_hint(job.submission.task_root, job.task.task_id, job.task.family)
+            if status == "missing"
+            else ""
+        ),
         warnings=[*notes, *screening.warnings, *outcome.warnings],
-        components=outcome.components, extra=outcome.extra, detail=outcome.detail, official=outcome.official,
-        timings=timings, provenance=prov, fingerprint=fp, integrity=list(screening.flags))
+        components=outcome.components,
+        extra=outcome.extra,
+        detail=outcome.detail,
+        official=outcome.official,
+        timings=timings,
+        provenance=prov,
+        fingerprint=fp,
+        integrity=list(screening.flags),
+    )
 
 
 def score_job(job: Job) -> Result:
@@ -238,30 +299,42 @@ def score_job(job: Job) -> Result:
         result = _score(job, key)
         if result.resumed:
             return result
-        if job.trial_failure and result.status not in ("scored", "excluded"):  # "final.mp4 not found" hides why
+        if job.trial_failure and result.status not in (
+            "scored",
+            "excluded",
+        ):  # "final.mp4 not found" hides why
             result.reason = f"{job.trial_failure}; {result.reason}" if result.reason else job.trial_failure
         elif job.trial_failure and result.status == "scored":
             result.warnings.append(job.trial_failure)
     except DatasetError as exc:  # a dataset file the task needs is missing: not a crash of the verifier
         result = _base_result(job, "error", reason=f"dataset: {exc}")
     except Exception as exc:  # the whole point: one task's crash never stops the run
-        result = _base_result(job, "error", reason=f"verifier crashed: {type(exc).__name__}: {exc}",
-                              detail={"traceback": traceback.format_exc(limit=20)})
+        result = _base_result(
+            job,
+            "error",
+            reason=f"verifier crashed: {type(exc).__name__}: {exc}",
+            detail={"traceback": traceback.format_exc(limit=20)},
+        )
     result.timings["total_s"] = round(time.perf_counter() - t0, 4)
     if key_problem:
         result.warnings.append(f"{UNSIGNED_NOTE}: {key_problem}; the next `avb verify` rescores it")
     try:
         write_result(job.out_dir, result, key)
     except (ValueError, TypeError) as exc:  # e.g. a NaN in the detail: keep the run going, say what happened
-        result = _base_result(job, "error", reason=f"result could not be saved as JSON: {exc}",
-                              timings=result.timings)
+        result = _base_result(
+            job, "error", reason=f"result could not be saved as JSON: {exc}", timings=result.timings
+        )
         try:
             write_result(job.out_dir, result, key)
         except OSError as os_exc:
             result.reason += f"; and writing the error failed: {os_exc}"
     except OSError as exc:  # disk full, permissions: the result exists in memory, the file does not
-        result = _base_result(job, "error", reason=f"result could not be written to {job.out_dir}: {exc}",
-                              timings=result.timings)
+        result = _base_result(
+            job,
+            "error",
+            reason=f"result could not be written to {job.out_dir}: {exc}",
+            timings=result.timings,
+        )
     return result
 
 
@@ -272,8 +345,10 @@ def _result_key(key_file: str | os.PathLike[str] | None, runs: list[RunDir]) -> 
     assert key is not None  # load_key(create=True) returns a key or raises
     for run in runs:
         if inside(key.path, run.path):
-            raise ConfigError(f"result key {key.path} is inside the run folder {run.path}, where the agent could "
-                              "have read or replaced it; keep it outside every run folder (--key-file)")
+            raise ConfigError(
+                f"result key {key.path} is inside the run folder {run.path}, where the agent could "
+                "have read or replaced it; keep it outside every run folder (--key-file)"
+            )
     return key, notes
 
 
@@ -284,13 +359,20 @@ def _reference_index(tasks: list[Task]) -> tuple[tuple[DatasetReference, ...], l
     universe = tasks
     if isinstance(src, DatasetSource):
         try:
-            universe = load_tasks(dataset=src.dataset, revision=src.revision if src.kind == "hub" else None,
-                                  cache_dir=src.cache_dir)
+            universe = load_tasks(
+                dataset=src.dataset,
+                revision=src.revision if src.kind == "hub" else None,
+                cache_dir=src.cache_dir,
+            )
         except AVBError:  # the selected tasks loaded; compare with their references at least
             universe = tasks
     refs, absent = dataset_references(universe)
-    note = (f"{absent} verifier-only reference(s) of the dataset are not on this machine (not downloaded yet); "
-            "submissions were not compared with them" if absent else "")
+    note = (
+        f"{absent} verifier-only reference(s) of the dataset are not on this machine (not downloaded yet); "
+        "submissions were not compared with them"
+        if absent
+        else ""
+    )
     return refs, [note] if note else []
 
 
@@ -304,14 +386,27 @@ def _signature_notes(results: list[Result]) -> list[str]:
     return notes
 
 
-def verify_run(run_dirs: str | Path | RunPlan | Sequence[str | Path | RunPlan], *,
-               dataset: str | os.PathLike[str] = DEFAULT_DATASET,
-               revision: str | None = None, cache_dir: str | Path | None = None, family: str | None = None,
-               task_ids: list[int] | None = None, out: str | Path | None = None, jobs: int | None = None,
-               force: bool = False, executor: str | Executor = "process", scheduler: str | None = None,
-               judge: Any = None, progress: bool = False, tasks: list[Task] | None = None,
-               max_media_bytes: int | None = None, run_meta: dict[str, Any] | None = None,
-               key_file: str | os.PathLike[str] | None = None, task_timeout: float | None = None) -> RunSummary:
+def verify_run(
+    run_dirs: str | Path | RunPlan | Sequence[str | Path | RunPlan],
+    *,
+    dataset: str | os.PathLike[str] = DEFAULT_DATASET,
+    revision: str | None = None,
+    cache_dir: str | Path | None = None,
+    family: str | None = None,
+    task_ids: list[int] | None = None,
+    out: str | Path | None = None,
+    jobs: int | None = None,
+    force: bool = False,
+    executor: str | Executor = "process",
+    scheduler: str | None = None,
+    judge: Any = None,
+    progress: bool = False,
+    tasks: list[Task] | None = None,
+    max_media_bytes: int | None = None,
+    run_meta: dict[str, Any] | None = None,
+    key_file: str | os.PathLike[str] | None = None,
+    task_timeout: float | None = None,
+) -> RunSummary:
     """Score every task of the dataset (or the selected family/ids) for each run directory.
 
     Results go to `RUN/avb-results/<task_id>.json` (or `out`), written atomically; finished tasks whose inputs,
@@ -330,8 +425,11 @@ def verify_run(run_dirs: str | Path | RunPlan | Sequence[str | Path | RunPlan], 
     if isinstance(run_dirs, (str, Path, RunPlan)):
         run_dirs = [run_dirs]
     given = [d for d in run_dirs if isinstance(d, RunPlan)]
-    plans, refused = plan_runs([d for d in run_dirs if not isinstance(d, RunPlan)], out) \
-        if len(given) < len(run_dirs) else ([], [])
+    plans, refused = (
+        plan_runs([d for d in run_dirs if not isinstance(d, RunPlan)], out)
+        if len(given) < len(run_dirs)
+        else ([], [])
+    )
     plans = given + plans
     if not plans and refused:  # nothing can be scored: the run-directory error is the command's error
         raise refused[0]
@@ -353,9 +451,21 @@ def verify_run(run_dirs: str | Path | RunPlan | Sequence[str | Path | RunPlan], 
         key_notes += problems
         for task in tasks:
             ds = task.source.provenance() if task.source else {"dataset": str(dataset)}
-            work.append(Job(task, plan.run.submission(task.task_id, media_cap), plan.results_dir, run_info, ctx, ds,
-                            force, key.ref(), refs, failures.get(task.task_id, ""),
-                            excluded.get(task.task_id, "")))
+            work.append(
+                Job(
+                    task,
+                    plan.run.submission(task.task_id, media_cap),
+                    plan.results_dir,
+                    run_info,
+                    ctx,
+                    ds,
+                    force,
+                    key.ref(),
+                    refs,
+                    failures.get(task.task_id, ""),
+                    excluded.get(task.task_id, ""),
+                )
+            )
     ex = make_executor(executor, jobs, scheduler, task_timeout) if isinstance(executor, str) else executor
     results: list[Result] = []
     bar = None
@@ -374,11 +484,15 @@ def verify_run(run_dirs: str | Path | RunPlan | Sequence[str | Path | RunPlan], 
             bar.close()
         ex.close()
     notes = [n for r in runs for n in r.notes] + key_notes + leak_notes + _signature_notes(results)
-    notes += [f"{r.run.get('path', '')}: task {r.task_id}: INTEGRITY {', '.join(r.integrity)} (official score "
-              "kept; see the result's warnings)" for r in results if r.integrity]
-    notes += duplicate_identities((j.run_info["harness"], j.run_info["model"], j.run_info["rep"], j.run_info["path"])
-                                  for j in work)
+    notes += [
+        f"{r.run.get('path', '')}: task {r.task_id}: INTEGRITY {', '.join(r.integrity)} (official score "
+        "kept; see the result's warnings)"
+        for r in results
+        if r.integrity
+    ]
+    notes += duplicate_identities(
+        (j.run_info["harness"], j.run_info["model"], j.run_info["rep"], j.run_info["path"]) for j in work
+    )
     summary = summarize(results, tasks, runs=[str(r.path) for r in runs], notes=notes)
     summary.refused = [str(exc) for exc in refused]
     return summary
-

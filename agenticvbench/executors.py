@@ -108,7 +108,9 @@ def worker_init(parent_pid: int) -> None:
             pass
     if os.getppid() != parent_pid:  # the parent died before the death signal was armed
         os._exit(1)
-    threading.Thread(target=_watch_parent, args=(parent_pid,), name="avb-parent-watchdog", daemon=True).start()
+    threading.Thread(
+        target=_watch_parent, args=(parent_pid,), name="avb-parent-watchdog", daemon=True
+    ).start()
 
 
 class ProcessExecutor:
@@ -202,8 +204,9 @@ def default_jobs() -> int:
         return os.cpu_count() or 1
 
 
-def make_executor(name: str = "process", jobs: int | None = None, scheduler: str | None = None,
-                  timeout: float | None = None) -> Executor:
+def make_executor(
+    name: str = "process", jobs: int | None = None, scheduler: str | None = None, timeout: float | None = None
+) -> Executor:
     """Build an executor by name: `process` (serial when jobs == 1) or `dask` (needs a scheduler address);
     `timeout` is the per-task deadline of the local executors (`task_deadline`)."""
     if name == "dask":

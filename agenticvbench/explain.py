@@ -70,15 +70,21 @@ class Explanation:
             return f"{head}: {self.reason or 'no reason given'}"
         what = self.lost if self.family != "sequencing" else self.lost[1:] or self.lost[:1]
         ids = sorted({w.split(":", 1)[0] for w in self.warnings if w[:2] in ("D-", "d-")})
-        tail = clip_words("; ".join(what), 200, f" … (more: avb explain RUN {self.task_id})") or "nothing lost"
-        extra = (f" [warnings {', '.join(ids)}]" if ids else "") + \
-            (f" [integrity {', '.join(self.integrity)}]" if self.integrity else "")
+        tail = (
+            clip_words("; ".join(what), 200, f" … (more: avb explain RUN {self.task_id})") or "nothing lost"
+        )
+        extra = (f" [warnings {', '.join(ids)}]" if ids else "") + (
+            f" [integrity {', '.join(self.integrity)}]" if self.integrity else ""
+        )
         return f"{head}: {tail}{extra}"
 
     def to_text(self) -> str:
         """Human-readable, one block."""
-        lines = [f"run {self.run}, task {self.task_id} ({self.family}): {self.status}, "
-                 f"{self.headline_field} {self.headline:.4f}", f"  how: {self.computation}"]
+        lines = [
+            f"run {self.run}, task {self.task_id} ({self.family}): {self.status}, "
+            f"{self.headline_field} {self.headline:.4f}",
+            f"  how: {self.computation}",
+        ]
         if self.reason:
             lines.append(f"  reason: {self.reason}")
         if self.integrity:
@@ -90,12 +96,16 @@ class Explanation:
             lines += [f"    - {x}" for x in body]
         if self.items:
             lines.append("  items:")
-            lines += [f"    {it['outcome']:<9} {it['item_id']:<24} w {it['weight']:>5g}  {it['reason']}"
-                      for it in self.items]
+            lines += [
+                f"    {it['outcome']:<9} {it['item_id']:<24} w {it['weight']:>5g}  {it['reason']}"
+                for it in self.items
+            ]
         if self.judge.get("calls") or self.judge.get("prompt_tokens"):
             j = self.judge
-            lines.append(f"  judge: {j['calls']} call(s), {j['prompt_tokens']} prompt + {j['completion_tokens']} "
-                         f"completion tokens" + (f", ${j['cost_usd']:.4f}" if j.get("cost_usd") is not None else ""))
+            lines.append(
+                f"  judge: {j['calls']} call(s), {j['prompt_tokens']} prompt + {j['completion_tokens']} "
+                f"completion tokens" + (f", ${j['cost_usd']:.4f}" if j.get("cost_usd") is not None else "")
+            )
         lines.append("  warnings:" if self.warnings else "  warnings: none")
         lines += [f"    - {w}" for w in self.warnings]
         return "\n".join(lines)
@@ -117,18 +127,41 @@ def explain_result(result: Result) -> Explanation:
     fam = _family(result)  # a result that is not scored keeps the family's item table and judge usage only
     if result.status != "scored":
         why = _not_scored(result)
-        fam = FamilyExplanation(computation=f"{result.status}: {why} ({result.reason or 'no reason given'})",
-                                lost=[f"{result.status}: {why}"], items=fam.items, judge=fam.judge)
+        fam = FamilyExplanation(
+            computation=f"{result.status}: {why} ({result.reason or 'no reason given'})",
+            lost=[f"{result.status}: {why}"],
+            items=fam.items,
+            judge=fam.judge,
+        )
     return Explanation(
-        run=run_ref(result).short, task_id=int(result.task_id), family=result.family, status=result.status,
-        headline=float(result.headline_score), headline_field=headline_name(result.family),
-        computation=fam.computation, reason=result.reason, lost=fam.lost, sections=fam.sections, items=fam.items,
-        warnings=list(result.warnings), integrity=integrity_of(result), judge=fam.judge)
+        run=run_ref(result).short,
+        task_id=int(result.task_id),
+        family=result.family,
+        status=result.status,
+        headline=float(result.headline_score),
+        headline_field=headline_name(result.family),
+        computation=fam.computation,
+        reason=result.reason,
+        lost=fam.lost,
+        sections=fam.sections,
+        items=fam.items,
+        warnings=list(result.warnings),
+        integrity=integrity_of(result),
+        judge=fam.judge,
+    )
 
 
 def explain_table(results: list[Result]) -> list[dict[str, Any]]:
     """One row per result: run, task, status, headline and the lost-points lines joined (for a DataFrame)."""
     from agenticvbench.aggregate import run_ref
 
-    return [{"task_id": r.task_id, "run": run_ref(r).short, "status": r.status, "headline": r.headline_score,
-             "why": "; ".join(lost_points(r))} for r in results]
+    return [
+        {
+            "task_id": r.task_id,
+            "run": run_ref(r).short,
+            "status": r.status,
+            "headline": r.headline_score,
+            "why": "; ".join(lost_points(r)),
+        }
+        for r in results
+    ]

@@ -35,7 +35,9 @@ def atomic_write_text(path: str | Path, text: str) -> None:
     fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
     try:
         os.fchmod(fd, _FILE_MODE)
-        with os.fdopen(fd, "w", encoding="utf-8", errors="backslashreplace") as fh:  # a lone surrogate: \ud800
+        with os.fdopen(
+            fd, "w", encoding="utf-8", errors="backslashreplace"
+        ) as fh:  # a lone surrogate: \ud800
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())
@@ -78,9 +80,15 @@ def escape_reason(path: str | Path, folder: str | Path, what: str = "the folder"
 
 def file_kind(mode: int) -> str:
     """What a `st_mode` describes, in words: 'regular file', 'directory', 'FIFO', 'character device', ..."""
-    for test, name in ((stat.S_ISREG, "regular file"), (stat.S_ISDIR, "directory"), (stat.S_ISFIFO, "FIFO"),
-                       (stat.S_ISCHR, "character device"), (stat.S_ISBLK, "block device"),
-                       (stat.S_ISSOCK, "socket"), (stat.S_ISLNK, "symlink")):
+    for test, name in (
+        (stat.S_ISREG, "regular file"),
+        (stat.S_ISDIR, "directory"),
+        (stat.S_ISFIFO, "FIFO"),
+        (stat.S_ISCHR, "character device"),
+        (stat.S_ISBLK, "block device"),
+        (stat.S_ISSOCK, "socket"),
+        (stat.S_ISLNK, "symlink"),
+    ):
         if test(mode):
             return name
     return "special file"

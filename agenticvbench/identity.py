@@ -48,7 +48,9 @@ def _rep(value: Any) -> int | str | None:
     """A rep as stored: an int (not a bool), a string, or None (anything else from a crafted file)."""
     if isinstance(value, bool):
         return None
-    if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:  # JSON Schema counts 1.0 as integer
+    if (
+        isinstance(value, float) and value.is_integer() and abs(value) < 1e15
+    ):  # JSON Schema counts 1.0 as integer
         return int(value)
     return value if isinstance(value, (int, str)) else None
 
@@ -68,12 +70,16 @@ class RunIdentity:
     recorded_path: str | None = None
 
     @classmethod
-    def resolve(cls, path: str | Path, declared: Any = None, overrides: Mapping[str, Any] | None = None
-                ) -> RunIdentity:
+    def resolve(
+        cls, path: str | Path, declared: Any = None, overrides: Mapping[str, Any] | None = None
+    ) -> RunIdentity:
         """The identity of the run at `path`: `overrides` (options) > `declared` (run.json: a `RunMeta` or a
         mapping; wrong types count as absent) > the folder name as the model, harness "unknown", rep None."""
-        meta: Mapping[str, Any] = declared if isinstance(declared, Mapping) else (
-            {k: getattr(declared, k, None) for k in IDENTITY_KEYS} if declared is not None else {})
+        meta: Mapping[str, Any] = (
+            declared
+            if isinstance(declared, Mapping)
+            else ({k: getattr(declared, k, None) for k in IDENTITY_KEYS} if declared is not None else {})
+        )
         overrides = overrides or {}
         values: dict[str, Any] = {}
         sources: list[tuple[str, str]] = []
@@ -90,8 +96,13 @@ class RunIdentity:
                 sources.append((key, "folder name"))
             else:
                 sources.append((key, "default"))
-        return cls(str(path), harness=values.get("harness", UNKNOWN), model=values.get("model", UNKNOWN),
-                   rep=values.get("rep"), source=tuple(sources))
+        return cls(
+            str(path),
+            harness=values.get("harness", UNKNOWN),
+            model=values.get("model", UNKNOWN),
+            rep=values.get("rep"),
+            source=tuple(sources),
+        )
 
     @classmethod
     def from_dict(cls, data: Any) -> RunIdentity:
@@ -105,16 +116,30 @@ class RunIdentity:
             return value if isinstance(value, str) and value else default
 
         raw = data.get("identity_source")
-        source = tuple((k, v) for k, v in raw.items() if isinstance(k, str) and isinstance(v, str)) \
-            if isinstance(raw, Mapping) else ()
+        source = (
+            tuple((k, v) for k, v in raw.items() if isinstance(k, str) and isinstance(v, str))
+            if isinstance(raw, Mapping)
+            else ()
+        )
         recorded = data.get("recorded_path") if "recorded_path" in data else None
-        return cls(text("path", ""), text("harness", UNKNOWN), text("model", UNKNOWN), _rep(data.get("rep")),
-                   source, recorded if isinstance(recorded, str) else None)
+        return cls(
+            text("path", ""),
+            text("harness", UNKNOWN),
+            text("model", UNKNOWN),
+            _rep(data.get("rep")),
+            source,
+            recorded if isinstance(recorded, str) else None,
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """The `Result.run` block: path, harness, model, rep, then `identity_source` and `recorded_path` when
         known (key order and values as result files have always held them)."""
-        out: dict[str, Any] = {"path": self.path, "harness": self.harness, "model": self.model, "rep": self.rep}
+        out: dict[str, Any] = {
+            "path": self.path,
+            "harness": self.harness,
+            "model": self.model,
+            "rep": self.rep,
+        }
         if self.source:
             out["identity_source"] = dict(self.source)
         if self.recorded_path is not None:
@@ -136,8 +161,9 @@ class RunIdentity:
         before the fallback existed, or a run.json saying "unknown"); unchanged when the path names no folder."""
         if self.model != UNKNOWN or not self.path or (name := folder_model(self.path)) is None:
             return self
-        return replace(self, model=name, source=(*(p for p in self.source if p[0] != "model"),
-                                                 ("model", "folder name")))
+        return replace(
+            self, model=name, source=(*(p for p in self.source if p[0] != "model"), ("model", "folder name"))
+        )
 
 
 def duplicate_identities(runs: Iterable[tuple[str, str, Any, str]]) -> list[str]:
@@ -147,6 +173,9 @@ def duplicate_identities(runs: Iterable[tuple[str, str, Any, str]]) -> list[str]
         key = (str(harness), str(model), "" if rep is None else str(rep))
         if path not in seen.setdefault(key, []):
             seen[key].append(path)
-    return [f"{len(paths)} different run folders claim harness {k[0]!r}, model {k[1]!r}, rep {k[2] or '-'!r}: "
-            f"{', '.join(paths)}; they are kept as separate runs (set --rep or run.json to tell them apart)"
-            for k, paths in seen.items() if len(paths) > 1]
+    return [
+        f"{len(paths)} different run folders claim harness {k[0]!r}, model {k[1]!r}, rep {k[2] or '-'!r}: "
+        f"{', '.join(paths)}; they are kept as separate runs (set --rep or run.json to tell them apart)"
+        for k, paths in seen.items()
+        if len(paths) > 1
+    ]

@@ -49,8 +49,12 @@ from agenticvbench.tasks import SequencingTask, Task
 
 MEDIA_SUFFIXES: frozenset[str] = frozenset({".mp4", ".mov", ".m4v", ".mkv", ".webm", ".avi", ".wav", ".m4a"})
 #: Longest plausible output per family, in seconds (benchmark outputs run seconds to minutes).
-MAX_DURATION_S: dict[str, float] = {"recap": 4 * 3600.0, "sequencing": 3600.0, "assembly": 3600.0,
-                                    "repair": 3600.0}
+MAX_DURATION_S: dict[str, float] = {
+    "recap": 4 * 3600.0,
+    "sequencing": 3600.0,
+    "assembly": 3600.0,
+    "repair": 3600.0,
+}
 MAX_FRAME_SIDE = 8192  # pixels; 8K UHD is 7680 wide
 MAX_FRAME_PIXELS = 4096 * 4096  # covers 4K UHD and DCI 4K; 8192x8192 10-bit 4:4:4 peaks at 2.4 GB when scored
 MAX_PACKETS_PER_S = 400  # 240 fps video plus several audio streams stay far below
@@ -60,7 +64,7 @@ FLAGS: dict[str, str] = {
     "rotation": "carries a display rotation matrix; players rotate it but frame comparisons do not",
     "identical_to_input": "is byte-identical to the task's own input given to the agent",
     "degenerate_video": "holds far fewer video frames than its audio or the source last (one frame, a still); the "
-                        "official edit rubric scores the frames present and skips chunks without any",
+    "official edit rubric scores the frames present and skips chunks without any",
     "near_copy_of_input": "is nearly the input film (the same pictures and audio over most of its length)",
     "given_order": "lists the clips in the order they were given, not a story order",
     "verifier_reference": "is byte-identical to a verifier-only reference of another task, which agents never see",
@@ -83,8 +87,9 @@ class Screening:
         appended to the flag's sentence."""
         if code not in self.flags:
             self.flags.append(code)
-        self.warnings.append(f"INTEGRITY {code}: {path.name} {FLAGS[code]}{detail}; official score kept, review "
-                             "this output")
+        self.warnings.append(
+            f"INTEGRITY {code}: {path.name} {FLAGS[code]}{detail}; official score kept, review this output"
+        )
 
 
 @lru_cache(maxsize=256)
@@ -129,13 +134,17 @@ def _check_header(path: Path, family: str) -> tuple[bool, bool]:
     durations = [d for d in [info.duration, *(s.duration for s in info.streams)] if d is not None]
     longest = max(durations, default=0.0)
     if longest > limit:
-        raise InputRejected(f"{path}: the header declares {longest:.0f} s, absurd for a {family} output "
-                            f"(limit {limit:.0f} s); not decoded")
+        raise InputRejected(
+            f"{path}: the header declares {longest:.0f} s, absurd for a {family} output "
+            f"(limit {limit:.0f} s); not decoded"
+        )
     for s in info.streams:
         w, h = s.width or 0, s.height or 0
         if s.codec_type == "video" and (max(w, h) > MAX_FRAME_SIDE or w * h > MAX_FRAME_PIXELS):
-            raise InputRejected(f"{path}: the header declares a {w}x{h} frame, over the limit of {MAX_FRAME_SIDE} "
-                                f"px on a side and {MAX_FRAME_PIXELS} pixels; not decoded")
+            raise InputRejected(
+                f"{path}: the header declares a {w}x{h} frame, over the limit of {MAX_FRAME_SIDE} "
+                f"px on a side and {MAX_FRAME_PIXELS} pixels; not decoded"
+            )
     _check_span(path, family, info.duration)
     return info.video is not None, info.audio is not None
 
@@ -173,18 +182,24 @@ def _check_span(path: Path, family: str, declared: float | None) -> None:
     cap = int(limit * MAX_PACKETS_PER_S)
     n, span = _packet_span(path, cap)
     if n > cap:
-        raise InputRejected(f"{path}: holds more than {cap} packets ({MAX_PACKETS_PER_S} per second of the "
-                            f"{limit:.0f} s limit for a {family} output); not decoded")
+        raise InputRejected(
+            f"{path}: holds more than {cap} packets ({MAX_PACKETS_PER_S} per second of the "
+            f"{limit:.0f} s limit for a {family} output); not decoded"
+        )
     if span is None:
         return
     if span > limit:
-        raise InputRejected(f"{path}: its packets span {span:.0f} s, over the {limit:.0f} s limit for a {family} "
-                            "output; not decoded")
+        raise InputRejected(
+            f"{path}: its packets span {span:.0f} s, over the {limit:.0f} s limit for a {family} "
+            "output; not decoded"
+        )
     if declared is not None and declared > 0:
         allowed = max(SPAN_TOLERANCE[0], SPAN_TOLERANCE[1] * max(span, declared))
         if abs(span - declared) > allowed:
-            raise InputRejected(f"{path}: the header declares {declared:.2f} s but its packets span {span:.2f} s; "
-                                "a header that lies about the duration is not scored")
+            raise InputRejected(
+                f"{path}: the header declares {declared:.2f} s but its packets span {span:.2f} s; "
+                "a header that lies about the duration is not scored"
+            )
 
 
 def _rotation(path: Path) -> float:
@@ -202,16 +217,18 @@ def _rotation(path: Path) -> float:
     return 0.0
 
 
-def _flag_leaks(screening: Screening, task: Task, submitted: dict[Path, str],
-                refs: Iterable[DatasetReference]) -> None:
+def _flag_leaks(
+    screening: Screening, task: Task, submitted: dict[Path, str], refs: Iterable[DatasetReference]
+) -> None:
     """Flag `verifier_reference` for each submitted file identical to another task's verifier-only reference."""
     for p, ref in leaked_references(task.task_id, submitted, refs, reference_sha256):
         ids = ", ".join(str(i) for i in ref.task_ids)
         screening.flag("verifier_reference", p, f" ({ref.name} of task {ids})")
 
 
-def screen_inputs(task: Task, submission: Submission, hashes: dict[Path, str],
-                  dataset_refs: Iterable[DatasetReference] = ()) -> Screening:
+def screen_inputs(
+    task: Task, submission: Submission, hashes: dict[Path, str], dataset_refs: Iterable[DatasetReference] = ()
+) -> Screening:
     """Screen the submitted media among `hashes` (input path -> SHA-256); raises `InputRejected` (malformed).
     `dataset_refs` lists the dataset's verifier-only references (`leaks.dataset_references`)."""
     screening = Screening()
@@ -226,8 +243,10 @@ def screen_inputs(task: Task, submission: Submission, hashes: dict[Path, str],
         refs = task.verifier_references()
         for p in media:
             if (ref := _same_bytes(p, hashes[p], refs)) is not None:
-                raise InputRejected(f"{p}: identical to the verifier-only reference {ref.name} of task "
-                                    f"{task.task_id} (same SHA-256); a submission may not contain it")
+                raise InputRejected(
+                    f"{p}: identical to the verifier-only reference {ref.name} of task "
+                    f"{task.task_id} (same SHA-256); a submission may not contain it"
+                )
     for p in media:
         has_video, has_audio = _check_header(p, task.family)
         if has_audio and not has_video:

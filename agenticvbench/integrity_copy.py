@@ -44,8 +44,24 @@ def thumbnails(path: Path, seconds: int) -> np.ndarray:
     if probe(path).video is None:
         return np.zeros((0, THUMB_H, THUMB_W), np.uint8)
     vf = f"fps=1,scale={THUMB_W}:{THUMB_H}:flags=area,format=gray"
-    proc = run_ffmpeg(["-v", "error", "-i", str(path), "-map", "0:v:0", "-vf", vf, "-frames:v", str(seconds),
-                       "-f", "rawvideo", "pipe:1"], check=True)
+    proc = run_ffmpeg(
+        [
+            "-v",
+            "error",
+            "-i",
+            str(path),
+            "-map",
+            "0:v:0",
+            "-vf",
+            vf,
+            "-frames:v",
+            str(seconds),
+            "-f",
+            "rawvideo",
+            "pipe:1",
+        ],
+        check=True,
+    )
     n = len(proc.stdout) // (THUMB_W * THUMB_H)
     return np.frombuffer(proc.stdout[: n * THUMB_W * THUMB_H], np.uint8).reshape(n, THUMB_H, THUMB_W)
 
@@ -75,8 +91,9 @@ def film_signature(path: Path) -> tuple[np.ndarray, np.ndarray, float]:
     return _film_signature(real, st.st_size, st.st_mtime_ns)
 
 
-def matching_share(out_thumbs: np.ndarray, out_rms: np.ndarray, film_thumbs: np.ndarray,
-                   film_rms: np.ndarray) -> float:
+def matching_share(
+    out_thumbs: np.ndarray, out_rms: np.ndarray, film_thumbs: np.ndarray, film_rms: np.ndarray
+) -> float:
     """Share of the film's seconds that the output matches at the same second (see the module docstring)."""
     n_film = max(len(film_thumbs), len(film_rms))
     if n_film == 0:

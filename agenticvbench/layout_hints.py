@@ -41,7 +41,7 @@ def misplaced_outputs(task_root: Path, family: str) -> list[str]:
                 entries = sorted(it, key=lambda e: e.name)
         except OSError:
             continue
-        for e in entries[:MAX_ENTRIES - seen]:
+        for e in entries[: MAX_ENTRIES - seen]:
             seen += 1
             read_here = depth == 0 or (depth == 1 and folder.name == "output")
             if e.is_file(follow_symlinks=False) and e.name in names and not read_here:

@@ -46,8 +46,13 @@ def _local_path(task: Task, url: str) -> Path | None:
             return None
     from huggingface_hub import try_to_load_from_cache
 
-    found = try_to_load_from_cache(src.dataset, repo_relative(url), cache_dir=src.hf_cache_dir,
-                                   revision=src.resolved_revision, repo_type="dataset")
+    found = try_to_load_from_cache(
+        src.dataset,
+        repo_relative(url),
+        cache_dir=src.hf_cache_dir,
+        revision=src.resolved_revision,
+        repo_type="dataset",
+    )
     return Path(found) if isinstance(found, str) else None
 
 
@@ -70,13 +75,16 @@ def dataset_references(tasks: Iterable[Task]) -> tuple[tuple[DatasetReference, .
             ids, _name, _size = by_path.setdefault(real, ([], Path(repo_relative(url)).name, size))
             if task.task_id not in ids:
                 ids.append(task.task_id)
-    refs = tuple(DatasetReference(tuple(sorted(ids)), name, real, size)
-                 for real, (ids, name, size) in sorted(by_path.items()))
+    refs = tuple(
+        DatasetReference(tuple(sorted(ids)), name, real, size)
+        for real, (ids, name, size) in sorted(by_path.items())
+    )
     return refs, absent
 
 
-def leaked_references(task_id: int, submitted: dict[Path, str], refs: Iterable[DatasetReference],
-                      sha_of: Callable[[Path], str]) -> list[tuple[Path, DatasetReference]]:
+def leaked_references(
+    task_id: int, submitted: dict[Path, str], refs: Iterable[DatasetReference], sha_of: Callable[[Path], str]
+) -> list[tuple[Path, DatasetReference]]:
     """(submitted file, reference) pairs where the file is byte-identical to a reference of another task.
 
     `submitted` maps the task's own submitted files to their SHA-256; `sha_of(path)` hashes a reference (cached).

@@ -23,7 +23,9 @@ DEFAULT_DATASET = "Anonymous47621123/AgenticVBench_100"
 #: The dataset revision used when none is given. `main` until a release sha is published; pin it here then.
 DEFAULT_REVISION = "main"
 PARQUET_PATH = "data/train-00000-of-00001.parquet"
-_RESOLVE_RE = re.compile(r"^https?://[^/]+/datasets/(?P<repo>[^/]+/[^/]+)/resolve/(?P<rev>[^/]+)/(?P<path>.+)$")
+_RESOLVE_RE = re.compile(
+    r"^https?://[^/]+/datasets/(?P<repo>[^/]+/[^/]+)/resolve/(?P<rev>[^/]+)/(?P<path>.+)$"
+)
 _SNAPSHOT_RE = re.compile(r"[/\\]snapshots[/\\](?P<sha>[0-9a-f]{40})[/\\]")
 
 
@@ -48,8 +50,10 @@ def _offline() -> bool:
 #: How long the reachability probe of the Hub may take before the Hub counts as unreachable (seconds).
 HUB_PROBE_TIMEOUT_S = 1.5
 _HUB_REACHABLE: dict[str, bool] = {}
-OFFLINE_HINT = ("pass --dataset PATH (a local mirror or parquet file; or set AVB_DATASET), "
-                "or try `avb demo`, which needs no network")
+OFFLINE_HINT = (
+    "pass --dataset PATH (a local mirror or parquet file; or set AVB_DATASET), "
+    "or try `avb demo`, which needs no network"
+)
 
 
 def hub_reachable(endpoint: str | None = None, timeout: float = HUB_PROBE_TIMEOUT_S) -> bool:
@@ -107,17 +111,27 @@ class DatasetSource:
     hf_cache_dir: Path | None = None
 
     @classmethod
-    def open(cls, dataset: str | os.PathLike[str] | None = None, revision: str | None = None,
-             cache_dir: str | Path | None = None) -> tuple[DatasetSource, Path]:
+    def open(
+        cls,
+        dataset: str | os.PathLike[str] | None = None,
+        revision: str | None = None,
+        cache_dir: str | Path | None = None,
+    ) -> tuple[DatasetSource, Path]:
         """Resolve `dataset` (None: `default_dataset()`) and return (source, local parquet path)."""
         dataset = default_dataset() if dataset is None else dataset
         cache = (Path(cache_dir).expanduser() if cache_dir else default_cache_dir()).resolve()
         path = Path(dataset).expanduser()
-        local = path.exists() or str(dataset).startswith((".", "~", os.sep)) or path.suffix == ".parquet" \
+        local = (
+            path.exists()
+            or str(dataset).startswith((".", "~", os.sep))
+            or path.suffix == ".parquet"
             or (path.parent != Path(".") and path.parent.is_dir())
+        )
         if local and revision is not None and revision != DEFAULT_REVISION:
-            raise DatasetError(f"{dataset}: --revision applies to Hub datasets; a local mirror or parquet file "
-                               "has no revisions (check out the revision you want instead)")
+            raise DatasetError(
+                f"{dataset}: --revision applies to Hub datasets; a local mirror or parquet file "
+                "has no revisions (check out the revision you want instead)"
+            )
         revision = revision or DEFAULT_REVISION
         path = path.resolve() if path.exists() else path
         if path.is_file():
@@ -144,13 +158,22 @@ class DatasetSource:
 
         offline = _offline() or not hub_reachable()
         try:
-            return Path(hf_hub_download(
-                self.dataset, rel, repo_type="dataset", revision=revision, cache_dir=self.hf_cache_dir,
-                endpoint=os.environ.get("HF_ENDPOINT") or None, local_files_only=offline))
+            return Path(
+                hf_hub_download(
+                    self.dataset,
+                    rel,
+                    repo_type="dataset",
+                    revision=revision,
+                    cache_dir=self.hf_cache_dir,
+                    endpoint=os.environ.get("HF_ENDPOINT") or None,
+                    local_files_only=offline,
+                )
+            )
         except LocalEntryNotFoundError:
             why = "offline mode is on (HF_HUB_OFFLINE)" if _offline() else "the Hub is unreachable"
-            raise DatasetError(f"{self.dataset}@{revision}: {rel} is not cached and {why}; "
-                               f"{OFFLINE_HINT}") from None
+            raise DatasetError(
+                f"{self.dataset}@{revision}: {rel} is not cached and {why}; {OFFLINE_HINT}"
+            ) from None
         except (HfHubHTTPError, OSError, ValueError) as exc:
             raise DatasetError(f"{self.dataset}@{revision}: cannot fetch {rel}: {exc}") from None
 
@@ -162,8 +185,11 @@ class DatasetSource:
         assert self.root is not None
         p = self.root / rel
         if not p.is_file():
-            where = ("beside this bare parquet file (pass the dataset mirror folder, which holds the media)"
-                     if self.kind == "parquet" else "in the local mirror")
+            where = (
+                "beside this bare parquet file (pass the dataset mirror folder, which holds the media)"
+                if self.kind == "parquet"
+                else "in the local mirror"
+            )
             raise DatasetError(f"{self.dataset}: {rel} not found {where}")
         return p
 
@@ -193,8 +219,12 @@ class DatasetSource:
 
     def provenance(self) -> dict[str, Any]:
         """Dataset identity for result provenance."""
-        return {"dataset": self.dataset, "kind": self.kind, "revision": self.revision,
-                "resolved_revision": self.resolved_revision}
+        return {
+            "dataset": self.dataset,
+            "kind": self.kind,
+            "revision": self.revision,
+            "resolved_revision": self.resolved_revision,
+        }
 
 
 def bare_parquet_note(tasks: list[Task]) -> str | None:
@@ -212,8 +242,10 @@ def bare_parquet_note(tasks: list[Task]) -> str | None:
     if not lacking:
         return None
     shown = ",".join(map(str, lacking[:10])) + (",..." if len(lacking) > 10 else "")
-    return (f"{dataset} is a bare parquet file without the verifier-only media of task(s) {shown}: they will end "
-            f"in error; pass the dataset mirror folder (data/ plus the media) to score them")
+    return (
+        f"{dataset} is a bare parquet file without the verifier-only media of task(s) {shown}: they will end "
+        f"in error; pass the dataset mirror folder (data/ plus the media) to score them"
+    )
 
 
 def _read_rows(parquet: Path) -> list[dict[str, Any]]:
@@ -236,14 +268,21 @@ def _check_unique_ids(rows: list[dict[str, Any]], parquet: Path) -> None:
     counts = Counter(row.get("task_id") for row in rows)
     dups = sorted((k for k, n in counts.items() if n > 1), key=repr)
     if dups:
-        raise DatasetError(f"{parquet}: field task_id: task {dups[0]!r} appears in {counts[dups[0]]} rows"
-                           + (f" (and {len(dups) - 1} more repeated id(s))" if len(dups) > 1 else "")
-                           + "; a dataset has one row per task")
+        raise DatasetError(
+            f"{parquet}: field task_id: task {dups[0]!r} appears in {counts[dups[0]]} rows"
+            + (f" (and {len(dups) - 1} more repeated id(s))" if len(dups) > 1 else "")
+            + "; a dataset has one row per task"
+        )
 
 
-def load_tasks(family: str | None = None, *, task_ids: list[int] | None = None,
-               dataset: str | os.PathLike[str] | None = None, revision: str | None = None,
-               cache_dir: str | Path | None = None) -> list[Task]:
+def load_tasks(
+    family: str | None = None,
+    *,
+    task_ids: list[int] | None = None,
+    dataset: str | os.PathLike[str] | None = None,
+    revision: str | None = None,
+    cache_dir: str | Path | None = None,
+) -> list[Task]:
     """Load typed tasks, optionally filtered by family and ids, from a Hub id, mirror directory or parquet path.
 
     `dataset` None means `$AVB_DATASET`, else the Hub id. `task_ids` must be a list of ints (a string is a
@@ -267,13 +306,20 @@ def load_tasks(family: str | None = None, *, task_ids: list[int] | None = None,
     if wanted is not None:
         missing = wanted - {t.task_id for t in tasks}
         if missing:
-            raise TaskError(sorted(missing)[0], "task_id", f"not in dataset {source.dataset}"
-                            + (f" (family {family})" if family else ""))
+            raise TaskError(
+                sorted(missing)[0],
+                "task_id",
+                f"not in dataset {source.dataset}" + (f" (family {family})" if family else ""),
+            )
     return sorted(tasks, key=lambda t: t.task_id)
 
 
-def load_hf_dataset(dataset: str | os.PathLike[str] | None = None, *, revision: str | None = None,
-                    cache_dir: str | Path | None = None) -> Any:
+def load_hf_dataset(
+    dataset: str | os.PathLike[str] | None = None,
+    *,
+    revision: str | None = None,
+    cache_dir: str | Path | None = None,
+) -> Any:
     """The raw task table as a Hugging Face `datasets.Dataset` (for `.filter`, `.map`, `.to_pandas`, ...).
 
     The same rows `load_dataset(id, split="train")` gives, but from the parquet this package resolved (pinned
@@ -282,5 +328,6 @@ def load_hf_dataset(dataset: str | os.PathLike[str] | None = None, *, revision: 
     import datasets
 
     _, parquet = DatasetSource.open(dataset, revision, cache_dir)
-    return datasets.Dataset.from_parquet(str(parquet), cache_dir=str(Path(cache_dir or default_cache_dir()) / "hf"),
-                                         keep_in_memory=True)
+    return datasets.Dataset.from_parquet(
+        str(parquet), cache_dir=str(Path(cache_dir or default_cache_dir()) / "hf"), keep_in_memory=True
+    )

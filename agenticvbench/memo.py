@@ -71,8 +71,14 @@ class Memo:
         """True once `key` has a memoised value or failure."""
         return key in self._outcomes
 
-    def get(self, key: Hashable, compute: Callable[[], T], *, load: Callable[[], Any] | None = None,
-            save: Callable[[T], None] | None = None) -> T:
+    def get(
+        self,
+        key: Hashable,
+        compute: Callable[[], T],
+        *,
+        load: Callable[[], Any] | None = None,
+        save: Callable[[T], None] | None = None,
+    ) -> T:
         """`key`'s value, computed by the first caller while later ones wait.
 
         With `load`, it is asked first (under the key's lock) and a result other than `MISSING` is memoised
@@ -84,8 +90,13 @@ class Memo:
                 self._fill(key, compute, load, save)
         return self.result(key)
 
-    def _fill(self, key: Hashable, compute: Callable[[], T], load: Callable[[], Any] | None,
-              save: Callable[[T], None] | None) -> None:
+    def _fill(
+        self,
+        key: Hashable,
+        compute: Callable[[], T],
+        load: Callable[[], Any] | None,
+        save: Callable[[T], None] | None,
+    ) -> None:
         if load is not None:
             cached = load()
             if cached is not MISSING:
@@ -158,8 +169,9 @@ class JsonStore:
         except DECODE_ERRORS:
             return MISSING
 
-    def write(self, name: str | PurePath, value: Any, *, encode: Callable[[Any], Any] | None = None,
-              label: str = "") -> Exception | None:
+    def write(
+        self, name: str | PurePath, value: Any, *, encode: Callable[[Any], Any] | None = None, label: str = ""
+    ) -> Exception | None:
         """Atomically write `value` (through `encode` when given) as entry `name`; returns None, or the exception
         that stopped the write, also noted in `errors` as "<label>: cache not written (<type>: <message>)".
         Never raises for an unwritable root, a full disk or a value JSON cannot hold (NaN: ValueError)."""

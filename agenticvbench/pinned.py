@@ -108,7 +108,6 @@ def read_submitted(path: str | os.PathLike[str], max_bytes: int) -> bytes:
     return read_capped(os.fspath(path), max_bytes)
 
 
-
 def _proc_source(fd: int) -> str | None:
     src = f"/proc/{os.getpid()}/fd/{fd}"
     return src if os.path.exists(src) else None

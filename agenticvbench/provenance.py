@@ -12,9 +12,23 @@ from typing import Any
 from agenticvbench.version import __version__
 
 _LIBRARIES = (
-    "numpy", "scipy", "av", "imageio-ffmpeg", "scikit-image", "opencv-python-headless", "opencv-python", "librosa",
-    "numba", "scenedetect", "scenedetect-headless", "rapidocr-onnxruntime", "onnxruntime", "datasets",
-    "huggingface_hub", "pyarrow", "openai",
+    "numpy",
+    "scipy",
+    "av",
+    "imageio-ffmpeg",
+    "scikit-image",
+    "opencv-python-headless",
+    "opencv-python",
+    "librosa",
+    "numba",
+    "scenedetect",
+    "scenedetect-headless",
+    "rapidocr-onnxruntime",
+    "onnxruntime",
+    "datasets",
+    "huggingface_hub",
+    "pyarrow",
+    "openai",
 )
 
 _X86_LEVELS = (  # the x86-64 micro-architecture levels (psABI), highest first, in numpy's feature names

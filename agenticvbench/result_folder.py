@@ -43,10 +43,12 @@ class FolderRecord:
             return ""
         more = self.preexisting_count - len(self.preexisting)
         names = ", ".join(self.preexisting) + (f" and {more} more" if more > 0 else "")
-        return (f"{folder}: held {self.preexisting_count} file(s) before avb verify first scored into it with "
-                f"this key ({self.first_scored}): {names}; nothing shows they were written by this scorer (they "
-                "may come from the agent, another key or an agenticvbench without signatures), so result files "
-                "among them are rescored, never reused")
+        return (
+            f"{folder}: held {self.preexisting_count} file(s) before avb verify first scored into it with "
+            f"this key ({self.first_scored}): {names}; nothing shows they were written by this scorer (they "
+            "may come from the agent, another key or an agenticvbench without signatures), so result files "
+            "among them are rescored, never reused"
+        )
 
 
 def _payload(body: dict[str, Any]) -> bytes:
@@ -63,12 +65,19 @@ def read_record(folder: Path, key: ResultKey | None) -> tuple[FolderRecord | Non
     try:
         data = parse_json_bounded(read_capped(path, RECORD_MAX_BYTES), path.name)
         sig = data.pop("signature")
-        ok = (isinstance(sig, dict) and sig.get("alg") == ALG and sig.get("key_id") == key.key_id
-              and key.verify(_payload(data), str(sig.get("mac", ""))))
+        ok = (
+            isinstance(sig, dict)
+            and sig.get("alg") == ALG
+            and sig.get("key_id") == key.key_id
+            and key.verify(_payload(data), str(sig.get("mac", "")))
+        )
         if not ok:
             return None, f"its {RECORD_NAME} is not signed with this scorer's key"
-        record = FolderRecord(first_scored=str(data["first_scored"]), preexisting_count=int(data["preexisting_count"]),
-                              preexisting=[str(n) for n in data["preexisting"]][:MAX_NAMES])
+        record = FolderRecord(
+            first_scored=str(data["first_scored"]),
+            preexisting_count=int(data["preexisting_count"]),
+            preexisting=[str(n) for n in data["preexisting"]][:MAX_NAMES],
+        )
     except (OSError, ValueError, TypeError, KeyError, AttributeError) as exc:
         return None, f"its {RECORD_NAME} cannot be read ({exc})"
     return record, ""
@@ -116,14 +125,19 @@ def claim(folder: Path, key: ResultKey) -> tuple[FolderRecord, str]:
     if record is not None:
         return record, ""
     count, names = _entries(folder)
-    record = FolderRecord(first_scored=datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-                          preexisting_count=count, preexisting=names)
+    record = FolderRecord(
+        first_scored=datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        preexisting_count=count,
+        preexisting=names,
+    )
     body = asdict(record)
     body["signature"] = {"alg": ALG, "key_id": key.key_id, "mac": key.mac(_payload(asdict(record)))}
     note = record.describe(folder)
     try:
         atomic_write_json(folder / RECORD_NAME, body)
     except OSError as exc:  # e.g. the agent made the record's name a folder: score anyway, say so
-        note = (f"{note}; " if note else f"{folder}: ") + (f"its record {RECORD_NAME} could not be written "
-                                                           f"({exc.strerror or exc}), so reports cannot repeat this")
+        note = (f"{note}; " if note else f"{folder}: ") + (
+            f"its record {RECORD_NAME} could not be written "
+            f"({exc.strerror or exc}), so reports cannot repeat this"
+        )
     return record, note

@@ -37,7 +37,13 @@ _RESULT_NAME_RE = re.compile(r"[0-9]+\.json", re.ASCII)
 #: `excluded`: the run declares the task left out of the means (an infrastructure failure imported with
 #: `avb harbor import --infra-policy exclude`); aggregation skips the cell instead of counting it 0.
 Status = Literal["scored", "missing", "malformed", "error", "excluded", "invalid"]
-STATUSES: tuple[str, ...] = ("scored", "missing", "malformed", "error", "excluded")  # what a result file can hold
+STATUSES: tuple[str, ...] = (
+    "scored",
+    "missing",
+    "malformed",
+    "error",
+    "excluded",
+)  # what a result file can hold
 _IDENTITY_TEXT = frozenset({"harness", "model", "rep"})  # run fields declared by the run (the path is ours)
 
 
@@ -59,12 +65,18 @@ class Result:
     official: dict[str, Any] = field(default_factory=dict)
     timings: dict[str, float] = field(default_factory=dict)
     provenance: dict[str, Any] = field(default_factory=dict)
-    run: dict[str, Any] = field(default_factory=dict)  # `RunIdentity.to_dict()`; read it back with `.identity`
+    run: dict[str, Any] = field(
+        default_factory=dict
+    )  # `RunIdentity.to_dict()`; read it back with `.identity`
     fingerprint: str = ""
     schema_version: int = RESULT_SCHEMA_VERSION
-    integrity: list[str] = field(default_factory=list)  # codes of known official scoring holes this input hits
+    integrity: list[str] = field(
+        default_factory=list
+    )  # codes of known official scoring holes this input hits
     result_sha256: str = ""  # SHA-256 of the file's canonical JSON without this field (set when written)
-    signature: dict[str, str] = field(default_factory=dict)  # {alg, key_id, mac}; absent on disk when unsigned
+    signature: dict[str, str] = field(
+        default_factory=dict
+    )  # {alg, key_id, mac}; absent on disk when unsigned
     resumed: bool = False  # True when this run reused the file instead of rescoring (never True on disk)
     signature_status: str = ""  # set by readers (`SIGNATURE_STATUSES`); never on disk
 
@@ -76,8 +88,10 @@ class Result:
         if isinstance(self.warnings, list):
             self.warnings = [one_line(w) if isinstance(w, str) else w for w in self.warnings]
         if isinstance(self.run, dict):
-            self.run = {k: one_line(v) if isinstance(v, str) and k in _IDENTITY_TEXT else v
-                        for k, v in self.run.items()}
+            self.run = {
+                k: one_line(v) if isinstance(v, str) and k in _IDENTITY_TEXT else v
+                for k, v in self.run.items()
+            }
 
     @property
     def identity(self) -> RunIdentity:
@@ -210,13 +224,16 @@ def result_problem(data: Any) -> str:
     if not isinstance(data, dict):
         return "top level is not an object"
     if data.get("schema_version") != RESULT_SCHEMA_VERSION:
-        return (f"schema_version {data.get('schema_version')!r}, expected {RESULT_SCHEMA_VERSION} "
-                "(written by another version of agenticvbench)")
+        return (
+            f"schema_version {data.get('schema_version')!r}, expected {RESULT_SCHEMA_VERSION} "
+            "(written by another version of agenticvbench)"
+        )
     errors = sorted(_validator().iter_errors(data), key=lambda e: list(e.absolute_path))
     if errors:
         fields_ = sorted({".".join(str(x) for x in e.absolute_path) or "(top level)" for e in errors})
         return f"field(s) {', '.join(fields_[:8])}: {errors[0].message[:200]}" + (
-            f" (+{len(errors) - 1} more)" if len(errors) > 1 else "")
+            f" (+{len(errors) - 1} more)" if len(errors) > 1 else ""
+        )
     try:
         digest = canonical_sha256(data)
     except (TypeError, ValueError) as exc:
@@ -283,9 +300,14 @@ def invalid_stand_in(bad: InvalidResult, run: dict[str, Any]) -> Result | None:
     family = next((f for f, ids in FAMILY_ID_RANGES.items() if bad.task_id in ids), None)
     if family is None or bad.task_id is None:
         return None
-    return Result(task_id=bad.task_id, family=family, status=INVALID_STATUS, adjusted_final_score=None,
-                  reason=f"invalid result file {bad.path}: {bad.reason}; rerun `avb verify` to rescore it",
-                  run=dict(run))
+    return Result(
+        task_id=bad.task_id,
+        family=family,
+        status=INVALID_STATUS,
+        adjusted_final_score=None,
+        reason=f"invalid result file {bad.path}: {bad.reason}; rerun `avb verify` to rescore it",
+        run=dict(run),
+    )
 
 
 @dataclass
@@ -317,7 +339,9 @@ def scan_results(paths: list[str | Path] | str | Path, key: ResultKey | None = N
         folder = results_dir_for(p)
         if not folder.is_dir():
             continue
-        names = sorted((f for f in os.listdir(folder) if _RESULT_NAME_RE.fullmatch(f)), key=lambda n: (len(n), n))
+        names = sorted(
+            (f for f in os.listdir(folder) if _RESULT_NAME_RE.fullmatch(f)), key=lambda n: (len(n), n)
+        )
         for name in names:
             f = folder / name
             tid = int(name[:-5])
@@ -365,23 +389,59 @@ def load_results(paths: list[str | Path] | str | Path) -> pd.DataFrame:
     rows = []
     scan = scan_results(paths)
     for bad in scan.invalid:  # counted, never dropped: an invalid file scores 0 like a missing output
-        rows.append({"run": str(bad.path.parent.parent if bad.path.parent.name == RESULTS_DIRNAME
-                                else bad.path.parent),
-                     "harness": "unknown", "model": "unknown", "rep": None, "task_id": bad.task_id, "family": "",
-                     "status": INVALID_STATUS, "final_score": 0.0, "adjusted_final_score": None,
-                     "headline_score": 0.0, "reason": f"invalid result {bad.path}: {bad.reason}", "n_warnings": 0,
-                     "seconds": None})
+        rows.append(
+            {
+                "run": str(
+                    bad.path.parent.parent if bad.path.parent.name == RESULTS_DIRNAME else bad.path.parent
+                ),
+                "harness": "unknown",
+                "model": "unknown",
+                "rep": None,
+                "task_id": bad.task_id,
+                "family": "",
+                "status": INVALID_STATUS,
+                "final_score": 0.0,
+                "adjusted_final_score": None,
+                "headline_score": 0.0,
+                "reason": f"invalid result {bad.path}: {bad.reason}",
+                "n_warnings": 0,
+                "seconds": None,
+            }
+        )
     for r in scan.results:
         ident = r.identity
-        rows.append({
-            "run": ident.path, "harness": ident.harness, "model": ident.model, "rep": ident.rep,
-            "task_id": r.task_id, "family": r.family, "status": r.status,
-            "final_score": r.final_score, "adjusted_final_score": r.adjusted_final_score,
-            "headline_score": r.headline_score, "reason": r.reason, "n_warnings": len(r.warnings),
-            "seconds": r.timings.get("total_s"),
-        })
-    cols = ["run", "harness", "model", "rep", "task_id", "family", "status", "final_score",
-            "adjusted_final_score", "headline_score", "reason", "n_warnings", "seconds"]
+        rows.append(
+            {
+                "run": ident.path,
+                "harness": ident.harness,
+                "model": ident.model,
+                "rep": ident.rep,
+                "task_id": r.task_id,
+                "family": r.family,
+                "status": r.status,
+                "final_score": r.final_score,
+                "adjusted_final_score": r.adjusted_final_score,
+                "headline_score": r.headline_score,
+                "reason": r.reason,
+                "n_warnings": len(r.warnings),
+                "seconds": r.timings.get("total_s"),
+            }
+        )
+    cols = [
+        "run",
+        "harness",
+        "model",
+        "rep",
+        "task_id",
+        "family",
+        "status",
+        "final_score",
+        "adjusted_final_score",
+        "headline_score",
+        "reason",
+        "n_warnings",
+        "seconds",
+    ]
     return pd.DataFrame(rows, columns=cols)
 
 
@@ -406,5 +466,10 @@ def lost_result(job: ScoringJob, exc: BaseException) -> Result:
     """An `error` result for a job that failed outside `score_job` (worker killed, lost, unpicklable, ...).
 
     It is not written to disk, so the next run retries the task."""
-    return Result(task_id=int(job.task.task_id), family=str(job.task.family), status="error",
-                  reason=f"worker failed: {type(exc).__name__}: {exc}", run=dict(job.run_info or {}))
+    return Result(
+        task_id=int(job.task.task_id),
+        family=str(job.task.family),
+        status="error",
+        reason=f"worker failed: {type(exc).__name__}: {exc}",
+        run=dict(job.run_info or {}),
+    )

@@ -82,9 +82,13 @@ def open_planned_run(path: str | Path) -> RunDir:
     """Open one run folder, raising `RunPlanError` when it is not one (missing, a mirror, no task folders)."""
     p = Path(path).expanduser()
     if not p.is_dir():
-        raise RunPlanError(p, "not_found", f"{p}: run directory not found" + (" (it is a file)" if p.exists() else ""))
+        raise RunPlanError(
+            p, "not_found", f"{p}: run directory not found" + (" (it is a file)" if p.exists() else "")
+        )
     if is_mirror(p):
-        raise RunPlanError(p, "mirror", f"{p}: this is a dataset mirror (it has data/*.parquet), not a run directory")
+        raise RunPlanError(
+            p, "mirror", f"{p}: this is a dataset mirror (it has data/*.parquet), not a run directory"
+        )
     if p.name == RESULTS_DIRNAME:
         raise RunPlanError(p, "results", f"{p}: this is a results folder, not a run directory")
     run = open_run(p)
@@ -107,10 +111,16 @@ def own_results_dir(run: RunDir, *, create: bool = True) -> Path:
     created and probed."""
     d = run.path / RESULTS_DIRNAME
     if os.path.islink(d) or (os.path.lexists(d) and os.path.realpath(d) != str(d)):
-        raise RunPlanError(d, "results_symlink", f"{d}: is a symlink (to {os.path.realpath(d)}); refusing to write "
-                           "results through it (remove it, or choose a results folder with --out)")
+        raise RunPlanError(
+            d,
+            "results_symlink",
+            f"{d}: is a symlink (to {os.path.realpath(d)}); refusing to write "
+            "results through it (remove it, or choose a results folder with --out)",
+        )
     if os.path.lexists(d) and not d.is_dir():
-        raise RunPlanError(d, "results_not_folder", f"{d}: exists and is not a folder; remove it or use --out")
+        raise RunPlanError(
+            d, "results_not_folder", f"{d}: exists and is not a folder; remove it or use --out"
+        )
     if not create:
         return d
     _probe_writable(d, "results folder")
@@ -125,7 +135,11 @@ def _protected(path: Path) -> str:
         if parent.is_dir():
             if is_mirror(parent):
                 return f"it is inside the dataset mirror {parent}"
-            if TASK_DIR_RE.fullmatch(parent.name) and parent.parent.is_dir() and has_task_folders(parent.parent):
+            if (
+                TASK_DIR_RE.fullmatch(parent.name)
+                and parent.parent.is_dir()
+                and has_task_folders(parent.parent)
+            ):
                 return f"it is inside the task folder {parent}"
     return ""
 
@@ -136,8 +150,11 @@ def check_out_dir(out: str | Path, *, create: bool = True) -> Path:
     p = Path(out).expanduser().resolve()
     why = _protected(p)
     if why:
-        raise RunPlanError(p, "out_protected", f"--out {p}: refused, {why}; results are never written into the "
-                           "dataset or a task")
+        raise RunPlanError(
+            p,
+            "out_protected",
+            f"--out {p}: refused, {why}; results are never written into the dataset or a task",
+        )
     if p.exists() and not p.is_dir():
         raise RunPlanError(p, "out_not_folder", f"--out {p}: exists and is not a folder")
     if create:
@@ -152,8 +169,9 @@ def _out_subdir(out: Path, run: RunDir, names: list[str]) -> Path:
     return out / f"{name}-{hashlib.sha256(str(run.path).encode()).hexdigest()[:8]}"
 
 
-def plan_runs(run_dirs: Sequence[str | Path], out: str | Path | None = None, *,
-              create: bool = True) -> tuple[list[RunPlan], list[RunPlanError]]:
+def plan_runs(
+    run_dirs: Sequence[str | Path], out: str | Path | None = None, *, create: bool = True
+) -> tuple[list[RunPlan], list[RunPlanError]]:
     """Plan every run: (the runs that can be scored, one error per run that cannot). `create=False` checks
     without creating or probing any folder (`--dry-run`).
 

@@ -56,8 +56,10 @@ def validate_task_ids(task_ids: Any) -> list[int] | None:
     if task_ids is None:
         return None
     if isinstance(task_ids, (str, bytes)) or not isinstance(task_ids, Iterable):
-        raise TypeError(f"task_ids must be a list of ints (e.g. [65]), got {type(task_ids).__name__} "
-                        f"{task_ids!r}; the command line's '37-40,83' form is parse_task_ids()")
+        raise TypeError(
+            f"task_ids must be a list of ints (e.g. [65]), got {type(task_ids).__name__} "
+            f"{task_ids!r}; the command line's '37-40,83' form is parse_task_ids()"
+        )
     out: list[int] = []
     for v in task_ids:
         if isinstance(v, bool) or not isinstance(v, int):
@@ -91,10 +93,21 @@ def apply_limit(items: Sequence[T], limit: int | None) -> list[T]:
     return list(items) if limit is None else list(items)[:limit]
 
 
-def select_ids(pairs: Iterable[tuple[str, int]], *, family: str | None = None,
-               task_ids: Sequence[int] | None = None, limit: int | None = None) -> set[tuple[str, int]]:
+def select_ids(
+    pairs: Iterable[tuple[str, int]],
+    *,
+    family: str | None = None,
+    task_ids: Sequence[int] | None = None,
+    limit: int | None = None,
+) -> set[tuple[str, int]]:
     """The (family, task id) pairs kept by the selection (id order before the limit)."""
     wanted = set(task_ids) if task_ids is not None else None
-    kept = sorted({(f, int(t)) for f, t in pairs if (family is None or f == family)
-                   and (wanted is None or int(t) in wanted)}, key=lambda p: (p[1], p[0]))
+    kept = sorted(
+        {
+            (f, int(t))
+            for f, t in pairs
+            if (family is None or f == family) and (wanted is None or int(t) in wanted)
+        },
+        key=lambda p: (p[1], p[0]),
+    )
     return set(apply_limit(kept, limit))

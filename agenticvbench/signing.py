@@ -118,7 +118,9 @@ def _read(path: Path) -> ResultKey:
     return ResultKey(str(path.resolve()), key_id(secret), secret)
 
 
-def load_key(key_file: str | os.PathLike[str] | None = None, *, create: bool = True) -> tuple[ResultKey | None, list[str]]:
+def load_key(
+    key_file: str | os.PathLike[str] | None = None, *, create: bool = True
+) -> tuple[ResultKey | None, list[str]]:
     """The result key (see the module docstring for where it is) and notes about it (created, readable by others).
 
     With `create`, a missing file is created; without, a missing file gives (None, [note]) (reports only check,
@@ -128,19 +130,25 @@ def load_key(key_file: str | os.PathLike[str] | None = None, *, create: bool = T
     notes: list[str] = []
     if not path.exists():
         if not create:
-            return None, [f"no result key at {path}: signatures cannot be checked (`avb verify` creates it, or "
-                          f"give the scorer's key with --key-file or ${KEY_ENV})"]
+            return None, [
+                f"no result key at {path}: signatures cannot be checked (`avb verify` creates it, or "
+                f"give the scorer's key with --key-file or ${KEY_ENV})"
+            ]
         try:
             if _create(path):
                 notes.append(f"created the result key {path} (mode 0600); keep it outside every run folder")
         except OSError as exc:
-            raise ConfigError(f"result key {path}: cannot be created ({exc.strerror or exc}); choose another "
-                              f"place with --key-file or ${KEY_ENV}") from None
+            raise ConfigError(
+                f"result key {path}: cannot be created ({exc.strerror or exc}); choose another "
+                f"place with --key-file or ${KEY_ENV}"
+            ) from None
     key = _read(path)
     mode = stat.S_IMODE(os.stat(path).st_mode)
     if mode & 0o077:
-        notes.append(f"result key {path} is readable by others (mode {mode:04o}); `chmod 600 {path}` unless "
-                     "every worker's user needs it")
+        notes.append(
+            f"result key {path} is readable by others (mode {mode:04o}); `chmod 600 {path}` unless "
+            "every worker's user needs it"
+        )
     return key, notes
 
 
@@ -162,8 +170,10 @@ def worker_key(ref: KeyRef | None) -> tuple[ResultKey | None, str]:
     except ConfigError as exc:
         return None, str(exc)
     if key.key_id != ref.key_id:
-        return None, (f"the result key {ref.path} on this worker has id {key.key_id}, the client's has id "
-                      f"{ref.key_id}; every worker must see the same key file (a shared filesystem, --key-file)")
+        return None, (
+            f"the result key {ref.path} on this worker has id {key.key_id}, the client's has id "
+            f"{ref.key_id}; every worker must see the same key file (a shared filesystem, --key-file)"
+        )
     return key, ""
 
 

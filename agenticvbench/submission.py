@@ -41,8 +41,17 @@ RUN_KEYS: tuple[str, ...] = ("harness", "model", "rep")
 #: Informational keys people and other tools write (`avb import harbor`: trial notes, Harbor's own rewards, the
 #: job and trial outcomes under `harbor`, `source`): accepted without a note, never used for scoring or identity.
 #: Any other key gets a note.
-RUN_INFO_KEYS: tuple[str, ...] = ("notes", "harbor_rewards", "harbor", "source", "date", "agent_version", "seed",
-                                  "config", "usage")
+RUN_INFO_KEYS: tuple[str, ...] = (
+    "notes",
+    "harbor_rewards",
+    "harbor",
+    "source",
+    "date",
+    "agent_version",
+    "seed",
+    "config",
+    "usage",
+)
 _TEXT_SUFFIXES = (".md", ".txt")
 
 
@@ -76,7 +85,6 @@ def cap_for(name: str, media_cap: int) -> int:
     return media_cap
 
 
-
 @dataclass(frozen=True)
 class Submission:
     """One task's outputs inside a run (the folder may not exist: then every file is missing).
@@ -108,8 +116,9 @@ class Submission:
         root = self.task_root
         assert root is not None
         if root != self.folder and os.path.lexists(root / name) and os.path.lexists(p):
-            raise InputRejected(f"{root / name} and {p}: the output is present twice (task folder and output/); "
-                                "keep one")
+            raise InputRejected(
+                f"{root / name} and {p}: the output is present twice (task folder and output/); keep one"
+            )
         try:
             os.lstat(p)
         except (FileNotFoundError, NotADirectoryError):
@@ -130,9 +139,10 @@ class Submission:
             raise InputRejected(f"{p}: is a kernel pseudo-file ({real})")
         cap = cap_for(name, self.media_cap)
         if st.st_size > cap:
-            raise InputRejected(f"{p}: {st.st_size} bytes, over the {cap} byte limit for this kind of output"
-                                + (f" (raise it with --max-media-mb or ${MEDIA_CAP_ENV})" if cap == self.media_cap
-                                   else ""))
+            raise InputRejected(
+                f"{p}: {st.st_size} bytes, over the {cap} byte limit for this kind of output"
+                + (f" (raise it with --max-media-mb or ${MEDIA_CAP_ENV})" if cap == self.media_cap else "")
+            )
         return p
 
     def owns(self, path: Path) -> bool:
@@ -188,7 +198,9 @@ def read_run_json(path: Path) -> tuple[RunMeta, list[str]]:
         if v is None:
             continue
         if not isinstance(v, str) or not v.strip() or len(v) > 200:
-            notes.append(f"{path}: field {key!r} must be a non-empty string of at most 200 characters; ignored")
+            notes.append(
+                f"{path}: field {key!r} must be a non-empty string of at most 200 characters; ignored"
+            )
         else:
             values[key] = v
     rep = data.get("rep")
@@ -235,8 +247,9 @@ class RunDir:
     def submission(self, task_id: int, media_cap: int = DEFAULT_MEDIA_MAX_BYTES) -> Submission:
         """The submission for `task_id` (folder None when the run has no folder for it)."""
         folder = self.task_folders.get(task_id)
-        return Submission(task_id, folder, self.task_roots.get(task_id), self.rejections.get(task_id, ""),
-                          media_cap)
+        return Submission(
+            task_id, folder, self.task_roots.get(task_id), self.rejections.get(task_id, ""), media_cap
+        )
 
 
 def _symlink_problem(p: Path) -> str:
@@ -253,7 +266,9 @@ def open_run(path: str | Path) -> RunDir:
     """
     root = Path(path).expanduser()
     if not root.is_dir():
-        raise SubmissionError(f"{root}: run directory not found" + (" (it is a file)" if root.exists() else ""))
+        raise SubmissionError(
+            f"{root}: run directory not found" + (" (it is a file)" if root.exists() else "")
+        )
     root = root.resolve()  # absolute: workers with another working directory (Dask) must find the same files
     run = RunDir(path=root)
     run.meta, run.notes = read_run_json(root / "run.json")
@@ -267,16 +282,20 @@ def open_run(path: str | Path) -> RunDir:
             continue
         seen.setdefault(int(name), []).append(child)
     if ignored:
-        run.notes.append(f"{root}: ignored {len(ignored)} folder(s) whose names are not plain ASCII digits: "
-                         + ", ".join(ignored[:20]) + (" ..." if len(ignored) > 20 else ""))
+        run.notes.append(
+            f"{root}: ignored {len(ignored)} folder(s) whose names are not plain ASCII digits: "
+            + ", ".join(ignored[:20])
+            + (" ..." if len(ignored) > 20 else "")
+        )
     for tid, dirs in seen.items():
         d = dirs[0]
         run.task_roots[tid] = d
         out = d / "output"
         run.task_folders[tid] = out if out.is_dir() and not os.path.islink(out) else d
         if len(dirs) > 1:
-            run.rejections[tid] = (f"{' and '.join(str(x) for x in dirs)}: {len(dirs)} folders for task {tid}; "
-                                   "keep one")
+            run.rejections[tid] = (
+                f"{' and '.join(str(x) for x in dirs)}: {len(dirs)} folders for task {tid}; keep one"
+            )
         elif problem := _symlink_problem(d) or _symlink_problem(out):
             run.rejections[tid] = problem
         elif not d.is_dir():

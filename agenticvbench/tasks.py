@@ -34,6 +34,7 @@ class TaskSource(Protocol):
         """Dataset identity for result provenance."""
         ...
 
+
 FAMILIES: tuple[str, ...] = ("recap", "sequencing", "repair", "assembly")
 FAMILY_ID_RANGES: dict[str, range] = {
     "recap": range(1, 37),
@@ -101,7 +102,9 @@ def _id_list(task_id: int, value: Any, name: str) -> list[str]:
         raise TaskError(task_id, f"rubric_json.{name}", "must be a non-empty list")
     for i, v in enumerate(value):
         if isinstance(v, bool) or not isinstance(v, (str, int)):
-            raise TaskError(task_id, f"rubric_json.{name}[{i}]", f"must be a string or int, got {type(v).__name__}")
+            raise TaskError(
+                task_id, f"rubric_json.{name}[{i}]", f"must be a string or int, got {type(v).__name__}"
+            )
     return [str(v) for v in value]
 
 
@@ -112,8 +115,15 @@ def _positive_int(task_id: int, value: Any, name: str) -> int:
 
 
 def _finite(task_id: int, value: Any, name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
-        raise TaskError(task_id, f"rubric_json.{name}", f"must be a finite non-negative number, got {value!r}")
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float))
+        or not math.isfinite(value)
+        or value < 0
+    ):
+        raise TaskError(
+            task_id, f"rubric_json.{name}", f"must be a finite non-negative number, got {value!r}"
+        )
     return float(value)
 
 
@@ -129,11 +139,16 @@ class SequencingTask(Task):
     def _parse(self, rubric: Any) -> None:
         if not isinstance(rubric, dict):
             raise TaskError(self.task_id, "rubric_json", "must be a JSON object for sequencing")
-        self.correct_order = _id_list(self.task_id, _need(self.task_id, rubric, "correct_order"), "correct_order")
+        self.correct_order = _id_list(
+            self.task_id, _need(self.task_id, rubric, "correct_order"), "correct_order"
+        )
         self.n_slots = _positive_int(self.task_id, rubric.get("n_slots", len(self.correct_order)), "n_slots")
         if self.n_slots != len(self.correct_order):
-            raise TaskError(self.task_id, "rubric_json.n_slots",
-                            f"{self.n_slots} != len(correct_order) {len(self.correct_order)}")
+            raise TaskError(
+                self.task_id,
+                "rubric_json.n_slots",
+                f"{self.n_slots} != len(correct_order) {len(self.correct_order)}",
+            )
         prov = rubric.get("provenance", {})
         self.provenance = prov if isinstance(prov, dict) else {}
 
@@ -154,19 +169,27 @@ class AssemblyTask(Task):
         if not isinstance(rubric, dict):
             raise TaskError(tid, "rubric_json", "must be a JSON object for assembly")
         self.correct_assembly_in_slot_order = _id_list(
-            tid, _need(tid, rubric, "correct_assembly_in_slot_order"), "correct_assembly_in_slot_order")
+            tid, _need(tid, rubric, "correct_assembly_in_slot_order"), "correct_assembly_in_slot_order"
+        )
         durs = _need(tid, rubric, "correct_assembly_durations")
         if not isinstance(durs, list):
             raise TaskError(tid, "rubric_json.correct_assembly_durations", "must be a list")
         self.correct_assembly_durations = [
-            _finite(tid, d, f"correct_assembly_durations[{i}]") for i, d in enumerate(durs)]
+            _finite(tid, d, f"correct_assembly_durations[{i}]") for i, d in enumerate(durs)
+        ]
         self.n_slots = _positive_int(tid, _need(tid, rubric, "n_slots"), "n_slots")
         if len(self.correct_assembly_in_slot_order) != self.n_slots:
-            raise TaskError(tid, "rubric_json.correct_assembly_in_slot_order",
-                            f"has {len(self.correct_assembly_in_slot_order)} entries, n_slots is {self.n_slots}")
+            raise TaskError(
+                tid,
+                "rubric_json.correct_assembly_in_slot_order",
+                f"has {len(self.correct_assembly_in_slot_order)} entries, n_slots is {self.n_slots}",
+            )
         if len(self.correct_assembly_durations) != self.n_slots:
-            raise TaskError(tid, "rubric_json.correct_assembly_durations",
-                            f"has {len(self.correct_assembly_durations)} entries, n_slots is {self.n_slots}")
+            raise TaskError(
+                tid,
+                "rubric_json.correct_assembly_durations",
+                f"has {len(self.correct_assembly_durations)} entries, n_slots is {self.n_slots}",
+            )
         film = rubric.get("film", "")
         if not isinstance(film, str):
             raise TaskError(tid, "rubric_json.film", "must be a string")
@@ -212,11 +235,16 @@ class RecapTask(Task):
             if not isinstance(item.get("id"), str) or not item["id"]:
                 raise TaskError(self.task_id, f"rubric_json[{i}].id", "missing or not a non-empty string")
             if item.get("dispatch") not in ("python", "llm", "compound"):
-                raise TaskError(self.task_id, f"rubric_json[{i}].dispatch",
-                                f"must be python, llm or compound, got {item.get('dispatch')!r}")
+                raise TaskError(
+                    self.task_id,
+                    f"rubric_json[{i}].dispatch",
+                    f"must be python, llm or compound, got {item.get('dispatch')!r}",
+                )
             w = item.get("weight", 1.0)
             if isinstance(w, bool) or not isinstance(w, (int, float)) or not math.isfinite(w):
-                raise TaskError(self.task_id, f"rubric_json[{i}].weight", f"must be a finite number, got {w!r}")
+                raise TaskError(
+                    self.task_id, f"rubric_json[{i}].weight", f"must be a finite number, got {w!r}"
+                )
         self.items = rubric
 
 
@@ -277,7 +305,9 @@ def task_from_row(row: dict[str, Any], source: TaskSource | None = None) -> Task
     if not isinstance(rubric_json, str):
         raise TaskError(task_id, "rubric_json", "must be a JSON string")
     if len(rubric_json) > RUBRIC_MAX_CHARS:
-        raise TaskError(task_id, "rubric_json", f"{len(rubric_json)} characters, over the {RUBRIC_MAX_CHARS} limit")
+        raise TaskError(
+            task_id, "rubric_json", f"{len(rubric_json)} characters, over the {RUBRIC_MAX_CHARS} limit"
+        )
     try:
         rubric = json.loads(rubric_json)
     except json.JSONDecodeError as exc:
@@ -289,7 +319,13 @@ def task_from_row(row: dict[str, Any], source: TaskSource | None = None) -> Task
     if json_depth(rubric, JSON_MAX_DEPTH) > JSON_MAX_DEPTH:
         raise TaskError(task_id, "rubric_json", f"nested deeper than {JSON_MAX_DEPTH} levels")
     cls = TASK_CLASSES[family]
-    task = cls(task_id=task_id, prompt=prompt, reference_file_urls=refs or [],
-               verifier_reference_urls=vrefs, rubric_json=rubric_json, source=source)
+    task = cls(
+        task_id=task_id,
+        prompt=prompt,
+        reference_file_urls=refs or [],
+        verifier_reference_urls=vrefs,
+        rubric_json=rubric_json,
+        source=source,
+    )
     task._parse(rubric)  # type: ignore[attr-defined]
     return task

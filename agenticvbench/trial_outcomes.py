@@ -24,14 +24,30 @@ from typing import Any
 from agenticvbench.fsutil import parse_json_bounded, read_capped
 
 OUTCOMES = ("scored", "agent_timeout", "agent_error", "infra_failure", "verifier_error", "cancelled")
-INFRA_EXCEPTIONS = frozenset({
-    "EnvironmentStartTimeoutError", "SandboxBuildFailedError", "AgentSetupTimeoutError", "HealthcheckError",
-    "SandboxLikelyOutOfMemoryError", "MemoryLimitExceededError", "SSHAccessError", "GKEExecStreamClosedError",
-    "GKEPodNotFoundError", "RuntimeRequestError", "AddTestsDirError", "DownloadVerifierDirError",
-})
-VERIFIER_EXCEPTIONS = frozenset({
-    "VerifierTimeoutError", "RewardFileNotFoundError", "RewardFileEmptyError", "VerifierOutputParseError",
-})
+INFRA_EXCEPTIONS = frozenset(
+    {
+        "EnvironmentStartTimeoutError",
+        "SandboxBuildFailedError",
+        "AgentSetupTimeoutError",
+        "HealthcheckError",
+        "SandboxLikelyOutOfMemoryError",
+        "MemoryLimitExceededError",
+        "SSHAccessError",
+        "GKEExecStreamClosedError",
+        "GKEPodNotFoundError",
+        "RuntimeRequestError",
+        "AddTestsDirError",
+        "DownloadVerifierDirError",
+    }
+)
+VERIFIER_EXCEPTIONS = frozenset(
+    {
+        "VerifierTimeoutError",
+        "RewardFileNotFoundError",
+        "RewardFileEmptyError",
+        "VerifierOutputParseError",
+    }
+)
 CANCELLED_EXCEPTIONS = frozenset({"CancelledError", "KeyboardInterrupt"})
 MAX_MESSAGE = 500
 
@@ -89,9 +105,13 @@ def classify(result: dict[str, Any]) -> Outcome:
 
 def failure_text(outcome: Outcome) -> str:
     """How the outcome reads in front of a score's reason, e.g. 'Harbor: the agent timed out (...)'."""
-    what = {"agent_timeout": "the agent timed out", "agent_error": "the agent failed",
-            "infra_failure": "infrastructure failure", "verifier_error": "Harbor's verifier failed",
-            "cancelled": "the trial was cancelled"}.get(outcome.kind, outcome.kind)
+    what = {
+        "agent_timeout": "the agent timed out",
+        "agent_error": "the agent failed",
+        "infra_failure": "infrastructure failure",
+        "verifier_error": "Harbor's verifier failed",
+        "cancelled": "the trial was cancelled",
+    }.get(outcome.kind, outcome.kind)
     return f"Harbor: {what}" + (f" ({outcome.reason})" if outcome.reason else "")
 
 
@@ -118,7 +138,7 @@ def run_failures(run_dir: str | Path) -> dict[int, str]:
     not end `scored`; empty for runs not imported from Harbor or with an unreadable `run.json`."""
     raw = _get(_run_meta(run_dir), "harbor", "outcomes")
     out: dict[int, str] = {}
-    for key, value in (raw.items() if isinstance(raw, dict) else ()):
+    for key, value in raw.items() if isinstance(raw, dict) else ():
         kind = _get(value, "outcome")
         if str(key).isdigit() and kind in OUTCOMES and kind != "scored":
             out[int(key)] = failure_text(Outcome(kind, _text(_get(value, "reason"))))
@@ -149,11 +169,14 @@ def run_exclusions(run_dir: str | Path) -> tuple[dict[int, str], list[str]]:
         if not (isinstance(key, str) and key.isascii() and key.isdigit() and len(key) <= 6):
             problems.append(f"{where}: not a task id; ignored")
         elif not (isinstance(trial, str) and 0 < len(trial) <= MAX_TRIAL_NAME and trial.isprintable()):
-            problems.append(f"{where}: the trial name is not a string of 1-{MAX_TRIAL_NAME} printable characters; "
-                            "ignored")
+            problems.append(
+                f"{where}: the trial name is not a string of 1-{MAX_TRIAL_NAME} printable characters; ignored"
+            )
         elif (kind := _get(outcomes, key, "outcome")) != "infra_failure":
-            problems.append(f"{where}: harbor.outcomes records {_text(str(kind), 40)!r}, not an infrastructure "
-                            "failure; not excluded")
+            problems.append(
+                f"{where}: harbor.outcomes records {_text(str(kind), 40)!r}, not an infrastructure "
+                "failure; not excluded"
+            )
         else:
             out[int(key)] = f"{EXCLUDED_TEXT}: {trial}"
     return out, problems

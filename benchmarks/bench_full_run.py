@@ -50,9 +50,14 @@ def _summarise(results: list[Any], wall: float) -> dict[str, Any]:
     statuses: dict[str, int] = {}
     for r in results:
         statuses[r.status] = statuses.get(r.status, 0) + 1
-    return {"wall_s": wall, "n_tasks": len(results), "wall_per_task_s": wall / max(1, len(results)),
-            "mean_task_s": statistics.fmean(per_task) if per_task else 0.0,
-            "max_task_s": max(per_task, default=0.0), "statuses": statuses}
+    return {
+        "wall_s": wall,
+        "n_tasks": len(results),
+        "wall_per_task_s": wall / max(1, len(results)),
+        "mean_task_s": statistics.fmean(per_task) if per_task else 0.0,
+        "max_task_s": max(per_task, default=0.0),
+        "statuses": statuses,
+    }
 
 
 def _measure(spec: dict[str, Any]) -> dict[str, Any]:
@@ -64,8 +69,17 @@ def _measure(spec: dict[str, Any]) -> dict[str, Any]:
         cache, out = Path(tmp) / "cache", Path(tmp) / "out"
         if spec["kind"] == "family":
             t0 = time.perf_counter()
-            summary = verify_run(runs, dataset=dataset, family=spec["family"], cache_dir=cache, out=out,
-                                 jobs=spec["jobs"], force=True, judge=None, task_ids=spec.get("task_ids"))
+            summary = verify_run(
+                runs,
+                dataset=dataset,
+                family=spec["family"],
+                cache_dir=cache,
+                out=out,
+                jobs=spec["jobs"],
+                force=True,
+                judge=None,
+                task_ids=spec.get("task_ids"),
+            )
             res = _summarise(summary.results, time.perf_counter() - t0)
             own, kids = _peak_rss_mb()
             res["peak_rss_worker_mb"] = kids if spec["jobs"] > 1 else own
@@ -74,19 +88,36 @@ def _measure(spec: dict[str, Any]) -> dict[str, Any]:
 
         from agenticvbench.dask_executor import DaskExecutor
 
-        with LocalCluster(n_workers=spec["workers"], threads_per_worker=1, processes=True,
-                          dashboard_address=None) as cluster, Client(cluster) as client:
+        with (
+            LocalCluster(
+                n_workers=spec["workers"], threads_per_worker=1, processes=True, dashboard_address=None
+            ) as cluster,
+            Client(cluster) as client,
+        ):
             t0 = time.perf_counter()
-            summary = verify_run(runs, dataset=dataset, cache_dir=cache, out=out, force=True, judge=None,
-                                 executor=DaskExecutor(client), task_ids=spec.get("task_ids"))
+            summary = verify_run(
+                runs,
+                dataset=dataset,
+                cache_dir=cache,
+                out=out,
+                force=True,
+                judge=None,
+                executor=DaskExecutor(client),
+                task_ids=spec.get("task_ids"),
+            )
             res = _summarise(summary.results, time.perf_counter() - t0)
             res["peak_rss_per_worker_mb"] = sorted(client.run(_worker_rss_mb).values())
         return res
 
 
 def _run(spec: dict[str, Any]) -> dict[str, Any]:
-    proc = subprocess.run([sys.executable, __file__, "--worker", json.dumps(spec)], capture_output=True,
-                          text=True, cwd=ROOT, check=False)
+    proc = subprocess.run(
+        [sys.executable, __file__, "--worker", json.dumps(spec)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=False,
+    )
     if proc.returncode != 0:
         raise SystemExit(f"measurement {spec.get('kind')} failed:\n{proc.stderr[-3000:]}")
     return json.loads(proc.stdout.strip().splitlines()[-1])
@@ -126,33 +157,59 @@ def main(argv: list[str] | None = None) -> int:
         size = get_size(args.size)
         size = size.first(args.first) if args.first else size
         t0 = time.perf_counter()
-        demo = build_demo(default_demo_dir(size), size=size,
-                          progress=None if args.json else (lambda line: print(line, flush=True)))
+        demo = build_demo(
+            default_demo_dir(size),
+            size=size,
+            progress=None if args.json else (lambda line: print(line, flush=True)),
+        )
         if not args.json:
             files = [p for p in demo.root.rglob("*") if p.is_file()]
-            print(f"demo {size.name}: built or reused in {time.perf_counter() - t0:.0f} s, {len(files)} files, "
-                  f"{sum(p.stat().st_size for p in files) / 1e9:.2f} GB", flush=True)
+            print(
+                f"demo {size.name}: built or reused in {time.perf_counter() - t0:.0f} s, {len(files)} files, "
+                f"{sum(p.stat().st_size for p in files) / 1e9:.2f} GB",
+                flush=True,
+            )
         dataset, runs = str(demo.mirror), [str(p) for p in demo.runs.values()]
     task_ids = [int(t) for t in args.tasks.split(",")] if args.tasks else None
-    out: dict[str, Any] = {"dataset": dataset, "runs": runs, "jobs": args.jobs, "load_before": _load(),
-                           "families": {}, "dask": {}}
+    out: dict[str, Any] = {
+        "dataset": dataset,
+        "runs": runs,
+        "jobs": args.jobs,
+        "load_before": _load(),
+        "families": {},
+        "dask": {},
+    }
     for fam in [f.strip() for f in args.families.split(",") if f.strip()]:
-        res = _run({"kind": "family", "family": fam, "dataset": dataset, "runs": runs, "jobs": args.jobs,
-                    "task_ids": task_ids})
+        res = _run(
+            {
+                "kind": "family",
+                "family": fam,
+                "dataset": dataset,
+                "runs": runs,
+                "jobs": args.jobs,
+                "task_ids": task_ids,
+            }
+        )
         out["families"][fam] = res
         if not args.json:
-            print(f"{fam:11s} {res['n_tasks']:4d} tasks  wall {res['wall_s']:8.1f} s  "
-                  f"wall/task {res['wall_per_task_s']:7.2f} s  mean task {res['mean_task_s']:7.2f} s  "
-                  f"max task {res['max_task_s']:7.2f} s  peak RSS/worker {res['peak_rss_worker_mb']:7.0f} MB  "
-                  f"{res['statuses']}", flush=True)
+            print(
+                f"{fam:11s} {res['n_tasks']:4d} tasks  wall {res['wall_s']:8.1f} s  "
+                f"wall/task {res['wall_per_task_s']:7.2f} s  mean task {res['mean_task_s']:7.2f} s  "
+                f"max task {res['max_task_s']:7.2f} s  peak RSS/worker {res['peak_rss_worker_mb']:7.0f} MB  "
+                f"{res['statuses']}",
+                flush=True,
+            )
     if not args.no_dask:
         for n in [int(w) for w in args.dask_workers.split(",") if w.strip()]:
             res = _run({"kind": "dask", "workers": n, "dataset": dataset, "runs": runs, "task_ids": task_ids})
             out["dask"][str(n)] = res
             if not args.json:
                 rss = ", ".join(f"{v:.0f}" for v in res["peak_rss_per_worker_mb"])
-                print(f"dask {n} worker(s): {res['n_tasks']} tasks  wall {res['wall_s']:.1f} s  "
-                      f"peak RSS per worker [{rss}] MB", flush=True)
+                print(
+                    f"dask {n} worker(s): {res['n_tasks']} tasks  wall {res['wall_s']:.1f} s  "
+                    f"peak RSS per worker [{rss}] MB",
+                    flush=True,
+                )
         if "1" in out["dask"] and "2" in out["dask"]:
             out["dask_speedup_2_over_1"] = out["dask"]["1"]["wall_s"] / out["dask"]["2"]["wall_s"]
             if not args.json:

@@ -45,6 +45,7 @@ def _sparse(size: int) -> Callable[[Path], None]:
         p.unlink(missing_ok=True)
         with open(p, "wb") as fh:
             fh.truncate(size)
+
     return plant
 
 
@@ -58,18 +59,48 @@ def _long_report(p: Path) -> None:
     p.write_text("## Diagnosis\n" + "0:01.00-0:02.00 " * ((1024 * 1024 - 64) // 16))
 
 
-def _big_frames(width: int, height: int, seconds: int, pix_fmt: str = "yuv420p",
-                fps: int = 2) -> Callable[[Path], None]:
+def _big_frames(
+    width: int, height: int, seconds: int, pix_fmt: str = "yuv420p", fps: int = 2
+) -> Callable[[Path], None]:
     def plant(p: Path) -> None:
-        _ffmpeg("-f", "lavfi", "-i", f"testsrc2=s={width}x{height}:r={fps}:d={seconds}", "-f", "lavfi", "-i",
-                f"sine=d={seconds}", "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", pix_fmt, "-c:a", "aac",
-                "-shortest", str(p))
+        _ffmpeg(
+            "-f",
+            "lavfi",
+            "-i",
+            f"testsrc2=s={width}x{height}:r={fps}:d={seconds}",
+            "-f",
+            "lavfi",
+            "-i",
+            f"sine=d={seconds}",
+            "-c:v",
+            "libx264",
+            "-preset",
+            "ultrafast",
+            "-pix_fmt",
+            pix_fmt,
+            "-c:a",
+            "aac",
+            "-shortest",
+            str(p),
+        )
+
     return plant
 
 
 def _long_header(p: Path) -> None:
-    _ffmpeg("-f", "lavfi", "-i", "color=s=16x16:r=1:d=2", "-vf", "setpts=N*40000/TB", "-fps_mode", "passthrough",
-            "-c:v", "libx264", str(p))
+    _ffmpeg(
+        "-f",
+        "lavfi",
+        "-i",
+        "color=s=16x16:r=1:d=2",
+        "-vf",
+        "setpts=N*40000/TB",
+        "-fps_mode",
+        "passthrough",
+        "-c:v",
+        "libx264",
+        str(p),
+    )
 
 
 def _lying_table(p: Path) -> None:
@@ -82,7 +113,9 @@ def _halved(p: Path) -> None:
 
 def _hours_behind_short_header(p: Path) -> None:
     long = p.with_name("long.tmp.mp4")
-    _ffmpeg("-f", "lavfi", "-i", "color=s=16x16:r=1:d=18000", "-c:v", "libx264", "-preset", "ultrafast", str(long))
+    _ffmpeg(
+        "-f", "lavfi", "-i", "color=s=16x16:r=1:d=18000", "-c:v", "libx264", "-preset", "ultrafast", str(long)
+    )
     scale_durations(long, p, 10 / 18000)
     long.unlink()
 
@@ -97,9 +130,19 @@ CASES: list[tuple[str, int, str, Callable[[Path], None] | None]] = [
     ("1 MB one-line report.md of windows", 66, "report.md", _long_report),
     ("header declaring 40001 s", 66, "fixed.mp4", _long_header),
     ("8192x8192 fixed.mp4 (refused)", 66, "fixed.mp4", _big_frames(8192, 8192, 2)),
-    ("4096x4096 yuv444p10 fixed.mp4, 10 s at 25 fps", 66, "fixed.mp4", _big_frames(4096, 4096, 10, "yuv444p10le", 25)),
+    (
+        "4096x4096 yuv444p10 fixed.mp4, 10 s at 25 fps",
+        66,
+        "fixed.mp4",
+        _big_frames(4096, 4096, 10, "yuv444p10le", 25),
+    ),
     ("8192x2048 yuv444p10 fixed.mp4, 10 s", 66, "fixed.mp4", _big_frames(8192, 2048, 10, "yuv444p10le")),
-    ("4096x4096 yuv444p10 final.mp4, 10 s (recap)", 2, "final.mp4", _big_frames(4096, 4096, 10, "yuv444p10le")),
+    (
+        "4096x4096 yuv444p10 final.mp4, 10 s (recap)",
+        2,
+        "final.mp4",
+        _big_frames(4096, 4096, 10, "yuv444p10le"),
+    ),
     ("1.7 kB fixed.mp4 whose stsz declares 30 M samples", 66, "fixed.mp4", _lying_table),
     ("5 h of frames behind a 10-s header (repair)", 66, "fixed.mp4", _hours_behind_short_header),
     ("recap final.mp4 with its header durations halved", 2, "final.mp4", _halved),
@@ -109,12 +152,21 @@ CASES: list[tuple[str, int, str, Callable[[Path], None] | None]] = [
 def _run_child(run: Path, mirror: Path, task: int) -> tuple[float, float, str]:
     env = {**os.environ, "AVB_JUDGE_MODE": "off"}
     t0 = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-c", CHILD, str(run), str(mirror), str(task)], env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", CHILD, str(run), str(mirror), str(task)],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
     out = proc.stdout.read() if proc.stdout else ""
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - t0
-    line = out.strip().splitlines()[-1] if out.strip() else json.dumps({"status": f"exit {status}", "reason": ""})
+    line = (
+        out.strip().splitlines()[-1]
+        if out.strip()
+        else json.dumps({"status": f"exit {status}", "reason": ""})
+    )
     info = json.loads(line)
     return usage.ru_maxrss / 1024, wall, f"{info['status']}: {info['reason']}"
 

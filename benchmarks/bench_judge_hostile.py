@@ -19,8 +19,11 @@ import openai_server  # tests/openai_server.py, the loopback OpenAI-compatible s
 def demo_seconds(dest: Path, jobs: int, extra: list[str]) -> float:
     """Wall-clock seconds of one `avb demo --force` scoring pass (the demo is already built)."""
     t0 = time.monotonic()
-    subprocess.run(["avb", "demo", "--dest", str(dest), "--force", "--jobs", str(jobs), *extra], check=True,
-                   capture_output=True)
+    subprocess.run(
+        ["avb", "demo", "--dest", str(dest), "--force", "--jobs", str(jobs), *extra],
+        check=True,
+        capture_output=True,
+    )
     return time.monotonic() - t0
 
 
@@ -39,10 +42,22 @@ def main() -> None:
             with openai_server.FakeOpenAIServer() as srv:
                 srv.hang = mode == "hang"
                 srv.trickle_s = 2.0 if mode == "trickle" else 0.0
-                secs = demo_seconds(dest, args.jobs, ["--judge", "cache", "--judge-base-url", srv.base_url,
-                                                      "--judge-timeout", str(args.deadline)])
-            print(f"{mode}: {secs:.1f} s total = {secs / args.deadline:.2f} x deadline; judge overhead "
-                  f"{secs - base:.1f} s = {(secs - base) / args.deadline:.2f} x deadline; {srv.calls} request(s)")
+                secs = demo_seconds(
+                    dest,
+                    args.jobs,
+                    [
+                        "--judge",
+                        "cache",
+                        "--judge-base-url",
+                        srv.base_url,
+                        "--judge-timeout",
+                        str(args.deadline),
+                    ],
+                )
+            print(
+                f"{mode}: {secs:.1f} s total = {secs / args.deadline:.2f} x deadline; judge overhead "
+                f"{secs - base:.1f} s = {(secs - base) / args.deadline:.2f} x deadline; {srv.calls} request(s)"
+            )
 
 
 if __name__ == "__main__":

@@ -39,29 +39,71 @@ def generate(work: Path, seconds: int, size: str) -> Path:
     work.mkdir(parents=True, exist_ok=True)
     seg = seconds / 8
     looks = ["testsrc2", "rgbtestsrc", "smptebars", "testsrc"]
-    parts = [f"{looks[i % 4]}=s={size}:r=30,trim=duration={seg:g},setpts=PTS-STARTPTS[v{i}]" for i in range(8)]
-    graph = ";".join(parts) + ";" + "".join(f"[v{i}]" for i in range(8)) + "concat=n=8:v=1:a=0,format=yuv420p[v]"
+    parts = [
+        f"{looks[i % 4]}=s={size}:r=30,trim=duration={seg:g},setpts=PTS-STARTPTS[v{i}]" for i in range(8)
+    ]
+    graph = (
+        ";".join(parts) + ";" + "".join(f"[v{i}]" for i in range(8)) + "concat=n=8:v=1:a=0,format=yuv420p[v]"
+    )
     tmp = out.with_suffix(".tmp.mp4")
-    run_ffmpeg(["-y", "-v", "error", "-filter_complex", graph, "-f", "lavfi", "-i",
-                f"sine=frequency=330:sample_rate=48000:duration={seconds}", "-map", "[v]", "-map", "0:a",
-                "-c:v", "libx264", "-preset", "ultrafast", "-crf", "23", "-g", "60", "-c:a", "aac", "-b:a", "128k",
-                str(tmp)], check=True, timeout=7200)
+    run_ffmpeg(
+        [
+            "-y",
+            "-v",
+            "error",
+            "-filter_complex",
+            graph,
+            "-f",
+            "lavfi",
+            "-i",
+            f"sine=frequency=330:sample_rate=48000:duration={seconds}",
+            "-map",
+            "[v]",
+            "-map",
+            "0:a",
+            "-c:v",
+            "libx264",
+            "-preset",
+            "ultrafast",
+            "-crf",
+            "23",
+            "-g",
+            "60",
+            "-c:a",
+            "aac",
+            "-b:a",
+            "128k",
+            str(tmp),
+        ],
+        check=True,
+        timeout=7200,
+    )
     tmp.replace(out)
     return out
 
 
 RUBRIC: list[tuple[str, dict[str, Any]]] = [
-    ("scenedetect_median_shot_duration", {"min": 1}), ("scenedetect_max_shot_duration", {"max_seconds": 60}),
-    ("pytesseract_substring_match", {"substrings": ["zebra"]}), ("librosa_silence_max_run", {"max_seconds": 2}),
-    ("ffmpeg_audio_loudness_min", {"threshold_db": -40}), ("ffmpeg_blackdetect_max_run", {"max_seconds": 1}),
-    ("ffmpeg_freeze_max_run", {"max_seconds": 2}), ("ffmpeg_brightness_at_times", {"times": [1, 10],
-                                                                                  "min_brightness": 20}),
-    ("ffmpeg_decode_no_errors", {}), ("ffmpeg_loudness_lufs_range", {"min": -30, "max": -5}),
-    ("ffprobe_duration_range", {"min": 60, "max": 600}), ("ffprobe_resolution_eq", {"width": 1920, "height": 1080}),
-    ("ffprobe_resolution_in", {"options": [[1920, 1080]]}), ("ffprobe_video_codec_in", {"codecs": ["h264"]}),
-    ("ffprobe_audio_codec_in", {"codecs": ["aac"]}), ("ffprobe_format_in", {"substrings": ["mp4"]}),
-    ("ffprobe_fps_range", {"min": 24}), ("ffprobe_audio_streams", {"eq": 1}),
-    ("ffprobe_audio_channels_eq", {"channels": 1}), ("ffprobe_bitrate_min", {"min_bps": 100000})]
+    ("scenedetect_median_shot_duration", {"min": 1}),
+    ("scenedetect_max_shot_duration", {"max_seconds": 60}),
+    ("pytesseract_substring_match", {"substrings": ["zebra"]}),
+    ("librosa_silence_max_run", {"max_seconds": 2}),
+    ("ffmpeg_audio_loudness_min", {"threshold_db": -40}),
+    ("ffmpeg_blackdetect_max_run", {"max_seconds": 1}),
+    ("ffmpeg_freeze_max_run", {"max_seconds": 2}),
+    ("ffmpeg_brightness_at_times", {"times": [1, 10], "min_brightness": 20}),
+    ("ffmpeg_decode_no_errors", {}),
+    ("ffmpeg_loudness_lufs_range", {"min": -30, "max": -5}),
+    ("ffprobe_duration_range", {"min": 60, "max": 600}),
+    ("ffprobe_resolution_eq", {"width": 1920, "height": 1080}),
+    ("ffprobe_resolution_in", {"options": [[1920, 1080]]}),
+    ("ffprobe_video_codec_in", {"codecs": ["h264"]}),
+    ("ffprobe_audio_codec_in", {"codecs": ["aac"]}),
+    ("ffprobe_format_in", {"substrings": ["mp4"]}),
+    ("ffprobe_fps_range", {"min": 24}),
+    ("ffprobe_audio_streams", {"eq": 1}),
+    ("ffprobe_audio_channels_eq", {"channels": 1}),
+    ("ffprobe_bitrate_min", {"min_bps": 100000}),
+]
 
 
 class _NoJudge:
@@ -91,14 +133,22 @@ def run_task(clip: Path, no_ocr: bool) -> tuple[list[str], dict[str, int]]:
         if "-vn" not in args and "-frames:v" not in args:  # a run that decodes the whole video
             counts["ffmpeg"] += 1
         return real_ffmpeg(args, *a, **k)
+
     video.iter_decoded, frame_pass.iter_decoded, filters.run_ffmpeg = decoded, decoded, ffmpeg  # type: ignore[assignment]
     try:
-        raw = [{"id": f"i{n}", "dispatch": "python", "kind": kind, "params": params, "weight": 1}
-               for n, (kind, params) in enumerate(RUBRIC) if not (no_ocr and kind.startswith("pytesseract"))]
+        raw = [
+            {"id": f"i{n}", "dispatch": "python", "kind": kind, "params": params, "weight": 1}
+            for n, (kind, params) in enumerate(RUBRIC)
+            if not (no_ocr and kind.startswith("pytesseract"))
+        ]
         items, _ = parse_rubric(raw)
         report = run_rubric(items, facts=MediaFacts(clip), judge=_NoJudge(), backend=default_backend())
     finally:
-        video.iter_decoded, frame_pass.iter_decoded, filters.run_ffmpeg = real_decoded, real_decoded, real_ffmpeg
+        video.iter_decoded, frame_pass.iter_decoded, filters.run_ffmpeg = (
+            real_decoded,
+            real_decoded,
+            real_ffmpeg,
+        )
     return [f"{r.item.kind}: {r.outcome} ({r.reason[:80]})" for r in report.results], counts
 
 
@@ -127,32 +177,45 @@ def main(argv: list[str] | None = None) -> int:
     floor_wall, floor_cpu = rows[0][1], rows[0][2]
     if not args.no_ocr:  # loaded once per worker process in a real run, not per task
         from agenticvbench.verifiers.recap.ocr import get_engine
+
         get_engine()
     found: dict[str, Any] = {}
-    _timed("task: all 20 kinds", lambda: found.update(zip(("outcomes", "counts"), run_task(clip, args.no_ocr),
-                                                          strict=True)), rows)
+    _timed(
+        "task: all 20 kinds",
+        lambda: found.update(zip(("outcomes", "counts"), run_task(clip, args.no_ocr), strict=True)),
+        rows,
+    )
     for line in found["outcomes"]:
         print(f"    {line}")
     wall, cpu = rows[-1][1], rows[-1][2]
-    print(f"python part of a task: wall {wall:.1f} s ({wall / floor_wall:.2f}x the gray decode), "
-          f"cpu {cpu:.1f} s ({cpu / floor_cpu:.2f}x); decodes of the file: {found['counts']['pyav']} by PyAV, "
-          f"{found['counts']['ffmpeg']} by ffmpeg; peak RSS "
-          f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
+    print(
+        f"python part of a task: wall {wall:.1f} s ({wall / floor_wall:.2f}x the gray decode), "
+        f"cpu {cpu:.1f} s ({cpu / floor_cpu:.2f}x); decodes of the file: {found['counts']['pyav']} by PyAV, "
+        f"{found['counts']['ffmpeg']} by ffmpeg; peak RSS "
+        f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB"
+    )
     if args.breakdown:
         facts = MediaFacts(clip)
         steps: list[tuple[str, Callable[[], Any]]] = [
-            ("probe", facts.probe), ("black + freeze pass", facts.freeze_runs),
-            ("decode-error pass", facts.decode_errors), ("volumedetect", facts.volume), ("loudnorm", facts.loudnorm),
-            ("luma at 1 s", lambda: facts.luma_at(1.0)), ("shots", facts.shots),
-            ("audio + RMS", facts.longest_silence_s)]
+            ("probe", facts.probe),
+            ("black + freeze pass", facts.freeze_runs),
+            ("decode-error pass", facts.decode_errors),
+            ("volumedetect", facts.volume),
+            ("loudnorm", facts.loudnorm),
+            ("luma at 1 s", lambda: facts.luma_at(1.0)),
+            ("shots", facts.shots),
+            ("audio + RMS", facts.longest_silence_s),
+        ]
         if not args.no_ocr:
             steps.append(("OCR text at 1 fps", lambda: facts.ocr_text(1.0)))
         first = len(rows)
         for label, fn in steps:
             _timed(label, fn, rows)
         wall, cpu = sum(r[1] for r in rows[first:]), sum(r[2] for r in rows[first:])
-        print(f"one pass per measurement: wall {wall:.1f} s ({wall / floor_wall:.2f}x), cpu {cpu:.1f} s "
-              f"({cpu / floor_cpu:.2f}x)")
+        print(
+            f"one pass per measurement: wall {wall:.1f} s ({wall / floor_wall:.2f}x), cpu {cpu:.1f} s "
+            f"({cpu / floor_cpu:.2f}x)"
+        )
     with open("/proc/loadavg", encoding="ascii") as fh:
         print(f"load average {' '.join(fh.read().split()[:3])} (2 cores)")
     return 0

@@ -42,15 +42,66 @@ def _generate(work: Path, name: str, size: str, seconds: int, fps: int = 24) -> 
     src, fix = work / f"{name}_source.mp4", work / f"{name}_fixed.mp4"
     if not src.is_file():
         tmp = src.with_suffix(".tmp.mp4")
-        run_ffmpeg(["-y", "-v", "error", "-f", "lavfi", "-i", f"testsrc2=s={size}:r={fps}:d={seconds}", "-f", "lavfi",
-                    "-i", f"anoisesrc=c=pink:r=48000:a=0.3:seed=7:d={seconds}", "-ac", "2", "-c:v", "libx264",
-                    "-preset", "veryfast", "-crf", "18", "-g", str(2 * fps), "-pix_fmt", "yuv420p", "-c:a", "aac",
-                    "-b:a", "192k", "-shortest", str(tmp)], check=True, timeout=3600)
+        run_ffmpeg(
+            [
+                "-y",
+                "-v",
+                "error",
+                "-f",
+                "lavfi",
+                "-i",
+                f"testsrc2=s={size}:r={fps}:d={seconds}",
+                "-f",
+                "lavfi",
+                "-i",
+                f"anoisesrc=c=pink:r=48000:a=0.3:seed=7:d={seconds}",
+                "-ac",
+                "2",
+                "-c:v",
+                "libx264",
+                "-preset",
+                "veryfast",
+                "-crf",
+                "18",
+                "-g",
+                str(2 * fps),
+                "-pix_fmt",
+                "yuv420p",
+                "-c:a",
+                "aac",
+                "-b:a",
+                "192k",
+                "-shortest",
+                str(tmp),
+            ],
+            check=True,
+            timeout=3600,
+        )
         tmp.replace(src)
     if not fix.is_file():
         tmp = fix.with_suffix(".tmp.mp4")
-        run_ffmpeg(["-y", "-v", "error", "-i", str(src), "-c:v", "libx264", "-preset", "veryfast", "-crf", "23",
-                    "-c:a", "aac", "-b:a", "128k", str(tmp)], check=True, timeout=3600)
+        run_ffmpeg(
+            [
+                "-y",
+                "-v",
+                "error",
+                "-i",
+                str(src),
+                "-c:v",
+                "libx264",
+                "-preset",
+                "veryfast",
+                "-crf",
+                "23",
+                "-c:a",
+                "aac",
+                "-b:a",
+                "128k",
+                str(tmp),
+            ],
+            check=True,
+            timeout=3600,
+        )
         tmp.replace(fix)
     return src, fix
 
@@ -74,36 +125,69 @@ def _worker(spec: dict[str, Any]) -> dict[str, Any]:
             pcm_s16(path)
             out.setdefault("frames", []).append(n)
     else:
-        res = score_edit(Path(spec["fixed"]), Path(spec["source"]), duration_s=spec["duration"],
-                         window=tuple(spec["window"]), video_share=0.6, audio_share=0.4,
-                         cache_dir=Path(spec["cache"]), workers=spec["workers"])
+        res = score_edit(
+            Path(spec["fixed"]),
+            Path(spec["source"]),
+            duration_s=spec["duration"],
+            window=tuple(spec["window"]),
+            video_share=0.6,
+            audio_share=0.4,
+            cache_dir=Path(spec["cache"]),
+            workers=spec["workers"],
+        )
         out.update(score=res.score, timings=res.timings, engine=res.detail.get("engine"))
     # CPU time of this process (all threads) plus its ffmpeg children (audio extraction)
     kids = resource.getrusage(resource.RUSAGE_CHILDREN)
-    out.update(wall=time.perf_counter() - t0, cpu=time.process_time() - c0 + kids.ru_utime + kids.ru_stime,
-               rss_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+    out.update(
+        wall=time.perf_counter() - t0,
+        cpu=time.process_time() - c0 + kids.ru_utime + kids.ru_stime,
+        rss_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    )
     return out
 
 
 def _measure(spec: dict[str, Any]) -> dict[str, Any]:
-    proc = subprocess.run([sys.executable, __file__, "--worker", json.dumps(spec)], capture_output=True, text=True,
-                          check=True, cwd=ROOT)
+    proc = subprocess.run(
+        [sys.executable, __file__, "--worker", json.dumps(spec)],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+    )
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
 def _summary(runs: list[dict[str, Any]]) -> dict[str, Any]:
     walls = [r["wall"] for r in runs]
-    return {"best_wall": min(walls), "median_wall": statistics.median(walls), "best_cpu": min(r["cpu"] for r in runs),
-            "rss_mb": max(r["rss_mb"] for r in runs), "import_s": min(r["import_s"] for r in runs),
-            "score": runs[-1].get("score"),
-            "engine": runs[-1].get("engine")}
+    return {
+        "best_wall": min(walls),
+        "median_wall": statistics.median(walls),
+        "best_cpu": min(r["cpu"] for r in runs),
+        "rss_mb": max(r["rss_mb"] for r in runs),
+        "import_s": min(r["import_s"] for r in runs),
+        "score": runs[-1].get("score"),
+        "engine": runs[-1].get("engine"),
+    }
 
 
-def run_scenario(name: str, source: Path, fixed: Path, duration: float, window: tuple[float, float],
-                 reps: int, workers: int, work: Path) -> dict[str, Any]:
+def run_scenario(
+    name: str,
+    source: Path,
+    fixed: Path,
+    duration: float,
+    window: tuple[float, float],
+    reps: int,
+    workers: int,
+    work: Path,
+) -> dict[str, Any]:
     """Decode baseline, cold and warm score_edit for one clip pair; best/median over `reps`."""
-    base = {"source": str(source), "fixed": str(fixed), "duration": duration, "window": list(window),
-            "workers": workers}
+    base = {
+        "source": str(source),
+        "fixed": str(fixed),
+        "duration": duration,
+        "window": list(window),
+        "workers": workers,
+    }
     decode, cold, warm, floor, floor_fixed = [], [], [], [], []
     for _ in range(reps):
         decode.append(_measure({**base, "kind": "decode"}))
@@ -113,8 +197,14 @@ def run_scenario(name: str, source: Path, fixed: Path, duration: float, window: 
         cold.append(_measure({**base, "kind": "score", "cache": str(cache)}))
         warm.append(_measure({**base, "kind": "score", "cache": str(cache)}))
         shutil.rmtree(cache, ignore_errors=True)
-    res = {"scenario": name, "decode": _summary(decode), "floor": _summary(floor),
-           "floor_fixed": _summary(floor_fixed), "cold": _summary(cold), "warm": _summary(warm)}
+    res = {
+        "scenario": name,
+        "decode": _summary(decode),
+        "floor": _summary(floor),
+        "floor_fixed": _summary(floor_fixed),
+        "cold": _summary(cold),
+        "warm": _summary(warm),
+    }
     res["ratio_cold_to_decode"] = res["cold"]["best_wall"] / res["decode"]["best_wall"]
     res["ratio_warm_to_decode"] = res["warm"]["best_wall"] / res["decode"]["best_wall"]
     res["ratio_cold_to_floor"] = res["cold"]["best_wall"] / res["floor"]["best_wall"]
@@ -130,15 +220,23 @@ def _print(res: dict[str, Any]) -> None:
     for key in ("floor", "floor_fixed", "decode", "cold", "warm"):
         r = res[key]
         score = "" if r["score"] is None else f"  score {r['score']:.4f}"
-        print(f"  {key:6s} wall best {r['best_wall']:6.2f} s  median {r['median_wall']:6.2f} s  "
-              f"cpu best {r['best_cpu']:6.2f} s  peak RSS {r['rss_mb']:7.1f} MB{score}")
-    print(f"  ratio to decode: cold {res['ratio_cold_to_decode']:.2f}x  warm {res['ratio_warm_to_decode']:.2f}x "
-          "(target <= 3x)")
-    print(f"  cold / gray decode of both (floor) {res['ratio_cold_to_floor']:.2f}x (target <= 1.5x); "
-          f"warm / gray decode of the fixed video {res['ratio_warm_to_floor_fixed']:.2f}x (target <= 1.2x)")
+        print(
+            f"  {key:6s} wall best {r['best_wall']:6.2f} s  median {r['median_wall']:6.2f} s  "
+            f"cpu best {r['best_cpu']:6.2f} s  peak RSS {r['rss_mb']:7.1f} MB{score}"
+        )
+    print(
+        f"  ratio to decode: cold {res['ratio_cold_to_decode']:.2f}x  warm {res['ratio_warm_to_decode']:.2f}x "
+        "(target <= 3x)"
+    )
+    print(
+        f"  cold / gray decode of both (floor) {res['ratio_cold_to_floor']:.2f}x (target <= 1.5x); "
+        f"warm / gray decode of the fixed video {res['ratio_warm_to_floor_fixed']:.2f}x (target <= 1.2x)"
+    )
     if "speedup_vs_official_cold" in res:
-        print(f"  vs official ~{OFFICIAL_GOLDEN_WALL_S:.0f} s: cold {res['speedup_vs_official_cold']:.1f}x  "
-              f"warm {res['speedup_vs_official_warm']:.1f}x faster (target >= 10x)")
+        print(
+            f"  vs official ~{OFFICIAL_GOLDEN_WALL_S:.0f} s: cold {res['speedup_vs_official_cold']:.1f}x  "
+            f"warm {res['speedup_vs_official_warm']:.1f}x faster (target >= 10x)"
+        )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -147,11 +245,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--scenarios", default="golden,hd60,long120")
-    ap.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()) / "avb-bench-repair-edit",
-                    help="where generated clips are kept between runs")
+    ap.add_argument(
+        "--work",
+        type=Path,
+        default=Path(tempfile.gettempdir()) / "avb-bench-repair-edit",
+        help="where generated clips are kept between runs",
+    )
     ap.add_argument("--json", action="store_true")
-    ap.add_argument("--pair", nargs=2, type=Path, metavar=("SOURCE", "FIXED"),
-                    help="scenario `pair`: score these files (e.g. full-size media that are not committed)")
+    ap.add_argument(
+        "--pair",
+        nargs=2,
+        type=Path,
+        metavar=("SOURCE", "FIXED"),
+        help="scenario `pair`: score these files (e.g. full-size media that are not committed)",
+    )
     ap.add_argument("--duration", type=float, default=None, help="profile duration for `pair` (default: 60)")
     ap.add_argument("--window", type=float, nargs=2, default=(22.0, 23.0), help="in-window span for `pair`")
     ap.add_argument("--worker", help=argparse.SUPPRESS)
@@ -167,7 +274,11 @@ def main(argv: list[str] | None = None) -> int:
         elif name == "hd60":
             pair, duration, window = _generate(args.work, "hd60", "1280x720", 60), 60.0, (20.0, 25.0)
         elif name == "fhd60":
-            pair, duration, window = _generate(args.work, "fhd60", "1920x1080", 60, fps=30), 60.0, (22.0, 23.0)
+            pair, duration, window = (
+                _generate(args.work, "fhd60", "1920x1080", 60, fps=30),
+                60.0,
+                (22.0, 23.0),
+            )
         elif name == "pair":
             if args.pair is None:
                 ap.error("scenario `pair` needs --pair SOURCE FIXED")

@@ -26,15 +26,23 @@ from agenticvbench.verifiers.base import VerifyContext
 
 
 def _row(task_id: int, family: str, rubric: dict[str, Any]) -> dict[str, Any]:
-    return {"task_id": task_id, "task_family": family, "prompt": "bench", "verifier_reference_urls": None,
-            "reference_file_urls": [f"{family}/materials/{task_id}.zip"], "rubric_json": json.dumps(rubric)}
+    return {
+        "task_id": task_id,
+        "task_family": family,
+        "prompt": "bench",
+        "verifier_reference_urls": None,
+        "reference_file_urls": [f"{family}/materials/{task_id}.zip"],
+        "rubric_json": json.dumps(rubric),
+    }
 
 
 def _write(folder: Path, sources: list[Any], lengths: list[float]) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     segs, t = [], 0.0
     for s, length in zip(sources, lengths, strict=True):
-        segs.append({"output": [round(t, 3), round(t + length, 3)], "source": s, "source_range": [0.0, length]})
+        segs.append(
+            {"output": [round(t, 3), round(t + length, 3)], "source": s, "source_range": [0.0, length]}
+        )
         t += length
     (folder / "solution.json").write_text(json.dumps({"segments": segs}, indent=2), encoding="utf-8")
 
@@ -61,9 +69,19 @@ def build_run(root: Path, seed: int = 0) -> list[tuple[Task, Submission]]:
         n = rng.randint(8, 13)
         correct = [f"{c}.mp4" for c in rng.sample(range(1, 3 * n + 1), n)]
         durs = [round(rng.uniform(0.8, 4.0), 3) for _ in correct]
-        task = task_from_row(_row(task_id, "assembly", {
-            "correct_assembly_in_slot_order": correct, "correct_assembly_durations": durs, "n_slots": n,
-            "film": "bench", "duration_sec": round(sum(durs), 3)}))
+        task = task_from_row(
+            _row(
+                task_id,
+                "assembly",
+                {
+                    "correct_assembly_in_slot_order": correct,
+                    "correct_assembly_durations": durs,
+                    "n_slots": n,
+                    "film": "bench",
+                    "duration_sec": round(sum(durs), 3),
+                },
+            )
+        )
         picks: list[Any] = [c[:-4] for c in correct]
         if i % 3 == 1:
             picks = [p if rng.random() < 0.6 else str(rng.randint(1, 3 * n)) for p in picks]
@@ -94,11 +112,15 @@ def main() -> None:
     for fam in ("sequencing", "assembly"):
         scores = [o.headline for (t, _), o in zip(pairs, outcomes, strict=True) if t.family == fam]
         print(f"{fam}: {len(scores)} tasks, mean adjusted_final_score {statistics.mean(scores):.4f}")
-    print(f"verify() over {len(pairs)} tasks: median {statistics.median(times) * 1000:.2f} ms "
-          f"(min {min(times) * 1000:.2f} ms, max {max(times) * 1000:.2f} ms, {args.reps} reps)")
+    print(
+        f"verify() over {len(pairs)} tasks: median {statistics.median(times) * 1000:.2f} ms "
+        f"(min {min(times) * 1000:.2f} ms, max {max(times) * 1000:.2f} ms, {args.reps} reps)"
+    )
     for label, ts in engine_times.items():
-        print(f"verify_run over {len(pairs)} tasks, {label}: median {statistics.median(ts) * 1000:.1f} ms "
-              f"(min {min(ts) * 1000:.1f}, max {max(ts) * 1000:.1f})")
+        print(
+            f"verify_run over {len(pairs)} tasks, {label}: median {statistics.median(ts) * 1000:.1f} ms "
+            f"(min {min(ts) * 1000:.1f}, max {max(ts) * 1000:.1f})"
+        )
 
 
 def _time_engine(base: Path, tasks: list[Task], reps: int) -> dict[str, list[float]]:

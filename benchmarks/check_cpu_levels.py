@@ -31,14 +31,25 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 AV_SSE42 = 0x1 | 0x2 | 0x8 | 0x10 | 0x40 | 0x80 | 0x100 | 0x200 | 0x1000  # MMX..SSE4.2, CMOV
 AV_AVX2 = AV_SSE42 | 0x4000 | 0x8000 | 0x10000 | 0x20000 | 0x40000 | 0x80000  # + AVX, AVX2, FMA3, BMI1/2, AES
-ENV_V3 = {"NPY_DISABLE_CPU_FEATURES": "X86_V4 AVX512_ICL AVX512_SPR", "OPENCV_CPU_DISABLE": "AVX512-SKX",
-          "OPENBLAS_CORETYPE": "Haswell", "NUMBA_CPU_NAME": "haswell"}
-ENV_V2 = {"NPY_DISABLE_CPU_FEATURES": "X86_V3 X86_V4 AVX512_ICL AVX512_SPR",
-          "OPENCV_CPU_DISABLE": "AVX512-SKX,AVX2,FP16,AVX,FMA3", "OPENBLAS_CORETYPE": "Nehalem",
-          "NUMBA_CPU_NAME": "nehalem"}
+ENV_V3 = {
+    "NPY_DISABLE_CPU_FEATURES": "X86_V4 AVX512_ICL AVX512_SPR",
+    "OPENCV_CPU_DISABLE": "AVX512-SKX",
+    "OPENBLAS_CORETYPE": "Haswell",
+    "NUMBA_CPU_NAME": "haswell",
+}
+ENV_V2 = {
+    "NPY_DISABLE_CPU_FEATURES": "X86_V3 X86_V4 AVX512_ICL AVX512_SPR",
+    "OPENCV_CPU_DISABLE": "AVX512-SKX,AVX2,FP16,AVX,FMA3",
+    "OPENBLAS_CORETYPE": "Nehalem",
+    "NUMBA_CPU_NAME": "nehalem",
+}
 LEVELS: dict[str, tuple[dict[str, str], int]] = {
-    "host": ({}, -1), "v3": (ENV_V3, AV_AVX2), "v2": (ENV_V2, AV_SSE42), "nosimd": (ENV_V2, 0),
-    "portable": ({**ENV_V2, "AVB_BGR_CONVERTER": "portable"}, 0)}
+    "host": ({}, -1),
+    "v3": (ENV_V3, AV_AVX2),
+    "v2": (ENV_V2, AV_SSE42),
+    "nosimd": (ENV_V2, 0),
+    "portable": ({**ENV_V2, "AVB_BGR_CONVERTER": "portable"}, 0),
+}
 SKIP_KEYS = {"result_sha256", "timings", "provenance", "engine", "scored_at", "started_at", "finished_at"}
 
 _GOLDENS = """
@@ -73,8 +84,14 @@ def _env(extra: dict[str, str]) -> dict[str, str]:
 def goldens(level: str) -> Any:
     """The golden repair values scored as `level`'s CPU would (a fresh process)."""
     env, flags = LEVELS[level]
-    out = subprocess.run([sys.executable, "-c", _GOLDENS, str(flags), str(ROOT)], env=_env(env), check=True,
-                         capture_output=True, text=True, timeout=3600).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", _GOLDENS, str(flags), str(ROOT)],
+        env=_env(env),
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=3600,
+    ).stdout
     return json.loads(out)
 
 
@@ -83,9 +100,26 @@ def demo(level: str, demo_dir: Path, scratch: Path) -> dict[str, Any]:
     env, _ = LEVELS[level]
     out = scratch / level
     runs = sorted(p for p in (demo_dir / "runs").iterdir() if p.is_dir())
-    subprocess.run(["avb", "verify", *map(str, runs), "--dataset", str(demo_dir / "mirror"), "--out", str(out),
-                    "--judge", "off", "-q", "--cache-dir", str(scratch / f"{level}.cache")],
-                   env=_env(env), check=False, capture_output=True, timeout=7200)
+    subprocess.run(
+        [
+            "avb",
+            "verify",
+            *map(str, runs),
+            "--dataset",
+            str(demo_dir / "mirror"),
+            "--out",
+            str(out),
+            "--judge",
+            "off",
+            "-q",
+            "--cache-dir",
+            str(scratch / f"{level}.cache"),
+        ],
+        env=_env(env),
+        check=False,
+        capture_output=True,
+        timeout=7200,
+    )
     return {str(f.relative_to(out)): json.loads(f.read_text()) for f in sorted(out.rglob("*.json"))}
 
 
@@ -94,12 +128,18 @@ def differences(a: Any, b: Any, path: str = "") -> list[tuple[float, str, Any, A
     if isinstance(a, dict):
         if not isinstance(b, dict):
             return [(float("inf"), path, "dict", b)]
-        return [d for k in a if k not in SKIP_KEYS and "path" not in k
-                for d in differences(a[k], b.get(k), f"{path}.{k}")]
+        return [
+            d
+            for k in a
+            if k not in SKIP_KEYS and "path" not in k
+            for d in differences(a[k], b.get(k), f"{path}.{k}")
+        ]
     if isinstance(a, list):
         if not isinstance(b, list) or len(a) != len(b):
             return [(float("inf"), path, "list", b)]
-        return [d for i, (x, y) in enumerate(zip(a, b, strict=True)) for d in differences(x, y, f"{path}[{i}]")]
+        return [
+            d for i, (x, y) in enumerate(zip(a, b, strict=True)) for d in differences(x, y, f"{path}[{i}]")
+        ]
     if isinstance(a, float) and isinstance(b, int | float) and not isinstance(b, bool):
         return [] if a == b else [(abs(a - b), path, a, b)]
     return [] if a == b else [(float("inf"), path, a, b)]
@@ -108,8 +148,10 @@ def differences(a: Any, b: Any, path: str = "") -> list[tuple[float, str, Any, A
 def _report(name: str, level: str, diffs: list[tuple[float, str, Any, Any]], top: int) -> None:
     diffs.sort(key=lambda d: -d[0])
     where = sorted({d[1].lstrip(".").split(".json")[0].split(".mp4")[0].split("[")[0] for d in diffs})
-    print(f"{name:8s} {level:9s} {len(diffs):4d} values differ" + (f" in {len(where)} results: {', '.join(where)}"
-                                                                   if diffs else " (identical)"))
+    print(
+        f"{name:8s} {level:9s} {len(diffs):4d} values differ"
+        + (f" in {len(where)} results: {', '.join(where)}" if diffs else " (identical)")
+    )
     for size, path, a, b in diffs[:top]:
         print(f"{'':19s}{size:.3g}  {path}  {a} -> {b}")
 
@@ -118,7 +160,9 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point (see the module docstring)."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--levels", default="v3,v2,nosimd,portable")
-    ap.add_argument("--demo", type=Path, help="a demo benchmark folder (mirror/ and runs/) to verify per level")
+    ap.add_argument(
+        "--demo", type=Path, help="a demo benchmark folder (mirror/ and runs/) to verify per level"
+    )
     ap.add_argument("--top", type=int, default=5, help="largest differences to print per level")
     args = ap.parse_args(argv)
     levels = [lv.strip() for lv in args.levels.split(",") if lv.strip()]

@@ -23,15 +23,20 @@ from agenticvbench.media.ffmpeg import ffmpeg_exe
 from agenticvbench.media.seek_audio import SeekAudio
 
 STARTS = (0, 5, 10, 13.337, 20, 20.007, 27.3, 29.99, 30, 31)
-TONE = ("aevalsrc=0.3*sin(2*PI*(200+50*t)*t)+0.2*sin(2*PI*1234*t)|0.2*sin(2*PI*700*t):s={rate}")
+TONE = "aevalsrc=0.3*sin(2*PI*(200+50*t)*t)+0.2*sin(2*PI*1234*t)|0.2*sin(2*PI*700*t):s={rate}"
 VIDEO = ["-f", "lavfi", "-i", "testsrc2=s=64x36:r={fps}"]
 
 
 def _recipes() -> dict[str, list[str]]:
     """name -> encoder arguments after the inputs (audio is input 1 when there is video, else input 0)."""
     out: dict[str, list[str]] = {}
-    for codec, extra in (("aac", []), ("libopus", ["-frame_duration", "20"]), ("libopus", ["-frame_duration", "60"]),
-                         ("libopus", ["-frame_duration", "10"]), ("libmp3lame", [])):
+    for codec, extra in (
+        ("aac", []),
+        ("libopus", ["-frame_duration", "20"]),
+        ("libopus", ["-frame_duration", "60"]),
+        ("libopus", ["-frame_duration", "10"]),
+        ("libmp3lame", []),
+    ):
         tag = codec + "".join(extra[1:])
         for gop in ("250", "225"):
             out[f"{tag}_g{gop}"] = ["-c:v", "libx264", "-g", gop, "-sc_threshold", "0", "-c:a", codec, *extra]
@@ -51,21 +56,76 @@ def generate(work: Path, ffmpegs: list[str]) -> list[Path]:
                 rate = "44100" if "441" in name else "48000"
                 video = [] if "-vn" in args else [a.format(fps=25) for a in VIDEO]
                 if not out.exists():
-                    subprocess.run([exe, "-v", "error", "-y", *video, "-f", "lavfi", "-i", TONE.format(rate=rate),
-                                    "-t", f"{seconds}", *args, str(out)], check=True)
+                    subprocess.run(
+                        [
+                            exe,
+                            "-v",
+                            "error",
+                            "-y",
+                            *video,
+                            "-f",
+                            "lavfi",
+                            "-i",
+                            TONE.format(rate=rate),
+                            "-t",
+                            f"{seconds}",
+                            *args,
+                            str(out),
+                        ],
+                        check=True,
+                    )
                 files.append(out)
                 if seconds == 30.0 and video:
                     late = out.with_name(out.stem + "_late.mp4")
                     if not late.exists():
-                        subprocess.run([exe, "-v", "error", "-y", "-i", str(out), "-itsoffset", "0.35", "-i",
-                                        str(out), "-map", "0:v", "-map", "1:a", "-c", "copy", str(late)], check=True)
+                        subprocess.run(
+                            [
+                                exe,
+                                "-v",
+                                "error",
+                                "-y",
+                                "-i",
+                                str(out),
+                                "-itsoffset",
+                                "0.35",
+                                "-i",
+                                str(out),
+                                "-map",
+                                "0:v",
+                                "-map",
+                                "1:a",
+                                "-c",
+                                "copy",
+                                str(late),
+                            ],
+                            check=True,
+                        )
                     files.append(late)
     return files
 
 
 def reference(exe: str, path: Path, start: float) -> np.ndarray:
-    cmd = [exe, "-nostdin", "-v", "error", "-ss", f"{start:.3f}", "-t", "10.000", "-i", str(path), "-ac", "1",
-           "-ar", "48000", "-f", "s16le", "-acodec", "pcm_s16le", "-"]
+    cmd = [
+        exe,
+        "-nostdin",
+        "-v",
+        "error",
+        "-ss",
+        f"{start:.3f}",
+        "-t",
+        "10.000",
+        "-i",
+        str(path),
+        "-ac",
+        "1",
+        "-ar",
+        "48000",
+        "-f",
+        "s16le",
+        "-acodec",
+        "pcm_s16le",
+        "-",
+    ]
     return np.frombuffer(subprocess.run(cmd, capture_output=True, check=True).stdout, "<i2").astype(np.int32)
 
 
@@ -94,7 +154,9 @@ def main() -> None:
         if problems:
             bad += 1
             print(path.name, "|", "; ".join(problems))
-    print(f"{len(files)} files x {len(STARTS)} spans: {bad} files differ; worst sample difference {worst} LSB")
+    print(
+        f"{len(files)} files x {len(STARTS)} spans: {bad} files differ; worst sample difference {worst} LSB"
+    )
 
 
 if __name__ == "__main__":

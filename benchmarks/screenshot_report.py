@@ -47,9 +47,21 @@ def demo_report_html(work: Path, families: list[str]) -> str:
 def screenshot(chromium: str, html: Path, png: Path, width: int = 1280, height: int = 3000) -> float:
     """Headless screenshot of a local HTML file; returns the seconds it took."""
     t0 = time.perf_counter()
-    subprocess.run([chromium, "--headless", "--disable-gpu", "--no-sandbox", "--hide-scrollbars",
-                    f"--window-size={width},{height}", f"--screenshot={png}", html.resolve().as_uri()],
-                   check=True, capture_output=True, timeout=120)
+    subprocess.run(
+        [
+            chromium,
+            "--headless",
+            "--disable-gpu",
+            "--no-sandbox",
+            "--hide-scrollbars",
+            f"--window-size={width},{height}",
+            f"--screenshot={png}",
+            html.resolve().as_uri(),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
     return time.perf_counter() - t0
 
 
@@ -62,8 +74,14 @@ def analyse(png: Path) -> dict[str, float]:
     non_white = float((flat.min(axis=1) < 235).mean())
     saturated = float(((flat.max(axis=1).astype(int) - flat.min(axis=1)) > 60).mean())
     colours = len(np.unique(flat[:: max(1, len(flat) // 200000)], axis=0))
-    return {"width": img.shape[1], "height": img.shape[0], "bytes": png.stat().st_size,
-            "non_white": non_white, "saturated": saturated, "colours": colours}
+    return {
+        "width": img.shape[1],
+        "height": img.shape[0],
+        "bytes": png.stat().st_size,
+        "non_white": non_white,
+        "saturated": saturated,
+        "colours": colours,
+    }
 
 
 def looks_rendered(stats: dict[str, float]) -> list[str]:
@@ -105,8 +123,10 @@ def main(argv: list[str] | None = None) -> int:
         html.write_text(page, encoding="utf-8")
         seconds = screenshot(chromium, html, png)
         stats = analyse(png)
-    print(f"chromium {chromium}: {seconds:.1f} s; html {len(page) / 1e3:.0f} kB; screenshot "
-          + ", ".join(f"{k} {v:.3f}" if isinstance(v, float) else f"{k} {v}" for k, v in stats.items()))
+    print(
+        f"chromium {chromium}: {seconds:.1f} s; html {len(page) / 1e3:.0f} kB; screenshot "
+        + ", ".join(f"{k} {v:.3f}" if isinstance(v, float) else f"{k} {v}" for k, v in stats.items())
+    )
     problems = looks_rendered(stats)
     for p in problems:
         print(f"FAIL: {p}", file=sys.stderr)

@@ -136,8 +136,19 @@ def deep_json(depth: int) -> str:
 
 def long_media(path: Path, seconds: int = 40_000) -> Path:
     """A ~2 KB video whose header declares `seconds` of duration (two frames, far apart)."""
-    ffmpeg("-f", "lavfi", "-i", "color=s=16x16:r=1:d=2", "-vf", f"setpts=N*{seconds}/TB", "-fps_mode", "passthrough",
-           "-c:v", "libx264", str(path))
+    ffmpeg(
+        "-f",
+        "lavfi",
+        "-i",
+        "color=s=16x16:r=1:d=2",
+        "-vf",
+        f"setpts=N*{seconds}/TB",
+        "-fps_mode",
+        "passthrough",
+        "-c:v",
+        "libx264",
+        str(path),
+    )
     return path
 
 
@@ -149,8 +160,23 @@ def audio_only(source: Path, path: Path) -> Path:
 
 def one_frame(source: Path, path: Path) -> Path:
     """`source` cut to its first video frame, with its whole audio stream-copied."""
-    ffmpeg("-i", str(source), "-map", "0:v:0", "-map", "0:a:0", "-vf", "trim=end_frame=1", "-c:v", "libx264",
-           "-pix_fmt", "yuv420p", "-c:a", "copy", str(path))
+    ffmpeg(
+        "-i",
+        str(source),
+        "-map",
+        "0:v:0",
+        "-map",
+        "0:a:0",
+        "-vf",
+        "trim=end_frame=1",
+        "-c:v",
+        "libx264",
+        "-pix_fmt",
+        "yuv420p",
+        "-c:a",
+        "copy",
+        str(path),
+    )
     return path
 
 
@@ -169,11 +195,11 @@ def _iso_boxes(data: bytes | bytearray, start: int, end: int):
     """(type, body offset, end) of the ISO-BMFF boxes in data[start:end], descending into the container boxes."""
     off = start
     while off + 8 <= end:
-        size = int.from_bytes(data[off:off + 4], "big")
-        kind = bytes(data[off + 4:off + 8])
+        size = int.from_bytes(data[off : off + 4], "big")
+        kind = bytes(data[off + 4 : off + 8])
         body = off + 8
         if size == 1:
-            size, body = int.from_bytes(data[off + 8:off + 16], "big"), off + 16
+            size, body = int.from_bytes(data[off + 8 : off + 16], "big"), off + 16
         elif size == 0:
             size = end - off
         if size < 8:
@@ -190,19 +216,22 @@ def scale_durations(source: Path, path: Path, factor: float) -> Path:
     data = bytearray(source.read_bytes())
     for kind, body, _end in _iso_boxes(data, 0, len(data)):
         v1 = data[body] == 1
-        fields = {b"mvhd": (20, 8) if v1 else (16, 4), b"mdhd": (20, 8) if v1 else (16, 4),
-                  b"tkhd": (28, 8) if v1 else (20, 4)}
+        fields = {
+            b"mvhd": (20, 8) if v1 else (16, 4),
+            b"mdhd": (20, 8) if v1 else (16, 4),
+            b"tkhd": (28, 8) if v1 else (20, 4),
+        }
         if kind in fields:
             at, width = fields[kind]
-            value = int.from_bytes(data[body + at:body + at + width], "big")
-            data[body + at:body + at + width] = int(value * factor).to_bytes(width, "big")
+            value = int.from_bytes(data[body + at : body + at + width], "big")
+            data[body + at : body + at + width] = int(value * factor).to_bytes(width, "big")
         elif kind == b"elst":
-            count = int.from_bytes(data[body + 4:body + 8], "big")
+            count = int.from_bytes(data[body + 4 : body + 8], "big")
             width = 8 if v1 else 4
             for i in range(count):
                 at = body + 8 + i * (2 * width + 4)
-                value = int.from_bytes(data[at:at + width], "big")
-                data[at:at + width] = int(value * factor).to_bytes(width, "big")
+                value = int.from_bytes(data[at : at + width], "big")
+                data[at : at + width] = int(value * factor).to_bytes(width, "big")
     path.write_bytes(bytes(data))
     return path
 
@@ -211,6 +240,6 @@ def lying_sample_table(source: Path, path: Path, samples: int = 30_000_000) -> P
     """`source` (an MP4) whose first `stsz` declares `samples` samples of one byte each (a ~kB file)."""
     data = bytearray(source.read_bytes())
     i = data.find(b"stsz")
-    data[i + 8:i + 16] = (1).to_bytes(4, "big") + samples.to_bytes(4, "big")
+    data[i + 8 : i + 16] = (1).to_bytes(4, "big") + samples.to_bytes(4, "big")
     path.write_bytes(bytes(data))
     return path

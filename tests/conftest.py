@@ -19,7 +19,9 @@ from typing import Any
 _SCRUBBED_PREFIXES = ("HF_", "HUGGINGFACE_", "OPENAI_", "AVB_")
 #: The suite's own opt-in switches, which the package never reads: they are kept (scrubbing them would make the
 #: documented opt-in runs, such as the full-size repair test, skip silently).
-TEST_SWITCHES = frozenset({"AVB_REPAIR_HD_MEDIA", "AVB_HARBOR_VENV", "AVB_PYTHON312", "AVB_UPDATE_DOC_IMAGES"})
+TEST_SWITCHES = frozenset(
+    {"AVB_REPAIR_HD_MEDIA", "AVB_HARBOR_VENV", "AVB_PYTHON312", "AVB_UPDATE_DOC_IMAGES"}
+)
 
 
 def _hermetic_environment() -> None:
@@ -89,14 +91,18 @@ def hub_server(demo: DemoBenchmark) -> Iterator[HubServer]:
 @pytest.fixture
 def hostile_run(demo: DemoBenchmark, tmp_path: Path) -> Callable[..., AdversarialRun]:
     """A fresh copy of a demo run (`perfect` by default) to tamper with (tests/adversarial.py)."""
+
     def make(name: str = "perfect") -> AdversarialRun:
         return AdversarialRun.from_run(demo.runs[name], tmp_path / f"run-{name}")
+
     return make
 
 
 @pytest.fixture
 def score_run(demo: DemoBenchmark) -> Callable[..., RunSummary]:
     """Score selected tasks of a run against the demo mirror, serially."""
+
     def run(path: Path, ids: list[int], **kw: Any) -> RunSummary:
         return verify_run(path, dataset=demo.mirror, task_ids=ids, jobs=1, **kw)
+
     return run

@@ -58,7 +58,7 @@ def excerpt_mismatch(shown: list[str], printed: list[str]) -> str | None:
     for i, run in enumerate(runs):
         if not run:
             continue
-        starts = [j for j in range(pos, len(printed) - len(run) + 1) if printed[j:j + len(run)] == run]
+        starts = [j for j in range(pos, len(printed) - len(run) + 1) if printed[j : j + len(run)] == run]
         if i == 0 and starts and starts[0] != 0:
             starts = []
         if not starts:
@@ -69,8 +69,12 @@ def excerpt_mismatch(shown: list[str], printed: list[str]) -> str | None:
     return None
 
 
-def run_step(step: Step, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
-             replace: dict[str, str] | None = None) -> tuple[int, list[str]]:
+def run_step(
+    step: Step,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    replace: dict[str, str] | None = None,
+) -> tuple[int, list[str]]:
     """Run one shown command in-process (leading `VAR=value` words set the environment); returns the exit code
     and the printed lines (stdout, then stderr), with each `replace` value mapped back to its shown key."""
     replace = replace or {}

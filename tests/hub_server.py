@@ -28,7 +28,9 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 _RESOLVE = re.compile(r"^/datasets/(?P<repo>[^/]+/[^/]+)/resolve/(?P<rev>[^/]+)/(?P<path>.+)$")
-_API = re.compile(r"^/api/datasets/(?P<repo>[^/]+/[^/]+)/(?P<what>revision|tree)/(?P<rev>[^/]+)(?:/(?P<path>.*))?$")
+_API = re.compile(
+    r"^/api/datasets/(?P<repo>[^/]+/[^/]+)/(?P<what>revision|tree)/(?P<rev>[^/]+)(?:/(?P<path>.*))?$"
+)
 
 
 def commit_sha(label: str) -> str:
@@ -54,8 +56,10 @@ class Commit:
 def commit_from_dir(sha: str, root: Path, overrides: Mapping[str, bytes] | None = None) -> Commit:
     """A commit holding every file under `root` (hidden files skipped), with `overrides` replacing/adding files."""
     files: dict[str, bytes | Path] = {
-        p.relative_to(root).as_posix(): p for p in sorted(root.rglob("*"))
-        if p.is_file() and not any(part.startswith(".") for part in p.relative_to(root).parts)}
+        p.relative_to(root).as_posix(): p
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and not any(part.startswith(".") for part in p.relative_to(root).parts)
+    }
     files.update(overrides or {})
     return Commit(sha, files)
 
@@ -161,15 +165,20 @@ class _Handler(BaseHTTPRequestHandler):
         if data is None:
             return self._error(404, "EntryNotFound", head, sha)
         etag = f'"{hashlib.sha256(data).hexdigest()}"'
-        headers = {"X-Repo-Commit": sha, "ETag": etag, "X-Linked-Etag": etag, "Accept-Ranges": "bytes",
-                   "Content-Type": "application/octet-stream"}
+        headers = {
+            "X-Repo-Commit": sha,
+            "ETag": etag,
+            "X-Linked-Etag": etag,
+            "Accept-Ranges": "bytes",
+            "Content-Type": "application/octet-stream",
+        }
         status = 200
         rng = re.match(r"bytes=(\d+)-(\d*)$", self.headers.get("Range", ""))
         if rng and not head:
             start = int(rng.group(1))
             end = int(rng.group(2)) if rng.group(2) else len(data) - 1
             headers["Content-Range"] = f"bytes {start}-{end}/{len(data)}"
-            data, status = data[start:end + 1], 206
+            data, status = data[start : end + 1], 206
         self._send(status, data, headers, head)
 
     def _api(self, repo_id: str, what: str, rev: str, sub: str, head: bool) -> None:
@@ -180,8 +189,14 @@ class _Handler(BaseHTTPRequestHandler):
             return self._error(404, "RevisionNotFound", head)
         paths = sorted(commit.files)
         if what == "revision":
-            body = {"id": repo_id, "sha": sha, "private": False, "disabled": False, "gated": False,
-                    "siblings": [{"rfilename": p} for p in paths]}
+            body = {
+                "id": repo_id,
+                "sha": sha,
+                "private": False,
+                "disabled": False,
+                "gated": False,
+                "siblings": [{"rfilename": p} for p in paths],
+            }
         else:
             prefix = f"{sub.rstrip('/')}/" if sub else ""
             body = []
@@ -192,9 +207,19 @@ class _Handler(BaseHTTPRequestHandler):
             for p in paths:
                 if p.startswith(prefix):
                     data = commit.content(p) or b""
-                    body.append({"type": "file", "path": p, "size": len(data), "oid": hashlib.sha1(data).hexdigest(),
-                                 "lfs": {"oid": hashlib.sha256(data).hexdigest(), "size": len(data),
-                                         "pointerSize": 134}})
+                    body.append(
+                        {
+                            "type": "file",
+                            "path": p,
+                            "size": len(data),
+                            "oid": hashlib.sha1(data).hexdigest(),
+                            "lfs": {
+                                "oid": hashlib.sha256(data).hexdigest(),
+                                "size": len(data),
+                                "pointerSize": 134,
+                            },
+                        }
+                    )
         self._send(200, json.dumps(body).encode(), {"Content-Type": "application/json"}, head)
 
 

@@ -51,8 +51,13 @@ def request_text(body: dict[str, Any]) -> str:
 
 def n_images(body: dict[str, Any]) -> int:
     """How many image parts a chat request carries."""
-    return sum(1 for m in body.get("messages", []) if isinstance(m.get("content"), list)
-               for p in m["content"] if isinstance(p, dict) and p.get("type") == "image_url")
+    return sum(
+        1
+        for m in body.get("messages", [])
+        if isinstance(m.get("content"), list)
+        for p in m["content"]
+        if isinstance(p, dict) and p.get("type") == "image_url"
+    )
 
 
 class FakeOpenAIServer:
@@ -76,8 +81,9 @@ class FakeOpenAIServer:
         self._lock = threading.Lock()
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02},
-                                        daemon=True)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        )
 
     # -- scripting
     def reply_when(self, marker: str, content: str) -> None:
@@ -146,19 +152,45 @@ class FakeOpenAIServer:
         if garbage:
             return 200, {"choices": "not a list", "usage": "??"}, {}
         if self.reject_response_format and "response_format" in body:
-            return 400, {"error": {"message": "response_format is not supported", "type": "invalid_request_error",
-                                   "param": "response_format", "code": None}}, {}
+            return (
+                400,
+                {
+                    "error": {
+                        "message": "response_format is not supported",
+                        "type": "invalid_request_error",
+                        "param": "response_format",
+                        "code": None,
+                    }
+                },
+                {},
+            )
         text = request_text(body)
         content = next((c for marker, c in self.rules if marker in text), self.default_reply)
         p_tok = PROMPT_BASE_TOKENS + TOKENS_PER_IMAGE * n_images(body)
-        return 200, {
-            "id": f"chatcmpl-test{self.calls}", "object": "chat.completion", "created": 1700000000,
-            "model": body.get("model", "test-model"), "system_fingerprint": None,
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": content, "refusal": None},
-                         "logprobs": None, "finish_reason": "stop"}],
-            "usage": {"prompt_tokens": p_tok, "completion_tokens": COMPLETION_TOKENS,
-                      "total_tokens": p_tok + COMPLETION_TOKENS},
-        }, {}
+        return (
+            200,
+            {
+                "id": f"chatcmpl-test{self.calls}",
+                "object": "chat.completion",
+                "created": 1700000000,
+                "model": body.get("model", "test-model"),
+                "system_fingerprint": None,
+                "choices": [
+                    {
+                        "index": 0,
+                        "message": {"role": "assistant", "content": content, "refusal": None},
+                        "logprobs": None,
+                        "finish_reason": "stop",
+                    }
+                ],
+                "usage": {
+                    "prompt_tokens": p_tok,
+                    "completion_tokens": COMPLETION_TOKENS,
+                    "total_tokens": p_tok + COMPLETION_TOKENS,
+                },
+            },
+            {},
+        )
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         server = self
@@ -188,13 +220,16 @@ class FakeOpenAIServer:
                     with server._lock:
                         server.calls += 1
                     body = json.dumps({"choices": []}).encode()
-                    data = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n" + \
-                        f"Content-Length: {len(body)}\r\n\r\n".encode() + body
+                    data = (
+                        b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                        + f"Content-Length: {len(body)}\r\n\r\n".encode()
+                        + body
+                    )
                     for i in range(len(data)):
                         if server._stopping.wait(server.trickle_s):
                             return True
                         try:
-                            self.wfile.write(data[i:i + 1])
+                            self.wfile.write(data[i : i + 1])
                             self.wfile.flush()
                         except OSError:
                             return True
@@ -207,8 +242,11 @@ class FakeOpenAIServer:
                     self.close_connection = True
                     return
                 with server._lock:
-                    raw_reply = server._raw.pop(0) if server._raw and self.path.endswith("/chat/completions") \
+                    raw_reply = (
+                        server._raw.pop(0)
+                        if server._raw and self.path.endswith("/chat/completions")
                         else None
+                    )
                 if raw_reply is not None:
                     with server._lock:
                         server.calls += 1

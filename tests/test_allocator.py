@@ -13,12 +13,27 @@ import pytest
 
 FRAME = 1920 * 1080 * 3  # one 1080p BGR frame
 
-pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc malloc tuning is Linux-only")
+pytestmark = pytest.mark.skipif(
+    not sys.platform.startswith("linux"), reason="glibc malloc tuning is Linux-only"
+)
 
 
 class _MallInfo2(ctypes.Structure):
-    _fields_ = [(name, ctypes.c_size_t) for name in ("arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks",
-                                                     "fsmblks", "uordblks", "fordblks", "keepcost")]
+    _fields_ = [
+        (name, ctypes.c_size_t)
+        for name in (
+            "arena",
+            "ordblks",
+            "smblks",
+            "hblks",
+            "hblkhd",
+            "usmblks",
+            "fsmblks",
+            "uordblks",
+            "fordblks",
+            "keepcost",
+        )
+    ]
 
 
 def mmapped_while_holding_a_frame(rounds: int = 3) -> list[int]:
@@ -55,8 +70,15 @@ def test_trim_threshold_from_the_environment_no_longer_maps_every_frame() -> Non
 
     root = Path(__file__).resolve().parents[1]
     env = {"MALLOC_TRIM_THRESHOLD_": "65536", "PATH": "/usr/bin:/bin", "PYTHONPATH": str(root)}
-    out = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, env=env, check=True,
-                         timeout=120, cwd=root)
+    out = subprocess.run(
+        [sys.executable, "-c", PROBE],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+        timeout=120,
+        cwd=root,
+    )
     got = json.loads(out.stdout)
     assert got["applied"] is True
     assert all(b >= FRAME for b in got["raw"])  # the problem is real: every round maps the frame

@@ -12,8 +12,9 @@ from agenticvbench.archive import extract_zip
 from agenticvbench.errors import ArchiveError
 
 
-def _zip(path: Path, members: list[tuple[str | zipfile.ZipInfo, bytes]], *,
-         compression: int = zipfile.ZIP_STORED) -> Path:
+def _zip(
+    path: Path, members: list[tuple[str | zipfile.ZipInfo, bytes]], *, compression: int = zipfile.ZIP_STORED
+) -> Path:
     with zipfile.ZipFile(path, "w", compression=compression) as zf:
         for name, data in members:
             zf.writestr(name, data)
@@ -32,7 +33,9 @@ def _leftovers(parent: Path, zip_name: str) -> list[str]:
 
 
 def test_good_zip_extracts_every_member(tmp_path: Path) -> None:
-    z = _zip(tmp_path / "good.zip", [("1.mp4", b"one"), ("2.mp4", b"two"), ("sub/", b""), ("sub/3.mp4", b"3")])
+    z = _zip(
+        tmp_path / "good.zip", [("1.mp4", b"one"), ("2.mp4", b"two"), ("sub/", b""), ("sub/3.mp4", b"3")]
+    )
     dest = tmp_path / "out" / "37"
     files = extract_zip(z, dest)
     assert [p.relative_to(dest).as_posix() for p in files] == ["1.mp4", "2.mp4", "sub/3.mp4"]
@@ -55,7 +58,9 @@ def test_path_escape_is_refused(tmp_path: Path, name: str) -> None:
     dest = tmp_path / "box" / "out"
     with pytest.raises(ArchiveError, match="escapes"):
         extract_zip(z, dest)
-    assert not dest.exists() and not (tmp_path / "box" / "x.mp4").exists() and not (tmp_path / "x.mp4").exists()
+    assert (
+        not dest.exists() and not (tmp_path / "box" / "x.mp4").exists() and not (tmp_path / "x.mp4").exists()
+    )
     assert not (tmp_path / "box").exists() or _leftovers(tmp_path / "box", "") == []
 
 
@@ -76,7 +81,9 @@ def test_symlink_member_is_refused(tmp_path: Path) -> None:
 
 def test_absurd_compression_ratio_is_refused(tmp_path: Path) -> None:
     """A zip bomb: 20 MB of zeros deflate to ~20 KB (ratio ~1000, the limit is 200)."""
-    z = _zip(tmp_path / "bomb.zip", [("zeros.bin", bytes(20 * 1024 * 1024))], compression=zipfile.ZIP_DEFLATED)
+    z = _zip(
+        tmp_path / "bomb.zip", [("zeros.bin", bytes(20 * 1024 * 1024))], compression=zipfile.ZIP_DEFLATED
+    )
     with pytest.raises(ArchiveError, match="absurd"):
         extract_zip(z, tmp_path / "out")
     assert _leftovers(tmp_path, "bomb.zip") == []

@@ -24,14 +24,17 @@ def _commands(text: str) -> list[str]:
 def _readme_test_block() -> list[str]:
     """The fenced bash block of README.md that holds the test command (`pytest -q`)."""
     blocks = re.findall(r"^```(\w*)\n(.*?)^```$", (REPO / "README.md").read_text(), re.S | re.M)
-    (block,) = [b for lang, b in blocks if lang in ("bash", "sh") and re.search(r"^pytest -q\s*(#.*)?$", b, re.M)]
+    (block,) = [
+        b for lang, b in blocks if lang in ("bash", "sh") and re.search(r"^pytest -q\s*(#.*)?$", b, re.M)
+    ]
     return _commands(block)
 
 
 def _ci_readme_part() -> list[str]:
     text = (REPO / ".ci" / "run").read_text()
-    part = re.search(r"# --- README, \"Development\" \(verbatim\) ---\n(.*?)# --- end of README's commands ---",
-                     text, re.S)
+    part = re.search(
+        r"# --- README, \"Development\" \(verbatim\) ---\n(.*?)# --- end of README's commands ---", text, re.S
+    )
     assert part, ".ci/run lost the markers around README's commands"
     return _commands(part.group(1))
 
@@ -47,7 +50,11 @@ def test_ci_runs_readme_commands_verbatim() -> None:
 
 def _declared_minors() -> list[str]:
     meta = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
-    found = [m.group(1) for c in meta["classifiers"] if (m := re.fullmatch(r"Programming Language :: Python :: (3\.\d+)", c))]
+    found = [
+        m.group(1)
+        for c in meta["classifiers"]
+        if (m := re.fullmatch(r"Programming Language :: Python :: (3\.\d+)", c))
+    ]
     assert meta["requires-python"] == f">={found[0]}", "requires-python and the oldest classifier disagree"
     return found
 

@@ -7,7 +7,9 @@ from types import SimpleNamespace
 
 import pytest
 
-distributed = pytest.importorskip("distributed")  # a declared dependency: this never skips in a correct install
+distributed = pytest.importorskip(
+    "distributed"
+)  # a declared dependency: this never skips in a correct install
 
 from agenticvbench.dask_executor import DaskExecutor  # noqa: E402
 from agenticvbench.demo import build_demo  # noqa: E402
@@ -35,8 +37,9 @@ def local(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFacto
 @pytest.fixture(scope="module")
 def cluster():
     """One worker process, one thread: a real scheduler/worker split (pickling, separate interpreter)."""
-    with distributed.LocalCluster(n_workers=1, processes=True, threads_per_worker=1, dashboard_address=None,
-                                  silence_logs=40) as c:
+    with distributed.LocalCluster(
+        n_workers=1, processes=True, threads_per_worker=1, dashboard_address=None, silence_logs=40
+    ) as c:
         yield c
 
 
@@ -47,15 +50,27 @@ def _key(r):
 def test_dask_scores_equal_local_scores(cluster, local, tmp_path) -> None:
     """`verify_run(executor="dask", scheduler=ADDRESS)` writes, on the worker, the same per-task results as local."""
     out = tmp_path / "dask-results"
-    summary = verify_run(local.runs, dataset=local.mirror, tasks=local.tasks, executor="dask",
-                         scheduler=cluster.scheduler_address, out=out, force=True)
+    summary = verify_run(
+        local.runs,
+        dataset=local.mirror,
+        tasks=local.tasks,
+        executor="dask",
+        scheduler=cluster.scheduler_address,
+        out=out,
+        force=True,
+    )
     remote = {_key(r): r for r in summary.results}
     baseline = {_key(r): r for r in local.results}
     assert remote.keys() == baseline.keys() and len(remote) == len(local.runs) * len(local.tasks) == 3 * 4
     for k, r in remote.items():
         loc = baseline[k]
-        assert (r.status, r.final_score, r.adjusted_final_score, r.headline_score, r.reason) == \
-               (loc.status, loc.final_score, loc.adjusted_final_score, loc.headline_score, loc.reason), k
+        assert (r.status, r.final_score, r.adjusted_final_score, r.headline_score, r.reason) == (
+            loc.status,
+            loc.final_score,
+            loc.adjusted_final_score,
+            loc.headline_score,
+            loc.reason,
+        ), k
         assert r.components == loc.components and r.fingerprint == loc.fingerprint
     assert not any(r.resumed for r in summary.results), "force=True must rescore on the workers"
     written = iter_results(sorted(out.iterdir()))
@@ -71,13 +86,25 @@ def test_worker_results_are_signed_with_the_clients_key_and_reused(cluster, loca
 
     out = tmp_path / "signed"
     runs = local.runs[:1]
-    first = verify_run(runs, dataset=local.mirror, tasks=local.tasks, executor="dask",
-                       scheduler=cluster.scheduler_address, out=out)
+    first = verify_run(
+        runs,
+        dataset=local.mirror,
+        tasks=local.tasks,
+        executor="dask",
+        scheduler=cluster.scheduler_address,
+        out=out,
+    )
     key, _ = load_key(create=False)
     scan = scan_results(out, key)
     assert len(scan.results) == len(local.tasks) and {r.signature_status for r in scan.results} == {"valid"}
-    again = verify_run(runs, dataset=local.mirror, tasks=local.tasks, executor="dask",
-                       scheduler=cluster.scheduler_address, out=out)
+    again = verify_run(
+        runs,
+        dataset=local.mirror,
+        tasks=local.tasks,
+        executor="dask",
+        scheduler=cluster.scheduler_address,
+        out=out,
+    )
     assert again.n_resumed == len(first.results) == len(local.tasks)
 
 
@@ -105,10 +132,16 @@ def test_jobs_run_with_frame_buffers_reused() -> None:
     from agenticvbench.dask_executor import _OnWorker
     from tests.test_allocator import FRAME, mmapped_while_holding_a_frame
 
-    with distributed.LocalCluster(n_workers=1, processes=True, threads_per_worker=1, dashboard_address=None,
-                                  silence_logs=40) as fresh, distributed.Client(fresh) as client:
+    with (
+        distributed.LocalCluster(
+            n_workers=1, processes=True, threads_per_worker=1, dashboard_address=None, silence_logs=40
+        ) as fresh,
+        distributed.Client(fresh) as client,
+    ):
         raw = client.submit(mmapped_while_holding_a_frame, pure=False).result()
-        tuned = client.submit(_OnWorker(lambda _job: mmapped_while_holding_a_frame()), None, pure=False).result()
+        tuned = client.submit(
+            _OnWorker(lambda _job: mmapped_while_holding_a_frame()), None, pure=False
+        ).result()
     assert all(b >= FRAME for b in raw) and tuned[-1] < FRAME
 
 
@@ -135,8 +168,10 @@ def test_stalled_task_is_cut_at_the_deadline_and_the_worker_restarted(cluster) -
     client = distributed.Client(cluster)
     try:
         ex = DaskExecutor(client, timeout=3.0)
-        jobs = [SimpleNamespace(task=SimpleNamespace(task_id=t, family="sequencing"), run_info={"path": "/r"})
-                for t in (41, 42, 43)]
+        jobs = [
+            SimpleNamespace(task=SimpleNamespace(task_id=t, family="sequencing"), run_info={"path": "/r"})
+            for t in (41, 42, 43)
+        ]
         results = {r.task_id: r for r in ex.map_unordered(_stall_or_score, jobs)}
         assert results[41].status == "error" and "deadline" in results[41].reason
         assert results[42].status == results[43].status == "scored", (results[42].reason, results[43].reason)
@@ -170,16 +205,35 @@ def test_dead_worker_without_nanny_does_not_hang_the_run() -> None:
     cloudpickle.register_pickle_by_value(sys.modules[__name__])
     worker = None
     try:
-        with distributed.LocalCluster(n_workers=0, processes=True, dashboard_address=None, silence_logs=50) as c, \
-                distributed.Client(c) as client:
+        with (
+            distributed.LocalCluster(
+                n_workers=0, processes=True, dashboard_address=None, silence_logs=50
+            ) as c,
+            distributed.Client(c) as client,
+        ):
             worker = subprocess.Popen(
-                [sys.executable, "-m", "distributed.cli.dask_worker", c.scheduler_address, "--no-nanny",
-                 "--nthreads", "1", "--no-dashboard"], env={**os.environ, "PYTHONPATH": repo},
-                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                [
+                    sys.executable,
+                    "-m",
+                    "distributed.cli.dask_worker",
+                    c.scheduler_address,
+                    "--no-nanny",
+                    "--nthreads",
+                    "1",
+                    "--no-dashboard",
+                ],
+                env={**os.environ, "PYTHONPATH": repo},
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
             client.wait_for_workers(1, timeout=60)
             ex = DaskExecutor(client)
             ex.no_worker_grace = 3.0
-            jobs = [SimpleNamespace(task=SimpleNamespace(task_id=40, family="sequencing"), run_info={"path": "/r"})]
+            jobs = [
+                SimpleNamespace(
+                    task=SimpleNamespace(task_id=40, family="sequencing"), run_info={"path": "/r"}
+                )
+            ]
             (res,) = list(ex.map_unordered(_kill_worker_or_score, jobs))
             assert res.status == "error" and "no Dask worker" in res.reason
             assert worker.wait(timeout=30) is not None  # the worker process is gone, nothing replaced it
@@ -199,8 +253,9 @@ def test_task_that_kills_its_worker_does_not_take_honest_tasks_down() -> None:
     import cloudpickle
 
     cloudpickle.register_pickle_by_value(sys.modules[__name__])
-    cluster = distributed.LocalCluster(n_workers=1, processes=True, threads_per_worker=1, dashboard_address=None,
-                                       silence_logs=40)
+    cluster = distributed.LocalCluster(
+        n_workers=1, processes=True, threads_per_worker=1, dashboard_address=None, silence_logs=40
+    )
     client = distributed.Client(cluster)
     try:
         ex = DaskExecutor(client)
@@ -208,10 +263,14 @@ def test_task_that_kills_its_worker_does_not_take_honest_tasks_down() -> None:
         # restart can take longer than the 60 s no-worker watchdog meant for dead --no-nanny workers; that
         # watchdog has its own test, so here it waits long enough to see the retry of the honest tasks.
         ex.no_worker_grace = 240.0  # below the test timeout (300 s)
-        jobs = [SimpleNamespace(task=SimpleNamespace(task_id=t, family="sequencing"), run_info={"path": "/r"})
-                for t in (40, 41, 42)]
+        jobs = [
+            SimpleNamespace(task=SimpleNamespace(task_id=t, family="sequencing"), run_info={"path": "/r"})
+            for t in (40, 41, 42)
+        ]
         results = {r.task_id: r for r in ex.map_unordered(_kill_worker_or_score, jobs)}
-        assert results[40].status == "error" and results[40].reason.startswith("worker failed")  # KilledWorker,
+        assert results[40].status == "error" and results[40].reason.startswith(
+            "worker failed"
+        )  # KilledWorker,
         # or, when the nanny is slow to bring its worker back after the last crash, the no-worker watchdog
         assert results[41].status == results[42].status == "scored", (results[41].reason, results[42].reason)
     finally:

@@ -23,8 +23,15 @@ from agenticvbench.submission import open_run
 from agenticvbench.tasks import AssemblyTask, RecapTask, RepairTask, SequencingTask
 from agenticvbench.version import __version__
 
-PYTHON_KINDS = {"ffprobe_duration_range", "ffprobe_resolution_eq", "ffprobe_video_codec_in", "ffprobe_audio_streams",
-                "ffmpeg_blackdetect_max_run", "librosa_silence_max_run", "scenedetect_max_shot_duration"}
+PYTHON_KINDS = {
+    "ffprobe_duration_range",
+    "ffprobe_resolution_eq",
+    "ffprobe_video_codec_in",
+    "ffprobe_audio_streams",
+    "ffmpeg_blackdetect_max_run",
+    "librosa_silence_max_run",
+    "scenedetect_max_shot_duration",
+}
 
 
 def _files(root: Path) -> dict[str, Path]:
@@ -88,8 +95,9 @@ def test_force_and_stale_versions_rebuild_atomically(tmp_path: Path, monkeypatch
     assert sorted(p.name for p in tmp_path.iterdir()) == ["demo"]  # no staging or old folders left behind
 
 
-def test_an_interrupted_build_resumes_from_its_finished_steps(demo: DemoBenchmark, tmp_path: Path,
-                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_interrupted_build_resumes_from_its_finished_steps(
+    demo: DemoBenchmark, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The full size builds for hours: a build that fails part-way keeps its finished steps, the next build runs
     only the rest, and the result has the same bytes as a build that never stopped.
 
@@ -98,16 +106,28 @@ def test_an_interrupted_build_resumes_from_its_finished_steps(demo: DemoBenchmar
     must not break the clean-up)."""
     import agenticvbench.demo.build as build_mod
 
-    real = {name: getattr(build_mod, name) for name in
-            ("build_sources", "build_recap_task", "build_sequencing_task", "build_assembly_task", "build_repair_task")}
+    real = {
+        name: getattr(build_mod, name)
+        for name in (
+            "build_sources",
+            "build_recap_task",
+            "build_sequencing_task",
+            "build_assembly_task",
+            "build_repair_task",
+        )
+    }
     real_parquet = build_mod.write_parquet
     finished: list[set[str]] = []
 
     def key(spec: object, rest: tuple[object, ...]) -> str:
         return f"task {spec.task_id}" if hasattr(spec, "task_id") else f"source {rest[0]}"
 
-    def attempt(*, crash_task: int | None = None, crash_parquet: bool = False,
-                progress: Callable[[str], None] | None = None) -> DemoBenchmark:
+    def attempt(
+        *,
+        crash_task: int | None = None,
+        crash_parquet: bool = False,
+        progress: Callable[[str], None] | None = None,
+    ) -> DemoBenchmark:
         done: set[str] = set()
         finished.append(done)
 
@@ -118,6 +138,7 @@ def test_an_interrupted_build_resumes_from_its_finished_steps(demo: DemoBenchmar
                     raise RuntimeError("simulated crash in a step")
                 done.add(key(spec, rest))
                 return out
+
             return run
 
         def parquet(*args):  # type: ignore[no-untyped-def]
@@ -148,7 +169,9 @@ def test_an_interrupted_build_resumes_from_its_finished_steps(demo: DemoBenchmar
     assert sorted(p.name for p in tmp_path.iterdir()) == ["demo"]  # staging, checkpoints and lock are gone
 
 
-def test_a_stale_or_forced_staging_folder_is_not_resumed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_stale_or_forced_staging_folder_is_not_resumed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Finished steps are reused only by the same generator, size and library versions, and never with force."""
     import agenticvbench.demo.build as build_mod
 
@@ -181,7 +204,9 @@ def test_a_stale_or_forced_staging_folder_is_not_resumed(tmp_path: Path, monkeyp
         assert seen[-1] is False, field
 
 
-def test_a_second_builder_waits_and_reuses_the_first_build(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_second_builder_waits_and_reuses_the_first_build(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Two builders of the same folder at once build it once: the second waits for the lock, then reuses."""
     import threading
     import time
@@ -213,8 +238,14 @@ def test_default_demo_dir_is_versioned_under_the_package_cache() -> None:
 
 def test_mirror_layout_and_parquet_schema(demo: DemoBenchmark) -> None:
     table = pq.read_table(demo.mirror / PARQUET_PATH)
-    assert table.schema.names == ["task_id", "task_family", "prompt", "reference_file_urls",
-                                  "verifier_reference_urls", "rubric_json"]
+    assert table.schema.names == [
+        "task_id",
+        "task_family",
+        "prompt",
+        "reference_file_urls",
+        "verifier_reference_urls",
+        "rubric_json",
+    ]
     assert table.schema.field("task_id").type == pa.int64()
     assert table.schema.field("reference_file_urls").type == pa.list_(pa.string())
     assert table.schema.field("verifier_reference_urls").nullable
@@ -222,28 +253,50 @@ def test_mirror_layout_and_parquet_schema(demo: DemoBenchmark) -> None:
     by_family: dict[str, list[int]] = {}
     for r in rows:
         by_family.setdefault(r["task_family"], []).append(r["task_id"])
-    assert by_family == {"recap": [1, 2], "sequencing": [37, 38], "repair": [65, 66, 67], "assembly": [83, 84]}
+    assert by_family == {
+        "recap": [1, 2],
+        "sequencing": [37, 38],
+        "repair": [65, 66, 67],
+        "assembly": [83, 84],
+    }
     urls = [u for r in rows for u in r["reference_file_urls"] + (r["verifier_reference_urls"] or [])]
     assert any(u.startswith(HUB_RESOLVE) for u in urls) and any(not u.startswith("http") for u in urls)
     for r in rows:
         assert (r["verifier_reference_urls"] is None) == (r["task_family"] != "repair")
         for u in r["reference_file_urls"] + (r["verifier_reference_urls"] or []):
             assert (demo.mirror / u.removeprefix(HUB_RESOLVE)).is_file(), u
-    expected = ["recap/materials/1/film.mp4", "sequencing/materials/37.zip", "repair/materials/65/broken.mp4",
-                "repair/sources/demo1_source.mp4", "repair/sources/demo2_source.mp4", "assembly/materials/84.zip"]
+    expected = [
+        "recap/materials/1/film.mp4",
+        "sequencing/materials/37.zip",
+        "repair/materials/65/broken.mp4",
+        "repair/sources/demo1_source.mp4",
+        "repair/sources/demo2_source.mp4",
+        "assembly/materials/84.zip",
+    ]
     assert all((demo.mirror / p).is_file() for p in expected)
 
 
 def test_load_tasks_over_the_mirror_returns_typed_tasks(demo: DemoBenchmark) -> None:
     tasks = _tasks(demo)
     assert {tid: type(t) for tid, t in tasks.items()} == {
-        1: RecapTask, 2: RecapTask, 37: SequencingTask, 38: SequencingTask, 65: RepairTask, 66: RepairTask,
-        67: RepairTask, 83: AssemblyTask, 84: AssemblyTask}
+        1: RecapTask,
+        2: RecapTask,
+        37: SequencingTask,
+        38: SequencingTask,
+        65: RepairTask,
+        66: RepairTask,
+        67: RepairTask,
+        83: AssemblyTask,
+        84: AssemblyTask,
+    }
     assert tasks[37].correct_order == ["4", "1", "6", "2", "5", "3"] and tasks[37].n_slots == 6
     assert tasks[83].correct_assembly_in_slot_order == ["3.mp4", "7.mp4", "5.mp4", "11.mp4"]
     assert tasks[83].duration_sec == pytest.approx(sum(tasks[83].correct_assembly_durations))
-    assert [tasks[i].variant for i in (65, 66, 67)] == ["v01_frozen_scene", "v04_color_grade_shift",
-                                                        "v05_noise_floor_spike"]
+    assert [tasks[i].variant for i in (65, 66, 67)] == [
+        "v01_frozen_scene",
+        "v04_color_grade_shift",
+        "v05_noise_floor_spike",
+    ]
 
 
 def test_recap_rubrics_have_the_real_item_shape(demo: DemoBenchmark) -> None:
@@ -268,9 +321,25 @@ def test_repair_profiles_follow_the_official_schema(demo: DemoBenchmark) -> None
     for spec in REPAIRS:
         t = tasks[spec.task_id]
         p = t.profile
-        assert list(p) == ["source_file", "format", "visual", "narrative", "sound", "injection"]  # official order
-        assert set(p["format"]) == {"resolution", "framerate", "duration_s", "codec", "container", "pix_fmt",
-                                    "aspect_ratio", "bitrate_bps", "nb_frames"}
+        assert list(p) == [
+            "source_file",
+            "format",
+            "visual",
+            "narrative",
+            "sound",
+            "injection",
+        ]  # official order
+        assert set(p["format"]) == {
+            "resolution",
+            "framerate",
+            "duration_s",
+            "codec",
+            "container",
+            "pix_fmt",
+            "aspect_ratio",
+            "bitrate_bps",
+            "nb_frames",
+        }
         src = probe(source_path(demo.mirror, spec.task_id))
         assert p["format"]["duration_s"] == pytest.approx(src.duration, abs=1e-3)
         assert p["format"]["duration_s"] > 10.0  # at least two 10-s edit chunks
@@ -279,8 +348,17 @@ def test_repair_profiles_follow_the_official_schema(demo: DemoBenchmark) -> None
         assert p["sound"]["channels"] == 2
         scenes = p["narrative"]["scene_list"]
         assert p["narrative"]["scene_count"] == len(scenes) >= 3
-        assert set(scenes[0]) == {"index", "start_s", "end_s", "duration_s", "sharpness", "luminance", "motion",
-                                  "mean_rgb", "phash"}
+        assert set(scenes[0]) == {
+            "index",
+            "start_s",
+            "end_s",
+            "duration_s",
+            "sharpness",
+            "luminance",
+            "motion",
+            "mean_rgb",
+            "phash",
+        }
         inj = p["injection"]
         assert {"variant", "subtask", "rng_seed", "start_s", "end_s", "duration_s"} <= set(inj)
         scene = scenes[inj["target_scene_index"]]
@@ -325,9 +403,13 @@ def test_noise_defect_is_real_and_confined_to_its_window(demo: DemoBenchmark) ->
     d = broken[:n] - src[:n]
 
     def rms(x: np.ndarray) -> float:
-        return float(np.sqrt(np.mean(x ** 2)))
+        return float(np.sqrt(np.mean(x**2)))
 
-    inside, before, after = rms(d[int(9.0 * sr):int(11.0 * sr)]), rms(d[:int(8.5 * sr)]), rms(d[int(11.5 * sr):])
+    inside, before, after = (
+        rms(d[int(9.0 * sr) : int(11.0 * sr)]),
+        rms(d[: int(8.5 * sr)]),
+        rms(d[int(11.5 * sr) :]),
+    )
     assert inside > 4 * max(before, after)
     assert probe(demo.mirror / "repair/materials/67/broken.mp4").audio.codec_name == "opus"
 
@@ -343,8 +425,9 @@ def test_zips_hold_the_clips_the_rubrics_name(demo: DemoBenchmark) -> None:
             assert all(i.date_time == (1980, 1, 1, 0, 0, 0) for i in zf.infolist())
     clips = tasks[83].materials()
     by_name = {p.name: p for p in clips}
-    for name, dur in zip(tasks[83].correct_assembly_in_slot_order, tasks[83].correct_assembly_durations,
-                         strict=True):
+    for name, dur in zip(
+        tasks[83].correct_assembly_in_slot_order, tasks[83].correct_assembly_durations, strict=True
+    ):
         info = probe(by_name[name])
         assert info.audio_streams == [] and info.duration == pytest.approx(dur, abs=0.05)
     assert probe(tasks[37].materials()[0]).audio is not None
@@ -363,7 +446,9 @@ def test_run_metadata_and_layout(demo: DemoBenchmark) -> None:
 def _report_window(path: Path) -> tuple[str, str]:
     text = path.read_text()
     assert "## Diagnosis" in text and re.search(r"^- type: \S", text, re.M)
-    return re.search(r"^- start: (.+)$", text, re.M).group(1), re.search(r"^- end: (.+)$", text, re.M).group(1)
+    return re.search(r"^- start: (.+)$", text, re.M).group(1), re.search(r"^- end: (.+)$", text, re.M).group(
+        1
+    )
 
 
 def test_perfect_run_is_perfect(demo: DemoBenchmark) -> None:
@@ -383,7 +468,10 @@ def test_perfect_run_is_perfect(demo: DemoBenchmark) -> None:
         assert fixed.read_bytes() != source.read_bytes()
         assert [s.nb_frames for s in probe(fixed).streams] == [s.nb_frames for s in probe(source).streams]
         start, end = _report_window(folder / "report.md")
-        assert start in (f"{spec.start:g}", f"0:{spec.start:05.2f}") and end in (f"{spec.end:g}", f"0:{spec.end:05.2f}")
+        assert start in (f"{spec.start:g}", f"0:{spec.start:05.2f}") and end in (
+            f"{spec.end:g}",
+            f"0:{spec.end:05.2f}",
+        )
     for tid, (lo, hi) in ((1, (8, 16)), (2, (6, 12))):
         info = probe(run.task_folders[tid] / "final.mp4")
         assert lo <= info.duration <= hi and (info.video.width, info.video.height) == (320, 180)
@@ -393,12 +481,18 @@ def test_perfect_run_is_perfect(demo: DemoBenchmark) -> None:
 def test_partial_run_is_partly_wrong(demo: DemoBenchmark) -> None:
     tasks = _tasks(demo)
     run = open_run(demo.runs["partial"])
-    order = [s["source"] for s in json.loads((run.task_folders[37] / "solution.json").read_text())["segments"]]
+    order = [
+        s["source"] for s in json.loads((run.task_folders[37] / "solution.json").read_text())["segments"]
+    ]
     truth = tasks[37].correct_order
     assert sorted(order) == sorted(truth) and order[:2] == truth[1::-1] and order[2:] == truth[2:]
-    picks = [s["source"] for s in json.loads((run.task_folders[83] / "solution.json").read_text())["segments"]]
-    assert picks[0] == "3" and sum(p == c for p, c in zip(picks, tasks[83].correct_assembly_in_slot_order,
-                                                           strict=True)) == 1
+    picks = [
+        s["source"] for s in json.loads((run.task_folders[83] / "solution.json").read_text())["segments"]
+    ]
+    assert (
+        picks[0] == "3"
+        and sum(p == c for p, c in zip(picks, tasks[83].correct_assembly_in_slot_order, strict=True)) == 1
+    )
     for spec in REPAIRS:
         folder = run.task_folders[spec.task_id]
         broken = demo.mirror / f"repair/materials/{spec.task_id}/broken.mp4"
@@ -408,7 +502,7 @@ def test_partial_run_is_partly_wrong(demo: DemoBenchmark) -> None:
     small = probe(run.task_folders[1] / "final.mp4").video
     assert (small.width, small.height) == (256, 144)
     quiet = decode_audio(run.task_folders[2] / "final.mp4", sample_rate=8000)
-    assert np.abs(quiet[int(8.2 * 8000):int(9.8 * 8000)]).max() < 1e-3  # the film's deliberate silence
+    assert np.abs(quiet[int(8.2 * 8000) : int(9.8 * 8000)]).max() < 1e-3  # the film's deliberate silence
 
 
 def test_broken_run_is_broken_the_intended_way(demo: DemoBenchmark) -> None:

@@ -36,8 +36,11 @@ def test_avb_demo_scores_every_family_and_prints_the_report(demo_copy, capsys, m
     # regression: the demo printed the whole 392-line report, so the headline scrolled away
     assert "# AgenticVBench report" not in out and len(out.splitlines()) < 60, len(out.splitlines())
     full = (demo_copy / "report.md").read_text(encoding="utf-8")
-    assert full.startswith("# AgenticVBench report") and f"full report (per task, why tasks lost points, " \
-        f"provenance): {demo_copy / 'report.md'}" in out and "## Per-task headline scores" in full
+    assert (
+        full.startswith("# AgenticVBench report")
+        and f"full report (per task, why tasks lost points, provenance): {demo_copy / 'report.md'}" in out
+        and "## Per-task headline scores" in full
+    )
     runs = demo_copy / "runs"
     perfect = iter_results(runs / "perfect")
     assert {r.family for r in perfect} == {"recap", "sequencing", "repair", "assembly"}
@@ -66,14 +69,28 @@ def test_recap_through_loopback_judge_then_replay_is_identical(demo_copy, tmp_pa
     shutil.copytree(demo_copy / "runs" / "perfect", run, ignore=shutil.ignore_patterns("avb-results"))
     cache = tmp_path / "cache"
     with fake.FakeOpenAIServer() as server:
-        judge = JudgeSettings(base_url=server.base_url, model="gpt-4o-mini", max_frames=4, max_side=64,
-                              backoff_s=0.01, max_retries=1)
-        first = verify_run(run, dataset=demo_copy / "mirror", family="recap", judge=judge, jobs=1,
-                           cache_dir=cache)
+        judge = JudgeSettings(
+            base_url=server.base_url,
+            model="gpt-4o-mini",
+            max_frames=4,
+            max_side=64,
+            backoff_s=0.01,
+            max_retries=1,
+        )
+        first = verify_run(
+            run, dataset=demo_copy / "mirror", family="recap", judge=judge, jobs=1, cache_dir=cache
+        )
         calls = server.calls
         assert calls > 0
-        replay = verify_run(run, dataset=demo_copy / "mirror", family="recap", judge=judge.with_(mode="replay"),
-                            jobs=1, cache_dir=cache, force=True)
+        replay = verify_run(
+            run,
+            dataset=demo_copy / "mirror",
+            family="recap",
+            judge=judge.with_(mode="replay"),
+            jobs=1,
+            cache_dir=cache,
+            force=True,
+        )
         assert server.calls == calls, "replay must not call the endpoint"
     a = {r.task_id: r for r in first.results}
     b = {r.task_id: r for r in replay.results}
@@ -81,5 +98,7 @@ def test_recap_through_loopback_judge_then_replay_is_identical(demo_copy, tmp_pa
     for tid in a:
         assert a[tid].status == "scored" and a[tid].components["unscored"] == 0
         assert a[tid].final_score == b[tid].final_score == 1.0
-        assert [i["passed"] for i in a[tid].official["items"]] == [i["passed"] for i in b[tid].official["items"]]
+        assert [i["passed"] for i in a[tid].official["items"]] == [
+            i["passed"] for i in b[tid].official["items"]
+        ]
     assert first.unscored_items == 0

@@ -18,8 +18,12 @@ from agenticvbench.loader import load_tasks
 from agenticvbench.results import iter_results
 from agenticvbench.tasks import AssemblyTask, RecapTask, RepairTask, SequencingTask
 
-REAL_IDS = {"recap": list(range(1, 37)), "sequencing": list(range(37, 65)), "repair": list(range(65, 83)),
-            "assembly": list(range(83, 101))}
+REAL_IDS = {
+    "recap": list(range(1, 37)),
+    "sequencing": list(range(37, 65)),
+    "repair": list(range(65, 83)),
+    "assembly": list(range(83, 101)),
+}
 
 
 def test_full_size_has_the_real_counts_and_ids() -> None:
@@ -83,14 +87,19 @@ def test_tiny_full_layout_loads_as_the_real_benchmark(tiny: DemoBenchmark) -> No
     by_type: dict[type, list[int]] = {}
     for t in tasks:
         by_type.setdefault(type(t), []).append(t.task_id)
-    assert by_type == {RecapTask: REAL_IDS["recap"], SequencingTask: REAL_IDS["sequencing"],
-                       RepairTask: REAL_IDS["repair"], AssemblyTask: REAL_IDS["assembly"]}
+    assert by_type == {
+        RecapTask: REAL_IDS["recap"],
+        SequencingTask: REAL_IDS["sequencing"],
+        RepairTask: REAL_IDS["repair"],
+        AssemblyTask: REAL_IDS["assembly"],
+    }
     assert is_complete(tiny.root, TINY) and not is_complete(tiny.root, SMALL)
     assert all(p.is_dir() for p in tiny.runs.values())
 
 
-def test_tiny_full_layout_perfect_run_scores_one(tiny: DemoBenchmark, tmp_path: Path,
-                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+def test_tiny_full_layout_perfect_run_scores_one(
+    tiny: DemoBenchmark, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """`avb verify` over the full layout: the perfect run scores 1.0 on every non-recap task, nothing errors.
 
     Recap is scored on two tasks only (one of each rubric template): its python checks are the slow part and
@@ -98,8 +107,23 @@ def test_tiny_full_layout_perfect_run_scores_one(tiny: DemoBenchmark, tmp_path: 
     """
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     out = tmp_path / "results"
-    rc = main(["verify", str(tiny.runs["perfect"]), "--dataset", str(tiny.mirror), "--out", str(out),
-               "--tasks", "1,2,37-100", "--jobs", "2", "--judge", "off", "-q"])
+    rc = main(
+        [
+            "verify",
+            str(tiny.runs["perfect"]),
+            "--dataset",
+            str(tiny.mirror),
+            "--out",
+            str(out),
+            "--tasks",
+            "1,2,37-100",
+            "--jobs",
+            "2",
+            "--judge",
+            "off",
+            "-q",
+        ]
+    )
     assert rc == 0
     results = iter_results(out)
     assert sorted(r.task_id for r in results) == [1, 2, *range(37, 101)]

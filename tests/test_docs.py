@@ -20,15 +20,29 @@ REPO = Path(__file__).resolve().parents[1]
 DEFECT_ID = re.compile(r"\bD-[SRC]\d+\b")
 TEXT_SUFFIXES = {".py", ".md", ".json", ".toml", ".yaml", ".yml", ".ipynb", ".txt", ".html", ".cfg"}
 # Assembled from parts so this file does not match itself.
-OUTSIDE = re.compile("|".join([r"\bissue " + r"\d+", "shared" + "/spec", r"\.\./" + "shared", r"\bspec " + "§",
-                               r"scoring" + r"\.md"]), re.IGNORECASE)
+OUTSIDE = re.compile(
+    "|".join(
+        [
+            r"\bissue " + r"\d+",
+            "shared" + "/spec",
+            r"\.\./" + "shared",
+            r"\bspec " + "§",
+            r"scoring" + r"\.md",
+        ]
+    ),
+    re.IGNORECASE,
+)
 
 
 def _text_files() -> list[Path]:
     out = []
     for folder, dirs, files in os.walk(REPO):
         dirs[:] = [d for d in dirs if not d.startswith(".") or d == ".ci"]
-        dirs[:] = [d for d in dirs if d not in {"__pycache__", "build", "dist", "data"} and not d.endswith(".egg-info")]
+        dirs[:] = [
+            d
+            for d in dirs
+            if d not in {"__pycache__", "build", "dist", "data"} and not d.endswith(".egg-info")
+        ]
         out += [Path(folder) / f for f in files if Path(f).suffix in TEXT_SUFFIXES or f == "run"]
     return sorted(out)
 
@@ -39,8 +53,11 @@ def test_every_printed_defect_id_is_documented() -> None:
     for root in (REPO / "agenticvbench",):
         for path in root.rglob("*.py"):
             used |= set(DEFECT_ID.findall(path.read_text(encoding="utf-8")))
-    documented = set(re.findall(r"^\| (D-[SRC]\d+) \|", (REPO / "docs" / "upstream-defects.md").read_text(
-        encoding="utf-8"), re.M))
+    documented = set(
+        re.findall(
+            r"^\| (D-[SRC]\d+) \|", (REPO / "docs" / "upstream-defects.md").read_text(encoding="utf-8"), re.M
+        )
+    )
     assert used, "no defect id found in the code: the scan is broken"
     assert not used - documented, f"undocumented defect ids: {sorted(used - documented)}"
 
@@ -58,14 +75,16 @@ def test_no_file_points_outside_the_repository() -> None:
     assert not hits, "\n".join(hits)
 
 
-def test_troubleshooting_shows_the_real_messages(demo: DemoBenchmark, tmp_path: Path,
-                                                 monkeypatch: pytest.MonkeyPatch,
-                                                 capsys: pytest.CaptureFixture[str]) -> None:
+def test_troubleshooting_shows_the_real_messages(
+    demo: DemoBenchmark, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     """The troubleshooting page quotes error messages; they are run here, in the folder the page describes
     (`mirror/` and `runs/partial/`), so a reworded message cannot leave the page quoting a message nobody sees."""
     page = (REPO / "docs" / "guide" / "troubleshooting.md").read_text(encoding="utf-8")
     (tmp_path / "runs").mkdir()
-    shutil.copytree(demo.runs["partial"], tmp_path / "runs" / "partial", ignore=shutil.ignore_patterns("avb-results"))
+    shutil.copytree(
+        demo.runs["partial"], tmp_path / "runs" / "partial", ignore=shutil.ignore_patterns("avb-results")
+    )
     (tmp_path / "mirror").symlink_to(demo.mirror, target_is_directory=True)
     monkeypatch.chdir(tmp_path)
     steps = list(iter_steps(page))
@@ -89,7 +108,9 @@ def test_run_directory_guide_names_every_file_the_verifiers_read() -> None:
 
 def test_every_result_field_is_documented() -> None:
     """Each top-level property of the shipped result schema has a row in docs/results.md's field table."""
-    schema = json.loads((REPO / "agenticvbench" / "schemas" / "result.schema.json").read_text(encoding="utf-8"))
+    schema = json.loads(
+        (REPO / "agenticvbench" / "schemas" / "result.schema.json").read_text(encoding="utf-8")
+    )
     page = (REPO / "docs" / "results.md").read_text(encoding="utf-8")
     rows = set(re.findall(r"^\| `([a-z_0-9]+)` \|", page, flags=re.M))
     assert len(schema["properties"]) >= 15
@@ -102,7 +123,9 @@ def test_api_reference_covers_the_public_api() -> None:
     import agenticvbench
 
     page = (REPO / "docs" / "reference" / "api.md").read_text(encoding="utf-8")
-    documented = {target.rsplit(".", 1)[-1] for target in re.findall(r"^::: (agenticvbench\.[\w.]+)$", page, re.M)}
+    documented = {
+        target.rsplit(".", 1)[-1] for target in re.findall(r"^::: (agenticvbench\.[\w.]+)$", page, re.M)
+    }
     public = {name for name in agenticvbench.__all__ if not name.startswith("_")}
     assert len(public) >= 15
     assert not public - documented, sorted(public - documented)

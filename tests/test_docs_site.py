@@ -26,8 +26,15 @@ def _can_unshare_network() -> bool:
 def _build(root: Path, site: Path) -> subprocess.CompletedProcess[str]:
     """`mkdocs build --strict` of the project at `root`, without network: in a fresh network namespace when one
     can be made (root with `unshare`), and in any case with every HTTP proxy pointing at a closed port."""
-    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "PYTHONPATH": str(REPO),
-           "HTTP_PROXY": _DEAD_PROXY, "HTTPS_PROXY": _DEAD_PROXY, "ALL_PROXY": _DEAD_PROXY, "NO_PROXY": ""}
+    env = {
+        **os.environ,
+        "NO_MKDOCS_2_WARNING": "1",
+        "PYTHONPATH": str(REPO),
+        "HTTP_PROXY": _DEAD_PROXY,
+        "HTTPS_PROXY": _DEAD_PROXY,
+        "ALL_PROXY": _DEAD_PROXY,
+        "NO_PROXY": "",
+    }
     cmd = [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site)]
     if _can_unshare_network():
         cmd = ["unshare", "-n", *cmd]
@@ -40,8 +47,12 @@ def _copy_project(tmp: Path) -> Path:
     root.mkdir()
     shutil.copy2(REPO / "mkdocs.yml", root / "mkdocs.yml")
     shutil.copytree(REPO / "docs", root / "docs")
-    shutil.copytree(Path(agenticvbench.__file__).parent, root / "agenticvbench", symlinks=False,
-                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(
+        Path(agenticvbench.__file__).parent,
+        root / "agenticvbench",
+        symlinks=False,
+        ignore=shutil.ignore_patterns("__pycache__"),
+    )
     return root
 
 
@@ -67,7 +78,9 @@ def test_strict_build_fails_on_a_broken_link_and_a_page_outside_the_nav(tmp_path
     reaches, each fail it with a message naming the file."""
     root = _copy_project(tmp_path)
     guide = root / "docs" / "guide" / "install.md"
-    guide.write_text(guide.read_text(encoding="utf-8") + "\nSee [the moon](no-such-page.md).\n", encoding="utf-8")
+    guide.write_text(
+        guide.read_text(encoding="utf-8") + "\nSee [the moon](no-such-page.md).\n", encoding="utf-8"
+    )
     (root / "docs" / "orphan.md").write_text("# Orphan\n", encoding="utf-8")
     proc = _build(root, tmp_path / "site")
     assert proc.returncode != 0

@@ -42,9 +42,16 @@ class FakeVerifier:
 
 
 def _task(tid: int):
-    return task_from_row({"task_id": tid, "task_family": "sequencing", "prompt": "p",
-                          "reference_file_urls": [], "verifier_reference_urls": None,
-                          "rubric_json": json.dumps({"correct_order": ["1", "2"], "n_slots": 2})})
+    return task_from_row(
+        {
+            "task_id": tid,
+            "task_family": "sequencing",
+            "prompt": "p",
+            "reference_file_urls": [],
+            "verifier_reference_urls": None,
+            "rubric_json": json.dumps({"correct_order": ["1", "2"], "n_slots": 2}),
+        }
+    )
 
 
 @pytest.fixture
@@ -196,7 +203,9 @@ def test_results_with_unscored_judge_items_are_retried_when_the_judge_is_on(tmp_
     from agenticvbench.verifiers.base import VerifyContext
 
     old = Result(task_id=1, family="recap", status="scored", components={"unscored": 2}, fingerprint="f")
-    job_on = Job(_task(37), Submission(37, tmp_path), tmp_path, {}, VerifyContext(tmp_path, judge=_JudgeOn()), {})
+    job_on = Job(
+        _task(37), Submission(37, tmp_path), tmp_path, {}, VerifyContext(tmp_path, judge=_JudgeOn()), {}
+    )
     job_off = Job(_task(37), Submission(37, tmp_path), tmp_path, {}, VerifyContext(tmp_path, judge=None), {})
     assert not _reusable(old, "f", job_on)
     assert _reusable(old, "f", job_off)
@@ -212,8 +221,14 @@ def test_repair_profile_is_part_of_the_fingerprint(tmp_path):
     from agenticvbench.tasks import task_from_row
     from agenticvbench.verifiers.base import VerifyContext
 
-    row = {"task_id": 65, "task_family": "repair", "prompt": "p", "reference_file_urls": [],
-           "verifier_reference_urls": ["repair/sources/v1_source.mp4"], "rubric_json": json.dumps({"cell": "v1/s1"})}
+    row = {
+        "task_id": 65,
+        "task_family": "repair",
+        "prompt": "p",
+        "reference_file_urls": [],
+        "verifier_reference_urls": ["repair/sources/v1_source.mp4"],
+        "rubric_json": json.dumps({"cell": "v1/s1"}),
+    }
     task = task_from_row(row)
     job = Job(task, Submission(65, tmp_path), tmp_path, {}, VerifyContext(tmp_path), {})
     a = fingerprint(job, "1", {})

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from agenticvbench.results import read_result
 
-SCRIPT = textwrap.dedent('''
+SCRIPT = textwrap.dedent("""
     import json, sys, time
     from pathlib import Path
     from agenticvbench import verifiers
@@ -40,7 +40,7 @@ SCRIPT = textwrap.dedent('''
              for t in range(37, 45)]
     s = verify_run(sys.argv[1], tasks=tasks, jobs=1)
     print(json.dumps({"resumed": s.n_resumed, "n": len(s.results)}))
-''')
+""")
 
 
 def _make_run(root: Path) -> Path:
@@ -68,8 +68,14 @@ def test_sigkill_mid_run_then_rerun_resumes(tmp_path):
     assert 3 <= len(done_before) < 8, "the kill must land mid-run"
     assert all(read_result(results / f"{t}.json") is not None for t in done_before), "no torn result files"
 
-    out = subprocess.run([sys.executable, str(script), str(run), str(log2), "0"], env=env,
-                         capture_output=True, text=True, timeout=120, check=True)
+    out = subprocess.run(
+        [sys.executable, str(script), str(run), str(log2), "0"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
     summary = json.loads(out.stdout.strip().splitlines()[-1])
     rescored = {int(x) for x in log2.read_text().split()}
     assert summary["n"] == 8

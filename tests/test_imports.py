@@ -126,8 +126,23 @@ def test_no_import_cycles() -> None:
 LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
     ("core", frozenset()),
     ("plug-in", frozenset({"verifiers", "judge", "media", "ground_truth"})),
-    ("engine", frozenset({"engine", "executors", "dask_executor", "integrity", "integrity_copy", "summary",
-                          "run_plan", "task_deadline", "aggregate", "explain"})),
+    (
+        "engine",
+        frozenset(
+            {
+                "engine",
+                "executors",
+                "dask_executor",
+                "integrity",
+                "integrity_copy",
+                "summary",
+                "run_plan",
+                "task_deadline",
+                "aggregate",
+                "explain",
+            }
+        ),
+    ),
     ("output", frozenset({"report", "harbor", "interop", "grade", "demo", "baselines", "cost", "stats"})),
     ("cli", frozenset({"cli"})),
 )
@@ -141,14 +156,21 @@ def _layer(module: str) -> int:
 
 def _upward_imports(graph: dict[str, set[str]]) -> list[str]:
     """Every `module -> dependency` edge that points to a higher layer (the package root excepted)."""
-    return [f"{m} ({LAYERS[_layer(m)][0]}) -> {d} ({LAYERS[_layer(d)][0]})"
-            for m, deps in sorted(graph.items()) if m != "agenticvbench"
-            for d in sorted(deps) if _layer(d) > _layer(m)]
+    return [
+        f"{m} ({LAYERS[_layer(m)][0]}) -> {d} ({LAYERS[_layer(d)][0]})"
+        for m, deps in sorted(graph.items())
+        if m != "agenticvbench"
+        for d in sorted(deps)
+        if _layer(d) > _layer(m)
+    ]
 
 
 def test_layer_detector_finds_an_upward_import() -> None:
     """Guard for the layer test: a crafted core -> cli edge is reported, a cli -> core edge is not."""
-    graph = {"agenticvbench.fsutil": {"agenticvbench.cli.main"}, "agenticvbench.cli.main": {"agenticvbench.fsutil"}}
+    graph = {
+        "agenticvbench.fsutil": {"agenticvbench.cli.main"},
+        "agenticvbench.cli.main": {"agenticvbench.fsutil"},
+    }
     assert _upward_imports(graph) == ["agenticvbench.fsutil (core) -> agenticvbench.cli.main (cli)"]
     assert _layer("agenticvbench.verifiers.repair.edit") == 1 and _layer("agenticvbench.results") == 0
 

@@ -38,11 +38,21 @@ def _clean_env(**extra: str) -> dict[str, str]:
     return env
 
 
-def _run(cmd: list[str | Path], cwd: Path, env: dict[str, str] | None = None,
-         timeout: float = 600) -> subprocess.CompletedProcess[str]:
-    proc = subprocess.run([str(c) for c in cmd], cwd=cwd, env=env or _clean_env(), capture_output=True, text=True,
-                          timeout=timeout, stdin=subprocess.DEVNULL)
-    assert proc.returncode == 0, f"{cmd} exited {proc.returncode}\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+def _run(
+    cmd: list[str | Path], cwd: Path, env: dict[str, str] | None = None, timeout: float = 600
+) -> subprocess.CompletedProcess[str]:
+    proc = subprocess.run(
+        [str(c) for c in cmd],
+        cwd=cwd,
+        env=env or _clean_env(),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
+    )
+    assert proc.returncode == 0, (
+        f"{cmd} exited {proc.returncode}\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+    )
     return proc
 
 
@@ -53,10 +63,14 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     for name in ("pyproject.toml", "README.md"):
         shutil.copy2(REPO / name, src / name)
     for name in ("agenticvbench",):
-        shutil.copytree(REPO / name, src / name, symlinks=True,
-                        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        shutil.copytree(
+            REPO / name, src / name, symlinks=True, ignore=shutil.ignore_patterns("__pycache__", "*.pyc")
+        )
     out = tmp_path_factory.mktemp("dist")
-    _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", out, src], cwd=src)
+    _run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", out, src],
+        cwd=src,
+    )
     (whl,) = out.glob("agenticvbench-*.whl")
     return whl
 
@@ -68,7 +82,9 @@ def _see_outer_site_packages(root: Path) -> None:
     the tests run from a venv; this names the running interpreter's site directories instead."""
     import site
 
-    outer = [p for p in dict.fromkeys([*site.getsitepackages(), site.getusersitepackages()]) if Path(p).is_dir()]
+    outer = [
+        p for p in dict.fromkeys([*site.getsitepackages(), site.getusersitepackages()]) if Path(p).is_dir()
+    ]
     (inner,) = (root / "lib").glob("python3.*/site-packages")
     (inner / "zz_outer_site_packages.pth").write_text("".join(f"{p}\n" for p in outer))
 
@@ -83,9 +99,23 @@ def venv(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     _see_outer_site_packages(root)
     # The outer pip runs inside the venv (it is visible through the .pth file) and installs there;
     # --ignore-installed because the development environment already has each of these names.
-    _run([root / "bin" / "python", "-m", "pip", "install", "-q", "--no-deps", "--ignore-installed",
-          "--disable-pip-version-check", wheel, PYPI_VERIFIERS,
-          f"opencv-python-headless=={version('opencv-python-headless')}"], cwd=root.parent, timeout=900)
+    _run(
+        [
+            root / "bin" / "python",
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "--no-deps",
+            "--ignore-installed",
+            "--disable-pip-version-check",
+            wheel,
+            PYPI_VERIFIERS,
+            f"opencv-python-headless=={version('opencv-python-headless')}",
+        ],
+        cwd=root.parent,
+        timeout=900,
+    )
     return root
 
 
@@ -140,7 +170,10 @@ def test_installs_beside_pypi_verifiers(venv: Path, tmp_path: Path) -> None:
     files = {k: Path(str(v)) for k, v in dict(info["files"]).items()}  # type: ignore[call-overload]
     for name, path in files.items():
         assert path.is_relative_to(venv), f"{name} imported from {path}, not from the venv"
-    assert files["verifiers"].parent.name == "verifiers" and files["verifiers"].parent.parent.name == "site-packages"
+    assert (
+        files["verifiers"].parent.name == "verifiers"
+        and files["verifiers"].parent.parent.name == "site-packages"
+    )
     assert files["agenticvbench.verifiers"].parent.parent.name == "agenticvbench"
     assert info["verifiers_version"] == PYPI_VERIFIERS.split("==")[1]
     assert str(info["top_level"]).split() == ["agenticvbench"]
@@ -159,11 +192,15 @@ def test_installs_beside_pypi_verifiers(venv: Path, tmp_path: Path) -> None:
 def _gl_libraries() -> list[str]:
     """Every OpenGL library the dynamic loader knows of (libGL, libGLX, libEGL, libOpenGL, ...), resolved."""
     # ldconfig lives in /sbin, which an unprivileged user's PATH often lacks
-    ldconfig = shutil.which("ldconfig", path=os.pathsep.join([os.environ.get("PATH", ""), "/sbin", "/usr/sbin"]))
+    ldconfig = shutil.which(
+        "ldconfig", path=os.pathsep.join([os.environ.get("PATH", ""), "/sbin", "/usr/sbin"])
+    )
     if ldconfig is None:
         return []
     out = subprocess.run([ldconfig, "-p"], capture_output=True, text=True, check=False).stdout
-    paths = {os.path.realpath(m) for m in re.findall(r"=>\s*(\S*/lib(?:GL|EGL|OpenGL)[^/\s]*\.so[^\s]*)", out)}
+    paths = {
+        os.path.realpath(m) for m in re.findall(r"=>\s*(\S*/lib(?:GL|EGL|OpenGL)[^/\s]*\.so[^\s]*)", out)
+    }
     return sorted(p for p in paths if os.path.isfile(p))
 
 
@@ -175,21 +212,37 @@ def _without_gl(cmd: list[str]) -> list[str]:
     if shutil.which("unshare") is None or os.geteuid() != 0:
         pytest.skip("hiding libGL needs root and `unshare` (CI runs as root)")
     mounts = " && ".join(f"mount --bind /dev/null {lib}" for lib in libs)
-    return ["unshare", "--mount", "--propagation", "private", "sh", "-c", f'{mounts} && exec "$@"', "sh", *cmd]
+    return [
+        "unshare",
+        "--mount",
+        "--propagation",
+        "private",
+        "sh",
+        "-c",
+        f'{mounts} && exec "$@"',
+        "sh",
+        *cmd,
+    ]
 
 
 def test_demo_runs_without_libgl(venv: Path, tmp_path: Path) -> None:
     """`import cv2` and the whole demo (build, score three runs, report) work from the wheel install where no
     libGL can be loaded, as in slim containers and clusters; the first command proves libGL is really gone."""
     python = str(venv / "bin" / "python")
-    gone = ("import ctypes, ctypes.util\nfor name in ('libGL.so.1', 'libGL.so'):\n    try:\n        "
-            "ctypes.CDLL(name)\n    except OSError:\n        continue\n    raise SystemExit(name + ' loaded')\n"
-            "import cv2; print(cv2.__file__)")
+    gone = (
+        "import ctypes, ctypes.util\nfor name in ('libGL.so.1', 'libGL.so'):\n    try:\n        "
+        "ctypes.CDLL(name)\n    except OSError:\n        continue\n    raise SystemExit(name + ' loaded')\n"
+        "import cv2; print(cv2.__file__)"
+    )
     proc = _run(_without_gl([python, "-c", gone]), cwd=tmp_path)
     assert Path(proc.stdout.strip()).is_relative_to(venv)
     env = _clean_env(AVB_CACHE=str(tmp_path / "cache"), HF_HUB_OFFLINE="1", MPLBACKEND="Agg")
-    proc = _run(_without_gl([str(venv / "bin" / "avb"), "demo", "--dest", str(tmp_path / "demo"), "--jobs", "2"]),
-                cwd=tmp_path, env=env, timeout=900)
+    proc = _run(
+        _without_gl([str(venv / "bin" / "avb"), "demo", "--dest", str(tmp_path / "demo"), "--jobs", "2"]),
+        cwd=tmp_path,
+        env=env,
+        timeout=900,
+    )
     assert re.search(r"^27 result\(s\), 0 reused", proc.stdout, re.M), proc.stdout[-2000:]
     for family in ("recap", "sequencing", "repair", "assembly"):
         assert family in proc.stdout

@@ -35,8 +35,23 @@ def test_one_frame_over_full_audio_is_degenerate(tmp_path):
     """One video frame over 6 s of audio: the packets say 1 frame, 0.04 s of video, 6 s of audio."""
     src = _clip(tmp_path / "src.mp4", 6.0)
     one = tmp_path / "one.mp4"
-    ffmpeg("-i", str(src), "-map", "0:v", "-map", "0:a", "-vf", "select=eq(n\\,0)", "-fps_mode", "passthrough",
-           "-c:v", "libx264", "-c:a", "copy", str(one))
+    ffmpeg(
+        "-i",
+        str(src),
+        "-map",
+        "0:v",
+        "-map",
+        "0:a",
+        "-vf",
+        "select=eq(n\\,0)",
+        "-fps_mode",
+        "passthrough",
+        "-c:v",
+        "libx264",
+        "-c:a",
+        "copy",
+        str(one),
+    )
     n, video_s, audio_s = stream_spans(one)
     assert n == 1 and video_s < 0.1 and audio_s > 5.9
     assert video_far_shorter_than_audio_or_source(one, None)

@@ -18,7 +18,11 @@ def test_prefixed_task_folders_get_a_rename_hint(tmp_path):
     assert "'sequencing-037' (rename to 37/)" in note and "'task_38' (rename to 38/)" in note
     assert "'notes'," in note or note.endswith("'notes'")
     assert (rename_hint("Assembly-083"), rename_hint("recap7"), rename_hint("v2"), rename_hint("notes")) == (
-        " (rename to 83/)", " (rename to 7/)", "", "")
+        " (rename to 83/)",
+        " (rename to 7/)",
+        "",
+        "",
+    )
 
 
 def test_outputs_one_level_too_deep_are_named(demo, tmp_path):
@@ -52,7 +56,7 @@ def test_the_search_is_bounded_and_ignores_what_is_read(tmp_path):
     crowd.mkdir()
     for i in range(MAX_ENTRIES + 10):
         (crowd / f"f{i:05d}").write_text("")
-    (crowd / "zz" ).mkdir()
+    (crowd / "zz").mkdir()
     (crowd / "zz" / "solution.json").write_text("{}")
     assert misplaced_outputs(root, "assembly") == []  # beyond the bound: not found, and no hang
     (root / "deep").mkdir()

@@ -116,7 +116,9 @@ def _hundred_rows(demo: DemoBenchmark) -> list[dict]:
             r = dict(base[family], task_id=tid)
             if family == "recap":
                 items = json.loads(r["rubric_json"])
-                r["rubric_json"] = json.dumps([dict(items[k % len(items)], id=f"item_{k}") for k in range(28)])
+                r["rubric_json"] = json.dumps(
+                    [dict(items[k % len(items)], id=f"item_{k}") for k in range(28)]
+                )
             rows.append(r)
     return rows
 

@@ -28,8 +28,12 @@ def test_download_parquet_and_media(hub_server: HubServer, demo: DemoBenchmark, 
     assert sorted(tasks) == [1, 2, 37, 38, 65, 66, 67, 83, 84]
     src = tasks[1].source
     assert src is not None and src.kind == "hub" and src.resolved_revision == MAIN_SHA
-    assert src.provenance() == {"dataset": DEFAULT_DATASET, "kind": "hub", "revision": "main",
-                                "resolved_revision": MAIN_SHA}
+    assert src.provenance() == {
+        "dataset": DEFAULT_DATASET,
+        "kind": "hub",
+        "revision": "main",
+        "resolved_revision": MAIN_SHA,
+    }
     (film,) = tasks[1].materials()  # a full resolve URL in the row
     assert film.read_bytes() == (demo.mirror / "recap/materials/1/film.mp4").read_bytes()
     assert f"/snapshots/{MAIN_SHA}/" in film.as_posix() and film.is_relative_to(cache / "hub")
@@ -64,7 +68,9 @@ def test_pinned_revision_gives_that_commits_parquet(hub_server: HubServer, cache
     assert hub_server.count("GET", f"/resolve/{OLD_SHA}/sequencing/materials/37.zip") >= 1
 
 
-def test_offline_mode_works_from_cache(hub_server: HubServer, cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_offline_mode_works_from_cache(
+    hub_server: HubServer, cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     (t,) = load_tasks(task_ids=[37], cache_dir=cache)
     clips = t.materials()
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
@@ -77,8 +83,9 @@ def test_offline_mode_works_from_cache(hub_server: HubServer, cache: Path, monke
     assert len(hub_server.requests) == before
 
 
-def test_offline_mode_without_cache_fails_cleanly(hub_server: HubServer, cache: Path,
-                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def test_offline_mode_without_cache_fails_cleanly(
+    hub_server: HubServer, cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     before = len(hub_server.requests)
     with pytest.raises(DatasetError, match=r"data/train-00000-of-00001\.parquet is not cached"):
@@ -102,16 +109,27 @@ def test_unknown_revision_and_repo(hub_server: HubServer, cache: Path) -> None:
         load_tasks(dataset="nobody/nothing", cache_dir=cache)
 
 
-def test_snapshot_download_against_the_loopback_hub(hub_server: HubServer, demo: DemoBenchmark,
-                                                    tmp_path: Path) -> None:
+def test_snapshot_download_against_the_loopback_hub(
+    hub_server: HubServer, demo: DemoBenchmark, tmp_path: Path
+) -> None:
     """The server speaks enough of the API for a whole-repo download, at a branch and at a pinned commit."""
     from huggingface_hub import snapshot_download
 
-    main = Path(snapshot_download(DEFAULT_DATASET, repo_type="dataset", cache_dir=tmp_path, endpoint=hub_server.url))
+    main = Path(
+        snapshot_download(DEFAULT_DATASET, repo_type="dataset", cache_dir=tmp_path, endpoint=hub_server.url)
+    )
     assert main.name == MAIN_SHA
     for rel in ("recap/materials/2/film.mp4", "sequencing/materials/38.zip", PARQUET_PATH, "README.md"):
         assert (main / rel).read_bytes() == (demo.mirror / rel).read_bytes()
-    old = Path(snapshot_download(DEFAULT_DATASET, repo_type="dataset", cache_dir=tmp_path, revision=OLD_SHA,
-                                 endpoint=hub_server.url, allow_patterns=["data/*"]))
+    old = Path(
+        snapshot_download(
+            DEFAULT_DATASET,
+            repo_type="dataset",
+            cache_dir=tmp_path,
+            revision=OLD_SHA,
+            endpoint=hub_server.url,
+            allow_patterns=["data/*"],
+        )
+    )
     assert old.name == OLD_SHA
     assert (old / PARQUET_PATH).read_bytes() != (main / PARQUET_PATH).read_bytes()

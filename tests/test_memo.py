@@ -99,7 +99,9 @@ def test_load_hit_skips_compute_and_save_runs_before_memoising() -> None:
     not memoised (the next caller computes again)."""
     memo = Memo(memoise_failures=True)
     saved: list[int] = []
-    assert memo.get("hit", lambda: pytest.fail("computed despite a hit"), load=lambda: 5, save=saved.append) == 5
+    assert (
+        memo.get("hit", lambda: pytest.fail("computed despite a hit"), load=lambda: 5, save=saved.append) == 5
+    )
     assert memo.get("miss", lambda: 6, load=lambda: MISSING, save=saved.append) == 6
     assert saved == [6]
 
@@ -123,9 +125,17 @@ def test_store_roundtrip_with_codec_and_atomic_files(tmp_path: Path) -> None:
     assert not [p for p in tmp_path.rglob("*") if p.name.endswith(".tmp")] and store.errors == []
 
 
-@pytest.mark.parametrize("content", [
-    b'{"value": [[0.0, 1.', b"\xff\xfe{}", b"[" * 100 + b"]" * 100, b'{"other": 1}', b'["value"]',
-], ids=["torn", "not-utf8", "too-deep", "foreign-dict", "foreign-list"])
+@pytest.mark.parametrize(
+    "content",
+    [
+        b'{"value": [[0.0, 1.',
+        b"\xff\xfe{}",
+        b"[" * 100 + b"]" * 100,
+        b'{"other": 1}',
+        b'["value"]',
+    ],
+    ids=["torn", "not-utf8", "too-deep", "foreign-dict", "foreign-list"],
+)
 def test_torn_or_foreign_entry_is_a_miss(tmp_path: Path, content: bytes) -> None:
     """Whatever is in an entry's file, a reader either decodes it or sees a miss: it never raises."""
     store = JsonStore(tmp_path)

@@ -13,8 +13,13 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-PACKAGES = ["agenticvbench", "agenticvbench.report", "agenticvbench.judge", "agenticvbench.verifiers.repair",
-            "agenticvbench.verifiers.recap"]
+PACKAGES = [
+    "agenticvbench",
+    "agenticvbench.report",
+    "agenticvbench.judge",
+    "agenticvbench.verifiers.repair",
+    "agenticvbench.verifiers.recap",
+]
 
 
 def _type_checking_names(package: str) -> set[str]:
@@ -60,8 +65,16 @@ def test_lazy_name_is_the_real_object() -> None:
 
 def test_light_imports_stay_light() -> None:
     """Importing the package or `report` must not import the engine, pandas, matplotlib or the `openai` SDK."""
-    code = ("import sys, agenticvbench, agenticvbench.report, agenticvbench.judge; "
-            "print(sorted(m for m in ('agenticvbench.engine', 'pandas', 'matplotlib', 'openai') if m in sys.modules))")
-    out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True,
-                         env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"})
+    code = (
+        "import sys, agenticvbench, agenticvbench.report, agenticvbench.judge; "
+        "print(sorted(m for m in ('agenticvbench.engine', 'pandas', 'matplotlib', 'openai') if m in sys.modules))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=True,
+        env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"},
+    )
     assert out.stdout.strip() == "[]", out.stdout

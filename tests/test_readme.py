@@ -73,8 +73,9 @@ def test_excerpt_matching_rejects_what_it_should() -> None:
     assert excerpt_mismatch(["a", ELLIPSIS, "x", ELLIPSIS], out) is not None
 
 
-def test_quickstart_excerpt_matches_a_fresh_demo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                 capsys: pytest.CaptureFixture[str]) -> None:
+def test_quickstart_excerpt_matches_a_fresh_demo(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     """The front door cannot drift: the quickstart's commands run as shown (from a cache with no demo in it) and
     print the shown lines, numbers included; the cache path is the only thing substituted."""
     cache = tmp_path / "cache"
@@ -88,7 +89,9 @@ def test_quickstart_excerpt_matches_a_fresh_demo(tmp_path: Path, monkeypatch: py
         assert problem is None, f"`{step.command}`: {problem}\n--- printed ---\n" + "\n".join(printed)
 
 
-def test_readme_python_example_runs(demo: DemoBenchmark, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_readme_python_example_runs(
+    demo: DemoBenchmark, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """README's Python example runs as written against the demo (its dataset path and run folder substituted)."""
     code = re.search(r"```python\n(.*?)```", _section(README, "From Python"), flags=re.S)
     assert code
@@ -111,8 +114,12 @@ def test_readme_is_a_front_door() -> None:
     assert "pip install -e .\n" in README.replace("pip install -e .  ", "pip install -e .\n")
     assert "$ avb demo" in _section(README, "Quickstart, offline")
     table = _section(README, "Your agent's run directory")
-    for family, files in (("recap", "final.mp4"), ("sequencing", "solution.json"), ("repair", "report.md"),
-                          ("assembly", "solution.json")):
+    for family, files in (
+        ("recap", "final.mp4"),
+        ("sequencing", "solution.json"),
+        ("repair", "report.md"),
+        ("assembly", "solution.json"),
+    ):
         assert re.search(rf"^\| {family} \|[^\n]*`{re.escape(files)}`", table, flags=re.M), family
     assert "| I want to... |" in _section(README, "I want to...")
 

@@ -18,7 +18,14 @@ def test_mypy_is_clean() -> None:
     """`mypy -p agenticvbench` (verifiers and ground truth included) reports
     no error; the run's output is the assertion message."""
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    proc = subprocess.run([sys.executable, "-m", "mypy", "-p", "agenticvbench"], cwd=REPO, env=env,
-                          capture_output=True, text=True, timeout=1200, stdin=subprocess.DEVNULL)
+    proc = subprocess.run(
+        [sys.executable, "-m", "mypy", "-p", "agenticvbench"],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=1200,
+        stdin=subprocess.DEVNULL,
+    )
     assert proc.returncode == 0, proc.stdout[-6000:] + proc.stderr[-2000:]
     assert "Success: no issues found" in proc.stdout

@@ -8,5 +8,13 @@ from agenticvbench.baselines.run import baselines, default_root
 from agenticvbench.baselines.strategies import STRATEGIES, Strategy, get_strategy
 from agenticvbench.baselines.table import BaselineTable, Floor, FloorEntry
 
-__all__ = ["STRATEGIES", "BaselineTable", "Floor", "FloorEntry", "Strategy", "baselines", "default_root",
-           "get_strategy"]
+__all__ = [
+    "STRATEGIES",
+    "BaselineTable",
+    "Floor",
+    "FloorEntry",
+    "Strategy",
+    "baselines",
+    "default_root",
+    "get_strategy",
+]

@@ -22,8 +22,10 @@ from agenticvbench.results import Result
 
 FLOOR_HARNESS = HARNESS
 FLOOR_MODEL = "floor: best trivial strategy"
-NO_FLOOR = ("no floor: pass --dataset (the baselines are scored and cached) or --baselines DIR (from "
-            "`avb baselines --out DIR`)")
+NO_FLOOR = (
+    "no floor: pass --dataset (the baselines are scored and cached) or --baselines DIR (from "
+    "`avb baselines --out DIR`)"
+)
 
 
 def _local_dataset(results: Sequence[Result]) -> str | None:
@@ -52,24 +54,35 @@ def read_baselines(root: str | Path) -> list[Result]:
     return [r for r in iter_results(runs) if (r.run or {}).get("harness") == HARNESS] if runs else []
 
 
-def floor_for(universe: TaskUniverse, *, results: Sequence[Result] = (), tasks: Any = None,
-              baselines_dir: str | Path | None = None, cache_dir: str | Path | None = None,
-              jobs: int | None = None) -> tuple[Floor | None, str]:
+def floor_for(
+    universe: TaskUniverse,
+    *,
+    results: Sequence[Result] = (),
+    tasks: Any = None,
+    baselines_dir: str | Path | None = None,
+    cache_dir: str | Path | None = None,
+    jobs: int | None = None,
+) -> tuple[Floor | None, str]:
     """(the floor for `universe`'s tasks, a note saying where it came from or why there is none)."""
     from agenticvbench.baselines.run import baselines
 
     if baselines_dir is not None:
         found = restrict(read_baselines(baselines_dir), universe.tasks)
         table = BaselineTable(found, dict(universe.tasks), str(baselines_dir))
-        missing = sorted({(f, t) for f, ids in universe.tasks.items() for t in ids}
-                         - {(r.family, int(r.task_id)) for r in found})
+        missing = sorted(
+            {(f, t) for f, ids in universe.tasks.items() for t in ids}
+            - {(r.family, int(r.task_id)) for r in found}
+        )
         note = f"floor read from {baselines_dir}"
         if missing:
             note += f"; {len(missing)} task(s) of this table have no baseline there and count 0 in the floor"
         return table.floor(), note
     wanted = {(f, int(t)) for f, ids in universe.tasks.items() for t in ids}
-    loaded = [t for t in tasks if (t.family, int(t.task_id)) in wanted] if tasks is not None and not \
-        isinstance(tasks, dict) else None
+    loaded = (
+        [t for t in tasks if (t.family, int(t.task_id)) in wanted]
+        if tasks is not None and not isinstance(tasks, dict)
+        else None
+    )
     dataset: str | None = None
     if loaded is None:
         dataset = _local_dataset(results)
@@ -78,8 +91,11 @@ def floor_for(universe: TaskUniverse, *, results: Sequence[Result] = (), tasks: 
         from agenticvbench.loader import load_tasks
 
         try:
-            loaded = [t for t in load_tasks(dataset=dataset, cache_dir=cache_dir)
-                      if (t.family, int(t.task_id)) in wanted]
+            loaded = [
+                t
+                for t in load_tasks(dataset=dataset, cache_dir=cache_dir)
+                if (t.family, int(t.task_id)) in wanted
+            ]
         except (AVBError, OSError) as exc:
             return None, f"no floor: the dataset {dataset} named by the results cannot be read ({exc})"
     if not loaded:
@@ -91,9 +107,13 @@ def floor_for(universe: TaskUniverse, *, results: Sequence[Result] = (), tasks: 
 
 def floor_display_row(floor: Floor, headers: Sequence[str], families: Sequence[str]) -> list[str]:
     """The floor's row for a table with `headers`: family cells `0.683 (black_picture)`, macro, micro."""
-    cells = {"harness": FLOOR_HARNESS, "model": FLOOR_MODEL, **{f: floor.cell(f) for f in families},
-             "macro": "-" if floor.macro is None else f"{floor.macro:.3f}",
-             "micro": "-" if floor.micro is None else f"{floor.micro:.3f}"}
+    cells = {
+        "harness": FLOOR_HARNESS,
+        "model": FLOOR_MODEL,
+        **{f: floor.cell(f) for f in families},
+        "macro": "-" if floor.macro is None else f"{floor.macro:.3f}",
+        "micro": "-" if floor.micro is None else f"{floor.micro:.3f}",
+    }
     return [cells.get(h, "") for h in headers]
 
 

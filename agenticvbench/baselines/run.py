@@ -39,7 +39,9 @@ def dataset_key(tasks: Sequence[Task], dataset: str | os.PathLike[str]) -> str:
     return hashlib.sha256(json.dumps(ident, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 
-def default_root(tasks: Sequence[Task], dataset: str | os.PathLike[str], cache_dir: str | Path | None) -> Path:
+def default_root(
+    tasks: Sequence[Task], dataset: str | os.PathLike[str], cache_dir: str | Path | None
+) -> Path:
     """`<cache>/baselines/<dataset key>`."""
     cache = Path(cache_dir).expanduser() if cache_dir else default_cache_dir()
     return cache / "baselines" / dataset_key(tasks, dataset)
@@ -89,10 +91,20 @@ def write_run(strategy: Strategy, run: Path, rep: int, tasks: Sequence[Task], *,
         strategy.write(task, folder, rep)
         stamps[str(task.task_id)] = stamp
         written += 1
-    atomic_write_json(run / "run.json", {
-        "harness": HARNESS, "model": strategy.name, "rep": rep,
-        "config": {"strategy": strategy.name, "description": strategy.description,
-                   "writer_version": WRITER_VERSION, "stamps": dict(sorted(stamps.items()))}})
+    atomic_write_json(
+        run / "run.json",
+        {
+            "harness": HARNESS,
+            "model": strategy.name,
+            "rep": rep,
+            "config": {
+                "strategy": strategy.name,
+                "description": strategy.description,
+                "writer_version": WRITER_VERSION,
+                "stamps": dict(sorted(stamps.items())),
+            },
+        },
+    )
     return written
 
 
@@ -110,11 +122,22 @@ class _KeptOpen:
         """Leave the shared executor running."""
 
 
-def baselines(*, dataset: str | os.PathLike[str] = DEFAULT_DATASET, revision: str | None = None,
-              cache_dir: str | Path | None = None, family: str | None = None, task_ids: list[int] | None = None,
-              tasks: list[Task] | None = None, out: str | Path | None = None,
-              strategies: Sequence[str] | None = None, jobs: int | None = None, executor: str = "process",
-              judge: Any = None, force: bool = False, progress: bool = False) -> BaselineTable:
+def baselines(
+    *,
+    dataset: str | os.PathLike[str] = DEFAULT_DATASET,
+    revision: str | None = None,
+    cache_dir: str | Path | None = None,
+    family: str | None = None,
+    task_ids: list[int] | None = None,
+    tasks: list[Task] | None = None,
+    out: str | Path | None = None,
+    strategies: Sequence[str] | None = None,
+    jobs: int | None = None,
+    executor: str = "process",
+    judge: Any = None,
+    force: bool = False,
+    progress: bool = False,
+) -> BaselineTable:
     """Write the trivial strategies' outputs for the selected tasks and score them; returns the table.
 
     `tasks` (already loaded) wins over `dataset`/`family`/`task_ids`. `out` is the baselines root (default
@@ -146,8 +169,16 @@ def baselines(*, dataset: str | os.PathLike[str] = DEFAULT_DATASET, revision: st
     try:
         for families, runs in groups.items():
             mine = [t for t in tasks if t.family in families]
-            summary = verify_run(runs, dataset=dataset, cache_dir=cache_dir, tasks=mine, force=force,
-                                 executor=pool, judge=judge, progress=progress)
+            summary = verify_run(
+                runs,
+                dataset=dataset,
+                cache_dir=cache_dir,
+                tasks=mine,
+                force=force,
+                executor=pool,
+                judge=judge,
+                progress=progress,
+            )
             results += summary.results
             notes += [n for n in summary.notes if "INTEGRITY" not in n]
     finally:

@@ -114,8 +114,18 @@ def _recap_black(task: Task, folder: Path, rep: int) -> None:
     args = ["-f", "lavfi", "-i", f"color=c=black:s={w}x{h}:r={fps:g}", "-i", str(film), "-map", "0:v:0"]
     if info.audio is not None:
         args += ["-map", "1:a:0", "-c:a", "aac", "-b:a", "128k"]
-    args += ["-t", f"{seconds:.3f}", "-c:v", "libx264", "-preset", "veryfast", "-pix_fmt", "yuv420p",
-             "-threads", "1"]
+    args += [
+        "-t",
+        f"{seconds:.3f}",
+        "-c:v",
+        "libx264",
+        "-preset",
+        "veryfast",
+        "-pix_fmt",
+        "yuv420p",
+        "-threads",
+        "1",
+    ]
     _ffmpeg(args, folder / "final.mp4")
 
 
@@ -127,9 +137,31 @@ def _repair_copy(task: Task, folder: Path, rep: int) -> None:
 def _one_frame(task: Task, folder: Path) -> None:
     """The broken video's first frame (h264) over its full audio, stream-copied."""
     src = _media(task)
-    _ffmpeg(["-i", str(src), "-map", "0:v:0", "-map", "0:a:0?", "-vf", "select=eq(n\\,0)", "-fps_mode", "passthrough",
-             "-c:v", "libx264", "-preset", "veryfast", "-pix_fmt", "yuv420p", "-threads", "1", "-c:a", "copy"],
-            folder / "fixed.mp4")
+    _ffmpeg(
+        [
+            "-i",
+            str(src),
+            "-map",
+            "0:v:0",
+            "-map",
+            "0:a:0?",
+            "-vf",
+            "select=eq(n\\,0)",
+            "-fps_mode",
+            "passthrough",
+            "-c:v",
+            "libx264",
+            "-preset",
+            "veryfast",
+            "-pix_fmt",
+            "yuv420p",
+            "-threads",
+            "1",
+            "-c:a",
+            "copy",
+        ],
+        folder / "fixed.mp4",
+    )
 
 
 def _repair_one_frame(task: Task, folder: Path, rep: int) -> None:
@@ -176,7 +208,9 @@ def manifest_text(sources: list[str], durations: list[float] | None = None) -> s
     segments, t = [], 0.0
     for i, src in enumerate(sources):
         d = durations[i] if durations else 1.0
-        segments.append({"output": [round(t, 6), round(t + d, 6)], "source": src, "source_range": [0.0, round(d, 6)]})
+        segments.append(
+            {"output": [round(t, 6), round(t + d, 6)], "source": src, "source_range": [0.0, round(d, 6)]}
+        )
         t += d
     return json.dumps({"segments": segments}, indent=2) + "\n"
 
@@ -197,11 +231,15 @@ def _numeric(task: Task, folder: Path, rep: int) -> None:
 def slot_groups(task: AssemblyTask) -> list[list[str]]:
     """The candidate clips (file names) sorted by number, cut into `n_slots` consecutive groups."""
     names = [p.name for p in task.materials() if p.suffix.lower() in MEDIA_SUFFIXES]
-    names.sort(key=lambda n: (int(Path(n).stem) if Path(n).stem.isascii() and Path(n).stem.isdigit()
-                              else float("inf"), n))
+    names.sort(
+        key=lambda n: (
+            int(Path(n).stem) if Path(n).stem.isascii() and Path(n).stem.isdigit() else float("inf"),
+            n,
+        )
+    )
     n = max(1, task.n_slots)
     size = max(1, len(names) // n)
-    return [names[k * size:(k + 1) * size] or names[-1:] for k in range(n)]
+    return [names[k * size : (k + 1) * size] or names[-1:] for k in range(n)]
 
 
 def _assembly_manifest(task: AssemblyTask, picks: list[str]) -> str:
@@ -224,26 +262,42 @@ def _random(task: Task, folder: Path, rep: int) -> None:
 
 STRATEGIES: tuple[Strategy, ...] = (
     Strategy("nothing", ("recap", "sequencing", "repair", "assembly"), "an empty task folder"),
-    Strategy("copy_input", ("recap", "repair"), "the agent's input as the output (the film; the broken video "
-                                                "with an empty report)"),
-    Strategy("black_picture", ("recap",), "a black picture over the film's audio, cut to the brief's duration"),
+    Strategy(
+        "copy_input",
+        ("recap", "repair"),
+        "the agent's input as the output (the film; the broken video with an empty report)",
+    ),
+    Strategy(
+        "black_picture", ("recap",), "a black picture over the film's audio, cut to the brief's duration"
+    ),
     Strategy("one_frame", ("repair",), "one video frame over the full audio, empty report"),
     Strategy("whole_window", ("repair",), "the broken video, a diagnosis window covering the whole video"),
     Strategy("one_frame_whole_window", ("repair",), "one frame over the full audio, a whole-video window"),
     Strategy("given_order", ("sequencing",), "the clips in the order the materials list them"),
     Strategy("numeric_order", ("sequencing",), "the clips sorted by number"),
-    Strategy("first_candidate", ("assembly",), "the first clip of each slot's group (clips sorted by number)"),
-    Strategy("random_picks", ("assembly",), f"a seeded random clip of each slot's group, {RANDOM_REPS} reps",
-             reps=RANDOM_REPS),
+    Strategy(
+        "first_candidate", ("assembly",), "the first clip of each slot's group (clips sorted by number)"
+    ),
+    Strategy(
+        "random_picks",
+        ("assembly",),
+        f"a seeded random clip of each slot's group, {RANDOM_REPS} reps",
+        reps=RANDOM_REPS,
+    ),
 )
 
 _WRITERS: dict[tuple[str, str], Writer] = {
     **{("nothing", f): _nothing for f in ("recap", "sequencing", "repair", "assembly")},
-    ("copy_input", "recap"): _recap_copy, ("copy_input", "repair"): _repair_copy,
-    ("black_picture", "recap"): _recap_black, ("one_frame", "repair"): _repair_one_frame,
-    ("whole_window", "repair"): _repair_whole_window, ("one_frame_whole_window", "repair"): _repair_one_frame_whole,
-    ("given_order", "sequencing"): _given, ("numeric_order", "sequencing"): _numeric,
-    ("first_candidate", "assembly"): _first, ("random_picks", "assembly"): _random,
+    ("copy_input", "recap"): _recap_copy,
+    ("copy_input", "repair"): _repair_copy,
+    ("black_picture", "recap"): _recap_black,
+    ("one_frame", "repair"): _repair_one_frame,
+    ("whole_window", "repair"): _repair_whole_window,
+    ("one_frame_whole_window", "repair"): _repair_one_frame_whole,
+    ("given_order", "sequencing"): _given,
+    ("numeric_order", "sequencing"): _numeric,
+    ("first_candidate", "assembly"): _first,
+    ("random_picks", "assembly"): _random,
 }
 
 

@@ -62,15 +62,26 @@ class Floor:
     def line(self) -> str:
         """One sentence for reports: the floor per family, named."""
         parts = [f"{f} {self.cell(f)}" for f in self.families]
-        overall = f"; macro {self.macro:.3f}, micro {self.micro:.3f}" if self.macro is not None and \
-            self.micro is not None else ""
-        return ("Floor (best trivial strategy per family, `avb baselines`, same tasks): " + ", ".join(parts)
-                + overall + ".")
+        overall = (
+            f"; macro {self.macro:.3f}, micro {self.micro:.3f}"
+            if self.macro is not None and self.micro is not None
+            else ""
+        )
+        return (
+            "Floor (best trivial strategy per family, `avb baselines`, same tasks): "
+            + ", ".join(parts)
+            + overall
+            + "."
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready."""
-        return {"families": {f: asdict(e) for f, e in self.families.items()}, "macro": self.macro,
-                "micro": self.micro, "source": self.source}
+        return {
+            "families": {f: asdict(e) for f, e in self.families.items()},
+            "macro": self.macro,
+            "micro": self.micro,
+            "source": self.source,
+        }
 
 
 def _strategy_of(r: Result) -> str:
@@ -112,10 +123,21 @@ class BaselineTable:
                 runs = sorted({_run_of(r) for r in mine})
                 ids = self.tasks[f]
                 by = {(_run_of(r), int(r.task_id)): r for r in mine}
-                scores = [by[(run, t)].headline_score if (run, t) in by and by[(run, t)].status == "scored" else 0.0
-                          for run in runs for t in ids]
-                out.append(Cell(s, f, sum(scores) / len(scores), len(ids), len(runs),
-                                sum(1 for r in mine if r.integrity)))
+                scores = [
+                    by[(run, t)].headline_score if (run, t) in by and by[(run, t)].status == "scored" else 0.0
+                    for run in runs
+                    for t in ids
+                ]
+                out.append(
+                    Cell(
+                        s,
+                        f,
+                        sum(scores) / len(scores),
+                        len(ids),
+                        len(runs),
+                        sum(1 for r in mine if r.integrity),
+                    )
+                )
         return out
 
     def floor(self) -> Floor:
@@ -142,17 +164,28 @@ class BaselineTable:
                     if not mine:
                         continue
                     scores = [r.headline_score if r.status == "scored" else 0.0 for r in mine]
-                    rows.append({"strategy": s, "family": f, "task_id": t, "runs": len(mine),
-                                 "headline": sum(scores) / len(scores),
-                                 "status": ",".join(sorted({r.status for r in mine})),
-                                 "integrity": ",".join(sorted({x for r in mine for x in r.integrity}))})
+                    rows.append(
+                        {
+                            "strategy": s,
+                            "family": f,
+                            "task_id": t,
+                            "runs": len(mine),
+                            "headline": sum(scores) / len(scores),
+                            "status": ",".join(sorted({r.status for r in mine})),
+                            "integrity": ",".join(sorted({x for r in mine for x in r.integrity})),
+                        }
+                    )
         return rows
 
     def to_dict(self, per_task: bool = False) -> dict[str, Any]:
         """JSON-ready: the cells, the floor, the task set, and (with `per_task`) the per-task rows."""
-        doc: dict[str, Any] = {"root": self.root, "tasks": {k: list(v) for k, v in self.tasks.items()},
-                               "cells": [asdict(c) for c in self.cells()], "floor": self.floor().to_dict(),
-                               "notes": self.notes}
+        doc: dict[str, Any] = {
+            "root": self.root,
+            "tasks": {k: list(v) for k, v in self.tasks.items()},
+            "cells": [asdict(c) for c in self.cells()],
+            "floor": self.floor().to_dict(),
+            "notes": self.notes,
+        }
         if per_task:
             doc["per_task"] = self.per_task()
         return doc
@@ -170,8 +203,16 @@ class BaselineTable:
     def _grid(self) -> tuple[list[str], list[list[str]]]:
         by = {(c.strategy, c.family): c for c in self.cells()}
         headers = ["strategy", *self.families]
-        rows = [[s, *(f"{by[(s, f)].mean:.3f}" + ("!" if by[(s, f)].flagged else "") if (s, f) in by else "-"
-                      for f in self.families)] for s in self.strategies]
+        rows = [
+            [
+                s,
+                *(
+                    f"{by[(s, f)].mean:.3f}" + ("!" if by[(s, f)].flagged else "") if (s, f) in by else "-"
+                    for f in self.families
+                ),
+            ]
+            for s in self.strategies
+        ]
         floor = self.floor()
         rows.append(["floor (best trivial)", *(floor.cell(f) for f in self.families)])
         return headers, rows
@@ -182,16 +223,33 @@ class BaselineTable:
         headers, rows = self._grid()
         counts = ", ".join(f"{f} {len(self.tasks[f])}" for f in self.families)
         floor = self.floor()
-        out = [md_table(headers, rows, "l" + "r" * len(self.families)), "",
-               f"Mean headline score over runs x tasks ({counts} tasks); '-' = the strategy does not apply; "
-               "! = some results carry integrity flags (official score kept). "
-               + (f"Floor macro {floor.macro:.3f}, micro {floor.micro:.3f}." if floor.macro is not None
-                  and floor.micro is not None else "")]
+        out = [
+            md_table(headers, rows, "l" + "r" * len(self.families)),
+            "",
+            f"Mean headline score over runs x tasks ({counts} tasks); '-' = the strategy does not apply; "
+            "! = some results carry integrity flags (official score kept). "
+            + (
+                f"Floor macro {floor.macro:.3f}, micro {floor.micro:.3f}."
+                if floor.macro is not None and floor.micro is not None
+                else ""
+            ),
+        ]
         if per_task:
-            rows_t = [[r["strategy"], r["family"], str(r["task_id"]), f"{r['headline']:.4f}", r["status"],
-                       r["integrity"]] for r in self.per_task()]
-            out += ["", md_table(["strategy", "family", "task", "headline", "status", "integrity"], rows_t,
-                                 "lllrll")]
+            rows_t = [
+                [
+                    r["strategy"],
+                    r["family"],
+                    str(r["task_id"]),
+                    f"{r['headline']:.4f}",
+                    r["status"],
+                    r["integrity"],
+                ]
+                for r in self.per_task()
+            ]
+            out += [
+                "",
+                md_table(["strategy", "family", "task", "headline", "status", "integrity"], rows_t, "lllrll"),
+            ]
         out += [f"- {n}" for n in self.notes]
         return "\n".join(out) + "\n"
 
@@ -201,8 +259,17 @@ class BaselineTable:
         if per_task:
             w.writerow(["strategy", "family", "task_id", "runs", "headline", "status", "integrity"])
             for r in self.per_task():
-                w.writerow([r["strategy"], r["family"], r["task_id"], r["runs"], repr(r["headline"]), r["status"],
-                            r["integrity"]])
+                w.writerow(
+                    [
+                        r["strategy"],
+                        r["family"],
+                        r["task_id"],
+                        r["runs"],
+                        repr(r["headline"]),
+                        r["status"],
+                        r["integrity"],
+                    ]
+                )
             return buf.getvalue()
         w.writerow(["strategy", "family", "mean", "n_tasks", "n_runs", "flagged"])
         for c in self.cells():
@@ -215,4 +282,6 @@ class BaselineTable:
 def restrict(results: Iterable[Result], tasks: Mapping[str, Sequence[int]]) -> list[Result]:
     """The baseline results of the tasks in `tasks` (family -> ids) only."""
     keep = {(f, int(t)) for f, ids in tasks.items() for t in ids}
-    return [r for r in results if (r.family, int(r.task_id)) in keep and (r.run or {}).get("harness") == HARNESS]
+    return [
+        r for r in results if (r.family, int(r.task_id)) in keep and (r.run or {}).get("harness") == HARNESS
+    ]

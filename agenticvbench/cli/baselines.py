@@ -38,15 +38,31 @@ def _strategy_list(text: str) -> list[str]:
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the `baselines` command."""
-    p = sub.add_parser("baselines", help="score trivial strategies per family: the floor of every leaderboard",
-                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = sub.add_parser(
+        "baselines",
+        help="score trivial strategies per family: the floor of every leaderboard",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     add_dataset_args(p)
     add_selection_args(p)
-    p.add_argument("--strategies", type=_strategy_list, default=None, metavar="NAMES",
-                   help="only these strategies, comma-separated (default: all; see docs/baselines.md)")
-    p.add_argument("--out", type=Path, default=None, metavar="DIR",
-                   help="baselines root holding one run folder per strategy (default: <cache>/baselines/<key>)")
-    p.add_argument("--format", choices=("md", "json", "csv"), default="md", help="output format (default: md)")
+    p.add_argument(
+        "--strategies",
+        type=_strategy_list,
+        default=None,
+        metavar="NAMES",
+        help="only these strategies, comma-separated (default: all; see docs/baselines.md)",
+    )
+    p.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="baselines root holding one run folder per strategy (default: <cache>/baselines/<key>)",
+    )
+    p.add_argument(
+        "--format", choices=("md", "json", "csv"), default="md", help="output format (default: md)"
+    )
     p.add_argument("--per-task", action="store_true", help="also list every strategy x task")
     p.add_argument("--write", type=Path, default=None, metavar="FILE", help="write the table to FILE")
     p.add_argument("--jobs", type=positive_int, default=None)
@@ -63,9 +79,17 @@ def run(args: argparse.Namespace) -> int:
     from agenticvbench.loader import default_dataset
 
     tasks = load_selected(args)
-    table = baselines(tasks=tasks, dataset=args.dataset or default_dataset(), cache_dir=args.cache_dir,
-                      out=args.out, strategies=args.strategies, jobs=args.jobs, force=args.force,
-                      judge=judge_from_args(args), progress=args.progress)
+    table = baselines(
+        tasks=tasks,
+        dataset=args.dataset or default_dataset(),
+        cache_dir=args.cache_dir,
+        out=args.out,
+        strategies=args.strategies,
+        jobs=args.jobs,
+        force=args.force,
+        judge=judge_from_args(args),
+        progress=args.progress,
+    )
     text = table.render(args.format, per_task=args.per_task)
     if args.write is not None:
         atomic_write_text(args.write, text)
@@ -74,6 +98,8 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(text)
     errors = sum(1 for r in table.results if r.status == "error")
     if errors:
-        print(f"avb baselines: {errors} result(s) have status ERROR (the verifier failed); see {table.root}",
-              file=sys.stderr)
+        print(
+            f"avb baselines: {errors} result(s) have status ERROR (the verifier failed); see {table.root}",
+            file=sys.stderr,
+        )
     return 1 if errors else 0

@@ -23,13 +23,19 @@ __all__ = ["add_dataset_args", "add_judge_args", "judge_from_args", "print_json"
 def add_dataset_args(p: argparse.ArgumentParser, *, suppress: bool = False) -> None:
     """`--dataset`, `--revision`, `--cache-dir` (`suppress`: an unset option keeps an outer parser's value)."""
     default = argparse.SUPPRESS if suppress else None
-    p.add_argument("--dataset", default=default,
-                   help=f"Hub dataset id, local mirror directory, or parquet path (default: $AVB_DATASET, "
-                        f"else {DEFAULT_DATASET})")
+    p.add_argument(
+        "--dataset",
+        default=default,
+        help=f"Hub dataset id, local mirror directory, or parquet path (default: $AVB_DATASET, "
+        f"else {DEFAULT_DATASET})",
+    )
     p.add_argument("--revision", default=default, help="dataset revision (branch, tag or commit sha)")
-    p.add_argument("--cache-dir", default=default,
-                   help="cache folder (default: $AVB_CACHE, else the user cache folder, e.g. "
-                        "$XDG_CACHE_HOME/agenticvbench)")
+    p.add_argument(
+        "--cache-dir",
+        default=default,
+        help="cache folder (default: $AVB_CACHE, else the user cache folder, e.g. "
+        "$XDG_CACHE_HOME/agenticvbench)",
+    )
 
 
 def task_ids_arg(text: str) -> list[int]:
@@ -54,10 +60,16 @@ def positive_int(text: str) -> int:
 def add_selection_args(p: argparse._ActionsContainer) -> None:
     """The one task-selection grammar: `--family F`, `--tasks 37-40,83`, `--limit N`."""
     p.add_argument("--family", choices=FAMILIES, help="only this family")
-    p.add_argument("--tasks", type=task_ids_arg, default=None, metavar="IDS",
-                   help="task ids and ranges, e.g. 37-40,83")
-    p.add_argument("--limit", type=positive_int, default=None, metavar="N",
-                   help="only the first N selected tasks (in id order)")
+    p.add_argument(
+        "--tasks", type=task_ids_arg, default=None, metavar="IDS", help="task ids and ranges, e.g. 37-40,83"
+    )
+    p.add_argument(
+        "--limit",
+        type=positive_int,
+        default=None,
+        metavar="N",
+        help="only the first N selected tasks (in id order)",
+    )
 
 
 def load_selected(args: argparse.Namespace, task_ids: list[int] | None = None) -> list[Any]:
@@ -103,8 +115,13 @@ class _StderrHandler(logging.Handler):
 
 def setup_logging(args: argparse.Namespace) -> None:
     """Map `-v/-q` onto the `agenticvbench` logger (stderr, one line per record)."""
-    level = logging.INFO if getattr(args, "verbose", False) else \
-        logging.ERROR if getattr(args, "quiet", False) else logging.WARNING
+    level = (
+        logging.INFO
+        if getattr(args, "verbose", False)
+        else logging.ERROR
+        if getattr(args, "quiet", False)
+        else logging.WARNING
+    )
     LOG.setLevel(level)
     if not any(isinstance(h, _StderrHandler) for h in LOG.handlers):
         handler = _StderrHandler()

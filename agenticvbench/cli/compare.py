@@ -38,19 +38,37 @@ def stack_results(spec: str, runs: list[str] | None) -> list[Result]:
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the `compare` command."""
-    p = sub.add_parser("compare", help="paired comparison of two stacks (interval, p-value, MDD)",
-                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = sub.add_parser(
+        "compare",
+        help="paired comparison of two stacks (interval, p-value, MDD)",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("a", metavar="A", help="stack A: a run directory, or a harness/model row of --runs")
     p.add_argument("b", metavar="B", help="stack B: a run directory, or a harness/model row of --runs")
-    p.add_argument("--runs", nargs="+", metavar="RUN", default=None, help="runs to pick harness/model rows from")
-    p.add_argument("--cluster", action="store_true", help="cluster tasks by source material (film, repair source)")
-    p.add_argument("--dataset", default=None, help="dataset the tasks' source material is read from (--cluster)")
+    p.add_argument(
+        "--runs", nargs="+", metavar="RUN", default=None, help="runs to pick harness/model rows from"
+    )
+    p.add_argument(
+        "--cluster", action="store_true", help="cluster tasks by source material (film, repair source)"
+    )
+    p.add_argument(
+        "--dataset", default=None, help="dataset the tasks' source material is read from (--cluster)"
+    )
     p.add_argument("--revision", default=None, help="dataset revision (with --dataset)")
-    p.add_argument("--format", choices=("md", "csv", "json", "latex"), default="md",
-                   help="output format (default: %(default)s)")
+    p.add_argument(
+        "--format",
+        choices=("md", "csv", "json", "latex"),
+        default="md",
+        help="output format (default: %(default)s)",
+    )
     p.add_argument("--out", type=Path, default=None, help="write to this file instead of the terminal")
-    p.add_argument("--permutations", type=int, default=10000,
-                   help="random sign flips when there are too many clusters to enumerate (default: %(default)s)")
+    p.add_argument(
+        "--permutations",
+        type=int,
+        default=10000,
+        help="random sign flips when there are too many clusters to enumerate (default: %(default)s)",
+    )
     p.add_argument("--seed", type=int, default=0, help="seed of the random sign flips (default: %(default)s)")
     add_verbosity_args(p)
     p.set_defaults(func=run)
@@ -68,8 +86,13 @@ def run(args: argparse.Namespace) -> int:
         from agenticvbench.loader import load_tasks
 
         clusters = source_clusters(load_tasks(dataset=args.dataset, revision=args.revision))
-    comparison = compare_runs(stack_results(args.a, args.runs), stack_results(args.b, args.runs),
-                              clusters=clusters, permutations=args.permutations, seed=args.seed)
+    comparison = compare_runs(
+        stack_results(args.a, args.runs),
+        stack_results(args.b, args.runs),
+        clusters=clusters,
+        permutations=args.permutations,
+        seed=args.seed,
+    )
     text = comparison.render(args.format)
     write_output(text, args.out)
     return 0

@@ -15,12 +15,24 @@ from agenticvbench.cli.common import LOG, add_verbosity_args, write_output
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the `cost` command."""
-    p = sub.add_parser("cost", help="agent token usage and cost per (harness, model) and family",
-                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("paths", nargs="+", metavar="RUN", help="imported run directories or Harbor job directories")
-    p.add_argument("--prices", type=Path, default=None, help="price table (JSON, the shape of agent_prices.json)")
-    p.add_argument("--format", choices=("md", "csv", "json", "latex"), default="md",
-                   help="output format (default: %(default)s)")
+    p = sub.add_parser(
+        "cost",
+        help="agent token usage and cost per (harness, model) and family",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument(
+        "paths", nargs="+", metavar="RUN", help="imported run directories or Harbor job directories"
+    )
+    p.add_argument(
+        "--prices", type=Path, default=None, help="price table (JSON, the shape of agent_prices.json)"
+    )
+    p.add_argument(
+        "--format",
+        choices=("md", "csv", "json", "latex"),
+        default="md",
+        help="output format (default: %(default)s)",
+    )
     p.add_argument("--out", type=Path, default=None, help="write to this file instead of the terminal")
     add_verbosity_args(p)
     p.set_defaults(func=run)

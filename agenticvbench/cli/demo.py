@@ -22,8 +22,12 @@ def _demo(args: argparse.Namespace) -> int:
     small = size.name == "small"
     if not small:
         print(f"building the {size.name} demo in {dest} (reused if already built)", flush=True)
-    demo = build_demo(dest, force=args.rebuild, size=size,
-                      progress=None if small else (lambda line: print(line, flush=True)))
+    demo = build_demo(
+        dest,
+        force=args.rebuild,
+        size=size,
+        progress=None if small else (lambda line: print(line, flush=True)),
+    )
     print(f"demo benchmark: {demo.mirror}")
     if not small:
         files = [p for p in demo.root.rglob("*") if p.is_file()]
@@ -32,22 +36,32 @@ def _demo(args: argparse.Namespace) -> int:
         print(f"  run {name}: {path}")
     if args.no_score:
         return 0
-    summary = verify_run(list(demo.runs.values()), dataset=demo.mirror, cache_dir=dest / "cache",
-                         jobs=args.jobs, force=args.force, judge=judge_from_args(args), progress=args.progress)
+    summary = verify_run(
+        list(demo.runs.values()),
+        dataset=demo.mirror,
+        cache_dir=dest / "cache",
+        jobs=args.jobs,
+        force=args.force,
+        judge=judge_from_args(args),
+        progress=args.progress,
+    )
     from agenticvbench.fsutil import atomic_write_text
     from agenticvbench.loader import load_tasks
     from agenticvbench.report import build_report, render_markdown
     from agenticvbench.report.markdown import render_summary
 
-    report = build_report(summary.results, tasks=load_tasks(dataset=demo.mirror),
-                          dataset_label=f"demo ({demo.mirror})")
+    report = build_report(
+        summary.results, tasks=load_tasks(dataset=demo.mirror), dataset_label=f"demo ({demo.mirror})"
+    )
     full = render_markdown(report)
     report_path = dest / "report.md"
     atomic_write_text(report_path, full)
     print(full if args.full_report else render_summary(report))
     print(f"\nfull report (per task, why tasks lost points, provenance): {report_path}")
-    print(f"{len(summary.results)} result(s), {summary.n_resumed} reused; "
-          f"{summary.unscored_items} judge item(s) unscored (no judge configured: see docs/guide/score-and-resume.md)")
+    print(
+        f"{len(summary.results)} result(s), {summary.n_resumed} reused; "
+        f"{summary.unscored_items} judge item(s) unscored (no judge configured: see docs/guide/score-and-resume.md)"
+    )
     print(next_commands(demo.mirror, demo.runs))
     return 1 if summary.n_errors else 0
 
@@ -73,18 +87,32 @@ def register(sub: argparse._SubParsersAction) -> None:
     """Add `demo`."""
     p = sub.add_parser("demo", help="build the demo benchmark, score its runs and print the report (offline)")
     p.add_argument("--dest", help="where to build (default: the user cache)")
-    p.add_argument("--size", choices=["small", "medium", "full"], default="small",
-                   help="small: 2-3 tasks per family, seconds of 320x180 (default); medium: the real 100 tasks "
-                        "with short 360p-480p media; full: the real 100 tasks at real length and 720p-1080p "
-                        "(several GB, hours on 2 cores)")
-    p.add_argument("--first", type=positive_int, default=None, metavar="N",
-                   help="only the first N tasks of each family (to sample a large size)")
+    p.add_argument(
+        "--size",
+        choices=["small", "medium", "full"],
+        default="small",
+        help="small: 2-3 tasks per family, seconds of 320x180 (default); medium: the real 100 tasks "
+        "with short 360p-480p media; full: the real 100 tasks at real length and 720p-1080p "
+        "(several GB, hours on 2 cores)",
+    )
+    p.add_argument(
+        "--first",
+        type=positive_int,
+        default=None,
+        metavar="N",
+        help="only the first N tasks of each family (to sample a large size)",
+    )
     p.add_argument("--rebuild", action="store_true", help="rebuild the demo even if it exists")
     p.add_argument("--force", action="store_true", help="rescore even if results exist")
     p.add_argument("--no-score", action="store_true", help="only build and list")
-    p.add_argument("--jobs", type=positive_int, default=None, help="parallel workers (default: number of cores)")
+    p.add_argument(
+        "--jobs", type=positive_int, default=None, help="parallel workers (default: number of cores)"
+    )
     p.add_argument("--progress", action="store_true", help="draw a progress bar while scoring")
-    p.add_argument("--full-report", action="store_true",
-                   help="print the whole report (it is always written to DEST/report.md)")
+    p.add_argument(
+        "--full-report",
+        action="store_true",
+        help="print the whole report (it is always written to DEST/report.md)",
+    )
     add_judge_args(p)
     p.set_defaults(func=_demo)

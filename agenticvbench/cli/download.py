@@ -37,22 +37,36 @@ def _download(args: argparse.Namespace) -> int:
     else:
         n = sum(len(e["materials"]) for e in fetched.values())
         refs = sum(len(e.get("verifier_references", [])) for e in fetched.values())
-        print(f"{n} material file(s) for {len(fetched)} task(s) are cached and ready"
-              + (f"; {refs} verifier-only reference(s) too (never give them to an agent)" if refs else ""))
+        print(
+            f"{n} material file(s) for {len(fetched)} task(s) are cached and ready"
+            + (f"; {refs} verifier-only reference(s) too (never give them to an agent)" if refs else "")
+        )
     return 0
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add `download`."""
-    p = sub.add_parser("download", help="download task materials into the cache", description=__doc__,
-                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = sub.add_parser(
+        "download",
+        help="download task materials into the cache",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     add_dataset_args(p)
     add_selection_args(p)
     p.add_argument("--task", type=int, action="append", help=argparse.SUPPRESS)  # older spelling of --tasks
-    p.add_argument("--with-verifier-references", action="store_true",
-                   help="also fetch verifier-only references (repair sources); never give them to an agent")
-    p.add_argument("--json", action="store_true",
-                   help="print the local paths as JSON: materials and verifier_references per task")
-    p.add_argument("--progress", action="store_true", help="draw the progress bar even when stderr is not a terminal")
+    p.add_argument(
+        "--with-verifier-references",
+        action="store_true",
+        help="also fetch verifier-only references (repair sources); never give them to an agent",
+    )
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="print the local paths as JSON: materials and verifier_references per task",
+    )
+    p.add_argument(
+        "--progress", action="store_true", help="draw the progress bar even when stderr is not a terminal"
+    )
     add_verbosity_args(p)
     p.set_defaults(func=_download)

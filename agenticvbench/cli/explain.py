@@ -50,8 +50,12 @@ def _explain(args: argparse.Namespace) -> int:
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add `explain`."""
-    p = sub.add_parser("explain", help="why one task of a scored run got its score",
-                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = sub.add_parser(
+        "explain",
+        help="why one task of a scored run got its score",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("run", metavar="RUN_DIR", help="run directory (or its avb-results folder)")
     p.add_argument("task_id", type=int, metavar="TASK_ID")
     p.add_argument("--json", action="store_true", help="machine-readable output")

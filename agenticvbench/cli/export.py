@@ -22,16 +22,21 @@ def _openvibe(args: argparse.Namespace) -> int:
     try:
         doc = export_openvibe(tasks, args.out, owner=args.owner, recap_rubric=args.recap_rubric)
     except InvalidDocumentError as exc:
-        print(f"avb: export refused, the document does not validate as bench.benchmark@1 "
-              f"({len(exc.errors)} errors):", file=sys.stderr)
+        print(
+            f"avb: export refused, the document does not validate as bench.benchmark@1 "
+            f"({len(exc.errors)} errors):",
+            file=sys.stderr,
+        )
         for e in exc.errors:
             print(f"  {e['path'] or '/'}: {e['message']}", file=sys.stderr)
         return 1
     if args.out is None:
         print_json(doc)
     else:
-        print(f"wrote {args.out}: {doc['id']}, {len(doc['tasks'])} tasks, {len(doc['judges'])} judges",
-              file=sys.stderr)
+        print(
+            f"wrote {args.out}: {doc['id']}, {len(doc['tasks'])} tasks, {len(doc['judges'])} judges",
+            file=sys.stderr,
+        )
     return 0
 
 
@@ -40,8 +45,11 @@ def _harbor(args: argparse.Namespace) -> int:
 
     tasks = load_selected(args)
     source = tasks[0].source if tasks else None
-    opts = ExportOptions(solutions=not args.no_solutions, dataset=str(args.dataset or default_dataset()),
-                         revision=source.resolved_revision if source else (args.revision or ""))
+    opts = ExportOptions(
+        solutions=not args.no_solutions,
+        dataset=str(args.dataset or default_dataset()),
+        revision=source.resolved_revision if source else (args.revision or ""),
+    )
     if args.base_image:
         opts.base_image = args.base_image
     if args.package_spec:
@@ -49,14 +57,19 @@ def _harbor(args: argparse.Namespace) -> int:
     if args.wheel:
         opts.wheel = Path(args.wheel)
     summary = export_harbor(tasks, args.out, opts)
-    print(f"wrote {len(summary.tasks)} Harbor tasks to {args.out}"
-          + (f"; the oracle writes nothing for {len(summary.no_gold)} (recap)" if summary.no_gold else ""),
-          file=sys.stderr)
+    print(
+        f"wrote {len(summary.tasks)} Harbor tasks to {args.out}"
+        + (f"; the oracle writes nothing for {len(summary.no_gold)} (recap)" if summary.no_gold else ""),
+        file=sys.stderr,
+    )
     if opts.package_spec:
         print(f"the verifier image pip-installs {opts.package_spec!r}", file=sys.stderr)
     elif opts.wheel is not None:
-        print(f"the verifier image installs {opts.wheel.name}, baked into every task's tests/ (agenticvbench is not "
-              "on PyPI yet)", file=sys.stderr)
+        print(
+            f"the verifier image installs {opts.wheel.name}, baked into every task's tests/ (agenticvbench is not "
+            "on PyPI yet)",
+            file=sys.stderr,
+        )
     return 0
 
 
@@ -67,11 +80,19 @@ def register(sub: argparse._SubParsersAction) -> None:
     ov = inner.add_parser("openvibe", help="write an OpenVibe bench.benchmark@1 document (validated first)")
     add_dataset_args(ov)
     ov.add_argument("--out", default=None, help="output file (default: stdout)")
-    ov.add_argument("--owner", default=None, help="the document's owner (default: from the package's published data)")
-    ov.add_argument("--recap-rubric", choices=("full", "digest"), default="full",
-                    help="recap tasks' expected: the full rubric items, or their SHA-256 and count")
+    ov.add_argument(
+        "--owner", default=None, help="the document's owner (default: from the package's published data)"
+    )
+    ov.add_argument(
+        "--recap-rubric",
+        choices=("full", "digest"),
+        default="full",
+        help="recap tasks' expected: the full rubric items, or their SHA-256 and count",
+    )
     ov.set_defaults(func=_openvibe)
-    add_harbor_export_args(inner.add_parser("harbor", help="older spelling of `avb harbor export` (kept for one release)"))
+    add_harbor_export_args(
+        inner.add_parser("harbor", help="older spelling of `avb harbor export` (kept for one release)")
+    )
 
 
 HARBOR_EXPORT_HELP = "write one Harbor task directory per task (see docs/harbor.md)"
@@ -83,11 +104,17 @@ def add_harbor_export_args(hb: argparse.ArgumentParser) -> None:
     hb.add_argument("--out", required=True, help="folder to write the task directories into")
     add_selection_args(hb)
     hb.add_argument("--base-image", default=None, help="base image of both containers (pin it by digest)")
-    hb.add_argument("--package-spec", default=None,
-                    help="what the verifier image pip-installs instead of the baked wheel (e.g. "
-                         "'agenticvbench @ git+https://...@<commit>')")
-    hb.add_argument("--wheel", default=None,
-                    help="the agenticvbench wheel to bake into the verifier image (default: built from this "
-                         "source checkout; required, or --package-spec, when running from an installed package)")
+    hb.add_argument(
+        "--package-spec",
+        default=None,
+        help="what the verifier image pip-installs instead of the baked wheel (e.g. "
+        "'agenticvbench @ git+https://...@<commit>')",
+    )
+    hb.add_argument(
+        "--wheel",
+        default=None,
+        help="the agenticvbench wheel to bake into the verifier image (default: built from this "
+        "source checkout; required, or --package-spec, when running from an installed package)",
+    )
     hb.add_argument("--no-solutions", action="store_true", help="omit solution/ (the oracle's gold outputs)")
     hb.set_defaults(func=_harbor)

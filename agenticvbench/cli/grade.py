@@ -23,8 +23,13 @@ def _grade(args: argparse.Namespace) -> int:
 
     grader = check_grader(args.grader or re.sub(r"[^A-Za-z0-9_.-]", "_", getpass.getuser())[:64] or "grader")
     tasks = load_tasks("recap", dataset=args.dataset, revision=args.revision, cache_dir=args.cache_dir)
-    subs, notes, seed = build_submissions(args.run_dirs, tasks, blind=args.blind, seed=args.seed,  # type: ignore[arg-type]
-                                          materials=not args.no_materials)
+    subs, notes, seed = build_submissions(
+        args.run_dirs,
+        tasks,  # type: ignore[arg-type]
+        blind=args.blind,
+        seed=args.seed,
+        materials=not args.no_materials,
+    )
     for note in notes:
         print(f"avb grade: skipped {note}", file=sys.stderr)
     if not subs:  # a server with nothing on it would wait forever
@@ -32,8 +37,10 @@ def _grade(args: argparse.Namespace) -> int:
     cache = default_cache_dir() if args.cache_dir is None else Path(args.cache_dir).expanduser()
     app = GradingApp(subs, VerdictStore(cache / "grades"), grader, blind=args.blind, seed=seed)
     httpd = make_server(app, args.host, args.port)
-    print(f"grading {len(subs)} submission(s), {app.progress()['total']} item(s) as '{grader}'"
-          + (f" (blind, seed {seed})" if args.blind else ""))
+    print(
+        f"grading {len(subs)} submission(s), {app.progress()['total']} item(s) as '{grader}'"
+        + (f" (blind, seed {seed})" if args.blind else "")
+    )
     print(f"verdicts: {app.store.path(grader)}")
     print(f"open: {url_of(httpd, app)}", flush=True)
     try:
@@ -53,10 +60,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("run_dirs", nargs="+", metavar="RUN_DIR")
     add_dataset_args(p)
     p.add_argument("--grader", help="your name in the verdict store (default: the login name)")
-    p.add_argument("--blind", action="store_true", help="hide run, harness and model; shuffle the submissions")
-    p.add_argument("--seed", type=int, default=None, help="shuffle seed for --blind (default: random, printed)")
-    p.add_argument("--no-materials", action="store_true",
-                   help="do not fetch and offer the tasks' input files (they may be large downloads)")
+    p.add_argument(
+        "--blind", action="store_true", help="hide run, harness and model; shuffle the submissions"
+    )
+    p.add_argument(
+        "--seed", type=int, default=None, help="shuffle seed for --blind (default: random, printed)"
+    )
+    p.add_argument(
+        "--no-materials",
+        action="store_true",
+        help="do not fetch and offer the tasks' input files (they may be large downloads)",
+    )
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default: %(default)s)")
     p.add_argument("--port", type=int, default=0, help="port (default: a free one)")
     p.set_defaults(func=_grade)

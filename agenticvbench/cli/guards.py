@@ -24,11 +24,17 @@ def what_is(path: Path) -> str:
     if path.name == RESULTS_DIRNAME:
         return "results"
     found = entries(path)
-    if TASK_DIR_RE.fullmatch(path.name) and not has_task_folders(path) \
-            and any(p.name in TASK_OUTPUT_FILES or p.name == "output" for p in found):
+    if (
+        TASK_DIR_RE.fullmatch(path.name)
+        and not has_task_folders(path)
+        and any(p.name in TASK_OUTPUT_FILES or p.name == "output" for p in found)
+    ):
         return "task"
-    if found and not has_task_folders(path) and all(p.suffix == ".json" and TASK_DIR_RE.fullmatch(p.stem)
-                                                    for p in found):
+    if (
+        found
+        and not has_task_folders(path)
+        and all(p.suffix == ".json" and TASK_DIR_RE.fullmatch(p.stem) for p in found)
+    ):
         return "results"
     return ""
 
@@ -37,23 +43,37 @@ def hint(exc: RunPlanError) -> str:
     """The engine's message plus what the user probably meant (the message alone when there is no hint)."""
     p = exc.path
     msg = str(exc)
-    if exc.kind in ("results_symlink", "results_not_folder", "out_protected", "out_not_folder", "not_writable",
-                    "not_found"):
+    if exc.kind in (
+        "results_symlink",
+        "results_not_folder",
+        "out_protected",
+        "out_not_folder",
+        "not_writable",
+        "not_found",
+    ):
         return msg
     kind = exc.kind if exc.kind in ("mirror", "results") else what_is(p)
     if kind == "mirror":
-        return (f"{p}: this is a dataset mirror (it has data/*.parquet), not a run directory; pass it as --dataset "
-                "and give the run directories to score")
+        return (
+            f"{p}: this is a dataset mirror (it has data/*.parquet), not a run directory; pass it as --dataset "
+            "and give the run directories to score"
+        )
     if kind == "results":
-        return (f"{p}: this is a results folder, not a run directory; pass the run directory that holds it "
-                f"({p.resolve().parent})")
+        return (
+            f"{p}: this is a results folder, not a run directory; pass the run directory that holds it "
+            f"({p.resolve().parent})"
+        )
     if kind == "task":
-        return (f"{p}: this is one task's folder, not a run directory; pass the run directory {p.resolve().parent} "
-                f"(and --tasks {p.name} to score only this task)")
+        return (
+            f"{p}: this is one task's folder, not a run directory; pass the run directory {p.resolve().parent} "
+            f"(and --tasks {p.name} to score only this task)"
+        )
     runs = [c for c in entries(p) if c.is_dir() and has_task_folders(c)]
     if runs:
         return f"{msg}; did you mean {p}/* ({len(runs)} run directories inside)?"
-    return f"{msg}; a run directory holds one folder per task, named by task id in ASCII digits (e.g. RUN/37/)"
+    return (
+        f"{msg}; a run directory holds one folder per task, named by task id in ASCII digits (e.g. RUN/37/)"
+    )
 
 
 def with_hint(exc: RunPlanError) -> RunPlanError:

@@ -50,31 +50,53 @@ def register(sub: argparse._SubParsersAction) -> None:
     from agenticvbench.cli.gold import GOLD_HELP, add_gold_args
     from agenticvbench.cli.import_cmd import HARBOR_IMPORT_HELP, add_harbor_import_args
 
-    p = sub.add_parser("harbor", help="everything Harbor: export tasks, import jobs, gold outputs, rewards, metrics")
+    p = sub.add_parser(
+        "harbor", help="everything Harbor: export tasks, import jobs, gold outputs, rewards, metrics"
+    )
     inner = p.add_subparsers(dest="harbor_command", metavar="COMMAND", required=True)
     add_harbor_export_args(inner.add_parser("export", help=HARBOR_EXPORT_HELP))
     add_harbor_import_args(inner.add_parser("import", help=HARBOR_IMPORT_HELP))
     add_gold_args(inner.add_parser("gold", help=GOLD_HELP))
-    r = inner.add_parser("reward", help="write Harbor's reward.json ({\"reward\": headline}) and reward-details.json "
-                                        "from an `avb score` result")
+    r = inner.add_parser(
+        "reward",
+        help='write Harbor\'s reward.json ({"reward": headline}) and reward-details.json '
+        "from an `avb score` result",
+    )
     r.add_argument("--family", required=True, choices=FAMILIES)
     r.add_argument("--result", required=True, help="the JSON printed by `avb score <family>`")
     r.add_argument("--out", required=True, help="reward.json to write")
     r.add_argument("--details", help="details sidecar to write (default: reward-details.json beside --out)")
     r.set_defaults(func=_reward)
-    m = inner.add_parser("metric", help="per-family headlines, macro and micro of Harbor jobs, as `avb "
-                                        "leaderboard` defines them, from the rewards Harbor recorded")
+    m = inner.add_parser(
+        "metric",
+        help="per-family headlines, macro and micro of Harbor jobs, as `avb "
+        "leaderboard` defines them, from the rewards Harbor recorded",
+    )
     m.add_argument("job_dirs", nargs="+", metavar="JOB_DIR")
-    m.add_argument("--tasks-dir", default=None,
-                   help="the `avb export harbor` folder: every exported task counts (default: tasks with a trial)")
-    m.add_argument("--infra-policy", choices=("zero", "exclude"), default="zero",
-                   help="infrastructure failures count 0 (default) or are left out of the means")
+    m.add_argument(
+        "--tasks-dir",
+        default=None,
+        help="the `avb export harbor` folder: every exported task counts (default: tasks with a trial)",
+    )
+    m.add_argument(
+        "--infra-policy",
+        choices=("zero", "exclude"),
+        default="zero",
+        help="infrastructure failures count 0 (default) or are left out of the means",
+    )
     m.add_argument("--json", action="store_true", help="print JSON instead of a table")
     m.set_defaults(func=_metric)
-    c = inner.add_parser("check-job", help="say whether Harbor jobs are comparable on a leaderboard (no timeout "
-                                           "multiplier or resource override, the exported tasks, enough trials)")
+    c = inner.add_parser(
+        "check-job",
+        help="say whether Harbor jobs are comparable on a leaderboard (no timeout "
+        "multiplier or resource override, the exported tasks, enough trials)",
+    )
     c.add_argument("job_dirs", nargs="+", metavar="JOB_DIR")
     c.add_argument("--tasks-dir", default=None, help="the `avb export harbor` folder the jobs must have run")
-    c.add_argument("--trials", type=int, default=1,
-                   help="usable trials each task needs per (agent, model) (default 1; e.g. 3 for -k 3)")
+    c.add_argument(
+        "--trials",
+        type=int,
+        default=1,
+        help="usable trials each task needs per (agent, model) (default 1; e.g. 3 for -k 3)",
+    )
     c.set_defaults(func=_check_job)

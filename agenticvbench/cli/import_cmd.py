@@ -18,7 +18,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     """Add `import harbor`."""
     p = sub.add_parser("import", help="import agent runs made with another tool")
     inner = p.add_subparsers(dest="import_command", metavar="FORMAT", required=True)
-    add_harbor_import_args(inner.add_parser("harbor", help="older spelling of `avb harbor import` (kept for one release)"))
+    add_harbor_import_args(
+        inner.add_parser("harbor", help="older spelling of `avb harbor import` (kept for one release)")
+    )
 
 
 HARBOR_IMPORT_HELP = "Harbor job directories -> one run directory per (agent, model, attempt)"
@@ -29,8 +31,12 @@ def add_harbor_import_args(hb: argparse.ArgumentParser) -> None:
     hb.add_argument("job_dirs", nargs="+", metavar="JOB_DIR")
     hb.add_argument("--out", required=True, help="folder to write the run directories into")
     hb.add_argument("--force", action="store_true", help="replace run directories that already exist")
-    hb.add_argument("--infra-policy", choices=("zero", "exclude"), default="zero",
-                    help="trials that failed in the sandbox, not the agent (environment start/build, verifier "
-                         "environment, a crash before the agent ran): count 0 like a missing output (default, as "
-                         "the official aggregation) or leave the task out of the run; both are listed for rerun")
+    hb.add_argument(
+        "--infra-policy",
+        choices=("zero", "exclude"),
+        default="zero",
+        help="trials that failed in the sandbox, not the agent (environment start/build, verifier "
+        "environment, a crash before the agent ran): count 0 like a missing output (default, as "
+        "the official aggregation) or leave the task out of the run; both are listed for rerun",
+    )
     hb.set_defaults(func=_harbor)

@@ -22,14 +22,22 @@ def render_text(report: dict[str, Any]) -> str:
     for pair in report["pairs"]:
         o = pair["overall"]
         ci = o["kappa_ci95"]
-        lines.append(f"\n{pair['a']} vs {pair['b']}: n={o['n']} agreement={_fmt(o['agreement'])} "
-                     f"kappa={_fmt(o['kappa'])}" + (f" [95% CI {ci[0]:.3f}, {ci[1]:.3f}]" if ci else ""))
+        lines.append(
+            f"\n{pair['a']} vs {pair['b']}: n={o['n']} agreement={_fmt(o['agreement'])} "
+            f"kappa={_fmt(o['kappa'])}" + (f" [95% CI {ci[0]:.3f}, {ci[1]:.3f}]" if ci else "")
+        )
         (pp, pf), (fp, ff) = o["confusion"]
-        lines.append(f"  confusion (rows {pair['a']}, cols {pair['b']}; pass, fail): [[{pp}, {pf}], [{fp}, {ff}]]")
-        lines.append(f"  pass prevalence: {_fmt(o['prevalence']['a_pass'])} vs {_fmt(o['prevalence']['b_pass'])}")
+        lines.append(
+            f"  confusion (rows {pair['a']}, cols {pair['b']}; pass, fail): [[{pp}, {pf}], [{fp}, {ff}]]"
+        )
+        lines.append(
+            f"  pass prevalence: {_fmt(o['prevalence']['a_pass'])} vs {_fmt(o['prevalence']['b_pass'])}"
+        )
         for p, st in pair["pillars"].items():
             named = f"{p} ({pillar_name(int(p))})" if p.isdigit() else p  # the names the grading page shows
-            lines.append(f"  pillar {named}: n={st['n']} agreement={_fmt(st['agreement'])} kappa={_fmt(st['kappa'])}")
+            lines.append(
+                f"  pillar {named}: n={st['n']} agreement={_fmt(st['agreement'])} kappa={_fmt(st['kappa'])}"
+            )
         for item, st in pair["items"].items():
             lines.append(f"  item {item}: n={st['n']} agreement={_fmt(st['agreement'])}")
     if "fleiss" in report:
@@ -60,7 +68,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("judge", help="judge tools: agreement between graders and model judges")
     jsub = p.add_subparsers(dest="judge_command", metavar="SUBCOMMAND", required=True)
     a = jsub.add_parser("agree", help="raw agreement, Cohen's kappa (bootstrap CI), confusion; Fleiss for 3+")
-    a.add_argument("sources", nargs="+", metavar="SOURCE", help="human:<grader> or model:<name> (two or more)")
-    a.add_argument("--cache-dir", default=None, help="where grades/ and judge/ live (default: the package cache)")
+    a.add_argument(
+        "sources", nargs="+", metavar="SOURCE", help="human:<grader> or model:<name> (two or more)"
+    )
+    a.add_argument(
+        "--cache-dir", default=None, help="where grades/ and judge/ live (default: the package cache)"
+    )
     a.add_argument("--json", action="store_true")
     a.set_defaults(func=_agree)

@@ -24,18 +24,36 @@ from agenticvbench.cli.report import (
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the `leaderboard` command."""
-    p = sub.add_parser("leaderboard", help="leaderboard of (harness, model) pairs over scored runs",
-                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("paths", nargs="+", metavar="RUN_DIR", help="run directories (or their avb-results folders)")
-    p.add_argument("--format", choices=("md", "csv", "latex", "html", "json"), default="md",
-                   help="output format (default: %(default)s)")
+    p = sub.add_parser(
+        "leaderboard",
+        help="leaderboard of (harness, model) pairs over scored runs",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument(
+        "paths", nargs="+", metavar="RUN_DIR", help="run directories (or their avb-results folders)"
+    )
+    p.add_argument(
+        "--format",
+        choices=("md", "csv", "latex", "html", "json"),
+        default="md",
+        help="output format (default: %(default)s)",
+    )
     p.add_argument("--out", type=Path, default=None, help="write to this file instead of the terminal")
-    p.add_argument("--compare-to", default=None, metavar="ROW",
-                   help="add a paired comparison (macro, row minus ROW, on shared tasks) against this "
-                        "harness/model row; see `avb compare`")
-    p.add_argument("--prices", type=Path, default=None,
-                   help="price table for the agent-cost columns (default: the shipped list prices); cost columns "
-                        "appear when some run has agent usage (avb import harbor)")
+    p.add_argument(
+        "--compare-to",
+        default=None,
+        metavar="ROW",
+        help="add a paired comparison (macro, row minus ROW, on shared tasks) against this "
+        "harness/model row; see `avb compare`",
+    )
+    p.add_argument(
+        "--prices",
+        type=Path,
+        default=None,
+        help="price table for the agent-cost columns (default: the shipped list prices); cost columns "
+        "appear when some run has agent usage (avb import harbor)",
+    )
     add_aggregation_args(p)
     p.set_defaults(func=run)
 
@@ -78,4 +96,5 @@ def add_columns(board: object, results: list, args: argparse.Namespace) -> None:
         board.extra_columns.update(paired_columns(board.groups, results, args.compare_to))  # type: ignore[attr-defined]
         board.extra_captions.append(  # type: ignore[attr-defined]
             f"vs {args.compare_to}: paired macro difference (row - {args.compare_to}) in points on the tasks both "
-            "rows have, 95% interval clustered by task, sign-flip p-value (as `avb compare`).")
+            "rows have, 95% interval clustered by task, sign-flip p-value (as `avb compare`)."
+        )

@@ -20,9 +20,25 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INPUT = 0, 1, 2, 3
 
 # Each module defines `register(subparsers)`, which adds its commands and sets `func(args) -> int`.
 COMMAND_MODULES = (
-    "tasks_cmd", "download", "verify", "explain", "score", "report", "leaderboard", "demo", "studiobench",
-    "export", "grade", "judge_cmd", "gold", "harbor_cmd", "import_cmd", "baselines",
-    "compare", "cost", "power",
+    "tasks_cmd",
+    "download",
+    "verify",
+    "explain",
+    "score",
+    "report",
+    "leaderboard",
+    "demo",
+    "studiobench",
+    "export",
+    "grade",
+    "judge_cmd",
+    "gold",
+    "harbor_cmd",
+    "import_cmd",
+    "baselines",
+    "compare",
+    "cost",
+    "power",
 )
 
 #: Commands that decode media: they check first that OpenCV loads (one line with the fix if it does not).
@@ -31,7 +47,9 @@ MEDIA_COMMANDS = frozenset({"demo", "verify", "score", "gold", "baselines"})
 
 def build_parser() -> argparse.ArgumentParser:
     """The full parser (also used by the docs test that checks README examples)."""
-    parser = argparse.ArgumentParser(prog="avb", description="AgenticVBench loader and offline verifier suite.")
+    parser = argparse.ArgumentParser(
+        prog="avb", description="AgenticVBench loader and offline verifier suite."
+    )
     parser.add_argument("--version", action="version", version=f"agenticvbench {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:

@@ -21,15 +21,30 @@ from agenticvbench.tasks import FAMILIES
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the `power` command."""
-    p = sub.add_parser("power", help="tasks / repetitions needed to detect a difference (80%% power)",
-                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = sub.add_parser(
+        "power",
+        help="tasks / repetitions needed to detect a difference (80%% power)",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("paths", nargs="*", metavar="RUN", help="runs to estimate the variance from")
     p.add_argument("--a", default=None, metavar="ROW", help="stack A among RUN... (harness/model)")
     p.add_argument("--b", default=None, metavar="ROW", help="stack B among RUN... (harness/model)")
-    p.add_argument("--sd", type=float, default=None, metavar="POINTS",
-                   help="standard deviation of one task's paired difference, in points (instead of RUN...)")
-    p.add_argument("--delta", type=float, nargs="+", default=[2.0, 5.0, 10.0], metavar="POINTS",
-                   help="differences to detect, in points (default: 2 5 10)")
+    p.add_argument(
+        "--sd",
+        type=float,
+        default=None,
+        metavar="POINTS",
+        help="standard deviation of one task's paired difference, in points (instead of RUN...)",
+    )
+    p.add_argument(
+        "--delta",
+        type=float,
+        nargs="+",
+        default=[2.0, 5.0, 10.0],
+        metavar="POINTS",
+        help="differences to detect, in points (default: 2 5 10)",
+    )
     p.add_argument("--tasks", type=int, default=100, help="tasks in the planned comparison (default: 100)")
     p.add_argument("--reps", type=int, nargs="+", default=[1, 2, 3, 5], help="repetitions to tabulate")
     p.add_argument("--family", choices=FAMILIES, default=None, help="only this family's tasks")
@@ -91,35 +106,77 @@ def run(args: argparse.Namespace) -> int:
     rows = []
     for r in args.reps:
         sd = comp.sd(r)
-        rows.append({"reps": r, "sd_points": 100 * sd,
-                     "mdd_points": {n: 100 * mdd(sd, n, **kw) for n in sorted({args.tasks, comp.n_tasks}) if n >= 2},
-                     "tasks_needed": {d: tasks_needed(sd, d / 100, **kw) for d in args.delta}})
+        rows.append(
+            {
+                "reps": r,
+                "sd_points": 100 * sd,
+                "mdd_points": {
+                    n: 100 * mdd(sd, n, **kw) for n in sorted({args.tasks, comp.n_tasks}) if n >= 2
+                },
+                "tasks_needed": {d: tasks_needed(sd, d / 100, **kw) for d in args.delta},
+            }
+        )
     reps_at = {d: reps_needed(comp, args.tasks, d / 100, **kw) for d in args.delta}
-    head = (f"Variance of one task's paired difference: {comp.basis}"
-            + (f", estimated over {comp.n_tasks} tasks with {'/'.join(map(str, comp.reps))} repetition(s)"
-               if comp.n_tasks else "")
-            + f"; between = {1e4 * comp.between:.1f} pts^2 (not reduced by repetitions), within = "
-            f"{1e4 * comp.within:.1f} pts^2 (divided by repetitions). Two-sided paired t test at 5%, "
-            f"power {args.power:.0%}; points = score x 100.")
+    head = (
+        f"Variance of one task's paired difference: {comp.basis}"
+        + (
+            f", estimated over {comp.n_tasks} tasks with {'/'.join(map(str, comp.reps))} repetition(s)"
+            if comp.n_tasks
+            else ""
+        )
+        + f"; between = {1e4 * comp.between:.1f} pts^2 (not reduced by repetitions), within = "
+        f"{1e4 * comp.within:.1f} pts^2 (divided by repetitions). Two-sided paired t test at 5%, "
+        f"power {args.power:.0%}; points = score x 100."
+    )
     if args.format == "json":
-        print(json.dumps({"basis": comp.basis, "between": comp.between, "within": comp.within,
-                          "n_tasks": comp.n_tasks, "reps_observed": list(comp.reps), "rows": rows,
-                          "reps_needed": {str(d): v for d, v in reps_at.items()}, "tasks": args.tasks,
-                          "caption": head}, indent=2))
+        print(
+            json.dumps(
+                {
+                    "basis": comp.basis,
+                    "between": comp.between,
+                    "within": comp.within,
+                    "n_tasks": comp.n_tasks,
+                    "reps_observed": list(comp.reps),
+                    "rows": rows,
+                    "reps_needed": {str(d): v for d, v in reps_at.items()},
+                    "tasks": args.tasks,
+                    "caption": head,
+                },
+                indent=2,
+            )
+        )
         return 0
     ns = sorted({args.tasks, comp.n_tasks} - {0, 1})
-    headers = ["reps", "sd of a task's difference", *[f"MDD at {n} tasks" for n in ns],
-               *[f"tasks for {d:g} pts" for d in args.delta]]
-    table = [[str(r["reps"]), f"{r['sd_points']:.1f}", *[f"{r['mdd_points'][n]:.1f}" for n in ns],
-              *[str(v) for v in r["tasks_needed"].values()]] for r in rows]
+    headers = [
+        "reps",
+        "sd of a task's difference",
+        *[f"MDD at {n} tasks" for n in ns],
+        *[f"tasks for {d:g} pts" for d in args.delta],
+    ]
+    table = [
+        [
+            str(r["reps"]),
+            f"{r['sd_points']:.1f}",
+            *[f"{r['mdd_points'][n]:.1f}" for n in ns],
+            *[str(v) for v in r["tasks_needed"].values()],
+        ]
+        for r in rows
+    ]
     print(md_table(headers, table, "r" * len(headers)))
     print()
     print(head)
     if comp.n_tasks and min(comp.reps) < 2:
-        print("- with one repetition per stack the repetition noise cannot be separated from the between-task "
-              "part, so every reps row is the same; run a stack twice to see what repetitions buy")
+        print(
+            "- with one repetition per stack the repetition noise cannot be separated from the between-task "
+            "part, so every reps row is the same; run a stack twice to see what repetitions buy"
+        )
     for d, v in reps_at.items():
-        print(f"- {d:g} points with {args.tasks} tasks: "
-              + (f"{v} repetition(s) per stack" if v else "not reachable by repetitions alone (<= 20): "
-                 "the between-task part dominates; add tasks"))
+        print(
+            f"- {d:g} points with {args.tasks} tasks: "
+            + (
+                f"{v} repetition(s) per stack"
+                if v
+                else "not reachable by repetitions alone (<= 20): the between-task part dominates; add tasks"
+            )
+        )
     return 0

@@ -60,8 +60,11 @@ def iter_commands(parser: argparse.ArgumentParser, name: str = "avb", help: str 
 
 def documented_actions(parser: argparse.ArgumentParser) -> list[argparse.Action]:
     """The arguments a reader can type: everything but subcommand dispatchers and hidden (SUPPRESS-help) ones."""
-    return [a for a in parser._actions
-            if not isinstance(a, argparse._SubParsersAction) and a.help != argparse.SUPPRESS]
+    return [
+        a
+        for a in parser._actions
+        if not isinstance(a, argparse._SubParsersAction) and a.help != argparse.SUPPRESS
+    ]
 
 
 def _metavar(action: argparse.Action) -> str:
@@ -127,8 +130,13 @@ def _expand(parser: argparse.ArgumentParser, action: argparse.Action) -> str:
 
 def _default(action: argparse.Action) -> str:
     value = action.default
-    if (value is None or value is argparse.SUPPRESS or isinstance(value, bool)
-            or not _takes_value(action) or value == []):
+    if (
+        value is None
+        or value is argparse.SUPPRESS
+        or isinstance(value, bool)
+        or not _takes_value(action)
+        or value == []
+    ):
         return ""
     if isinstance(value, (list, tuple)):
         value = ",".join(map(str, value))
@@ -144,7 +152,12 @@ def _row(parser: argparse.ArgumentParser, action: argparse.Action) -> str:
         names = f"`{meta}`"
     text = _escape(_expand(parser, action))
     if action.choices is not None and action.option_strings:
-        text = (text.rstrip(".") + ". " if text else "") + "One of " + ", ".join(f"`{c}`" for c in action.choices) + "."
+        text = (
+            (text.rstrip(".") + ". " if text else "")
+            + "One of "
+            + ", ".join(f"`{c}`" for c in action.choices)
+            + "."
+        )
     if action.required and action.option_strings:
         text = "**Required.** " + text
     return f"| {names} | {_default(action)} | {text} |"
@@ -161,7 +174,11 @@ def render_command(cmd: Command) -> str:
         lines += ["| argument | default | description |", "| --- | --- | --- |"]
         lines += [_row(cmd.parser, a) for a in actions]
         lines.append("")
-    subs = [f"`{c.name}`" for c in iter_commands(cmd.parser, cmd.name) if c.name.count(" ") == cmd.name.count(" ") + 1]
+    subs = [
+        f"`{c.name}`"
+        for c in iter_commands(cmd.parser, cmd.name)
+        if c.name.count(" ") == cmd.name.count(" ") + 1
+    ]
     if subs:
         lines += ["Subcommands: " + ", ".join(subs) + ".", ""]
     return "\n".join(lines)

@@ -26,34 +26,60 @@ REPORT_FORMATS = ("md", "html", "json", "all")
 def add_aggregation_args(p: argparse.ArgumentParser) -> None:
     """Options choosing the task universe and the bootstrap (shared with `avb leaderboard`)."""
     g = p.add_argument_group("which tasks count (a task without a result counts 0)")
-    g.add_argument("--dataset", default=None,
-                   help="count every task of this dataset (Hub id, local mirror or parquet); default: the tasks "
-                        "that have a result in any of the given runs")
+    g.add_argument(
+        "--dataset",
+        default=None,
+        help="count every task of this dataset (Hub id, local mirror or parquet); default: the tasks "
+        "that have a result in any of the given runs",
+    )
     g.add_argument("--revision", default=None, help="dataset revision (with --dataset)")
-    g.add_argument("--cache-dir", default=None,
-                   help="cache folder: the dataset's (with --dataset) and, for `avb report`, where the human "
-                        "verdicts (grades/) and the judge cache (judge/) are read (default: the package cache)")
-    g.add_argument("--full-benchmark", action="store_true",
-                   help="count the full benchmark: ids 1-100 by the published family ranges")
+    g.add_argument(
+        "--cache-dir",
+        default=None,
+        help="cache folder: the dataset's (with --dataset) and, for `avb report`, where the human "
+        "verdicts (grades/) and the judge cache (judge/) are read (default: the package cache)",
+    )
+    g.add_argument(
+        "--full-benchmark",
+        action="store_true",
+        help="count the full benchmark: ids 1-100 by the published family ranges",
+    )
     add_selection_args(g)
     f = p.add_argument_group("the floor (best trivial strategy per family, see docs/baselines.md)")
-    f.add_argument("--baselines", type=Path, default=None, metavar="DIR",
-                   help="read the floor from `avb baselines --out DIR` (default: score the baselines of --dataset, "
-                        "or of the local dataset the results name, cached)")
+    f.add_argument(
+        "--baselines",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="read the floor from `avb baselines --out DIR` (default: score the baselines of --dataset, "
+        "or of the local dataset the results name, cached)",
+    )
     f.add_argument("--no-floor", action="store_true", help="no floor row")
     add_verbosity_args(p)
-    p.add_argument("--key-file", default=None, metavar="PATH",
-                   help="result key to check signatures with (default $AVB_RESULT_KEY_FILE, else result-key in the "
-                        "package cache: the key `avb verify` signs with); never created here")
+    p.add_argument(
+        "--key-file",
+        default=None,
+        metavar="PATH",
+        help="result key to check signatures with (default $AVB_RESULT_KEY_FILE, else result-key in the "
+        "package cache: the key `avb verify` signs with); never created here",
+    )
     b = p.add_argument_group("bootstrap confidence intervals")
-    b.add_argument("--resamples", type=int, default=DEFAULT_RESAMPLES,
-                   help="bootstrap resamples, 0 = no intervals (default: %(default)s)")
+    b.add_argument(
+        "--resamples",
+        type=int,
+        default=DEFAULT_RESAMPLES,
+        help="bootstrap resamples, 0 = no intervals (default: %(default)s)",
+    )
     b.add_argument("--seed", type=int, default=DEFAULT_SEED, help="bootstrap seed (default: %(default)s)")
 
 
 def aggregation_kwargs(args: argparse.Namespace) -> dict[str, Any]:
     """Keyword arguments for `build_report` / `build_leaderboard` from the parsed options."""
-    kw: dict[str, Any] = {"full_benchmark": args.full_benchmark, "resamples": args.resamples, "seed": args.seed}
+    kw: dict[str, Any] = {
+        "full_benchmark": args.full_benchmark,
+        "resamples": args.resamples,
+        "seed": args.seed,
+    }
     if args.dataset:
         from agenticvbench.loader import load_tasks
 
@@ -73,6 +99,8 @@ def load_for_report(args: argparse.Namespace) -> tuple[list[Result], list[str], 
     key, key_notes = reader_key(args.key_file)
     results, skipped = load_available(args.paths, key)
     return results, skipped, key, key_notes + record_notes([results_dir_for(p) for p in args.paths], key)
+
+
 def floor_kwargs(args: argparse.Namespace, results: list[Result], kw: dict[str, Any]) -> dict[str, Any]:
     """`floor` and `floor_note` for `build_report` / `build_leaderboard`, for the task universe `kw` chooses."""
     if args.no_floor:
@@ -80,10 +108,19 @@ def floor_kwargs(args: argparse.Namespace, results: list[Result], kw: dict[str, 
     from agenticvbench.aggregate import task_universe
     from agenticvbench.baselines.floor import floor_for
 
-    universe = task_universe(results, tasks=kw.get("tasks"), full_benchmark=kw.get("full_benchmark", False),
-                             source=kw.get("dataset_label", ""))
-    floor, note = floor_for(universe, results=results, tasks=kw.get("tasks"), baselines_dir=args.baselines,
-                            cache_dir=args.cache_dir)
+    universe = task_universe(
+        results,
+        tasks=kw.get("tasks"),
+        full_benchmark=kw.get("full_benchmark", False),
+        source=kw.get("dataset_label", ""),
+    )
+    floor, note = floor_for(
+        universe,
+        results=results,
+        tasks=kw.get("tasks"),
+        baselines_dir=args.baselines,
+        cache_dir=args.cache_dir,
+    )
     return {"floor": floor, "floor_note": note}
 
 
@@ -113,12 +150,24 @@ def select_results(args: argparse.Namespace, results: list[Result], kw: dict[str
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the `report` command."""
-    p = sub.add_parser("report", help="report on scored runs (Markdown, HTML with plots, JSON)",
-                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("paths", nargs="+", metavar="RESULTS_OR_RUN_DIR",
-                   help="run directories (containing avb-results/) or results folders")
-    p.add_argument("--format", choices=REPORT_FORMATS, default="md",
-                   help="output format; 'all' needs --out (default: %(default)s)")
+    p = sub.add_parser(
+        "report",
+        help="report on scored runs (Markdown, HTML with plots, JSON)",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument(
+        "paths",
+        nargs="+",
+        metavar="RESULTS_OR_RUN_DIR",
+        help="run directories (containing avb-results/) or results folders",
+    )
+    p.add_argument(
+        "--format",
+        choices=REPORT_FORMATS,
+        default="md",
+        help="output format; 'all' needs --out (default: %(default)s)",
+    )
     p.add_argument("--out", type=Path, default=None, help="write report.<ext> files into this directory")
     add_aggregation_args(p)
     p.set_defaults(func=run)
@@ -142,12 +191,16 @@ def run(args: argparse.Namespace) -> int:
 
     cache = Path(args.cache_dir).expanduser() if args.cache_dir else default_cache_dir()
     chosen = select_results(args, results, kw)
-    report = build_report(chosen, notes=[*skipped, *notes], cache_dir=cache, key=key, **kw,
-                          **floor_kwargs(args, chosen, kw))
+    report = build_report(
+        chosen, notes=[*skipped, *notes], cache_dir=cache, key=key, **kw, **floor_kwargs(args, chosen, kw)
+    )
     for line in skipped:
         LOG.warning(f"not in the report: {line}")
-    render = {"md": lambda: render_markdown(report), "html": lambda: render_html(report),
-              "json": lambda: with_costs(report.to_dict(), report)}
+    render = {
+        "md": lambda: render_markdown(report),
+        "html": lambda: render_html(report),
+        "json": lambda: with_costs(report.to_dict(), report),
+    }
     formats = ["md", "html", "json"] if args.format == "all" else [args.format]
     if args.out is None:
         out = render[args.format]()
@@ -165,8 +218,10 @@ def run(args: argparse.Namespace) -> int:
             atomic_write_text(path, text)
             print(f"wrote {path}")
     if report.n_errors:
-        print(f"avb report: {report.n_errors} result(s) have status ERROR (the verifier failed); see the report",
-              file=sys.stderr)
+        print(
+            f"avb report: {report.n_errors} result(s) have status ERROR (the verifier failed); see the report",
+            file=sys.stderr,
+        )
     return 1 if announce_invalid_results(args.paths, "avb report") or report.n_errors else 0
 
 

@@ -53,15 +53,19 @@ def _validate_run(args: argparse.Namespace) -> int:
         print(f"{'submitted':<10}{'valid':<7}{'record':<8}{'wall clock':>14}{'calls':>10}  run")
         for r in reports:
             lim = r.limits
-            print(f"{_yn(r.submitted):<10}{_yn(r.valid_for_bench):<7}{_yn(r.record_ok):<8}"
-                  f"{_fmt_limit(lim.get('wall_clock_s'), lim.get('wall_clock_limit_s'), 's'):>14}"
-                  f"{_fmt_limit(lim.get('calls'), lim.get('call_limit'), ''):>10}  {r.run_dir}")
+            print(
+                f"{_yn(r.submitted):<10}{_yn(r.valid_for_bench):<7}{_yn(r.record_ok):<8}"
+                f"{_fmt_limit(lim.get('wall_clock_s'), lim.get('wall_clock_limit_s'), 's'):>14}"
+                f"{_fmt_limit(lim.get('calls'), lim.get('call_limit'), ''):>10}  {r.run_dir}"
+            )
             for f in r.failures:
                 print(f"  {f.rule}: {f.reason}")
             for w in r.warnings:
                 print(f"  warning: {w}")
-        print(f"{len(reports)} run(s), {sum(r.valid_for_bench for r in reports)} valid for the bench, "
-              f"{sum(not r.ok for r in reports)} with problems")
+        print(
+            f"{len(reports)} run(s), {sum(r.valid_for_bench for r in reports)} valid for the bench, "
+            f"{sum(not r.ok for r in reports)} with problems"
+        )
     return 1 if any(not r.ok for r in reports) else 0
 
 
@@ -73,10 +77,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     vt.add_argument("files", nargs="+", metavar="FILE")
     vt.add_argument("--json", action="store_true", help="machine-readable output")
     vt.set_defaults(func=_validate_task)
-    vr = inner.add_parser("validate-run", help="check runs/<batch>/<task>/<model>/ directories (or a batch folder)")
+    vr = inner.add_parser(
+        "validate-run", help="check runs/<batch>/<task>/<model>/ directories (or a batch folder)"
+    )
     vr.add_argument("dirs", nargs="+", metavar="DIR")
-    vr.add_argument("--task", action="append", metavar="FILE_OR_DIR",
-                    help="task JSON file or folder of them (repeatable); a run's task is its parent folder's name "
-                         "and is needed for the duration rule and the wall-clock limit")
+    vr.add_argument(
+        "--task",
+        action="append",
+        metavar="FILE_OR_DIR",
+        help="task JSON file or folder of them (repeatable); a run's task is its parent folder's name "
+        "and is needed for the duration rule and the wall-clock limit",
+    )
     vr.add_argument("--json", action="store_true", help="machine-readable output")
     vr.set_defaults(func=_validate_run)

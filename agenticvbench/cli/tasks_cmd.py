@@ -15,14 +15,25 @@ PUBLIC_RUBRIC_KEYS = ("n_slots", "film", "duration_sec")
 def _list(args: argparse.Namespace) -> int:
     tasks = load_selected(args)
     if args.json:
-        print_json([{"task_id": t.task_id, "task_family": t.family, "prompt": t.prompt,
-                     "n_materials": len(t.reference_file_urls)} for t in tasks])
+        print_json(
+            [
+                {
+                    "task_id": t.task_id,
+                    "task_family": t.family,
+                    "prompt": t.prompt,
+                    "n_materials": len(t.reference_file_urls),
+                }
+                for t in tasks
+            ]
+        )
         return 0
     print(f"{'id':>4}  {'family':<11} {'urls':>5}  prompt")  # dataset URLs (a zip counts once), not clips
     for t in tasks:
         prompt = " ".join(t.prompt.split())
-        print(f"{t.task_id:>4}  {t.family:<11} {len(t.reference_file_urls):>5}  "
-              f"{prompt[:70] + ('...' if len(prompt) > 70 else '')}")
+        print(
+            f"{t.task_id:>4}  {t.family:<11} {len(t.reference_file_urls):>5}  "
+            f"{prompt[:70] + ('...' if len(prompt) > 70 else '')}"
+        )
     print(f"{len(tasks)} task(s)")
     return 0
 
@@ -39,17 +50,22 @@ def hide_answers(summary: dict[str, Any]) -> dict[str, Any]:
         out["rubric"] = {"n_items": len(rubric)}
         out["hidden"] = ["rubric items"]
     if out.get("hidden"):
-        out["note"] = ("answers hidden (verifier-only; never give them to an agent); "
-                       "`avb tasks show ID --with-answers` prints them")
+        out["note"] = (
+            "answers hidden (verifier-only; never give them to an agent); "
+            "`avb tasks show ID --with-answers` prints them"
+        )
     return out
 
 
 def _show(args: argparse.Namespace) -> int:
-    (task,) = load_tasks(task_ids=[args.task_id], dataset=args.dataset, revision=args.revision,
-                         cache_dir=args.cache_dir)
+    (task,) = load_tasks(
+        task_ids=[args.task_id], dataset=args.dataset, revision=args.revision, cache_dir=args.cache_dir
+    )
     summary = task.summary()
     src = task.source
-    if isinstance(src, DatasetSource) and src.kind != "hub" and src.root is not None:  # where they are on disk
+    if (
+        isinstance(src, DatasetSource) and src.kind != "hub" and src.root is not None
+    ):  # where they are on disk
         summary["local_files"] = [str(src.root / repo_relative(u)) for u in task.reference_file_urls]
     print_json(summary if args.with_answers else hide_answers(summary))
     return 0
@@ -65,7 +81,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     inner = p.add_subparsers(dest="tasks_command", metavar="SUBCOMMAND")
     show = inner.add_parser("show", help="show one task (prompt, files; answers only with --with-answers)")
     show.add_argument("task_id", type=int)
-    show.add_argument("--with-answers", action="store_true",
-                      help="also print the rubric's answers (correct order, repair cell and window, recap checks)")
+    show.add_argument(
+        "--with-answers",
+        action="store_true",
+        help="also print the rubric's answers (correct order, repair cell and window, recap checks)",
+    )
     add_dataset_args(show, suppress=True)  # `avb tasks --dataset M show 37` keeps M
     show.set_defaults(func=_show)

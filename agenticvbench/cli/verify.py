@@ -42,8 +42,14 @@ def _dry_run(plans: list[Any], tasks: list[Any], as_json: bool) -> int:
         present = [t.task_id for t in tasks if t.task_id in run.task_folders]
         missing = [t.task_id for t in tasks if t.task_id not in run.task_folders]
         wanted = {t.task_id for t in tasks}
-        plan.append({"run": str(run.path), "would_score": present, "missing": missing,
-                     "not_selected": sorted(t for t in run.task_folders if t not in wanted)})
+        plan.append(
+            {
+                "run": str(run.path),
+                "would_score": present,
+                "missing": missing,
+                "not_selected": sorted(t for t in run.task_folders if t not in wanted),
+            }
+        )
     if as_json:
         print_json({"dry_run": True, "runs": plan})
         return 0
@@ -101,12 +107,23 @@ def _verify(args: argparse.Namespace) -> int:
     if args.dry_run:
         return _dry_run(plans, tasks, args.json) or (EXIT_REFUSED if refused else 0)
     meta = {k: getattr(args, k) for k in ("harness", "model", "rep") if getattr(args, k) is not None}
-    summary = verify_run(plans, dataset=args.dataset, revision=args.revision, cache_dir=args.cache_dir,
-                         jobs=args.jobs, force=args.force, executor=args.executor,
-                         scheduler=args.scheduler, judge=judge, tasks=tasks, run_meta=meta or None,
-                         max_media_bytes=args.max_media_mb * 1024 * 1024 if args.max_media_mb else None,
-                         progress=not (args.json or args.quiet) and sys.stderr.isatty() or args.progress,
-                         key_file=args.key_file, task_timeout=args.task_timeout)
+    summary = verify_run(
+        plans,
+        dataset=args.dataset,
+        revision=args.revision,
+        cache_dir=args.cache_dir,
+        jobs=args.jobs,
+        force=args.force,
+        executor=args.executor,
+        scheduler=args.scheduler,
+        judge=judge,
+        tasks=tasks,
+        run_meta=meta or None,
+        max_media_bytes=args.max_media_mb * 1024 * 1024 if args.max_media_mb else None,
+        progress=not (args.json or args.quiet) and sys.stderr.isatty() or args.progress,
+        key_file=args.key_file,
+        task_timeout=args.task_timeout,
+    )
     summary.refused = refused
     for note in summary.notes:
         LOG.warning(note)
@@ -119,41 +136,71 @@ def _verify(args: argparse.Namespace) -> int:
     code = EXIT_REFUSED if refused else 1 if summary.n_errors else 0
     if args.judge_required and summary.unscored_items:
         top = "; ".join(f"{n}x {why}" for why, n in list(summary.unscored_reasons.items())[:3])
-        print(f"avb verify: --judge-required: {summary.unscored_items} llm item(s) unscored ({top})",
-              file=sys.stderr)
+        print(
+            f"avb verify: --judge-required: {summary.unscored_items} llm item(s) unscored ({top})",
+            file=sys.stderr,
+        )
         code = 1
     return code
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add `verify`."""
-    p = sub.add_parser("verify", help="score run directories (resumable, parallel)", description=__doc__,
-                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = sub.add_parser(
+        "verify",
+        help="score run directories (resumable, parallel)",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("run_dirs", nargs="+", metavar="RUN_DIR")
     add_dataset_args(p)
     add_selection_args(p)
-    p.add_argument("--out", help="results folder (default RUN_DIR/avb-results; with several runs OUT/<run name>)")
-    p.add_argument("--jobs", type=positive_int, default=None, help="parallel workers (default: number of cores)")
+    p.add_argument(
+        "--out", help="results folder (default RUN_DIR/avb-results; with several runs OUT/<run name>)"
+    )
+    p.add_argument(
+        "--jobs", type=positive_int, default=None, help="parallel workers (default: number of cores)"
+    )
     p.add_argument("--force", action="store_true", help="rescore tasks even if a matching result exists")
-    p.add_argument("--dry-run", action="store_true", help="list what would be scored and what is missing; score nothing")
+    p.add_argument(
+        "--dry-run", action="store_true", help="list what would be scored and what is missing; score nothing"
+    )
     p.add_argument("--executor", choices=("process", "dask"), default="process")
     p.add_argument("--scheduler", help="Dask scheduler address for --executor dask")
-    p.add_argument("--progress", action="store_true", help="show the progress bar even when not on a terminal")
+    p.add_argument(
+        "--progress", action="store_true", help="show the progress bar even when not on a terminal"
+    )
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
-    p.add_argument("--key-file", default=None, metavar="PATH",
-                   help="result key that signs results (created if missing; default $AVB_RESULT_KEY_FILE, else "
-                        "result-key in the package cache); on a cluster every worker must see the same file")
-    p.add_argument("--task-timeout", type=float, default=None, metavar="S",
-                   help="per-task deadline in seconds; a task past it is an error, retried next run "
-                        "(default $AVB_TASK_TIMEOUT_S, else 7200)")
-    p.add_argument("--max-media-mb", type=positive_int, default=None,
-                   help="largest submitted media file read, in MiB (default $AVB_MAX_MEDIA_MB, else 4096)")
+    p.add_argument(
+        "--key-file",
+        default=None,
+        metavar="PATH",
+        help="result key that signs results (created if missing; default $AVB_RESULT_KEY_FILE, else "
+        "result-key in the package cache); on a cluster every worker must see the same file",
+    )
+    p.add_argument(
+        "--task-timeout",
+        type=float,
+        default=None,
+        metavar="S",
+        help="per-task deadline in seconds; a task past it is an error, retried next run "
+        "(default $AVB_TASK_TIMEOUT_S, else 7200)",
+    )
+    p.add_argument(
+        "--max-media-mb",
+        type=positive_int,
+        default=None,
+        help="largest submitted media file read, in MiB (default $AVB_MAX_MEDIA_MB, else 4096)",
+    )
     ident = p.add_argument_group("run identity (default: the run's run.json, else the folder name as model)")
     ident.add_argument("--harness", default=None, help="harness name written into every result")
     ident.add_argument("--model", default=None, help="model name written into every result")
     ident.add_argument("--rep", default=None, help="repetition label written into every result")
     add_verbosity_args(p)
     add_judge_args(p)
-    p.add_argument("--judge-required", action="store_true",
-                   help="exit 1 when any llm item is left unscored (judge off, failed or a replay miss)")
+    p.add_argument(
+        "--judge-required",
+        action="store_true",
+        help="exit 1 when any llm item is left unscored (judge off, failed or a replay miss)",
+    )
     p.set_defaults(func=_verify)

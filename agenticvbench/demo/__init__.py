@@ -15,5 +15,12 @@ from agenticvbench.demo.build import (
 )
 from agenticvbench.demo.sizes import DemoSize, get_size
 
-__all__ = ["GENERATOR_VERSION", "DemoBenchmark", "DemoSize", "build_demo", "default_demo_dir", "get_size",
-           "is_complete"]
+__all__ = [
+    "GENERATOR_VERSION",
+    "DemoBenchmark",
+    "DemoSize",
+    "build_demo",
+    "default_demo_dir",
+    "get_size",
+    "is_complete",
+]

@@ -37,8 +37,14 @@ def url(path: str, *, full: bool) -> str:
     return HUB_RESOLVE + path if full else path
 
 
-def row(task_id: int, family: str, prompt: str, refs: Sequence[str], rubric: Any,
-        vrefs: Sequence[str] | None = None) -> dict[str, Any]:
+def row(
+    task_id: int,
+    family: str,
+    prompt: str,
+    refs: Sequence[str],
+    rubric: Any,
+    vrefs: Sequence[str] | None = None,
+) -> dict[str, Any]:
     """One dataset row in the real column layout (`rubric_json` is a JSON string)."""
     return {
         "task_id": task_id,
@@ -88,5 +94,7 @@ def manifest(sources: Sequence[Any], durations: Sequence[float]) -> dict[str, An
 
 def repair_report(task_id: int, kind: str, start: str, end: str, note: str) -> str:
     """A `report.md` with one `## Diagnosis` block in the official line grammar."""
-    return (f"# Repair report, task {task_id}\n\n## Diagnosis\n- type: {kind}\n- start: {start}\n- end: {end}\n\n"
-            f"### Evidence\n{note}\n\n## Repair trajectory\nRebuilt the damaged window from clean footage.\n")
+    return (
+        f"# Repair report, task {task_id}\n\n## Diagnosis\n- type: {kind}\n- start: {start}\n- end: {end}\n\n"
+        f"### Evidence\n{note}\n\n## Repair trajectory\nRebuilt the damaged window from clean footage.\n"
+    )

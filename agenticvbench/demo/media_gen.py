@@ -20,8 +20,13 @@ from agenticvbench.media import run_ffmpeg
 SAMPLE_RATE = 48000
 _GLOBAL = ["-v", "error", "-y", "-filter_complex_threads", "1"]
 BITEXACT = ["-fflags", "+bitexact", "-flags:v", "+bitexact", "-flags:a", "+bitexact", "-map_metadata", "-1"]
-_GRADIENT_PALETTE = (("0x2040a0", "0xe08030"), ("0x108060", "0xf0d040"), ("0x602080", "0x40c0e0"),
-                     ("0xa02020", "0x3050c0"), ("0x204020", "0xd0a0f0"))
+_GRADIENT_PALETTE = (
+    ("0x2040a0", "0xe08030"),
+    ("0x108060", "0xf0d040"),
+    ("0x602080", "0x40c0e0"),
+    ("0xa02020", "0x3050c0"),
+    ("0x204020", "0xd0a0f0"),
+)
 _AUDIO_ARGS = {"aac": ["-c:a", "aac", "-b:a", "64k"], "opus": ["-c:a", "libopus", "-b:a", "48k"]}
 
 
@@ -80,13 +85,16 @@ def _frames(duration: float, fps: int) -> int:
     return int(round(n))
 
 
-def _moving_square(base: str, fg: str, side: int, x0: float, x1: float, y: int, scene: Scene, fmt: Format,
-                   uid: str) -> str:
+def _moving_square(
+    base: str, fg: str, side: int, x0: float, x1: float, y: int, scene: Scene, fmt: Format, uid: str
+) -> str:
     """`base` with a `side`-px square moving linearly from x0 to x1 (overlay evaluates `t` per frame)."""
     d = f"{scene.duration:g}"
     speed = (x1 - x0) / scene.duration
-    return (f"{base}[bg{uid}];color=c={fg}:s={side}x{side}:r={fmt.fps}:d={d}[fg{uid}];"
-            f"[bg{uid}][fg{uid}]overlay=x='{x0:g}+{speed:g}*t':y={y}:shortest=1")
+    return (
+        f"{base}[bg{uid}];color=c={fg}:s={side}x{side}:r={fmt.fps}:d={d}[fg{uid}];"
+        f"[bg{uid}][fg{uid}]overlay=x='{x0:g}+{speed:g}*t':y={y}:shortest=1"
+    )
 
 
 def _video_source(scene: Scene, fmt: Format, uid: str) -> str:
@@ -97,12 +105,23 @@ def _video_source(scene: Scene, fmt: Format, uid: str) -> str:
         return f"testsrc2=s={s}:r={r}:d={d}"
     if kind == "bars":
         side = fmt.width // 8
-        return _moving_square(f"smptebars=s={s}:r={r}:d={d}", "white", side, 0, fmt.width - side,
-                              fmt.height // 3, scene, fmt, uid)
+        return _moving_square(
+            f"smptebars=s={s}:r={r}:d={d}",
+            "white",
+            side,
+            0,
+            fmt.width - side,
+            fmt.height // 3,
+            scene,
+            fmt,
+            uid,
+        )
     if kind == "gradients":  # explicit colours and line: the defaults are random even with a seed
         c0, c1 = _GRADIENT_PALETTE[scene.seed % len(_GRADIENT_PALETTE)]
-        return (f"gradients=s={s}:r={r}:d={d}:speed=0.04:seed={scene.seed}:c0={c0}:c1={c1}"
-                f":x0=0:y0=0:x1={fmt.width}:y1={fmt.height}")
+        return (
+            f"gradients=s={s}:r={r}:d={d}:speed=0.04:seed={scene.seed}:c0={c0}:c1={c1}"
+            f":x0=0:y0=0:x1={fmt.width}:y1={fmt.height}"
+        )
     if kind == "mandelbrot":
         return f"mandelbrot=s={s}:r={r}:end_scale=0.05,trim=duration={d}"
     if kind == "black":
@@ -110,8 +129,17 @@ def _video_source(scene: Scene, fmt: Format, uid: str) -> str:
     if kind == "box":
         bg, fg, x0, x1 = arg.split(":")
         side = fmt.height // 4
-        return _moving_square(f"color=c={bg}:s={s}:r={r}:d={d}", fg, side, float(x0), float(x1),
-                              (fmt.height - side) // 2, scene, fmt, uid)
+        return _moving_square(
+            f"color=c={bg}:s={s}:r={r}:d={d}",
+            fg,
+            side,
+            float(x0),
+            float(x1),
+            (fmt.height - side) // 2,
+            scene,
+            fmt,
+            uid,
+        )
     raise ValueError(f"unknown look {scene.look!r}")
 
 
@@ -123,13 +151,27 @@ def _audio_source(scene: Scene, uid: str) -> str:
         return f"anullsrc=channel_layout=stereo:sample_rate={SAMPLE_RATE}:duration={d},{fmt}"
     tones = ";".join(f"sine=f={f:g}:r={SAMPLE_RATE}:d={d}[t{uid}_{k}]" for k, f in enumerate(scene.chord))
     labels = "".join(f"[t{uid}_{k}]" for k in range(len(scene.chord)))
-    return (f"{tones};{labels}amix=inputs={len(scene.chord)}:normalize=0,volume={4.0 / len(scene.chord):g},"
-            f"tremolo=f=2:d=0.2,{fmt}")
+    return (
+        f"{tones};{labels}amix=inputs={len(scene.chord)}:normalize=0,volume={4.0 / len(scene.chord):g},"
+        f"tremolo=f=2:d=0.2,{fmt}"
+    )
 
 
 def _encode_args(fmt: Format, *, audio: bool) -> list[str]:
-    args = ["-c:v", "libx264", "-preset", fmt.preset, "-crf", str(fmt.crf), "-pix_fmt", "yuv420p",
-            "-g", str(2 * fmt.fps), "-threads", "1"]
+    args = [
+        "-c:v",
+        "libx264",
+        "-preset",
+        fmt.preset,
+        "-crf",
+        str(fmt.crf),
+        "-pix_fmt",
+        "yuv420p",
+        "-g",
+        str(2 * fmt.fps),
+        "-threads",
+        "1",
+    ]
     if audio and fmt.audio:
         args += [*_AUDIO_ARGS[fmt.audio], "-ar", str(SAMPLE_RATE), "-ac", "2"]
     return [*args, *BITEXACT]
@@ -162,11 +204,18 @@ def render_many(jobs: Sequence[tuple[Path, Sequence[Scene]]], fmt: Format, *, wo
                 graph.append(f"{_audio_source(sc, f'{j}_{i}')}[a{j}_{i}]")
                 labels.append(f"[a{j}_{i}]")
         n_audio = 1 if fmt.audio else 0
-        graph.append(f"{''.join(labels)}concat=n={len(scenes)}:v=1:a={n_audio}[vo{j}]"
-                     + (f"[ao{j}]" if fmt.audio else ""))
+        graph.append(
+            f"{''.join(labels)}concat=n={len(scenes)}:v=1:a={n_audio}[vo{j}]"
+            + (f"[ao{j}]" if fmt.audio else "")
+        )
         out.parent.mkdir(parents=True, exist_ok=True)
-        outputs += ["-map", f"[vo{j}]", *(["-map", f"[ao{j}]"] if fmt.audio else []),
-                    *_encode_args(fmt, audio=True), str(out)]
+        outputs += [
+            "-map",
+            f"[vo{j}]",
+            *(["-map", f"[ao{j}]"] if fmt.audio else []),
+            *_encode_args(fmt, audio=True),
+            str(out),
+        ]
     run_ffmpeg([*_GLOBAL, *inputs, "-filter_complex", ";".join(graph), *outputs], check=True)
     return [out for out, _ in jobs]
 
@@ -181,16 +230,31 @@ def cut(src: Path, out: Path, segments: Sequence[tuple[float, float]], fmt: Form
     graph, labels = [], []
     has_audio = fmt.audio is not None
     for i, (t0, t1) in enumerate(segments):
-        graph.append(f"[0:v]trim=start={t0:g}:end={t1:g},setpts=PTS-STARTPTS,"
-                     f"scale={fmt.width}:{fmt.height},setsar=1[v{i}]")
+        graph.append(
+            f"[0:v]trim=start={t0:g}:end={t1:g},setpts=PTS-STARTPTS,"
+            f"scale={fmt.width}:{fmt.height},setsar=1[v{i}]"
+        )
         labels.append(f"[v{i}]")
         if has_audio:
             graph.append(f"[0:a]atrim=start={t0:g}:end={t1:g},asetpts=PTS-STARTPTS[a{i}]")
             labels.append(f"[a{i}]")
-    graph.append(f"{''.join(labels)}concat=n={len(segments)}:v=1:a={int(has_audio)}[v]" + ("[a]" if has_audio else ""))
+    graph.append(
+        f"{''.join(labels)}concat=n={len(segments)}:v=1:a={int(has_audio)}[v]" + ("[a]" if has_audio else "")
+    )
     maps = ["-map", "[v]", *(["-map", "[a]"] if has_audio else [])]
-    run_ffmpeg([*_GLOBAL, "-i", str(src), "-filter_complex", ";".join(graph), *maps,
-                *_encode_args(fmt, audio=True), str(out)], check=True)
+    run_ffmpeg(
+        [
+            *_GLOBAL,
+            "-i",
+            str(src),
+            "-filter_complex",
+            ";".join(graph),
+            *maps,
+            *_encode_args(fmt, audio=True),
+            str(out),
+        ],
+        check=True,
+    )
     return out
 
 
@@ -202,45 +266,128 @@ def inject_freeze(src: Path, out: Path, start: float, end: float, fmt: Format) -
     """v01-style defect: the frames in [start, end) all show the frame at `start`; audio is copied untouched."""
     first, last = _frames(start, fmt.fps), _frames(end, fmt.fps) - 1
     graph = f"[0:v]split[a][b];[a][b]freezeframes=first={first}:last={last}:replace={first}[v]"
-    run_ffmpeg([*_GLOBAL, "-i", str(src), "-filter_complex", graph, "-map", "[v]", "-map", "0:a",
-                *_encode_args(fmt, audio=False), "-c:a", "copy", str(out)], check=True)
+    run_ffmpeg(
+        [
+            *_GLOBAL,
+            "-i",
+            str(src),
+            "-filter_complex",
+            graph,
+            "-map",
+            "[v]",
+            "-map",
+            "0:a",
+            *_encode_args(fmt, audio=False),
+            "-c:a",
+            "copy",
+            str(out),
+        ],
+        check=True,
+    )
     return out
 
 
-def inject_color_shift(src: Path, out: Path, start: float, end: float, fmt: Format, *, saturation: float,
-                       contrast: float, rr: float, gg: float, bb: float) -> Path:
+def inject_color_shift(
+    src: Path,
+    out: Path,
+    start: float,
+    end: float,
+    fmt: Format,
+    *,
+    saturation: float,
+    contrast: float,
+    rr: float,
+    gg: float,
+    bb: float,
+) -> Path:
     """v04-style defect: a colour grade (eq + channel gains) applied to [start, end) only; audio copied."""
     w = _window(start, end)
-    graph = (f"[0:v]eq=saturation={saturation:g}:contrast={contrast:g}:enable='{w}',"
-             f"colorchannelmixer=rr={rr:g}:gg={gg:g}:bb={bb:g}:enable='{w}'[v]")
-    run_ffmpeg([*_GLOBAL, "-i", str(src), "-filter_complex", graph, "-map", "[v]", "-map", "0:a",
-                *_encode_args(fmt, audio=False), "-c:a", "copy", str(out)], check=True)
+    graph = (
+        f"[0:v]eq=saturation={saturation:g}:contrast={contrast:g}:enable='{w}',"
+        f"colorchannelmixer=rr={rr:g}:gg={gg:g}:bb={bb:g}:enable='{w}'[v]"
+    )
+    run_ffmpeg(
+        [
+            *_GLOBAL,
+            "-i",
+            str(src),
+            "-filter_complex",
+            graph,
+            "-map",
+            "[v]",
+            "-map",
+            "0:a",
+            *_encode_args(fmt, audio=False),
+            "-c:a",
+            "copy",
+            str(out),
+        ],
+        check=True,
+    )
     return out
 
 
-def inject_noise_burst(src: Path, out: Path, start: float, end: float, fmt: Format, *, color: str,
-                       amplitude: float, seed: int) -> Path:
+def inject_noise_burst(
+    src: Path, out: Path, start: float, end: float, fmt: Format, *, color: str, amplitude: float, seed: int
+) -> Path:
     """v05-style defect: seeded coloured noise mixed into the audio over [start, end); video stream-copied."""
     w = _window(start, end)
-    graph = (f"anoisesrc=color={color}:amplitude={amplitude:g}:seed={seed}:r={SAMPLE_RATE},"
-             f"aformat=channel_layouts=stereo,volume=0:enable='not({w})'[n];"
-             f"[0:a][n]amix=inputs=2:normalize=0:duration=first[a]")
+    graph = (
+        f"anoisesrc=color={color}:amplitude={amplitude:g}:seed={seed}:r={SAMPLE_RATE},"
+        f"aformat=channel_layouts=stereo,volume=0:enable='not({w})'[n];"
+        f"[0:a][n]amix=inputs=2:normalize=0:duration=first[a]"
+    )
     assert fmt.audio is not None
-    run_ffmpeg([*_GLOBAL, "-i", str(src), "-filter_complex", graph, "-map", "0:v", "-map", "[a]",
-                "-c:v", "copy", *_AUDIO_ARGS[fmt.audio], "-ar", str(SAMPLE_RATE), "-ac", "2", *BITEXACT,
-                str(out)], check=True)
+    run_ffmpeg(
+        [
+            *_GLOBAL,
+            "-i",
+            str(src),
+            "-filter_complex",
+            graph,
+            "-map",
+            "0:v",
+            "-map",
+            "[a]",
+            "-c:v",
+            "copy",
+            *_AUDIO_ARGS[fmt.audio],
+            "-ar",
+            str(SAMPLE_RATE),
+            "-ac",
+            "2",
+            *BITEXACT,
+            str(out),
+        ],
+        check=True,
+    )
     return out
 
 
 def remux(src: Path, out: Path, comment: str) -> Path:
     """Stream-copy every stream of `src` into a new file tagged with `comment` (same frames, other bytes)."""
-    run_ffmpeg([*_GLOBAL, "-i", str(src), "-map", "0", "-c", "copy", *BITEXACT, "-metadata", f"comment={comment}",
-                str(out)], check=True)
+    run_ffmpeg(
+        [
+            *_GLOBAL,
+            "-i",
+            str(src),
+            "-map",
+            "0",
+            "-c",
+            "copy",
+            *BITEXACT,
+            "-metadata",
+            f"comment={comment}",
+            str(out),
+        ],
+        check=True,
+    )
     return out
 
 
 def strip_audio(src: Path, out: Path) -> Path:
     """Copy `src` without its audio streams (video stream-copied)."""
-    run_ffmpeg([*_GLOBAL, "-i", str(src), "-map", "0:v", "-c:v", "copy", "-an", *BITEXACT, str(out)],
-               check=True)
+    run_ffmpeg(
+        [*_GLOBAL, "-i", str(src), "-map", "0:v", "-c:v", "copy", "-an", *BITEXACT, str(out)], check=True
+    )
     return out

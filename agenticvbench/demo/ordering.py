@@ -32,24 +32,50 @@ class SeqSpec:
     fmt: Format = FMT
 
 
-def _story(bgs: list[str], fg: str, durations: list[float], x_from: float, x_to: float,
-           base_hz: float) -> tuple[Scene, ...]:
+def _story(
+    bgs: list[str], fg: str, durations: list[float], x_from: float, x_to: float, base_hz: float
+) -> tuple[Scene, ...]:
     n = len(durations)
     step = (x_to - x_from) / n
     return tuple(
-        Scene(f"box:{bg}:{fg}:{x_from + i * step:g}:{x_from + (i + 1) * step:g}", d, (base_hz * (1 + 0.125 * i),))
-        for i, (bg, d) in enumerate(zip(bgs, durations, strict=True)))
+        Scene(
+            f"box:{bg}:{fg}:{x_from + i * step:g}:{x_from + (i + 1) * step:g}",
+            d,
+            (base_hz * (1 + 0.125 * i),),
+        )
+        for i, (bg, d) in enumerate(zip(bgs, durations, strict=True))
+    )
 
 
 SEQUENCING: tuple[SeqSpec, ...] = (
-    SeqSpec(37, "The Paper Boat",
-            _story(["0x101830", "0x182848", "0x203860", "0x304878", "0x486090", "0x6078a8"], "yellow",
-                   [1.5, 1.0, 1.5, 1.0, 1.5, 1.0], 0, 280, 220.0),
-            ("4", "1", "6", "2", "5", "3"), True),
-    SeqSpec(38, "Night Bus",
-            _story(["0x402010", "0x502818", "0x603020", "0x703828", "0x804030"], "cyan",
-                   [1.0, 1.5, 1.0, 1.5, 1.0], 280, 0, 262.0),
-            ("2", "5", "1", "4", "3"), False),
+    SeqSpec(
+        37,
+        "The Paper Boat",
+        _story(
+            ["0x101830", "0x182848", "0x203860", "0x304878", "0x486090", "0x6078a8"],
+            "yellow",
+            [1.5, 1.0, 1.5, 1.0, 1.5, 1.0],
+            0,
+            280,
+            220.0,
+        ),
+        ("4", "1", "6", "2", "5", "3"),
+        True,
+    ),
+    SeqSpec(
+        38,
+        "Night Bus",
+        _story(
+            ["0x402010", "0x502818", "0x603020", "0x703828", "0x804030"],
+            "cyan",
+            [1.0, 1.5, 1.0, 1.5, 1.0],
+            280,
+            0,
+            262.0,
+        ),
+        ("2", "5", "1", "4", "3"),
+        False,
+    ),
 )
 
 
@@ -65,31 +91,45 @@ class AsmSpec:
 
 
 ASSEMBLY: tuple[AsmSpec, ...] = (
-    AsmSpec(83, "Demo Film A: The Harbour", (
-        ("3.mp4", ("1.mp4", "8.mp4"), "box:0x203040:white:20:200", 2.0),
-        ("7.mp4", ("2.mp4", "10.mp4"), "testsrc2", 1.5),
-        ("5.mp4", ("12.mp4", "6.mp4"), "bars", 1.5),
-        ("11.mp4", ("4.mp4", "9.mp4"), "gradients", 2.0)), False),
-    AsmSpec(84, "Demo Film B: Market Day", (
-        ("2.mp4", ("6.mp4", "11.mp4"), "gradients", 1.5),
-        ("9.mp4", ("1.mp4", "5.mp4"), "box:0x304010:orange:260:40", 2.0),
-        ("12.mp4", ("3.mp4", "8.mp4"), "bars", 1.0),
-        ("4.mp4", ("7.mp4", "10.mp4"), "testsrc2", 1.5)), True),
+    AsmSpec(
+        83,
+        "Demo Film A: The Harbour",
+        (
+            ("3.mp4", ("1.mp4", "8.mp4"), "box:0x203040:white:20:200", 2.0),
+            ("7.mp4", ("2.mp4", "10.mp4"), "testsrc2", 1.5),
+            ("5.mp4", ("12.mp4", "6.mp4"), "bars", 1.5),
+            ("11.mp4", ("4.mp4", "9.mp4"), "gradients", 2.0),
+        ),
+        False,
+    ),
+    AsmSpec(
+        84,
+        "Demo Film B: Market Day",
+        (
+            ("2.mp4", ("6.mp4", "11.mp4"), "gradients", 1.5),
+            ("9.mp4", ("1.mp4", "5.mp4"), "box:0x304010:orange:260:40", 2.0),
+            ("12.mp4", ("3.mp4", "8.mp4"), "bars", 1.0),
+            ("4.mp4", ("7.mp4", "10.mp4"), "testsrc2", 1.5),
+        ),
+        True,
+    ),
 )
 _DISTRACTOR_VF = ("hue=h=150:s=0.6,eq=brightness=-0.08", "hflip")
 
 SEQ_PROMPT = (
     "You are given {n} video clips, 1.mp4 to {n}.mp4, in /workspace/materials. They are the shots of one short "
-    "film, \"{title}\", in shuffled order. Put them back in story order. Write /workspace/output/solution.mp4 "
+    'film, "{title}", in shuffled order. Put them back in story order. Write /workspace/output/solution.mp4 '
     "(the clips concatenated in your order) and /workspace/output/solution.json of the form "
-    "{{\"segments\": [{{\"output\": [t0, t1], \"source\": \"<clip id without .mp4>\", "
-    "\"source_range\": [s0, s1]}}, ...]}}, one segment per clip, in order.")
+    '{{"segments": [{{"output": [t0, t1], "source": "<clip id without .mp4>", '
+    '"source_range": [s0, s1]}}, ...]}}, one segment per clip, in order.'
+)
 ASM_PROMPT = (
-    "Assemble a {n_slots}-shot cut of \"{film}\" ({dur:g} s). For each storyboard slot there are three candidate "
+    'Assemble a {n_slots}-shot cut of "{film}" ({dur:g} s). For each storyboard slot there are three candidate '
     "takes among the clips 1.mp4 to {n_clips}.mp4 in /workspace/materials (audio removed). Pick the take that "
     "matches the storyboard for each slot, in slot order. Write /workspace/output/solution.mp4 and "
-    "/workspace/output/solution.json ({{\"segments\": [{{\"output\": [t0, t1], \"source\": \"<clip>.mp4\", "
-    "\"source_range\": [s0, s1]}}, ...]}}), exactly one segment per slot.")
+    '/workspace/output/solution.json ({{"segments": [{{"output": [t0, t1], "source": "<clip>.mp4", '
+    '"source_range": [s0, s1]}}, ...]}}), exactly one segment per slot.'
+)
 
 
 def _id_num(clip: str) -> int:
@@ -123,8 +163,14 @@ def sequencing_specs(size: DemoSize) -> tuple[SeqSpec, ...]:
     """The sequencing tasks of `size` (the hand-written ones for `small`, else generated from the task id)."""
     if size.hand_written:
         return SEQUENCING
-    fmt = Format(width=size.clip_frame[0], height=size.clip_frame[1], fps=24, audio="aac", crf=size.crf,
-                 preset=size.preset)
+    fmt = Format(
+        width=size.clip_frame[0],
+        height=size.clip_frame[1],
+        fps=24,
+        audio="aac",
+        crf=size.crf,
+        preset=size.preset,
+    )
     specs = []
     for i, tid in enumerate(size.ids("sequencing")):
         rng = random.Random(tid)
@@ -132,8 +178,14 @@ def sequencing_specs(size: DemoSize) -> tuple[SeqSpec, ...]:
         durs = [_steps(rng, *size.shot_s) for _ in range(n)]
         travel = fmt.width - fmt.height // 4
         x_from, x_to = (0, travel) if rng.random() < 0.5 else (travel, 0)
-        shots = _story(_palette(rng, n), rng.choice(["yellow", "cyan", "white", "orange"]), durs, x_from, x_to,
-                       rng.choice([196.0, 220.0, 262.0]))
+        shots = _story(
+            _palette(rng, n),
+            rng.choice(["yellow", "cyan", "white", "orange"]),
+            durs,
+            x_from,
+            x_to,
+            rng.choice([196.0, 220.0, 262.0]),
+        )
         order = [str(k) for k in range(1, n + 1)]
         rng.shuffle(order)
         specs.append(SeqSpec(tid, f"Synthetic Story {tid}", shots, tuple(order), i % 2 == 0, fmt))
@@ -144,8 +196,14 @@ def assembly_specs(size: DemoSize) -> tuple[AsmSpec, ...]:
     """The assembly tasks of `size` (the hand-written ones for `small`, else generated from the task id)."""
     if size.hand_written:
         return ASSEMBLY
-    fmt = Format(width=size.clip_frame[0], height=size.clip_frame[1], fps=24, audio=None, crf=size.crf,
-                 preset=size.preset)
+    fmt = Format(
+        width=size.clip_frame[0],
+        height=size.clip_frame[1],
+        fps=24,
+        audio=None,
+        crf=size.crf,
+        preset=size.preset,
+    )
     specs = []
     for i, tid in enumerate(size.ids("assembly")):
         rng = random.Random(tid)
@@ -153,8 +211,10 @@ def assembly_specs(size: DemoSize) -> tuple[AsmSpec, ...]:
         ids = [f"{k}.mp4" for k in range(1, 3 * n + 1)]
         rng.shuffle(ids)
         looks = _looks(rng, fmt.width, fmt.height)
-        slots = tuple((ids[3 * k], (ids[3 * k + 1], ids[3 * k + 2]), looks[k % len(looks)],
-                       _steps(rng, *size.shot_s)) for k in range(n))
+        slots = tuple(
+            (ids[3 * k], (ids[3 * k + 1], ids[3 * k + 2]), looks[k % len(looks)], _steps(rng, *size.shot_s))
+            for k in range(n)
+        )
         specs.append(AsmSpec(tid, f"Synthetic Film {tid}", slots, i % 2 == 1, fmt))
     return tuple(specs)
 
@@ -177,16 +237,27 @@ def build_sequencing_task(ctx: BuildContext, spec: SeqSpec, i: int) -> dict[str,
     write_zip(ctx.mirror / rel, [(f"{cid}.mp4", clips_dir / f"{cid}.mp4") for cid in sorted(by_id, key=int)])
     durs = [by_id[c].duration for c in spec.correct_order]
     write_json(perfect_mp4.parent / "solution.json", manifest(list(spec.correct_order), durs))
-    write_json(partial_mp4.parent / "solution.json",
-               manifest(partial_order, [by_id[c].duration for c in partial_order]))
-    rubric = {"correct_order": list(spec.correct_order), "n_slots": len(spec.correct_order),
-              "provenance": {"film": spec.title, "source": "agenticvbench.demo (synthetic)",
-                             "n_shots": len(spec.shots), "shuffle_seed": spec.task_id}}
+    write_json(
+        partial_mp4.parent / "solution.json",
+        manifest(partial_order, [by_id[c].duration for c in partial_order]),
+    )
+    rubric = {
+        "correct_order": list(spec.correct_order),
+        "n_slots": len(spec.correct_order),
+        "provenance": {
+            "film": spec.title,
+            "source": "agenticvbench.demo (synthetic)",
+            "n_shots": len(spec.shots),
+            "shuffle_seed": spec.task_id,
+        },
+    }
     prompt = SEQ_PROMPT.format(n=len(spec.shots), title=spec.title)
     if i % 2 == 0:  # broken run: truncated JSON (odd variants: no folder at all)
         first = spec.correct_order[0]
-        write_text(ctx.task_dir("broken", spec.task_id) / "solution.json",
-                   f'{{"segments": [{{"output": [0, {by_id[first].duration:g}], "source": "{first}", ')
+        write_text(
+            ctx.task_dir("broken", spec.task_id) / "solution.json",
+            f'{{"segments": [{{"output": [0, {by_id[first].duration:g}], "source": "{first}", ',
+        )
     return row(spec.task_id, "sequencing", prompt, [url(rel, full=spec.full_urls)], rubric)
 
 
@@ -218,12 +289,19 @@ def build_assembly_task(ctx: BuildContext, spec: AsmSpec, i: int) -> dict[str, A
             picks[2] = f" {correct[2]} "
         picks[-1] = correct[-1].upper()
     write_json(ctx.task_dir("partial", spec.task_id) / "solution.json", manifest(picks, durs))
-    rubric = {"correct_assembly_in_slot_order": correct, "correct_assembly_durations": durs,
-              "n_slots": len(correct), "film": spec.film, "duration_sec": sum(durs)}
+    rubric = {
+        "correct_assembly_in_slot_order": correct,
+        "correct_assembly_durations": durs,
+        "n_slots": len(correct),
+        "film": spec.film,
+        "duration_sec": sum(durs),
+    }
     prompt = ASM_PROMPT.format(n_slots=len(correct), film=spec.film, dur=sum(durs), n_clips=len(names))
     if i % 2 == 0:  # broken run: a bare list of segments, too few of them
-        write_json(ctx.task_dir("broken", spec.task_id) / "solution.json",
-                   manifest(correct[:2], durs[:2])["segments"])
+        write_json(
+            ctx.task_dir("broken", spec.task_id) / "solution.json",
+            manifest(correct[:2], durs[:2])["segments"],
+        )
     else:  # broken run: one segment is a bare string
         bad = manifest(correct, durs)
         bad["segments"][1] = correct[1]

@@ -30,10 +30,14 @@ def _phash(gray: np.ndarray) -> str:
     return f"{int(''.join('1' if b else '0' for b in bits), 2):016x}"
 
 
-def scene_stats(path: Path, bounds: Sequence[tuple[float, float]]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+def scene_stats(
+    path: Path, bounds: Sequence[tuple[float, float]]
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """Per-scene statistics (`narrative.scene_list`) and frame-level ranges (`visual`) for `path`."""
-    acc: list[dict[str, Any]] = [{"n": 0, "lum": 0.0, "sharp": 0.0, "motion": 0.0, "nm": 0, "rgb": np.zeros(3), "mid": None}
-           for _ in bounds]
+    acc: list[dict[str, Any]] = [
+        {"n": 0, "lum": 0.0, "sharp": 0.0, "motion": 0.0, "nm": 0, "rgb": np.zeros(3), "mid": None}
+        for _ in bounds
+    ]
     ranges: dict[str, list[float]] = {"sharpness": [], "luminance": [], "motion": []}
     prev: tuple[int, np.ndarray] | None = None
     for frame in iter_frames(path, pix_fmt="bgr24", threads=False):
@@ -62,25 +66,37 @@ def scene_stats(path: Path, bounds: Sequence[tuple[float, float]]) -> tuple[list
     for i, ((start, end), a) in enumerate(zip(bounds, acc, strict=True)):
         n = max(1, a["n"])
         mid = a["mid"] if a["mid"] is not None else np.zeros((8, 8), np.uint8)
-        scenes.append({
-            "index": i, "start_s": round(start, 6), "end_s": round(end, 6), "duration_s": round(end - start, 6),
-            "sharpness": round(a["sharp"] / n, 2), "luminance": round(a["lum"] / n, 2),
-            "motion": round(a["motion"] / max(1, a["nm"]), 3),
-            "mean_rgb": [round(float(c) / n, 2) for c in a["rgb"]], "phash": _phash(mid),
-        })
+        scenes.append(
+            {
+                "index": i,
+                "start_s": round(start, 6),
+                "end_s": round(end, 6),
+                "duration_s": round(end - start, 6),
+                "sharpness": round(a["sharp"] / n, 2),
+                "luminance": round(a["lum"] / n, 2),
+                "motion": round(a["motion"] / max(1, a["nm"]), 3),
+                "mean_rgb": [round(float(c) / n, 2) for c in a["rgb"]],
+                "phash": _phash(mid),
+            }
+        )
     visual = {
         "shot_boundaries_s": [round(a, 6) for a, _ in bounds],
-        **{f"{k}_range": [round(min(v), 3 if k == "motion" else 2), round(max(v), 3 if k == "motion" else 2)]
-           for k, v in ranges.items() if v},
+        **{
+            f"{k}_range": [round(min(v), 3 if k == "motion" else 2), round(max(v), 3 if k == "motion" else 2)]
+            for k, v in ranges.items()
+            if v
+        },
     }
     return scenes, visual
 
 
 def _ebur128(path: Path) -> dict[str, float]:
-    proc = run_ffmpeg(["-nostats", "-i", str(path), "-map", "0:a:0", "-af", "ebur128=peak=true",
-                       "-f", "null", "-"], check=True)
+    proc = run_ffmpeg(
+        ["-nostats", "-i", str(path), "-map", "0:a:0", "-af", "ebur128=peak=true", "-f", "null", "-"],
+        check=True,
+    )
     text = proc.stderr.decode("utf-8", "replace")
-    summary = text[text.rfind("Summary:"):]
+    summary = text[text.rfind("Summary:") :]
     out = {}
     for key, name in (("I", "integrated_lufs"), ("LRA", "loudness_range_lu"), ("Peak", "true_peak_dbfs")):
         m = re.search(rf"^\s*{key}:\s*(-?[\d.]+|-inf)", summary, re.M)
@@ -104,7 +120,9 @@ def sound_stats(path: Path) -> dict[str, Any]:
         "rms_db_p95": round(float(np.percentile(db, 95)), 2),
         "audio_duration_s": round(a.duration if a.duration is not None else len(x) / 48000, 3),
         **_ebur128(path),
-        "sample_rate": a.sample_rate, "channels": a.channels, "codec": a.codec_name,
+        "sample_rate": a.sample_rate,
+        "channels": a.channels,
+        "codec": a.codec_name,
     }
 
 
@@ -118,8 +136,12 @@ def format_block(path: Path) -> dict[str, Any]:
         "resolution": {"w": v.width, "h": v.height},
         "framerate": round(v.fps or 0.0, 3),
         "duration_s": round(info.duration or 0.0, 3),
-        "codec": v.codec_name, "container": info.format_name, "pix_fmt": v.pix_fmt,
-        "aspect_ratio": f"{v.width // g}:{v.height // g}", "bitrate_bps": info.bit_rate, "nb_frames": v.nb_frames,
+        "codec": v.codec_name,
+        "container": info.format_name,
+        "pix_fmt": v.pix_fmt,
+        "aspect_ratio": f"{v.width // g}:{v.height // g}",
+        "bitrate_bps": info.bit_rate,
+        "nb_frames": v.nb_frames,
     }
 
 

@@ -29,16 +29,24 @@ from agenticvbench.demo.profile import measure_source, scene_ref
 from agenticvbench.demo.sizes import DemoSize
 
 SOURCES: dict[str, tuple[Format, tuple[Scene, ...]]] = {
-    "demo1": (Format(fps=24, audio="aac"), (
-        Scene("bars", 3.0, (294.0, 370.0)),
-        Scene("testsrc2", 4.5, (262.0, 330.0)),
-        Scene("gradients", 3.5, (196.0, 247.0), seed=3),
-        Scene("box:0x402010:white:20:260", 3.0, (220.0, 277.0)))),
-    "demo2": (Format(fps=25, audio="opus"), (
-        Scene("testsrc2", 4.0, (330.0, 415.0), vf="hue=h=40"),
-        Scene("gradients", 3.6, (247.0, 311.0), seed=5),
-        Scene("box:0x203040:yellow:280:20", 4.0, (175.0, 220.0)),
-        Scene("bars", 3.6, (262.0, 392.0)))),
+    "demo1": (
+        Format(fps=24, audio="aac"),
+        (
+            Scene("bars", 3.0, (294.0, 370.0)),
+            Scene("testsrc2", 4.5, (262.0, 330.0)),
+            Scene("gradients", 3.5, (196.0, 247.0), seed=3),
+            Scene("box:0x402010:white:20:260", 3.0, (220.0, 277.0)),
+        ),
+    ),
+    "demo2": (
+        Format(fps=25, audio="opus"),
+        (
+            Scene("testsrc2", 4.0, (330.0, 415.0), vf="hue=h=40"),
+            Scene("gradients", 3.6, (247.0, 311.0), seed=5),
+            Scene("box:0x203040:yellow:280:20", 4.0, (175.0, 220.0)),
+            Scene("bars", 3.6, (262.0, 392.0)),
+        ),
+    ),
 }
 
 
@@ -59,10 +67,19 @@ class RepairSpec:
 
 REPAIRS: tuple[RepairSpec, ...] = (
     RepairSpec(65, "demo/frozen_video_only", "demo1", "freeze", 4.0, 5.5, 1, full_urls=True),
-    RepairSpec(66, "demo/cold_desat", "demo2", "color", 4.4, 7.2, 1,
-               {"saturation": 0.55, "contrast": 1.13, "rr": 0.85, "gg": 0.98, "bb": 1.15}),
-    RepairSpec(67, "demo/pink_noise", "demo2", "noise", 8.8, 11.2, 2,
-               {"color": "pink", "amplitude": 0.1, "seed": 11}),
+    RepairSpec(
+        66,
+        "demo/cold_desat",
+        "demo2",
+        "color",
+        4.4,
+        7.2,
+        1,
+        {"saturation": 0.55, "contrast": 1.13, "rr": 0.85, "gg": 0.98, "bb": 1.15},
+    ),
+    RepairSpec(
+        67, "demo/pink_noise", "demo2", "noise", 8.8, 11.2, 2, {"color": "pink", "amplitude": 0.1, "seed": 11}
+    ),
 )
 _REPORT_TYPE = {"freeze": "frozen_frames", "color": "color_grade_shift", "noise": "audio_noise_burst"}
 
@@ -71,7 +88,8 @@ PROMPT = (
     "timeline. Find the fault, repair it so the video matches the undamaged edit as closely as possible, and keep "
     "the delivery format unchanged (container, video and audio codecs, resolution, frame rate, duration, audio "
     "sample rate). Write /workspace/output/fixed.mp4 and /workspace/output/report.md; the report must contain a "
-    "`## Diagnosis` section with `- type:`, `- start:` and `- end:` lines (times in seconds).")
+    "`## Diagnosis` section with `- type:`, `- start:` and `- end:` lines (times in seconds)."
+)
 
 
 def bounds_of(scenes: tuple[Scene, ...]) -> list[tuple[float, float]]:
@@ -87,20 +105,52 @@ def _injection(spec: RepairSpec) -> Callable[[list[dict[str, Any]]], dict[str, A
     def make(scenes: list[dict[str, Any]]) -> dict[str, Any]:
         ts = scene_ref(scenes, spec.scene)
         dur = round(spec.end - spec.start, 6)
-        common = {"rng_seed": spec.params.get("seed", 0), "start_s": spec.start, "end_s": spec.end,
-                  "duration_s": dur}
+        common = {
+            "rng_seed": spec.params.get("seed", 0),
+            "start_s": spec.start,
+            "end_s": spec.end,
+            "duration_s": dur,
+        }
         if spec.defect == "freeze":
-            window = {"target_scene_index": spec.scene, "target_scene": ts, "insert_at_source_s": spec.start,
-                      "start_s": spec.start, "end_s": spec.end, "duration_s": dur, "frames": None}
-            return {"variant": "v01_frozen_scene", "subtask": "demo_frozen_video_only", **common,
-                    "mode": "frozen_video_only", "freeze_audio": False, "windows": [window],
-                    "target_scene_index": spec.scene, "target_scene": ts}
+            window = {
+                "target_scene_index": spec.scene,
+                "target_scene": ts,
+                "insert_at_source_s": spec.start,
+                "start_s": spec.start,
+                "end_s": spec.end,
+                "duration_s": dur,
+                "frames": None,
+            }
+            return {
+                "variant": "v01_frozen_scene",
+                "subtask": "demo_frozen_video_only",
+                **common,
+                "mode": "frozen_video_only",
+                "freeze_audio": False,
+                "windows": [window],
+                "target_scene_index": spec.scene,
+                "target_scene": ts,
+            }
         if spec.defect == "color":
-            return {"variant": "v04_color_grade_shift", "subtask": "demo_cold_desat", **common,
-                    "target_scene_index": spec.scene, "target_scene": ts, **spec.params, "grade_name": "cold_desat"}
-        return {"variant": "v05_noise_floor_spike", "subtask": "demo_pink", **common,
-                "target_scene_index": spec.scene, "target_scene": ts,
-                "noise_color": spec.params["color"], "noise_amplitude": spec.params["amplitude"]}
+            return {
+                "variant": "v04_color_grade_shift",
+                "subtask": "demo_cold_desat",
+                **common,
+                "target_scene_index": spec.scene,
+                "target_scene": ts,
+                **spec.params,
+                "grade_name": "cold_desat",
+            }
+        return {
+            "variant": "v05_noise_floor_spike",
+            "subtask": "demo_pink",
+            **common,
+            "target_scene_index": spec.scene,
+            "target_scene": ts,
+            "noise_color": spec.params["color"],
+            "noise_amplitude": spec.params["amplitude"],
+        }
+
     return make
 
 
@@ -111,12 +161,23 @@ def _break(spec: RepairSpec, source: Path, out: Path, fmt: Format) -> None:
     elif spec.defect == "color":
         inject_color_shift(source, out, spec.start, spec.end, fmt, **spec.params)
     else:
-        inject_noise_burst(source, out, spec.start, spec.end, fmt, color=spec.params["color"],
-                           amplitude=spec.params["amplitude"], seed=spec.params["seed"])
+        inject_noise_burst(
+            source,
+            out,
+            spec.start,
+            spec.end,
+            fmt,
+            color=spec.params["color"],
+            amplitude=spec.params["amplitude"],
+            seed=spec.params["seed"],
+        )
 
 
 _PARAMS: dict[str, dict[str, Any]] = {
-    "freeze": {}, "color": dict(REPAIRS[1].params), "noise": dict(REPAIRS[2].params)}
+    "freeze": {},
+    "color": dict(REPAIRS[1].params),
+    "noise": dict(REPAIRS[2].params),
+}
 _CELLS = {"freeze": "demo/frozen_video_only", "color": "demo/cold_desat", "noise": "demo/pink_noise"}
 _LOOKS = ("bars", "testsrc2", "gradients", "box")
 
@@ -150,8 +211,14 @@ def repair_plan(size: DemoSize) -> tuple[dict[str, tuple[Format, tuple[Scene, ..
         if name not in sources:
             rng = random.Random(1000 + j)
             w, h = size.repair_frames[j % len(size.repair_frames)]
-            fmt = Format(width=w, height=h, fps=24 if j % 2 == 0 else 25, audio="aac" if j % 2 == 0 else "opus",
-                         crf=size.crf, preset=size.preset)
+            fmt = Format(
+                width=w,
+                height=h,
+                fps=24 if j % 2 == 0 else 25,
+                audio="aac" if j % 2 == 0 else "opus",
+                crf=size.crf,
+                preset=size.preset,
+            )
             length = int(rng.uniform(*size.repair_source_s))
             sources[name] = (fmt, _source_scenes(rng, length, w, h))
         scenes = sources[name][1]
@@ -163,13 +230,17 @@ def repair_plan(size: DemoSize) -> tuple[dict[str, tuple[Format, tuple[Scene, ..
         params = dict(_PARAMS[defect])
         if defect == "noise":
             params["seed"] = tid
-        specs.append(RepairSpec(tid, _CELLS[defect], name, defect, s0 + 1, s0 + 1 + span, k, params,
-                                full_urls=i % 2 == 0))
+        specs.append(
+            RepairSpec(
+                tid, _CELLS[defect], name, defect, s0 + 1, s0 + 1 + span, k, params, full_urls=i % 2 == 0
+            )
+        )
     return sources, tuple(specs)
 
 
-def build_sources(ctx: BuildContext, sources: dict[str, tuple[Format, tuple[Scene, ...]]],
-                  name: str) -> dict[str, Any]:
+def build_sources(
+    ctx: BuildContext, sources: dict[str, tuple[Format, tuple[Scene, ...]]], name: str
+) -> dict[str, Any]:
     """Render source `name` into the mirror and measure its profile blocks (all but `injection`)."""
     fmt, scenes = sources[name]
     src = ctx.mirror / f"repair/sources/{name}_source.mp4"
@@ -181,8 +252,9 @@ def _clock(t: float) -> str:
     return f"{int(t // 60)}:{t % 60:05.2f}"
 
 
-def build_repair_task(ctx: BuildContext, spec: RepairSpec, i: int, fmt: Format,
-                      base: dict[str, Any]) -> dict[str, Any]:
+def build_repair_task(
+    ctx: BuildContext, spec: RepairSpec, i: int, fmt: Format, base: dict[str, Any]
+) -> dict[str, Any]:
     """Write one broken clip and the runs' fixed.mp4/report.md (variant `i`); return its row (inline profile).
 
     `fmt` is the source's format and `base` its measured profile blocks (`build_sources`).
@@ -198,13 +270,25 @@ def build_repair_task(ctx: BuildContext, spec: RepairSpec, i: int, fmt: Format,
     perfect = ctx.task_dir("perfect", spec.task_id)
     remux(source, perfect / "fixed.mp4", "restored by the demo perfect run")
     fmt_t = _clock if i % 3 == 1 else (lambda t: f"{t:g}")
-    write_text(perfect / "report.md", repair_report(spec.task_id, kind, fmt_t(spec.start), fmt_t(spec.end),
-                                                    "Located by comparing neighbouring frames and audio."))
+    write_text(
+        perfect / "report.md",
+        repair_report(
+            spec.task_id,
+            kind,
+            fmt_t(spec.start),
+            fmt_t(spec.end),
+            "Located by comparing neighbouring frames and audio.",
+        ),
+    )
     # partial: did nothing to the video, window 0.5 s late at both ends.
     partial = ctx.task_dir("partial", spec.task_id, output=i % 4 == 0)
     shutil.copyfile(broken, partial / "fixed.mp4")
-    write_text(partial / "report.md", repair_report(spec.task_id, kind, f"{spec.start + 0.5:g}",
-                                                    f"{spec.end + 0.5:g}", "Approximate window."))
+    write_text(
+        partial / "report.md",
+        repair_report(
+            spec.task_id, kind, f"{spec.start + 0.5:g}", f"{spec.end + 0.5:g}", "Approximate window."
+        ),
+    )
     # broken run: a truncated fixed.mp4 and no report; or a video-only fixed.mp4 and unparseable times; or an
     # empty folder.
     b = ctx.task_dir("broken", spec.task_id)
@@ -213,11 +297,19 @@ def build_repair_task(ctx: BuildContext, spec: RepairSpec, i: int, fmt: Format,
             (b / "fixed.mp4").write_bytes(fh.read(4096))
     elif i % 3 == 1:
         strip_audio(source, b / "fixed.mp4")
-        write_text(b / "report.md", repair_report(spec.task_id, kind, f"{spec.start:g}s", f"{spec.end:g}s",
-                                                  "Times carry units."))
+        write_text(
+            b / "report.md",
+            repair_report(spec.task_id, kind, f"{spec.start:g}s", f"{spec.end:g}s", "Times carry units."),
+        )
     rubric = {"cell": spec.cell, "profile": profile}
-    return row(spec.task_id, "repair", PROMPT, [url(broken_rel, full=spec.full_urls)], rubric,
-               vrefs=[url(src_rel, full=not spec.full_urls)])
+    return row(
+        spec.task_id,
+        "repair",
+        PROMPT,
+        [url(broken_rel, full=spec.full_urls)],
+        rubric,
+        vrefs=[url(src_rel, full=not spec.full_urls)],
+    )
 
 
 def source_path(mirror: Path, task_id: int) -> Path:

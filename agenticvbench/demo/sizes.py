@@ -57,14 +57,34 @@ class DemoSize:
 
 
 SMALL = DemoSize("small", counts=(2, 2, 3, 2), hand_written=True, preset="superfast", crf=30)
-MEDIUM = DemoSize("medium", recap_film_s=(40.0, 80.0), recap_frame=(640, 360), repair_source_s=(30.0, 60.0),
-                  repair_frames=((640, 360), (854, 480)), clip_frame=(640, 360), shot_s=(2.0, 5.0),
-                  seq_shots=(5, 8), asm_slots=(4, 5), preset="superfast", crf=30)
+MEDIUM = DemoSize(
+    "medium",
+    recap_film_s=(40.0, 80.0),
+    recap_frame=(640, 360),
+    repair_source_s=(30.0, 60.0),
+    repair_frames=((640, 360), (854, 480)),
+    clip_frame=(640, 360),
+    shot_s=(2.0, 5.0),
+    seq_shots=(5, 8),
+    asm_slots=(4, 5),
+    preset="superfast",
+    crf=30,
+)
 FULL = DemoSize("full")
 #: Real counts and layout with tiny media (2-s shots at 64x36): for tests of the full layout.
-TINY = DemoSize("tiny", recap_film_s=(20.0, 24.0), recap_frame=(64, 36), repair_source_s=(12.0, 16.0),
-                repair_frames=((64, 36),), clip_frame=(64, 36), shot_s=(2.0, 2.0), seq_shots=(3, 4),
-                asm_slots=(2, 3), preset="ultrafast", crf=35)
+TINY = DemoSize(
+    "tiny",
+    recap_film_s=(20.0, 24.0),
+    recap_frame=(64, 36),
+    repair_source_s=(12.0, 16.0),
+    repair_frames=((64, 36),),
+    clip_frame=(64, 36),
+    shot_s=(2.0, 2.0),
+    seq_shots=(3, 4),
+    asm_slots=(2, 3),
+    preset="ultrafast",
+    crf=35,
+)
 SIZES: dict[str, DemoSize] = {s.name: s for s in (SMALL, MEDIUM, FULL, TINY)}
 
 

@@ -20,36 +20,87 @@ from agenticvbench.media import run_ffmpeg
 TASK_ID = "DEMO-001"
 MODEL = "demo-model"
 VALID_TASK: dict[str, Any] = {
-    "id": TASK_ID, "domain": "product", "task": "open",
+    "id": TASK_ID,
+    "domain": "product",
+    "task": "open",
     "wish": "A calm one-minute product teaser for a blue ceramic mug, ending on the logo.",
-    "duration_sec": [60, 90], "aspect": "16:9", "audio_profile": ["music"],
-    "must": ["the mug is visible in the first shot"], "forbid": ["any on-screen price"],
+    "duration_sec": [60, 90],
+    "aspect": "16:9",
+    "audio_profile": ["music"],
+    "must": ["the mug is visible in the first shot"],
+    "forbid": ["any on-screen price"],
 }
 WARNING_TASK: dict[str, Any] = {
-    "id": "DEMO-002", "domain": "education", "task": "reference",
+    "id": "DEMO-002",
+    "domain": "education",
+    "task": "reference",
     "wish": "Explain the water cycle in ninety seconds for ten-year-olds.",
-    "duration_sec": [80, 120], "aspect": "9:16", "references": ["refs/water_cycle_diagram.png"],
+    "duration_sec": [80, 120],
+    "aspect": "9:16",
+    "references": ["refs/water_cycle_diagram.png"],
 }
 INVALID_TASK: dict[str, Any] = {
-    "id": "DEMO 003", "domain": "sports", "task": "assets", "wish": "",
-    "duration_sec": [30, 200], "aspect": "wide", "audio_profile": ["music", "noise"],
-    "must": ["", 3], "assets": [], "mood": "upbeat",
+    "id": "DEMO 003",
+    "domain": "sports",
+    "task": "assets",
+    "wish": "",
+    "duration_sec": [30, 200],
+    "aspect": "wide",
+    "audio_profile": ["music", "noise"],
+    "must": ["", 3],
+    "assets": [],
+    "mood": "upbeat",
 }
 SCENARIOS: tuple[str, ...] = (
-    "valid", "over_limits", "missing_final", "bad_calls_log", "not_exported", "foreign_tool", "backend_missing",
-    "undecodable", "no_video", "too_short", "missing_artifacts", "bad_result_json", "secret_in_mcp",
+    "valid",
+    "over_limits",
+    "missing_final",
+    "bad_calls_log",
+    "not_exported",
+    "foreign_tool",
+    "backend_missing",
+    "undecodable",
+    "no_video",
+    "too_short",
+    "missing_artifacts",
+    "bad_result_json",
+    "secret_in_mcp",
 )
 _STUDIO_CALLS: list[dict[str, Any]] = [
-    {"name": "mcp__studiobench__plan", "arguments": {"beats": 3}, "backend": None, "output": "ok",
-     "duration": 2.5, "ok": True},
-    {"name": "mcp__studiobench__generate_video", "arguments": {"shot": 1}, "backend": "demo-video",
-     "output": "shot_1.mp4", "duration": 40.0, "ok": True},
-    {"name": "mcp__studiobench__export", "arguments": {"path": "final.mp4"}, "backend": None,
-     "output": "final.mp4", "duration": 3.0, "ok": True},
+    {
+        "name": "mcp__studiobench__plan",
+        "arguments": {"beats": 3},
+        "backend": None,
+        "output": "ok",
+        "duration": 2.5,
+        "ok": True,
+    },
+    {
+        "name": "mcp__studiobench__generate_video",
+        "arguments": {"shot": 1},
+        "backend": "demo-video",
+        "output": "shot_1.mp4",
+        "duration": 40.0,
+        "ok": True,
+    },
+    {
+        "name": "mcp__studiobench__export",
+        "arguments": {"path": "final.mp4"},
+        "backend": None,
+        "output": "final.mp4",
+        "duration": 3.0,
+        "ok": True,
+    },
 ]
-_MCP: dict[str, Any] = {"mcpServers": {"studiobench": {
-    "command": "python", "args": ["-m", "studiobench.server"],
-    "env": {"STUDIOBENCH_VIDEO_API_KEY": "${STUDIOBENCH_VIDEO_API_KEY}"}}}}
+_MCP: dict[str, Any] = {
+    "mcpServers": {
+        "studiobench": {
+            "command": "python",
+            "args": ["-m", "studiobench.server"],
+            "env": {"STUDIOBENCH_VIDEO_API_KEY": "${STUDIOBENCH_VIDEO_API_KEY}"},
+        }
+    }
+}
 
 
 def _encode(dest: Path, args: list[str]) -> Path:
@@ -59,38 +110,83 @@ def _encode(dest: Path, args: list[str]) -> Path:
 
 
 def _video(dest: Path, seconds: int) -> Path:
-    return _encode(dest, ["-f", "lavfi", "-i", f"color=c=0x336699:s=64x36:r=1:d={seconds}", "-c:v", "libx264",
-                          "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-threads", "1", "-flags:v", "+bitexact"])
+    return _encode(
+        dest,
+        [
+            "-f",
+            "lavfi",
+            "-i",
+            f"color=c=0x336699:s=64x36:r=1:d={seconds}",
+            "-c:v",
+            "libx264",
+            "-preset",
+            "ultrafast",
+            "-pix_fmt",
+            "yuv420p",
+            "-threads",
+            "1",
+            "-flags:v",
+            "+bitexact",
+        ],
+    )
 
 
 def _audio_only(dest: Path, seconds: int) -> Path:
-    return _encode(dest, ["-f", "lavfi", "-i", "anullsrc=r=8000:cl=mono", "-t", str(seconds), "-c:a", "aac",
-                          "-b:a", "8k", "-flags:a", "+bitexact"])
+    return _encode(
+        dest,
+        [
+            "-f",
+            "lavfi",
+            "-i",
+            "anullsrc=r=8000:cl=mono",
+            "-t",
+            str(seconds),
+            "-c:a",
+            "aac",
+            "-b:a",
+            "8k",
+            "-flags:a",
+            "+bitexact",
+        ],
+    )
 
 
 def _dump(path: Path, obj: Any) -> None:
     atomic_write_text(path, json.dumps(obj, indent=2) + "\n")
 
 
-def _result(calls: int, *, submitted: bool, valid: bool, wall_clock_s: float = 1850.0,
-            available: tuple[str, ...] = ("demo-video", "demo-tts")) -> dict[str, Any]:
+def _result(
+    calls: int,
+    *,
+    submitted: bool,
+    valid: bool,
+    wall_clock_s: float = 1850.0,
+    available: tuple[str, ...] = ("demo-video", "demo-tts"),
+) -> dict[str, Any]:
     return {
         "model": MODEL,
         "timings": {"started_at": "2026-01-01T10:00:00Z", "wall_clock_s": wall_clock_s},
         "budget": {"calls": 200, "wall_clock_s": 14400},
         "backends": {"required": ["demo-video"], "available": list(available)},
-        "tools_available": ["mcp__studiobench__plan", "mcp__studiobench__generate_video",
-                            "mcp__studiobench__export"],
+        "tools_available": [
+            "mcp__studiobench__plan",
+            "mcp__studiobench__generate_video",
+            "mcp__studiobench__export",
+        ],
         "calls": {"total": calls, "non_studiobench": 0},
-        "submitted": submitted, "valid_for_bench": valid,
+        "submitted": submitted,
+        "valid_for_bench": valid,
     }
 
 
 def _write_run(run: Path, scenario: str, media: dict[str, Path]) -> None:
     run.mkdir(parents=True, exist_ok=True)
     calls = [dict(c) for c in _STUDIO_CALLS]
-    submitted, valid, wall = True, scenario in ("valid", "over_limits", "missing_artifacts", "bad_result_json",
-                                                "secret_in_mcp"), 1850.0
+    submitted, valid, wall = (
+        True,
+        scenario in ("valid", "over_limits", "missing_artifacts", "bad_result_json", "secret_in_mcp"),
+        1850.0,
+    )
     available: tuple[str, ...] = ("demo-video", "demo-tts")
     mcp = json.loads(json.dumps(_MCP))
     final: Path | None = media["good"]
@@ -102,8 +198,9 @@ def _write_run(run: Path, scenario: str, media: dict[str, Path]) -> None:
     elif scenario == "not_exported":
         calls, submitted, valid = calls[:-1], False, False
     elif scenario == "foreign_tool":
-        calls.insert(1, {"name": "Bash", "arguments": {"command": "ls"}, "output": "", "duration": 0.1,
-                         "ok": True})
+        calls.insert(
+            1, {"name": "Bash", "arguments": {"command": "ls"}, "output": "", "duration": 0.1, "ok": True}
+        )
         valid = False
     elif scenario == "backend_missing":
         available, valid = ("demo-tts",), False
@@ -114,7 +211,9 @@ def _write_run(run: Path, scenario: str, media: dict[str, Path]) -> None:
     elif scenario == "too_short":
         final, valid = media["short"], False
     elif scenario == "secret_in_mcp":
-        mcp["mcpServers"]["studiobench"]["env"]["STUDIOBENCH_VIDEO_API_KEY"] = "sk-demoFAKEnotARealKey0000000000"
+        mcp["mcpServers"]["studiobench"]["env"]["STUDIOBENCH_VIDEO_API_KEY"] = (
+            "sk-demoFAKEnotARealKey0000000000"
+        )
     lines = [json.dumps(c) for c in calls]
     if scenario == "bad_calls_log":
         lines.insert(1, '{"name": "mcp__studiobench__plan", "ok": ')
@@ -122,7 +221,9 @@ def _write_run(run: Path, scenario: str, media: dict[str, Path]) -> None:
     atomic_write_text(run / ".calls.jsonl", "\n".join(lines) + "\n")
     atomic_write_text(run / "prompt.txt", json.dumps(model_view(VALID_TASK), indent=2) + "\n")
     if scenario != "missing_artifacts":
-        atomic_write_text(run / "sp.md", "# StudioBench\nYou are a film studio. Use only the StudioBench tools.\n")
+        atomic_write_text(
+            run / "sp.md", "# StudioBench\nYou are a film studio. Use only the StudioBench tools.\n"
+        )
     _dump(run / "mcp.json", mcp)
     result = _result(len(calls), submitted=submitted, valid=valid, wall_clock_s=wall, available=available)
     if scenario == "bad_result_json":
@@ -141,8 +242,11 @@ def build_studiobench_demo(dest: Path) -> dict[str, Path]:
     `SCENARIOS` (each laid out as `runs/<scenario>/DEMO-001/demo-model/`).
     """
     dest = Path(dest)
-    out: dict[str, Path] = {"tasks_dir": dest / "tasks", "invalid_tasks_dir": dest / "tasks-invalid",
-                            "runs_dir": dest / "runs"}
+    out: dict[str, Path] = {
+        "tasks_dir": dest / "tasks",
+        "invalid_tasks_dir": dest / "tasks-invalid",
+        "runs_dir": dest / "runs",
+    }
     out["task_valid"] = out["tasks_dir"] / f"{TASK_ID}.json"
     out["task_warning"] = out["tasks_dir"] / "DEMO-002.json"
     out["task_invalid"] = out["invalid_tasks_dir"] / "DEMO-003.json"
@@ -153,8 +257,11 @@ def build_studiobench_demo(dest: Path) -> dict[str, Path]:
     atomic_write_text(out["task_not_json"], '{"id": "DEMO-004", "domain": \n')
 
     media_dir = dest / "_media"
-    media = {"good": _video(media_dir / "good.mp4", 65), "short": _video(media_dir / "short.mp4", 20),
-             "audio_only": _audio_only(media_dir / "audio_only.mp4", 65)}
+    media = {
+        "good": _video(media_dir / "good.mp4", 65),
+        "short": _video(media_dir / "short.mp4", 20),
+        "audio_only": _audio_only(media_dir / "audio_only.mp4", 65),
+    }
     data = media["good"].read_bytes()
     media["truncated"] = media_dir / "truncated.mp4"
     media["truncated"].write_bytes(data[: len(data) // 2])

@@ -12,5 +12,14 @@ from agenticvbench.grade.server import GradingApp, make_server, url_of
 from agenticvbench.grade.session import GradeSubmission, build_submissions
 from agenticvbench.grade.store import HumanVerdict, VerdictStore, check_grader, majority
 
-__all__ = ["GradeSubmission", "GradingApp", "HumanVerdict", "VerdictStore", "build_submissions", "check_grader",
-           "majority", "make_server", "url_of"]
+__all__ = [
+    "GradeSubmission",
+    "GradingApp",
+    "HumanVerdict",
+    "VerdictStore",
+    "build_submissions",
+    "check_grader",
+    "majority",
+    "make_server",
+    "url_of",
+]

@@ -44,8 +44,9 @@ def cohen_kappa(a: Sequence[str], b: Sequence[str]) -> float | None:
     return (po - pe) / (1 - pe)
 
 
-def bootstrap_ci(a: Sequence[str], b: Sequence[str], *, resamples: int = BOOTSTRAP,
-                 seed: int = 0) -> tuple[float, float] | None:
+def bootstrap_ci(
+    a: Sequence[str], b: Sequence[str], *, resamples: int = BOOTSTRAP, seed: int = 0
+) -> tuple[float, float] | None:
     """95% percentile bootstrap interval of Cohen's kappa for binary labels (resampling compared items, numpy,
     in chunks so memory stays small); resamples where kappa is undefined are dropped; None when too few."""
     n = len(a)
@@ -95,9 +96,18 @@ def _pair_stats(a: list[str], b: list[str]) -> dict[str, Any]:
     conf = [[sum(x == r and y == c for x, y in zip(a, b, strict=True)) for c in LABELS] for r in LABELS]
     kappa = cohen_kappa(a, b)
     ci = bootstrap_ci(a, b) if kappa is not None else None
-    return {"n": n, "agreement": (sum(x == y for x, y in zip(a, b, strict=True)) / n) if n else None,
-            "kappa": kappa, "kappa_ci95": list(ci) if ci else None, "confusion": conf, "labels": list(LABELS),
-            "prevalence": {"a_pass": a.count("pass") / n if n else None, "b_pass": b.count("pass") / n if n else None}}
+    return {
+        "n": n,
+        "agreement": (sum(x == y for x, y in zip(a, b, strict=True)) / n) if n else None,
+        "kappa": kappa,
+        "kappa_ci95": list(ci) if ci else None,
+        "confusion": conf,
+        "labels": list(LABELS),
+        "prevalence": {
+            "a_pass": a.count("pass") / n if n else None,
+            "b_pass": b.count("pass") / n if n else None,
+        },
+    }
 
 
 def compare(a: dict[Key, str], b: dict[Key, str], pillars: dict[tuple[int, str], int]) -> dict[str, Any]:
@@ -110,9 +120,13 @@ def compare(a: dict[Key, str], b: dict[Key, str], pillars: dict[tuple[int, str],
         p = pillars.get((k[0], k[1]))
         by_pillar.setdefault("unknown" if p is None else str(p), []).append(k)
         by_item.setdefault(f"{k[0]}/{k[1]}", []).append(k)
-    out["pillars"] = {p: _pair_stats([a[k] for k in ks], [b[k] for k in ks]) for p, ks in sorted(by_pillar.items())}
-    out["items"] = {i: {"n": len(ks), "agreement": sum(a[k] == b[k] for k in ks) / len(ks)}
-                    for i, ks in sorted(by_item.items())}
+    out["pillars"] = {
+        p: _pair_stats([a[k] for k in ks], [b[k] for k in ks]) for p, ks in sorted(by_pillar.items())
+    }
+    out["items"] = {
+        i: {"n": len(ks), "agreement": sum(a[k] == b[k] for k in ks) / len(ks)}
+        for i, ks in sorted(by_item.items())
+    }
     return out
 
 
@@ -147,8 +161,11 @@ def load_source(spec: str, cache_root: Path) -> dict[Key, str]:
     """The verdicts of `human:<grader>` or `model:<name>`; ConfigError for another spelling."""
     kind, _, name = spec.partition(":")
     if kind == "human" and name:
-        return {k: v.verdict for k, v in VerdictStore(cache_root / "grades").latest(name).items()
-                if v.verdict in LABELS}
+        return {
+            k: v.verdict
+            for k, v in VerdictStore(cache_root / "grades").latest(name).items()
+            if v.verdict in LABELS
+        }
     if kind == "model" and name:
         return _model_source(cache_root, name)
     raise ConfigError(f"source {spec!r}: expected human:<grader> or model:<name>")
@@ -173,10 +190,14 @@ def empty_source_warnings(sources: dict[str, dict[Key, str]], store: VerdictStor
             continue
         kind, _, name = spec.partition(":")
         if kind == "human":
-            out.append(f"no verdicts for grader {name!r} (known: {', '.join(graders) or 'none yet; see avb grade'})")
+            out.append(
+                f"no verdicts for grader {name!r} (known: {', '.join(graders) or 'none yet; see avb grade'})"
+            )
         else:
-            out.append(f"no cached verdicts of model {name!r} (the judge cache holds a model's verdicts once "
-                       f"avb verify has run with it)")
+            out.append(
+                f"no cached verdicts of model {name!r} (the judge cache holds a model's verdicts once "
+                f"avb verify has run with it)"
+            )
     return out
 
 
@@ -185,10 +206,16 @@ def agreement_report(specs: Iterable[str], cache_root: Path) -> dict[str, Any]:
     specs = list(specs)
     sources = {s: load_source(s, cache_root) for s in specs}
     pillars = pillar_map(VerdictStore(cache_root / "grades"))
-    pairs = [{"a": x, "b": y, **compare(sources[x], sources[y], pillars)}
-             for i, x in enumerate(specs) for y in specs[i + 1:]]
-    report: dict[str, Any] = {"sources": {s: len(v) for s, v in sources.items()}, "pairs": pairs,
-                              "warnings": empty_source_warnings(sources, VerdictStore(cache_root / "grades"))}
+    pairs = [
+        {"a": x, "b": y, **compare(sources[x], sources[y], pillars)}
+        for i, x in enumerate(specs)
+        for y in specs[i + 1 :]
+    ]
+    report: dict[str, Any] = {
+        "sources": {s: len(v) for s, v in sources.items()},
+        "pairs": pairs,
+        "warnings": empty_source_warnings(sources, VerdictStore(cache_root / "grades")),
+    }
     if len(specs) >= 3:
         report["fleiss"] = fleiss_for(sources)
     return report

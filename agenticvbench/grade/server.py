@@ -72,15 +72,23 @@ class GradingApp:
             acc[1] += len(s.items)
         graded = sum(v[0] for v in per_task.values())
         total = sum(v[1] for v in per_task.values())
-        return {"graded": graded, "total": total,
-                "tasks": {str(k): {"graded": v[0], "total": v[1]} for k, v in sorted(per_task.items())}}
+        return {
+            "graded": graded,
+            "total": total,
+            "tasks": {str(k): {"graded": v[0], "total": v[1]} for k, v in sorted(per_task.items())},
+        }
 
     def state(self) -> dict[str, Any]:
         """Everything the page needs at load time (and after a reload)."""
         current = self.current()
-        return {"grader": self.grader, "blind": self.blind, "seed": self.seed,
-                "submissions": [s.public(self.blind) for s in self.submissions], "verdicts": current,
-                "progress": self.progress(current)}
+        return {
+            "grader": self.grader,
+            "blind": self.blind,
+            "seed": self.seed,
+            "submissions": [s.public(self.blind) for s in self.submissions],
+            "verdicts": current,
+            "progress": self.progress(current),
+        }
 
     def record(self, body: Any) -> dict[str, Any]:
         """Store one verdict from a POST body; ValueError says what is wrong with the body."""
@@ -99,10 +107,22 @@ class GradingApp:
         if not isinstance(notes, str):
             raise ValueError("notes: must be a string")
         with self.lock:
-            v = self.store.append(HumanVerdict(grader=self.grader, task_id=sub.task_id, item_id=item.item_id,
-                                               video_sha256=sub.video_sha256, verdict=verdict, notes=notes,
-                                               pillar=item.pillar, run="" if self.blind else sub.run_label))
-        return {"saved": {"verdict": v.verdict, "notes": v.notes, "time": v.time}, "progress": self.progress()}
+            v = self.store.append(
+                HumanVerdict(
+                    grader=self.grader,
+                    task_id=sub.task_id,
+                    item_id=item.item_id,
+                    video_sha256=sub.video_sha256,
+                    verdict=verdict,
+                    notes=notes,
+                    pillar=item.pillar,
+                    run="" if self.blind else sub.run_label,
+                )
+            )
+        return {
+            "saved": {"verdict": v.verdict, "notes": v.notes, "time": v.time},
+            "progress": self.progress(),
+        }
 
 
 def page_html() -> bytes:
@@ -120,8 +140,13 @@ def _handler(app: GradingApp) -> type[BaseHTTPRequestHandler]:
         def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
             pass
 
-        def _send(self, status: int, body: bytes, ctype: str = "application/json",
-                  headers: dict[str, str] | None = None) -> None:
+        def _send(
+            self,
+            status: int,
+            body: bytes,
+            ctype: str = "application/json",
+            headers: dict[str, str] | None = None,
+        ) -> None:
             self.send_response(status)
             self.send_header("Content-Type", ctype)
             self.send_header("Content-Length", str(len(body)))

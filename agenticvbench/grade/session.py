@@ -57,13 +57,21 @@ class GradeSubmission:
     prompt: str
     items: list[GradeItem]
     reference: dict[str, dict[str, Any]] = field(default_factory=dict)  # item id -> python/model results
-    materials: list[tuple[str, Path, int]] = field(default_factory=list)  # the task's inputs: (name, path, size)
+    materials: list[tuple[str, Path, int]] = field(
+        default_factory=list
+    )  # the task's inputs: (name, path, size)
 
     def public(self, blind: bool) -> dict[str, Any]:
         """The JSON the page gets (no file-system path; run, harness and model hidden when blind)."""
-        d: dict[str, Any] = {"index": self.index, "task_id": self.task_id, "video_sha256": self.video_sha256,
-                             "prompt": self.prompt, "items": [vars(i) for i in self.items],
-                             "reference": self.reference, "materials": [m[0] for m in self.materials]}
+        d: dict[str, Any] = {
+            "index": self.index,
+            "task_id": self.task_id,
+            "video_sha256": self.video_sha256,
+            "prompt": self.prompt,
+            "items": [vars(i) for i in self.items],
+            "reference": self.reference,
+            "materials": [m[0] for m in self.materials],
+        }
         if not blind:
             d.update({"run": self.run_label, "harness": self.harness, "model": self.model})
         return d
@@ -72,7 +80,9 @@ class GradeSubmission:
 def fill_for_humans(text: str, evidence: dict[str, str] | None) -> str:
     """A compound item's question with its `{placeholders}` filled from the python stages' saved evidence (what
     the model judge is shown), or, with no evidence on record yet, a note saying how to get it."""
-    missing = {n: f"[{n}: not measured yet; run avb verify on this run first]" for n in placeholder_names(text)}
+    missing = {
+        n: f"[{n}: not measured yet; run avb verify on this run first]" for n in placeholder_names(text)
+    }
     return fill_placeholders(text, {**missing, **(evidence or {})})
 
 
@@ -89,15 +99,20 @@ def gradable_items(task: RecapTask, evidence: dict[str, dict[str, str]] | None =
             llm = [s for s in stages if isinstance(s, dict) and s.get("dispatch") == "llm"]
             if not llm:
                 continue
-            text = fill_for_humans(str(llm[0].get("prompt") or raw.get("criterion") or ""),
-                                   (evidence or {}).get(str(raw.get("id"))))
+            text = fill_for_humans(
+                str(llm[0].get("prompt") or raw.get("criterion") or ""),
+                (evidence or {}).get(str(raw.get("id"))),
+            )
         else:
             continue
         pillar = raw.get("pillar", 0)
         pillar = pillar if isinstance(pillar, int) and not isinstance(pillar, bool) else 0
         weight = raw.get("weight", 1.0)
-        out.append(GradeItem(str(raw["id"]), str(text), float(weight), pillar, pillar_name(pillar),
-                             str(raw["dispatch"])))
+        out.append(
+            GradeItem(
+                str(raw["id"]), str(text), float(weight), pillar, pillar_name(pillar), str(raw["dispatch"])
+            )
+        )
     return out
 
 
@@ -139,8 +154,11 @@ def _reference(run_path: Path, task_id: int) -> tuple[dict[str, dict[str, Any]],
     evidence: dict[str, dict[str, str]] = {}
     for it in items if isinstance(items, list) else []:
         if isinstance(it, dict) and isinstance(it.get("item_id"), str):
-            out[it["item_id"]] = {"dispatch": it.get("dispatch"), "outcome": it.get("outcome"),
-                                  "reason": str(it.get("reason", ""))[:300]}
+            out[it["item_id"]] = {
+                "dispatch": it.get("dispatch"),
+                "outcome": it.get("outcome"),
+                "reason": str(it.get("reason", ""))[:300],
+            }
             ev = it.get("evidence")
             if isinstance(ev, dict):
                 evidence[it["item_id"]] = {str(k): str(v)[:2000] for k, v in ev.items()}
@@ -150,9 +168,14 @@ def _reference(run_path: Path, task_id: int) -> tuple[dict[str, dict[str, Any]],
     return out, evidence
 
 
-def build_submissions(runs: list[str | Path], tasks: list[RecapTask], *, blind: bool = False,
-                      seed: int | None = None,
-                      materials: bool = False) -> tuple[list[GradeSubmission], list[str], int | None]:
+def build_submissions(
+    runs: list[str | Path],
+    tasks: list[RecapTask],
+    *,
+    blind: bool = False,
+    seed: int | None = None,
+    materials: bool = False,
+) -> tuple[list[GradeSubmission], list[str], int | None]:
     """(submissions, notes, seed used) for the given runs and recap tasks; shuffled with `seed` when blind;
     with `materials`, each submission also lists its task's input files (fetched once per task)."""
     notes: list[str] = []
@@ -179,9 +202,22 @@ def build_submissions(runs: list[str | Path], tasks: list[RecapTask], *, blind: 
                 continue
             if materials and task.task_id not in fetched:
                 fetched[task.task_id] = task_materials(task, notes)
-            subs.append(GradeSubmission(0, task.task_id, label, run.harness, run.model, video, file_sha256(video),
-                                        video.stat().st_size, task.prompt, items, reference,
-                                        fetched.get(task.task_id, [])))
+            subs.append(
+                GradeSubmission(
+                    0,
+                    task.task_id,
+                    label,
+                    run.harness,
+                    run.model,
+                    video,
+                    file_sha256(video),
+                    video.stat().st_size,
+                    task.prompt,
+                    items,
+                    reference,
+                    fetched.get(task.task_id, []),
+                )
+            )
     if blind:
         seed = seed if seed is not None else random.SystemRandom().randrange(2**31)
         random.Random(seed).shuffle(subs)

@@ -24,6 +24,18 @@ from agenticvbench.judge.human_store import (
 )
 
 __all__ = [
-    "GRADER_RE", "MAX_FILE_BYTES", "MAX_LINE_BYTES", "MAX_NOTES", "STORE_SCHEMA", "VERDICTS", "HumanOutcome",
-    "HumanVerdict", "Key", "VerdictStore", "check_grader", "grades_digest", "majority", "now_utc",
+    "GRADER_RE",
+    "MAX_FILE_BYTES",
+    "MAX_LINE_BYTES",
+    "MAX_NOTES",
+    "STORE_SCHEMA",
+    "VERDICTS",
+    "HumanOutcome",
+    "HumanVerdict",
+    "Key",
+    "VerdictStore",
+    "check_grader",
+    "grades_digest",
+    "majority",
+    "now_utc",
 ]

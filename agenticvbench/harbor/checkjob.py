@@ -23,12 +23,21 @@ from agenticvbench.harbor.jobfiles import JobDir
 from agenticvbench.harbor.manifest import dataset_digest
 from agenticvbench.harbor.trials import read_trials, task_id_of
 
-MULTIPLIERS = ("timeout_multiplier", "agent_timeout_multiplier", "verifier_timeout_multiplier",
-               "agent_setup_timeout_multiplier", "environment_build_timeout_multiplier")
+MULTIPLIERS = (
+    "timeout_multiplier",
+    "agent_timeout_multiplier",
+    "verifier_timeout_multiplier",
+    "agent_setup_timeout_multiplier",
+    "environment_build_timeout_multiplier",
+)
 RESOURCE_OVERRIDES = ("override_cpus", "override_memory_mb", "override_storage_mb", "override_gpus")
-TIMEOUT_OVERRIDES = (("agent", "override_timeout_sec"), ("agent", "override_setup_timeout_sec"),
-                     ("agent", "max_timeout_sec"), ("verifier", "override_timeout_sec"),
-                     ("verifier", "max_timeout_sec"))
+TIMEOUT_OVERRIDES = (
+    ("agent", "override_timeout_sec"),
+    ("agent", "override_setup_timeout_sec"),
+    ("agent", "max_timeout_sec"),
+    ("verifier", "override_timeout_sec"),
+    ("verifier", "max_timeout_sec"),
+)
 
 
 @dataclass
@@ -101,16 +110,21 @@ def _export_digests(tasks_dir: Path) -> dict[str, str]:
     with JobDir(tasks_dir) as d:
         listing = d.read_json(LISTING)
     tasks = listing.get("tasks") if isinstance(listing, dict) else None
-    out = {short_name(t["name"]): t["digest"] for t in (tasks if isinstance(tasks, list) else []) if isinstance(t, dict)
-           and isinstance(t.get("name"), str) and isinstance(t.get("digest"), str)}
+    out = {
+        short_name(t["name"]): t["digest"]
+        for t in (tasks if isinstance(tasks, list) else [])
+        if isinstance(t, dict) and isinstance(t.get("name"), str) and isinstance(t.get("digest"), str)
+    }
     if not out:
-        raise SubmissionError(f"{tasks_dir / LISTING}: no task digests (exported before they were recorded? "
-                              "export again)")
+        raise SubmissionError(
+            f"{tasks_dir / LISTING}: no task digests (exported before they were recorded? export again)"
+        )
     return out
 
 
-def check_jobs(job_dirs: list[str | Path], *, tasks_dir: str | Path | None = None,
-               trials: int = 1) -> list[JobCheck]:
+def check_jobs(
+    job_dirs: list[str | Path], *, tasks_dir: str | Path | None = None, trials: int = 1
+) -> list[JobCheck]:
     """Check every job (see the module docstring); jobs are also compared with each other."""
     expected = _export_digests(Path(tasks_dir)) if tasks_dir is not None else None
     checks: list[JobCheck] = []
@@ -131,13 +145,21 @@ def check_jobs(job_dirs: list[str | Path], *, tasks_dir: str | Path | None = Non
                 foreign = sorted(n for n in digests if n not in expected)
                 missing = sorted(n for n in expected if n not in digests)
                 if changed:
-                    check.problems.append(f"{len(changed)} task(s) differ from the export (digest): "
-                                          + ", ".join(changed[:5]) + (" ..." if len(changed) > 5 else ""))
+                    check.problems.append(
+                        f"{len(changed)} task(s) differ from the export (digest): "
+                        + ", ".join(changed[:5])
+                        + (" ..." if len(changed) > 5 else "")
+                    )
                 if foreign:
-                    check.problems.append(f"{len(foreign)} task(s) not in the export: " + ", ".join(foreign[:5]))
+                    check.problems.append(
+                        f"{len(foreign)} task(s) not in the export: " + ", ".join(foreign[:5])
+                    )
                 if missing:
-                    check.problems.append(f"{len(missing)} exported task(s) never ran: " + ", ".join(missing[:5])
-                                          + (" ..." if len(missing) > 5 else ""))
+                    check.problems.append(
+                        f"{len(missing)} exported task(s) never ran: "
+                        + ", ".join(missing[:5])
+                        + (" ..." if len(missing) > 5 else "")
+                    )
             skipped: list[str] = []
             counts: dict[tuple[str, str], dict[int, int]] = defaultdict(lambda: defaultdict(int))
             for t in read_trials(job, skipped):
@@ -147,13 +169,18 @@ def check_jobs(job_dirs: list[str | Path], *, tasks_dir: str | Path | None = Non
             for (agent, model), per_task in sorted(counts.items()):
                 short = sorted(i for i in ids if per_task.get(i, 0) < trials)
                 if short:
-                    check.problems.append(f"{agent}/{model}: {len(short)} task(s) with fewer than {trials} usable "
-                                          f"trial(s) (infrastructure failures and cancellations do not count): "
-                                          + ", ".join(map(str, short[:10])) + (" ..." if len(short) > 10 else ""))
+                    check.problems.append(
+                        f"{agent}/{model}: {len(short)} task(s) with fewer than {trials} usable "
+                        f"trial(s) (infrastructure failures and cancellations do not count): "
+                        + ", ".join(map(str, short[:10]))
+                        + (" ..." if len(short) > 10 else "")
+                    )
             checks.append(check)
     seen = {c.dataset_digest for c in checks if c.dataset_digest}
     if expected is None and len(seen) > 1:
         for c in checks:
-            c.problems.append(f"ran dataset {c.dataset_digest[:19]}, but the jobs checked together ran "
-                              f"{len(seen)} different task sets")
+            c.problems.append(
+                f"ran dataset {c.dataset_digest[:19]}, but the jobs checked together ran "
+                f"{len(seen)} different task sets"
+            )
     return checks

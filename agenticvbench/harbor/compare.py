@@ -65,8 +65,9 @@ def _job_problems(run_dir: str, mtime_ns: int, size: int) -> tuple[str, ...]:
     harbor = meta.get("harbor") if isinstance(meta, dict) else None
     comp = harbor.get("comparability") if isinstance(harbor, dict) else None
     raw = comp.get("problems") if isinstance(comp, dict) else None
-    return tuple(" ".join(p.split())[:200] for p in (raw if isinstance(raw, list) else [])[:10]
-                 if isinstance(p, str))
+    return tuple(
+        " ".join(p.split())[:200] for p in (raw if isinstance(raw, list) else [])[:10] if isinstance(p, str)
+    )
 
 
 def harbor_rewards(run_dir: str | Path) -> dict[int, float]:
@@ -74,9 +75,13 @@ def harbor_rewards(run_dir: str | Path) -> dict[int, float]:
     meta = _run_json(run_dir)
     raw = meta.get("harbor_rewards") if isinstance(meta, dict) else None
     out: dict[int, float] = {}
-    for key, value in (raw.items() if isinstance(raw, dict) else ()):
-        if str(key).isdigit() and isinstance(value, (int, float)) and not isinstance(value, bool) \
-                and math.isfinite(value):
+    for key, value in raw.items() if isinstance(raw, dict) else ():
+        if (
+            str(key).isdigit()
+            and isinstance(value, (int, float))
+            and not isinstance(value, bool)
+            and math.isfinite(value)
+        ):
             out[int(key)] = float(value)
     return out
 
@@ -86,10 +91,15 @@ def compare_rows(rows: list[dict[str, Any]]) -> list[RewardComparison]:
     cache: dict[str, dict[int, float]] = {}
     out = []
     for row in rows:
-        rewards = cache.setdefault(row["run_path"], harbor_rewards(row["run_path"]) if row["run_path"] else {})
+        rewards = cache.setdefault(
+            row["run_path"], harbor_rewards(row["run_path"]) if row["run_path"] else {}
+        )
         if row["task_id"] in rewards:
-            out.append(RewardComparison(row["run"], int(row["task_id"]), rewards[row["task_id"]],
-                                        float(row["headline"])))
+            out.append(
+                RewardComparison(
+                    row["run"], int(row["task_id"]), rewards[row["task_id"]], float(row["headline"])
+                )
+            )
     return out
 
 
@@ -132,11 +142,17 @@ def outcome_lines(rows: list[dict[str, Any]]) -> list[str]:
         rerun += [f"- {run}: {line}" for line in infra]
     if not table:
         return []
-    lines = ["## Harbor trial outcomes", "",
-             "Infrastructure failures (the sandbox, not the agent) count 0 under the policy `zero`, as the official "
-             "aggregation, and are left out of the run under `exclude` (`avb import harbor --infra-policy`).", "",
-             "| run | " + " | ".join(OUTCOMES) + " | infra policy |", "|:--|" + "--:|" * len(OUTCOMES) + ":--|",
-             *table, ""]
+    lines = [
+        "## Harbor trial outcomes",
+        "",
+        "Infrastructure failures (the sandbox, not the agent) count 0 under the policy `zero`, as the official "
+        "aggregation, and are left out of the run under `exclude` (`avb import harbor --infra-policy`).",
+        "",
+        "| run | " + " | ".join(OUTCOMES) + " | infra policy |",
+        "|:--|" + "--:|" * len(OUTCOMES) + ":--|",
+        *table,
+        "",
+    ]
     if rerun:
         lines += [f"{len(rerun)} infrastructure failure(s) to rerun:", "", *rerun, ""]
     return lines
@@ -154,7 +170,12 @@ def _facts(run_dir: str) -> tuple[str, list[dict[str, Any]]]:
 
 
 def _n(value: Any) -> float:
-    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value >= 0
+    ok = (
+        isinstance(value, (int, float))
+        and not isinstance(value, bool)
+        and math.isfinite(value)
+        and value >= 0
+    )
     return float(value) if ok else 0.0
 
 
@@ -172,9 +193,11 @@ def trajectory_lines(rows: list[dict[str, Any]]) -> list[str]:
         tools: dict[str, float] = {}
         for f in with_t:
             calls = f.get("tool_calls")
-            for name, k in (calls.items() if isinstance(calls, dict) else ()):
+            for name, k in calls.items() if isinstance(calls, dict) else ():
                 tools[str(name)[:60]] = tools.get(str(name)[:60], 0.0) + _n(k)
-        top = ", ".join(f"{name} {int(k)}" for name, k in sorted(tools.items(), key=lambda kv: (-kv[1], kv[0]))[:3])
+        top = ", ".join(
+            f"{name} {int(k)}" for name, k in sorted(tools.items(), key=lambda kv: (-kv[1], kv[0]))[:3]
+        )
         secs = [_n(f.get("agent_seconds")) for f in facts if f.get("agent_seconds") is not None]
         n = len(with_t)
 
@@ -186,17 +209,26 @@ def trajectory_lines(rows: list[dict[str, Any]]) -> list[str]:
 
         calls_mean = f"{sum(tools.values()) / n:.1f}" if n else "-"
         minutes = f"{sum(secs) / len(secs) / 60:.1f}" if secs else "-"
-        table.append(f"| {harness.replace('|', '/')} | {len(facts)} | {n} | {mean('turns')} | {calls_mean} | "
-                     f"{top.replace('|', '/') or '-'} | {minutes} | {share('ffprobe_calls')} | "
-                     f"{share('frame_extractions')} |")
+        table.append(
+            f"| {harness.replace('|', '/')} | {len(facts)} | {n} | {mean('turns')} | {calls_mean} | "
+            f"{top.replace('|', '/') or '-'} | {minutes} | {share('ffprobe_calls')} | "
+            f"{share('frame_extractions')} |"
+        )
     if not table:
         return []
-    return ["## Harbor trajectories", "",
-            "From each trial's ATIF trajectory (`agent/trajectory.json`) and timing: means per task with a "
-            "trajectory; media inspected = the share of those tasks with an `ffprobe` call or an `ffmpeg` frame "
-            "extraction.", "",
-            "| harness | tasks | with trajectory | turns | tool calls | top tools | agent min | ffprobe | "
-            "frames extracted |", "|:--|--:|--:|--:|--:|:--|--:|--:|--:|", *table, ""]
+    return [
+        "## Harbor trajectories",
+        "",
+        "From each trial's ATIF trajectory (`agent/trajectory.json`) and timing: means per task with a "
+        "trajectory; media inspected = the share of those tasks with an `ffprobe` call or an `ffmpeg` frame "
+        "extraction.",
+        "",
+        "| harness | tasks | with trajectory | turns | tool calls | top tools | agent min | ffprobe | "
+        "frames extracted |",
+        "|:--|--:|--:|--:|--:|:--|--:|--:|--:|",
+        *table,
+        "",
+    ]
 
 
 def markdown_lines(rows: list[dict[str, Any]]) -> list[str]:
@@ -206,12 +238,19 @@ def markdown_lines(rows: list[dict[str, Any]]) -> list[str]:
     if not comps:
         return outcomes
     bad = [c for c in comps if not c.agrees]
-    lines = [*outcomes, "## Harbor reward vs our score", "",
-             f"{len(comps)} task result(s) carry the reward Harbor recorded; {len(bad)} disagree by more than "
-             f"{TOLERANCE:g}.", ""]
+    lines = [
+        *outcomes,
+        "## Harbor reward vs our score",
+        "",
+        f"{len(comps)} task result(s) carry the reward Harbor recorded; {len(bad)} disagree by more than "
+        f"{TOLERANCE:g}.",
+        "",
+    ]
     if bad:
         lines += ["| run | task | Harbor | ours | difference |", "|:--|--:|--:|--:|--:|"]
-        lines += [f"| {c.run} | {c.task_id} | {c.harbor:.4f} | {c.ours:.4f} | **{c.ours - c.harbor:+.4f}** |"
-                  for c in bad]
+        lines += [
+            f"| {c.run} | {c.task_id} | {c.harbor:.4f} | {c.ours:.4f} | **{c.ours - c.harbor:+.4f}** |"
+            for c in bad
+        ]
         lines.append("")
     return lines

@@ -50,13 +50,28 @@ def contract(task: Task) -> str:
     body: list[str]
     if isinstance(task, SequencingTask):
         rule, ex1, ex2 = _id_rule(task.correct_order)
-        body = [_MANIFEST.format(out=OUTPUT_DIR, unit="clip", order="story order (every clip exactly once)",
-                                 id_rule=rule, example=ex1, example2=ex2)]
+        body = [
+            _MANIFEST.format(
+                out=OUTPUT_DIR,
+                unit="clip",
+                order="story order (every clip exactly once)",
+                id_rule=rule,
+                example=ex1,
+                example2=ex2,
+            )
+        ]
     elif isinstance(task, AssemblyTask):
         rule, ex1, ex2 = _id_rule(task.correct_assembly_in_slot_order)
-        body = [_MANIFEST.format(out=OUTPUT_DIR, unit="storyboard slot",
-                                 order=f"slot order (exactly {task.n_slots} segments, one take per slot)",
-                                 id_rule=rule, example=ex1, example2=ex2)]
+        body = [
+            _MANIFEST.format(
+                out=OUTPUT_DIR,
+                unit="storyboard slot",
+                order=f"slot order (exactly {task.n_slots} segments, one take per slot)",
+                id_rule=rule,
+                example=ex1,
+                example2=ex2,
+            )
+        ]
     elif isinstance(task, RepairTask):
         body = [
             f"- `{OUTPUT_DIR}/fixed.mp4`: the repaired video, in the same delivery format as the damaged input "
@@ -75,8 +90,10 @@ def contract(task: Task) -> str:
             "`- window_N_start:` / `- window_N_end:` pair per window (N = 1, 2, ...).",
         ]
     elif isinstance(task, RecapTask):
-        body = [f"- `{OUTPUT_DIR}/final.mp4`: the finished recap video (H.264/AAC in MP4 is safest). It is "
-                "checked against the brief above by measurements and by a judge that watches sampled frames."]
+        body = [
+            f"- `{OUTPUT_DIR}/final.mp4`: the finished recap video (H.264/AAC in MP4 is safest). It is "
+            "checked against the brief above by measurements and by a judge that watches sampled frames."
+        ]
     else:  # pragma: no cover - every family is handled above
         body = []
     return "\n".join(head + body) + "\n"

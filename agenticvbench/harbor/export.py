@@ -93,16 +93,37 @@ def task_toml(task: Task, opts: ExportOptions) -> str:
     """The task's `task.toml`."""
     s = family_settings()[task.family]
     text = 'schema_version = "1.4"\n' + f"artifacts = {_toml([OUTPUT_DIR])}\n\n"
-    text += _table("task", {"name": f"agenticvbench/{task_dir_name(task)}",
-                            "description": f"AgenticVBench task {task.task_id} ({task.family})",
-                            "keywords": ["agenticvbench", "video", task.family]})
-    text += _table("metadata", {"agenticvbench_task_id": task.task_id, "family": task.family,
-                                "dataset": opts.dataset, "dataset_revision": opts.revision,
-                                "agenticvbench_version": __version__})
+    text += _table(
+        "task",
+        {
+            "name": f"agenticvbench/{task_dir_name(task)}",
+            "description": f"AgenticVBench task {task.task_id} ({task.family})",
+            "keywords": ["agenticvbench", "video", task.family],
+        },
+    )
+    text += _table(
+        "metadata",
+        {
+            "agenticvbench_task_id": task.task_id,
+            "family": task.family,
+            "dataset": opts.dataset,
+            "dataset_revision": opts.revision,
+            "agenticvbench_version": __version__,
+        },
+    )
     text += _table("agent", {"timeout_sec": float(s["agent_timeout_sec"]), "user": scripts.AGENT_USER})
-    text += _table("environment", {"build_timeout_sec": float(s["build_timeout_sec"]), "cpus": s["cpus"],
-                                   "memory_mb": s["memory_mb"], "storage_mb": s["storage_mb"]})
-    text += _table("verifier", {"timeout_sec": float(s["verifier_timeout_sec"]), "environment_mode": "separate"})
+    text += _table(
+        "environment",
+        {
+            "build_timeout_sec": float(s["build_timeout_sec"]),
+            "cpus": s["cpus"],
+            "memory_mb": s["memory_mb"],
+            "storage_mb": s["storage_mb"],
+        },
+    )
+    text += _table(
+        "verifier", {"timeout_sec": float(s["verifier_timeout_sec"]), "environment_mode": "separate"}
+    )
     if isinstance(task, RecapTask):
         text += _table("verifier.env", {var: f"${{{var}:-}}" for var in JUDGE_ENV})
     return text
@@ -111,7 +132,9 @@ def task_toml(task: Task, opts: ExportOptions) -> str:
 def _ids_arg(task_id: int, ids: list[str], name: str) -> str:
     for i in ids:
         if "," in i or i != i.strip():
-            raise TaskError(task_id, name, f"id {i!r} cannot be passed on the command line (comma or padding)")
+            raise TaskError(
+                task_id, name, f"id {i!r} cannot be passed on the command line (comma or padding)"
+            )
     return ",".join(ids)
 
 
@@ -119,11 +142,20 @@ def _score_args(task: Task, tests: Path) -> list[str]:
     """Arguments of `avb score <family>`; writes the references the verifier needs under `tests/reference/`."""
     q = scripts.q
     if isinstance(task, SequencingTask):
-        return ['--solution-json "$OUT/solution.json"', f"--task-id {task.task_id}",
-                f"--correct-order {q(_ids_arg(task.task_id, task.correct_order, 'rubric_json.correct_order'))}"]
+        return [
+            '--solution-json "$OUT/solution.json"',
+            f"--task-id {task.task_id}",
+            f"--correct-order {q(_ids_arg(task.task_id, task.correct_order, 'rubric_json.correct_order'))}",
+        ]
     if isinstance(task, AssemblyTask):
-        ids = _ids_arg(task.task_id, task.correct_assembly_in_slot_order, "rubric_json.correct_assembly_in_slot_order")
-        return ['--solution-json "$OUT/solution.json"', f"--task-id {task.task_id}", f"--correct-assembly {q(ids)}"]
+        ids = _ids_arg(
+            task.task_id, task.correct_assembly_in_slot_order, "rubric_json.correct_assembly_in_slot_order"
+        )
+        return [
+            '--solution-json "$OUT/solution.json"',
+            f"--task-id {task.task_id}",
+            f"--correct-assembly {q(ids)}",
+        ]
     ref = tests / "reference"
     ref.mkdir(parents=True, exist_ok=True)
     if isinstance(task, RepairTask):
@@ -132,10 +164,18 @@ def _score_args(task: Task, tests: Path) -> list[str]:
         _place(source_of(task), ref / "source.mp4")
         atomic_write_json(ref / "profile.json", task.profile)
         rubric = json.loads(task.rubric_json)
-        which = (['--profile "$TESTS/reference/profile.json"'] if isinstance(rubric.get("profile"), dict)
-                 else [f"--cell {q(task.cell)}"])
-        return ['--fixed-mp4 "$OUT/fixed.mp4"', '--report-md "$OUT/report.md"',
-                '--source-mp4 "$TESTS/reference/source.mp4"', *which, "--workers 2"]
+        which = (
+            ['--profile "$TESTS/reference/profile.json"']
+            if isinstance(rubric.get("profile"), dict)
+            else [f"--cell {q(task.cell)}"]
+        )
+        return [
+            '--fixed-mp4 "$OUT/fixed.mp4"',
+            '--report-md "$OUT/report.md"',
+            '--source-mp4 "$TESTS/reference/source.mp4"',
+            *which,
+            "--workers 2",
+        ]
     if isinstance(task, RecapTask):
         atomic_write_json(ref / "rubric.json", task.items)
         return ['--final-mp4 "$OUT/final.mp4"', '--rubric "$TESTS/reference/rubric.json"']
@@ -224,16 +264,37 @@ def export_harbor(tasks: list[Task], out: str | Path, opts: ExportOptions | None
         summary.tasks[task.task_id] = task_dir_name(task)
         if reason:
             summary.no_gold[task.task_id] = reason
-    digest, digests = write_manifest(root, {f"agenticvbench/{name}": root / name for name in summary.tasks.values()},
-                            version=__version__, metadata={"agenticvbench_version": __version__,
-                                                           "dataset": opts.dataset,
-                                                           "dataset_revision": opts.revision})
+    digest, digests = write_manifest(
+        root,
+        {f"agenticvbench/{name}": root / name for name in summary.tasks.values()},
+        version=__version__,
+        metadata={
+            "agenticvbench_version": __version__,
+            "dataset": opts.dataset,
+            "dataset_revision": opts.revision,
+        },
+    )
     summary.digest = digest
-    atomic_write_json(root / LISTING, {
-        "format": "agenticvbench.harbor-export@1", "agenticvbench_version": __version__,
-        "dataset": opts.dataset, "dataset_revision": opts.revision, "dataset_digest": digest,
-        "package_spec": opts.package_spec or f"/tests/{opts.wheel.name if opts.wheel else ''}",
-        "tasks": [{"task_id": tid, "family": name.rsplit("-", 1)[0], "path": name,
-                   "name": f"agenticvbench/{name}", "digest": digests[f"agenticvbench/{name}"],
-                   "oracle": tid not in summary.no_gold} for tid, name in sorted(summary.tasks.items())]})
+    atomic_write_json(
+        root / LISTING,
+        {
+            "format": "agenticvbench.harbor-export@1",
+            "agenticvbench_version": __version__,
+            "dataset": opts.dataset,
+            "dataset_revision": opts.revision,
+            "dataset_digest": digest,
+            "package_spec": opts.package_spec or f"/tests/{opts.wheel.name if opts.wheel else ''}",
+            "tasks": [
+                {
+                    "task_id": tid,
+                    "family": name.rsplit("-", 1)[0],
+                    "path": name,
+                    "name": f"agenticvbench/{name}",
+                    "digest": digests[f"agenticvbench/{name}"],
+                    "oracle": tid not in summary.no_gold,
+                }
+                for tid, name in sorted(summary.tasks.items())
+            ],
+        },
+    )
     return summary

@@ -23,7 +23,9 @@ from agenticvbench.demo.media_gen import remux
 from agenticvbench.fsutil import atomic_write_json, atomic_write_text
 from agenticvbench.tasks import AssemblyTask, RecapTask, RepairTask, SequencingTask, Task
 
-RECAP_NONE = "recap has no gold output: its rubric is judged against the brief and there is no reference video"
+RECAP_NONE = (
+    "recap has no gold output: its rubric is judged against the brief and there is no reference video"
+)
 
 
 @dataclass(frozen=True)
@@ -80,18 +82,29 @@ def repair_report(task: RepairTask) -> tuple[str, str]:
     from agenticvbench.verifiers.repair.profiles import derive
 
     spec = derive(task.profile, task.variant)
-    lines = [f"# Repair report, task {task.task_id} (gold, derived from the ground-truth profile)", "",
-             "## Diagnosis", f"- type: {task.variant}"]
+    lines = [
+        f"# Repair report, task {task.task_id} (gold, derived from the ground-truth profile)",
+        "",
+        "## Diagnosis",
+        f"- type: {task.variant}",
+    ]
     if spec.multi_region:
         for k, region in enumerate(spec.regions, start=1):
-            lines += [f"- window_{k}_start: {seconds_text(region.truth[0])}",
-                      f"- window_{k}_end: {seconds_text(region.truth[1])}"]
+            lines += [
+                f"- window_{k}_start: {seconds_text(region.truth[0])}",
+                f"- window_{k}_end: {seconds_text(region.truth[1])}",
+            ]
     elif spec.regions:
-        lines += [f"- start: {seconds_text(spec.regions[0].truth[0])}",
-                  f"- end: {seconds_text(spec.regions[0].truth[1])}"]
+        lines += [
+            f"- start: {seconds_text(spec.regions[0].truth[0])}",
+            f"- end: {seconds_text(spec.regions[0].truth[1])}",
+        ]
     lines += ["", "## Repair trajectory", "Replaced the whole video with the undamaged source.", ""]
-    note = f"localisation scores 0 by the official rubric: {spec.localization_error}" \
-        if spec.localization_error else ""
+    note = (
+        f"localisation scores 0 by the official rubric: {spec.localization_error}"
+        if spec.localization_error
+        else ""
+    )
     return "\n".join(lines), note
 
 
@@ -106,14 +119,22 @@ def gold_output(task: Task, *, source: Path | None = None) -> GoldOutput | None:
     if isinstance(task, SequencingTask):
         return GoldOutput(task.task_id, task.family, {"solution.json": _manifest(task.correct_order, None)})
     if isinstance(task, AssemblyTask):
-        return GoldOutput(task.task_id, task.family, {"solution.json": _manifest(
-            task.correct_assembly_in_slot_order, task.correct_assembly_durations)})
+        return GoldOutput(
+            task.task_id,
+            task.family,
+            {
+                "solution.json": _manifest(
+                    task.correct_assembly_in_slot_order, task.correct_assembly_durations
+                )
+            },
+        )
     if isinstance(task, RepairTask):
         from agenticvbench.verifiers.repair import source_of
 
         report, note = repair_report(task)
-        return GoldOutput(task.task_id, task.family, {"report.md": report},
-                          {"fixed.mp4": source or source_of(task)}, note)
+        return GoldOutput(
+            task.task_id, task.family, {"report.md": report}, {"fixed.mp4": source or source_of(task)}, note
+        )
     return None
 
 
@@ -151,6 +172,13 @@ def write_gold(tasks: list[Task], out: str | Path) -> GoldSummary:
         summary.written.append(task.task_id)
         if gold.note:
             summary.notes[task.task_id] = gold.note
-    atomic_write_json(root / "run.json", {"harness": "gold", "model": "oracle", "rep": 1,
-                                          "notes": {str(k): v for k, v in sorted(summary.notes.items())}})
+    atomic_write_json(
+        root / "run.json",
+        {
+            "harness": "gold",
+            "model": "oracle",
+            "rep": 1,
+            "notes": {str(k): v for k, v in sorted(summary.notes.items())},
+        },
+    )
     return summary

@@ -78,8 +78,9 @@ def _add_note(notes: dict[str, str], tid: int, text: str, *, first: bool = False
     notes[str(tid)] = "; ".join(filter(None, [text, old] if first else [old, text]))
 
 
-def import_jobs(job_dirs: list[str | Path], out: str | Path, *, force: bool = False,
-                infra_policy: str = "zero") -> ImportSummary:
+def import_jobs(
+    job_dirs: list[str | Path], out: str | Path, *, force: bool = False, infra_policy: str = "zero"
+) -> ImportSummary:
     """Import Harbor job directories into run directories under `out` (see the module docstring)."""
     if infra_policy not in INFRA_POLICIES:
         raise ValueError(f"infra_policy must be one of {INFRA_POLICIES}, not {infra_policy!r}")
@@ -137,19 +138,41 @@ def import_jobs(job_dirs: list[str | Path], out: str | Path, *, force: bool = Fa
                             _add_note(notes, tid, problem)
                         if t.outcome.kind != "scored":
                             _add_note(notes, tid, failure_text(t.outcome), first=True)
-                    atomic_write_json(run / "run.json", {
-                        "harness": agent, "model": model, "rep": rep, "source": "harbor",
-                        "harbor": {"job_name": job_name, "job_id": job_id,
-                                   "job_dir": str(job.path.resolve()),
-                                   "trials": {str(tid): ts[rep - 1].name for tid, ts in sorted(by_task.items())
-                                              if len(ts) >= rep},
-                                   "outcomes": outcomes, "infra_policy": infra_policy, "excluded": excluded,
-                                   "trajectories": facts,
-                                   "comparability": {"comparable": comparability.comparable,
-                                                     "problems": comparability.problems,
-                                                     "dataset_digest": comparability.dataset_digest}},
-                        "harbor_rewards": rewards, "notes": notes,
-                        "usage": {str(tid): ts[rep - 1].usage for tid, ts in sorted(by_task.items()) if len(ts) >= rep}})
+                    atomic_write_json(
+                        run / "run.json",
+                        {
+                            "harness": agent,
+                            "model": model,
+                            "rep": rep,
+                            "source": "harbor",
+                            "harbor": {
+                                "job_name": job_name,
+                                "job_id": job_id,
+                                "job_dir": str(job.path.resolve()),
+                                "trials": {
+                                    str(tid): ts[rep - 1].name
+                                    for tid, ts in sorted(by_task.items())
+                                    if len(ts) >= rep
+                                },
+                                "outcomes": outcomes,
+                                "infra_policy": infra_policy,
+                                "excluded": excluded,
+                                "trajectories": facts,
+                                "comparability": {
+                                    "comparable": comparability.comparable,
+                                    "problems": comparability.problems,
+                                    "dataset_digest": comparability.dataset_digest,
+                                },
+                            },
+                            "harbor_rewards": rewards,
+                            "notes": notes,
+                            "usage": {
+                                str(tid): ts[rep - 1].usage
+                                for tid, ts in sorted(by_task.items())
+                                if len(ts) >= rep
+                            },
+                        },
+                    )
                     summary.runs.append(run)
     return summary
 

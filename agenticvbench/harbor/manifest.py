@@ -33,8 +33,12 @@ def _files(task_dir: Path) -> list[Path]:
         if root.is_dir() and not root.is_symlink():
             out += [p for p in root.rglob("*") if p.is_file() and not p.is_symlink()]
     rel = [(p.relative_to(task_dir).as_posix(), p) for p in out]
-    kept = [(r, p) for r, p in rel if not any(d in r.split("/")[:-1] for d in _IGNORED_DIRS)
-            and not any(fnmatch.fnmatch(p.name, pat) for pat in _IGNORED_NAMES)]
+    kept = [
+        (r, p)
+        for r, p in rel
+        if not any(d in r.split("/")[:-1] for d in _IGNORED_DIRS)
+        and not any(fnmatch.fnmatch(p.name, pat) for pat in _IGNORED_NAMES)
+    ]
     return [p for _, p in sorted(kept)]
 
 
@@ -57,18 +61,28 @@ def _q(value: str) -> str:
     return json.dumps(value)  # a JSON string is a valid TOML basic string
 
 
-def write_manifest(root: Path, tasks: dict[str, Path], *, version: str, metadata: dict[str, str]
-                   ) -> tuple[str, dict[str, str]]:
+def write_manifest(
+    root: Path, tasks: dict[str, Path], *, version: str, metadata: dict[str, str]
+) -> tuple[str, dict[str, str]]:
     """Write `root/dataset.toml` for `tasks` (Harbor task name -> folder); returns the dataset digest and the
     task digests by name."""
     digests = {name: task_digest(folder) for name, folder in sorted(tasks.items())}
     digest = dataset_digest(list(digests.values()))
-    lines = ["# Written by `avb export harbor`: Harbor's dataset manifest for this export.", "",
-             "[dataset]", f"name = {_q(DATASET_NAME)}", f"version = {_q(version)}",
-             f"description = {_q('AgenticVBench: video-production tasks scored by the agenticvbench verifiers')}",
-             'keywords = ["agenticvbench", "video"]', ""]
+    lines = [
+        "# Written by `avb export harbor`: Harbor's dataset manifest for this export.",
+        "",
+        "[dataset]",
+        f"name = {_q(DATASET_NAME)}",
+        f"version = {_q(version)}",
+        f"description = {_q('AgenticVBench: video-production tasks scored by the agenticvbench verifiers')}",
+        'keywords = ["agenticvbench", "video"]',
+        "",
+    ]
     for name, d in digests.items():
         lines += ["[[tasks]]", f"name = {_q(name)}", f"digest = {_q(d)}", ""]
-    lines += ["[metadata]", *(f"{k} = {_q(v)}" for k, v in sorted({**metadata, "content_hash": digest}.items()))]
+    lines += [
+        "[metadata]",
+        *(f"{k} = {_q(v)}" for k, v in sorted({**metadata, "content_hash": digest}.items())),
+    ]
     atomic_write_text(root / MANIFEST_NAME, "\n".join(lines) + "\n")
     return digest, digests

@@ -39,21 +39,33 @@ class GroupMetric:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form (what `--json` prints)."""
-        return {"agent": self.agent, "model": self.model, "runs": self.runs, "families": self.families,
-                "macro": self.macro, "micro": self.micro, "cells": self.cells, "excluded": self.excluded,
-                "infra_failures": self.infra_failures}
+        return {
+            "agent": self.agent,
+            "model": self.model,
+            "runs": self.runs,
+            "families": self.families,
+            "macro": self.macro,
+            "micro": self.micro,
+            "cells": self.cells,
+            "excluded": self.excluded,
+            "infra_failures": self.infra_failures,
+        }
 
 
 def _universe(trials: list[Trial], listing: dict[str, Any] | None) -> dict[str, list[int]]:
     ids: set[int] = {t.task_id for t in trials}
     if listing is not None:
-        ids = {int(t["task_id"]) for t in listing.get("tasks", []) if isinstance(t, dict)
-               and isinstance(t.get("task_id"), int)}
+        ids = {
+            int(t["task_id"])
+            for t in listing.get("tasks", [])
+            if isinstance(t, dict) and isinstance(t.get("task_id"), int)
+        }
     return {f: ids_f for f in FAMILIES if (ids_f := [i for i in sorted(ids) if i in FAMILY_ID_RANGES[f]])}
 
 
-def group_metrics(trials: list[Trial], *, listing: dict[str, Any] | None = None,
-                  infra_policy: str = "zero") -> list[GroupMetric]:
+def group_metrics(
+    trials: list[Trial], *, listing: dict[str, Any] | None = None, infra_policy: str = "zero"
+) -> list[GroupMetric]:
     """The metric per (agent, model) over `trials` (all jobs together), tasks from `listing` or observed."""
     universe = _universe(trials, listing)
     groups: dict[tuple[str, str], list[Trial]] = defaultdict(list)
@@ -83,14 +95,25 @@ def group_metrics(trials: list[Trial], *, listing: dict[str, Any] | None = None,
             fams[fam] = sum(cells) / len(cells) if cells else 0.0
             sizes[fam] = len(cells)
         total = sum(sizes.values())
-        out.append(GroupMetric(agent, model, runs, fams, sum(fams.values()) / len(fams) if fams else 0.0,
-                               sum(fams[f] * sizes[f] for f in fams) / total if total else 0.0, total,
-                               infra, excluded))
+        out.append(
+            GroupMetric(
+                agent,
+                model,
+                runs,
+                fams,
+                sum(fams.values()) / len(fams) if fams else 0.0,
+                sum(fams[f] * sizes[f] for f in fams) / total if total else 0.0,
+                total,
+                infra,
+                excluded,
+            )
+        )
     return out
 
 
-def job_metrics(job_dirs: list[str | Path], *, tasks_dir: str | Path | None = None,
-                infra_policy: str = "zero") -> tuple[list[GroupMetric], list[str]]:
+def job_metrics(
+    job_dirs: list[str | Path], *, tasks_dir: str | Path | None = None, infra_policy: str = "zero"
+) -> tuple[list[GroupMetric], list[str]]:
     """Read the jobs (hostile input, as `avb import harbor`) and compute `group_metrics`; returns the skipped."""
     skipped: list[str] = []
     trials: list[Trial] = []
@@ -113,6 +136,17 @@ def to_text(groups: list[GroupMetric]) -> str:
     fams = [f for f in FAMILIES if any(f in g.families for g in groups)]
     lines = ["\t".join(["agent", "model", "runs", *fams, "macro", "micro", "infra_failures"])]
     for g in groups:
-        lines.append("\t".join([g.agent, g.model, str(g.runs), *(f"{g.families.get(f, 0.0):.4f}" for f in fams),
-                                f"{g.macro:.4f}", f"{g.micro:.4f}", str(len(g.infra_failures))]))
+        lines.append(
+            "\t".join(
+                [
+                    g.agent,
+                    g.model,
+                    str(g.runs),
+                    *(f"{g.families.get(f, 0.0):.4f}" for f in fams),
+                    f"{g.macro:.4f}",
+                    f"{g.micro:.4f}",
+                    str(len(g.infra_failures)),
+                ]
+            )
+        )
     return "\n".join(lines)

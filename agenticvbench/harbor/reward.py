@@ -48,14 +48,20 @@ def details_from_result(family: str, result: dict[str, Any]) -> dict[str, Any]:
     """The details sidecar: the headline with the result's numeric `*_score` fields as criteria (weight 0:
     shown, not summed; the official formula is in the scorer), the error as a warning, the full result."""
     reward = reward_from_result(family, result)["reward"]
-    criteria = [{"name": key, "value": round(float(value), 4), "raw": float(value), "weight": 0.0}
-                for key, value in sorted(result.items())
-                if key.endswith("_score") and key != headline_field(family) and _finite(value)]
+    criteria = [
+        {"name": key, "value": round(float(value), 4), "raw": float(value), "weight": 0.0}
+        for key, value in sorted(result.items())
+        if key.endswith("_score") and key != headline_field(family) and _finite(value)
+    ]
     error = result.get("error")
     detail: dict[str, Any] = {
-        "kind": "programmatic", "score": reward, "criteria": criteria,
+        "kind": "programmatic",
+        "score": reward,
+        "criteria": criteria,
         "description": f"AgenticVBench {family} headline ({headline_field(family)})",
-        "family": family, "task_id": result.get("task_id"), "result": result,
+        "family": family,
+        "task_id": result.get("task_id"),
+        "result": result,
     }
     if error:
         detail["warnings"] = [f"scorer error: {str(error)[:2000]}"]
@@ -78,8 +84,9 @@ def read_result(path: str | Path) -> dict[str, Any]:
     return data
 
 
-def write_reward(family: str, result_path: str | Path, out: str | Path,
-                 details: str | Path | None = None) -> dict[str, float]:
+def write_reward(
+    family: str, result_path: str | Path, out: str | Path, details: str | Path | None = None
+) -> dict[str, float]:
     """Read the result, write `reward.json` (and the details sidecar, default `reward-details.json` beside it)
     atomically, return the reward. The sidecar is written first so a reward never appears without it."""
     result = read_result(result_path)

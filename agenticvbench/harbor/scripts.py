@@ -34,8 +34,11 @@ def q(value: str) -> str:
 def test_sh(family: str, score_args: list[str]) -> str:
     """`tests/test.sh`: score with `avb score <family>`, keep the full result, write the flat reward."""
     args = " ".join(score_args)
-    return _PREAMBLE.format(what="Scores this task's outputs with `avb score` (package agenticvbench).",
-                            out=OUTPUT_DIR) + f"""\
+    return (
+        _PREAMBLE.format(
+            what="Scores this task's outputs with `avb score` (package agenticvbench).", out=OUTPUT_DIR
+        )
+        + f"""\
 TESTS="$ROOT/tests"
 LOGS="$ROOT/logs/verifier"
 mkdir -p "$LOGS"
@@ -52,11 +55,15 @@ status=$?
 echo "avb score {family} exited with $status"
 avb harbor reward --family {family} --result "$LOGS/{RESULT_NAME}" --out "$LOGS/reward.json"
 """
+    )
 
 
 def solve_sh(files: list[str], reason: str = "") -> str:
     """`solution/solve.sh`: copy the gold outputs from `/solution/gold/` (or explain why there are none)."""
-    head = _PREAMBLE.format(what="Writes the gold (oracle) outputs of this task.", out=OUTPUT_DIR) + 'mkdir -p "$OUT"\n'
+    head = (
+        _PREAMBLE.format(what="Writes the gold (oracle) outputs of this task.", out=OUTPUT_DIR)
+        + 'mkdir -p "$OUT"\n'
+    )
     if not files:
         return head + f"echo {q('no gold output: ' + reason)}\n"
     return head + "".join(f'cp "$ROOT/solution/gold/{name}" "$OUT/{name}"\n' for name in files)

@@ -27,7 +27,9 @@ MAX_TOOL_NAMES = 40
 MAX_ARG_CHARS = 4000
 _FFPROBE = re.compile(r"\bffprobe\b")
 _FFMPEG = re.compile(r"\bffmpeg\b")
-_FRAMES = re.compile(r"-frames:v|-vframes|\bselect=|\bthumbnail\b|\bfps=|\.(?:png|jpe?g|bmp|webp)\b|%0?\dd", re.I)
+_FRAMES = re.compile(
+    r"-frames:v|-vframes|\bselect=|\bthumbnail\b|\bfps=|\.(?:png|jpe?g|bmp|webp)\b|%0?\dd", re.I
+)
 
 
 @dataclass

@@ -78,14 +78,28 @@ def read_trials(job: JobDir, skipped: list[str], *, trajectories: bool = False) 
             continue
         tid = task_id_of(result, name)
         if tid is None:
-            skipped.append(f"{job.path / name}: task_name {str_at(result, 'task_name')!r} is not an exported "
-                           "AgenticVBench task (<family>-<id>)")
+            skipped.append(
+                f"{job.path / name}: task_name {str_at(result, 'task_name')!r} is not an exported "
+                "AgenticVBench task (<family>-<id>)"
+            )
             continue
         agent = str_at(result, "agent_info", "name") or str_at(result, "config", "agent", "name") or "unknown"
-        model = (str_at(result, "config", "agent", "model_name") or str_at(result, "agent_info", "model_info", "name")
-                 or "none")
-        trial = Trial(job.path.name, name, tid, agent, model, str_at(result, "started_at"), _reward(result),
-                      classify(result), usage=trial_usage(job, name, result).to_dict())
+        model = (
+            str_at(result, "config", "agent", "model_name")
+            or str_at(result, "agent_info", "model_info", "name")
+            or "none"
+        )
+        trial = Trial(
+            job.path.name,
+            name,
+            tid,
+            agent,
+            model,
+            str_at(result, "started_at"),
+            _reward(result),
+            classify(result),
+            usage=trial_usage(job, name, result).to_dict(),
+        )
         if trajectories:
             trial.facts = trial_facts(job, name, result, trial.problems)
         trials.append(trial)

@@ -94,7 +94,12 @@ def _count(value: Any, where: str, notes: list[str]) -> int | None:
 def _cost(value: Any, where: str, notes: list[str]) -> float | None:
     if value is None:
         return None
-    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value >= 0
+    ok = (
+        isinstance(value, (int, float))
+        and not isinstance(value, bool)
+        and math.isfinite(value)
+        and value >= 0
+    )
     if not ok:
         notes.append(f"{where}: not a cost in USD ({str(value)[:40]!r}); ignored")
         return None
@@ -122,9 +127,13 @@ def harbor_tokens(ctx: Any, where: str, notes: list[str], includes_cache: bool |
         return Tokens()
     n_in = _count(ctx.get("n_input_tokens"), f"{where}.n_input_tokens", notes)
     n_cache = _count(ctx.get("n_cache_tokens"), f"{where}.n_cache_tokens", notes)
-    return Tokens(n_in if includes_cache is False else _sub(n_in, n_cache), n_cache, None,
-                  _count(ctx.get("n_output_tokens"), f"{where}.n_output_tokens", notes),
-                  _cost(ctx.get("cost_usd"), f"{where}.cost_usd", notes))
+    return Tokens(
+        n_in if includes_cache is False else _sub(n_in, n_cache),
+        n_cache,
+        None,
+        _count(ctx.get("n_output_tokens"), f"{where}.n_output_tokens", notes),
+        _cost(ctx.get("cost_usd"), f"{where}.cost_usd", notes),
+    )
 
 
 def read_log_tail(job: JobDir, parts: tuple[str, ...]) -> str | None:
@@ -164,21 +173,25 @@ def claude_code_totals(text: str, where: str, notes: list[str]) -> tuple[Tokens,
         return None
     last = results[-1]
     u: dict[str, Any] = last["usage"] if isinstance(last.get("usage"), dict) else {}
-    tokens = Tokens(_count(u.get("input_tokens"), f"{where}: usage.input_tokens", notes),
-                    _count(u.get("cache_read_input_tokens"), f"{where}: usage.cache_read_input_tokens", notes),
-                    _count(u.get("cache_creation_input_tokens"), f"{where}: usage.cache_creation_input_tokens",
-                           notes),
-                    _count(u.get("output_tokens"), f"{where}: usage.output_tokens", notes),
-                    _cost(last.get("total_cost_usd"), f"{where}: total_cost_usd", notes))
+    tokens = Tokens(
+        _count(u.get("input_tokens"), f"{where}: usage.input_tokens", notes),
+        _count(u.get("cache_read_input_tokens"), f"{where}: usage.cache_read_input_tokens", notes),
+        _count(u.get("cache_creation_input_tokens"), f"{where}: usage.cache_creation_input_tokens", notes),
+        _count(u.get("output_tokens"), f"{where}: usage.output_tokens", notes),
+        _cost(last.get("total_cost_usd"), f"{where}: total_cost_usd", notes),
+    )
     by_model: dict[str, Tokens] = {}
     models = last.get("modelUsage")
-    for name, m in (models.items() if isinstance(models, dict) else []):
+    for name, m in models.items() if isinstance(models, dict) else []:
         if isinstance(m, dict) and len(by_model) < 32:
             w = f"{where}: modelUsage.{str(name)[:60]}"
             by_model[str(name)[:200]] = Tokens(
-                _count(m.get("inputTokens"), w, notes), _count(m.get("cacheReadInputTokens"), w, notes),
-                _count(m.get("cacheCreationInputTokens"), w, notes), _count(m.get("outputTokens"), w, notes),
-                _cost(m.get("costUSD"), w, notes))
+                _count(m.get("inputTokens"), w, notes),
+                _count(m.get("cacheReadInputTokens"), w, notes),
+                _count(m.get("cacheCreationInputTokens"), w, notes),
+                _count(m.get("outputTokens"), w, notes),
+                _cost(m.get("costUSD"), w, notes),
+            )
     return tokens, by_model
 
 
@@ -196,16 +209,23 @@ def codex_totals(text: str, where: str, notes: list[str]) -> Tokens | None:
     n_in = _count(found.get("input_tokens"), f"{w}.input_tokens", notes)
     cached = _count(found.get("cached_input_tokens"), f"{w}.cached_input_tokens", notes)
     write = _count(found.get("cache_write_input_tokens"), f"{w}.cache_write_input_tokens", notes)
-    return Tokens(_sub(_sub(n_in, cached), write), cached, write,
-                  _count(found.get("output_tokens"), f"{w}.output_tokens", notes), None)
+    return Tokens(
+        _sub(_sub(n_in, cached), write),
+        cached,
+        write,
+        _count(found.get("output_tokens"), f"{w}.output_tokens", notes),
+        None,
+    )
 
 
 def gemini_totals(text: str, where: str, notes: list[str]) -> tuple[Tokens, dict[str, Tokens]] | None:
     """Totals from Gemini CLI's final JSON output (`stats.models.<model>.tokens`), summed over models."""
     candidates: list[str] = []
     end = len(text)
-    while len(candidates) < 20 and (start := text.rfind("\n{", 0, end)) >= 0:  # the final object starts a line
-        candidates.append(text[start + 1:])
+    while (
+        len(candidates) < 20 and (start := text.rfind("\n{", 0, end)) >= 0
+    ):  # the final object starts a line
+        candidates.append(text[start + 1 :])
         end = start
     if text.lstrip().startswith("{"):
         candidates.append(text.lstrip())
@@ -228,8 +248,9 @@ def gemini_totals(text: str, where: str, notes: list[str]) -> tuple[Tokens, dict
         w = f"{where}: stats.models.{str(name)[:60]}.tokens"
         prompt, cached = _count(t.get("prompt"), w, notes), _count(t.get("cached"), w, notes)
         out, thoughts = _count(t.get("candidates"), w, notes), _count(t.get("thoughts"), w, notes)
-        by_model[str(name)[:200]] = Tokens(_sub(prompt, cached), cached, None,
-                                           None if out is None else out + (thoughts or 0), None)
+        by_model[str(name)[:200]] = Tokens(
+            _sub(prompt, cached), cached, None, None if out is None else out + (thoughts or 0), None
+        )
     return summed(by_model.values(), None), by_model
 
 
@@ -283,21 +304,28 @@ def harness_totals(job: JobDir, trial: str, notes: list[str]) -> tuple[str, Toke
     return None
 
 
-def trial_usage(job: JobDir, trial: str, result: dict[str, Any], *, harbor_version: str | None = None
-                ) -> TrialUsage:
+def trial_usage(
+    job: JobDir, trial: str, result: dict[str, Any], *, harbor_version: str | None = None
+) -> TrialUsage:
     """The usage of one trial (module docstring); never raises for bad content."""
     notes: list[str] = []
     where = f"{trial}/result.json: agent_result"
-    includes = True if "schema_version" in result or isinstance(_get(result, "agent_result", "model_usage"),
-                                                                  dict) else None
+    includes = (
+        True
+        if "schema_version" in result or isinstance(_get(result, "agent_result", "model_usage"), dict)
+        else None
+    )
     ctx = result.get("agent_result")
     h_tokens = harbor_tokens(ctx, where, notes, includes)
     h_models: dict[str, Tokens] = {}
     mu = _get(ctx, "model_usage")
-    for name, m in (list(mu.items())[:32] if isinstance(mu, dict) else []):
+    for name, m in list(mu.items())[:32] if isinstance(mu, dict) else []:
         h_models[str(name)[:200]] = harbor_tokens(m, f"{where}.model_usage.{str(name)[:60]}", notes, includes)
-    raw = {k: ctx.get(k) for k in ("n_input_tokens", "n_cache_tokens", "n_output_tokens", "cost_usd")} \
-        if isinstance(ctx, dict) else {}
+    raw = (
+        {k: ctx.get(k) for k in ("n_input_tokens", "n_cache_tokens", "n_output_tokens", "cost_usd")}
+        if isinstance(ctx, dict)
+        else {}
+    )
     source, tokens, by_model = "harbor result.json", h_tokens, h_models
     found = harness_totals(job, trial, notes)
     if found:
@@ -311,13 +339,23 @@ def trial_usage(job: JobDir, trial: str, result: dict[str, Any], *, harbor_versi
         source = "none"
     exc = result.get("exception_info")
     return TrialUsage(
-        agent=_text(result, "agent_info", "name") or "unknown", agent_version=_text(result, "agent_info", "version"),
-        model=_text(result, "config", "agent", "model_name") or _text(result, "agent_info", "model_info", "name")
+        agent=_text(result, "agent_info", "name") or "unknown",
+        agent_version=_text(result, "agent_info", "version"),
+        model=_text(result, "config", "agent", "model_name")
+        or _text(result, "agent_info", "model_info", "name")
         or "none",
-        harbor_version=harbor_version, source=source, tokens=tokens, by_model=by_model, harbor=raw,
-        input_includes_cache=includes, agent_started=_text(result, "agent_execution", "started_at"),
-        agent_finished=_text(result, "agent_execution", "finished_at"), errored=isinstance(exc, dict),
-        exception_type=_text(exc, "exception_type"), notes=notes[:20])
+        harbor_version=harbor_version,
+        source=source,
+        tokens=tokens,
+        by_model=by_model,
+        harbor=raw,
+        input_includes_cache=includes,
+        agent_started=_text(result, "agent_execution", "started_at"),
+        agent_finished=_text(result, "agent_execution", "finished_at"),
+        errored=isinstance(exc, dict),
+        exception_type=_text(exc, "exception_type"),
+        notes=notes[:20],
+    )
 
 
 def tokens_from_dict(data: Any) -> Tokens:

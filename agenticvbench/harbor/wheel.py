@@ -32,15 +32,21 @@ class NoWheelError(AVBError):
 
 def checkout_root() -> Path | None:
     """The source checkout this package runs from, or None for an installed package."""
-    return CHECKOUT if (CHECKOUT / "pyproject.toml").is_file() and (CHECKOUT / "agenticvbench").is_dir() else None
+    return (
+        CHECKOUT
+        if (CHECKOUT / "pyproject.toml").is_file() and (CHECKOUT / "agenticvbench").is_dir()
+        else None
+    )
 
 
 def source_digest(root: Path) -> str:
     """SHA-256 over `pyproject.toml` and the package's source and data files (paths and contents)."""
     h = hashlib.sha256()
     files = [root / "pyproject.toml"] + sorted(
-        p for p in (root / "agenticvbench").rglob("*")
-        if p.is_file() and p.suffix in _SOURCE_SUFFIXES and "__pycache__" not in p.parts)
+        p
+        for p in (root / "agenticvbench").rglob("*")
+        if p.is_file() and p.suffix in _SOURCE_SUFFIXES and "__pycache__" not in p.parts
+    )
     for p in files:
         h.update(f"{p.relative_to(root).as_posix()}\0{hashlib.sha256(p.read_bytes()).hexdigest()}\n".encode())
     return h.hexdigest()
@@ -68,7 +74,8 @@ def build_wheel(cache: Path) -> Path:
         raise NoWheelError(
             f"agenticvbench {__version__} runs from an installed package, not a source checkout, and is not "
             "published on PyPI: pass --wheel FILE (a wheel built with `pip wheel --no-deps .`) or --package-spec "
-            "SPEC (e.g. 'agenticvbench @ git+https://...') so the verifier image can install it")
+            "SPEC (e.g. 'agenticvbench @ git+https://...') so the verifier image can install it"
+        )
     target = cache / "harbor-wheels" / source_digest(root)[:16]
     found = sorted(target.glob(f"agenticvbench-{__version__}-*.whl"))
     if found:
@@ -76,18 +83,37 @@ def build_wheel(cache: Path) -> Path:
     target.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=target.parent) as tmp:
         build = Path(tmp) / "src"  # a copy: pip's in-tree build/ folder must not race with another export
-        shutil.copytree(root / "agenticvbench", build / "agenticvbench",
-                        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        shutil.copytree(
+            root / "agenticvbench",
+            build / "agenticvbench",
+            ignore=shutil.ignore_patterns("__pycache__", "*.pyc"),
+        )
         for extra in ("pyproject.toml", "README.md", "LICENSE"):
             if (root / extra).is_file():
                 shutil.copy2(root / extra, build / extra)
-        proc = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
-                               "-w", str(Path(tmp) / "out"), str(build)],
-                              capture_output=True, text=True, timeout=600)
+        proc = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "wheel",
+                "--no-deps",
+                "--no-build-isolation",
+                "-q",
+                "-w",
+                str(Path(tmp) / "out"),
+                str(build),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
         wheels = sorted((Path(tmp) / "out").glob("agenticvbench-*.whl"))
         if proc.returncode != 0 or not wheels:
-            raise AVBError(f"building the agenticvbench wheel for the verifier image failed: "
-                           f"{(proc.stderr or proc.stdout).strip()[-800:]} (pass --wheel or --package-spec)")
+            raise AVBError(
+                f"building the agenticvbench wheel for the verifier image failed: "
+                f"{(proc.stderr or proc.stdout).strip()[-800:]} (pass --wheel or --package-spec)"
+            )
         staged = Path(tmp) / "final"
         staged.mkdir()
         shutil.move(str(wheels[0]), staged / wheels[0].name)

@@ -57,7 +57,9 @@ def _validator() -> Draft202012Validator:
     schema = load_schema()
     Draft202012Validator.check_schema(schema)
     checker = Draft202012Validator.FORMAT_CHECKER
-    if "date-time" not in checker.checkers:  # needs rfc3339-validator; without it date-time is silently unchecked
+    if (
+        "date-time" not in checker.checkers
+    ):  # needs rfc3339-validator; without it date-time is silently unchecked
         raise RuntimeError("jsonschema cannot check 'date-time' (is rfc3339-validator installed?)")
     return Draft202012Validator(schema, format_checker=checker)
 
@@ -70,12 +72,21 @@ def _issues(error: ValidationError) -> list[dict[str, str]]:
         missing = [p for p in error.validator_value if p not in inst and error.message.startswith(repr(p))]
         if missing:
             return [{"path": json_pointer(*base, missing[0]), "message": "required field is missing"}]
-    if error.validator == "additionalProperties" and isinstance(inst, dict) and error.validator_value is False:
+    if (
+        error.validator == "additionalProperties"
+        and isinstance(inst, dict)
+        and error.validator_value is False
+    ):
         known = set(error.schema.get("properties", {}))
         extra = [k for k in inst if k not in known]
         if extra:
-            return [{"path": json_pointer(*base, k), "message": "unknown field (additional properties are not allowed)"}
-                    for k in extra]
+            return [
+                {
+                    "path": json_pointer(*base, k),
+                    "message": "unknown field (additional properties are not allowed)",
+                }
+                for k in extra
+            ]
     return [{"path": json_pointer(*base), "message": error.message}]
 
 
@@ -91,7 +102,9 @@ def _semantic_errors(doc: dict[str, Any]) -> list[dict[str, str]]:
     for i, j in enumerate(doc.get("judges") or []):
         jt = j.get("type") if isinstance(j, dict) else None
         if isinstance(jt, str) and jt in types:
-            errors.append({"path": json_pointer("judges", i, "type"), "message": f"duplicate judge type {jt!r}"})
+            errors.append(
+                {"path": json_pointer("judges", i, "type"), "message": f"duplicate judge type {jt!r}"}
+            )
         if isinstance(jt, str):
             types.add(jt)
     scoring = s if isinstance(s := doc.get("scoring"), dict) else {}
@@ -99,13 +112,19 @@ def _semantic_errors(doc: dict[str, Any]) -> list[dict[str, str]]:
     if isinstance(weights, dict) and isinstance(doc.get("judges"), list):
         for key in weights:
             if key not in types:
-                errors.append({"path": json_pointer("scoring", "weights", key),
-                               "message": f"weight for {key!r}, which is not the type of any judge"})
+                errors.append(
+                    {
+                        "path": json_pointer("scoring", "weights", key),
+                        "message": f"weight for {key!r}, which is not the type of any judge",
+                    }
+                )
     scale = scoring.get("scale")
     if isinstance(scale, dict):
         lo, hi = scale.get("min"), scale.get("max")
         if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (lo, hi)) and not lo < hi:  # type: ignore[operator]
-            errors.append({"path": json_pointer("scoring", "scale"), "message": f"expected min < max, got {lo}..{hi}"})
+            errors.append(
+                {"path": json_pointer("scoring", "scale"), "message": f"expected min < max, got {lo}..{hi}"}
+            )
     return errors
 
 
@@ -179,9 +198,15 @@ def judge_type(family: str) -> str:
     return JUDGE_PREFIX + family
 
 
-def build_document(tasks: list[Task], *, owner: str | None = None, now: datetime | None = None,
-                   benchmark_id: str | None = None, recap_rubric: RecapRubricMode = "full",
-                   published: dict[str, Any] | None = None) -> dict[str, Any]:
+def build_document(
+    tasks: list[Task],
+    *,
+    owner: str | None = None,
+    now: datetime | None = None,
+    benchmark_id: str | None = None,
+    recap_rubric: RecapRubricMode = "full",
+    published: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     """The `bench.benchmark@1` document for `tasks` (one OpenVibe task per dataset row, one judge per family).
 
     `created_at` is `now` (default: the current time, UTC) and the id is `bmk_` + a fresh ULID stamped with the
@@ -198,8 +223,11 @@ def build_document(tasks: list[Task], *, owner: str | None = None, now: datetime
     judges = []
     for fam in present:
         config: dict[str, Any] = {
-            "family": fam, "verifier": f"agenticvbench.verifiers.{fam}",
-            "score_field": headline_field(fam), "score_range": [0, 1], "multiplier": 100,
+            "family": fam,
+            "verifier": f"agenticvbench.verifiers.{fam}",
+            "score_field": headline_field(fam),
+            "score_range": [0, 1],
+            "multiplier": 100,
             "tasks": [f"{fam}-{t.task_id}" for t in ordered if t.family == fam],
         }
         if dataset is not None:
@@ -216,13 +244,27 @@ def build_document(tasks: list[Task], *, owner: str | None = None, now: datetime
         "visibility": pub["visibility"],
         "version": 1,
         "parent": None,
-        "tasks": [{"id": f"{t.family}-{t.task_id}", "prompt": t.prompt, "holdout": False,
-                   "expected": task_expected(t, recap_rubric)} for t in ordered],
+        "tasks": [
+            {
+                "id": f"{t.family}-{t.task_id}",
+                "prompt": t.prompt,
+                "holdout": False,
+                "expected": task_expected(t, recap_rubric),
+            }
+            for t in ordered
+        ],
         "judges": judges,
-        "scoring": {"method": "mean", "scale": {"min": 0, "max": 100},
-                    "weights": {judge_type(f): pub["family_weights"][f] for f in present}},
-        "limits": {"ms": None if limits["seconds"] is None else int(limits["seconds"] * 1000),
-                   "tokens": limits["tokens"], "usd": limits["usd"], "turns": limits["turns"]},
+        "scoring": {
+            "method": "mean",
+            "scale": {"min": 0, "max": 100},
+            "weights": {judge_type(f): pub["family_weights"][f] for f in present},
+        },
+        "limits": {
+            "ms": None if limits["seconds"] is None else int(limits["seconds"] * 1000),
+            "tokens": limits["tokens"],
+            "usd": limits["usd"],
+            "turns": limits["turns"],
+        },
         "matrix": {"models": list(pub["matrix"]["models"]), "harnesses": list(pub["matrix"]["harnesses"])},
         "created_at": rfc3339_utc(moment),
     }

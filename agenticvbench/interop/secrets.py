@@ -28,9 +28,13 @@ _PREFIXES: tuple[tuple[str, re.Pattern[str]], ...] = (
 )
 _SECRET_NAME = re.compile(
     r"(api[_-]?key|apikey|access[_-]?key|secret|token|password|passwd|credential|private[_-]?key|"
-    r"^-*auth$|^-*authorization$|^-*pwd$)", re.IGNORECASE)
+    r"^-*auth$|^-*authorization$|^-*pwd$)",
+    re.IGNORECASE,
+)
 _PLACEHOLDER = re.compile(
-    r"^(\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|<[^<>]*>|\*+|x+|redacted|\[redacted\]|none|null|changeme)$", re.IGNORECASE)
+    r"^(\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|<[^<>]*>|\*+|x+|redacted|\[redacted\]|none|null|changeme)$",
+    re.IGNORECASE,
+)
 _TOKENISH = re.compile(r"^[A-Za-z0-9_-]{32,}$")
 _HEX = re.compile(r"^[0-9a-fA-F]{32,}$")
 
@@ -61,8 +65,12 @@ def classify_value(value: str, key: str | None = None) -> str | None:
             return kind
     if key is not None and _SECRET_NAME.search(key) and not _PLACEHOLDER.match(text) and not text.isdigit():
         return f"non-placeholder value under a secret-like name {key!r}"
-    if _HEX.match(text) or (_TOKENISH.match(text) and re.search(r"[a-z]", text) and re.search(r"[A-Z]", text)
-                            and re.search(r"[0-9]", text)):
+    if _HEX.match(text) or (
+        _TOKENISH.match(text)
+        and re.search(r"[a-z]", text)
+        and re.search(r"[A-Z]", text)
+        and re.search(r"[0-9]", text)
+    ):
         return "long random-looking token"
     return None
 

@@ -37,10 +37,28 @@ from agenticvbench.interop.studiobench_task import (
 )
 
 __all__ = [
-    "ARTIFACTS", "AUDIO_PROFILES", "CALL_LIMIT", "DOMAINS", "EXPORT_TOOL", "JUDGE_ONLY_FIELDS",
-    "MODEL_VISIBLE_FIELDS", "STUDIOBENCH_SERVER", "TASK_KINDS", "Issue", "RuleResult", "RunValidation",
-    "TaskValidation", "ToolCall", "discover_runs", "load_task_index", "model_view", "parse_calls",
-    "validate_run", "validate_task", "validate_task_file", "wall_clock_limit_s",
+    "ARTIFACTS",
+    "AUDIO_PROFILES",
+    "CALL_LIMIT",
+    "DOMAINS",
+    "EXPORT_TOOL",
+    "JUDGE_ONLY_FIELDS",
+    "MODEL_VISIBLE_FIELDS",
+    "STUDIOBENCH_SERVER",
+    "TASK_KINDS",
+    "Issue",
+    "RuleResult",
+    "RunValidation",
+    "TaskValidation",
+    "ToolCall",
+    "discover_runs",
+    "load_task_index",
+    "model_view",
+    "parse_calls",
+    "validate_run",
+    "validate_task",
+    "validate_task_file",
+    "wall_clock_limit_s",
 ]
 
 

@@ -50,9 +50,16 @@ DURATION_EPS_S = 1e-3
 
 #: Rule name -> what it gates: "submitted" and "bench" rules decide the flags, "record" rules only `ok`.
 RULES: dict[str, str] = {
-    "final_present": "submitted", "calls_log": "submitted", "export_called": "submitted",
-    "isolation": "bench", "backends": "bench", "decodable": "bench", "duration": "bench",
-    "artifacts": "record", "result_json": "record", "mcp_json": "record",
+    "final_present": "submitted",
+    "calls_log": "submitted",
+    "export_called": "submitted",
+    "isolation": "bench",
+    "backends": "bench",
+    "decodable": "bench",
+    "duration": "bench",
+    "artifacts": "record",
+    "result_json": "record",
+    "mcp_json": "record",
 }
 
 
@@ -130,12 +137,20 @@ class RunValidation:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-friendly form for `--json` output."""
-        return {"run_dir": self.run_dir, "task_id": self.task_id, "model": self.model,
-                "submitted": self.submitted, "valid_for_bench": self.valid_for_bench,
-                "record_ok": self.record_ok, "ok": self.ok,
-                "rules": [r.to_dict() for r in self.rules], "limits": self.limits,
-                "final_duration_s": self.final_duration_s, "secrets": [s.to_dict() for s in self.secrets],
-                "warnings": self.warnings}
+        return {
+            "run_dir": self.run_dir,
+            "task_id": self.task_id,
+            "model": self.model,
+            "submitted": self.submitted,
+            "valid_for_bench": self.valid_for_bench,
+            "record_ok": self.record_ok,
+            "ok": self.ok,
+            "rules": [r.to_dict() for r in self.rules],
+            "limits": self.limits,
+            "final_duration_s": self.final_duration_s,
+            "secrets": [s.to_dict() for s in self.secrets],
+            "warnings": self.warnings,
+        }
 
 
 def split_tool_name(name: str, server: str | None = None) -> tuple[str | None, str]:
@@ -179,15 +194,18 @@ def parse_calls(path: Path) -> tuple[list[ToolCall], list[str]]:
         if "arguments" in rec and not isinstance(rec["arguments"], dict):
             bad.append("'arguments' must be an object")
         dur = rec.get("duration")
-        if dur is not None and (isinstance(dur, bool) or not isinstance(dur, (int, float))
-                                or not math.isfinite(dur) or dur < 0):
+        if dur is not None and (
+            isinstance(dur, bool) or not isinstance(dur, (int, float)) or not math.isfinite(dur) or dur < 0
+        ):
             bad.append("'duration' must be a non-negative number of seconds")
         if bad:
             problems.append(f"{path.name} line {n}: " + "; ".join(bad))
             continue
         server, tool = split_tool_name(str(name), srv)
         backend = rec.get("backend") if isinstance(rec.get("backend"), str) else None
-        calls.append(ToolCall(n, str(name), server, tool, bool(ok), backend, float(dur) if dur is not None else None))
+        calls.append(
+            ToolCall(n, str(name), server, tool, bool(ok), backend, float(dur) if dur is not None else None)
+        )
     return calls, problems
 
 
@@ -261,8 +279,11 @@ def _backends(result: Any, problem: str) -> RuleResult:
     req = _str_list(b.get("required")) if isinstance(b, dict) else None
     avail = _str_list(b.get("available")) if isinstance(b, dict) else None
     if req is None or avail is None:
-        return RuleResult("backends", False, "result.json: expected backends.required and backends.available "
-                                             "as lists of backend names")
+        return RuleResult(
+            "backends",
+            False,
+            "result.json: expected backends.required and backends.available as lists of backend names",
+        )
     missing = [r for r in req if r not in avail]
     if missing:
         return RuleResult("backends", False, f"required backends not available: {', '.join(missing)}")
@@ -289,12 +310,16 @@ def _duration(actual: float | None, task: dict[str, Any] | None, task_id: str) -
         return RuleResult("duration", False, f"task {task_id!r} not given: its duration range is unknown")
     rng = duration_range(task)
     if rng is None or not validate_task(task).valid:
-        return RuleResult("duration", False, f"task {task_id!r} is not a valid task, so its range is unusable")
+        return RuleResult(
+            "duration", False, f"task {task_id!r} is not a valid task, so its range is unusable"
+        )
     if actual is None:
         return RuleResult("duration", False, "final.mp4 has no readable duration")
     lo, hi = rng
     if actual < lo - DURATION_EPS_S or actual > hi + DURATION_EPS_S:
-        return RuleResult("duration", False, f"final.mp4 lasts {actual:.3f} s, outside the task's [{lo:g}, {hi:g}] s")
+        return RuleResult(
+            "duration", False, f"final.mp4 lasts {actual:.3f} s, outside the task's [{lo:g}, {hi:g}] s"
+        )
     return RuleResult("duration", True)
 
 
@@ -311,8 +336,16 @@ def validate_run(run_dir: str | Path, task: dict[str, Any] | None = None) -> Run
     # then read as missing: the agent writes this folder, and a link would let it borrow or probe any file.
     escapes = {a: why for a in ARTIFACTS if (why := escape_reason(d / a, d, "the run folder"))}
     missing = [a for a in ARTIFACTS if a not in escapes and not (d / a).is_file()]
-    rules.append(RuleResult("artifacts", not missing and not escapes, "; ".join(
-        ([f"missing: {', '.join(missing)}"] if missing else []) + [f"refused {why}" for why in escapes.values()])))
+    rules.append(
+        RuleResult(
+            "artifacts",
+            not missing and not escapes,
+            "; ".join(
+                ([f"missing: {', '.join(missing)}"] if missing else [])
+                + [f"refused {why}" for why in escapes.values()]
+            ),
+        )
+    )
 
     result, problem = _read_json(d / "result.json", escapes)
     if not problem and not isinstance(result, dict):
@@ -329,26 +362,53 @@ def validate_run(run_dir: str | Path, task: dict[str, Any] | None = None) -> Run
         out.secrets = [Issue(f.path, f.to_dict()["message"]) for f in find_secrets(mcp)]
         if out.secrets:
             mcp_problem = "mcp.json contains values that look like secrets at " + ", ".join(
-                s.path or "/" for s in out.secrets)
+                s.path or "/" for s in out.secrets
+            )
     rules.append(RuleResult("mcp_json", not mcp_problem, mcp_problem))
 
     final = d / "final.mp4"
     final_ok = final.is_file() and "final.mp4" not in escapes
-    rules.append(RuleResult("final_present", final_ok, "" if final_ok else "final.mp4 is missing"
-                            + (" (refused: it resolves outside the run folder)" if "final.mp4" in escapes else "")))
+    rules.append(
+        RuleResult(
+            "final_present",
+            final_ok,
+            ""
+            if final_ok
+            else "final.mp4 is missing"
+            + (" (refused: it resolves outside the run folder)" if "final.mp4" in escapes else ""),
+        )
+    )
     calls_path = d / ".calls.jsonl"
     calls: list[ToolCall] = []
     calls_ok = calls_path.is_file() and ".calls.jsonl" not in escapes
     if calls_ok:
         calls, bad_lines = parse_calls(calls_path)
-        rules.append(RuleResult("calls_log", not bad_lines, "; ".join(bad_lines[:5])
-                                + (f" (+{len(bad_lines) - 5} more)" if len(bad_lines) > 5 else "")))
+        rules.append(
+            RuleResult(
+                "calls_log",
+                not bad_lines,
+                "; ".join(bad_lines[:5]) + (f" (+{len(bad_lines) - 5} more)" if len(bad_lines) > 5 else ""),
+            )
+        )
     else:
-        rules.append(RuleResult("calls_log", False, ".calls.jsonl is missing" + (
-            " (refused: it resolves outside the run folder)" if ".calls.jsonl" in escapes else "")))
+        rules.append(
+            RuleResult(
+                "calls_log",
+                False,
+                ".calls.jsonl is missing"
+                + (" (refused: it resolves outside the run folder)" if ".calls.jsonl" in escapes else ""),
+            )
+        )
     exported = any(c.studiobench and c.tool == EXPORT_TOOL and c.ok for c in calls)
-    rules.append(RuleResult("export_called", exported, "" if exported else
-                            f"no successful call to the {STUDIOBENCH_SERVER} '{EXPORT_TOOL}' tool in the call log"))
+    rules.append(
+        RuleResult(
+            "export_called",
+            exported,
+            ""
+            if exported
+            else f"no successful call to the {STUDIOBENCH_SERVER} '{EXPORT_TOOL}' tool in the call log",
+        )
+    )
 
     rules.append(_isolation(calls, res, mcp))
     rules.append(_backends(result, problem))
@@ -360,9 +420,11 @@ def validate_run(run_dir: str | Path, task: dict[str, Any] | None = None) -> Run
     wc, limit = _wall_clock(res), wall_clock_limit_s(rng)
     n_calls = len(calls) if calls_ok else None
     out.limits = {
-        "wall_clock_s": wc, "wall_clock_limit_s": limit,
+        "wall_clock_s": wc,
+        "wall_clock_limit_s": limit,
         "wall_clock_within": None if wc is None or limit is None else wc <= limit,
-        "calls": n_calls, "call_limit": CALL_LIMIT,
+        "calls": n_calls,
+        "call_limit": CALL_LIMIT,
         "calls_within": None if n_calls is None else n_calls <= CALL_LIMIT,
     }
     if out.limits["wall_clock_within"] is False:
@@ -380,8 +442,10 @@ def _compare_recorded(out: RunValidation, res: dict[str, Any], n_calls: int | No
     for flag in ("submitted", "valid_for_bench"):
         rec = res.get(flag)
         if isinstance(rec, bool) and rec != getattr(out, flag):
-            out.warnings.append(f"result.json says {flag}={str(rec).lower()}, the checks say "
-                                f"{str(getattr(out, flag)).lower()}")
+            out.warnings.append(
+                f"result.json says {flag}={str(rec).lower()}, the checks say "
+                f"{str(getattr(out, flag)).lower()}"
+            )
     summary = res.get("calls")
     total = summary.get("total") if isinstance(summary, dict) else None
     if isinstance(total, int) and n_calls is not None and total != n_calls:

@@ -17,17 +17,39 @@ from pathlib import Path
 from typing import Any
 
 DOMAINS: tuple[str, ...] = (
-    "narrative", "commercial", "product", "education", "music", "documentary", "creator", "dialogue",
+    "narrative",
+    "commercial",
+    "product",
+    "education",
+    "music",
+    "documentary",
+    "creator",
+    "dialogue",
 )
 TASK_KINDS: tuple[str, ...] = ("open", "constraint", "assets", "reference", "audio-led")
 AUDIO_PROFILES: tuple[str, ...] = ("speech", "music", "sfx", "dialogue")
 DURATION_BOUNDS: tuple[float, float] = (60.0, 180.0)
 REQUIRED_FIELDS: tuple[str, ...] = ("id", "domain", "task", "wish", "duration_sec", "aspect")
-LIST_FIELDS: tuple[str, ...] = ("must", "forbid", "constraints", "plot_beats", "facts", "assets", "references")
+LIST_FIELDS: tuple[str, ...] = (
+    "must",
+    "forbid",
+    "constraints",
+    "plot_beats",
+    "facts",
+    "assets",
+    "references",
+)
 OPTIONAL_FIELDS: tuple[str, ...] = ("audio_profile", *LIST_FIELDS, "given_audio")
 KNOWN_FIELDS: frozenset[str] = frozenset(REQUIRED_FIELDS + OPTIONAL_FIELDS)
 #: The fields the model sees (protocol §1); everything else stays on the judge side.
-MODEL_VISIBLE_FIELDS: tuple[str, ...] = ("wish", "assets", "references", "given_audio", "duration_sec", "aspect")
+MODEL_VISIBLE_FIELDS: tuple[str, ...] = (
+    "wish",
+    "assets",
+    "references",
+    "given_audio",
+    "duration_sec",
+    "aspect",
+)
 #: Judge-only checklists: never shown to the model.
 JUDGE_ONLY_FIELDS: tuple[str, ...] = ("must", "forbid", "constraints", "plot_beats", "facts")
 
@@ -68,8 +90,13 @@ class TaskValidation:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-friendly form for `--json` output."""
-        return {"source": self.source, "task_id": self.task_id, "valid": self.valid,
-                "errors": [e.to_dict() for e in self.errors], "warnings": [w.to_dict() for w in self.warnings]}
+        return {
+            "source": self.source,
+            "task_id": self.task_id,
+            "valid": self.valid,
+            "errors": [e.to_dict() for e in self.errors],
+            "warnings": [w.to_dict() for w in self.warnings],
+        }
 
 
 def _is_number(v: Any) -> bool:
@@ -89,7 +116,9 @@ def _check_duration(value: Any, errors: list[Issue]) -> None:
     ok = True
     for i, v in enumerate(value):
         if not _is_number(v):
-            errors.append(Issue(json_pointer("duration_sec", i), f"expected a finite number of seconds, got {v!r}"))
+            errors.append(
+                Issue(json_pointer("duration_sec", i), f"expected a finite number of seconds, got {v!r}")
+            )
             ok = False
     if not ok:
         return
@@ -105,13 +134,19 @@ def _check_duration(value: Any, errors: list[Issue]) -> None:
 def _check_audio_profile(value: Any, errors: list[Issue]) -> None:
     p = json_pointer("audio_profile")
     if not isinstance(value, list) or not value:
-        errors.append(Issue(p, f"expected a non-empty list drawn from {', '.join(AUDIO_PROFILES)}, got {value!r}"))
+        errors.append(
+            Issue(p, f"expected a non-empty list drawn from {', '.join(AUDIO_PROFILES)}, got {value!r}")
+        )
         return
     seen: set[str] = set()
     for i, v in enumerate(value):
         if v not in AUDIO_PROFILES:
-            errors.append(Issue(json_pointer("audio_profile", i),
-                                f"expected one of {', '.join(AUDIO_PROFILES)}, got {v!r}"))
+            errors.append(
+                Issue(
+                    json_pointer("audio_profile", i),
+                    f"expected one of {', '.join(AUDIO_PROFILES)}, got {v!r}",
+                )
+            )
         elif v in seen:
             errors.append(Issue(json_pointer("audio_profile", i), f"expected a set, {v!r} is repeated"))
         else:
@@ -120,7 +155,9 @@ def _check_audio_profile(value: Any, errors: list[Issue]) -> None:
 
 def _check_list(name: str, value: Any, errors: list[Issue]) -> None:
     if not isinstance(value, list):
-        errors.append(Issue(json_pointer(name), f"expected a list of non-empty strings, got {type(value).__name__}"))
+        errors.append(
+            Issue(json_pointer(name), f"expected a list of non-empty strings, got {type(value).__name__}")
+        )
         return
     for i, v in enumerate(value):
         if not _nonblank(v):
@@ -137,39 +174,66 @@ def validate_task(task: Any, source: str = "<task>") -> TaskValidation:
     if isinstance(task.get("id"), str):
         result.task_id = task["id"]
     for name in sorted(set(task) - KNOWN_FIELDS):
-        errors.append(Issue(json_pointer(name), f"unknown field; expected only {', '.join(sorted(KNOWN_FIELDS))}"))
+        errors.append(
+            Issue(json_pointer(name), f"unknown field; expected only {', '.join(sorted(KNOWN_FIELDS))}")
+        )
     for name in REQUIRED_FIELDS:
         if name not in task:
             errors.append(Issue(json_pointer(name), "required field is missing"))
     if "audio_profile" not in task:
-        warnings.append(Issue(json_pointer("audio_profile"),
-                              f"recommended field is missing (a non-empty subset of {', '.join(AUDIO_PROFILES)})"))
+        warnings.append(
+            Issue(
+                json_pointer("audio_profile"),
+                f"recommended field is missing (a non-empty subset of {', '.join(AUDIO_PROFILES)})",
+            )
+        )
     if "id" in task and not (isinstance(task["id"], str) and _ID_RE.match(task["id"])):
-        errors.append(Issue(json_pointer("id"), "expected a non-empty id of letters, digits, '.', '_' or '-' "
-                                                f"(at most 120, usable as a directory name), got {task['id']!r}"))
+        errors.append(
+            Issue(
+                json_pointer("id"),
+                "expected a non-empty id of letters, digits, '.', '_' or '-' "
+                f"(at most 120, usable as a directory name), got {task['id']!r}",
+            )
+        )
     if "domain" in task and task["domain"] not in DOMAINS:
-        errors.append(Issue(json_pointer("domain"), f"expected one of {', '.join(DOMAINS)}, got {task['domain']!r}"))
+        errors.append(
+            Issue(json_pointer("domain"), f"expected one of {', '.join(DOMAINS)}, got {task['domain']!r}")
+        )
     if "task" in task and task["task"] not in TASK_KINDS:
-        errors.append(Issue(json_pointer("task"), f"expected one of {', '.join(TASK_KINDS)}, got {task['task']!r}"))
+        errors.append(
+            Issue(json_pointer("task"), f"expected one of {', '.join(TASK_KINDS)}, got {task['task']!r}")
+        )
     if "wish" in task and not _nonblank(task["wish"]):
-        errors.append(Issue(json_pointer("wish"), f"expected a non-empty string (the brief), got {task['wish']!r}"))
+        errors.append(
+            Issue(json_pointer("wish"), f"expected a non-empty string (the brief), got {task['wish']!r}")
+        )
     if "duration_sec" in task:
         _check_duration(task["duration_sec"], errors)
     if "aspect" in task and not (isinstance(task["aspect"], str) and _ASPECT_RE.match(task["aspect"])):
-        errors.append(Issue(json_pointer("aspect"),
-                            f"expected W:H with positive integers such as 16:9, got {task['aspect']!r}"))
+        errors.append(
+            Issue(
+                json_pointer("aspect"),
+                f"expected W:H with positive integers such as 16:9, got {task['aspect']!r}",
+            )
+        )
     if "audio_profile" in task:
         _check_audio_profile(task["audio_profile"], errors)
     for name in LIST_FIELDS:
         if name in task:
             _check_list(name, task[name], errors)
     if "given_audio" in task and not _nonblank(task["given_audio"]):
-        errors.append(Issue(json_pointer("given_audio"),
-                            f"expected a non-empty string (the audio track's path), got {task['given_audio']!r}"))
+        errors.append(
+            Issue(
+                json_pointer("given_audio"),
+                f"expected a non-empty string (the audio track's path), got {task['given_audio']!r}",
+            )
+        )
     kind = task.get("task")
     for needed_kind, name in (("assets", "assets"), ("reference", "references")):
         if kind == needed_kind and isinstance(task.get(name, []), list) and not task.get(name):
-            errors.append(Issue(json_pointer(name), f"expected a non-empty list when task is {needed_kind!r}"))
+            errors.append(
+                Issue(json_pointer(name), f"expected a non-empty list when task is {needed_kind!r}")
+            )
     if kind == "audio-led" and "given_audio" not in task:
         errors.append(Issue(json_pointer("given_audio"), "required when task is 'audio-led'"))
     errors.sort(key=lambda e: e.path)
@@ -182,10 +246,11 @@ def validate_task_file(path: str | Path) -> TaskValidation:
     try:
         data = json.loads(p.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as exc:
-        return TaskValidation(str(p), None, [Issue("", f"cannot read the file ({exc.__class__.__name__}: {exc})")])
+        return TaskValidation(
+            str(p), None, [Issue("", f"cannot read the file ({exc.__class__.__name__}: {exc})")]
+        )
     except json.JSONDecodeError as exc:
-        return TaskValidation(str(p), None,
-                              [Issue("", f"expected JSON: {exc}")])
+        return TaskValidation(str(p), None, [Issue("", f"expected JSON: {exc}")])
     return validate_task(data, str(p))
 
 

@@ -30,8 +30,17 @@ if TYPE_CHECKING:
 _LAZY = {"VideoJudge": "agenticvbench.judge.client"}
 
 __all__ = [
-    "JUDGE_MODES", "PROMPT_TEMPLATE_VERSION", "JudgeCache", "JudgeCall", "JudgeRequest", "JudgeSettings",
-    "JudgeStats", "Verdict", "VideoJudge", "parse_verdict", "prompt_hash",
+    "JUDGE_MODES",
+    "PROMPT_TEMPLATE_VERSION",
+    "JudgeCache",
+    "JudgeCall",
+    "JudgeRequest",
+    "JudgeSettings",
+    "JudgeStats",
+    "Verdict",
+    "VideoJudge",
+    "parse_verdict",
+    "prompt_hash",
 ]
 
 

@@ -72,12 +72,20 @@ class CircuitBreaker:
             self._consecutive += 1
             if self._reason is not None or self._consecutive < self.threshold:
                 return False
-            self._reason = (f"judge circuit breaker open: {self._consecutive} consecutive requests failed "
-                            f"(last: {what}); the judge is not called again in this run")
+            self._reason = (
+                f"judge circuit breaker open: {self._consecutive} consecutive requests failed "
+                f"(last: {what}); the judge is not called again in this run"
+            )
             reason = self._reason
         try:
-            atomic_write_json(self.marker, {"run_id": self.run_id, "reason": reason,
-                                            "opened_at": datetime.now(timezone.utc).isoformat(timespec="seconds")})
+            atomic_write_json(
+                self.marker,
+                {
+                    "run_id": self.run_id,
+                    "reason": reason,
+                    "opened_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                },
+            )
         except OSError:  # the other processes then trip on their own failures; this one is already open
             pass
         return True

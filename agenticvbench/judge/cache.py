@@ -51,8 +51,12 @@ class JudgeCache:
     def get(self, key: str) -> dict[str, Any] | None:
         """The stored record for `key`, or None (absent, torn, or not a verdict of this schema)."""
         data = self._store.read(self._name(key))
-        if data is MISSING or not isinstance(data, dict) or data.get("schema") != CACHE_SCHEMA \
-                or data.get("key") != key:
+        if (
+            data is MISSING
+            or not isinstance(data, dict)
+            or data.get("schema") != CACHE_SCHEMA
+            or data.get("key") != key
+        ):
             return None
         if data.get("outcome") not in ("pass", "fail"):
             return None

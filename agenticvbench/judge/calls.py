@@ -96,8 +96,10 @@ class Tally:
 def vote(request: JudgeRequest, pairs: list[tuple[str, int]], calls: list[JudgeCall]) -> JudgeCall:
     """Majority of the decisive answers of an ensemble ((model, sample) `pairs`, one call each); a tie or no
     decisive answer is unscored."""
-    votes = [{"model": m, "sample": i, "outcome": c.outcome, "reason": c.reason[:300], "cached": c.cached}
-             for (m, i), c in zip(pairs, calls, strict=True)]
+    votes = [
+        {"model": m, "sample": i, "outcome": c.outcome, "reason": c.reason[:300], "cached": c.cached}
+        for (m, i), c in zip(pairs, calls, strict=True)
+    ]
     n_pass = sum(c.outcome == "pass" for c in calls)
     n_fail = sum(c.outcome == "fail" for c in calls)
     tally = f"{n_pass} pass, {n_fail} fail, {len(calls) - n_pass - n_fail} unscored of {len(calls)} votes"
@@ -108,8 +110,15 @@ def vote(request: JudgeRequest, pairs: list[tuple[str, int]], calls: list[JudgeC
         outcome = "pass" if n_pass > n_fail else "fail"
         reason = f"ensemble majority {outcome} ({tally})"
     costs = [c.cost_usd for c in calls]
-    return JudgeCall(request.item_id, outcome, reason, cached=all(c.cached for c in calls),
-                     attempts=sum(c.attempts for c in calls), prompt_tokens=sum(c.prompt_tokens for c in calls),
-                     completion_tokens=sum(c.completion_tokens for c in calls),
-                     cost_usd=None if any(c is None for c in costs) else sum(c or 0.0 for c in costs),
-                     audio_included=any(c.audio_included for c in calls), votes=votes)
+    return JudgeCall(
+        request.item_id,
+        outcome,
+        reason,
+        cached=all(c.cached for c in calls),
+        attempts=sum(c.attempts for c in calls),
+        prompt_tokens=sum(c.prompt_tokens for c in calls),
+        completion_tokens=sum(c.completion_tokens for c in calls),
+        cost_usd=None if any(c is None for c in costs) else sum(c or 0.0 for c in costs),
+        audio_included=any(c.audio_included for c in calls),
+        votes=votes,
+    )

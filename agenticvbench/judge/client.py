@@ -43,19 +43,33 @@ __all__ = ["JudgeCall", "JudgeRequest", "JudgeStats", "VideoJudge"]
 class VideoJudge:
     """Judges rubric items against one video (one instance per task); see the module docstring."""
 
-    def __init__(self, settings: JudgeSettings, video: str | Path, *, cache: JudgeCache | None = None,
-                 audio_facts: AudioFacts | None = None, client: openai.OpenAI | None = None,
-                 breaker: CircuitBreaker | None = None, human: HumanLookup | None = None,
-                 task_id: int | None = None) -> None:
+    def __init__(
+        self,
+        settings: JudgeSettings,
+        video: str | Path,
+        *,
+        cache: JudgeCache | None = None,
+        audio_facts: AudioFacts | None = None,
+        client: openai.OpenAI | None = None,
+        breaker: CircuitBreaker | None = None,
+        human: HumanLookup | None = None,
+        task_id: int | None = None,
+    ) -> None:
         self.settings = settings
         self.task_id = task_id
         self.cache = cache
-        self.breaker = breaker or breaker_for(settings.run_id, marker_dir_for(cache.root.parent if cache else None),
-                                              settings.breaker_threshold)
+        self.breaker = breaker or breaker_for(
+            settings.run_id, marker_dir_for(cache.root.parent if cache else None), settings.breaker_threshold
+        )
         self._tally = Tally()
         self.endpoint = Endpoint(settings, self.breaker, self._tally, client)
-        self.media = JudgedVideo(video, settings, note=self._tally.note, audio_facts=audio_facts,
-                                 transcribe=self.endpoint.transcribe)
+        self.media = JudgedVideo(
+            video,
+            settings,
+            note=self._tally.note,
+            audio_facts=audio_facts,
+            transcribe=self.endpoint.transcribe,
+        )
         self.mode = self._mode(human)
         self._dead: str | None = None
         self._dead_lock = threading.Lock()
@@ -114,8 +128,14 @@ class VideoJudge:
         hit = self.cache.get(key) if self.cache is not None else None
         self._tally.add(cache_hits=int(hit is not None), cache_misses=int(hit is None))
         if hit is not None:
-            return JudgeCall(request.item_id, hit["outcome"], str(hit.get("reason", "")), cached=True,
-                             audio_included=bool(hit.get("audio_included", False)), raw=str(hit.get("raw", "")))
+            return JudgeCall(
+                request.item_id,
+                hit["outcome"],
+                str(hit.get("reason", "")),
+                cached=True,
+                audio_included=bool(hit.get("audio_included", False)),
+                raw=str(hit.get("raw", "")),
+            )
         if self.mode.calls_endpoint:
             if self._dead is not None:
                 return JudgeCall(request.item_id, "unscored", self._dead)
@@ -138,13 +158,23 @@ class VideoJudge:
         """Cache a decisive verdict; a failed write is noted, never fatal (the verdict still counts)."""
         assert self.cache is not None
         try:
-            self.cache.put(key, {
-                "item_id": request.item_id, "outcome": call.outcome, "reason": call.reason, "raw": call.raw,
-                "model": model, "template_version": prompts.PROMPT_TEMPLATE_VERSION,
-                "prompt_tokens": call.prompt_tokens, "completion_tokens": call.completion_tokens,
-                "cost_usd": call.cost_usd, "audio_included": call.audio_included,
-                "task_id": self.task_id, "video_sha256": self.media.sha256,
-                "created_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-            })
+            self.cache.put(
+                key,
+                {
+                    "item_id": request.item_id,
+                    "outcome": call.outcome,
+                    "reason": call.reason,
+                    "raw": call.raw,
+                    "model": model,
+                    "template_version": prompts.PROMPT_TEMPLATE_VERSION,
+                    "prompt_tokens": call.prompt_tokens,
+                    "completion_tokens": call.completion_tokens,
+                    "cost_usd": call.cost_usd,
+                    "audio_included": call.audio_included,
+                    "task_id": self.task_id,
+                    "video_sha256": self.media.sha256,
+                    "created_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                },
+            )
         except OSError as exc:
             self._tally.note(f"verdict cache write failed ({short(exc)})")

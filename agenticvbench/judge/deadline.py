@@ -74,11 +74,13 @@ class DeadlineStream(httpcore.NetworkStream):  # type: ignore[misc]
         """Close the underlying stream."""
         self._inner.close()
 
-    def start_tls(self, ssl_context: Any, server_hostname: str | None = None,
-                  timeout: float | None = None) -> DeadlineStream:
+    def start_tls(
+        self, ssl_context: Any, server_hostname: str | None = None, timeout: float | None = None
+    ) -> DeadlineStream:
         """TLS handshake within the deadline; the TLS stream is wrapped too."""
-        return DeadlineStream(self._inner.start_tls(ssl_context, server_hostname,
-                                                    _budget(timeout, httpcore.ConnectTimeout)))
+        return DeadlineStream(
+            self._inner.start_tls(ssl_context, server_hostname, _budget(timeout, httpcore.ConnectTimeout))
+        )
 
     def get_extra_info(self, info: str) -> Any:
         """Delegate (the pool asks whether the socket is still readable, etc.)."""
@@ -91,17 +93,34 @@ class DeadlineBackend(httpcore.NetworkBackend):  # type: ignore[misc]
     def __init__(self, inner: Any) -> None:
         self._inner = inner
 
-    def connect_tcp(self, host: str, port: int, timeout: float | None = None, local_address: str | None = None,
-                    socket_options: Any = None) -> DeadlineStream:
+    def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: Any = None,
+    ) -> DeadlineStream:
         """Connect within the deadline."""
-        return DeadlineStream(self._inner.connect_tcp(host, port, _budget(timeout, httpcore.ConnectTimeout),
-                                                      local_address=local_address, socket_options=socket_options))
+        return DeadlineStream(
+            self._inner.connect_tcp(
+                host,
+                port,
+                _budget(timeout, httpcore.ConnectTimeout),
+                local_address=local_address,
+                socket_options=socket_options,
+            )
+        )
 
-    def connect_unix_socket(self, path: str, timeout: float | None = None,
-                            socket_options: Any = None) -> DeadlineStream:  # pragma: no cover - no UDS judge
+    def connect_unix_socket(
+        self, path: str, timeout: float | None = None, socket_options: Any = None
+    ) -> DeadlineStream:  # pragma: no cover - no UDS judge
         """Connect within the deadline."""
-        return DeadlineStream(self._inner.connect_unix_socket(path, _budget(timeout, httpcore.ConnectTimeout),
-                                                              socket_options=socket_options))
+        return DeadlineStream(
+            self._inner.connect_unix_socket(
+                path, _budget(timeout, httpcore.ConnectTimeout), socket_options=socket_options
+            )
+        )
 
     def sleep(self, seconds: float) -> None:
         """Delegate."""
@@ -116,7 +135,8 @@ def deadline_http_client(timeout: float) -> Any:
     transport = httpx.HTTPTransport()
     pool = getattr(transport, "_pool", None)
     if pool is None or not hasattr(pool, "_network_backend"):
-        raise RuntimeError("the installed HTTP stack has no pluggable network backend: cannot enforce the judge "
-                           "deadline")
+        raise RuntimeError(
+            "the installed HTTP stack has no pluggable network backend: cannot enforce the judge deadline"
+        )
     pool._network_backend = DeadlineBackend(pool._network_backend)
     return httpx.Client(transport=transport, timeout=timeout, follow_redirects=True)

@@ -24,8 +24,13 @@ from agenticvbench.judge.settings import JudgeSettings
 class Endpoint:
     """One task's connection to the judge endpoint."""
 
-    def __init__(self, settings: JudgeSettings, breaker: CircuitBreaker, tally: Tally,
-                 client: openai.OpenAI | None = None) -> None:
+    def __init__(
+        self,
+        settings: JudgeSettings,
+        breaker: CircuitBreaker,
+        tally: Tally,
+        client: openai.OpenAI | None = None,
+    ) -> None:
         self.settings = settings
         self.breaker = breaker
         self._tally = tally
@@ -37,9 +42,13 @@ class Endpoint:
         with self._client_lock:
             if self._client is None:
                 s = self.settings
-                self._client = openai.OpenAI(base_url=s.resolved_base_url, api_key=s.api_key() or "no-key",
-                                             max_retries=0, timeout=s.timeout,
-                                             http_client=deadline_http_client(s.timeout))
+                self._client = openai.OpenAI(
+                    base_url=s.resolved_base_url,
+                    api_key=s.api_key() or "no-key",
+                    max_retries=0,
+                    timeout=s.timeout,
+                    http_client=deadline_http_client(s.timeout),
+                )
             return self._client
 
     def with_retries(self, fn: Callable[[], Any]) -> tuple[Any, int]:
@@ -56,15 +65,20 @@ class Endpoint:
         def once() -> Any:
             self._tally.add(transcriptions=1)
             return self.client().audio.transcriptions.create(
-                model=self.settings.transcribe_model, file=("audio.wav", wav, "audio/wav"))
+                model=self.settings.transcribe_model, file=("audio.wav", wav, "audio/wav")
+            )
 
         result, _ = self.with_retries(once)
         return result if isinstance(result, str) else str(getattr(result, "text", "") or "")
 
     def _chat_once(self, messages: list[dict], model: str, temperature: float) -> Any:
         s = self.settings
-        kwargs: dict[str, Any] = {"model": model, "messages": messages, "temperature": temperature,
-                                  "max_tokens": s.max_output_tokens}
+        kwargs: dict[str, Any] = {
+            "model": model,
+            "messages": messages,
+            "temperature": temperature,
+            "max_tokens": s.max_output_tokens,
+        }
         json_mode = self._tally.stats.json_mode
         if json_mode:
             kwargs["response_format"] = {"type": "json_object"}
@@ -76,6 +90,8 @@ class Endpoint:
                 raise
             self._tally.drop_json_mode()
             self._tally.add(calls=1)
-            self._tally.note(f"endpoint rejected response_format=json_object ({short(exc, 80)}); asked without it")
+            self._tally.note(
+                f"endpoint rejected response_format=json_object ({short(exc, 80)}); asked without it"
+            )
             kwargs.pop("response_format")
             return self.client().chat.completions.create(**kwargs)

@@ -45,15 +45,18 @@ def encode_jpeg(image: np.ndarray, *, max_side: int, quality: int) -> str:
     h, w = image.shape[:2]
     scale = min(1.0, max_side / max(h, w))
     if scale < 1.0:
-        image = cv2.resize(image, (max(1, round(w * scale)), max(1, round(h * scale))), interpolation=cv2.INTER_AREA)
+        image = cv2.resize(
+            image, (max(1, round(w * scale)), max(1, round(h * scale))), interpolation=cv2.INTER_AREA
+        )
     ok, buf = cv2.imencode(".jpg", image, [int(cv2.IMWRITE_JPEG_QUALITY), int(quality)])
     if not ok:
         raise MediaError("JPEG encoding failed")
     return "data:image/jpeg;base64," + base64.b64encode(buf.tobytes()).decode("ascii")
 
 
-def sample_video(path: str | Path, *, frame_rate: float, max_frames: int, max_side: int,
-                 quality: int = 85) -> SampledVideo:
+def sample_video(
+    path: str | Path, *, frame_rate: float, max_frames: int, max_side: int, quality: int = 85
+) -> SampledVideo:
     """Decode `path` once and keep the first frame at or after each sample time (raises MediaError)."""
     info = probe(path)
     if info.video is None:
@@ -66,8 +69,12 @@ def sample_video(path: str | Path, *, frame_rate: float, max_frames: int, max_si
     for fr in iter_frames(path):
         last = fr
         if k < len(times) and (fr.time >= times[k] - 1e-6 or np.isnan(fr.time)):
-            frames.append((fr.time if not np.isnan(fr.time) else times[k],
-                           encode_jpeg(fr.image, max_side=max_side, quality=quality)))
+            frames.append(
+                (
+                    fr.time if not np.isnan(fr.time) else times[k],
+                    encode_jpeg(fr.image, max_side=max_side, quality=quality),
+                )
+            )
             while k < len(times) and times[k] <= fr.time + 1e-6:
                 k += 1
             if np.isnan(fr.time):

@@ -66,10 +66,17 @@ class HumanVerdict:
         if not isinstance(d, dict) or d.get("schema") != STORE_SCHEMA:
             return None
         try:
-            v = cls(grader=str(d["grader"]), task_id=int(d["task_id"]), item_id=str(d["item_id"]),
-                    video_sha256=str(d["video_sha256"]), verdict=d["verdict"], notes=str(d.get("notes", "")),
-                    pillar=d.get("pillar") if isinstance(d.get("pillar"), int) else None,
-                    run=str(d.get("run", "")), time=str(d.get("time", "")))
+            v = cls(
+                grader=str(d["grader"]),
+                task_id=int(d["task_id"]),
+                item_id=str(d["item_id"]),
+                video_sha256=str(d["video_sha256"]),
+                verdict=d["verdict"],
+                notes=str(d.get("notes", "")),
+                pillar=d.get("pillar") if isinstance(d.get("pillar"), int) else None,
+                run=str(d.get("run", "")),
+                time=str(d.get("time", "")),
+            )
         except (KeyError, TypeError, ValueError):
             return None
         if v.verdict not in VERDICTS or not GRADER_RE.match(v.grader) or len(v.video_sha256) != 64:
@@ -157,7 +164,9 @@ class VerdictStore:
         """`grader`'s current verdict per key (the last line wins)."""
         return {v.key: v for v in self.read(grader)}
 
-    def by_key(self, graders: list[str] | tuple[str, ...] | None = None) -> dict[Key, dict[str, HumanVerdict]]:
+    def by_key(
+        self, graders: list[str] | tuple[str, ...] | None = None
+    ) -> dict[Key, dict[str, HumanVerdict]]:
         """key -> {grader: current verdict} for the given graders (default: all)."""
         out: dict[Key, dict[str, HumanVerdict]] = {}
         for g in graders or self.graders():

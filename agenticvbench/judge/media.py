@@ -28,9 +28,15 @@ AudioFacts = Callable[[], Mapping[str, Any] | None]
 class JudgedVideo:
     """One task's video as the judge sees it (lazy, thread-safe)."""
 
-    def __init__(self, video: str | Path, settings: JudgeSettings, *, note: Callable[[str], None],
-                 audio_facts: AudioFacts | None = None,
-                 transcribe: Callable[[bytes], str] | None = None) -> None:
+    def __init__(
+        self,
+        video: str | Path,
+        settings: JudgeSettings,
+        *,
+        note: Callable[[str], None],
+        audio_facts: AudioFacts | None = None,
+        transcribe: Callable[[bytes], str] | None = None,
+    ) -> None:
         self.path = Path(video)
         self.settings = settings
         self.sha256: str | None = None
@@ -58,8 +64,13 @@ class JudgedVideo:
     def _sample(self) -> SampledVideo:
         s = self.settings
         try:
-            return sample_video(self.path, frame_rate=s.frame_rate, max_frames=s.max_frames, max_side=s.max_side,
-                                quality=s.jpeg_quality)
+            return sample_video(
+                self.path,
+                frame_rate=s.frame_rate,
+                max_frames=s.max_frames,
+                max_side=s.max_side,
+                quality=s.jpeg_quality,
+            )
         except MediaError as exc:
             raise CallFailed(f"cannot sample frames ({exc})", fatal=True) from None
 

@@ -66,7 +66,9 @@ class ReplayJudge(JudgeMode):
 
     def answer(self, request: JudgeRequest, model: str, temperature: float) -> JudgeCall:
         """A cache miss: `unscored`."""
-        return JudgeCall(request.item_id, "unscored", f"replay miss: no cached verdict for item '{request.item_id}'")
+        return JudgeCall(
+            request.item_id, "unscored", f"replay miss: no cached verdict for item '{request.item_id}'"
+        )
 
 
 def _tokens(usage: Any, name: str) -> int:
@@ -93,9 +95,15 @@ class EndpointJudge(JudgeMode):
         sampled = self.video.frames()
         about_sound = prompts.is_about_sound(request.prompt)
         audio_text = self.video.audio_text() if about_sound else None
-        messages = prompts.build_messages(request.prompt, duration=sampled.duration, width=sampled.width,
-                                          height=sampled.height, frames=sampled.frames,
-                                          image_detail=s.image_detail, audio_text=audio_text)
+        messages = prompts.build_messages(
+            request.prompt,
+            duration=sampled.duration,
+            width=sampled.width,
+            height=sampled.height,
+            frames=sampled.frames,
+            image_detail=s.image_detail,
+            audio_text=audio_text,
+        )
         resp, attempts = self.endpoint.chat(messages, model, temperature)
         usage = getattr(resp, "usage", None)
         p_tok, c_tok = _tokens(usage, "prompt_tokens"), _tokens(usage, "completion_tokens")
@@ -109,15 +117,34 @@ class EndpointJudge(JudgeMode):
         except (AttributeError, IndexError, TypeError, KeyError):
             content = None
         if content is not None and not isinstance(content, str):
-            return JudgeCall(request.item_id, "unscored", "unexpected reply: not a chat completion with text "
-                             f"content ({type(resp).__name__})", attempts=attempts, prompt_tokens=p_tok,
-                             completion_tokens=c_tok, cost_usd=cost, audio_included=about_sound)
+            return JudgeCall(
+                request.item_id,
+                "unscored",
+                f"unexpected reply: not a chat completion with text content ({type(resp).__name__})",
+                attempts=attempts,
+                prompt_tokens=p_tok,
+                completion_tokens=c_tok,
+                cost_usd=cost,
+                audio_included=about_sound,
+            )
         verdict = parse_verdict(content)
-        return JudgeCall(request.item_id, verdict.outcome, verdict.reason, attempts=attempts, prompt_tokens=p_tok,
-                         completion_tokens=c_tok, cost_usd=cost, audio_included=about_sound,
-                         raw=(content or "")[:2000])
+        return JudgeCall(
+            request.item_id,
+            verdict.outcome,
+            verdict.reason,
+            attempts=attempts,
+            prompt_tokens=p_tok,
+            completion_tokens=c_tok,
+            cost_usd=cost,
+            audio_included=about_sound,
+            raw=(content or "")[:2000],
+        )
 
 
 #: mode name -> its class (the wrapper builds the instance with what that mode needs).
-JUDGES: dict[str, type[JudgeMode]] = {"off": OffJudge, "human": HumanJudge, "replay": ReplayJudge,
-                                      "cache": EndpointJudge}
+JUDGES: dict[str, type[JudgeMode]] = {
+    "off": OffJudge,
+    "human": HumanJudge,
+    "replay": ReplayJudge,
+    "cache": EndpointJudge,
+}

@@ -27,7 +27,9 @@ SYSTEM_PROMPT = (
     "track. Judge ONLY the single criterion you are given. Base the verdict on the evidence shown; if the evidence "
     "does not show that the criterion is met, the verdict is false."
 )
-VIDEO_HEADER = "The video lasts {duration:.2f} s at {width}x{height}. {n_frames} frames follow, in time order."
+VIDEO_HEADER = (
+    "The video lasts {duration:.2f} s at {width}x{height}. {n_frames} frames follow, in time order."
+)
 FRAME_LABEL = "Frame at t={time:.2f} s:"
 AUDIO_HEADER = "Audio track (measured by tools, not heard):"
 NO_AUDIO = "The video has no audio track."
@@ -45,18 +47,60 @@ KNOWN_HASHES: dict[str, str] = {
 
 #: Words that make an item "about sound": its request then carries the audio description.
 SOUND_WORDS = (
-    "audio", "sound", "sounds", "soundtrack", "music", "musical", "song", "songs", "dialogue",
-    "dialog", "voice", "voices", "voiceover", "voice-over", "narration", "narrator", "speech", "spoken",
-    "speaks", "speaking", "silence", "silent", "loud", "loudness", "quiet", "volume", "mute", "muted",
-    "lufs", "hear", "heard", "audible", "inaudible", "sfx",
+    "audio",
+    "sound",
+    "sounds",
+    "soundtrack",
+    "music",
+    "musical",
+    "song",
+    "songs",
+    "dialogue",
+    "dialog",
+    "voice",
+    "voices",
+    "voiceover",
+    "voice-over",
+    "narration",
+    "narrator",
+    "speech",
+    "spoken",
+    "speaks",
+    "speaking",
+    "silence",
+    "silent",
+    "loud",
+    "loudness",
+    "quiet",
+    "volume",
+    "mute",
+    "muted",
+    "lufs",
+    "hear",
+    "heard",
+    "audible",
+    "inaudible",
+    "sfx",
 )
-_SOUND_RE = re.compile(r"(?<![\w-])(" + "|".join(re.escape(w) for w in SOUND_WORDS) + r")(?![\w-])", re.IGNORECASE)
+_SOUND_RE = re.compile(
+    r"(?<![\w-])(" + "|".join(re.escape(w) for w in SOUND_WORDS) + r")(?![\w-])", re.IGNORECASE
+)
 
 
 def prompt_hash() -> str:
     """SHA-256 of the template version and every fixed text of the template (recorded in result provenance)."""
-    parts = [PROMPT_TEMPLATE_VERSION, SYSTEM_PROMPT, VIDEO_HEADER, FRAME_LABEL, AUDIO_HEADER, NO_AUDIO,
-             TRANSCRIPT_HEADER, CRITERION_HEADER, VERDICT_SUFFIX, ",".join(SOUND_WORDS)]
+    parts = [
+        PROMPT_TEMPLATE_VERSION,
+        SYSTEM_PROMPT,
+        VIDEO_HEADER,
+        FRAME_LABEL,
+        AUDIO_HEADER,
+        NO_AUDIO,
+        TRANSCRIPT_HEADER,
+        CRITERION_HEADER,
+        VERDICT_SUFFIX,
+        ",".join(SOUND_WORDS),
+    ]
     return text_sha256("\x1f".join(parts))
 
 
@@ -70,8 +114,12 @@ def describe_audio(facts: Mapping[str, Any] | None, transcript: str | None) -> s
     if facts is not None and facts.get("has_audio") is False:
         return NO_AUDIO
     lines = [AUDIO_HEADER]
-    labels = {"integrated_lufs": ("integrated loudness", "LUFS"), "mean_volume_db": ("mean volume", "dB"),
-              "max_volume_db": ("peak volume", "dB"), "longest_silence_s": ("longest silence", "s")}
+    labels = {
+        "integrated_lufs": ("integrated loudness", "LUFS"),
+        "mean_volume_db": ("mean volume", "dB"),
+        "max_volume_db": ("peak volume", "dB"),
+        "longest_silence_s": ("longest silence", "s"),
+    }
     for key, value in (facts or {}).items():
         if key == "has_audio" or value is None:
             continue
@@ -85,12 +133,24 @@ def describe_audio(facts: Mapping[str, Any] | None, transcript: str | None) -> s
     return "\n".join(lines)
 
 
-def build_messages(item_prompt: str, *, duration: float, width: int, height: int,
-                   frames: list[tuple[float, str]], image_detail: str, audio_text: str | None) -> list[dict]:
+def build_messages(
+    item_prompt: str,
+    *,
+    duration: float,
+    width: int,
+    height: int,
+    frames: list[tuple[float, str]],
+    image_detail: str,
+    audio_text: str | None,
+) -> list[dict]:
     """Chat messages for one item: system prompt, then one user turn of [header, (label, frame)..., audio,
     criterion + verdict suffix]. `frames` holds (time, data URL) pairs."""
-    content: list[dict[str, Any]] = [{"type": "text", "text": VIDEO_HEADER.format(
-        duration=duration, width=width, height=height, n_frames=len(frames))}]
+    content: list[dict[str, Any]] = [
+        {
+            "type": "text",
+            "text": VIDEO_HEADER.format(duration=duration, width=width, height=height, n_frames=len(frames)),
+        }
+    ]
     for t, url in frames:
         content.append({"type": "text", "text": FRAME_LABEL.format(time=t)})
         content.append({"type": "image_url", "image_url": {"url": url, "detail": image_detail}})

@@ -48,8 +48,12 @@ def _retry_after(exc: openai.APIStatusError) -> float | None:
         return None
 
 
-def with_retries(fn: Callable[[], Any], s: JudgeSettings, breaker: CircuitBreaker,
-                 on_retry: Callable[[], None] | None = None) -> tuple[Any, int]:
+def with_retries(
+    fn: Callable[[], Any],
+    s: JudgeSettings,
+    breaker: CircuitBreaker,
+    on_retry: Callable[[], None] | None = None,
+) -> tuple[Any, int]:
     """Run `fn` with the deadline, retries and breaker described above; returns (result, attempts)."""
     attempt = 0
     while True:

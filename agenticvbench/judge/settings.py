@@ -69,7 +69,9 @@ class JudgeSettings:
     transcribe: bool = False  # sound items: add a transcript from the endpoint's audio transcription API
     transcribe_model: str = "whisper-1"
     max_concurrency: int = 4
-    max_retries: int = 3  # retries after the first attempt, on 408/409/429/5xx, timeouts and connection errors
+    max_retries: int = (
+        3  # retries after the first attempt, on 408/409/429/5xx, timeouts and connection errors
+    )
     backoff_s: float = 1.0  # first retry delay; doubles each retry, capped at `backoff_max_s`
     backoff_max_s: float = 30.0
     timeout: float = 120.0  # wall-clock seconds per HTTP request (connect + send + the whole answer)
@@ -109,10 +111,17 @@ class JudgeSettings:
         """Defaults, then `$AVB_JUDGE_MODE`, `$AVB_JUDGE_MODEL`, `$AVB_JUDGE_BASE_URL`, `$AVB_JUDGE_TIMEOUT`,
         `$AVB_JUDGE_RETRIES`, then non-None overrides. A non-numeric timeout/retries variable is a ValueError."""
         env: dict[str, Any] = {}
-        for key, var in (("mode", "AVB_JUDGE_MODE"), ("model", "AVB_JUDGE_MODEL"), ("base_url", "AVB_JUDGE_BASE_URL")):
+        for key, var in (
+            ("mode", "AVB_JUDGE_MODE"),
+            ("model", "AVB_JUDGE_MODEL"),
+            ("base_url", "AVB_JUDGE_BASE_URL"),
+        ):
             if os.environ.get(var):
                 env[key] = os.environ[var]
-        for key, var, conv in (("timeout", "AVB_JUDGE_TIMEOUT", float), ("max_retries", "AVB_JUDGE_RETRIES", int)):
+        for key, var, conv in (
+            ("timeout", "AVB_JUDGE_TIMEOUT", float),
+            ("max_retries", "AVB_JUDGE_RETRIES", int),
+        ):
             if os.environ.get(var):
                 try:
                     env[key] = conv(os.environ[var])
@@ -156,9 +165,13 @@ class JudgeSettings:
     def sampling_key(self) -> dict[str, Any]:
         """The settings that change what the model is shown (part of every cache key)."""
         return {
-            "frame_rate": float(self.frame_rate), "max_frames": int(self.max_frames), "max_side": int(self.max_side),
-            "jpeg_quality": int(self.jpeg_quality), "image_detail": self.image_detail,
-            "transcribe": bool(self.transcribe), "transcribe_model": self.transcribe_model if self.transcribe else None,
+            "frame_rate": float(self.frame_rate),
+            "max_frames": int(self.max_frames),
+            "max_side": int(self.max_side),
+            "jpeg_quality": int(self.jpeg_quality),
+            "image_detail": self.image_detail,
+            "transcribe": bool(self.transcribe),
+            "transcribe_model": self.transcribe_model if self.transcribe else None,
         }
 
     def unconfigured_note(self) -> str | None:
@@ -166,8 +179,10 @@ class JudgeSettings:
         would fail and each llm item end `unscored`); None when a key or an explicit endpoint is set."""
         if self.mode != "cache" or self.api_key() or self.base_url or os.environ.get("OPENAI_BASE_URL"):
             return None
-        return (f"judge: no ${self.api_key_env} and no --judge-base-url: calls to {DEFAULT_BASE_URL} will fail, so "
-                f"llm items will be unscored (set a key or an endpoint, or pass --judge off)")
+        return (
+            f"judge: no ${self.api_key_env} and no --judge-base-url: calls to {DEFAULT_BASE_URL} will fail, so "
+            f"llm items will be unscored (set a key or an endpoint, or pass --judge off)"
+        )
 
     def cost_usd(self, prompt_tokens: int, completion_tokens: int, model: str | None = None) -> float | None:
         """Cost of one call of `model` (default: `model`) from the price table; None when it has no listed price."""
@@ -182,13 +197,26 @@ class JudgeSettings:
         if self.mode == "off":
             return dict(OFF_PROVENANCE)
         if self.mode == "human":
-            return {"judge_mode": "human", "judge_model": None, "judge_base_url_host": None,
-                    "judge_graders": list(self.graders) or "all", "judge_grades_digest": self.grades_digest}
-        prov: dict[str, Any] = {"judge_mode": self.mode, "judge_model": self.model,
-                                "judge_base_url_host": self.base_url_host, "judge_sampling": self.sampling_key()}
+            return {
+                "judge_mode": "human",
+                "judge_model": None,
+                "judge_base_url_host": None,
+                "judge_graders": list(self.graders) or "all",
+                "judge_grades_digest": self.grades_digest,
+            }
+        prov: dict[str, Any] = {
+            "judge_mode": self.mode,
+            "judge_model": self.model,
+            "judge_base_url_host": self.base_url_host,
+            "judge_sampling": self.sampling_key(),
+        }
         if self.is_ensemble:
-            prov["judge_ensemble"] = {"models": list(self.models), "samples": self.samples,
-                                      "sample_temperature": self.sample_temperature, "vote": "majority, tie unscored"}
+            prov["judge_ensemble"] = {
+                "models": list(self.models),
+                "samples": self.samples,
+                "sample_temperature": self.sample_temperature,
+                "vote": "majority, tie unscored",
+            }
         return prov
 
 
@@ -203,33 +231,70 @@ def _csv(text: str) -> tuple[str, ...]:
 
 def add_judge_args(p: argparse.ArgumentParser) -> None:
     """The recap judge options shared by `verify`, `demo` and `score recap`."""
-    p.add_argument("--judge", choices=JUDGE_MODES, default=None,
-                   help="cache: use and fill the verdict cache; replay: cache only, no network; off: no judge; "
-                        "human: verdicts stored with `avb grade` (default: $AVB_JUDGE_MODE, else cache when an API "
-                        "key or endpoint is configured, else off)")
-    p.add_argument("--judge-model", default=None,
-                   help="judge model, or a comma list for an ensemble (default: $AVB_JUDGE_MODEL or gpt-4o-mini)")
-    p.add_argument("--judge-base-url", default=None,
-                   help="OpenAI-compatible endpoint (default: $AVB_JUDGE_BASE_URL, $OPENAI_BASE_URL, OpenAI)")
-    p.add_argument("--judge-frames", type=int, default=None, help="maximum frames shown to the judge (default 16)")
-    p.add_argument("--judge-fps", type=float, default=None, help="frames sampled per second of video (default 1)")
-    p.add_argument("--judge-timeout", type=float, default=None,
-                   help="wall-clock seconds per judge request (default: $AVB_JUDGE_TIMEOUT or 120)")
-    p.add_argument("--judge-retries", type=int, default=None,
-                   help="retries of a failed judge request (default: $AVB_JUDGE_RETRIES or 3)")
-    p.add_argument("--judge-samples", type=int, default=None,
-                   help="calls per item and model, majority vote; a tie is unscored (default 1)")
-    p.add_argument("--graders", type=_csv, default=None,
-                   help="--judge human: comma list of graders whose verdicts count (default: all)")
+    p.add_argument(
+        "--judge",
+        choices=JUDGE_MODES,
+        default=None,
+        help="cache: use and fill the verdict cache; replay: cache only, no network; off: no judge; "
+        "human: verdicts stored with `avb grade` (default: $AVB_JUDGE_MODE, else cache when an API "
+        "key or endpoint is configured, else off)",
+    )
+    p.add_argument(
+        "--judge-model",
+        default=None,
+        help="judge model, or a comma list for an ensemble (default: $AVB_JUDGE_MODEL or gpt-4o-mini)",
+    )
+    p.add_argument(
+        "--judge-base-url",
+        default=None,
+        help="OpenAI-compatible endpoint (default: $AVB_JUDGE_BASE_URL, $OPENAI_BASE_URL, OpenAI)",
+    )
+    p.add_argument(
+        "--judge-frames", type=int, default=None, help="maximum frames shown to the judge (default 16)"
+    )
+    p.add_argument(
+        "--judge-fps", type=float, default=None, help="frames sampled per second of video (default 1)"
+    )
+    p.add_argument(
+        "--judge-timeout",
+        type=float,
+        default=None,
+        help="wall-clock seconds per judge request (default: $AVB_JUDGE_TIMEOUT or 120)",
+    )
+    p.add_argument(
+        "--judge-retries",
+        type=int,
+        default=None,
+        help="retries of a failed judge request (default: $AVB_JUDGE_RETRIES or 3)",
+    )
+    p.add_argument(
+        "--judge-samples",
+        type=int,
+        default=None,
+        help="calls per item and model, majority vote; a tie is unscored (default 1)",
+    )
+    p.add_argument(
+        "--graders",
+        type=_csv,
+        default=None,
+        help="--judge human: comma list of graders whose verdicts count (default: all)",
+    )
 
 
 def settings_from_args(args: argparse.Namespace) -> JudgeSettings:
     """`JudgeSettings` from the judge options (ValueError for an invalid setting)."""
     mode = args.judge or JudgeSettings.auto_mode(args.judge_base_url)  # off when no endpoint is configured
-    settings = JudgeSettings.from_env(mode=mode, model=args.judge_model, base_url=args.judge_base_url,
-                                      max_frames=args.judge_frames, frame_rate=args.judge_fps,
-                                      timeout=args.judge_timeout, max_retries=args.judge_retries,
-                                      samples=args.judge_samples, graders=args.graders)
+    settings = JudgeSettings.from_env(
+        mode=mode,
+        model=args.judge_model,
+        base_url=args.judge_base_url,
+        max_frames=args.judge_frames,
+        frame_rate=args.judge_fps,
+        timeout=args.judge_timeout,
+        max_retries=args.judge_retries,
+        samples=args.judge_samples,
+        graders=args.graders,
+    )
     if settings.mode == "human":
         from agenticvbench.judge.human_store import grades_digest
         from agenticvbench.loader import default_cache_dir

@@ -87,11 +87,15 @@ def parse_verdict(reply: str | None) -> Verdict:
         values = [o["pass"] for o in objs]
         if any(not isinstance(v, bool) for v in values):
             bad = next(v for v in values if not isinstance(v, bool))
-            return Verdict("unscored", f"unparseable verdict: 'pass' is {json.dumps(bad)}, not a JSON boolean")
+            return Verdict(
+                "unscored", f"unparseable verdict: 'pass' is {json.dumps(bad)}, not a JSON boolean"
+            )
         if len(set(values)) > 1:
             return Verdict("unscored", "unparseable verdict: the reply holds contradictory 'pass' values")
         reason = objs[0].get("reason", "")
-        return Verdict("pass" if values[0] else "fail", reason if isinstance(reason, str) else json.dumps(reason))
+        return Verdict(
+            "pass" if values[0] else "fail", reason if isinstance(reason, str) else json.dumps(reason)
+        )
     bare = _bare_yes_no(text)
     if bare is not None:
         return Verdict(bare, text[:300])

@@ -6,5 +6,12 @@ from agenticvbench.media.probe import ProbeResult, StreamInfo, probe
 from agenticvbench.media.video import VideoFrame, iter_frames
 
 __all__ = [
-    "ProbeResult", "StreamInfo", "VideoFrame", "decode_audio", "ffmpeg_exe", "iter_frames", "probe", "run_ffmpeg",
+    "ProbeResult",
+    "StreamInfo",
+    "VideoFrame",
+    "decode_audio",
+    "ffmpeg_exe",
+    "iter_frames",
+    "probe",
+    "run_ffmpeg",
 ]

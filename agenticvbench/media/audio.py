@@ -11,8 +11,14 @@ from agenticvbench.errors import MediaError
 from agenticvbench.media.container import open_input
 
 
-def decode_audio(path: str | Path, *, sample_rate: int = 48000, mono: bool = True,
-                 start_s: float = 0.0, duration_s: float | None = None) -> np.ndarray:
+def decode_audio(
+    path: str | Path,
+    *,
+    sample_rate: int = 48000,
+    mono: bool = True,
+    start_s: float = 0.0,
+    duration_s: float | None = None,
+) -> np.ndarray:
     """Return the first audio stream as float32 in [-1, 1] at `sample_rate` (mono: shape (n,); else (ch, n)).
 
     Raises `MediaError` when the file has no audio stream or cannot be decoded. Samples before `start_s`

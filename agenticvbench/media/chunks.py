@@ -39,8 +39,14 @@ def opencv_seek_frame(start_s: float, fps: float) -> int:
     return int(start_s * fps + 0.5)
 
 
-def pcm_s16(path: str | Path, *, sample_rate: int = 48000, start_s: float | None = None,
-            duration_s: float | None = None, timeout: float = 600.0) -> np.ndarray:
+def pcm_s16(
+    path: str | Path,
+    *,
+    sample_rate: int = 48000,
+    start_s: float | None = None,
+    duration_s: float | None = None,
+    timeout: float = 600.0,
+) -> np.ndarray:
     """First audio stream as mono int16 PCM at `sample_rate`, converted by the ffmpeg binary exactly as the
     official `-ac 1 -ar SR` s16 extraction does (stereo is averaged: (L + R) / 2).
 
@@ -54,8 +60,20 @@ def pcm_s16(path: str | Path, *, sample_rate: int = 48000, start_s: float | None
         args += ["-ss", f"{start_s:.3f}"]
     if duration_s is not None:
         args += ["-t", f"{duration_s:.3f}"]
-    args += ["-i", str(path), "-vn", "-ac", "1", "-ar", str(sample_rate), "-f", "s16le", "-acodec", "pcm_s16le",
-             "pipe:1"]
+    args += [
+        "-i",
+        str(path),
+        "-vn",
+        "-ac",
+        "1",
+        "-ar",
+        str(sample_rate),
+        "-f",
+        "s16le",
+        "-acodec",
+        "pcm_s16le",
+        "pipe:1",
+    ]
     proc = run_ffmpeg(args, timeout=timeout)
     if proc.returncode != 0:
         raise MediaError(f"ffmpeg audio extract failed: {_first_error(proc.stderr, proc.returncode)}")
@@ -82,9 +100,18 @@ class FrameWindow(Generic[T]):
     has no video stream yields no frames and sets `error` too.
     """
 
-    def __init__(self, path: str | Path, wanted: Callable[[int], bool], last: int,
-                 transform: Callable[[VideoFrame], T], *, prefetch: int = 8, threaded: bool = True,
-                 batch: int = 1, on_batch: Callable[[list[T]], None] | None = None) -> None:
+    def __init__(
+        self,
+        path: str | Path,
+        wanted: Callable[[int], bool],
+        last: int,
+        transform: Callable[[VideoFrame], T],
+        *,
+        prefetch: int = 8,
+        threaded: bool = True,
+        batch: int = 1,
+        on_batch: Callable[[list[T]], None] | None = None,
+    ) -> None:
         self._stop = threading.Event()
         # once stopped, every frame is "wanted" so the decode loop reaches the stop check at the next frame
         self._frames = iter_frames(path, wanted=lambda i: self._stop.is_set() or wanted(i), last=last)
@@ -99,7 +126,9 @@ class FrameWindow(Generic[T]):
         self._thread: threading.Thread | None = None
         self._source: Iterator[object]
         if threaded:
-            self._thread = threading.Thread(target=self._produce, name=f"decode:{Path(path).name}", daemon=True)
+            self._thread = threading.Thread(
+                target=self._produce, name=f"decode:{Path(path).name}", daemon=True
+            )
             self._thread.start()
             self._source = self._drain()
         else:

@@ -24,8 +24,9 @@ def open_failure(exc: BaseException) -> str:
 
 
 @contextmanager
-def open_input(path: str | Path, *, need: str | None = None,
-               options: dict[str, str] | None = None) -> Iterator[InputContainer]:
+def open_input(
+    path: str | Path, *, need: str | None = None, options: dict[str, str] | None = None
+) -> Iterator[InputContainer]:
     """Open `path` for reading; `need="video"|"audio"` also requires a stream of that kind.
 
     A submitted file pinned for the job being scored is read through its pinned descriptor (`pinned`), never

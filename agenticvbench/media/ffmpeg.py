@@ -26,9 +26,20 @@ from agenticvbench.pinned import pinned, shown_as
 
 #: Exit codes a shell gives a child killed by SIGINT, SIGQUIT, SIGILL, SIGABRT, SIGBUS, SIGFPE, SIGKILL, SIGSEGV,
 #: SIGTERM (128 + N). ffmpeg's own error exits map libav error tags to other values (e.g. 183, 254).
-SIGNAL_EXITS: frozenset[int] = frozenset(128 + int(s) for s in (
-    signal.SIGINT, signal.SIGQUIT, signal.SIGILL, signal.SIGABRT, signal.SIGBUS, signal.SIGFPE, signal.SIGKILL,
-    signal.SIGSEGV, signal.SIGTERM))
+SIGNAL_EXITS: frozenset[int] = frozenset(
+    128 + int(s)
+    for s in (
+        signal.SIGINT,
+        signal.SIGQUIT,
+        signal.SIGILL,
+        signal.SIGABRT,
+        signal.SIGBUS,
+        signal.SIGFPE,
+        signal.SIGKILL,
+        signal.SIGSEGV,
+        signal.SIGTERM,
+    )
+)
 #: One line per tool failure in this process (the engine compares the length before and after a task).
 TOOL_FAILURES: list[str] = []
 
@@ -53,8 +64,9 @@ def _arg(value: object) -> str:
     return pin.source if pin is not None else text
 
 
-def run_ffmpeg(args: Sequence[str], *, timeout: float = 600.0, check: bool = False,
-               input_bytes: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
+def run_ffmpeg(
+    args: Sequence[str], *, timeout: float = 600.0, check: bool = False, input_bytes: bytes | None = None
+) -> subprocess.CompletedProcess[bytes]:
     """Run `ffmpeg -hide_banner -nostdin ARGS`; returns the completed process (stdout/stderr as bytes).
 
     Raises `ToolError` when the binary is missing or cannot run, or ffmpeg was killed (see the module docstring).
@@ -68,12 +80,18 @@ def run_ffmpeg(args: Sequence[str], *, timeout: float = 600.0, check: bool = Fal
     except OSError as exc:  # missing, not executable, no memory to fork
         raise _fail(f"ffmpeg could not be run ({cmd[0]}: {exc.strerror or exc})") from None
     if b"/fd/" in proc.stderr:
-        proc.stderr = shown_as(proc.stderr.decode("utf-8", "surrogateescape")).encode("utf-8", "surrogateescape")
+        proc.stderr = shown_as(proc.stderr.decode("utf-8", "surrogateescape")).encode(
+            "utf-8", "surrogateescape"
+        )
     if proc.returncode < 0 or proc.returncode in SIGNAL_EXITS:
-        how = (f"killed by signal {-proc.returncode}" if proc.returncode < 0
-               else f"exit {proc.returncode}, killed by signal {proc.returncode - 128}")
-        raise _fail(f"ffmpeg failed ({how}) running {' '.join(map(str, args))[:200]}; its output is not a "
-                    "measurement")
+        how = (
+            f"killed by signal {-proc.returncode}"
+            if proc.returncode < 0
+            else f"exit {proc.returncode}, killed by signal {proc.returncode - 128}"
+        )
+        raise _fail(
+            f"ffmpeg failed ({how}) running {' '.join(map(str, args))[:200]}; its output is not a measurement"
+        )
     if check and proc.returncode != 0:
         tail = proc.stderr.decode("utf-8", "replace").strip().splitlines()[-3:]
         raise MediaError(f"ffmpeg failed ({proc.returncode}): {' | '.join(tail)}")

@@ -97,7 +97,7 @@ def parse_loudnorm_json(stderr: bytes | str) -> dict[str, str] | None:
     if start < 0:
         return None
     try:
-        obj = json.loads(text[start:end + 1])
+        obj = json.loads(text[start : end + 1])
     except json.JSONDecodeError:
         return None
     return obj if isinstance(obj, dict) else None
@@ -118,7 +118,9 @@ class VideoPass:
     errors: str | None
 
 
-_LEVEL_TAG = re.compile(r"^((?:\[[^\]]*\] )*?)\[(quiet|panic|fatal|error|warning|info|verbose|debug|trace)\] ")
+_LEVEL_TAG = re.compile(
+    r"^((?:\[[^\]]*\] )*?)\[(quiet|panic|fatal|error|warning|info|verbose|debug|trace)\] "
+)
 _REPEATED = re.compile(r"^\s*Last message repeated (\d+) times?$")
 _ERROR_LEVELS = frozenset({"panic", "fatal", "error"})
 
@@ -139,7 +141,7 @@ def error_lines(leveled_log: bytes | str) -> str:
         repeated = None if tagged else _REPEATED.match(raw)
         if tagged:
             keep = tagged.group(2) in _ERROR_LEVELS
-            last = tagged.group(1) + raw[tagged.end():]
+            last = tagged.group(1) + raw[tagged.end() :]
             if keep:
                 kept.append(last)
         elif repeated:
@@ -166,8 +168,13 @@ def _lines_from(log: str, context: str) -> str:
     return "\n".join(line for line in log.splitlines() if line.startswith(f"[{context}"))
 
 
-def video_pass(path: str | Path, *, black_pix_th: float | None = 0.10, freeze_noise: float | None = 0.003,
-               errors: bool = False) -> VideoPass:
+def video_pass(
+    path: str | Path,
+    *,
+    black_pix_th: float | None = 0.10,
+    freeze_noise: float | None = 0.003,
+    errors: bool = False,
+) -> VideoPass:
     """Black runs (blackdetect `d=0:pix_th`), freeze runs (freezedetect `n:d=0`) and the decode-error log, from
     one ffmpeg run that decodes the file once. Pass None (or False) to leave a measurement out.
 
@@ -193,28 +200,46 @@ def video_pass(path: str | Path, *, black_pix_th: float | None = 0.10, freeze_no
         graph = f"[0:v:0]split=2[a][b];[a]{chains[0]}[out];[b]{chains[1]},nullsink"
     else:
         graph = f"[0:v:0]{chains[0]}[out]"
-    args = ["-nostats", "-loglevel", "level+info" if errors else "info", "-i", str(path), "-filter_complex", graph,
-            "-map", "[out]", "-f", "null", "-"]
+    args = [
+        "-nostats",
+        "-loglevel",
+        "level+info" if errors else "info",
+        "-i",
+        str(path),
+        "-filter_complex",
+        graph,
+        "-map",
+        "[out]",
+        "-f",
+        "null",
+        "-",
+    ]
     if errors:
         args += ["-f", "null", "-"]
     proc = run_ffmpeg(args, timeout=FILTER_TIMEOUT_S)
     log = _text(proc.stderr)
     black = parse_blackdetect(_lines_from(log, "Parsed_blackdetect_")) if black_pix_th is not None else None
-    freeze = parse_freezedetect(_lines_from(log, "Parsed_freezedetect_")) if freeze_noise is not None else None
+    freeze = (
+        parse_freezedetect(_lines_from(log, "Parsed_freezedetect_")) if freeze_noise is not None else None
+    )
     return VideoPass(black, freeze, error_lines(log) if errors else None)
 
 
 def volumedetect(path: str | Path) -> VolumeStats | None:
     """`ffmpeg -i F -af volumedetect -f null -` (ffmpeg's default audio stream choice); None without audio."""
-    proc = run_ffmpeg(["-i", str(path), "-vn", "-sn", "-dn", "-af", "volumedetect", "-f", "null", "-"],
-                      timeout=FILTER_TIMEOUT_S)
+    proc = run_ffmpeg(
+        ["-i", str(path), "-vn", "-sn", "-dn", "-af", "volumedetect", "-f", "null", "-"],
+        timeout=FILTER_TIMEOUT_S,
+    )
     return parse_volumedetect(proc.stderr)
 
 
 def loudnorm_measure(path: str | Path) -> dict[str, str] | None:
     """`ffmpeg -i F -af loudnorm=print_format=json -f null -`: loudnorm's measurement JSON, None without audio."""
-    proc = run_ffmpeg(["-i", str(path), "-vn", "-sn", "-dn", "-af", "loudnorm=print_format=json",
-                       "-f", "null", "-"], timeout=FILTER_TIMEOUT_S)
+    proc = run_ffmpeg(
+        ["-i", str(path), "-vn", "-sn", "-dn", "-af", "loudnorm=print_format=json", "-f", "null", "-"],
+        timeout=FILTER_TIMEOUT_S,
+    )
     return parse_loudnorm_json(proc.stderr)
 
 
@@ -234,8 +259,22 @@ def luma_at(path: str | Path, time_s: float) -> float | None:
     """
     if not math.isfinite(time_s) or time_s < 0:
         return None
-    proc = run_ffmpeg(["-ss", f"{time_s:.6f}", "-i", str(path), "-map", "0:v:0", "-frames:v", "1",
-                       "-vf", f"format=pix_fmts={_EIGHT_BIT_YUV},signalstats,"
-                              "metadata=mode=print:key=lavfi.signalstats.YAVG", "-f", "null", "-"],
-                      timeout=120.0)
+    proc = run_ffmpeg(
+        [
+            "-ss",
+            f"{time_s:.6f}",
+            "-i",
+            str(path),
+            "-map",
+            "0:v:0",
+            "-frames:v",
+            "1",
+            "-vf",
+            f"format=pix_fmts={_EIGHT_BIT_YUV},signalstats,metadata=mode=print:key=lavfi.signalstats.YAVG",
+            "-f",
+            "null",
+            "-",
+        ],
+        timeout=120.0,
+    )
     return parse_yavg(proc.stderr)

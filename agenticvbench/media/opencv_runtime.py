@@ -10,8 +10,10 @@ from __future__ import annotations
 
 from agenticvbench.errors import InstallError
 
-HEADLESS_FIX = ("pip uninstall -y opencv-python && pip install --force-reinstall --no-deps opencv-python-headless"
-                " (the headless build needs no libGL; see docs/decisions/packaging.md)")
+HEADLESS_FIX = (
+    "pip uninstall -y opencv-python && pip install --force-reinstall --no-deps opencv-python-headless"
+    " (the headless build needs no libGL; see docs/decisions/packaging.md)"
+)
 
 
 def check_opencv() -> None:
@@ -21,6 +23,8 @@ def check_opencv() -> None:
     except ImportError as exc:
         first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
         if "shared object" in first or "libGL" in first:
-            raise InstallError(f"OpenCV cannot load here ({first}): the GUI build opencv-python has replaced the "
-                               f"headless one; run: {HEADLESS_FIX}") from None
+            raise InstallError(
+                f"OpenCV cannot load here ({first}): the GUI build opencv-python has replaced the "
+                f"headless one; run: {HEADLESS_FIX}"
+            ) from None
         raise InstallError(f"OpenCV cannot be imported ({first}); run: {HEADLESS_FIX}") from None

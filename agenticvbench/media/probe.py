@@ -107,9 +107,14 @@ def _stream_info(stream: av.stream.Stream) -> StreamInfo:
         "nb_frames": stream.frames or None,
     }
     if kind == "video":
-        return StreamInfo(**common, width=cc.width or None, height=cc.height or None,
-                          pix_fmt=cc.pix_fmt, avg_frame_rate=_ratio(stream.average_rate),
-                          r_frame_rate=_ratio(stream.base_rate))
+        return StreamInfo(
+            **common,
+            width=cc.width or None,
+            height=cc.height or None,
+            pix_fmt=cc.pix_fmt,
+            avg_frame_rate=_ratio(stream.average_rate),
+            r_frame_rate=_ratio(stream.base_rate),
+        )
     if kind == "audio":
         channels = cc.layout.nb_channels if getattr(cc, "layout", None) is not None else None
         return StreamInfo(**common, sample_rate=cc.sample_rate or None, channels=channels)

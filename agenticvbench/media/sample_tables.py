@@ -95,7 +95,9 @@ def lying_table(path: str | Path, file_size: int) -> str:
     the whole file holds."""
     for t in sample_tables(path):
         if t.declared_bytes > file_size:
-            return (f"a sample table declares {t.sample_count} samples"
-                    + (f" of {t.sample_size} bytes" if t.sample_size else "")
-                    + f" in a {file_size}-byte file")
+            return (
+                f"a sample table declares {t.sample_count} samples"
+                + (f" of {t.sample_size} bytes" if t.sample_size else "")
+                + f" in a {file_size}-byte file"
+            )
     return ""

@@ -45,7 +45,9 @@ from agenticvbench.media.ffmpeg import run_ffmpeg
 OUTPUT_RATE = 48000
 _US = Fraction(1, 1_000_000)
 _MOV_FORMATS = frozenset({"mov", "mp4", "m4a", "3gp", "3g2", "mj2"})
-_CODECS = frozenset({"aac", "opus", "mp3", "mp3float"})  # the decoders checked against ffmpeg 5.1 (float planar)
+_CODECS = frozenset(
+    {"aac", "opus", "mp3", "mp3float"}
+)  # the decoders checked against ffmpeg 5.1 (float planar)
 MAX_ERROR_RATE = 2 / 3  # ffmpeg's -max_error_rate default: more failed decodes than this and it exits 69
 
 
@@ -74,10 +76,16 @@ class SeekAudio:
             audio = container.streams.audio[0]
             ctx = audio.codec_context
             if ctx is None or audio.time_base is None or not ctx.sample_rate or not ctx.channels:
-                raise MediaError(f"{self.path}: audio stream without a decoder, time base, sample rate or channels")
+                raise MediaError(
+                    f"{self.path}: audio stream without a decoder, time base, sample rate or channels"
+                )
             # emulated: what was checked against ffmpeg 5.1; one audio stream, so ffmpeg's choice is the same
-            self.emulates = (bool(set(container.format.name.split(",")) & _MOV_FORMATS) and ctx.name in _CODECS
-                             and ctx.channels in (1, 2) and len(container.streams.audio) == 1)
+            self.emulates = (
+                bool(set(container.format.name.split(",")) & _MOV_FORMATS)
+                and ctx.name in _CODECS
+                and ctx.channels in (1, 2)
+                and len(container.streams.audio) == 1
+            )
             self.codec = ctx.name
             self.sample_rate = int(ctx.sample_rate)
             self.layout = ctx.layout.name
@@ -131,10 +139,15 @@ class SeekAudio:
             if len(frames) > 1 and pts is not None:
                 raise NotEmulated(f"{self.path}: several audio frames per packet")
             for frame in frames:
-                if (frame.format.name != "fltp" or len(frame.layout.channels) != self.channels
-                        or frame.sample_rate != self.sample_rate):
-                    raise NotEmulated(f"{self.path}: decoded audio is {frame.format.name} "
-                                      f"{len(frame.layout.channels)} ch {frame.sample_rate} Hz")
+                if (
+                    frame.format.name != "fltp"
+                    or len(frame.layout.channels) != self.channels
+                    or frame.sample_rate != self.sample_rate
+                ):
+                    raise NotEmulated(
+                        f"{self.path}: decoded audio is {frame.format.name} "
+                        f"{len(frame.layout.channels)} ch {frame.sample_rate} Hz"
+                    )
                 at = pts if pts is not None else frame.pts
                 if not frame.samples or at is None:
                     continue
@@ -182,12 +195,38 @@ class SeekAudio:
         if planar.shape[1] == 0:
             return np.zeros(0, np.int16)
         if self.sample_rate == OUTPUT_RATE and self.channels in (1, 2):
-            mono = planar[0] if self.channels == 1 else planar[0] * np.float32(0.5) + planar[1] * np.float32(0.5)
-            return np.clip(np.rint(mono.astype(np.float32) * np.float32(32768.0)), -32768, 32767).astype(np.int16)
+            mono = (
+                planar[0] if self.channels == 1 else planar[0] * np.float32(0.5) + planar[1] * np.float32(0.5)
+            )
+            return np.clip(np.rint(mono.astype(np.float32) * np.float32(32768.0)), -32768, 32767).astype(
+                np.int16
+            )
         interleaved = np.ascontiguousarray(planar.T, dtype="<f4").tobytes()
-        proc = run_ffmpeg(["-v", "error", "-f", "f32le", "-ar", str(self.sample_rate), "-ch_layout", self.layout,
-                           "-i", "pipe:0", "-ac", "1", "-ar", str(OUTPUT_RATE), "-f", "s16le",
-                           "-acodec", "pcm_s16le", "pipe:1"], input_bytes=interleaved, timeout=600.0)
+        proc = run_ffmpeg(
+            [
+                "-v",
+                "error",
+                "-f",
+                "f32le",
+                "-ar",
+                str(self.sample_rate),
+                "-ch_layout",
+                self.layout,
+                "-i",
+                "pipe:0",
+                "-ac",
+                "1",
+                "-ar",
+                str(OUTPUT_RATE),
+                "-f",
+                "s16le",
+                "-acodec",
+                "pcm_s16le",
+                "pipe:1",
+            ],
+            input_bytes=interleaved,
+            timeout=600.0,
+        )
         if proc.returncode != 0:
             raise MediaError(f"{self.path}: ffmpeg audio conversion failed (exit {proc.returncode})")
         return np.frombuffer(proc.stdout, dtype="<i2")

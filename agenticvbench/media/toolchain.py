@@ -30,11 +30,12 @@ def _edges_sha256(path: str, size: int) -> str:
 def _binary(path: str, size: int, mtime_ns: int) -> dict[str, Any]:
     try:
         out = subprocess.run([path, "-hide_banner", "-version"], capture_output=True, timeout=60, check=False)
-        version = out.stdout.decode("utf-8", "replace").splitlines()[0] if out.stdout else f"exit {out.returncode}"
+        version = (
+            out.stdout.decode("utf-8", "replace").splitlines()[0] if out.stdout else f"exit {out.returncode}"
+        )
     except (OSError, subprocess.TimeoutExpired) as exc:
         version = f"not runnable: {exc}"
-    return {"path": path, "size": size, "edges_sha256": _edges_sha256(path, size),
-            "version": version}
+    return {"path": path, "size": size, "edges_sha256": _edges_sha256(path, size), "version": version}
 
 
 def ffmpeg_identity() -> dict[str, Any]:

@@ -61,8 +61,9 @@ class DecodedFrame:
             raise MediaError(f"{self.path}: frame {self.index} conversion failed ({exc})") from None
 
 
-def iter_decoded(path: str | Path, *, threads: bool = True,
-                 last: int | None = None) -> Generator[DecodedFrame, None, None]:
+def iter_decoded(
+    path: str | Path, *, threads: bool = True, last: int | None = None
+) -> Generator[DecodedFrame, None, None]:
     """Yield every frame of the first video stream in decode order, unconverted; decoding stops after `last`.
 
     For callers that decide which frames they need only after seeing later ones (a frame-rate filter), so
@@ -82,9 +83,15 @@ def iter_decoded(path: str | Path, *, threads: bool = True,
             raise MediaError(f"{path}: decode failed ({exc})") from None
 
 
-def iter_frames(path: str | Path, *, pix_fmt: str = "bgr24", start_s: float = 0.0, threads: bool = True,
-                wanted: Callable[[int], bool] | None = None,
-                last: int | None = None) -> Generator[VideoFrame, None, None]:
+def iter_frames(
+    path: str | Path,
+    *,
+    pix_fmt: str = "bgr24",
+    start_s: float = 0.0,
+    threads: bool = True,
+    wanted: Callable[[int], bool] | None = None,
+    last: int | None = None,
+) -> Generator[VideoFrame, None, None]:
     """Yield the frames of the first video stream in order; memory stays at one frame.
 
     `pix_fmt` is any PyAV format (`bgr24` matches OpenCV's `VideoCapture`, `gray` is luma only).

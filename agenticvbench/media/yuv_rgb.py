@@ -35,8 +35,14 @@ _BT709 = (117489, 138438, 13975, 34925)
 _FCC = (104448, 132798, 24759, 53109)
 _SMPTE240M = (117579, 136230, 16907, 35559)
 _BT2020 = (110013, 140363, 12277, 42626)
-MATRICES: dict[int, tuple[int, int, int, int]] = {1: _BT709, 4: _FCC, 5: _BT601, 6: _BT601, 7: _SMPTE240M,
-                                                   9: _BT2020}
+MATRICES: dict[int, tuple[int, int, int, int]] = {
+    1: _BT709,
+    4: _FCC,
+    5: _BT601,
+    6: _BT601,
+    7: _SMPTE240M,
+    9: _BT2020,
+}
 """By AVColorSpace number (the frame's `colorspace`); 0 (RGB) and 2 (unspecified) mean BT.601."""
 COLORSPACES = frozenset({0, 2, *MATRICES})
 """The colour spaces PyAV's libswscale converts to BGR; it refuses the others (3, 8, 10 and up), and so do we."""
@@ -72,8 +78,14 @@ def coefficients(colorspace: int, full_range: bool) -> Coefficients:
         crv, cbu, cgu, cgv = (_trunc_div(c * 224, 255) for c in (crv, cbu, cgu, cgv))
     else:
         cy, oy = (cy * 255) // 219, 16 << 16
-    return Coefficients(y_offset=_round16(oy * 8), y_coeff=_round16(cy * 8192), ub=_round16(cbu * 8192),
-                        ug=_round16(cgu * 8192), vg=_round16(cgv * 8192), vr=_round16(crv * 8192))
+    return Coefficients(
+        y_offset=_round16(oy * 8),
+        y_coeff=_round16(cy * 8192),
+        ub=_round16(cbu * 8192),
+        ug=_round16(cgu * 8192),
+        vg=_round16(cgv * 8192),
+        vr=_round16(crv * 8192),
+    )
 
 
 def _trunc_div(a: int, b: int) -> int:
@@ -83,9 +95,21 @@ def _trunc_div(a: int, b: int) -> int:
 
 
 @compiled()
-def _convert(yp: np.ndarray, up: np.ndarray, vp: np.ndarray, b: np.ndarray, g: np.ndarray, r: np.ndarray,
-             vshift: int, y_offset: int, y_coeff: int, ub: int, ug: int, vg: int,
-             vr: int) -> None:  # pragma: no cover - compiled
+def _convert(
+    yp: np.ndarray,
+    up: np.ndarray,
+    vp: np.ndarray,
+    b: np.ndarray,
+    g: np.ndarray,
+    r: np.ndarray,
+    vshift: int,
+    y_offset: int,
+    y_coeff: int,
+    ub: int,
+    ug: int,
+    vg: int,
+    vr: int,
+) -> None:  # pragma: no cover - compiled
     """Planar B, G, R of an even-sized frame: one chroma sample and its two pixels per step (this vectorises;
     writing interleaved BGR here does not, and is ~8x slower)."""
     h, w = yp.shape[0], yp.shape[1]
@@ -108,8 +132,9 @@ def _convert(yp: np.ndarray, up: np.ndarray, vp: np.ndarray, b: np.ndarray, g: n
             rr[2 * j + 1] = min(255, max(0, y1 + cr))
 
 
-def planes_to_bgr(y: np.ndarray, u: np.ndarray, v: np.ndarray, *, pix_fmt: str, colorspace: int,
-                  full_range: bool) -> np.ndarray:
+def planes_to_bgr(
+    y: np.ndarray, u: np.ndarray, v: np.ndarray, *, pix_fmt: str, colorspace: int, full_range: bool
+) -> np.ndarray:
     """BGR (h, w, 3) uint8 of one frame of even width and height given as its three 8-bit planes (`u` and `v`
     are w/2 wide, h/2 high for 4:2:0, h for 4:2:2); `full_range` is the frame's range (the `yuvj` formats imply
     it)."""
@@ -118,8 +143,16 @@ def planes_to_bgr(y: np.ndarray, u: np.ndarray, v: np.ndarray, *, pix_fmt: str, 
     vshift, implied_full = FORMATS[pix_fmt]
     h, w = y.shape
     chroma = (h >> vshift, w >> 1)
-    if h % 2 or w % 2 or u.shape != chroma or v.shape != chroma or not (y.dtype == u.dtype == v.dtype == np.uint8):
-        raise ValueError(f"planes {y.shape}, {u.shape}, {v.shape} are not an even-sized 8-bit {pix_fmt} frame")
+    if (
+        h % 2
+        or w % 2
+        or u.shape != chroma
+        or v.shape != chroma
+        or not (y.dtype == u.dtype == v.dtype == np.uint8)
+    ):
+        raise ValueError(
+            f"planes {y.shape}, {u.shape}, {v.shape} are not an even-sized 8-bit {pix_fmt} frame"
+        )
     c = coefficients(colorspace, full_range or implied_full)
     b, g, r = (np.empty(y.shape, np.uint8) for _ in range(3))
     _convert(y, u, v, b, g, r, vshift, c.y_offset, c.y_coeff, c.ub, c.ug, c.vg, c.vr)
@@ -140,7 +173,7 @@ def frame_to_bgr(frame: av.VideoFrame) -> np.ndarray | None:
         buf = np.frombuffer(cast(Any, plane), np.uint8)  # a plane exposes the buffer protocol
         if plane.line_size < pw or buf.size < plane.line_size * ph:
             return None  # not the layout the format promises: leave it to libswscale's own checks
-        planes.append(buf[:plane.line_size * ph].reshape(ph, plane.line_size)[:, :pw])
+        planes.append(buf[: plane.line_size * ph].reshape(ph, plane.line_size)[:, :pw])
     if len(planes) != 3:
         return None
     return planes_to_bgr(*planes, pix_fmt=fmt, colorspace=colorspace, full_range=int(frame.color_range) == 2)

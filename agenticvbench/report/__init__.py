@@ -44,21 +44,63 @@ if TYPE_CHECKING:
     )
 
 _LAZY: dict[str, str] = {
-    **dict.fromkeys(("DEFAULT_LEVEL", "DEFAULT_RESAMPLES", "DEFAULT_SEED", "FamilyHeadline", "GroupHeadline",
-                     "RunRef", "TaskUniverse", "bootstrap", "combine_run_means", "headlines", "task_universe"),
-                    "agenticvbench.aggregate"),
+    **dict.fromkeys(
+        (
+            "DEFAULT_LEVEL",
+            "DEFAULT_RESAMPLES",
+            "DEFAULT_SEED",
+            "FamilyHeadline",
+            "GroupHeadline",
+            "RunRef",
+            "TaskUniverse",
+            "bootstrap",
+            "combine_run_means",
+            "headlines",
+            "task_universe",
+        ),
+        "agenticvbench.aggregate",
+    ),
     "render_html": "agenticvbench.report.html",
-    **dict.fromkeys(("Leaderboard", "build_leaderboard", "leaderboard_from_runs"), "agenticvbench.report.leaderboard"),
+    **dict.fromkeys(
+        ("Leaderboard", "build_leaderboard", "leaderboard_from_runs"), "agenticvbench.report.leaderboard"
+    ),
     "render_markdown": "agenticvbench.report.markdown",
-    **dict.fromkeys(("Report", "build_report", "human_references", "load_comparison", "load_published",
-                     "published_comparison"), "agenticvbench.report.summary"),
+    **dict.fromkeys(
+        (
+            "Report",
+            "build_report",
+            "human_references",
+            "load_comparison",
+            "load_published",
+            "published_comparison",
+        ),
+        "agenticvbench.report.summary",
+    ),
 }
 
 __all__ = [
-    "DEFAULT_LEVEL", "DEFAULT_RESAMPLES", "DEFAULT_SEED", "FamilyHeadline", "GroupHeadline", "Leaderboard", "Report",
-    "RunRef", "TaskUniverse", "bootstrap", "build_leaderboard", "build_report", "combine_run_means", "headlines",
-    "human_references", "leaderboard_from_runs", "load_comparison", "load_published", "published_comparison",
-    "render_html", "render_markdown", "task_universe",
+    "DEFAULT_LEVEL",
+    "DEFAULT_RESAMPLES",
+    "DEFAULT_SEED",
+    "FamilyHeadline",
+    "GroupHeadline",
+    "Leaderboard",
+    "Report",
+    "RunRef",
+    "TaskUniverse",
+    "bootstrap",
+    "build_leaderboard",
+    "build_report",
+    "combine_run_means",
+    "headlines",
+    "human_references",
+    "leaderboard_from_runs",
+    "load_comparison",
+    "load_published",
+    "published_comparison",
+    "render_html",
+    "render_markdown",
+    "task_universe",
 ]
 
 __getattr__, __dir__ = lazy_exports(__name__, _LAZY)

@@ -29,10 +29,16 @@ from agenticvbench.verifiers.recap.explain import judge_usage
 
 #: mark key -> (symbol, legend sentence)
 MARKS: dict[str, tuple[str, str]] = {
-    "unscored": ("†", "recap llm items unscored (judge off or failed): the score covers the python checks only and "
-                      "is not comparable with judged scores or the published reference"),
-    "mixed": ("‡", "the cell mixes dataset revisions, verifier versions or judge settings, or comes from a Harbor "
-                   "job with a timeout multiplier or resource override"),
+    "unscored": (
+        "†",
+        "recap llm items unscored (judge off or failed): the score covers the python checks only and "
+        "is not comparable with judged scores or the published reference",
+    ),
+    "mixed": (
+        "‡",
+        "the cell mixes dataset revisions, verifier versions or judge settings, or comes from a Harbor "
+        "job with a timeout multiplier or resource override",
+    ),
     "integrity": ("!", "some results carry integrity flags (e.g. audio_only, identical_to_input)"),
 }
 
@@ -44,8 +50,12 @@ def judge_identity(prov: dict[str, Any]) -> dict[str, Any] | None:
     if "judge_mode" not in prov and "judge_model" not in prov:
         return None
     off = prov.get("judge_mode") == "off"  # older results of mode off named the unused default model
-    return {"mode": prov.get("judge_mode"), "model": None if off else prov.get("judge_model"),
-            "prompt_hash": prov.get("prompt_hash"), "prompt_template_version": prov.get("prompt_template_version")}
+    return {
+        "mode": prov.get("judge_mode"),
+        "model": None if off else prov.get("judge_model"),
+        "prompt_hash": prov.get("prompt_hash"),
+        "prompt_template_version": prov.get("prompt_template_version"),
+    }
 
 
 def _key(value: Any) -> str:
@@ -69,7 +79,9 @@ def cell_marks(results: Sequence[Result]) -> tuple[list[str], list[str]]:
     """(mark keys, human-readable reasons) for the results of one cell."""
     marks: list[str] = []
     why: list[str] = []
-    unscored = [r for r in results if r.family == "recap" and int((r.components or {}).get("unscored", 0) or 0) > 0]
+    unscored = [
+        r for r in results if r.family == "recap" and int((r.components or {}).get("unscored", 0) or 0) > 0
+    ]
     if unscored:
         marks.append("unscored")
         why.append(f"{len(unscored)} recap result(s) with llm items unscored")

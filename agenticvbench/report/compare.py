@@ -86,28 +86,55 @@ class Comparison:
         """What every number is over."""
         counts = ", ".join(f"{f} {len(v)}" for f, v in self.tasks.items())
         n = sum(len(v) for v in self.tasks.values())
-        return (f"A = {self.label_a} ({len(self.runs_a)} run(s)), B = {self.label_b} ({len(self.runs_b)} run(s)). "
-                f"Over the {n} task(s) both have a result for ({counts}); {self.only_a} task(s) only A and "
-                f"{self.only_b} only B has are left out. Repetitions averaged within each task (a run without a "
-                f"result for a task counts 0: A {self.no_result_cells.get('a', 0)}, B "
-                f"{self.no_result_cells.get('b', 0)} such cells). Differences A - B in points (score x 100). "
-                f"macro = mean of the family differences, micro = mean over tasks. {self.level:.0%} interval "
-                f"clustered by {self.clustering} (t with clusters - 1 df); p = paired sign-flip permutation, "
-                f"two-sided; family p-values Holm-adjusted across the {sum(1 for r in self.rows if r.cell in FAMILIES)} "
-                f"families; MDD = minimum detectable difference at {self.power:.0%} power for this n; "
-                f"W/L/T = tasks A won / lost / tied.")
+        return (
+            f"A = {self.label_a} ({len(self.runs_a)} run(s)), B = {self.label_b} ({len(self.runs_b)} run(s)). "
+            f"Over the {n} task(s) both have a result for ({counts}); {self.only_a} task(s) only A and "
+            f"{self.only_b} only B has are left out. Repetitions averaged within each task (a run without a "
+            f"result for a task counts 0: A {self.no_result_cells.get('a', 0)}, B "
+            f"{self.no_result_cells.get('b', 0)} such cells). Differences A - B in points (score x 100). "
+            f"macro = mean of the family differences, micro = mean over tasks. {self.level:.0%} interval "
+            f"clustered by {self.clustering} (t with clusters - 1 df); p = paired sign-flip permutation, "
+            f"two-sided; family p-values Holm-adjusted across the {sum(1 for r in self.rows if r.cell in FAMILIES)} "
+            f"families; MDD = minimum detectable difference at {self.power:.0%} power for this n; "
+            f"W/L/T = tasks A won / lost / tied."
+        )
 
     def table(self) -> tuple[list[str], list[list[str]]]:
         """Display headers and rows (points, 1 decimal; p with 3 decimals)."""
-        headers = ["cell", "tasks", "clusters", "A", "B", "A - B", f"{self.level:.0%} interval", "p", "p (Holm)",
-                   f"MDD{self.power:.0%}", "W/L/T", "verdict"]
+        headers = [
+            "cell",
+            "tasks",
+            "clusters",
+            "A",
+            "B",
+            "A - B",
+            f"{self.level:.0%} interval",
+            "p",
+            "p (Holm)",
+            f"MDD{self.power:.0%}",
+            "W/L/T",
+            "verdict",
+        ]
         out = []
         for r in self.rows:
             s = r.stat
             ci = "-" if s.ci_low is None else f"[{100 * s.ci_low:+.1f}, {100 * s.ci_high:+.1f}]"  # type: ignore[operator]
-            out.append([r.cell, str(s.n_tasks), str(s.n_clusters), f"{100 * r.mean_a:.1f}", f"{100 * r.mean_b:.1f}",
-                        f"{100 * s.estimate:+.1f}", ci, _p(s.p_value), _p(r.p_holm),
-                        "-" if s.mdd is None else f"{100 * s.mdd:.1f}", f"{r.won}/{r.lost}/{r.tied}", r.verdict])
+            out.append(
+                [
+                    r.cell,
+                    str(s.n_tasks),
+                    str(s.n_clusters),
+                    f"{100 * r.mean_a:.1f}",
+                    f"{100 * r.mean_b:.1f}",
+                    f"{100 * s.estimate:+.1f}",
+                    ci,
+                    _p(s.p_value),
+                    _p(r.p_holm),
+                    "-" if s.mdd is None else f"{100 * s.mdd:.1f}",
+                    f"{r.won}/{r.lost}/{r.tied}",
+                    r.verdict,
+                ]
+            )
         return headers, out
 
     def to_dict(self) -> dict[str, Any]:
@@ -128,20 +155,49 @@ class Comparison:
         if fmt_name == "csv":
             import pandas as pd
 
-            frame = pd.DataFrame([{"cell": r.cell, "tasks": r.stat.n_tasks, "clusters": r.stat.n_clusters,
-                                   "mean_a": r.mean_a, "mean_b": r.mean_b, "diff": r.stat.estimate,
-                                   "se": r.stat.se, "ci_low": r.stat.ci_low, "ci_high": r.stat.ci_high,
-                                   "p": r.stat.p_value, "p_holm": r.p_holm, "mdd": r.stat.mdd, "won": r.won,
-                                   "lost": r.lost, "tied": r.tied, "verdict": r.verdict} for r in self.rows])
+            frame = pd.DataFrame(
+                [
+                    {
+                        "cell": r.cell,
+                        "tasks": r.stat.n_tasks,
+                        "clusters": r.stat.n_clusters,
+                        "mean_a": r.mean_a,
+                        "mean_b": r.mean_b,
+                        "diff": r.stat.estimate,
+                        "se": r.stat.se,
+                        "ci_low": r.stat.ci_low,
+                        "ci_high": r.stat.ci_high,
+                        "p": r.stat.p_value,
+                        "p_holm": r.p_holm,
+                        "mdd": r.stat.mdd,
+                        "won": r.won,
+                        "lost": r.lost,
+                        "tied": r.tied,
+                        "verdict": r.verdict,
+                    }
+                    for r in self.rows
+                ]
+            )
             return frame.to_csv(index=False)
         if fmt_name == "latex":
             from agenticvbench.report.latex import latex_escape
 
-            lines = ["\\begin{table}[t]", "\\centering", "\\small", "\\begin{tabular}{lrrrrrrrrrrl}", "\\toprule",
-                     " & ".join(latex_escape(h) for h in headers) + " \\\\", "\\midrule"]
+            lines = [
+                "\\begin{table}[t]",
+                "\\centering",
+                "\\small",
+                "\\begin{tabular}{lrrrrrrrrrrl}",
+                "\\toprule",
+                " & ".join(latex_escape(h) for h in headers) + " \\\\",
+                "\\midrule",
+            ]
             lines += [" & ".join(latex_escape(c) for c in row) + " \\\\" for row in rows]
-            lines += ["\\bottomrule", "\\end{tabular}", f"\\caption{{{latex_escape(self.caption)}}}",
-                      "\\end{table}"]
+            lines += [
+                "\\bottomrule",
+                "\\end{tabular}",
+                f"\\caption{{{latex_escape(self.caption)}}}",
+                "\\end{table}",
+            ]
             return "\n".join(lines) + "\n"
         raise ValueError(f"unknown format {fmt_name!r}; expected one of {', '.join(FORMATS)}")
 
@@ -188,18 +244,26 @@ def _task_means(results: Sequence[Result], universe: TaskUniverse) -> tuple[dict
     return {f: sc.mean(axis=0) for f, (sc, _) in mats.items()}, no_result
 
 
-def compare_runs(results_a: Sequence[Result], results_b: Sequence[Result], *,
-                 clusters: Mapping[tuple[str, int], str] | None = None, level: float = DEFAULT_LEVEL,
-                 power: float = DEFAULT_POWER, permutations: int = DEFAULT_PERMUTATIONS,
-                 seed: int = DEFAULT_SEED) -> Comparison:
+def compare_runs(
+    results_a: Sequence[Result],
+    results_b: Sequence[Result],
+    *,
+    clusters: Mapping[tuple[str, int], str] | None = None,
+    level: float = DEFAULT_LEVEL,
+    power: float = DEFAULT_POWER,
+    permutations: int = DEFAULT_PERMUTATIONS,
+    seed: int = DEFAULT_SEED,
+) -> Comparison:
     """Compare stack A (`results_a`, one or several runs) with stack B, paired by task (module docstring)."""
     _refuse_mixed([*results_a, *results_b])
     have_a = {(r.family, int(r.task_id)) for r in results_a if r.status != INVALID_STATUS}
     have_b = {(r.family, int(r.task_id)) for r in results_b if r.status != INVALID_STATUS}
     shared = have_a & have_b
     if not shared:
-        raise SubmissionError(f"cannot compare: {_label(results_a) or 'A'} and {_label(results_b) or 'B'} "
-                              "share no task with a result")
+        raise SubmissionError(
+            f"cannot compare: {_label(results_a) or 'A'} and {_label(results_b) or 'B'} "
+            "share no task with a result"
+        )
     by_fam: dict[str, list[int]] = {}
     for fam, tid in sorted(shared):
         by_fam.setdefault(fam, []).append(tid)
@@ -214,8 +278,16 @@ def compare_runs(results_a: Sequence[Result], results_b: Sequence[Result], *,
     for fam in order:
         d = means_a[fam] - means_b[fam]
         cl = [key(fam, t) for t in universe.tasks[fam]]
-        rows.append(CompareRow(fam, float(means_a[fam].mean()), float(means_b[fam].mean()),
-                               paired_stat(d, clusters=cl, **kw), None, *_wlt(d)))
+        rows.append(
+            CompareRow(
+                fam,
+                float(means_a[fam].mean()),
+                float(means_b[fam].mean()),
+                paired_stat(d, clusters=cl, **kw),
+                None,
+                *_wlt(d),
+            )
+        )
         all_d += list(d)
         all_f += [fam] * len(d)
         all_c += cl
@@ -225,24 +297,44 @@ def compare_runs(results_a: Sequence[Result], results_b: Sequence[Result], *,
         r.p_holm = p
     sizes = {f: len(universe.tasks[f]) for f in order}
     d_all = np.asarray(all_d)
-    for cell, w in (("macro", [1.0 / (len(order) * sizes[f]) for f in all_f]),
-                    ("micro", [1.0 / len(all_d)] * len(all_d))):
+    for cell, w in (
+        ("macro", [1.0 / (len(order) * sizes[f]) for f in all_f]),
+        ("micro", [1.0 / len(all_d)] * len(all_d)),
+    ):
         wa = np.asarray(w)
-        rows.append(CompareRow(cell, float(np.dot(wa, all_a)), float(np.dot(wa, all_b)),
-                               paired_stat(d_all, weights=wa, strata=all_f, clusters=all_c, **kw), None,
-                               *_wlt(d_all)))
-    return Comparison(_label(results_a), _label(results_b), sorted({run_ref(r).path for r in results_a}),
-                      sorted({run_ref(r).path for r in results_b}), rows, {f: list(universe.tasks[f]) for f in order},
-                      "source material (film / repair source)" if clusters else "task", level, power,
-                      {"a": none_a, "b": none_b}, len(have_a - have_b), len(have_b - have_a))
+        rows.append(
+            CompareRow(
+                cell,
+                float(np.dot(wa, all_a)),
+                float(np.dot(wa, all_b)),
+                paired_stat(d_all, weights=wa, strata=all_f, clusters=all_c, **kw),
+                None,
+                *_wlt(d_all),
+            )
+        )
+    return Comparison(
+        _label(results_a),
+        _label(results_b),
+        sorted({run_ref(r).path for r in results_a}),
+        sorted({run_ref(r).path for r in results_b}),
+        rows,
+        {f: list(universe.tasks[f]) for f in order},
+        "source material (film / repair source)" if clusters else "task",
+        level,
+        power,
+        {"a": none_a, "b": none_b},
+        len(have_a - have_b),
+        len(have_b - have_a),
+    )
 
 
 def _wlt(d: np.ndarray) -> tuple[int, int, int]:
     return int(np.sum(d > TIE)), int(np.sum(d < -TIE)), int(np.sum(np.abs(d) <= TIE))
 
 
-def paired_columns(groups: Iterable[Any], results: Sequence[Result], reference: str, **kwargs: Any
-                   ) -> dict[str, dict[tuple[str, str], str]]:
+def paired_columns(
+    groups: Iterable[Any], results: Sequence[Result], reference: str, **kwargs: Any
+) -> dict[str, dict[tuple[str, str], str]]:
     """The leaderboard's `--compare-to ROW` column: each row's paired macro difference (row - reference, points)
     with its interval and p-value, on the tasks both have; 'reference' on the reference row; the refusal's
     reason when a pair cannot be compared. `reference` is 'harness/model'."""
@@ -258,8 +350,11 @@ def paired_columns(groups: Iterable[Any], results: Sequence[Result], reference: 
             col[(g.harness, g.model)] = "reference"
             continue
         try:
-            macro = next(r for r in compare_runs(by_group.get(name, []), by_group[reference], **kwargs).rows
-                         if r.cell == "macro")
+            macro = next(
+                r
+                for r in compare_runs(by_group.get(name, []), by_group[reference], **kwargs).rows
+                if r.cell == "macro"
+            )
         except SubmissionError as exc:
             col[(g.harness, g.model)] = str(exc).replace("cannot compare: ", "not compared: ")
             continue

@@ -69,14 +69,29 @@ def _run_dir(path: str) -> Path:
 def group_costs(groups: Sequence[GroupHeadline], prices: PriceTable | None = None) -> list[GroupCost]:
     """A `GroupCost` per group, from its runs' directories, with the Pareto marks set."""
     prices = prices or load_prices()
-    paths: list[str | Path] = sorted({str(_run_dir(r.path)) for g in groups for r in g.runs if r.path and _run_dir(r.path).is_dir()})
-    rows = {(r.harness, r.model): r for r in build_cost_table(paths, prices).rows if r.slice == "all"} \
-        if paths else {}
+    paths: list[str | Path] = sorted(
+        {str(_run_dir(r.path)) for g in groups for r in g.runs if r.path and _run_dir(r.path).is_dir()}
+    )
+    rows = (
+        {(r.harness, r.model): r for r in build_cost_table(paths, prices).rows if r.slice == "all"}
+        if paths
+        else {}
+    )
     out = []
     for g in groups:
         r = rows.get((g.harness, g.model))
-        out.append(GroupCost(g.harness, g.model, g.macro, g.macro_ci, r.trials if r else 0, r.extracted if r else 0,
-                             r.cost_usd if r else None, r.unpriced_models if r else []))
+        out.append(
+            GroupCost(
+                g.harness,
+                g.model,
+                g.macro,
+                g.macro_ci,
+                r.trials if r else 0,
+                r.extracted if r else 0,
+                r.cost_usd if r else None,
+                r.unpriced_models if r else [],
+            )
+        )
     mark_pareto(out)
     return out
 
@@ -85,8 +100,13 @@ def mark_pareto(costs: Iterable[GroupCost]) -> None:
     """Set `pareto` on every priced row no other priced row dominates (module docstring)."""
     priced = [c for c in costs if c.per_task is not None]
     for c in priced:
-        c.pareto = not any(o is not c and o.macro >= c.macro and o.per_task <= c.per_task  # type: ignore[operator]
-                           and (o.macro > c.macro or o.per_task < c.per_task) for o in priced)  # type: ignore[operator]
+        c.pareto = not any(
+            o is not c
+            and o.macro >= c.macro
+            and o.per_task <= c.per_task  # type: ignore[operator]
+            and (o.macro > c.macro or o.per_task < c.per_task)  # type: ignore[operator]
+            for o in priced
+        )
 
 
 def any_usage(costs: Iterable[GroupCost]) -> bool:
@@ -100,16 +120,18 @@ def leaderboard_columns(costs: Sequence[GroupCost]) -> dict[str, dict[tuple[str,
     for c in costs:
         key = (c.harness, c.model)
         cover = f" ({c.extracted}/{c.trials})"
-        cols["$/task"][key] = (f"{c.per_task:.4f}{cover}" if c.per_task is not None else c.why_no_cost)
+        cols["$/task"][key] = f"{c.per_task:.4f}{cover}" if c.per_task is not None else c.why_no_cost
         cols["total $"][key] = "" if c.total_usd is None else f"{c.total_usd:.2f}"
         cols["pts/$"][key] = "" if c.points_per_usd is None else f"{c.points_per_usd:.1f}"
         cols["Pareto"][key] = "*" if c.pareto else ""
     return cols
 
 
-CAPTION = ("Agent cost: $/task = agent cost (tokens x list prices) over the trials with usage (k/n = trials with "
-           "usage / trials); pts/$ = 100 x macro / ($/task); * = on the score-versus-cost Pareto frontier. A row "
-           "without usage or with an unpriced model has no cost and is never on the frontier.")
+CAPTION = (
+    "Agent cost: $/task = agent cost (tokens x list prices) over the trials with usage (k/n = trials with "
+    "usage / trials); pts/$ = 100 x macro / ($/task); * = on the score-versus-cost Pareto frontier. A row "
+    "without usage or with an unpriced model has no cost and is never on the frontier."
+)
 
 
 def cost_plot(costs: Sequence[GroupCost]) -> bytes | None:
@@ -123,8 +145,14 @@ def cost_plot(costs: Sequence[GroupCost]) -> bytes | None:
     for c in priced:
         lo, hi = c.macro_ci
         err = [[c.macro - lo], [hi - c.macro]] if lo is not None and hi is not None else None
-        ax.errorbar([xs[id(c)]], [c.macro], yerr=err, fmt="o" if c.pareto else "s", capsize=3,
-                    label=f"{c.harness}/{c.model}")
+        ax.errorbar(
+            [xs[id(c)]],
+            [c.macro],
+            yerr=err,
+            fmt="o" if c.pareto else "s",
+            capsize=3,
+            label=f"{c.harness}/{c.model}",
+        )
     front = [c for c in priced if c.pareto]
     ax.plot([xs[id(c)] for c in front], [c.macro for c in front], "--", color="#555555", linewidth=1)
     ax.set_xscale("log")
@@ -139,10 +167,19 @@ SECTION_HEADERS = ["harness", "model", "macro", "trials with usage", "total $", 
 
 def _section_rows(costs: Sequence[GroupCost]) -> list[list[str]]:
     """The cells of the report's cost section, one row per (harness, model)."""
-    return [[c.harness, c.model, f"{c.macro:.4f}", f"{c.extracted}/{c.trials}",
-             "" if c.total_usd is None else f"{c.total_usd:.2f}",
-             f"{c.per_task:.4f}" if c.per_task is not None else c.why_no_cost,
-             "" if c.points_per_usd is None else f"{c.points_per_usd:.1f}", "*" if c.pareto else ""] for c in costs]
+    return [
+        [
+            c.harness,
+            c.model,
+            f"{c.macro:.4f}",
+            f"{c.extracted}/{c.trials}",
+            "" if c.total_usd is None else f"{c.total_usd:.2f}",
+            f"{c.per_task:.4f}" if c.per_task is not None else c.why_no_cost,
+            "" if c.points_per_usd is None else f"{c.points_per_usd:.1f}",
+            "*" if c.pareto else "",
+        ]
+        for c in costs
+    ]
 
 
 def cost_markdown(costs: Sequence[GroupCost]) -> list[str]:
@@ -160,15 +197,21 @@ def cost_html(costs: Sequence[GroupCost]) -> list[str]:
     if not any_usage(costs):
         return []
     rows = _section_rows(costs)
-    parts = ["<h2>Agent cost</h2>", html_table(SECTION_HEADERS, rows, "llrrrrrl"),
-             f"<p class='muted'>{escape(CAPTION)}</p>"]
+    parts = [
+        "<h2>Agent cost</h2>",
+        html_table(SECTION_HEADERS, rows, "llrrrrrl"),
+        f"<p class='muted'>{escape(CAPTION)}</p>",
+    ]
     png = cost_plot(costs)
     if png:
         parts.append(img_tag(png, "macro score versus agent cost per task"))
     missing = [c for c in costs if c.per_task is None]
     if missing:
-        parts += ["<p>Not plotted (no cost):</p><ul>"] + [
-            f"<li>{escape(c.harness)}/{escape(c.model)}: {escape(c.why_no_cost)}</li>" for c in missing] + ["</ul>"]
+        parts += (
+            ["<p>Not plotted (no cost):</p><ul>"]
+            + [f"<li>{escape(c.harness)}/{escape(c.model)}: {escape(c.why_no_cost)}</li>" for c in missing]
+            + ["</ul>"]
+        )
     return parts
 
 

@@ -38,12 +38,22 @@ def _run_dir_trials(path: Path, notes: list[str]) -> list[TrialCost]:
     harbor: dict[str, Any] = data["harbor"] if isinstance(data.get("harbor"), dict) else {}
     trials: dict[str, Any] = harbor["trials"] if isinstance(harbor.get("trials"), dict) else {}
     ids = {k for k in usage if str(k).isdigit()} | {k for k in trials if str(k).isdigit()}
-    ids |= {n for n in os.listdir(path) if n.isdigit() and (path / n).is_dir() and not (path / n).is_symlink()}
+    ids |= {
+        n for n in os.listdir(path) if n.isdigit() and (path / n).is_dir() and not (path / n).is_symlink()
+    }
     out = []
     for tid in sorted(ids, key=int):
         entry = usage.get(tid)
-        out.append(TrialCost(ident.harness, ident.model, str(ident.rep or ""), int(tid),
-                             family_of(int(tid)), entry if isinstance(entry, dict) else None))
+        out.append(
+            TrialCost(
+                ident.harness,
+                ident.model,
+                str(ident.rep or ""),
+                int(tid),
+                family_of(int(tid)),
+                entry if isinstance(entry, dict) else None,
+            )
+        )
     return out
 
 
@@ -84,27 +94,64 @@ class CostTable:
     @property
     def caption(self) -> str:
         """What every figure is over."""
-        return (f"Per (harness, model) and family: rows = trials, extracted = trials with token usage, missing = "
-                f"trials without (counted, never as free), errored = trials Harbor recorded an exception for. "
-                f"Tokens are summed over the extracted trials in four disjoint buckets (input = uncached input). "
-                f"Cost = tokens x {self.prices.label}, over the extracted trials only; 'unpriced' = some model has "
-                f"no price (never $0); $/trial = cost / extracted. Cache writes are only known from the harness "
-                f"logs: 'cw reported' counts the trials whose cache writes were read (the others count 0). "
-                f"'reported $' sums the harness's or Harbor's own cost figure where one was recorded.")
+        return (
+            f"Per (harness, model) and family: rows = trials, extracted = trials with token usage, missing = "
+            f"trials without (counted, never as free), errored = trials Harbor recorded an exception for. "
+            f"Tokens are summed over the extracted trials in four disjoint buckets (input = uncached input). "
+            f"Cost = tokens x {self.prices.label}, over the extracted trials only; 'unpriced' = some model has "
+            f"no price (never $0); $/trial = cost / extracted. Cache writes are only known from the harness "
+            f"logs: 'cw reported' counts the trials whose cache writes were read (the others count 0). "
+            f"'reported $' sums the harness's or Harbor's own cost figure where one was recorded."
+        )
 
     def table(self) -> tuple[list[str], list[list[str]]]:
         """Display headers and rows."""
-        headers = ["harness", "model", "slice", "rows", "extracted", "missing", "errored", "input", "cached input",
-                   "cache write", "output", "tokens", "cost ($)", "$/trial", "cw reported", "reported $"]
+        headers = [
+            "harness",
+            "model",
+            "slice",
+            "rows",
+            "extracted",
+            "missing",
+            "errored",
+            "input",
+            "cached input",
+            "cache write",
+            "output",
+            "tokens",
+            "cost ($)",
+            "$/trial",
+            "cw reported",
+            "reported $",
+        ]
         out = []
         for r in self.rows:
-            cost = ("unpriced: " + ", ".join(r.unpriced_models) if r.unpriced_trials else
-                    "-" if r.cost_usd is None else f"{r.cost_usd:.4f}")
-            out.append([r.harness, r.model, r.slice, str(r.trials), str(r.extracted), str(r.missing), str(r.errored),
-                        *(f"{r.tokens[b]:,}" for b in r.tokens), f"{r.total_tokens:,}", cost,
-                        "-" if r.cost_per_trial is None else f"{r.cost_per_trial:.4f}",
-                        f"{r.cache_write_reported}/{r.extracted}",
-                        "-" if r.reported_cost_usd is None else f"{r.reported_cost_usd:.4f} ({r.reported_trials})"])
+            cost = (
+                "unpriced: " + ", ".join(r.unpriced_models)
+                if r.unpriced_trials
+                else "-"
+                if r.cost_usd is None
+                else f"{r.cost_usd:.4f}"
+            )
+            out.append(
+                [
+                    r.harness,
+                    r.model,
+                    r.slice,
+                    str(r.trials),
+                    str(r.extracted),
+                    str(r.missing),
+                    str(r.errored),
+                    *(f"{r.tokens[b]:,}" for b in r.tokens),
+                    f"{r.total_tokens:,}",
+                    cost,
+                    "-" if r.cost_per_trial is None else f"{r.cost_per_trial:.4f}",
+                    f"{r.cache_write_reported}/{r.extracted}",
+                    "-"
+                    if r.reported_cost_usd is None
+                    else f"{r.reported_cost_usd:.4f} ({r.reported_trials})",
+                ]
+            )
         return headers, out
 
     def render(self, fmt_name: str) -> str:
@@ -112,28 +159,59 @@ class CostTable:
         headers, rows = self.table()
         if fmt_name == "md":
             foot = "".join(f"\n- {n}" for n in self.notes)
-            return md_table(headers, rows, "lll" + "r" * 13) + f"\n\n{self.caption}\n" + (foot + "\n" if foot else "")
+            return (
+                md_table(headers, rows, "lll" + "r" * 13)
+                + f"\n\n{self.caption}\n"
+                + (foot + "\n" if foot else "")
+            )
         if fmt_name == "json":
-            doc = {"caption": self.caption, "prices": {"version": self.prices.version, "origin": self.prices.origin,
-                                                       "sources": self.prices.sources},
-                   "rows": [{**asdict(r), "total_tokens": r.total_tokens, "cost_per_trial": r.cost_per_trial}
-                            for r in self.rows], "notes": self.notes}
+            doc = {
+                "caption": self.caption,
+                "prices": {
+                    "version": self.prices.version,
+                    "origin": self.prices.origin,
+                    "sources": self.prices.sources,
+                },
+                "rows": [
+                    {**asdict(r), "total_tokens": r.total_tokens, "cost_per_trial": r.cost_per_trial}
+                    for r in self.rows
+                ],
+                "notes": self.notes,
+            }
             return json.dumps(doc, indent=2) + "\n"
         if fmt_name == "csv":
             import pandas as pd
 
-            flat = [{**{k: v for k, v in asdict(r).items() if k != "tokens"}, **r.tokens,
-                     "unpriced_models": ";".join(r.unpriced_models), "cost_per_trial": r.cost_per_trial}
-                    for r in self.rows]
+            flat = [
+                {
+                    **{k: v for k, v in asdict(r).items() if k != "tokens"},
+                    **r.tokens,
+                    "unpriced_models": ";".join(r.unpriced_models),
+                    "cost_per_trial": r.cost_per_trial,
+                }
+                for r in self.rows
+            ]
             return pd.DataFrame(flat).to_csv(index=False)
         if fmt_name == "latex":
             from agenticvbench.report.latex import latex_escape
 
             spec = "lll" + "r" * 13
-            lines = ["\\begin{table}[t]", "\\centering", "\\small", f"\\begin{{tabular}}{{{spec}}}", "\\toprule",
-                     " & ".join(latex_escape(h) for h in headers) + " \\\\", "\\midrule"]
+            lines = [
+                "\\begin{table}[t]",
+                "\\centering",
+                "\\small",
+                f"\\begin{{tabular}}{{{spec}}}",
+                "\\toprule",
+                " & ".join(latex_escape(h) for h in headers) + " \\\\",
+                "\\midrule",
+            ]
             lines += [" & ".join(latex_escape(c) for c in row) + " \\\\" for row in rows]
-            lines += ["\\bottomrule", "\\end{tabular}", f"\\caption{{{latex_escape(self.caption)}}}", "\\end{table}"]
+            lines += [
+                "\\bottomrule",
+                "\\end{tabular}",
+                f"\\caption{{{latex_escape(self.caption)}}}",
+                "\\end{table}",
+            ]
             return "\n".join(lines) + "\n"
         raise ValueError(f"unknown format {fmt_name!r}; expected one of {', '.join(FORMATS)}")
 

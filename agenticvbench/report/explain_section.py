@@ -31,11 +31,16 @@ def explained(report: Report) -> tuple[list[tuple[str, Explanation]], int]:
     """(run label, explanation) for scored results that lost points or have warnings/flags; and how many in all."""
     labels = report.run_labels()
     order = {f: i for i, f in enumerate(report.universe.families)}
-    picked = [r for r in report.results if r.status == "scored"
-              and (float(r.headline_score) < 1.0 or r.warnings or getattr(r, "integrity", None))]
+    picked = [
+        r
+        for r in report.results
+        if r.status == "scored"
+        and (float(r.headline_score) < 1.0 or r.warnings or getattr(r, "integrity", None))
+    ]
     picked.sort(key=lambda r: (order.get(r.family, 99), int(r.task_id), labels.get(run_ref(r).path, "")))
-    return [(labels.get(run_ref(r).path, run_ref(r).short), explain_result(r))
-            for r in picked[:MAX_EXPLAINED]], len(picked)
+    return [
+        (labels.get(run_ref(r).path, run_ref(r).short), explain_result(r)) for r in picked[:MAX_EXPLAINED]
+    ], len(picked)
 
 
 def explain_markdown(report: Report) -> list[str]:
@@ -44,11 +49,18 @@ def explain_markdown(report: Report) -> list[str]:
     blocks, total = explained(report)
     if not blocks:
         return []
-    out = ["## Why tasks lost points", "",
-           "Scored tasks below 1.0 or with warnings; `avb explain RUN TASK_ID` prints the same for one task.", ""]
+    out = [
+        "## Why tasks lost points",
+        "",
+        "Scored tasks below 1.0 or with warnings; `avb explain RUN TASK_ID` prints the same for one task.",
+        "",
+    ]
     for label, e in blocks:
-        out += [f"### Task {e.task_id} ({e.family}), {label}: {e.headline_field} {e.headline:.4f}", "",
-                f"- how: {e.computation}"]
+        out += [
+            f"### Task {e.task_id} ({e.family}), {label}: {e.headline_field} {e.headline:.4f}",
+            "",
+            f"- how: {e.computation}",
+        ]
         if e.integrity:
             out.append(f"- integrity flags (not comparable): {', '.join(e.integrity)}")
         out += [f"- lost: {x}" for x in e.lost]
@@ -56,9 +68,17 @@ def explain_markdown(report: Report) -> list[str]:
             out += [f"- {name}: {x}" for x in body]
         out += [f"- warning ({label}, task {e.task_id}): {w}" for w in e.warnings]
         if e.items:
-            out += ["", md_table(["outcome", "item", "pillar", "weight", "measured / verdict"],
-                                 [[i["outcome"], i["item_id"], i["pillar"], f"{i['weight']:g}", i["reason"]]
-                                  for i in e.items], "lllrl")]
+            out += [
+                "",
+                md_table(
+                    ["outcome", "item", "pillar", "weight", "measured / verdict"],
+                    [
+                        [i["outcome"], i["item_id"], i["pillar"], f"{i['weight']:g}", i["reason"]]
+                        for i in e.items
+                    ],
+                    "lllrl",
+                ),
+            ]
         out.append("")
     if total > len(blocks):
         out += [f"... and {total - len(blocks)} more (see each task's result JSON or `avb explain`).", ""]
@@ -71,9 +91,11 @@ def explain_html(report: Report) -> list[str]:
     blocks, total = explained(report)
     if not blocks:
         return []
-    parts = ["<h2>Why tasks lost points</h2>",
-             "<p class='muted'>Scored tasks below 1.0 or with warnings; <code>avb explain RUN TASK_ID</code> prints "
-             "the same for one task.</p>"]
+    parts = [
+        "<h2>Why tasks lost points</h2>",
+        "<p class='muted'>Scored tasks below 1.0 or with warnings; <code>avb explain RUN TASK_ID</code> prints "
+        "the same for one task.</p>",
+    ]
     for label, e in blocks:
         lines = [f"how: {e.computation}"] + [f"lost: {x}" for x in e.lost]
         if e.integrity:
@@ -83,11 +105,15 @@ def explain_html(report: Report) -> list[str]:
         lines += [f"warning ({label}, task {e.task_id}): {w}" for w in e.warnings]
         body_html = "<ul>" + "".join(f"<li>{escape(x)}</li>" for x in lines) + "</ul>"
         if e.items:
-            body_html += html_table(["outcome", "item", "pillar", "weight", "measured / verdict"],
-                                    [[i["outcome"], i["item_id"], i["pillar"], f"{i['weight']:g}", i["reason"]]
-                                     for i in e.items], "lllrl")
-        parts.append(f"<details><summary>Task {e.task_id} ({escape(e.family)}), {escape(label)}: "
-                     f"{escape(e.headline_field)} {e.headline:.4f}</summary>{body_html}</details>")
+            body_html += html_table(
+                ["outcome", "item", "pillar", "weight", "measured / verdict"],
+                [[i["outcome"], i["item_id"], i["pillar"], f"{i['weight']:g}", i["reason"]] for i in e.items],
+                "lllrl",
+            )
+        parts.append(
+            f"<details><summary>Task {e.task_id} ({escape(e.family)}), {escape(label)}: "
+            f"{escape(e.headline_field)} {e.headline:.4f}</summary>{body_html}</details>"
+        )
     if total > len(blocks):
         parts.append(f"<p class='muted'>... and {total - len(blocks)} more (see each result JSON).</p>")
     return parts

@@ -54,15 +54,35 @@ def headline_html(groups: list[GroupHeadline], families: list[str]) -> str:
     """Headline table with coverage, per-family, macro and micro scores, their CIs and not-comparable marks."""
     rows = []
     for g in groups:
-        cells = [_marked(_score(g.families[f].mean, g.families[f].ci_low, g.families[f].ci_high), g.marks.get(f, []))
-                 if f in g.families else "-" for f in families]
+        cells = [
+            _marked(
+                _score(g.families[f].mean, g.families[f].ci_low, g.families[f].ci_high), g.marks.get(f, [])
+            )
+            if f in g.families
+            else "-"
+            for f in families
+        ]
         err = Markup(f"<span class='status-error'>{g.n_errors}</span>") if g.n_errors else "0"
         row_marks = g.marks.get("macro", [])
-        rows.append([g.harness, g.model, len(g.runs), coverage_text(g), *cells,
-                     _marked(_score(g.macro, *g.macro_ci), row_marks), _marked(_score(g.micro, *g.micro_ci), row_marks),
-                     judge_text(judge_total(g)) or "0", err, infra_text(g)])
-    return html_table(["harness", "model", "runs", "coverage", *families, "macro", "micro", "judge", "errors",
-                       "infra"], rows, "llll" + "r" * (len(families) + 5))
+        rows.append(
+            [
+                g.harness,
+                g.model,
+                len(g.runs),
+                coverage_text(g),
+                *cells,
+                _marked(_score(g.macro, *g.macro_ci), row_marks),
+                _marked(_score(g.micro, *g.micro_ci), row_marks),
+                judge_text(judge_total(g)) or "0",
+                err,
+                infra_text(g),
+            ]
+        )
+    return html_table(
+        ["harness", "model", "runs", "coverage", *families, "macro", "micro", "judge", "errors", "infra"],
+        rows,
+        "llll" + "r" * (len(families) + 5),
+    )
 
 
 def _detail_plots(report: Report, family: str, fn: Any, title: str, why: str, css: str = "grid") -> list[str]:
@@ -77,73 +97,142 @@ def _detail_plots(report: Report, family: str, fn: Any, title: str, why: str, cs
     if not made:
         return []
     note = f"{len(made)} of {len(candidates)} scored {family} results" if len(candidates) > len(made) else ""
-    return [f"<h3>{escape(title)}</h3>", f"<p class='muted'>{escape(why)} {escape(note)}</p>",
-            f"<div class='{css}'>{''.join(made)}</div>"]
+    return [
+        f"<h3>{escape(title)}</h3>",
+        f"<p class='muted'>{escape(why)} {escape(note)}</p>",
+        f"<div class='{css}'>{''.join(made)}</div>",
+    ]
 
 
 def render_html(report: Report) -> str:
     """The whole report as one self-contained HTML page."""
     fams = report.universe.families
     refs = human_references(report.published)
-    parts = ["<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
-             "<title>AgenticVBench report</title>", f"<style>{CSS}</style></head><body>",
-             "<h1>AgenticVBench report</h1>",
-             f"<p class='muted'>agenticvbench {escape(report.package_version)}; {len(report.runs)} run(s) in "
-             f"{len(report.groups)} (harness, model) group(s).</p>"]
+    parts = [
+        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
+        "<title>AgenticVBench report</title>",
+        f"<style>{CSS}</style></head><body>",
+        "<h1>AgenticVBench report</h1>",
+        f"<p class='muted'>agenticvbench {escape(report.package_version)}; {len(report.runs)} run(s) in "
+        f"{len(report.groups)} (harness, model) group(s).</p>",
+    ]
     if report.n_errors:
-        parts.append(f"<p class='banner'><b>{report.n_errors} task result(s) have status ERROR</b>: the verifier "
-                     "itself failed. They count 0 below, but the scores are not trustworthy until fixed.</p>")
-    parts += ["<h2>Headline</h2>", headline_html(report.groups, fams),
-              "<ul class='notes'>" + "".join(f"<li>{escape(n)}</li>" for n in aggregation_notes(report)) + "</ul>"]
+        parts.append(
+            f"<p class='banner'><b>{report.n_errors} task result(s) have status ERROR</b>: the verifier "
+            "itself failed. They count 0 below, but the scores are not trustworthy until fixed.</p>"
+        )
+    parts += [
+        "<h2>Headline</h2>",
+        headline_html(report.groups, fams),
+        "<ul class='notes'>" + "".join(f"<li>{escape(n)}</li>" for n in aggregation_notes(report)) + "</ul>",
+    ]
     if report.groups:
-        parts.append(img_tag(plots.family_bars(report.groups, fams, refs, floor=report.floor), "headline per family"))
+        parts.append(
+            img_tag(plots.family_bars(report.groups, fams, refs, floor=report.floor), "headline per family")
+        )
     parts += cost_columns.cost_html(cost_columns.group_costs(report.groups))
     comp = [c for c in published_comparison(report.groups, report.published) if c["ours"] is not None]
     if comp:  # as in the Markdown: only published rows this comparison has a number for
-        parts += ["<h3>Compared with published numbers</h3>", html_table(
-            ["harness", "model", "family", "published", "ours", "difference", "source"],
-            [[c["harness"], c["model"], c["family"], fmt(c["published"]),
-              joined(fmt(c["ours"]), marked(report, c["harness"], c["model"], c["family"])),
-              f"{c['difference']:+.4f}" if c["difference"] is not None else "", c["source"]] for c in comp],
-            "lllrrrl")]
-    parts += ["<h2>Status counts (run x task cells)</h2>", html_table(
-        ["family", *[STATUS_LABEL[s] for s in next(iter(report.status_counts.values()), {})]],
-        [[f, *c.values()] for f, c in report.status_counts.items()], "l" + "r" * len(STATUS_LABEL))]
+        parts += [
+            "<h3>Compared with published numbers</h3>",
+            html_table(
+                ["harness", "model", "family", "published", "ours", "difference", "source"],
+                [
+                    [
+                        c["harness"],
+                        c["model"],
+                        c["family"],
+                        fmt(c["published"]),
+                        joined(fmt(c["ours"]), marked(report, c["harness"], c["model"], c["family"])),
+                        f"{c['difference']:+.4f}" if c["difference"] is not None else "",
+                        c["source"],
+                    ]
+                    for c in comp
+                ],
+                "lllrrrl",
+            ),
+        ]
+    parts += [
+        "<h2>Status counts (run x task cells)</h2>",
+        html_table(
+            ["family", *[STATUS_LABEL[s] for s in next(iter(report.status_counts.values()), {})]],
+            [[f, *c.values()] for f, c in report.status_counts.items()],
+            "l" + "r" * len(STATUS_LABEL),
+        ),
+    ]
     parts.append("<h2>Tasks that scored 0 for a non-scoring reason</h2>")
     if report.problems:
-        parts.append(html_table(["status", "task", "family", "run", "reason"], [
-            [Markup(f"<span class='status-{p.status}'>{escape(STATUS_LABEL[p.status])}</span>"), p.task_id,
-             p.family, p.run, p.reason] for p in report.problems], "lrll"))
+        parts.append(
+            html_table(
+                ["status", "task", "family", "run", "reason"],
+                [
+                    [
+                        Markup(f"<span class='status-{p.status}'>{escape(STATUS_LABEL[p.status])}</span>"),
+                        p.task_id,
+                        p.family,
+                        p.run,
+                        p.reason,
+                    ]
+                    for p in report.problems
+                ],
+                "lrll",
+            )
+        )
     else:
         parts.append("<p>None: every task of every run was scored.</p>")
-    parts += ["<h2>Per-task scores</h2>",
-              "<p class='muted'>Colour: headline score of each run x task; a marker instead of a colour means the "
-              "cell counts 0 because of its status.</p>",
-              img_tag(plots.task_grid(report.results, report.runs, report.universe.tasks), "per-task score grid")]
-    rows = [[r["family"], r["task_id"], r["run"], r["status"], fmt(r["headline"]), r["n_warnings"], r["reason"]]
-            for r in report.task_rows()]
-    parts.append("<details><summary>Table of every run x task</summary>"
-                 + html_table(["family", "task", "run", "status", "headline", "warnings", "reason"], rows, "lrllrrl")
-                 + "</details>")
-    parts += _detail_plots(report, "repair", plots.repair_chunks, "Repair: edit signals per chunk",
-                           "Similarity of fixed.mp4 to the source per 10-s chunk; solid = inside the defect window "
-                           "(weighted 2.5x), dotted = outside (1x).", css="grid wide")
-    parts += _detail_plots(report, "sequencing", plots.sequencing_order, "Sequencing: predicted vs true order",
-                           "Each clip at (true position, predicted position); on the diagonal = correct.")
+    parts += [
+        "<h2>Per-task scores</h2>",
+        "<p class='muted'>Colour: headline score of each run x task; a marker instead of a colour means the "
+        "cell counts 0 because of its status.</p>",
+        img_tag(plots.task_grid(report.results, report.runs, report.universe.tasks), "per-task score grid"),
+    ]
+    rows = [
+        [r["family"], r["task_id"], r["run"], r["status"], fmt(r["headline"]), r["n_warnings"], r["reason"]]
+        for r in report.task_rows()
+    ]
+    parts.append(
+        "<details><summary>Table of every run x task</summary>"
+        + html_table(["family", "task", "run", "status", "headline", "warnings", "reason"], rows, "lrllrrl")
+        + "</details>"
+    )
+    parts += _detail_plots(
+        report,
+        "repair",
+        plots.repair_chunks,
+        "Repair: edit signals per chunk",
+        "Similarity of fixed.mp4 to the source per 10-s chunk; solid = inside the defect window "
+        "(weighted 2.5x), dotted = outside (1x).",
+        css="grid wide",
+    )
+    parts += _detail_plots(
+        report,
+        "sequencing",
+        plots.sequencing_order,
+        "Sequencing: predicted vs true order",
+        "Each clip at (true position, predicted position); on the diagonal = correct.",
+    )
     parts += explain_html(report)
     if report.judge_agreement:
-        parts += ["<h2>Agreement between judges</h2>",
-                  html_table(judge_agreement.HEADERS, judge_agreement.rows(report.judge_agreement), "llrrr"),
-                  *[f"<p class='muted'>{escape(n)}</p>" for n in judge_agreement.notes(report.judge_agreement)]]
+        parts += [
+            "<h2>Agreement between judges</h2>",
+            html_table(judge_agreement.HEADERS, judge_agreement.rows(report.judge_agreement), "llrrr"),
+            *[f"<p class='muted'>{escape(n)}</p>" for n in judge_agreement.notes(report.judge_agreement)],
+        ]
     if report.warnings:
-        parts += ["<h2>Warnings</h2><p class='muted'>Scores are kept as the official scorer computes them.</p><ul>"]
-        parts += [f"<li>({n}x) {escape(w)} <span class='muted'>[{escape(where(report, w))}]</span></li>"
-                  for w, n in report.warnings] + ["</ul>"]
+        parts += [
+            "<h2>Warnings</h2><p class='muted'>Scores are kept as the official scorer computes them.</p><ul>"
+        ]
+        parts += [
+            f"<li>({n}x) {escape(w)} <span class='muted'>[{escape(where(report, w))}]</span></li>"
+            for w, n in report.warnings
+        ] + ["</ul>"]
     if report.notes:
         parts += ["<h2>Notes</h2><ul>"] + [f"<li>{escape(n)}</li>" for n in report.notes] + ["</ul>"]
     if report.ignored:
         parts += ["<h2>Results outside the task universe (not counted)</h2><ul>"]
         parts += [f"<li>{escape(m)}</li>" for m in report.ignored] + ["</ul>"]
-    parts += ["<h2>Provenance</h2><ul>"] + [f"<li>{escape(line[2:])}</li>" for line in provenance_lines(report)]
+    parts += ["<h2>Provenance</h2><ul>"] + [
+        f"<li>{escape(line[2:])}</li>" for line in provenance_lines(report)
+    ]
     parts.append("</ul></body></html>")
     return sanitize_text("\n".join(parts))  # agent strings: control characters and surrogates escaped

@@ -22,6 +22,8 @@ def infra_lines(groups: Iterable[GroupHeadline]) -> list[str]:
     out = []
     for g in groups:
         if g.infra:
-            out.append(f"Infrastructure failures to rerun, {g.harness}/{g.model} ({len(g.infra)}, "
-                       f"{g.n_excluded} excluded from the means): " + "; ".join(g.infra))
+            out.append(
+                f"Infrastructure failures to rerun, {g.harness}/{g.model} ({len(g.infra)}, "
+                f"{g.n_excluded} excluded from the means): " + "; ".join(g.infra)
+            )
     return out

@@ -80,11 +80,17 @@ def judge_agreement(results: Iterable[Result], cache_dir: str | Path) -> dict[st
         for g, verdicts in humans.items():
             overall = compare(_on(verdicts, videos[model]), judged, {})["overall"]
             if overall["n"]:
-                pairs.append({"a": f"human:{g}", "b": f"model:{model}", "grader": g, "model": model, **overall})
+                pairs.append(
+                    {"a": f"human:{g}", "b": f"model:{model}", "grader": g, "model": model, **overall}
+                )
     if not pairs:
         return None
-    return {"cache_dir": str(cache), "pairs": pairs, "unreadable": unreadable,
-            "scope": "recap llm items of this report's videos judged by both (task id, item id, video SHA-256)"}
+    return {
+        "cache_dir": str(cache),
+        "pairs": pairs,
+        "unreadable": unreadable,
+        "scope": "recap llm items of this report's videos judged by both (task id, item id, video SHA-256)",
+    }
 
 
 def _num(x: float | None) -> str:
@@ -97,14 +103,18 @@ def _ci(ci: list[float] | None) -> str:
 
 def rows(section: dict[str, Any]) -> list[list[Any]]:
     """Table rows: grader, model, n, raw agreement, kappa [95% CI]."""
-    return [[p["grader"], p["model"], p["n"], _num(p["agreement"]), _num(p["kappa"]) + _ci(p["kappa_ci95"])]
-            for p in section["pairs"]]
+    return [
+        [p["grader"], p["model"], p["n"], _num(p["agreement"]), _num(p["kappa"]) + _ci(p["kappa_ci95"])]
+        for p in section["pairs"]
+    ]
 
 
 HEADERS = ["grader", "model judge", "n", "raw agreement", "Cohen's kappa [95% CI]"]
-NOTE = ("Recap llm items of this report's videos that both the grader (avb grade) and the model judge gave a pass or "
-        "fail; kappa's interval is a percentile bootstrap over the items (2000 resamples, seed 0); n/a when one "
-        "label was given throughout. Verdicts read from {cache}.")
+NOTE = (
+    "Recap llm items of this report's videos that both the grader (avb grade) and the model judge gave a pass or "
+    "fail; kappa's interval is a percentile bootstrap over the items (2000 resamples, seed 0); n/a when one "
+    "label was given throughout. Verdicts read from {cache}."
+)
 
 
 def notes(section: dict[str, Any]) -> list[str]:

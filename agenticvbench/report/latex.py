@@ -21,6 +21,7 @@ from agenticvbench.sanitize import latex
 TEXT_COLUMNS = frozenset({"harness", "model"})
 PREAMBLE = "\\usepackage{booktabs}, \\usepackage{graphicx}"
 
+
 def latex_escape(text: str) -> str:
     """Escape LaTeX special characters, on one line (`sanitize.latex`, the one escaper)."""
     return latex(text)
@@ -39,22 +40,43 @@ def latex_cell(cell: str) -> str:
         return latex_escape(cell)
     value, ci, marks = parts
     top = latex_escape(value + marks)
-    return f"{{\\begin{{tabular}}[t]{{@{{}}r@{{}}}}{top}\\\\ \\scriptsize {latex_escape(ci)}\\end{{tabular}}}}"
+    return (
+        f"{{\\begin{{tabular}}[t]{{@{{}}r@{{}}}}{top}\\\\ \\scriptsize {latex_escape(ci)}\\end{{tabular}}}}"
+    )
 
 
-def latex_table(headers: Sequence[str], rows: Sequence[Sequence[str]], *, caption: str, label: str,
-                comments: Sequence[str] = ()) -> str:
+def latex_table(
+    headers: Sequence[str],
+    rows: Sequence[Sequence[str]],
+    *,
+    caption: str,
+    label: str,
+    comments: Sequence[str] = (),
+) -> str:
     """The whole float: booktabs rules, a spec derived from `headers`, shrunk to fit, then `comments` as `%` lines.
     Raises ValueError when a row has a different number of cells than the header."""
     for i, row in enumerate(rows, 1):
         if len(row) != len(headers):
             raise ValueError(f"row {i} has {len(row)} cells, the header {len(headers)}")
-    lines = ["\\begin{table*}[t]", "\\centering", "\\small", "\\setlength{\\tabcolsep}{4pt}",
-             "\\resizebox{\\ifdim\\width>\\linewidth\\linewidth\\else\\width\\fi}{!}{%",
-             f"\\begin{{tabular}}{{{column_spec(headers)}}}", "\\toprule",
-             " & ".join(latex_escape(h) for h in headers) + " \\\\", "\\midrule"]
+    lines = [
+        "\\begin{table*}[t]",
+        "\\centering",
+        "\\small",
+        "\\setlength{\\tabcolsep}{4pt}",
+        "\\resizebox{\\ifdim\\width>\\linewidth\\linewidth\\else\\width\\fi}{!}{%",
+        f"\\begin{{tabular}}{{{column_spec(headers)}}}",
+        "\\toprule",
+        " & ".join(latex_escape(h) for h in headers) + " \\\\",
+        "\\midrule",
+    ]
     lines += [" & ".join(latex_cell(c) for c in row) + " \\\\" for row in rows]
-    lines += ["\\bottomrule", "\\end{tabular}}", f"\\caption{{{latex_escape(caption)}}}", f"\\label{{{label}}}",
-              "\\end{table*}", f"% needs {PREAMBLE}"]
+    lines += [
+        "\\bottomrule",
+        "\\end{tabular}}",
+        f"\\caption{{{latex_escape(caption)}}}",
+        f"\\label{{{label}}}",
+        "\\end{table*}",
+        f"% needs {PREAMBLE}",
+    ]
     lines += [f"% {latex_escape(line)}" for line in comments]
     return "\n".join(lines) + "\n"

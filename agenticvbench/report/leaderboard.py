@@ -55,10 +55,22 @@ FORMATS = ("md", "csv", "latex", "html", "json")
 
 
 #: Integer columns of `Leaderboard.frame()` (the floor row leaves them empty).
-COUNT_COLUMNS = ("rank", "runs", "error", "invalid", "malformed", "missing", "no_result", "judge_calls",
-                 "judge_prompt_tokens", "judge_completion_tokens", "signed", "results", "excluded",
-                 "infra_failures")
-
+COUNT_COLUMNS = (
+    "rank",
+    "runs",
+    "error",
+    "invalid",
+    "malformed",
+    "missing",
+    "no_result",
+    "judge_calls",
+    "judge_prompt_tokens",
+    "judge_completion_tokens",
+    "signed",
+    "results",
+    "excluded",
+    "infra_failures",
+)
 
 
 @dataclass
@@ -87,14 +99,17 @@ class Leaderboard:
     @property
     def caption(self) -> str:
         """How every number in the table was computed."""
-        return (f"Per family: mean headline score ({headline_rule('/')}) over runs x tasks; a task with no result, an invalid result file or "
-                f"missing/malformed/error counts 0. "
-                f"macro = unweighted mean of the {len(self.families)} family means; micro = mean over all tasks. "
-                f"[lo, hi] = {self.level:.0%} percentile bootstrap over runs and tasks (tasks stratified by family), "
-                f"{self.resamples} resamples, seed {self.seed}. {self.universe.label} coverage = run x task cells "
-                f"with a result / cells counted. signed = results whose signature verifies under {self.checked_with} / "
-                f"results (`avb verify` rescores the others instead of reusing them). " + " ".join(f"{m}." for m in legend(self.groups))
-                + "".join(f" {c}" for c in self.extra_captions)).strip()
+        return (
+            f"Per family: mean headline score ({headline_rule('/')}) over runs x tasks; a task with no result, an invalid result file or "
+            f"missing/malformed/error counts 0. "
+            f"macro = unweighted mean of the {len(self.families)} family means; micro = mean over all tasks. "
+            f"[lo, hi] = {self.level:.0%} percentile bootstrap over runs and tasks (tasks stratified by family), "
+            f"{self.resamples} resamples, seed {self.seed}. {self.universe.label} coverage = run x task cells "
+            f"with a result / cells counted. signed = results whose signature verifies under {self.checked_with} / "
+            f"results (`avb verify` rescores the others instead of reusing them). "
+            + " ".join(f"{m}." for m in legend(self.groups))
+            + "".join(f" {c}" for c in self.extra_captions)
+        ).strip()
 
     def frame(self) -> pd.DataFrame:
         """Numeric table: rank, harness, model, runs, per family mean/lo/hi, macro, micro, status counts."""
@@ -106,10 +121,22 @@ class Leaderboard:
                 row[f] = fh.mean if fh else None
                 row[f"{f}_lo"] = fh.ci_low if fh else None
                 row[f"{f}_hi"] = fh.ci_high if fh else None
-            row.update({"macro": g.macro, "macro_lo": g.macro_ci[0], "macro_hi": g.macro_ci[1],
-                        "micro": g.micro, "micro_lo": g.micro_ci[0], "micro_hi": g.micro_ci[1]})
-            row.update({k: g.status_counts.get(k, 0)
-                        for k in ("error", "invalid", "malformed", "missing", "no_result", "excluded")})
+            row.update(
+                {
+                    "macro": g.macro,
+                    "macro_lo": g.macro_ci[0],
+                    "macro_hi": g.macro_ci[1],
+                    "micro": g.micro,
+                    "micro_lo": g.micro_ci[0],
+                    "micro_hi": g.micro_ci[1],
+                }
+            )
+            row.update(
+                {
+                    k: g.status_counts.get(k, 0)
+                    for k in ("error", "invalid", "malformed", "missing", "no_result", "excluded")
+                }
+            )
             row.update({"infra_failures": len(g.infra), "infra_rerun": "; ".join(g.infra)})
             row.update({"with_result": g.coverage.get("with_result"), "counted": g.coverage.get("counted")})
             row.update({"signed": g.signatures.get("valid", 0), "results": g.signatures.get("results", 0)})
@@ -118,37 +145,97 @@ class Leaderboard:
             row["mark_notes"] = "; ".join(g.mark_notes)
             row.update({name: col.get((g.harness, g.model), "") for name, col in self.extra_columns.items()})
             usage = judge_total(g)
-            row.update({"judge_calls": usage["calls"], "judge_prompt_tokens": usage["prompt_tokens"],
-                        "judge_completion_tokens": usage["completion_tokens"], "judge_cost_usd": usage["cost_usd"]})
+            row.update(
+                {
+                    "judge_calls": usage["calls"],
+                    "judge_prompt_tokens": usage["prompt_tokens"],
+                    "judge_completion_tokens": usage["completion_tokens"],
+                    "judge_cost_usd": usage["cost_usd"],
+                }
+            )
             rows.append(row)
         if self.floor is not None:
             rows.append(floor_frame_row(self.floor, self.families))
         cols = ["rank", "harness", "model", "runs", "with_result", "counted"]
         cols += [c for f in self.families for c in (f, f"{f}_lo", f"{f}_hi", f"{f}_marks")]
-        cols += ["macro", "macro_lo", "macro_hi", "macro_marks", "micro", "micro_lo", "micro_hi", "micro_marks",
-                 "error", "invalid", "malformed", "missing", "no_result", "excluded", "infra_failures",
-                 "infra_rerun", "mark_notes",
-                 "judge_calls", "judge_prompt_tokens", "judge_completion_tokens", "judge_cost_usd",
-                 "signed", "results", *self.extra_columns]
+        cols += [
+            "macro",
+            "macro_lo",
+            "macro_hi",
+            "macro_marks",
+            "micro",
+            "micro_lo",
+            "micro_hi",
+            "micro_marks",
+            "error",
+            "invalid",
+            "malformed",
+            "missing",
+            "no_result",
+            "excluded",
+            "infra_failures",
+            "infra_rerun",
+            "mark_notes",
+            "judge_calls",
+            "judge_prompt_tokens",
+            "judge_completion_tokens",
+            "judge_cost_usd",
+            "signed",
+            "results",
+            *self.extra_columns,
+        ]
         df = pd.DataFrame(rows, columns=cols)
         counts = [c for c in (*COUNT_COLUMNS, "with_result", "counted") if c in df.columns]
         df[counts] = df[counts].astype("Int64")  # counts stay integers beside the floor row's empty cells
         return df
 
     def _display_rows(self) -> tuple[list[str], list[list[str]]]:
-        headers = ["#", "harness", "model", "runs", "coverage", *self.families, "macro", "micro", "judge", "errors",
-                   "invalid", "infra", "signed"]
+        headers = [
+            "#",
+            "harness",
+            "model",
+            "runs",
+            "coverage",
+            *self.families,
+            "macro",
+            "micro",
+            "judge",
+            "errors",
+            "invalid",
+            "infra",
+            "signed",
+        ]
         rows = []
         for rank, g in enumerate(self.groups, 1):
-            cells = [joined(fmt(g.families[f].mean), fmt_ci(g.families[f].ci_low, g.families[f].ci_high),
-                            symbols(g.marks.get(f, []))) if f in g.families else "-" for f in self.families]
+            cells = [
+                joined(
+                    fmt(g.families[f].mean),
+                    fmt_ci(g.families[f].ci_low, g.families[f].ci_high),
+                    symbols(g.marks.get(f, [])),
+                )
+                if f in g.families
+                else "-"
+                for f in self.families
+            ]
             row_mark = symbols(g.marks.get("macro", []))
-            rows.append([str(rank), g.harness, g.model, str(len(g.runs)), coverage_text(g), *cells,
-                         joined(fmt(g.macro), fmt_ci(*g.macro_ci), row_mark),
-                         joined(fmt(g.micro), fmt_ci(*g.micro_ci), row_mark),
-                         judge_text(judge_total(g)) or "0", str(g.n_errors or 0),
-                         str(g.n_invalid or 0), infra_text(g), signed_text(g.signatures),
-                         *(col.get((g.harness, g.model), "") for col in self.extra_columns.values())])
+            rows.append(
+                [
+                    str(rank),
+                    g.harness,
+                    g.model,
+                    str(len(g.runs)),
+                    coverage_text(g),
+                    *cells,
+                    joined(fmt(g.macro), fmt_ci(*g.macro_ci), row_mark),
+                    joined(fmt(g.micro), fmt_ci(*g.micro_ci), row_mark),
+                    judge_text(judge_total(g)) or "0",
+                    str(g.n_errors or 0),
+                    str(g.n_invalid or 0),
+                    infra_text(g),
+                    signed_text(g.signatures),
+                    *(col.get((g.harness, g.model), "") for col in self.extra_columns.values()),
+                ]
+            )
         headers = [*headers, *self.extra_columns]
         if self.floor is not None:
             rows.append(floor_display_row(self.floor, headers, self.families))
@@ -168,20 +255,35 @@ class Leaderboard:
         """Markdown table followed by its caption and the notes on marked cells and skipped runs."""
         headers, rows = self._display_rows()
         foot = "".join(f"\n- {line}" for line in self._footer())
-        return markdown_document(md_table(headers, rows, column_spec(headers))
-                                 + f"\n\n{self.caption}\n" + (foot + "\n" if foot else ""))
+        return markdown_document(
+            md_table(headers, rows, column_spec(headers))
+            + f"\n\n{self.caption}\n"
+            + (foot + "\n" if foot else "")
+        )
 
     def to_json(self) -> str:
         """JSON: the caption, legend, every row (numbers, marks, coverage, judge usage), skipped runs, notes."""
-        doc = {"caption": self.caption, "legend": legend(self.groups), "families": self.families,
-               "universe": {"basis": self.universe.basis, "label": self.universe.label,
-                            "tasks": {k: list(v) for k, v in self.universe.tasks.items()}},
-               "bootstrap": {"resamples": self.resamples, "seed": self.seed, "level": self.level},
-               "rows": [{"rank": i, **asdict(g), "judge_total": judge_total(g)} for i, g in enumerate(self.groups, 1)],
-               "skipped": self.skipped, "notes": self.notes,
-               "floor": self.floor.to_dict() if self.floor else None, "floor_note": self.floor_note,
-               "extra_columns": {name: {f"{h}/{m}": v for (h, m), v in col.items()}
-                                 for name, col in self.extra_columns.items()}}
+        doc = {
+            "caption": self.caption,
+            "legend": legend(self.groups),
+            "families": self.families,
+            "universe": {
+                "basis": self.universe.basis,
+                "label": self.universe.label,
+                "tasks": {k: list(v) for k, v in self.universe.tasks.items()},
+            },
+            "bootstrap": {"resamples": self.resamples, "seed": self.seed, "level": self.level},
+            "rows": [
+                {"rank": i, **asdict(g), "judge_total": judge_total(g)} for i, g in enumerate(self.groups, 1)
+            ],
+            "skipped": self.skipped,
+            "notes": self.notes,
+            "floor": self.floor.to_dict() if self.floor else None,
+            "floor_note": self.floor_note,
+            "extra_columns": {
+                name: {f"{h}/{m}": v for (h, m), v in col.items()} for name, col in self.extra_columns.items()
+            },
+        }
         return json.dumps(doc, indent=2, default=str) + "\n"
 
     def to_csv(self) -> str:
@@ -191,29 +293,46 @@ class Leaderboard:
     def to_latex(self) -> str:
         """A booktabs `table*` that fits the line width (`report.latex`); needs booktabs and graphicx."""
         headers, rows = self._display_rows()
-        return latex_table(headers, rows, caption=self.caption, label="tab:agenticvbench-leaderboard",
-                           comments=self._footer())
+        return latex_table(
+            headers,
+            rows,
+            caption=self.caption,
+            label="tab:agenticvbench-leaderboard",
+            comments=self._footer(),
+        )
 
     def to_html(self) -> str:
         """A self-contained HTML page with the table and its caption."""
         headers, rows = self._display_rows()
         head = "".join(f"<th>{escape(h)}</th>" for h in headers)
-        body = "".join("<tr>" + "".join(_html_cell(c, a) for c, a in zip(row, column_spec(headers), strict=True))
-                       + "</tr>" for row in rows)
-        page = ("<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>AgenticVBench leaderboard</title>"
-                "<style>body{font-family:system-ui,sans-serif;margin:2em}table{border-collapse:collapse}"
-                "td,th{border:1px solid #ddd;padding:.3em .6em}td{text-align:right;white-space:nowrap}"
-                "td.l{text-align:left}.ci{color:#777;font-size:.85em}th{background:#f3f3f3}"
-                "caption{caption-side:bottom;text-align:left;color:#555;font-size:.85em;max-width:60em}</style>"
-                f"</head><body><h1>AgenticVBench leaderboard</h1><table><caption>{escape(self.caption)}</caption>"
-                f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
-                + "".join(f"<p>{escape(line)}</p>" for line in self._footer()) + "</body></html>\n")
+        body = "".join(
+            "<tr>"
+            + "".join(_html_cell(c, a) for c, a in zip(row, column_spec(headers), strict=True))
+            + "</tr>"
+            for row in rows
+        )
+        page = (
+            "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>AgenticVBench leaderboard</title>"
+            "<style>body{font-family:system-ui,sans-serif;margin:2em}table{border-collapse:collapse}"
+            "td,th{border:1px solid #ddd;padding:.3em .6em}td{text-align:right;white-space:nowrap}"
+            "td.l{text-align:left}.ci{color:#777;font-size:.85em}th{background:#f3f3f3}"
+            "caption{caption-side:bottom;text-align:left;color:#555;font-size:.85em;max-width:60em}</style>"
+            f"</head><body><h1>AgenticVBench leaderboard</h1><table><caption>{escape(self.caption)}</caption>"
+            f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+            + "".join(f"<p>{escape(line)}</p>" for line in self._footer())
+            + "</body></html>\n"
+        )
         return sanitize_text(page)  # agent strings: control characters and surrogates escaped
 
     def render(self, fmt_name: str) -> str:
         """Render in one of `FORMATS`."""
-        renderers = {"md": self.to_markdown, "csv": self.to_csv, "latex": self.to_latex, "html": self.to_html,
-                     "json": self.to_json}
+        renderers = {
+            "md": self.to_markdown,
+            "csv": self.to_csv,
+            "latex": self.to_latex,
+            "html": self.to_html,
+            "json": self.to_json,
+        }
         if fmt_name not in renderers:
             raise ValueError(f"unknown format {fmt_name!r}; expected one of {', '.join(FORMATS)}")
         return renderers[fmt_name]()
@@ -228,10 +347,20 @@ def _html_cell(cell: str, align: str) -> str:
     return f"<td>{escape(value)} <span class='ci'>{escape(ci)}</span>{escape(marks)}</td>"
 
 
-def build_leaderboard(results: list[Result], *, tasks: Any = None, full_benchmark: bool = False,
-                      dataset_label: str = "", resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED,
-                      level: float = DEFAULT_LEVEL, skipped: list[str] | None = None,
-                      key: ResultKey | None = None, floor: Floor | None = None, floor_note: str = "") -> Leaderboard:
+def build_leaderboard(
+    results: list[Result],
+    *,
+    tasks: Any = None,
+    full_benchmark: bool = False,
+    dataset_label: str = "",
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+    level: float = DEFAULT_LEVEL,
+    skipped: list[str] | None = None,
+    key: ResultKey | None = None,
+    floor: Floor | None = None,
+    floor_note: str = "",
+) -> Leaderboard:
     """Rank every (harness, model) in `results` (task universe as in `aggregate.task_universe`); `skipped`
     names runs given without results; `key` is the key the results' signatures were checked with (caption);
     `floor` (from `baselines.floor.floor_for`) is shown as the last row."""
@@ -240,11 +369,23 @@ def build_leaderboard(results: list[Result], *, tasks: Any = None, full_benchmar
     groups = headlines(kept, universe, resamples=resamples, seed=seed, level=level) if kept else []
     annotate(groups, kept)
     notes = duplicate_identities((r.harness, r.model, r.rep, r.path) for g in groups for r in g.runs)
-    return Leaderboard(groups, universe, resamples, seed, level, list(skipped or []), notes, key_label(key),
-                       floor, floor_note)
+    return Leaderboard(
+        groups,
+        universe,
+        resamples,
+        seed,
+        level,
+        list(skipped or []),
+        notes,
+        key_label(key),
+        floor,
+        floor_note,
+    )
 
 
-def leaderboard_from_runs(paths: list[str | Path], key: ResultKey | None = None, **kwargs: Any) -> Leaderboard:
+def leaderboard_from_runs(
+    paths: list[str | Path], key: ResultKey | None = None, **kwargs: Any
+) -> Leaderboard:
     """`build_leaderboard` over the results found in run directories / results folders, signatures checked
     with `key`; runs without results are named in `Leaderboard.skipped` (a path that does not exist raises)."""
     results, skipped = load_available(paths, key)

@@ -20,8 +20,15 @@ from agenticvbench.report.tables import md_table
 from agenticvbench.sanitize import markdown_document
 from agenticvbench.verifiers import headline_rule
 
-STATUS_LABEL = {"scored": "scored", "missing": "missing", "malformed": "malformed", "error": "ERROR",
-                "excluded": "excluded (infra)", "invalid": "invalid result file", NO_RESULT: "no result"}
+STATUS_LABEL = {
+    "scored": "scored",
+    "missing": "missing",
+    "malformed": "malformed",
+    "error": "ERROR",
+    "excluded": "excluded (infra)",
+    "invalid": "invalid result file",
+    NO_RESULT: "no result",
+}
 
 
 def fmt(x: float | None, decimals: int = 4) -> str:
@@ -42,46 +49,84 @@ def fmt_score_ci(mean: float | None, lo: float | None, hi: float | None) -> str:
 def headline_table(groups: list[GroupHeadline], families: list[str]) -> str:
     """Headline table: one row per (harness, model): coverage, each family and macro/micro with its 95 % CI and
     the marks of cells that are not comparable, judge usage and errors."""
-    headers = ["harness", "model", "runs", "coverage", *families, "macro", "micro", "judge", "errors", "infra"]
+    headers = [
+        "harness",
+        "model",
+        "runs",
+        "coverage",
+        *families,
+        "macro",
+        "micro",
+        "judge",
+        "errors",
+        "infra",
+    ]
     rows = []
     for g in groups:
-        fam_cells = [joined(fmt_score_ci(g.families[f].mean, g.families[f].ci_low, g.families[f].ci_high),
-                            symbols(g.marks.get(f, []))) if f in g.families else "-" for f in families]
+        fam_cells = [
+            joined(
+                fmt_score_ci(g.families[f].mean, g.families[f].ci_low, g.families[f].ci_high),
+                symbols(g.marks.get(f, [])),
+            )
+            if f in g.families
+            else "-"
+            for f in families
+        ]
         row_mark = symbols(g.marks.get("macro", []))
-        rows.append([g.harness, g.model, len(g.runs), coverage_text(g), *fam_cells,
-                     joined(fmt_score_ci(g.macro, *g.macro_ci), row_mark),
-                     joined(fmt_score_ci(g.micro, *g.micro_ci), row_mark), judge_text(judge_total(g)) or "0",
-                     g.n_errors, infra_text(g)])
+        rows.append(
+            [
+                g.harness,
+                g.model,
+                len(g.runs),
+                coverage_text(g),
+                *fam_cells,
+                joined(fmt_score_ci(g.macro, *g.macro_ci), row_mark),
+                joined(fmt_score_ci(g.micro, *g.micro_ci), row_mark),
+                judge_text(judge_total(g)) or "0",
+                g.n_errors,
+                infra_text(g),
+            ]
+        )
     return md_table(headers, rows, "llll" + "r" * (len(families) + 5))
 
 
 def aggregation_notes(report: Report) -> list[str]:
     """The sentences saying how every headline number was aggregated."""
-    notes = [report.universe.label,
-             f"Family cell: mean of the headline score ({headline_rule()}) over all runs x tasks of that (harness, model); a task with "
-             "no result, an invalid result file, or missing/malformed/error, counts 0; an excluded cell "
-             "(infrastructure failure imported with --infra-policy exclude) is left out of the means (a family "
-             "with no cell left shows 0).",
-             f"[lo, hi]: {report.level:.0%} percentile bootstrap interval, {report.resamples} resamples, seed "
-             f"{report.seed}; runs resampled with replacement, tasks resampled with replacement within each family."]
+    notes = [
+        report.universe.label,
+        f"Family cell: mean of the headline score ({headline_rule()}) over all runs x tasks of that (harness, model); a task with "
+        "no result, an invalid result file, or missing/malformed/error, counts 0; an excluded cell "
+        "(infrastructure failure imported with --infra-policy exclude) is left out of the means (a family "
+        "with no cell left shows 0).",
+        f"[lo, hi]: {report.level:.0%} percentile bootstrap interval, {report.resamples} resamples, seed "
+        f"{report.seed}; runs resampled with replacement, tasks resampled with replacement within each family.",
+    ]
     if report.groups:
-        notes += [report.groups[0].macro_label.split("(")[0].strip() + " (each family weighs the same).",
-                  "micro: mean over all run x task cells (each task weighs the same)."]
+        notes += [
+            report.groups[0].macro_label.split("(")[0].strip() + " (each family weighs the same).",
+            "micro: mean over all run x task cells (each task weighs the same).",
+        ]
     notes.append("coverage: run x task cells with a result / cells counted.")
-    notes.append("infra: infrastructure failures in the row (excluded from the means, or counted 0 under the "
-                 "default zero policy), listed below for rerun.")
+    notes.append(
+        "infra: infrastructure failures in the row (excluded from the means, or counted 0 under the "
+        "default zero policy), listed below for rerun."
+    )
     notes += infra_lines(report.groups)
     if report.signatures:
-        notes.append(f"Signatures, checked with {report.signatures['key']}: "
-                     f"{describe(report.signatures['total'])}. A result without a valid signature counts as it is "
-                     "here, but `avb verify` rescores it instead of reusing it.")
+        notes.append(
+            f"Signatures, checked with {report.signatures['key']}: "
+            f"{describe(report.signatures['total'])}. A result without a valid signature counts as it is "
+            "here, but `avb verify` rescores it instead of reusing it."
+        )
     notes += legend(report.groups)
     notes += [f"Not comparable: {g.harness}/{g.model}: {n}" for g in report.groups for n in g.mark_notes]
     refs = human_references(report.published)
     if refs:
-        notes.append("Published human reference (AgenticVBench paper, arXiv:2605.27705): "
-                     + ", ".join(f"{f} {v:.2f}" for f, v in refs.items())
-                     + "; a marked cell is not comparable with it.")
+        notes.append(
+            "Published human reference (AgenticVBench paper, arXiv:2605.27705): "
+            + ", ".join(f"{f} {v:.2f}" for f, v in refs.items())
+            + "; a marked cell is not comparable with it."
+        )
     if report.floor is not None:
         notes.append(report.floor.line() + (f" ({report.floor_note})" if report.floor_note else ""))
     elif report.floor_note:
@@ -112,14 +157,21 @@ def _per_task(report: Report, family: str) -> str:
 
 def status_table(report: Report) -> str:
     """Status counts (run x task cells) per family as a Markdown table."""
-    return md_table(["family", *[STATUS_LABEL[s] for s in next(iter(report.status_counts.values()), {})]],
-                    [[f, *c.values()] for f, c in report.status_counts.items()], "l" + "r" * len(STATUS_LABEL))
+    return md_table(
+        ["family", *[STATUS_LABEL[s] for s in next(iter(report.status_counts.values()), {})]],
+        [[f, *c.values()] for f, c in report.status_counts.items()],
+        "l" + "r" * len(STATUS_LABEL),
+    )
 
 
 def render_summary(report: Report) -> str:
     """The short form (what `avb demo` prints): the headline table with its mark legend and the status counts."""
-    out = ["Headline (per family: mean headline score [95% CI]; macro/micro over families/tasks)", "",
-           headline_table(report.groups, report.universe.families), ""]
+    out = [
+        "Headline (per family: mean headline score [95% CI]; macro/micro over families/tasks)",
+        "",
+        headline_table(report.groups, report.universe.families),
+        "",
+    ]
     out += [f"- {n}" for n in legend(report.groups)]
     out += ["", "Status counts (run x task cells)", "", status_table(report)]
     return "\n".join(out)
@@ -128,12 +180,19 @@ def render_summary(report: Report) -> str:
 def render_markdown(report: Report, *, per_task: bool = True, max_problems: int = 200) -> str:
     """The whole report as Markdown."""
     fams = report.universe.families
-    out = ["# AgenticVBench report", "",
-           f"agenticvbench {report.package_version}; {len(report.runs)} run(s) in {len(report.groups)} "
-           f"(harness, model) group(s).", ""]
+    out = [
+        "# AgenticVBench report",
+        "",
+        f"agenticvbench {report.package_version}; {len(report.runs)} run(s) in {len(report.groups)} "
+        f"(harness, model) group(s).",
+        "",
+    ]
     if report.n_errors:
-        out += [f"> **{report.n_errors} task result(s) have status ERROR**: the verifier itself failed. They count 0 "
-                "below, but the scores are not trustworthy until they are fixed (see the list of problems).", ""]
+        out += [
+            f"> **{report.n_errors} task result(s) have status ERROR**: the verifier itself failed. They count 0 "
+            "below, but the scores are not trustworthy until they are fixed (see the list of problems).",
+            "",
+        ]
     out += ["## Headline", "", headline_table(report.groups, fams), ""]
     out += [f"- {n}" for n in aggregation_notes(report)] + [""]
     from agenticvbench.report.cost_columns import cost_markdown, group_costs
@@ -141,21 +200,50 @@ def render_markdown(report: Report, *, per_task: bool = True, max_problems: int 
     out += cost_markdown(group_costs(report.groups))
     comp = [c for c in published_comparison(report.groups, report.published) if c["ours"] is not None]
     if comp:
-        out += ["### Compared with published numbers", "", md_table(
-            ["harness", "model", "family", "published", "ours", "difference", "source"],
-            [[c["harness"], c["model"], c["family"], fmt(c["published"]),
-              joined(fmt(c["ours"]), marked(report, c["harness"], c["model"], c["family"])),
-              f"{c['difference']:+.4f}", c["source"]] for c in comp], "lllrrrl"), ""]
+        out += [
+            "### Compared with published numbers",
+            "",
+            md_table(
+                ["harness", "model", "family", "published", "ours", "difference", "source"],
+                [
+                    [
+                        c["harness"],
+                        c["model"],
+                        c["family"],
+                        fmt(c["published"]),
+                        joined(fmt(c["ours"]), marked(report, c["harness"], c["model"], c["family"])),
+                        f"{c['difference']:+.4f}",
+                        c["source"],
+                    ]
+                    for c in comp
+                ],
+                "lllrrrl",
+            ),
+            "",
+        ]
     out += ["## Status counts (run x task cells)", "", status_table(report), ""]
     per_run = report.signatures.get("per_run") or {}
     if any(c.get("valid", 0) != c.get("results", 0) for c in per_run.values()):
-        out += ["## Result signatures", "", md_table(["run", "signed", "detail"],
-                [[run, signed_text(c), describe(c)] for run, c in per_run.items()], "lrl"), ""]
+        out += [
+            "## Result signatures",
+            "",
+            md_table(
+                ["run", "signed", "detail"],
+                [[run, signed_text(c), describe(c)] for run, c in per_run.items()],
+                "lrl",
+            ),
+            "",
+        ]
     out += ["## Tasks that scored 0 for a non-scoring reason", ""]
     if report.problems:
         shown = report.problems[:max_problems]
-        out += [md_table(["status", "task", "family", "run", "reason"],
-                         [[STATUS_LABEL[p.status], p.task_id, p.family, p.run, p.reason] for p in shown], "lrll")]
+        out += [
+            md_table(
+                ["status", "task", "family", "run", "reason"],
+                [[STATUS_LABEL[p.status], p.task_id, p.family, p.run, p.reason] for p in shown],
+                "lrll",
+            )
+        ]
         if len(report.problems) > len(shown):
             out.append(f"\n... and {len(report.problems) - len(shown)} more (see the JSON report).")
     else:
@@ -175,7 +263,11 @@ def render_markdown(report: Report, *, per_task: bool = True, max_problems: int 
     if report.notes:
         out += ["## Notes", ""] + [f"- {n}" for n in report.notes] + [""]
     if report.ignored:
-        out += ["## Results outside the task universe (not counted)", ""] + [f"- {m}" for m in report.ignored] + [""]
+        out += (
+            ["## Results outside the task universe (not counted)", ""]
+            + [f"- {m}" for m in report.ignored]
+            + [""]
+        )
     out += ["## Provenance", ""] + provenance_lines(report) + [""]
     return markdown_document("\n".join(out))  # agent strings: no raw HTML, no control characters
 
@@ -184,21 +276,33 @@ def agreement_markdown(section: dict[str, Any] | None) -> list[str]:
     """The "Agreement between judges" section (`report.judge_agreement`) as Markdown lines; none without data."""
     if not section:
         return []
-    return ["## Agreement between judges", "",
-            md_table(judge_agreement.HEADERS, judge_agreement.rows(section), "llrrr"), "",
-            *[f"- {n}" for n in judge_agreement.notes(section)], ""]
+    return [
+        "## Agreement between judges",
+        "",
+        md_table(judge_agreement.HEADERS, judge_agreement.rows(section), "llrrr"),
+        "",
+        *[f"- {n}" for n in judge_agreement.notes(section)],
+        "",
+    ]
 
 
 def provenance_lines(report: Report) -> list[str]:
     """Provenance as Markdown bullet lines."""
     p = report.provenance
-    lines = [f"- agenticvbench version(s) that scored: {', '.join(map(str, p['package_versions'])) or 'unknown'}"]
+    lines = [
+        f"- agenticvbench version(s) that scored: {', '.join(map(str, p['package_versions'])) or 'unknown'}"
+    ]
     for d in p["datasets"] or ["unknown"]:
         if isinstance(d, dict):
             d = f"{d.get('dataset')} @ {d.get('revision')} (resolved {d.get('resolved_revision')})"
         lines.append(f"- dataset: {d}")
-    lines.append("- verifier versions: " + ("; ".join(f"{f} {', '.join(map(str, v)) or '?'}"
-                                                     for f, v in p["verifier_versions"].items()) or "unknown"))
+    lines.append(
+        "- verifier versions: "
+        + (
+            "; ".join(f"{f} {', '.join(map(str, v)) or '?'}" for f, v in p["verifier_versions"].items())
+            or "unknown"
+        )
+    )
     for j in p["judges"]:
         if isinstance(j, dict):
             parts = [f"{k} {v}" for k, v in j.items() if v not in (None, "")]
@@ -206,14 +310,20 @@ def provenance_lines(report: Report) -> list[str]:
         else:
             lines.append(f"- judge (recap): {j}")
     if p["libraries"]:
-        lines.append("- libraries: " + ", ".join(f"{k} {'/'.join(map(str, v))}" for k, v in p["libraries"].items()))
+        lines.append(
+            "- libraries: " + ", ".join(f"{k} {'/'.join(map(str, v))}" for k, v in p["libraries"].items())
+        )
     hosts = [h for h in p.get("hosts") or [] if isinstance(h, dict)]
     if hosts:
         lines.append("- scored on: " + "; ".join(f"{h.get('machine')} ({h.get('simd')})" for h in hosts))
     lines.append("- runs: " + "; ".join(f"{r.short} = {r.path}" for r in report.runs))
     labels = report.run_labels()
-    usage = [f"{labels.get(path, path)}: {judge_text(u)}" for g in report.groups
-             for path, u in (g.judge or {}).items() if judge_text(u)]
+    usage = [
+        f"{labels.get(path, path)}: {judge_text(u)}"
+        for g in report.groups
+        for path, u in (g.judge or {}).items()
+        if judge_text(u)
+    ]
     if usage:
         lines.append("- judge usage per run (recap): " + "; ".join(usage))
     return lines

@@ -24,8 +24,13 @@ from agenticvbench.verifiers.repair.constants import EDIT_MAX
 from agenticvbench.verifiers.repair.detail import CHUNK_SIGNALS, EditDetail, as_repair_detail
 from agenticvbench.verifiers.sequencing import orders
 
-_STATUS_MARK = {"missing": ("o", "#777777"), "malformed": ("x", "#d62728"), "error": ("X", "#000000"),
-                "invalid": ("X", "#d62728"), NO_RESULT: (".", "#777777")}
+_STATUS_MARK = {
+    "missing": ("o", "#777777"),
+    "malformed": ("x", "#d62728"),
+    "error": ("X", "#000000"),
+    "invalid": ("X", "#d62728"),
+    NO_RESULT: (".", "#777777"),
+}
 
 
 def to_png(fig: Figure, dpi: int = 100) -> bytes:
@@ -36,8 +41,12 @@ def to_png(fig: Figure, dpi: int = 100) -> bytes:
     return buf.getvalue()
 
 
-def family_bars(groups: Sequence[GroupHeadline], families: Sequence[str],
-                human_reference: dict[str, float] | None = None, floor: Floor | None = None) -> bytes:
+def family_bars(
+    groups: Sequence[GroupHeadline],
+    families: Sequence[str],
+    human_reference: dict[str, float] | None = None,
+    floor: Floor | None = None,
+) -> bytes:
     """Per-family headline bars, one bar per (harness, model), 95 % CI whiskers, published human lines, and
     the floor (best trivial strategy, dotted, named) when given."""
     fig = Figure(figsize=(max(6.0, 1.6 * (len(families) + 2)), 3.8))
@@ -65,23 +74,38 @@ def family_bars(groups: Sequence[GroupHeadline], families: Sequence[str],
             if mark:  # not comparable: hatched and labelled, never a plain bar beside the human reference
                 bar.set_hatch("//")
                 bar.set_alpha(0.6)
-                ax.text(bar.get_x() + bar.get_width() / 2, min(1.0, (0 if np.isnan(v) else v)) + 0.03, mark,
-                        ha="center", fontsize=9, color="#b00000")
+                ax.text(
+                    bar.get_x() + bar.get_width() / 2,
+                    min(1.0, (0 if np.isnan(v) else v)) + 0.03,
+                    mark,
+                    ha="center",
+                    fontsize=9,
+                    color="#b00000",
+                )
     for i, c in enumerate(cols):
         ref = (human_reference or {}).get(c)
         if ref is not None:
             ax.hlines(ref, i - 0.45, i + 0.45, colors="#d62728", linestyles="--", linewidth=2)
-            ax.text(i, ref + 0.02, f"human {ref:.2f}", ha="center", fontsize=8, color="#d62728",
-                    bbox={"facecolor": "white", "alpha": 0.85, "edgecolor": "none", "pad": 1})
+            ax.text(
+                i,
+                ref + 0.02,
+                f"human {ref:.2f}",
+                ha="center",
+                fontsize=8,
+                color="#d62728",
+                bbox={"facecolor": "white", "alpha": 0.85, "edgecolor": "none", "pad": 1},
+            )
     _draw_floor(ax, cols, floor)
     ax.set_xticks(x, cols)
     ax.set_ylim(0, 1.08)
     ax.set_ylabel("headline (mean over runs x tasks)")
     used = legend(groups)
-    ax.set_title("Headline per family (whiskers: 95% bootstrap CI; dashed: published human reference"
-                 + ("; dotted: floor, the best trivial strategy)" if floor is not None else ")")
-                 + ("\nhatched = not comparable: " + "; ".join(u.split(":")[0] for u in used) if used else ""),
-                 fontsize=9)
+    ax.set_title(
+        "Headline per family (whiskers: 95% bootstrap CI; dashed: published human reference"
+        + ("; dotted: floor, the best trivial strategy)" if floor is not None else ")")
+        + ("\nhatched = not comparable: " + "; ".join(u.split(":")[0] for u in used) if used else ""),
+        fontsize=9,
+    )
     ax.legend(handles=handles, fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     return to_png(fig)
 
@@ -92,13 +116,22 @@ def _draw_floor(ax: Any, cols: Sequence[str], floor: Floor | None) -> None:
         return
     for i, c in enumerate(cols):
         entry = floor.families.get(c)
-        value = entry.mean if entry else floor.macro if c == "macro" else floor.micro if c == "micro" else None
+        value = (
+            entry.mean if entry else floor.macro if c == "macro" else floor.micro if c == "micro" else None
+        )
         if value is None:
             continue
         ax.hlines(value, i - 0.45, i + 0.45, colors="#444444", linestyles=":", linewidth=2)
         label = f"floor {value:.2f}" + (f"\n{entry.strategy}" if entry else "")
-        ax.text(i, value - 0.06 if value > 0.1 else value + 0.02, label, ha="center", fontsize=7, color="#444444",
-                bbox={"facecolor": "white", "alpha": 0.8, "edgecolor": "none", "pad": 1})
+        ax.text(
+            i,
+            value - 0.06 if value > 0.1 else value + 0.02,
+            label,
+            ha="center",
+            fontsize=7,
+            color="#444444",
+            bbox={"facecolor": "white", "alpha": 0.8, "edgecolor": "none", "pad": 1},
+        )
 
 
 def task_grid(results: Sequence[Result], runs: Sequence[RunRef], tasks: Mapping[str, Sequence[int]]) -> bytes:
@@ -120,7 +153,9 @@ def task_grid(results: Sequence[Result], runs: Sequence[RunRef], tasks: Mapping[
     im = ax.imshow(grid, aspect="auto", cmap="viridis", vmin=0, vmax=1, interpolation="nearest")
     for status, pts in marks.items():
         m, colour = _STATUS_MARK[status]
-        ax.scatter([p[0] for p in pts], [p[1] for p in pts], marker=m, c=colour, s=28, label=status.replace("_", " "))
+        ax.scatter(
+            [p[0] for p in pts], [p[1] for p in pts], marker=m, c=colour, s=28, label=status.replace("_", " ")
+        )
     start = 0
     for fam, ts in tasks.items():
         if start:
@@ -133,8 +168,14 @@ def task_grid(results: Sequence[Result], runs: Sequence[RunRef], tasks: Mapping[
     ax.set_xlabel("task id")
     fig.colorbar(im, ax=ax, fraction=0.03, pad=0.01, label="headline score")
     if marks:
-        ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=len(marks),
-                  title="no colour = counts 0 because", title_fontsize=7)
+        ax.legend(
+            fontsize=7,
+            loc="upper center",
+            bbox_to_anchor=(0.5, -0.22),
+            ncol=len(marks),
+            title="no colour = counts 0 because",
+            title_fontsize=7,
+        )
     return to_png(fig)
 
 
@@ -153,8 +194,13 @@ def repair_chunks(result: Result) -> bytes | None:
         return None
     fig = Figure(figsize=(7.0, 2.8))
     ax = fig.add_subplot()
-    styles = dict(zip(CHUNK_SIGNALS, [("#1f77b4", "-"), ("#1f77b4", ":"), ("#ff7f0e", "-"), ("#ff7f0e", ":")],
-                      strict=True))
+    styles = dict(
+        zip(
+            CHUNK_SIGNALS,
+            [("#1f77b4", "-"), ("#1f77b4", ":"), ("#ff7f0e", "-"), ("#ff7f0e", ":")],
+            strict=True,
+        )
+    )
     for key, (colour, ls) in styles.items():
         xs: list[float] = []
         ys: list[float] = []
@@ -171,8 +217,11 @@ def repair_chunks(result: Result) -> bytes | None:
     ax.set_ylim(-0.02, 1.05)
     ax.set_xlabel("time (s)")
     ax.set_ylabel("similarity to source")
-    ax.set_title(f"repair task {result.task_id}, {run_ref(result).short}\nfinal {result.final_score:.3f}, "
-                 f"edit {float(edit.get('score', 0)):.1f}/{edit.get('max', EDIT_MAX)}", fontsize=8)
+    ax.set_title(
+        f"repair task {result.task_id}, {run_ref(result).short}\nfinal {result.final_score:.3f}, "
+        f"edit {float(edit.get('score', 0)):.1f}/{edit.get('max', EDIT_MAX)}",
+        fontsize=8,
+    )
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     return to_png(fig)
 
@@ -202,5 +251,7 @@ def sequencing_order(result: Result) -> bytes | None:
     score = result.headline_score  # sequencing's headline is adjusted_final_score
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.yaxis.set_major_locator(MaxNLocator(integer=True))
-    ax.set_title(f"sequencing task {result.task_id}, {run_ref(result).short}\nadjusted {score:.3f}", fontsize=8)
+    ax.set_title(
+        f"sequencing task {result.task_id}, {run_ref(result).short}\nadjusted {score:.3f}", fontsize=8
+    )
     return to_png(fig)

@@ -44,8 +44,13 @@ def key_label(key: ResultKey | None) -> str:
 
 def describe(counts: dict[str, Any]) -> str:
     """'12 of 14 signed with this key; 2 unsigned' (the statuses present, in `SIGNATURE_STATUSES` order)."""
-    labels = {"valid": "signed with this key", "unsigned": "unsigned", "other_key": "signed with another key",
-              "bad": "with a signature that does not match", "unchecked": "signed but not checked (no key)"}
+    labels = {
+        "valid": "signed with this key",
+        "unsigned": "unsigned",
+        "other_key": "signed with another key",
+        "bad": "with a signature that does not match",
+        "unchecked": "signed but not checked (no key)",
+    }
     parts = [f"{counts[s]} {labels[s]}" for s in SIGNATURE_STATUSES if counts.get(s)]
     return f"{counts.get('results', 0)} result(s): " + ("; ".join(parts) if parts else "none")
 

@@ -80,8 +80,9 @@ def _declared_run(where: Path) -> dict[str, Any]:
     return replace(RunIdentity.resolve(run_dir, meta), path=str(where)).to_dict()
 
 
-def load_available(paths: list[str | Path] | str | Path,
-                   key: ResultKey | None = None) -> tuple[list[Result], list[str]]:
+def load_available(
+    paths: list[str | Path] | str | Path, key: ResultKey | None = None
+) -> tuple[list[Result], list[str]]:
     """Like `load_comparison`, but a path without results is named in the second list instead of raising
     (a leaderboard over a mix of verified and unverified runs shows what it can). A path that does not exist
     still raises `SubmissionError`; so does a list where no path has results. Signatures are checked with
@@ -113,8 +114,11 @@ def load_available(paths: list[str | Path] | str | Path,
             if stand_in is not None:
                 seen.setdefault((where, stand_in.task_id), stand_in)
     if not seen and skipped:
-        raise SubmissionError(skipped[0] if len(skipped) == 1 else
-                              f"none of the {len(skipped)} paths has results; run `avb verify` first")
+        raise SubmissionError(
+            skipped[0]
+            if len(skipped) == 1
+            else f"none of the {len(skipped)} paths has results; run `avb verify` first"
+        )
     return list(seen.values()), skipped
 
 
@@ -149,7 +153,9 @@ class Report:
     package_version: str = __version__
     notes: list[str] = field(default_factory=list)  # duplicate run identities, runs without results
     warning_sites: dict[str, list[str]] = field(default_factory=dict)  # warning -> ["<run> task <id>", ...]
-    judge_agreement: dict[str, Any] | None = None  # model judge vs human graders on recap (judge_agreement.py)
+    judge_agreement: dict[str, Any] | None = (
+        None  # model judge vs human graders on recap (judge_agreement.py)
+    )
     signatures: dict[str, Any] = field(default_factory=dict)  # {key, per_run: {label: counts}, total: counts}
     floor: Floor | None = None  # the best trivial strategy per family over the same tasks (`avb baselines`)
     floor_note: str = ""  # where the floor came from, or why there is none
@@ -180,40 +186,57 @@ class Report:
             for tid in self.universe.tasks[fam]:
                 for run in self.runs:
                     r = index.get((run.path, tid))
-                    rows.append({
-                        "family": fam, "task_id": tid, "run": labels[run.path], "run_path": run.path,
-                        "harness": run.harness, "model": run.model, "rep": run.rep,
-                        "status": r.status if r else NO_RESULT,
-                        "headline": float(r.headline_score) if r and r.status == "scored" else 0.0,
-                        "final_score": r.final_score if r else None,
-                        "adjusted_final_score": r.adjusted_final_score if r else None,
-                        "reason": r.reason if r else "no result file for this task in this run",
-                        "n_warnings": len(r.warnings) if r else 0,
-                    })
+                    rows.append(
+                        {
+                            "family": fam,
+                            "task_id": tid,
+                            "run": labels[run.path],
+                            "run_path": run.path,
+                            "harness": run.harness,
+                            "model": run.model,
+                            "rep": run.rep,
+                            "status": r.status if r else NO_RESULT,
+                            "headline": float(r.headline_score) if r and r.status == "scored" else 0.0,
+                            "final_score": r.final_score if r else None,
+                            "adjusted_final_score": r.adjusted_final_score if r else None,
+                            "reason": r.reason if r else "no result file for this task in this run",
+                            "n_warnings": len(r.warnings) if r else 0,
+                        }
+                    )
         return rows
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready summary (per-task rows included; full per-task detail stays in the result files)."""
         return {
             "package_version": self.package_version,
-            "universe": {"basis": self.universe.basis, "source": self.universe.source,
-                         "label": self.universe.label, "tasks": {k: list(v) for k, v in self.universe.tasks.items()}},
-            "bootstrap": {"resamples": self.resamples, "seed": self.seed, "level": self.level,
-                          "scheme": "percentile; runs resampled with replacement, tasks resampled with "
-                                    "replacement within each family"},
+            "universe": {
+                "basis": self.universe.basis,
+                "source": self.universe.source,
+                "label": self.universe.label,
+                "tasks": {k: list(v) for k, v in self.universe.tasks.items()},
+            },
+            "bootstrap": {
+                "resamples": self.resamples,
+                "seed": self.seed,
+                "level": self.level,
+                "scheme": "percentile; runs resampled with replacement, tasks resampled with "
+                "replacement within each family",
+            },
             "groups": [g.to_dict() for g in self.groups],
             "runs": [asdict(r) for r in self.runs],
             "status_counts": self.status_counts,
             "problems": [asdict(p) for p in self.problems],
-            "warnings": [{"warning": w, "count": n, "where": self.warning_sites.get(w, [])}
-                         for w, n in self.warnings],
+            "warnings": [
+                {"warning": w, "count": n, "where": self.warning_sites.get(w, [])} for w, n in self.warnings
+            ],
             "notes": self.notes,
             "provenance": self.provenance,
             "ignored": self.ignored,
             "tasks": self.task_rows(),
             "judge_agreement": self.judge_agreement,
             "signatures": self.signatures,
-            "floor": self.floor.to_dict() if self.floor else None, "floor_note": self.floor_note,
+            "floor": self.floor.to_dict() if self.floor else None,
+            "floor_note": self.floor_note,
         }
 
 
@@ -249,11 +272,21 @@ def _provenance(results: list[Result]) -> dict[str, Any]:
     }
 
 
-def build_report(results: list[Result], *, tasks: Any = None, full_benchmark: bool = False,
-                 dataset_label: str = "", resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED,
-                 level: float = DEFAULT_LEVEL, notes: list[str] | None = None,
-                 cache_dir: str | Path | None = None, key: ResultKey | None = None, floor: Floor | None = None,
-                 floor_note: str = "") -> Report:
+def build_report(
+    results: list[Result],
+    *,
+    tasks: Any = None,
+    full_benchmark: bool = False,
+    dataset_label: str = "",
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+    level: float = DEFAULT_LEVEL,
+    notes: list[str] | None = None,
+    cache_dir: str | Path | None = None,
+    key: ResultKey | None = None,
+    floor: Floor | None = None,
+    floor_note: str = "",
+) -> Report:
     """Aggregate `results` into a `Report`. `tasks`/`full_benchmark` choose the task universe (see aggregate);
     `notes` (e.g. runs without results) are shown with the report's own (duplicate run identities). With
     `cache_dir`, recap results judged by a model are compared with the human verdicts stored there
@@ -261,12 +294,27 @@ def build_report(results: list[Result], *, tasks: Any = None, full_benchmark: bo
     `baselines.floor.floor_for`) is shown beside the headlines."""
     universe = task_universe(results, tasks=tasks, full_benchmark=full_benchmark, source=dataset_label)
     kept, outside = split_by_universe(results, universe)
-    ignored = [f"{run_ref(r).short}: task {r.task_id} ({r.family}) is not in the task universe; ignored"
-               for r in outside]
+    ignored = [
+        f"{run_ref(r).short}: task {r.task_id} ({r.family}) is not in the task universe; ignored"
+        for r in outside
+    ]
     groups = headlines(kept, universe, resamples=resamples, seed=seed, level=level) if kept else []
     runs = sorted({run_ref(r) for r in kept})
-    report = Report(universe, groups, runs, kept, {}, [], [], _provenance(kept), ignored,
-                         resamples, seed, level, load_published())
+    report = Report(
+        universe,
+        groups,
+        runs,
+        kept,
+        {},
+        [],
+        [],
+        _provenance(kept),
+        ignored,
+        resamples,
+        seed,
+        level,
+        load_published(),
+    )
     counts = {f: dict.fromkeys(CELL_STATUSES, 0) for f in universe.families}
     problems: list[Problem] = []
     for row in report.task_rows():
@@ -286,27 +334,38 @@ def build_report(results: list[Result], *, tasks: Any = None, full_benchmark: bo
         report.judge_agreement = judge_agreement(kept, cache_dir)
     report.floor, report.floor_note = floor, floor_note
     report.notes = [*(notes or []), *duplicate_identities((x.harness, x.model, x.rep, x.path) for x in runs)]
-    report.signatures = {"key": key_label(key), "total": signature_counts(kept),
-                         "per_run": {labels[x.path]: signature_counts(r for r in kept if run_ref(r).path == x.path)
-                                     for x in runs}}
+    report.signatures = {
+        "key": key_label(key),
+        "total": signature_counts(kept),
+        "per_run": {
+            labels[x.path]: signature_counts(r for r in kept if run_ref(r).path == x.path) for x in runs
+        },
+    }
     return report
 
 
-def published_comparison(groups: list[GroupHeadline], published: dict[str, Any] | None = None
-                         ) -> list[dict[str, Any]]:
+def published_comparison(
+    groups: list[GroupHeadline], published: dict[str, Any] | None = None
+) -> list[dict[str, Any]]:
     """Each published headline beside ours for the same (harness, model, family) (ours None when absent)."""
     published = published if published is not None else load_published()
     ours = {(g.harness, g.model, f): fh for g in groups for f, fh in g.families.items()}
     rows = []
     for entry in published.get("headlines", []):
         fh = ours.get((entry["harness"], entry["model"], entry["family"]))
-        rows.append({
-            "harness": entry["harness"], "model": entry["model"], "family": entry["family"],
-            "published": entry["headline"], "published_runs": entry.get("n_runs"),
-            "ours": None if fh is None else fh.mean, "our_runs": None if fh is None else fh.n_runs,
-            "difference": None if fh is None else fh.mean - entry["headline"],
-            "source": published.get("sources", {}).get(entry.get("source", ""), {}).get("where", ""),
-        })
+        rows.append(
+            {
+                "harness": entry["harness"],
+                "model": entry["model"],
+                "family": entry["family"],
+                "published": entry["headline"],
+                "published_runs": entry.get("n_runs"),
+                "ours": None if fh is None else fh.mean,
+                "our_runs": None if fh is None else fh.n_runs,
+                "difference": None if fh is None else fh.mean - entry["headline"],
+                "source": published.get("sources", {}).get(entry.get("source", ""), {}).get("where", ""),
+            }
+        )
     return rows
 
 

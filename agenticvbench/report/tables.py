@@ -37,8 +37,10 @@ def html_table(headers: Sequence[str], rows: Sequence[Sequence[Any]], align: str
     head = "".join(f"<th>{escape(str(h))}</th>" for h in headers)
     body = []
     for row in rows:
-        tds = "".join(f'<td class="{a}">{c if isinstance(c, Markup) else escape(str(c))}</td>'
-                      for a, c in zip(align, row, strict=False))
+        tds = "".join(
+            f'<td class="{a}">{c if isinstance(c, Markup) else escape(str(c))}</td>'
+            for a, c in zip(align, row, strict=False)
+        )
         body.append(f"<tr>{tds}</tr>")
     return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
 

@@ -67,8 +67,9 @@ class PairedStat:
         return self.ci_low > 0 or self.ci_high < 0
 
 
-def _arrays(diffs: Floats, weights: Floats | None, strata: Sequence[object] | None,
-            clusters: Sequence[object] | None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def _arrays(
+    diffs: Floats, weights: Floats | None, strata: Sequence[object] | None, clusters: Sequence[object] | None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     d = np.asarray(diffs, dtype=float)
     n = d.size
     w = np.full(n, 1.0 / n) if weights is None else np.asarray(weights, dtype=float)
@@ -83,9 +84,13 @@ def _arrays(diffs: Floats, weights: Floats | None, strata: Sequence[object] | No
     return d, w, s_idx.reshape(-1), c_idx.reshape(-1)
 
 
-def cluster_se(diffs: Floats, *, weights: Floats | None = None,
-               strata: Sequence[object] | None = None, clusters: Sequence[object] | None = None
-               ) -> tuple[float, int] | None:
+def cluster_se(
+    diffs: Floats,
+    *,
+    weights: Floats | None = None,
+    strata: Sequence[object] | None = None,
+    clusters: Sequence[object] | None = None,
+) -> tuple[float, int] | None:
     """(standard error, degrees of freedom) of the weighted mean difference (module docstring); None without
     at least 2 clusters."""
     d, w, s_idx, c_idx = _arrays(diffs, weights, strata, clusters)
@@ -93,8 +98,11 @@ def cluster_se(diffs: Floats, *, weights: Floats | None = None,
     if g < 2:
         return None
     stratum_of = {int(c): set(s_idx[c_idx == c].tolist()) for c in range(g)}
-    sizes = np.bincount([next(iter(v)) for v in stratum_of.values()]) if all(
-        len(v) == 1 for v in stratum_of.values()) else np.array([])
+    sizes = (
+        np.bincount([next(iter(v)) for v in stratum_of.values()])
+        if all(len(v) == 1 for v in stratum_of.values())
+        else np.array([])
+    )
     if sizes.size == 0 or np.any(sizes[sizes > 0] < 2):
         s_idx = np.zeros_like(s_idx)
         stratum_of = {c: {0} for c in range(g)}
@@ -106,9 +114,14 @@ def cluster_se(diffs: Floats, *, weights: Floats | None = None,
     return math.sqrt(var), g - int(np.count_nonzero(sizes))
 
 
-def sign_flip_p(diffs: Floats, *, weights: Floats | None = None,
-                clusters: Sequence[object] | None = None, permutations: int = DEFAULT_PERMUTATIONS,
-                seed: int = DEFAULT_SEED) -> tuple[float, str]:
+def sign_flip_p(
+    diffs: Floats,
+    *,
+    weights: Floats | None = None,
+    clusters: Sequence[object] | None = None,
+    permutations: int = DEFAULT_PERMUTATIONS,
+    seed: int = DEFAULT_SEED,
+) -> tuple[float, str]:
     """Two-sided paired permutation p-value of the weighted mean difference, flipping whole clusters.
 
     Returns (p, method) where method says "exact (2^G sign patterns)" or "Monte Carlo (B flips, seed s)".
@@ -146,7 +159,9 @@ def t_test_power(noncentrality: float, df: int, *, level: float = DEFAULT_LEVEL)
     return float(dist.sf(crit) + dist.cdf(-crit))
 
 
-def min_detectable(se: float, df: int, *, level: float = DEFAULT_LEVEL, power: float = DEFAULT_POWER) -> float:
+def min_detectable(
+    se: float, df: int, *, level: float = DEFAULT_LEVEL, power: float = DEFAULT_POWER
+) -> float:
     """Smallest true difference a two-sided t test (`df` degrees of freedom, size `1 - level`) detects with
     probability `power`, given the standard error `se` of the estimate (solved exactly on the noncentral t)."""
     if se <= 0:
@@ -159,10 +174,17 @@ def min_detectable(se: float, df: int, *, level: float = DEFAULT_LEVEL, power: f
     return nc * se
 
 
-def paired_stat(diffs: Floats, *, weights: Floats | None = None,
-                strata: Sequence[object] | None = None, clusters: Sequence[object] | None = None,
-                level: float = DEFAULT_LEVEL, power: float = DEFAULT_POWER,
-                permutations: int = DEFAULT_PERMUTATIONS, seed: int = DEFAULT_SEED) -> PairedStat:
+def paired_stat(
+    diffs: Floats,
+    *,
+    weights: Floats | None = None,
+    strata: Sequence[object] | None = None,
+    clusters: Sequence[object] | None = None,
+    level: float = DEFAULT_LEVEL,
+    power: float = DEFAULT_POWER,
+    permutations: int = DEFAULT_PERMUTATIONS,
+    seed: int = DEFAULT_SEED,
+) -> PairedStat:
     """Estimate, clustered interval, sign-flip p-value and MDD of task differences (rules in the module docstring)."""
     d, w, _, c_idx = _arrays(diffs, weights, strata, clusters)
     if d.size == 0:
@@ -175,8 +197,18 @@ def paired_stat(diffs: Floats, *, weights: Floats | None = None,
         return PairedStat(est, None, None, None, p, None, int(d.size), g, method)
     se, df = found
     half = t_quantile(1 - (1 - level) / 2, df) * se
-    return PairedStat(est, se, est - half, est + half, p, min_detectable(se, df, level=level, power=power),
-                      int(d.size), g, method, df)
+    return PairedStat(
+        est,
+        se,
+        est - half,
+        est + half,
+        p,
+        min_detectable(se, df, level=level, power=power),
+        int(d.size),
+        g,
+        method,
+        df,
+    )
 
 
 def holm(p_values: Sequence[float | None]) -> list[float | None]:

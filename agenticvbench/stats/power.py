@@ -56,8 +56,13 @@ def one_stack(matrix: np.ndarray) -> Components:
     r = matrix.shape[0]
     s_w = _within(matrix)
     s_task = max(0.0, float(np.var(matrix.mean(axis=0), ddof=1)) - s_w / r) if matrix.shape[1] > 1 else 0.0
-    return Components(2 * s_task, 2 * s_w, matrix.shape[1], (r,),
-                      "one stack, assuming a second stack with the same variance, uncorrelated by task")
+    return Components(
+        2 * s_task,
+        2 * s_w,
+        matrix.shape[1],
+        (r,),
+        "one stack, assuming a second stack with the same variance, uncorrelated by task",
+    )
 
 
 def two_stacks(a: np.ndarray, b: np.ndarray) -> Components:
@@ -66,11 +71,14 @@ def two_stacks(a: np.ndarray, b: np.ndarray) -> Components:
     wa, wb = _within(a), _within(b)
     d = a.mean(axis=0) - b.mean(axis=0)
     var_d = float(np.var(d, ddof=1)) if d.size > 1 else 0.0
-    return Components(max(0.0, var_d - wa / ra - wb / rb), wa + wb, int(d.size), (ra, rb),
-                      "two stacks, paired by task")
+    return Components(
+        max(0.0, var_d - wa / ra - wb / rb), wa + wb, int(d.size), (ra, rb), "two stacks, paired by task"
+    )
 
 
-def tasks_needed(sd: float, delta: float, *, level: float = DEFAULT_LEVEL, power: float = DEFAULT_POWER) -> int:
+def tasks_needed(
+    sd: float, delta: float, *, level: float = DEFAULT_LEVEL, power: float = DEFAULT_POWER
+) -> int:
     """Smallest number of tasks at which a paired t test detects `delta` with probability `power`."""
     if delta <= 0:
         raise ValueError("delta must be positive")
@@ -96,8 +104,15 @@ def mdd(sd: float, n_tasks: int, *, level: float = DEFAULT_LEVEL, power: float =
     return min_detectable(sd / math.sqrt(n_tasks), n_tasks - 1, level=level, power=power)
 
 
-def reps_needed(comp: Components, n_tasks: int, delta: float, *, max_reps: int = 20, level: float = DEFAULT_LEVEL,
-                power: float = DEFAULT_POWER) -> int | None:
+def reps_needed(
+    comp: Components,
+    n_tasks: int,
+    delta: float,
+    *,
+    max_reps: int = 20,
+    level: float = DEFAULT_LEVEL,
+    power: float = DEFAULT_POWER,
+) -> int | None:
     """Fewest repetitions (<= `max_reps`) detecting `delta` with `n_tasks` tasks; None when reps alone cannot."""
     for r in range(1, max_reps + 1):
         if mdd(comp.sd(r), n_tasks, level=level, power=power) <= delta:

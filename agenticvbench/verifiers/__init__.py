@@ -40,14 +40,26 @@ class Family:
 
 
 FAMILY_SPECS: dict[str, Family] = {
-    "sequencing": Family("agenticvbench.verifiers.sequencing", "adjusted_final_score",
-                         "agenticvbench.verifiers.sequencing:explain_sequencing"),
-    "assembly": Family("agenticvbench.verifiers.assembly", "adjusted_final_score",
-                       "agenticvbench.verifiers.assembly:explain_assembly"),
-    "repair": Family("agenticvbench.verifiers.repair.verifier", "final_score",
-                     "agenticvbench.verifiers.repair.explain:explain_repair"),
-    "recap": Family("agenticvbench.verifiers.recap.verifier", "final_score",
-                    "agenticvbench.verifiers.recap.explain:explain_recap"),
+    "sequencing": Family(
+        "agenticvbench.verifiers.sequencing",
+        "adjusted_final_score",
+        "agenticvbench.verifiers.sequencing:explain_sequencing",
+    ),
+    "assembly": Family(
+        "agenticvbench.verifiers.assembly",
+        "adjusted_final_score",
+        "agenticvbench.verifiers.assembly:explain_assembly",
+    ),
+    "repair": Family(
+        "agenticvbench.verifiers.repair.verifier",
+        "final_score",
+        "agenticvbench.verifiers.repair.explain:explain_repair",
+    ),
+    "recap": Family(
+        "agenticvbench.verifiers.recap.verifier",
+        "final_score",
+        "agenticvbench.verifiers.recap.explain:explain_recap",
+    ),
 }
 _REGISTRY: dict[str, Verifier] = {}
 _CLASSES: dict[str, type] = {}  # the class each built-in module registered, to rebuild a removed entry

@@ -49,8 +49,18 @@ class AssemblyDetail(TypedDict):
     correct: list[Any]  # the golden clip per slot
 
 
-OFFICIAL_FIELDS = ("task_id", "n_slots", "n_correct", "assembly_score", "strict_match", "final_score",
-                   "adjusted_final_score", "picks", "correct", "error")
+OFFICIAL_FIELDS = (
+    "task_id",
+    "n_slots",
+    "n_correct",
+    "assembly_score",
+    "strict_match",
+    "final_score",
+    "adjusted_final_score",
+    "picks",
+    "correct",
+    "error",
+)
 CHANCE_FLOOR = 1 / 3
 DURATION_ABS_TOL_S = 0.1
 DURATION_REL_TOL = 0.05
@@ -73,9 +83,18 @@ def adjust(final: float) -> float:
 
 
 def _zero(task_id: int, correct: list[str], picks: list[str], error: str) -> dict[str, Any]:
-    return {"task_id": task_id, "n_slots": len(correct), "n_correct": 0, "assembly_score": 0.0,
-            "strict_match": 0.0, "final_score": 0.0, "adjusted_final_score": 0.0, "picks": picks,
-            "correct": correct, "error": error}
+    return {
+        "task_id": task_id,
+        "n_slots": len(correct),
+        "n_correct": 0,
+        "assembly_score": 0.0,
+        "strict_match": 0.0,
+        "final_score": 0.0,
+        "adjusted_final_score": 0.0,
+        "picks": picks,
+        "correct": correct,
+        "error": error,
+    }
 
 
 def score_picks(sources: list[Any], correct: list[Any], task_id: int = 0) -> dict[str, Any]:
@@ -112,35 +131,60 @@ def near_miss_warning(picks: list[str], correct: list[str]) -> str | None:
     """D-S2: a warning naming the slots that lost credit only because of id formatting."""
     if len(picks) != len(correct):
         return None
-    slots = [i for i, (p, c) in enumerate(zip(picks, correct, strict=True))
-             if p != c and loose_clip_id(p) == loose_clip_id(c)]
+    slots = [
+        i
+        for i, (p, c) in enumerate(zip(picks, correct, strict=True))
+        if p != c and loose_clip_id(p) == loose_clip_id(c)
+    ]
     if not slots:
         return None
     shown = ", ".join(f"slot {i + 1}: {picks[i]!r} vs {correct[i]!r}" for i in slots[:3]) + (  # 1-based
-        " ..." if len(slots) > 3 else "")
-    return (f"D-S2: {len(slots)} slot(s) picked the right clip under a differently formatted id ({shown}); the "
-            "official normalisation is case-sensitive and float-naive, so they scored as wrong")
+        " ..." if len(slots) > 3 else ""
+    )
+    return (
+        f"D-S2: {len(slots)} slot(s) picked the right clip under a differently formatted id ({shown}); the "
+        "official normalisation is case-sensitive and float-naive, so they scored as wrong"
+    )
 
 
-def duration_match(segments: list[dict[str, Any]], expected: list[float], duration_sec: float,
-                   abs_tol: float = DURATION_ABS_TOL_S, rel_tol: float = DURATION_REL_TOL) -> dict[str, Any]:
+def duration_match(
+    segments: list[dict[str, Any]],
+    expected: list[float],
+    duration_sec: float,
+    abs_tol: float = DURATION_ABS_TOL_S,
+    rel_tol: float = DURATION_REL_TOL,
+) -> dict[str, Any]:
     """Per-slot `output` lengths vs the golden clip durations, and the timeline end vs the film duration."""
     slots = []
     for i, exp in enumerate(expected):
         got = interval_length(segments[i].get("output")) if i < len(segments) else None
-        slots.append({"slot": i + 1, "expected_s": exp, "got_s": got,  # slots are numbered from 1 (as in explain)
-                      "match": got is not None and within(got, exp, abs_tol, rel_tol)})
+        slots.append(
+            {
+                "slot": i + 1,
+                "expected_s": exp,
+                "got_s": got,  # slots are numbered from 1 (as in explain)
+                "match": got is not None and within(got, exp, abs_tol, rel_tol),
+            }
+        )
     matched = sum(1 for s in slots if s["match"])
     end = manifest_end(segments)
     return {
-        "duration_tolerance": {"abs_s": abs_tol, "rel": rel_tol,
-                               "rule": f"|got - expected| <= max({abs_tol} s, {rel_tol:.0%} of expected)"},
+        "duration_tolerance": {
+            "abs_s": abs_tol,
+            "rel": rel_tol,
+            "rule": f"|got - expected| <= max({abs_tol} s, {rel_tol:.0%} of expected)",
+        },
         "slot_durations": slots,
         "slot_duration_matches": matched,
         "slot_duration_match_rate": matched / len(expected) if expected else None,
-        "invalid_output_intervals": [i for i, s in enumerate(segments) if interval_length(s.get("output")) is None],
-        "total_duration": {"expected_s": duration_sec, "got_s": end,
-                           "match": end is not None and within(end, duration_sec, abs_tol, rel_tol)},
+        "invalid_output_intervals": [
+            i for i, s in enumerate(segments) if interval_length(s.get("output")) is None
+        ],
+        "total_duration": {
+            "expected_s": duration_sec,
+            "got_s": end,
+            "match": end is not None and within(end, duration_sec, abs_tol, rel_tol),
+        },
     }
 
 
@@ -149,12 +193,19 @@ def explain_assembly(result: Result) -> FamilyExplanation:
     d, c = result.detail or {}, result.components or {}
     picks, correct = d.get("picks") or [], d.get("correct") or []
     adjusted = result.adjusted_final_score or 0
-    computation = (f"final_score = {c.get('n_correct', '?')}/{len(correct) or '?'} slots right = "
-                   f"{result.final_score:.4f}; adjusted_final_score = max(0, (final - 1/3) / (2/3)) = {adjusted:.4f}")
-    lost = [f"{c.get('n_correct', '?')}/{len(correct)} slots right -> final {result.final_score:.3f}, adjusted "
-            f"{adjusted:.3f} (chance floor 1/3 removed)"]
-    lost += [f"slot {i + 1}: picked {p}, want {w}" for i, (p, w) in enumerate(zip(picks, correct, strict=False))
-             if p != w]
+    computation = (
+        f"final_score = {c.get('n_correct', '?')}/{len(correct) or '?'} slots right = "
+        f"{result.final_score:.4f}; adjusted_final_score = max(0, (final - 1/3) / (2/3)) = {adjusted:.4f}"
+    )
+    lost = [
+        f"{c.get('n_correct', '?')}/{len(correct)} slots right -> final {result.final_score:.3f}, adjusted "
+        f"{adjusted:.3f} (chance floor 1/3 removed)"
+    ]
+    lost += [
+        f"slot {i + 1}: picked {p}, want {w}"
+        for i, (p, w) in enumerate(zip(picks, correct, strict=False))
+        if p != w
+    ]
     return FamilyExplanation(computation=computation, lost=lost)
 
 
@@ -178,16 +229,32 @@ class AssemblyVerifier:
         components = {k: official[k] for k in ("n_correct", "assembly_score", "strict_match")}
         if not read.ok:
             return VerifierOutcome(
-                final_score=0.0, adjusted_final_score=0.0, status=read.status, reason=read.error,  # type: ignore[arg-type]
-                components=components, official=official, warnings=d_s1_warning(read))
-        warnings = [*read.warnings, *(w for w in (near_miss_warning(official["picks"], official["correct"]),) if w)]
+                final_score=0.0,
+                adjusted_final_score=0.0,
+                status=read.status,  # type: ignore[arg-type]
+                reason=read.error,
+                components=components,
+                official=official,
+                warnings=d_s1_warning(read),
+            )
+        warnings = [
+            *read.warnings,
+            *(w for w in (near_miss_warning(official["picks"], official["correct"]),) if w),
+        ]
         extra = duration_match(read.segments, task.correct_assembly_durations, task.duration_sec)
         if ctx.options.get("video_check", True):
             extra["video"] = video_consistency(submission.file(VIDEO_NAME), read.segments)
         detail = AssemblyDetail(picks=official["picks"], correct=official["correct"])
         return VerifierOutcome(
-            final_score=official["final_score"], adjusted_final_score=official["adjusted_final_score"],
-            status="scored", reason=official["error"], components=components, detail=dict(detail), extra=extra,
-            warnings=warnings, official=official)
+            final_score=official["final_score"],
+            adjusted_final_score=official["adjusted_final_score"],
+            status="scored",
+            reason=official["error"],
+            components=components,
+            detail=dict(detail),
+            extra=extra,
+            warnings=warnings,
+            official=official,
+        )
 
     explain = staticmethod(explain_assembly)  # the family explains its own results

@@ -61,7 +61,9 @@ class ManifestRead:
     segments: list[dict[str, Any]] = field(default_factory=list)
     error: str = ""
     crashes_official: bool = False
-    warnings: list[str] = field(default_factory=list)  # odd but legal input, accepted as the official scorer does
+    warnings: list[str] = field(
+        default_factory=list
+    )  # odd but legal input, accepted as the official scorer does
 
     @property
     def ok(self) -> bool:
@@ -70,8 +72,15 @@ class ManifestRead:
 
 
 def _type_name(value: Any) -> str:
-    return {dict: "an object", list: "a list", str: "a str", bool: "a bool", int: "an int", float: "a float",
-            type(None): "null"}.get(type(value), type(value).__name__)
+    return {
+        dict: "an object",
+        list: "a list",
+        str: "a str",
+        bool: "a bool",
+        int: "an int",
+        float: "a float",
+        type(None): "null",
+    }.get(type(value), type(value).__name__)
 
 
 def _loads_noting_duplicates(text: str) -> tuple[Any, list[str]]:
@@ -95,8 +104,10 @@ def _loads_noting_duplicates(text: str) -> tuple[Any, list[str]]:
         if isinstance(value, dict):
             if id(value) in repeats:
                 keys = ", ".join(repr(k) for k in repeats[id(value)])
-                out.append(f"solution.json: {where or 'the top level'} repeats key(s) {keys}; the last value of each "
-                           "is used, as the official scorer (Python's json) does")
+                out.append(
+                    f"solution.json: {where or 'the top level'} repeats key(s) {keys}; the last value of each "
+                    "is used, as the official scorer (Python's json) does"
+                )
             stack.extend((v, f"{where}.{k}" if where else str(k)) for k, v in reversed(value.items()))
         elif isinstance(value, list):
             stack.extend((v, f"{where}[{i}]") for i, v in reversed(list(enumerate(value))))
@@ -126,13 +137,16 @@ def _odd_numbers(segments: list[dict[str, Any]]) -> list[str]:
                 elif isinstance(v, int) and not isinstance(v, bool) and not _fits_float(v):
                     odd.append(f"an integer of {len(str(abs(v)))} digits")
             if odd:
-                out.append(f"solution.json: segments[{i}].{name} holds {', '.join(odd)} (non-finite or beyond float "
-                           "range); the official scorer ignores this field, so no score changes")
+                out.append(
+                    f"solution.json: segments[{i}].{name} holds {', '.join(odd)} (non-finite or beyond float "
+                    "range); the official scorer ignores this field, so no score changes"
+                )
     return out
 
 
-def read_manifest(path: str | Path | None, *, expected: str | Path | None = None,
-                  max_bytes: int = MAX_MANIFEST_BYTES) -> ManifestRead:
+def read_manifest(
+    path: str | Path | None, *, expected: str | Path | None = None, max_bytes: int = MAX_MANIFEST_BYTES
+) -> ManifestRead:
     """Read and shape-check a manifest; `expected` names the path in the not-found message when `path` is None."""
     shown = Path(expected if path is None and expected is not None else path or MANIFEST_NAME)
     if path is None or not Path(path).is_file():
@@ -141,31 +155,51 @@ def read_manifest(path: str | Path | None, *, expected: str | Path | None = None
     try:
         size = p.stat().st_size
         if size > max_bytes:
-            return ManifestRead(p, "malformed", error=f"solution.json: file is {size} bytes, over the "
-                                f"{max_bytes} byte limit for a manifest")
+            return ManifestRead(
+                p,
+                "malformed",
+                error=f"solution.json: file is {size} bytes, over the {max_bytes} byte limit for a manifest",
+            )
         raw = read_submitted(p, max_bytes)  # the bytes hashed (pinned), else a bounded, non-blocking read
     except (OSError, TooLargeError) as exc:
-        return ManifestRead(p, "malformed", error=f"solution.json: unreadable ({getattr(exc, 'strerror', None) or exc})")
+        return ManifestRead(
+            p, "malformed", error=f"solution.json: unreadable ({getattr(exc, 'strerror', None) or exc})"
+        )
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        return ManifestRead(p, "malformed", error=f"solution.json: not UTF-8 text (byte {exc.start}: {exc.reason})")
+        return ManifestRead(
+            p, "malformed", error=f"solution.json: not UTF-8 text (byte {exc.start}: {exc.reason})"
+        )
     try:
         data, warnings = _loads_noting_duplicates(text)
-    except ValueError as exc:  # JSONDecodeError, or an integer too long to convert (Python's 4300-digit limit)
+    except (
+        ValueError
+    ) as exc:  # JSONDecodeError, or an integer too long to convert (Python's 4300-digit limit)
         return ManifestRead(p, "malformed", error=INVALID_JSON.format(msg=str(exc)))
     except RecursionError:
         return ManifestRead(p, "malformed", error=INVALID_JSON.format(msg="nested too deeply"))
     if not isinstance(data, dict):
-        return ManifestRead(p, "malformed", error=f"solution.json: top level is {_type_name(data)}, expected an "
-                            "object with a 'segments' list", crashes_official=True, warnings=warnings)
+        return ManifestRead(
+            p,
+            "malformed",
+            error=f"solution.json: top level is {_type_name(data)}, expected an "
+            "object with a 'segments' list",
+            crashes_official=True,
+            warnings=warnings,
+        )
     segments = data.get("segments")
     if not isinstance(segments, list):
         return ManifestRead(p, "malformed", error=NOT_A_LIST, warnings=warnings)
     for i, seg in enumerate(segments):
         if not isinstance(seg, dict):
-            return ManifestRead(p, "malformed", error=f"solution.json: segments[{i}] is {_type_name(seg)}, "
-                                "expected an object", crashes_official=True, warnings=warnings)
+            return ManifestRead(
+                p,
+                "malformed",
+                error=f"solution.json: segments[{i}] is {_type_name(seg)}, expected an object",
+                crashes_official=True,
+                warnings=warnings,
+            )
     return ManifestRead(p, "ok", segments=segments, warnings=warnings + _odd_numbers(segments))
 
 
@@ -174,8 +208,11 @@ def d_s1_warning(read: ManifestRead) -> list[str]:
     official scorer crashes on."""
     if not read.crashes_official:
         return list(read.warnings)
-    return [*read.warnings, "D-S1: the official scorer crashes on this manifest (traceback, no JSON, exit 1); "
-            "we score it 0 as malformed instead"]
+    return [
+        *read.warnings,
+        "D-S1: the official scorer crashes on this manifest (traceback, no JSON, exit 1); "
+        "we score it 0 as malformed instead",
+    ]
 
 
 def interval_length(value: Any) -> float | None:
@@ -231,8 +268,9 @@ def loose_clip_id(value: Any) -> str:
     return (m.group(1).lstrip("0") or "0") if m else s
 
 
-def video_consistency(video: Path | None, segments: Sequence[dict[str, Any]],
-                      tolerance_s: float = VIDEO_TOLERANCE_S) -> dict[str, Any]:
+def video_consistency(
+    video: Path | None, segments: Sequence[dict[str, Any]], tolerance_s: float = VIDEO_TOLERANCE_S
+) -> dict[str, Any]:
     """D-S3 extra: does `solution.mp4` exist, and does its probed duration match the manifest's timeline end?
 
     Only probes when the file exists. Never affects an official score; a probe failure is reported, not raised.
@@ -251,7 +289,7 @@ def video_consistency(video: Path | None, segments: Sequence[dict[str, Any]],
         out.update(video_duration_s=None, consistent=False, probe_error=str(exc))
         return out
     out["video_duration_s"] = duration
-    out["consistent"] = (duration is not None and end is not None and within(duration, end, tolerance_s))
+    out["consistent"] = duration is not None and end is not None and within(duration, end, tolerance_s)
     return out
 
 

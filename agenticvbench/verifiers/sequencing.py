@@ -44,13 +44,31 @@ class SequencingDetail(TypedDict):
     correct: list[str]  # the golden clip order
 
 
-OFFICIAL_FIELDS = ("task_id", "n_slots", "nd_score", "lis_score", "adj_score", "strict_match", "final_score",
-                   "adjusted_final_score", "error")
+OFFICIAL_FIELDS = (
+    "task_id",
+    "n_slots",
+    "nd_score",
+    "lis_score",
+    "adj_score",
+    "strict_match",
+    "final_score",
+    "adjusted_final_score",
+    "error",
+)
 
 
 def _zero(task_id: int, n: int, error: str) -> dict[str, Any]:
-    return {"task_id": task_id, "n_slots": n, "nd_score": 0.0, "lis_score": 0.0, "adj_score": 0.0,
-            "strict_match": 0.0, "final_score": 0.0, "adjusted_final_score": 0.0, "error": error}
+    return {
+        "task_id": task_id,
+        "n_slots": n,
+        "nd_score": 0.0,
+        "lis_score": 0.0,
+        "adj_score": 0.0,
+        "strict_match": 0.0,
+        "final_score": 0.0,
+        "adjusted_final_score": 0.0,
+        "error": error,
+    }
 
 
 def predicted_ids(segments: list[dict[str, Any]]) -> list[str]:
@@ -126,13 +144,18 @@ def near_miss_warning(pred: list[str], correct: list[str]) -> str | None:
         return None
     golden = set(correct)
     loose_golden = {loose_clip_id(c): c for c in correct}
-    near = [(p, loose_golden[loose_clip_id(p)]) for p in pred
-            if p not in golden and loose_clip_id(p) in loose_golden]
+    near = [
+        (p, loose_golden[loose_clip_id(p)])
+        for p in pred
+        if p not in golden and loose_clip_id(p) in loose_golden
+    ]
     if not near:
         return None
     shown = ", ".join(f"{p!r} for {g!r}" for p, g in near[:3]) + (" ..." if len(near) > 3 else "")
-    msg = (f"D-S2: {len(near)} source id(s) differ from the golden ids only in formatting ({shown}); the official "
-           "scorer compares raw str() ids, so the slot-set check zeroed the task")
+    msg = (
+        f"D-S2: {len(near)} source id(s) differ from the golden ids only in formatting ({shown}); the official "
+        "scorer compares raw str() ids, so the slot-set check zeroed the task"
+    )
     if Counter(loose_clip_id(p) for p in pred) == Counter(loose_clip_id(c) for c in correct):
         fixed = [loose_golden[loose_clip_id(p)] for p in pred]
         adj = score_order(fixed, correct)["adjusted_final_score"]
@@ -156,14 +179,19 @@ def explain_sequencing(result: Result) -> FamilyExplanation:
     c = result.components or {}
     nd, lis, adj = (number(c.get(k)) for k in ("nd_score", "lis_score", "adj_score"))
     adjusted = result.adjusted_final_score or 0
-    computation = (f"adjusted_final_score = nd {nd:.4f} x lis {lis:.4f} x adj {adj:.4f} = {adjusted:.4f} (legacy "
-                   f"final_score = 0.4 nd + 0.3 lis + 0.3 adj = {result.final_score:.4f})")
+    computation = (
+        f"adjusted_final_score = nd {nd:.4f} x lis {lis:.4f} x adj {adj:.4f} = {adjusted:.4f} (legacy "
+        f"final_score = 0.4 nd + 0.3 lis + 0.3 adj = {result.final_score:.4f})"
+    )
     lost = [f"nd_score {nd:.3f} x lis_score {lis:.3f} x adj_score {adj:.3f} = adjusted {adjusted:.3f}"]
     found = orders(result)
     if found:
         pred, true = found
-        wrong = [f"{clip} at {i + 1} (belongs at {true.index(clip) + 1})" for i, clip in enumerate(pred)
-                 if clip in true and true.index(clip) != i]
+        wrong = [
+            f"{clip} at {i + 1} (belongs at {true.index(clip) + 1})"
+            for i, clip in enumerate(pred)
+            if clip in true and true.index(clip) != i
+        ]
         unknown = [clip for clip in pred if clip not in true]
         if wrong:
             lost.append("misplaced: " + ", ".join(wrong))
@@ -193,9 +221,15 @@ class SequencingVerifier:
         components = {k: official[k] for k in ("nd_score", "lis_score", "adj_score", "strict_match")}
         if not read.ok:
             return VerifierOutcome(
-                final_score=0.0, adjusted_final_score=0.0, status=read.status, reason=read.error,  # type: ignore[arg-type]  # never 'ok' here
-                components=components, official=official, warnings=d_s1_warning(read),
-                extra={"kendall_tau": None})
+                final_score=0.0,
+                adjusted_final_score=0.0,
+                status=read.status,  # type: ignore[arg-type]  # never 'ok' here
+                reason=read.error,
+                components=components,
+                official=official,
+                warnings=d_s1_warning(read),
+                extra={"kendall_tau": None},
+            )
         pred = predicted_ids(read.segments)
         warnings = [*read.warnings, *(w for w in (near_miss_warning(pred, correct),) if w)]
         extra: dict[str, Any] = {"kendall_tau": kendall_tau(pred, correct)}
@@ -203,8 +237,15 @@ class SequencingVerifier:
         if ctx.options.get("video_check", True):
             extra["video"] = video_consistency(submission.file(VIDEO_NAME), read.segments)
         return VerifierOutcome(
-            final_score=official["final_score"], adjusted_final_score=official["adjusted_final_score"],
-            status="scored", reason=official["error"], components=components,
-            detail=dict(detail), extra=extra, warnings=warnings, official=official)
+            final_score=official["final_score"],
+            adjusted_final_score=official["adjusted_final_score"],
+            status="scored",
+            reason=official["error"],
+            components=components,
+            detail=dict(detail),
+            extra=extra,
+            warnings=warnings,
+            official=official,
+        )
 
     explain = staticmethod(explain_sequencing)  # the family explains its own results

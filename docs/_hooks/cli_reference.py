@@ -24,6 +24,10 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
     from agenticvbench.cli.reference import PAGE, render
 
     if markdown.strip() != render().strip():
-        LOG.warning("%s is out of date with the argparse parser (a command or option is not listed); "
-                    "regenerate it: python -m agenticvbench.cli.reference %s", PAGE, PAGE)
+        LOG.warning(
+            "%s is out of date with the argparse parser (a command or option is not listed); "
+            "regenerate it: python -m agenticvbench.cli.reference %s",
+            PAGE,
+            PAGE,
+        )
     return markdown

@@ -22,15 +22,21 @@ from agenticvbench.verifiers.assembly import adjust
 #: of any verifier, writer or flag shows here; the properties below say why each value is what it is.
 PINNED: dict[tuple[str, int], float] = {
     **{("nothing", t): 0.0 for t in (1, 2, 37, 38, 65, 66, 67, 83, 84)},
-    ("copy_input", 1): 2 / 7, ("copy_input", 2): 8 / 17,
-    ("copy_input", 65): 0.28999947852976254, ("copy_input", 66): 0.10999987361915259,
+    ("copy_input", 1): 2 / 7,
+    ("copy_input", 2): 8 / 17,
+    ("copy_input", 65): 0.28999947852976254,
+    ("copy_input", 66): 0.10999987361915259,
     ("copy_input", 67): 0.6420807310419855,
-    ("black_picture", 1): 0.5, ("black_picture", 2): 13 / 15,
-    ("one_frame", 65): 0.6282318674148052, ("one_frame", 66): 0.5814747584743715,
+    ("black_picture", 1): 0.5,
+    ("black_picture", 2): 13 / 15,
+    ("one_frame", 65): 0.6282318674148052,
+    ("one_frame", 66): 0.5814747584743715,
     ("one_frame", 67): 0.6386074250922146,
-    ("whole_window", 65): 0.350714378666126, ("whole_window", 66): 0.17842111131462646,
+    ("whole_window", 65): 0.350714378666126,
+    ("whole_window", 66): 0.17842111131462646,
     ("whole_window", 67): 0.7078573030312095,
-    ("one_frame_whole_window", 65): 0.6889467675511686, ("one_frame_whole_window", 66): 0.6498959961698452,
+    ("one_frame_whole_window", 65): 0.6889467675511686,
+    ("one_frame_whole_window", 66): 0.6498959961698452,
     ("one_frame_whole_window", 67): 0.7043839970814386,
     **{(s, t): 0.0 for s in ("given_order", "numeric_order") for t in (37, 38)},
     **{(s, t): 0.0 for s in ("first_candidate", "random_picks") for t in (83, 84)},
@@ -38,9 +44,14 @@ PINNED: dict[tuple[str, int], float] = {
 #: The official sequencing scorer (PhiloLabs/AgentVBench f058cd6, `python -m verifiers.sequencing.score`) on the
 #: given-order manifests of demo tasks 37 and 38: final_score (its adjusted_final_score is 0.0 for both).
 OFFICIAL_GIVEN_ORDER_FINAL = {37: 0.2833333333333333, 38: 0.25333333333333335}
-EXPECTED_FLAG = {"copy_input": "identical_to_input", "one_frame": "degenerate_video",
-                 "one_frame_whole_window": "degenerate_video", "whole_window": "identical_to_input",
-                 "given_order": "given_order", "numeric_order": "given_order"}
+EXPECTED_FLAG = {
+    "copy_input": "identical_to_input",
+    "one_frame": "degenerate_video",
+    "one_frame_whole_window": "degenerate_video",
+    "whole_window": "identical_to_input",
+    "given_order": "given_order",
+    "numeric_order": "given_order",
+}
 
 
 @pytest.fixture(scope="module")
@@ -182,8 +193,21 @@ def test_leaderboard_floor_row_equals_avb_baselines(table, demo, tmp_path, capsy
     md_row = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("| floor"))
     shutil.copytree(demo.runs["perfect"], tmp_path / "perfect", ignore=shutil.ignore_patterns("avb-results"))
     verify_run(tmp_path / "perfect", dataset=demo.mirror, jobs=2)
-    assert main(["leaderboard", str(tmp_path / "perfect"), "--baselines", root, "--format", "json",
-                 "--resamples", "0"]) == 0
+    assert (
+        main(
+            [
+                "leaderboard",
+                str(tmp_path / "perfect"),
+                "--baselines",
+                root,
+                "--format",
+                "json",
+                "--resamples",
+                "0",
+            ]
+        )
+        == 0
+    )
     board = json.loads(capsys.readouterr().out)
     assert board["floor"]["families"] == printed["floor"]["families"]
     assert board["floor"]["macro"] == printed["floor"]["macro"]
@@ -197,10 +221,13 @@ def test_leaderboard_floor_row_equals_avb_baselines(table, demo, tmp_path, capsy
 
 def test_strategies_cover_every_family():
     """Every family has `nothing` first, then its copy-of-input or given-order strategies."""
-    by_family = {f: [s.name for s in STRATEGIES if f in s.families]
-                 for f in ("recap", "sequencing", "repair", "assembly")}
+    by_family = {
+        f: [s.name for s in STRATEGIES if f in s.families]
+        for f in ("recap", "sequencing", "repair", "assembly")
+    }
     assert by_family == {
         "recap": ["nothing", "copy_input", "black_picture"],
         "sequencing": ["nothing", "given_order", "numeric_order"],
         "repair": ["nothing", "copy_input", "one_frame", "whole_window", "one_frame_whole_window"],
-        "assembly": ["nothing", "first_candidate", "random_picks"]}
+        "assembly": ["nothing", "first_candidate", "random_picks"],
+    }

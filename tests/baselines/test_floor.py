@@ -18,20 +18,38 @@ from agenticvbench.results import Result, write_result
 TASKS = {"sequencing": (37, 38), "repair": (65, 66, 67)}
 
 
-def _result(task_id: int, family: str, score: float, model: str, rep: int = 1, harness: str = "baseline",
-            status: str = "scored") -> Result:
-    return Result(task_id=task_id, family=family, status=status,  # type: ignore[arg-type]
-                  final_score=score, headline_score=score if status == "scored" else 0.0,
-                  provenance={"dataset": {"dataset": "nowhere", "kind": "hub", "resolved_revision": "x"}},
-                  run={"path": f"/b/{model}-{rep}", "harness": harness, "model": model, "rep": rep})
+def _result(
+    task_id: int,
+    family: str,
+    score: float,
+    model: str,
+    rep: int = 1,
+    harness: str = "baseline",
+    status: str = "scored",
+) -> Result:
+    return Result(
+        task_id=task_id,
+        family=family,
+        status=status,  # type: ignore[arg-type]
+        final_score=score,
+        headline_score=score if status == "scored" else 0.0,
+        provenance={"dataset": {"dataset": "nowhere", "kind": "hub", "resolved_revision": "x"}},
+        run={"path": f"/b/{model}-{rep}", "harness": harness, "model": model, "rep": rep},
+    )
 
 
 def _baseline_results() -> list[Result]:
     out = [_result(t, f, 0.0, "nothing", status="missing") for f, ids in TASKS.items() for t in ids]
     out += [_result(37, "sequencing", 0.2, "given_order"), _result(38, "sequencing", 0.0, "given_order")]
-    out += [_result(65, "repair", 0.6, "one_frame"), _result(66, "repair", 0.3, "one_frame"),
-            _result(67, "repair", 0.9, "one_frame")]
-    out += [_result(65, "repair", 0.5, "copy_input"), _result(66, "repair", 0.5, "copy_input")]  # 67: no result
+    out += [
+        _result(65, "repair", 0.6, "one_frame"),
+        _result(66, "repair", 0.3, "one_frame"),
+        _result(67, "repair", 0.9, "one_frame"),
+    ]
+    out += [
+        _result(65, "repair", 0.5, "copy_input"),
+        _result(66, "repair", 0.5, "copy_input"),
+    ]  # 67: no result
     return out
 
 
@@ -43,7 +61,10 @@ def test_cells_and_floor_against_an_independent_count():
     assert cells[("one_frame", "repair")] == pytest.approx((0.6 + 0.3 + 0.9) / 3)
     assert cells[("copy_input", "repair")] == pytest.approx((0.5 + 0.5 + 0.0) / 3)
     floor = table.floor()
-    assert {f: e.strategy for f, e in floor.families.items()} == {"sequencing": "given_order", "repair": "one_frame"}
+    assert {f: e.strategy for f, e in floor.families.items()} == {
+        "sequencing": "given_order",
+        "repair": "one_frame",
+    }
     assert floor.macro == pytest.approx((0.1 + 0.6) / 2)
     assert floor.micro == pytest.approx((0.1 * 2 + 0.6 * 3) / 5)
 
@@ -52,8 +73,13 @@ def test_floor_row_in_every_leaderboard_format():
     """md, csv, latex, html and json all carry the floor row with the strategy named."""
     floor = BaselineTable(_baseline_results(), dict(TASKS)).floor()
     agent = [_result(t, f, 0.5, "m", harness="h") for f, ids in TASKS.items() for t in ids]
-    board = build_leaderboard(agent, tasks={k: list(v) for k, v in TASKS.items()}, resamples=0, floor=floor,
-                              floor_note="from a test")
+    board = build_leaderboard(
+        agent,
+        tasks={k: list(v) for k, v in TASKS.items()},
+        resamples=0,
+        floor=floor,
+        floor_note="from a test",
+    )
     for fmt in ("md", "latex", "html"):
         text = board.render(fmt)
         assert "0.600 (one" in text and "floor" in text, fmt
@@ -61,7 +87,9 @@ def test_floor_row_in_every_leaderboard_format():
     csv_rows = board.render("csv").splitlines()
     assert any(line.startswith(",baseline,floor: best trivial strategy") for line in csv_rows)
     doc = json.loads(board.render("json"))
-    assert doc["floor"]["families"]["repair"]["strategy"] == "one_frame" and doc["floor_note"] == "from a test"
+    assert (
+        doc["floor"]["families"]["repair"]["strategy"] == "one_frame" and doc["floor_note"] == "from a test"
+    )
     assert len(board.frame()) == 2 and board.frame().iloc[-1]["repair_marks"] == "one_frame"
 
 

@@ -17,7 +17,9 @@ def run_dir(tmp_path):
     return tmp_path / "run"
 
 
-@pytest.mark.parametrize("argv_tail", [["--tasks", "a,b"], ["--tasks", ","], ["--jobs", "0"], ["--jobs", "-1"]])
+@pytest.mark.parametrize(
+    "argv_tail", [["--tasks", "a,b"], ["--tasks", ","], ["--jobs", "0"], ["--jobs", "-1"]]
+)
 def test_bad_verify_options_are_usage_errors(run_dir, argv_tail, capsys):
     with pytest.raises(SystemExit) as exc:
         main(["verify", str(run_dir), *argv_tail])
@@ -43,7 +45,9 @@ def test_output_path_under_a_file_is_one_line(tmp_path, demo, capsys):
     rc = main(["tasks", "--dataset", str(demo.mirror)])
     assert rc == 0
     capsys.readouterr()
-    rc = main(["export", "openvibe", "--dataset", str(demo.mirror), "--out", str(blocker / "sub" / "bench.json")])
+    rc = main(
+        ["export", "openvibe", "--dataset", str(demo.mirror), "--out", str(blocker / "sub" / "bench.json")]
+    )
     err = capsys.readouterr().err
     assert rc == EXIT_INPUT and "Traceback" not in err and "avb: error:" in err
 

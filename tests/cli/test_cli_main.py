@@ -26,7 +26,10 @@ def mirror(tmp_path):
         "prompt": ["Put the shots in order.", "Fix the video."],
         "reference_file_urls": [["sequencing/materials/37.zip"], ["repair/materials/65/broken.mp4"]],
         "verifier_reference_urls": [None, ["repair/sources/v1_source.mp4"]],
-        "rubric_json": [json.dumps({"correct_order": ["2", "1"], "n_slots": 2}), json.dumps({"cell": "v1/s1"})],
+        "rubric_json": [
+            json.dumps({"correct_order": ["2", "1"], "n_slots": 2}),
+            json.dumps({"cell": "v1/s1"}),
+        ],
     }
     pq.write_table(pa.table(rows), root / "data" / "train-00000-of-00001.parquet")
     return root
@@ -76,7 +79,9 @@ def test_missing_dataset_path_is_input_error(tmp_path, capsys):
 
 
 def test_download_extracts_zip_materials(mirror, tmp_path, capsys):
-    rc = main(["download", "--dataset", str(mirror), "--task", "37", "--cache-dir", str(tmp_path / "c"), "--json"])
+    rc = main(
+        ["download", "--dataset", str(mirror), "--task", "37", "--cache-dir", str(tmp_path / "c"), "--json"]
+    )
     assert rc == 0
     files = json.loads(capsys.readouterr().out)["37"]["materials"]
     assert sorted(p.rsplit("/", 1)[1] for p in files) == ["1.mp4", "2.mp4"]

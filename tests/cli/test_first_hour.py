@@ -56,8 +56,22 @@ def test_avb_dataset_is_the_default_and_show_honours_the_outer_dataset(seq_mirro
 
 def test_download_json_keeps_verifier_references_apart(seq_mirror, tmp_path, capsys):
     """The agent's materials and the verifier-only source are listed under separate keys."""
-    assert main(["download", "--dataset", str(seq_mirror), "--tasks", "65", "--with-verifier-references",
-                 "--json", "--cache-dir", str(tmp_path / "c")]) == 0
+    assert (
+        main(
+            [
+                "download",
+                "--dataset",
+                str(seq_mirror),
+                "--tasks",
+                "65",
+                "--with-verifier-references",
+                "--json",
+                "--cache-dir",
+                str(tmp_path / "c"),
+            ]
+        )
+        == 0
+    )
     entry = json.loads(capsys.readouterr().out)["65"]
     assert [p.rsplit("/", 1)[1] for p in entry["materials"]] == ["broken.mp4"]
     assert [p.rsplit("/", 1)[1] for p in entry["verifier_references"]] == ["v1_source.mp4"]
@@ -114,7 +128,9 @@ def test_bare_parquet_warns_up_front_and_repair_ends_with_a_dataset_reason(demo,
     err = capsys.readouterr().err
     assert f"{pq_file} is a bare parquet file without the verifier-only media of task(s) 65" in err
     got = json.loads((run / "avb-results" / "65.json").read_text(encoding="utf-8"))
-    assert got["status"] == "error" and got["reason"].startswith("dataset: ") and "crashed" not in got["reason"]
+    assert (
+        got["status"] == "error" and got["reason"].startswith("dataset: ") and "crashed" not in got["reason"]
+    )
     assert "beside this bare parquet file (pass the dataset mirror folder" in got["reason"]
     assert json.loads((run / "avb-results" / "37.json").read_text(encoding="utf-8"))["status"] == "scored"
     assert main(["verify", str(run), "--dataset", str(demo.mirror), "--tasks", "37", "--jobs", "1"]) == 0

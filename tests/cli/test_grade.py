@@ -17,9 +17,25 @@ def test_avb_grade_serves_on_loopback_with_a_token(demo, tmp_path) -> None:
     refuses a request without the token."""
     run = tmp_path / "run"
     shutil.copytree(demo.runs["perfect"], run, ignore=shutil.ignore_patterns("avb-results"))
-    proc = subprocess.Popen([sys.executable, "-m", "agenticvbench.cli.main", "grade", str(run), "--dataset",
-                             str(demo.mirror), "--cache-dir", str(tmp_path / "cache"), "--grader", "dana"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ})
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "agenticvbench.cli.main",
+            "grade",
+            str(run),
+            "--dataset",
+            str(demo.mirror),
+            "--cache-dir",
+            str(tmp_path / "cache"),
+            "--grader",
+            "dana",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ},
+    )
     try:
         url = ""
         assert proc.stdout is not None
@@ -50,8 +66,22 @@ def test_nothing_to_grade_exits_at_once_with_one_line(demo, tmp_path, capsys) ->
 
     run = tmp_path / "gold"
     shutil.copytree(demo.runs["perfect"] / "37", run / "37")
-    assert main(["grade", str(run), "--dataset", str(demo.mirror), "--cache-dir", str(tmp_path / "c"),
-                 "--grader", "bob"]) == EXIT_INPUT
+    assert (
+        main(
+            [
+                "grade",
+                str(run),
+                "--dataset",
+                str(demo.mirror),
+                "--cache-dir",
+                str(tmp_path / "c"),
+                "--grader",
+                "bob",
+            ]
+        )
+        == EXIT_INPUT
+    )
     out = capsys.readouterr()
     assert out.out == "" and out.err.strip().splitlines() == [
-        "avb: error: nothing to grade: no recap final.mp4 with llm items in these runs"]
+        "avb: error: nothing to grade: no recap final.mp4 with llm items in these runs"
+    ]

@@ -24,6 +24,9 @@ def test_grouped_and_older_spellings_take_the_same_options() -> None:
 def test_harbor_gold_writes_the_gold_run(demo, tmp_path) -> None:
     """The grouped spelling runs the real command: gold outputs of the demo's sequencing tasks."""
     out = tmp_path / "gold"
-    assert main(["harbor", "gold", "--out", str(out), "--dataset", str(demo.mirror), "--family", "sequencing"]) == 0
+    assert (
+        main(["harbor", "gold", "--out", str(out), "--dataset", str(demo.mirror), "--family", "sequencing"])
+        == 0
+    )
     manifests = sorted(out.glob("*/solution.json"))
     assert manifests and all(json.loads(m.read_text())["segments"] for m in manifests)

@@ -29,13 +29,26 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
 def write_mirror(root: Path, prompts: dict[int, str]) -> Path:
     """A one-family (sequencing) parquet mirror with the Hub's 6 columns."""
     rows: list[dict[str, Any]] = [
-        {"task_id": tid, "task_family": "sequencing", "prompt": prompt,
-         "reference_file_urls": [f"sequencing/materials/{tid}.zip"], "verifier_reference_urls": None,
-         "rubric_json": json.dumps({"correct_order": ["2", "1"], "n_slots": 2})}
-        for tid, prompt in prompts.items()]
-    schema = pa.schema([("task_id", pa.int64()), ("task_family", pa.string()), ("prompt", pa.string()),
-                        ("reference_file_urls", pa.list_(pa.string())),
-                        ("verifier_reference_urls", pa.list_(pa.string())), ("rubric_json", pa.string())])
+        {
+            "task_id": tid,
+            "task_family": "sequencing",
+            "prompt": prompt,
+            "reference_file_urls": [f"sequencing/materials/{tid}.zip"],
+            "verifier_reference_urls": None,
+            "rubric_json": json.dumps({"correct_order": ["2", "1"], "n_slots": 2}),
+        }
+        for tid, prompt in prompts.items()
+    ]
+    schema = pa.schema(
+        [
+            ("task_id", pa.int64()),
+            ("task_family", pa.string()),
+            ("prompt", pa.string()),
+            ("reference_file_urls", pa.list_(pa.string())),
+            ("verifier_reference_urls", pa.list_(pa.string())),
+            ("rubric_json", pa.string()),
+        ]
+    )
     (root / "data").mkdir(parents=True)
     pq.write_table(pa.Table.from_pylist(rows, schema=schema), root / "data" / "train-00000-of-00001.parquet")
     return root
@@ -48,8 +61,15 @@ def test_validate_task_valid_files_exit_0(sb: dict[str, Path], capsys) -> None:
 
 
 def test_validate_task_invalid_exit_1_json(sb: dict[str, Path], capsys) -> None:
-    code, out, _ = run(capsys, "studiobench", "validate-task", "--json", sb["task_valid"], sb["task_invalid"],
-                       sb["task_not_json"])
+    code, out, _ = run(
+        capsys,
+        "studiobench",
+        "validate-task",
+        "--json",
+        sb["task_valid"],
+        sb["task_invalid"],
+        sb["task_not_json"],
+    )
     assert code == 1
     doc = json.loads(out)
     assert doc["valid"] is False
@@ -59,7 +79,9 @@ def test_validate_task_invalid_exit_1_json(sb: dict[str, Path], capsys) -> None:
 
 
 def test_validate_run_valid_exit_0(sb: dict[str, Path], capsys) -> None:
-    code, out, _ = run(capsys, "studiobench", "validate-run", sb["run_valid"], "--task", sb["tasks_dir"], "--json")
+    code, out, _ = run(
+        capsys, "studiobench", "validate-run", sb["run_valid"], "--task", sb["tasks_dir"], "--json"
+    )
     assert code == 0
     (r,) = json.loads(out)["runs"]
     assert r["submitted"] and r["valid_for_bench"] and r["ok"]
@@ -72,9 +94,16 @@ def test_validate_run_without_task_fails_duration(sb: dict[str, Path], capsys) -
 
 
 def test_validate_run_batch_tree_table(sb: dict[str, Path], capsys) -> None:
-    code, out, _ = run(capsys, "studiobench", "validate-run", sb["runs_dir"] / "valid",
-                       sb["runs_dir"] / "foreign_tool", sb["runs_dir"] / "over_limits",
-                       "--task", sb["task_valid"])
+    code, out, _ = run(
+        capsys,
+        "studiobench",
+        "validate-run",
+        sb["runs_dir"] / "valid",
+        sb["runs_dir"] / "foreign_tool",
+        sb["runs_dir"] / "over_limits",
+        "--task",
+        sb["task_valid"],
+    )
     assert code == 1
     assert "isolation: call log has tools outside the studiobench server: Bash" in out
     assert "warning: 208 tool calls exceed" in out and "1850s/14400s" in out
@@ -82,14 +111,18 @@ def test_validate_run_batch_tree_table(sb: dict[str, Path], capsys) -> None:
 
 
 def test_validate_run_secret_is_a_failure_but_not_printed(sb: dict[str, Path], capsys) -> None:
-    code, out, _ = run(capsys, "studiobench", "validate-run", sb["run_secret_in_mcp"], "--task", sb["tasks_dir"])
+    code, out, _ = run(
+        capsys, "studiobench", "validate-run", sb["run_secret_in_mcp"], "--task", sb["tasks_dir"]
+    )
     assert code == 1 and "mcp_json:" in out and "sk-demo" not in out
 
 
 def test_export_openvibe_to_file(tmp_path: Path, capsys) -> None:
     mirror = write_mirror(tmp_path / "mirror", {37: "Reorder the shots.", 38: "Reorder these shots too."})
     out_file = tmp_path / "bench.json"
-    code, _, err = run(capsys, "export", "openvibe", "--dataset", mirror, "--out", out_file, "--owner", "prj_x")
+    code, _, err = run(
+        capsys, "export", "openvibe", "--dataset", mirror, "--out", out_file, "--owner", "prj_x"
+    )
     assert code == 0 and "2 tasks, 1 judges" in err
     doc = json.loads(out_file.read_text())
     assert validate(doc)["valid"] and doc["owner"] == "prj_x"

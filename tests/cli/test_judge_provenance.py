@@ -36,7 +36,9 @@ def test_cli_and_api_agree_on_judge_off_and_do_not_rescore(demo, tmp_path, capsy
     every switch between them rescored recap and two judge-off reps were marked "mixes 2 judge settings"."""
     rep1, rep2 = _recap_run(demo, tmp_path / "rep1", 1), _recap_run(demo, tmp_path / "rep2", 2)
     cache = str(tmp_path / "cache")
-    assert main(["verify", str(rep1), "--dataset", str(demo.mirror), "--tasks", "1", "--cache-dir", cache]) == 0
+    assert (
+        main(["verify", str(rep1), "--dataset", str(demo.mirror), "--tasks", "1", "--cache-dir", cache]) == 0
+    )
     cli = _result(rep1)
     assert cli["provenance"]["judge_mode"] == "off" and cli["provenance"]["judge_model"] is None
     assert cli["provenance"]["judge_base_url_host"] is None

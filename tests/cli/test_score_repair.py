@@ -23,8 +23,20 @@ from agenticvbench.cli.score import repair as repair_cmd
 
 GOLDEN_DIR = Path(__file__).parents[1] / "data" / "repair-edit"
 PROFILE = json.loads((GOLDEN_DIR / "expected.json").read_text(encoding="utf-8"))["profile"]
-KEYS = {"task_id", "cell", "variant", "format_score", "format_max", "localization_score", "localization_max",
-        "edit_score", "edit_max", "final_score", "detail", "error"}
+KEYS = {
+    "task_id",
+    "cell",
+    "variant",
+    "format_score",
+    "format_max",
+    "localization_score",
+    "localization_max",
+    "edit_score",
+    "edit_max",
+    "final_score",
+    "detail",
+    "error",
+}
 
 
 @dataclass
@@ -71,8 +83,19 @@ def _run(capsys, argv: list[str]) -> tuple[int, dict[str, Any], str]:
 def test_profile_mode(tmp_path, capsys, edit_calls):
     prof = tmp_path / "profile.json"
     prof.write_text(json.dumps(PROFILE), encoding="utf-8")
-    code, out, err = _run(capsys, [*_files(tmp_path), "--source-mp4", str(GOLDEN_DIR / "source.mp4"),
-                                   "--profile", str(prof), "--no-cache", "--workers", "1"])
+    code, out, err = _run(
+        capsys,
+        [
+            *_files(tmp_path),
+            "--source-mp4",
+            str(GOLDEN_DIR / "source.mp4"),
+            "--profile",
+            str(prof),
+            "--no-cache",
+            "--workers",
+            "1",
+        ],
+    )
     assert code == 0 and set(out) == KEYS and out["error"] == ""
     assert out["variant"] == "v01_frozen_scene" and out["task_id"] == ""
     assert (out["format_score"], out["localization_score"], out["edit_score"]) == (1.0, 1.0, 0.5)
@@ -87,8 +110,18 @@ def test_profile_with_injections_is_combined(tmp_path, capsys, edit_calls):
     combined["injections"] = [PROFILE["injection"], {**PROFILE["injection"], "start_s": 12.0, "end_s": 14.0}]
     prof = tmp_path / "profile.json"
     prof.write_text(json.dumps(combined), encoding="utf-8")
-    code, out, _ = _run(capsys, [*_files(tmp_path), "--source-mp4", str(GOLDEN_DIR / "source.mp4"),
-                                 "--profile", str(prof), "--cache-dir", str(tmp_path / "cache")])
+    code, out, _ = _run(
+        capsys,
+        [
+            *_files(tmp_path),
+            "--source-mp4",
+            str(GOLDEN_DIR / "source.mp4"),
+            "--profile",
+            str(prof),
+            "--cache-dir",
+            str(tmp_path / "cache"),
+        ],
+    )
     assert code == 0 and out["variant"] == "_combined"
     assert out["detail"]["localization"]["n_truth"] == 2
     assert edit_calls[0]["window"] == (8.0, 14.0)
@@ -96,18 +129,31 @@ def test_profile_with_injections_is_combined(tmp_path, capsys, edit_calls):
 
 
 def test_cell_mode(tmp_path, capsys, edit_calls):
-    code, out, _ = _run(capsys, [*_files(tmp_path, "- start: 14.683\n- end: 17.527\n"),
-                                 "--source-mp4", str(GOLDEN_DIR / "source.mp4"), "--cell", "v4/s1"])
+    code, out, _ = _run(
+        capsys,
+        [
+            *_files(tmp_path, "- start: 14.683\n- end: 17.527\n"),
+            "--source-mp4",
+            str(GOLDEN_DIR / "source.mp4"),
+            "--cell",
+            "v4/s1",
+        ],
+    )
     assert code == 0 and out["cell"] == "v4/s1" and out["variant"] == "v05_noise_floor_spike"
     assert out["localization_score"] == 1.0
     call = edit_calls[0]
-    assert (call["duration_s"], call["window"], call["video_share"], call["audio_share"]) == \
-        (150.071, (14.683, 17.527), 0.1, 0.9)
+    assert (call["duration_s"], call["window"], call["video_share"], call["audio_share"]) == (
+        150.071,
+        (14.683, 17.527),
+        0.1,
+        0.9,
+    )
 
 
 def test_unknown_cell_prints_zeros_and_exits_1(tmp_path, capsys, edit_calls):
-    code, out, _ = _run(capsys, [*_files(tmp_path), "--source-mp4", str(GOLDEN_DIR / "source.mp4"),
-                                 "--cell", "v9/s9"])
+    code, out, _ = _run(
+        capsys, [*_files(tmp_path), "--source-mp4", str(GOLDEN_DIR / "source.mp4"), "--cell", "v9/s9"]
+    )
     assert code == 1 and set(out) == KEYS and "v9/s9" in out["error"]
     assert out["final_score"] == 0.0 and edit_calls == []
 
@@ -115,8 +161,9 @@ def test_unknown_cell_prints_zeros_and_exits_1(tmp_path, capsys, edit_calls):
 def test_bad_profile_file_exits_1(tmp_path, capsys, edit_calls):
     prof = tmp_path / "profile.json"
     prof.write_text("{not json", encoding="utf-8")
-    code, out, _ = _run(capsys, [*_files(tmp_path), "--source-mp4", str(GOLDEN_DIR / "source.mp4"),
-                                 "--profile", str(prof)])
+    code, out, _ = _run(
+        capsys, [*_files(tmp_path), "--source-mp4", str(GOLDEN_DIR / "source.mp4"), "--profile", str(prof)]
+    )
     assert code == 1 and "could not load profile" in out["error"] and out["final_score"] == 0.0
 
 
@@ -140,17 +187,31 @@ def mirror(tmp_path) -> Path:
     (root / "data").mkdir(parents=True)
     (root / "repair" / "sources").mkdir(parents=True)
     shutil.copy(GOLDEN_DIR / "source.mp4", root / "repair" / "sources" / "v1_source.mp4")
-    rows = {"task_id": [65], "task_family": ["repair"], "prompt": ["fix it"],
-            "reference_file_urls": [["repair/materials/65/broken.mp4"]],
-            "verifier_reference_urls": [["repair/sources/v1_source.mp4"]],
-            "rubric_json": [json.dumps({"cell": "v1/s1"})]}
+    rows = {
+        "task_id": [65],
+        "task_family": ["repair"],
+        "prompt": ["fix it"],
+        "reference_file_urls": [["repair/materials/65/broken.mp4"]],
+        "verifier_reference_urls": [["repair/sources/v1_source.mp4"]],
+        "rubric_json": [json.dumps({"cell": "v1/s1"})],
+    }
     pq.write_table(pa.table(rows), root / "data" / "train-00000-of-00001.parquet")
     return root
 
 
 def test_task_id_mode_fetches_the_source(tmp_path, capsys, edit_calls, mirror):
-    code, out, _ = _run(capsys, [*_files(tmp_path, "- start: 22\n- end: 23\n"), "--task-id", "65",
-                                 "--dataset", str(mirror), "--cache-dir", str(tmp_path / "c")])
+    code, out, _ = _run(
+        capsys,
+        [
+            *_files(tmp_path, "- start: 22\n- end: 23\n"),
+            "--task-id",
+            "65",
+            "--dataset",
+            str(mirror),
+            "--cache-dir",
+            str(tmp_path / "c"),
+        ],
+    )
     assert code == 0 and out["task_id"] == "65" and out["cell"] == "v1/s1"
     assert out["localization_score"] == 1.0
     assert edit_calls[0]["source"] == mirror / "repair" / "sources" / "v1_source.mp4"
@@ -164,11 +225,23 @@ def test_task_id_not_in_dataset(tmp_path, capsys, edit_calls, mirror):
 def test_mistyped_paths_are_named_on_stderr_with_the_official_exit_code(tmp_path, capsys, edit_calls):
     """Regression: a typo in --fixed-mp4 gave rc 0, top-level error "" and final_score 0 with nothing on stderr.
     The official JSON and exit code stay (parity); stderr now names each missing file."""
-    code, out, err = _run(capsys, ["--fixed-mp4", str(tmp_path / "nope" / "fixed.mp4"), "--report-md",
-                                   str(tmp_path / "nope" / "report.md"), "--source-mp4",
-                                   str(GOLDEN_DIR / "source.mp4"), "--cell", "v4/s1"])
+    code, out, err = _run(
+        capsys,
+        [
+            "--fixed-mp4",
+            str(tmp_path / "nope" / "fixed.mp4"),
+            "--report-md",
+            str(tmp_path / "nope" / "report.md"),
+            "--source-mp4",
+            str(GOLDEN_DIR / "source.mp4"),
+            "--cell",
+            "v4/s1",
+        ],
+    )
     assert code == 0 and out["error"] == "" and out["final_score"] == 0.0
     assert f"avb: warning: --fixed-mp4 {tmp_path / 'nope' / 'fixed.mp4'}: not found" in err
     assert f"--report-md {tmp_path / 'nope' / 'report.md'}: not found" in err
-    _, _, err = _run(capsys, [*_files(tmp_path), "--source-mp4", str(GOLDEN_DIR / "source.mp4"), "--cell", "v4/s1"])
+    _, _, err = _run(
+        capsys, [*_files(tmp_path), "--source-mp4", str(GOLDEN_DIR / "source.mp4"), "--cell", "v4/s1"]
+    )
     assert "not found" not in err

@@ -83,7 +83,9 @@ def test_dry_run_lists_and_scores_nothing(seq_mirror, seq_run, capsys):
 
 def test_identity_options_run_json_and_folder_name(seq_mirror, seq_run, capsys):
     """Options beat run.json, run.json beats the folder name; unknown keys and duplicates are warned about."""
-    named = seq_run("named", {37: ["1", "2", "3"]}, meta={"harness": "h", "model": "m", "rep": 1, "modle": "x"})
+    named = seq_run(
+        "named", {37: ["1", "2", "3"]}, meta={"harness": "h", "model": "m", "rep": 1, "modle": "x"}
+    )
     bare = seq_run("bare-folder", {37: ["1", "2", "3"]})
     twin = seq_run("twin", {37: ["1", "2", "3"]}, meta={"harness": "h", "model": "m", "rep": 1})
     assert _verify(str(named), str(bare), str(twin), "--dataset", str(seq_mirror), "--tasks", "37") == 0
@@ -94,10 +96,16 @@ def test_identity_options_run_json_and_folder_name(seq_mirror, seq_run, capsys):
     assert r_named and r_bare
     assert (r_named.run["harness"], r_named.run["model"], r_named.run["rep"]) == ("h", "m", 1)
     assert (r_bare.run["harness"], r_bare.run["model"]) == ("unknown", "bare-folder")
-    assert _verify(str(named), "--dataset", str(seq_mirror), "--tasks", "37", "--model", "other", "--rep", "7") == 0
+    assert (
+        _verify(str(named), "--dataset", str(seq_mirror), "--tasks", "37", "--model", "other", "--rep", "7")
+        == 0
+    )
     again = read_result(named / "avb-results" / "37.json")
-    assert again and (again.run["model"], again.run["rep"], again.run["identity_source"]["model"]) == \
-        ("other", 7, "option")  # --rep 7 is an int, as in run.json
+    assert again and (again.run["model"], again.run["rep"], again.run["identity_source"]["model"]) == (
+        "other",
+        7,
+        "option",
+    )  # --rep 7 is an int, as in run.json
 
 
 def test_task_grammar_ranges_and_limit(seq_mirror, seq_run, capsys):
@@ -176,7 +184,11 @@ def test_one_refused_run_does_not_stop_the_others(seq_mirror, seq_run, capsys):
     assert _verify(str(good), str(bad), "--dataset", str(seq_mirror), "--json") == EXIT_INPUT
     captured = capsys.readouterr()
     data = json.loads(captured.out)
-    assert data["runs"] == [str(good)] and len(data["refused"]) == 1 and str(bad / "avb-results") in data["refused"][0]
+    assert (
+        data["runs"] == [str(good)]
+        and len(data["refused"]) == 1
+        and str(bad / "avb-results") in data["refused"][0]
+    )
     assert "refused" in captured.err and "is not a folder" in captured.err
     ok = read_result(good / "avb-results" / "37.json")
     assert ok is not None and ok.status == "scored" and ok.headline_score == 1.0

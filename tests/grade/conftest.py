@@ -46,7 +46,9 @@ class Served:
 def serve(setup: Setup, grader: str = "alice", blind: bool = False) -> Iterator[Served]:
     """Start a grading server on the setup's run (stopped when the generator is closed)."""
     tasks = load_tasks("recap", dataset=setup.mirror)
-    subs, _, seed = build_submissions([setup.run], tasks, blind=blind, seed=7 if blind else None, materials=True)
+    subs, _, seed = build_submissions(
+        [setup.run], tasks, blind=blind, seed=7 if blind else None, materials=True
+    )
     app = GradingApp(subs, VerdictStore(setup.cache / "grades"), grader, blind=blind, seed=seed)
     httpd = make_server(app)
     thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)

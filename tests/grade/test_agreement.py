@@ -41,8 +41,18 @@ def test_kappa_undefined_and_interval() -> None:
 def test_fleiss_kappa_textbook_example() -> None:
     """The worked example of Fleiss (1971) as reproduced on Wikipedia ("Fleiss' kappa"): 10 subjects, 14 raters,
     5 categories, kappa = 0.210."""
-    counts = [[0, 0, 0, 0, 14], [0, 2, 6, 4, 2], [0, 0, 3, 5, 6], [0, 3, 9, 2, 0], [2, 2, 8, 1, 1],
-              [7, 7, 0, 0, 0], [3, 2, 6, 3, 0], [2, 5, 3, 2, 2], [6, 5, 2, 1, 0], [0, 2, 2, 3, 7]]
+    counts = [
+        [0, 0, 0, 0, 14],
+        [0, 2, 6, 4, 2],
+        [0, 0, 3, 5, 6],
+        [0, 3, 9, 2, 0],
+        [2, 2, 8, 1, 1],
+        [7, 7, 0, 0, 0],
+        [3, 2, 6, 3, 0],
+        [2, 5, 3, 2, 2],
+        [6, 5, 2, 1, 0],
+        [0, 2, 2, 3, 7],
+    ]
     assert fleiss_kappa(counts) == pytest.approx(0.2099, abs=5e-4)
 
 
@@ -54,10 +64,12 @@ def test_fleiss_kappa_matches_the_formula_on_random_tables() -> None:
     rng = np.random.default_rng(5)
     for _ in range(20):
         n_raters = int(rng.integers(3, 8))
-        table = np.array([rng.multinomial(n_raters, [0.5, 0.3, 0.2]) for _ in range(int(rng.integers(5, 40)))])
-        p_i = ((table ** 2).sum(axis=1) - n_raters) / (n_raters * (n_raters - 1))
+        table = np.array(
+            [rng.multinomial(n_raters, [0.5, 0.3, 0.2]) for _ in range(int(rng.integers(5, 40)))]
+        )
+        p_i = ((table**2).sum(axis=1) - n_raters) / (n_raters * (n_raters - 1))
         p_j = table.sum(axis=0) / table.sum()
-        expected = (p_i.mean() - (p_j ** 2).sum()) / (1 - (p_j ** 2).sum())
+        expected = (p_i.mean() - (p_j**2).sum()) / (1 - (p_j**2).sum())
         assert fleiss_kappa(table.tolist()) == pytest.approx(expected, abs=1e-12)
 
 
@@ -72,13 +84,39 @@ def test_avb_judge_agree_human_vs_model_and_fleiss(tmp_path: Path, capsys) -> No
         truth[key] = "pass" if rng.random() < 0.5 else "fail"
         for g, noise in (("alice", 0.1), ("bob", 0.2), ("carol", 0.3)):
             v = truth[key] if rng.random() > noise else ("fail" if truth[key] == "pass" else "pass")
-            store.append(HumanVerdict(grader=g, task_id=key[0], item_id=key[1], video_sha256=key[2], verdict=v,
-                                      pillar=i % 4))
-        atomic_write_json(tmp_path / "judge" / "ab" / f"k{i}.json",
-                          {"schema": CACHE_SCHEMA, "key": f"k{i}", "model": "m1", "outcome": truth[key],
-                           "item_id": key[1], "task_id": key[0], "video_sha256": key[2]})
-    assert main(["judge", "agree", "human:alice", "model:m1", "human:bob", "human:carol",
-                 "--cache-dir", str(tmp_path), "--json"]) == 0
+            store.append(
+                HumanVerdict(
+                    grader=g, task_id=key[0], item_id=key[1], video_sha256=key[2], verdict=v, pillar=i % 4
+                )
+            )
+        atomic_write_json(
+            tmp_path / "judge" / "ab" / f"k{i}.json",
+            {
+                "schema": CACHE_SCHEMA,
+                "key": f"k{i}",
+                "model": "m1",
+                "outcome": truth[key],
+                "item_id": key[1],
+                "task_id": key[0],
+                "video_sha256": key[2],
+            },
+        )
+    assert (
+        main(
+            [
+                "judge",
+                "agree",
+                "human:alice",
+                "model:m1",
+                "human:bob",
+                "human:carol",
+                "--cache-dir",
+                str(tmp_path),
+                "--json",
+            ]
+        )
+        == 0
+    )
     report = json.loads(capsys.readouterr().out)
     first = report["pairs"][0]
     assert (first["a"], first["b"]) == ("human:alice", "model:m1")
@@ -96,8 +134,9 @@ def test_unknown_grader_is_named_with_the_known_ones(tmp_path: Path, capsys) -> 
     nothing else. It warns, naming the graders on record; the text names pillars as the grading page does."""
     store = VerdictStore(tmp_path / "grades")
     for g in ("alice", "bob"):
-        store.append(HumanVerdict(grader=g, task_id=1, item_id="I-1", video_sha256="0" * 64, verdict="pass",
-                                  pillar=2))
+        store.append(
+            HumanVerdict(grader=g, task_id=1, item_id="I-1", video_sha256="0" * 64, verdict="pass", pillar=2)
+        )
     assert main(["judge", "agree", "human:alice", "human:carol", "--cache-dir", str(tmp_path)]) == 0
     out = capsys.readouterr()
     assert "warning: no verdicts for grader 'carol' (known: alice, bob)" in out.err

@@ -12,10 +12,18 @@ from agenticvbench.grade.store import HumanVerdict, VerdictStore
 from agenticvbench.judge import JudgeSettings
 from agenticvbench.verifiers.recap import score_recap
 
-ITEMS = [{"id": "F-01", "dispatch": "python", "kind": "ffprobe_duration_range", "params": {"min": 1, "max": 3},
-          "weight": 1, "pillar": 0},
-         {"id": "N-01", "dispatch": "llm", "prompt": "Opens on a test pattern.", "weight": 1, "pillar": 2},
-         {"id": "N-02", "dispatch": "llm", "prompt": "Tells the story in order.", "weight": 1, "pillar": 2}]
+ITEMS = [
+    {
+        "id": "F-01",
+        "dispatch": "python",
+        "kind": "ffprobe_duration_range",
+        "params": {"min": 1, "max": 3},
+        "weight": 1,
+        "pillar": 0,
+    },
+    {"id": "N-01", "dispatch": "llm", "prompt": "Opens on a test pattern.", "weight": 1, "pillar": 2},
+    {"id": "N-02", "dispatch": "llm", "prompt": "Tells the story in order.", "weight": 1, "pillar": 2},
+]
 
 
 @pytest.fixture(scope="module")
@@ -41,8 +49,13 @@ def test_majority_tie_and_grader_selection(clip: Path, tmp_path: Path) -> None:
     assert by_id["N-01"]["outcome"] == "pass" and "2 pass, 1 fail" in by_id["N-01"]["reason"]
     assert by_id["N-02"]["outcome"] == "unscored" and "tie" in by_id["N-02"]["reason"]
     assert out.provenance["judge_graders"] == "all"
-    only = score_recap(clip, ITEMS, judge_settings=JudgeSettings(mode="human", graders=("alice",)),
-                       cache_dir=tmp_path, task_id=9)
+    only = score_recap(
+        clip,
+        ITEMS,
+        judge_settings=JudgeSettings(mode="human", graders=("alice",)),
+        cache_dir=tmp_path,
+        task_id=9,
+    )
     assert [i["outcome"] for i in only.detail["items"]][1:] == ["pass", "fail"]
     assert only.provenance["judge_graders"] == ["alice"] and only.final_score == pytest.approx(2 / 3)
 
@@ -62,15 +75,31 @@ def test_new_verdict_rescores_without_force(setup, capsys) -> None:
     from agenticvbench.cli.main import main
     from agenticvbench.results import iter_results
 
-    args = ["verify", str(setup.run), "--dataset", str(setup.mirror), "--tasks", "2", "--cache-dir",
-            str(setup.cache), "--jobs", "1", "--judge", "human", "--json"]
+    args = [
+        "verify",
+        str(setup.run),
+        "--dataset",
+        str(setup.mirror),
+        "--tasks",
+        "2",
+        "--cache-dir",
+        str(setup.cache),
+        "--jobs",
+        "1",
+        "--judge",
+        "human",
+        "--json",
+    ]
     video = next(p for p in (setup.run / "2").rglob("final.mp4"))
     store = VerdictStore(setup.cache / "grades")
 
     def grade(story: str) -> None:
         for item, verdict in (("nar_story", story), ("nar_length_fit", "pass")):
-            store.append(HumanVerdict(grader="alice", task_id=2, item_id=item, video_sha256=file_sha256(video),
-                                      verdict=verdict))  # type: ignore[arg-type]
+            store.append(
+                HumanVerdict(
+                    grader="alice", task_id=2, item_id=item, video_sha256=file_sha256(video), verdict=verdict
+                )
+            )  # type: ignore[arg-type]
 
     def verify() -> dict:
         capsys.readouterr()

@@ -17,12 +17,21 @@ from agenticvbench.cli.main import main
 from agenticvbench.results import iter_results
 
 CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 SCREENSHOT = Path(__file__).resolve().parents[2] / "docs" / "img" / "grading-page.png"
 
 sync_api = pytest.importorskip("playwright.sync_api")
-pytestmark = pytest.mark.skipif(shutil.which(CHROMIUM) is None, reason="needs the chromium package (.ci/run installs it)")
+pytestmark = pytest.mark.skipif(
+    shutil.which(CHROMIUM) is None, reason="needs the chromium package (.ci/run installs it)"
+)
 
 
 @pytest.fixture
@@ -66,8 +75,12 @@ def test_play_seek_grade_reload_then_verify_human(page, served, setup, tmp_path)
     for index, keys in plan.items():
         for k in keys:
             pg.keyboard.press(k)
-            pg.wait_for_function(f"document.getElementById('saved').textContent.endsWith('{ {'p': 'pass', 'f': 'fail'}[k] }')")
-        pg.wait_for_function(f"window.document.querySelectorAll('.item .v.pass, .item .v.fail').length === {len(keys)}")
+            pg.wait_for_function(
+                f"document.getElementById('saved').textContent.endsWith('{ {'p': 'pass', 'f': 'fail'}[k] }')"
+            )
+        pg.wait_for_function(
+            f"window.document.querySelectorAll('.item .v.pass, .item .v.fail').length === {len(keys)}"
+        )
         if index == 0:
             pg.keyboard.press("n")
     assert "graded 5 / 5" in pg.text_content("#progress")
@@ -83,14 +96,30 @@ def test_play_seek_grade_reload_then_verify_human(page, served, setup, tmp_path)
     shot = tmp_path / "grading-page.png"
     pg.screenshot(path=str(shot))
     assert shot.stat().st_size > 10_000
-    if os.environ.get("AVB_UPDATE_DOC_IMAGES") == "1" or not SCREENSHOT.exists():  # keep the tree clean otherwise
+    if (
+        os.environ.get("AVB_UPDATE_DOC_IMAGES") == "1" or not SCREENSHOT.exists()
+    ):  # keep the tree clean otherwise
         SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(shot, SCREENSHOT)
 
-    wanted = {(s.task_id, it.item_id): {"p": "pass", "f": "fail"}[k]
-              for s in subs for it, k in zip(s.items, plan[s.index], strict=True)}
-    common = [str(setup.run), "--dataset", str(setup.mirror), "--family", "recap", "--cache-dir", str(setup.cache),
-              "--jobs", "1", "--force", "--json"]
+    wanted = {
+        (s.task_id, it.item_id): {"p": "pass", "f": "fail"}[k]
+        for s in subs
+        for it, k in zip(s.items, plan[s.index], strict=True)
+    }
+    common = [
+        str(setup.run),
+        "--dataset",
+        str(setup.mirror),
+        "--family",
+        "recap",
+        "--cache-dir",
+        str(setup.cache),
+        "--jobs",
+        "1",
+        "--force",
+        "--json",
+    ]
     assert main(["verify", *common, "--judge", "off"]) == 0
     off = {r.task_id: r for r in iter_results(setup.run)}
     assert main(["verify", *common, "--judge", "human", "--graders", "alice"]) == 0
@@ -124,8 +153,10 @@ def test_pass_fail_skip_buttons_grade_without_a_keyboard(page, served) -> None:
     pg.reload()
     pg.wait_for_function("window.avbReady === true")
     assert verdict_texts(pg)[:2] == ["skip", "pass"]
-    pressed = pg.eval_on_selector_all(".item:nth-child(2) .pick button",
-                                      "bs => bs.map(b => b.dataset.verdict + ':' + b.getAttribute('aria-pressed'))")
+    pressed = pg.eval_on_selector_all(
+        ".item:nth-child(2) .pick button",
+        "bs => bs.map(b => b.dataset.verdict + ':' + b.getAttribute('aria-pressed'))",
+    )
     assert pressed == ["pass:true", "fail:false", "skip:false"]
     store = served.app.store.read("alice")
     assert [(v.item_id, v.verdict) for v in store][-1] == (served.app.submissions[0].items[1].item_id, "pass")

@@ -11,8 +11,14 @@ from agenticvbench.grade import build_submissions
 from agenticvbench.loader import load_tasks
 
 
-def request(base: str, path: str, *, method: str = "GET", body: bytes | None = None,
-            headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], bytes]:
+def request(
+    base: str,
+    path: str,
+    *,
+    method: str = "GET",
+    body: bytes | None = None,
+    headers: dict[str, str] | None = None,
+) -> tuple[int, dict[str, str], bytes]:
     """Send one raw request (the path is sent verbatim, `..` included)."""
     u = urlsplit(base)
     conn = http.client.HTTPConnection(u.hostname, u.port, timeout=10)
@@ -43,8 +49,14 @@ def test_traversal_and_other_files_are_not_served(served, setup) -> None:
     indexes past the session are 404, never a file."""
     t = served.app.token
     outside = setup.run / "run.json"
-    for path in (f"/../../etc/passwd?token={t}", f"/video/../../run.json?token={t}", f"/video/0/../1?token={t}",
-                 f"{outside}?token={t}", f"/video/99?token={t}", "/%2e%2e/%2e%2e/etc/passwd?token=" + t):
+    for path in (
+        f"/../../etc/passwd?token={t}",
+        f"/video/../../run.json?token={t}",
+        f"/video/0/../1?token={t}",
+        f"{outside}?token={t}",
+        f"/video/99?token={t}",
+        "/%2e%2e/%2e%2e/etc/passwd?token=" + t,
+    ):
         status, _, body = request(served.base, path, headers={"X-AVB-Token": t})
         assert status == 404, (path, status)
         assert b"root:" not in body and b"harness" not in body
@@ -99,8 +111,12 @@ def test_bad_verdict_bodies_are_400(served) -> None:
     """Unknown submission, unknown item, a verdict outside pass/fail/skip, or non-JSON: 400, nothing stored."""
     h = {"X-AVB-Token": served.app.token, "Content-Type": "application/json"}
     item = served.app.submissions[0].items[0].item_id
-    for body in ({"index": 99, "item_id": item, "verdict": "pass"}, {"index": 0, "item_id": "nope", "verdict": "pass"},
-                 {"index": 0, "item_id": item, "verdict": "maybe"}, "[" * 5000):
+    for body in (
+        {"index": 99, "item_id": item, "verdict": "pass"},
+        {"index": 0, "item_id": "nope", "verdict": "pass"},
+        {"index": 0, "item_id": item, "verdict": "maybe"},
+        "[" * 5000,
+    ):
         raw = body.encode() if isinstance(body, str) else json.dumps(body).encode()
         assert request(served.base, "/api/verdict", method="POST", body=raw, headers=h)[0] == 400
     assert not served.app.store.path("alice").exists()

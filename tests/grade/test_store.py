@@ -56,9 +56,16 @@ def test_bad_grader_names_and_foreign_files_are_refused(tmp_path: Path) -> None:
         store.read("carol")
 
 
-@pytest.mark.parametrize(("votes", "outcome"), [(["pass", "pass", "fail"], "pass"), (["pass", "fail"], "unscored"),
-                                               (["skip"], "unscored"), ([], "unscored"),
-                                               (["fail", "skip"], "fail")])
+@pytest.mark.parametrize(
+    ("votes", "outcome"),
+    [
+        (["pass", "pass", "fail"], "pass"),
+        (["pass", "fail"], "unscored"),
+        (["skip"], "unscored"),
+        ([], "unscored"),
+        (["fail", "skip"], "fail"),
+    ],
+)
 def test_majority(votes: list[str], outcome: str) -> None:
     """Majority of pass/fail across graders; skip is no vote; a tie or no vote is unscored."""
     got = majority({f"g{i}": v(f"g{i}", x) for i, x in enumerate(votes)})

@@ -104,20 +104,41 @@ class LocalMountEnvironment(BaseEnvironment):
         if src.is_dir():
             shutil.copytree(src, target_dir, dirs_exist_ok=True, symlinks=True)
 
-    async def exec(self, command: str, cwd: str | None = None, env: dict[str, str] | None = None,
-                   timeout_sec: int | None = None, user: str | int | None = None) -> ExecResult:
+    async def exec(
+        self,
+        command: str,
+        cwd: str | None = None,
+        env: dict[str, str] | None = None,
+        timeout_sec: int | None = None,
+        user: str | int | None = None,
+    ) -> ExecResult:
         """Run `command` with bash in a private mount namespace where MOUNTS are the sandbox's folders."""
-        binds = " && ".join(f"mount --bind {shlex.quote(str(self._root / m.lstrip('/')))} {m}" for m in MOUNTS)
-        inner = f"{binds} && cd {shlex.quote(cwd or self._workdir)} && exec bash -c \"$0\""
+        binds = " && ".join(
+            f"mount --bind {shlex.quote(str(self._root / m.lstrip('/')))} {m}" for m in MOUNTS
+        )
+        inner = f'{binds} && cd {shlex.quote(cwd or self._workdir)} && exec bash -c "$0"'
         merged = {**os.environ, **(self._merge_env(env) or {})}
         proc = await asyncio.create_subprocess_exec(
-            "unshare", "-m", "--propagation", "private", "sh", "-c", inner, command,
-            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=merged)
+            "unshare",
+            "-m",
+            "--propagation",
+            "private",
+            "sh",
+            "-c",
+            inner,
+            command,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            env=merged,
+        )
         try:
             out, err = await asyncio.wait_for(proc.communicate(), timeout=timeout_sec)
         except TimeoutError:
             proc.kill()
             await proc.communicate()
             raise
-        return ExecResult(stdout=out.decode(errors="replace"), stderr=err.decode(errors="replace"),
-                          return_code=proc.returncode if proc.returncode is not None else -1)
+        return ExecResult(
+            stdout=out.decode(errors="replace"),
+            stderr=err.decode(errors="replace"),
+            return_code=proc.returncode if proc.returncode is not None else -1,
+        )

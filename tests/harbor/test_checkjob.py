@@ -14,18 +14,27 @@ D37, D83 = "sha256:" + "a" * 64, "sha256:" + "b" * 64
 
 
 def _lock(job_dir, **trial_extra) -> None:
-    trials = [{"task": {"name": n, "digest": d, "type": "local"}, "timeout_multiplier": 1.0,
-               "agent_timeout_multiplier": None, "environment": {"override_cpus": None}, "agent": {"name": "codex"},
-               "verifier": {"override_timeout_sec": None}, **trial_extra}
-              for n, d in (("sequencing-037", D37), ("agenticvbench/assembly-083", D83))]  # local tasks: the folder name
+    trials = [
+        {
+            "task": {"name": n, "digest": d, "type": "local"},
+            "timeout_multiplier": 1.0,
+            "agent_timeout_multiplier": None,
+            "environment": {"override_cpus": None},
+            "agent": {"name": "codex"},
+            "verifier": {"override_timeout_sec": None},
+            **trial_extra,
+        }
+        for n, d in (("sequencing-037", D37), ("agenticvbench/assembly-083", D83))
+    ]  # local tasks: the folder name
     (job_dir / "lock.json").write_text(json.dumps({"trials": trials}))
 
 
 def _export(tmp_path, digests: dict[str, str]):
     d = tmp_path / "export"
     d.mkdir(exist_ok=True)
-    (d / "agenticvbench-tasks.json").write_text(json.dumps({"tasks": [
-        {"name": n, "digest": g} for n, g in digests.items()]}))
+    (d / "agenticvbench-tasks.json").write_text(
+        json.dumps({"tasks": [{"name": n, "digest": g} for n, g in digests.items()]})
+    )
     return d
 
 
@@ -43,8 +52,14 @@ def test_overrides_other_tasks_and_few_trials_are_each_named(job, tmp_path):  # 
     """A 2x timeout, a CPU override, a changed task digest, an exported task that never ran, and a task with
     one trial where 2 are required: five reasons, exit 1."""
     _lock(job, timeout_multiplier=2.0, environment={"override_cpus": 8})
-    export = _export(tmp_path, {"agenticvbench/sequencing-037": D37, "agenticvbench/assembly-083": "sha256:" + "c" * 64,
-                                "agenticvbench/repair-065": "sha256:" + "d" * 64})
+    export = _export(
+        tmp_path,
+        {
+            "agenticvbench/sequencing-037": D37,
+            "agenticvbench/assembly-083": "sha256:" + "c" * 64,
+            "agenticvbench/repair-065": "sha256:" + "d" * 64,
+        },
+    )
     (c,) = check_jobs([job], tasks_dir=export, trials=2)
     text = "\n".join(c.problems)
     assert "timeout_multiplier = 2" in text and "environment.override_cpus = 8" in text
@@ -60,8 +75,11 @@ def test_jobs_of_different_task_sets_are_not_compared(job, tmp_path):  # noqa: F
     other = tmp_path / "other"
     other.mkdir()
     _trial(other, "sequencing-037__x", "sequencing-037")
-    (other / "lock.json").write_text(json.dumps({"trials": [
-        {"task": {"name": "agenticvbench/sequencing-037", "digest": "sha256:" + "e" * 64}}]}))
+    (other / "lock.json").write_text(
+        json.dumps(
+            {"trials": [{"task": {"name": "agenticvbench/sequencing-037", "digest": "sha256:" + "e" * 64}}]}
+        )
+    )
     none = tmp_path / "none"
     none.mkdir()
     checks = check_jobs([job, other, none])
@@ -77,8 +95,13 @@ def test_imported_runs_of_an_overridden_job_are_marked_in_reports(job, tmp_path)
     from agenticvbench.results import Result
 
     def marks_of(run):
-        r = Result(task_id=37, family="sequencing", status="scored", headline_score=1.0,
-                   run={"path": str(run), "harness": "codex", "model": "openai/gpt-5", "rep": 1})
+        r = Result(
+            task_id=37,
+            family="sequencing",
+            status="scored",
+            headline_score=1.0,
+            run={"path": str(run), "harness": "codex", "model": "openai/gpt-5", "rep": 1},
+        )
         return cell_marks([r])
 
     _lock(job)

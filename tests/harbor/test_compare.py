@@ -10,8 +10,10 @@ from agenticvbench.harbor.compare import compare_rows, harbor_rewards, markdown_
 
 
 def _rows(run_path: str, headlines: dict[int, float]) -> list[dict]:
-    return [{"run": "codex/gpt rep 1", "run_path": run_path, "task_id": t, "headline": h}
-            for t, h in headlines.items()]
+    return [
+        {"run": "codex/gpt rep 1", "run_path": run_path, "task_id": t, "headline": h}
+        for t, h in headlines.items()
+    ]
 
 
 def test_disagreement_is_flagged_and_agreement_is_not(tmp_path):
@@ -47,8 +49,14 @@ def test_report_counts_trial_outcomes_and_lists_infra_failures_for_rerun(job, tm
 
     from agenticvbench.harbor.importer import import_jobs
 
-    _trial(job, "repair-065__e", "repair-065", reward=None, agent_ran=False,
-           exception={"exception_type": "SandboxBuildFailedError", "exception_message": "apt failed"})
+    _trial(
+        job,
+        "repair-065__e",
+        "repair-065",
+        reward=None,
+        agent_ran=False,
+        exception={"exception_type": "SandboxBuildFailedError", "exception_message": "apt failed"},
+    )
     import_jobs([job], tmp_path / "runs")
     run = tmp_path / "runs" / "nightly__codex__openai_gpt-5__rep1"
     meta = json.loads((run / "run.json").read_text())

@@ -44,8 +44,14 @@ def test_every_task_has_harbors_layout_and_a_separate_verifier(harbor_export, de
     settings = family_settings()
     for task in load_tasks(dataset=str(demo.mirror)):
         d = dirs[task.task_id]
-        for rel in ("task.toml", "instruction.md", "environment/Dockerfile", "tests/Dockerfile", "tests/test.sh",
-                    "solution/solve.sh"):
+        for rel in (
+            "task.toml",
+            "instruction.md",
+            "environment/Dockerfile",
+            "tests/Dockerfile",
+            "tests/test.sh",
+            "solution/solve.sh",
+        ):
             assert (d / rel).is_file(), (d, rel)
         cfg = tomllib.loads((d / "task.toml").read_text())
         assert cfg["verifier"]["environment_mode"] == "separate"
@@ -61,7 +67,9 @@ def test_every_task_has_harbors_layout_and_a_separate_verifier(harbor_export, de
             assert "## Diagnosis" in text and "- start:" in text and "window_N_start" in text
         docker = (d / "tests" / "Dockerfile").read_text()
         (wheel,) = (d / "tests").glob("agenticvbench-*.whl")
-        assert docker.index("COPY . /tests/") < docker.index(f"pip install --no-cache-dir /tests/{wheel.name}")
+        assert docker.index("COPY . /tests/") < docker.index(
+            f"pip install --no-cache-dir /tests/{wheel.name}"
+        )
 
 
 def test_agent_image_never_holds_a_verifier_only_file(harbor_export, demo):
@@ -84,7 +92,9 @@ def test_recap_judge_settings_are_host_templates_never_values(demo, tmp_path, mo
 
     monkeypatch.setenv("OPENAI_API_KEY", "sk-export-time-secret-123")
     out = tmp_path / "x"
-    assert main(["export", "harbor", "--out", str(out), "--dataset", str(demo.mirror), "--family", "recap"]) == 0
+    assert (
+        main(["export", "harbor", "--out", str(out), "--dataset", str(demo.mirror), "--family", "recap"]) == 0
+    )
     cfg = tomllib.loads((out / "recap-001" / "task.toml").read_text())
     assert cfg["verifier"]["env"] == {v: f"${{{v}:-}}" for v in JUDGE_ENV}
     for p in out.rglob("*"):
@@ -96,8 +106,15 @@ def test_reward_json_holds_one_key_and_the_details_go_to_the_sidecar():
     """Harbor averages every reward key over all trials of a job (a key a trial lacks counts 0), so a sub-score
     key would be diluted by other families' trials: reward.json is only the headline; the sub-scores, the error
     and the full result go to the sidecar in the shape Harbor's viewer renders (criteria with name/value/weight)."""
-    result = {"task_id": 37, "adjusted_final_score": 0.5, "final_score": 0.6, "nd_score": 0.9, "error": "",
-              "detail": {"x": 1}, "strict_match": True}
+    result = {
+        "task_id": 37,
+        "adjusted_final_score": 0.5,
+        "final_score": 0.6,
+        "nd_score": 0.9,
+        "error": "",
+        "detail": {"x": 1},
+        "strict_match": True,
+    }
     assert reward_from_result("sequencing", result) == {"reward": 0.5}
     side = details_from_result("sequencing", result)
     assert list(side) == ["reward"]
@@ -106,8 +123,9 @@ def test_reward_json_holds_one_key_and_the_details_go_to_the_sidecar():
     assert [c["name"] for c in d["criteria"]] == ["final_score", "nd_score"]
     assert all(isinstance(c["value"], float) and isinstance(c["weight"], float) for c in d["criteria"])
     assert "warnings" not in d
-    assert reward_from_result("repair", {"final_score": float("nan"), "error": "fixed.mp4 not found"}) == \
-        {"reward": 0.0}
+    assert reward_from_result("repair", {"final_score": float("nan"), "error": "fixed.mp4 not found"}) == {
+        "reward": 0.0
+    }
     bad = details_from_result("repair", {"final_score": 0.0, "error": "fixed.mp4 not found"})["reward"]
     assert bad["warnings"] == ["scorer error: fixed.mp4 not found"]
 
@@ -190,10 +208,25 @@ def test_verifier_image_installs_the_wheel_of_this_checkout(harbor_export, tmp_p
     wheel = next(harbor_export.glob("*/tests/agenticvbench-*.whl"))
     assert wheel.name.startswith(f"agenticvbench-{__version__}-")
     target = tmp_path / "site"
-    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-index", "--target",
-                    str(target), str(wheel)], check=True, timeout=300)
-    assert (target / "agenticvbench" / "harbor" / "reward.py").read_text() == \
-        (Path(__file__).resolve().parents[2] / "agenticvbench" / "harbor" / "reward.py").read_text()
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "--no-deps",
+            "--no-index",
+            "--target",
+            str(target),
+            str(wheel),
+        ],
+        check=True,
+        timeout=300,
+    )
+    assert (target / "agenticvbench" / "harbor" / "reward.py").read_text() == (
+        Path(__file__).resolve().parents[2] / "agenticvbench" / "harbor" / "reward.py"
+    ).read_text()
     listing = json.loads((harbor_export / LISTING).read_text())
     assert listing["package_spec"] == f"/tests/{wheel.name}"
 

@@ -39,10 +39,18 @@ def harbor_bin() -> Path:
     return harbor_venv(python) / "bin" / "harbor"
 
 
-def _harbor(harbor_bin: Path, args: list[str], env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {**env, "LITELLM_LOCAL_MODEL_COST_MAP": "True", "COLUMNS": "200",
-           "PYTHONPATH": f"{HERE}{os.pathsep}{env.get('PYTHONPATH', '')}"}
-    return subprocess.run([str(harbor_bin), *args], env=env, cwd=cwd, capture_output=True, text=True, timeout=1200)
+def _harbor(
+    harbor_bin: Path, args: list[str], env: dict[str, str], cwd: Path
+) -> subprocess.CompletedProcess[str]:
+    env = {
+        **env,
+        "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+        "COLUMNS": "200",
+        "PYTHONPATH": f"{HERE}{os.pathsep}{env.get('PYTHONPATH', '')}",
+    }
+    return subprocess.run(
+        [str(harbor_bin), *args], env=env, cwd=cwd, capture_output=True, text=True, timeout=1200
+    )
 
 
 @pytest.mark.timeout(3600)
@@ -50,15 +58,36 @@ def test_harbor_lint_run_import_verify_round_trip(harbor_bin, demo, avb_on_path,
     """lint is clean; oracle scores 1.0 where gold exists and 0 on recap; nop scores 0; no trial raises; the
     imported runs verify to exactly the rewards Harbor recorded."""
     export = tmp_path / "export"
-    assert main(["export", "harbor", "--out", str(export), "--dataset", str(demo.mirror), "--tasks", TASKS]) == 0
+    assert (
+        main(["export", "harbor", "--out", str(export), "--dataset", str(demo.mirror), "--tasks", TASKS]) == 0
+    )
     task_dirs = sorted(str(p) for p in export.iterdir() if p.is_dir())
     lint = _harbor(harbor_bin, ["lint", "--json", *task_dirs], avb_on_path, tmp_path)
     assert lint.returncode == 0 and json.loads(lint.stdout) == [], lint.stdout + lint.stderr
     _check_manifest_with_harbor(harbor_bin.parent / "python", export)
     for agent in ("oracle", "nop"):
-        run = _harbor(harbor_bin, ["run", "-p", str(export), "-a", agent, "--env", "local_env:LocalMountEnvironment",
-                                   "-o", str(tmp_path / "jobs"), "--job-name", agent, "-n", "2", "-y", "-q"],
-                      avb_on_path, tmp_path)
+        run = _harbor(
+            harbor_bin,
+            [
+                "run",
+                "-p",
+                str(export),
+                "-a",
+                agent,
+                "--env",
+                "local_env:LocalMountEnvironment",
+                "-o",
+                str(tmp_path / "jobs"),
+                "--job-name",
+                agent,
+                "-n",
+                "2",
+                "-y",
+                "-q",
+            ],
+            avb_on_path,
+            tmp_path,
+        )
         assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     jobs = [tmp_path / "jobs" / "oracle", tmp_path / "jobs" / "nop"]
     assert not list((tmp_path / "jobs").glob("*/*/exception.txt"))
@@ -97,7 +126,8 @@ def _check_manifest_with_harbor(python: Path, export: Path) -> None:
         "root = Path(sys.argv[1]); m = DatasetManifest.from_toml_file(root / 'dataset.toml')\n"
         "print(json.dumps({'tasks': {t.name: t.digest for t in m.tasks}, 'hash': m.compute_content_hash(),\n"
         "  'packager': {t.name: 'sha256:' + Packager.compute_content_hash(root / t.short_name)[0] for t in m.tasks},\n"
-        "  'meta': m.metadata}))\n")
+        "  'meta': m.metadata}))\n"
+    )
     out = subprocess.run([str(python), "-c", code, str(export)], capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-3000:]
     got = json.loads(out.stdout)

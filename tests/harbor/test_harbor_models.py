@@ -25,8 +25,12 @@ def harbor_job(tmp_path_factory) -> Path:
         pytest.skip("no Python >= 3.12 interpreter found (harbor needs it; set AVB_PYTHON312)")
     venv = harbor_venv(python)
     job = tmp_path_factory.mktemp("harbor-models") / "injected"
-    proc = subprocess.run([str(venv / "bin" / "python"), str(HERE / "harbor_trials.py"), str(job)],
-                          capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [str(venv / "bin" / "python"), str(HERE / "harbor_trials.py"), str(job)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     return job
 
@@ -41,11 +45,18 @@ def test_every_injected_failure_gets_its_class(harbor_job, tmp_path):
     trials = meta["harbor"]["trials"]
     for tid, name in trials.items():
         assert outcomes[tid]["outcome"] == name.split("__")[1], name
-    assert summary.outcomes == {"agent_error": 1, "agent_timeout": 1, "cancelled": 1, "infra_failure": 2,
-                                "scored": 1, "verifier_error": 1}
+    assert summary.outcomes == {
+        "agent_error": 1,
+        "agent_timeout": 1,
+        "cancelled": 1,
+        "infra_failure": 2,
+        "scored": 1,
+        "verifier_error": 1,
+    }
     assert sorted(s.split(" (task ")[1][:2] for s in summary.infra) == ["66", "67"]
     assert meta["notes"]["83"].startswith(
-        "Harbor: the agent timed out (AgentTimeoutError: Agent execution timed out after 1800 s)")
+        "Harbor: the agent timed out (AgentTimeoutError: Agent execution timed out after 1800 s)"
+    )
     assert "37" not in meta["notes"]
 
 
@@ -66,8 +77,14 @@ def test_trajectory_facts_from_harbors_atif_file(harbor_job, tmp_path):
 
     (run,) = import_jobs([harbor_job], tmp_path / "runs").runs
     facts = json.loads((run / "run.json").read_text())["harbor"]["trajectories"]
-    assert facts["37"] == {"turns": 3, "tool_calls": {"Bash": 3, "Read": 1}, "agent_seconds": 20.0,
-                           "ffprobe_calls": 1, "frame_extractions": 1, "has_trajectory": True}
+    assert facts["37"] == {
+        "turns": 3,
+        "tool_calls": {"Bash": 3, "Read": 1},
+        "agent_seconds": 20.0,
+        "ffprobe_calls": 1,
+        "frame_extractions": 1,
+        "has_trajectory": True,
+    }
     assert facts["83"]["has_trajectory"] is False and facts["83"]["agent_seconds"] == 20.0
     text = "\n".join(trajectory_lines([{"run_path": str(run), "run": "x"}]))
     assert "| claude-code | 7 | 1 | 3.0 | 4.0 | Bash 3, Read 1 | 0.3 | 100% | 100% |" in text
@@ -87,7 +104,9 @@ def test_exclude_policy_gives_the_same_numbers_in_metric_and_leaderboard(harbor_
     shutil.copytree(harbor_job, job)
     for name, tid in (("sequencing-037__scored", 37), ("repair-065__agent_error", 65)):
         src = demo.runs["perfect"] / str(tid)
-        src = src / "output" if (src / "output").is_dir() else src  # the demo nests some outputs one level down
+        src = (
+            src / "output" if (src / "output").is_dir() else src
+        )  # the demo nests some outputs one level down
         shutil.copytree(src, job / name / "artifacts" / "workspace" / "output", dirs_exist_ok=True)
     (run,) = import_jobs([job], tmp_path / "runs", infra_policy="exclude").runs
     key = tmp_path / "result.key"
@@ -95,10 +114,13 @@ def test_exclude_policy_gives_the_same_numbers_in_metric_and_leaderboard(harbor_
     summary = verify_run(run, dataset=demo.mirror, task_ids=ids, jobs=1, key_file=key)
     by_task = {r.task_id: r for r in summary.results}
     assert {t for t, r in by_task.items() if r.status == "excluded"} == {66, 67}
-    assert by_task[66].reason == ("infrastructure failure, left out by --infra-policy exclude: "
-                                  "repair-066__infra_failure")
+    assert by_task[66].reason == (
+        "infrastructure failure, left out by --infra-policy exclude: repair-066__infra_failure"
+    )
     s37, s65 = by_task[37].headline_score, by_task[65].headline_score
-    assert s37 > 0 and s65 > 0, [(r.task_id, r.status, r.reason, r.headline_score) for r in summary.results if r.task_id in (37, 65)]
+    assert s37 > 0 and s65 > 0, [
+        (r.task_id, r.status, r.reason, r.headline_score) for r in summary.results if r.task_id in (37, 65)
+    ]
     for name, score in (("sequencing-037__scored", s37), ("repair-065__agent_error", s65)):
         path = job / name / "result.json"
         data = json.loads(path.read_text())

@@ -20,20 +20,35 @@ from agenticvbench.harbor.importer import import_jobs, task_id_of
 from agenticvbench.results import iter_results
 
 
-def _trial(job: Path, name: str, task: str, *, agent: str = "codex", model: str = "openai/gpt-5",
-           started: str = "2026-01-01T00:00:00Z", reward: float | None = 1.0, exception: dict | None = None,
-           outputs: dict[str, bytes] | None = None, agent_ran: bool = True) -> Path:
+def _trial(
+    job: Path,
+    name: str,
+    task: str,
+    *,
+    agent: str = "codex",
+    model: str = "openai/gpt-5",
+    started: str = "2026-01-01T00:00:00Z",
+    reward: float | None = 1.0,
+    exception: dict | None = None,
+    outputs: dict[str, bytes] | None = None,
+    agent_ran: bool = True,
+) -> Path:
     d = job / name
     out = d / "artifacts" / "workspace" / "output"
     out.mkdir(parents=True)
     for fname, data in (outputs or {}).items():
         (out / fname).write_bytes(data)
-    result = {"task_name": f"agenticvbench/{task}", "trial_name": name, "started_at": started,
-              "agent_info": {"name": agent, "version": "1"},
-              "config": {"agent": {"name": agent, "model_name": model}, "task": {"path": f"/x/{task}"}},
-              "verifier_result": {"rewards": {"reward": reward}} if reward is not None else None,
-              "exception_info": exception, "finished_at": started,
-              "agent_execution": {"started_at": started, "finished_at": started} if agent_ran else None}
+    result = {
+        "task_name": f"agenticvbench/{task}",
+        "trial_name": name,
+        "started_at": started,
+        "agent_info": {"name": agent, "version": "1"},
+        "config": {"agent": {"name": agent, "model_name": model}, "task": {"path": f"/x/{task}"}},
+        "verifier_result": {"rewards": {"reward": reward}} if reward is not None else None,
+        "exception_info": exception,
+        "finished_at": started,
+        "agent_execution": {"started_at": started, "finished_at": started} if agent_ran else None,
+    }
     (d / "result.json").write_text(json.dumps(result))
     return d
 
@@ -45,12 +60,29 @@ def job(tmp_path: Path) -> Path:
     j.mkdir()
     (j / "config.json").write_text(json.dumps({"job_name": "nightly"}))
     (j / "result.json").write_text(json.dumps({"id": "job-uuid"}))
-    _trial(j, "sequencing-037__b", "sequencing-037", started="2026-01-01T00:00:02Z",
-           outputs={"solution.json": b'{"segments": []}'}, reward=0.0)
-    _trial(j, "sequencing-037__a", "sequencing-037", started="2026-01-01T00:00:01Z",
-           outputs={"solution.json": b'{"segments": [1]}', "solution.mp4": b"\x00" * 10})
-    _trial(j, "assembly-083__c", "assembly-083", reward=None, outputs={},
-           exception={"exception_type": "AgentTimeoutError", "exception_message": "agent ran for 1800 s"})
+    _trial(
+        j,
+        "sequencing-037__b",
+        "sequencing-037",
+        started="2026-01-01T00:00:02Z",
+        outputs={"solution.json": b'{"segments": []}'},
+        reward=0.0,
+    )
+    _trial(
+        j,
+        "sequencing-037__a",
+        "sequencing-037",
+        started="2026-01-01T00:00:01Z",
+        outputs={"solution.json": b'{"segments": [1]}', "solution.mp4": b"\x00" * 10},
+    )
+    _trial(
+        j,
+        "assembly-083__c",
+        "assembly-083",
+        reward=None,
+        outputs={},
+        exception={"exception_type": "AgentTimeoutError", "exception_message": "agent ran for 1800 s"},
+    )
     _trial(j, "hello-world__d", "hello-world")
     return j
 
@@ -70,7 +102,9 @@ def test_one_run_per_agent_model_attempt_with_rewards_and_notes(job, tmp_path, c
     meta = json.loads((rep1 / "run.json").read_text())
     assert (meta["harness"], meta["model"], meta["rep"]) == ("codex", "openai/gpt-5", 1)
     assert meta["harbor_rewards"] == {"37": 1.0, "83": None}
-    assert meta["notes"]["83"].startswith("Harbor: the agent timed out (AgentTimeoutError: agent ran for 1800 s)")
+    assert meta["notes"]["83"].startswith(
+        "Harbor: the agent timed out (AgentTimeoutError: agent ran for 1800 s)"
+    )
     assert meta["harbor"]["outcomes"]["83"]["outcome"] == "agent_timeout"
     assert meta["harbor"]["outcomes"]["37"] == {"outcome": "scored", "reason": ""}
     assert meta["harbor"]["job_id"] == "job-uuid"
@@ -146,8 +180,17 @@ def test_infrastructure_failures_are_listed_for_rerun_and_follow_the_policy(job,
     """A sandbox that never started is not the agent's failure: with the default policy the task is imported
     (and scores 0 like a missing output) with the failure as its note; with `exclude` it has no task folder and is
     listed under harbor.excluded; both policies list the trial for rerun."""
-    _trial(job, "repair-065__e", "repair-065", reward=None, agent_ran=False,
-           exception={"exception_type": "EnvironmentStartTimeoutError", "exception_message": "no sandbox in 600 s"})
+    _trial(
+        job,
+        "repair-065__e",
+        "repair-065",
+        reward=None,
+        agent_ran=False,
+        exception={
+            "exception_type": "EnvironmentStartTimeoutError",
+            "exception_message": "no sandbox in 600 s",
+        },
+    )
     zero = import_jobs([job], tmp_path / "zero")
     assert zero.outcomes == {"agent_timeout": 1, "infra_failure": 1, "scored": 2}
     assert len(zero.infra) == 1 and "repair-065__e (task 65): EnvironmentStartTimeoutError" in zero.infra[0]
@@ -168,8 +211,13 @@ def test_agent_timeout_is_the_reason_avb_verify_shows(demo, tmp_path):
     first, not only the missing file, and run.json written by the import raises no unknown-key note."""
     j = tmp_path / "job"
     j.mkdir()
-    _trial(j, "sequencing-037__t", "sequencing-037", reward=0.0,
-           exception={"exception_type": "AgentTimeoutError", "exception_message": "Agent execution timed out"})
+    _trial(
+        j,
+        "sequencing-037__t",
+        "sequencing-037",
+        reward=0.0,
+        exception={"exception_type": "AgentTimeoutError", "exception_message": "Agent execution timed out"},
+    )
     import_jobs([j], tmp_path / "runs")
     run = next((tmp_path / "runs").iterdir())
     summary = verify_run([run], dataset=str(demo.mirror), task_ids=[37], jobs=1)

@@ -49,14 +49,26 @@ def _inspect_oracle(inspect_bin: Path, task_dir: Path, scratch: Path, env: dict[
         Path(f"/{m}").mkdir(exist_ok=True)  # the mount point on the host (empty)
     passwd = Path("/etc/passwd").read_text()
     (root / "etc" / "passwd").write_text(passwd.rstrip("\n") + "\nagent:x:0:0:agent:/root:/bin/bash\n")
-    binds = " && ".join([*(f"mount --bind {root / m} /{m}" for m in MOUNTS),
-                         f"mount --bind {root / 'etc' / 'passwd'} /etc/passwd"])
+    binds = " && ".join(
+        [
+            *(f"mount --bind {root / m} /{m}" for m in MOUNTS),
+            f"mount --bind {root / 'etc' / 'passwd'} /etc/passwd",
+        ]
+    )
     logs = scratch / "logs"
-    cmd = (f"{binds} && exec {inspect_bin} eval inspect_harbor/harbor -T path={task_dir} "
-           f"-T sandbox_env_name=local --solver inspect_harbor/oracle --model mockllm/model "
-           f"--log-dir {logs} --log-format json --display plain")
-    proc = subprocess.run(["unshare", "-m", "--propagation", "private", "sh", "-c", cmd], env=env, cwd=scratch,
-                          capture_output=True, text=True, timeout=1200)
+    cmd = (
+        f"{binds} && exec {inspect_bin} eval inspect_harbor/harbor -T path={task_dir} "
+        f"-T sandbox_env_name=local --solver inspect_harbor/oracle --model mockllm/model "
+        f"--log-dir {logs} --log-format json --display plain"
+    )
+    proc = subprocess.run(
+        ["unshare", "-m", "--propagation", "private", "sh", "-c", cmd],
+        env=env,
+        cwd=scratch,
+        capture_output=True,
+        text=True,
+        timeout=1200,
+    )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     (log,) = logs.glob("*.json")
     return json.loads(log.read_text())
@@ -67,8 +79,21 @@ def test_inspect_eval_oracle_then_import_and_verify(inspect_bin, demo, avb_on_pa
     """Inspect scores every gold output 1.0 with our verifier (reward.json's one key), and `avb verify` on the
     same outputs gives the same headline."""
     export = tmp_path / "export"
-    assert main(["export", "harbor", "--out", str(export), "--dataset", str(demo.mirror),
-                 "--tasks", ",".join(map(str, TASKS))]) == 0
+    assert (
+        main(
+            [
+                "export",
+                "harbor",
+                "--out",
+                str(export),
+                "--dataset",
+                str(demo.mirror),
+                "--tasks",
+                ",".join(map(str, TASKS)),
+            ]
+        )
+        == 0
+    )
     folders = {t["task_id"]: export / t["path"] for t in json.loads((export / LISTING).read_text())["tasks"]}
     run = tmp_path / "run"
     scores: dict[int, float] = {}

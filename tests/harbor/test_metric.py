@@ -27,13 +27,20 @@ def test_family_means_count_missing_as_zero(job, capsys):  # noqa: F811
 def test_exported_listing_sets_the_tasks_and_infra_policy_the_cells(job, tmp_path):  # noqa: F811
     """With the export's listing a task without any trial counts 0; an infrastructure failure counts 0 under
     `zero` and leaves its cell out under `exclude` (and is listed either way)."""
-    _trial(job, "repair-065__e", "repair-065", reward=None, agent_ran=False,
-           exception={"exception_type": "SandboxBuildFailedError", "exception_message": "apt failed"})
+    _trial(
+        job,
+        "repair-065__e",
+        "repair-065",
+        reward=None,
+        agent_ran=False,
+        exception={"exception_type": "SandboxBuildFailedError", "exception_message": "apt failed"},
+    )
     _trial(job, "repair-065__f", "repair-065", reward=1.0, started="2026-01-01T00:00:09Z")
     export = tmp_path / "export"
     export.mkdir()
-    (export / "agenticvbench-tasks.json").write_text(json.dumps({"tasks": [
-        {"task_id": i} for i in (1, 37, 65, 83)]}))
+    (export / "agenticvbench-tasks.json").write_text(
+        json.dumps({"tasks": [{"task_id": i} for i in (1, 37, 65, 83)]})
+    )
     (g,), _ = job_metrics([job], tasks_dir=export)
     assert g.families == {"recap": 0.0, "sequencing": 0.5, "repair": 0.5, "assembly": 0.0}
     assert g.micro == pytest.approx((0 + 0 + 1 + 0 + 0 + 1 + 0 + 0) / 8) and len(g.infra_failures) == 1

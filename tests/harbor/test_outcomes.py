@@ -14,21 +14,27 @@ def _exc(kind: str, msg: str = "m", **extra: object) -> dict:
     return {**STARTED, **extra, "exception_info": {"exception_type": kind, "exception_message": msg}}
 
 
-@pytest.mark.parametrize(("result", "kind"), [
-    ({**STARTED, "verifier_result": {"rewards": {"reward": 0.0}}}, "scored"),
-    (_exc("AgentTimeoutError"), "agent_timeout"),
-    (_exc("NonZeroAgentExitCodeError"), "agent_error"),
-    (_exc("ContextWindowExceededError"), "agent_error"),
-    (_exc("EnvironmentStartTimeoutError"), "infra_failure"),
-    (_exc("SandboxBuildFailedError"), "infra_failure"),
-    (_exc("DownloadVerifierDirError"), "infra_failure"),
-    ({"exception_info": {"exception_type": "RuntimeError", "exception_message": "docker died"}}, "infra_failure"),
-    (_exc("VerifierTimeoutError"), "verifier_error"),
-    (_exc("RewardFileNotFoundError"), "verifier_error"),
-    (_exc("CancelledError"), "cancelled"),
-    ({"task_name": "x"}, "cancelled"),
-    ({"exception_info": "not an object", "finished_at": 3}, "cancelled"),
-])
+@pytest.mark.parametrize(
+    ("result", "kind"),
+    [
+        ({**STARTED, "verifier_result": {"rewards": {"reward": 0.0}}}, "scored"),
+        (_exc("AgentTimeoutError"), "agent_timeout"),
+        (_exc("NonZeroAgentExitCodeError"), "agent_error"),
+        (_exc("ContextWindowExceededError"), "agent_error"),
+        (_exc("EnvironmentStartTimeoutError"), "infra_failure"),
+        (_exc("SandboxBuildFailedError"), "infra_failure"),
+        (_exc("DownloadVerifierDirError"), "infra_failure"),
+        (
+            {"exception_info": {"exception_type": "RuntimeError", "exception_message": "docker died"}},
+            "infra_failure",
+        ),
+        (_exc("VerifierTimeoutError"), "verifier_error"),
+        (_exc("RewardFileNotFoundError"), "verifier_error"),
+        (_exc("CancelledError"), "cancelled"),
+        ({"task_name": "x"}, "cancelled"),
+        ({"exception_info": "not an object", "finished_at": 3}, "cancelled"),
+    ],
+)
 def test_each_harbor_exception_lands_in_its_class(result, kind):
     """One row per class; an unknown exception before the agent started is a harness crash (infrastructure);
     wrong types in a hostile result.json read as absent."""

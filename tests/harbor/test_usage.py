@@ -20,16 +20,21 @@ from agenticvbench.submission import read_run_json
 DATA = Path(__file__).resolve().parent / "data"
 JOB = DATA / "usage_job"
 LOGS = DATA / "usage_logs"
-HARBOR_PY = Path(os.environ.get("AVB_HARBOR_VENV") or Path.home() / ".cache/agenticvbench-tests/harbor-venv") / \
-    "bin" / "python"
+HARBOR_PY = (
+    Path(os.environ.get("AVB_HARBOR_VENV") or Path.home() / ".cache/agenticvbench-tests/harbor-venv")
+    / "bin"
+    / "python"
+)
 
 
 @pytest.fixture()
 def imported(tmp_path: Path) -> dict[str, dict]:
     """run.json of every run imported from the usage job, by harness."""
     summary = import_jobs([JOB], tmp_path / "runs")
-    return {json.loads((r / "run.json").read_text())["harness"]: json.loads((r / "run.json").read_text())
-            for r in summary.runs}
+    return {
+        json.loads((r / "run.json").read_text())["harness"]: json.loads((r / "run.json").read_text())
+        for r in summary.runs
+    }
 
 
 def test_claude_code_log_totals_win_and_carry_cache_writes(imported):
@@ -38,14 +43,29 @@ def test_claude_code_log_totals_win_and_carry_cache_writes(imported):
     and Harbor's own fields are kept beside them as reported."""
     u = imported["claude-code"]["usage"]["1"]
     assert u["source"] == "claude-code stream-json result"
-    assert u["tokens"] == {"input_tokens": 2500, "cache_read_tokens": 200000, "cache_write_tokens": 10000,
-                           "output_tokens": 5000, "cost_usd": 0.8787}
+    assert u["tokens"] == {
+        "input_tokens": 2500,
+        "cache_read_tokens": 200000,
+        "cache_write_tokens": 10000,
+        "output_tokens": 5000,
+        "cost_usd": 0.8787,
+    }
     assert sorted(u["by_model"]) == ["claude-3-5-haiku-20241022", "claude-opus-4-1-20250805"]
-    assert u["harbor"] == {"n_input_tokens": 211000, "n_cache_tokens": 200000, "n_output_tokens": 5000,
-                           "cost_usd": 0.8787}
-    assert (u["agent"], u["agent_version"], u["model"]) == ("claude-code", "1.0.100", "anthropic/claude-opus-4-1")
+    assert u["harbor"] == {
+        "n_input_tokens": 211000,
+        "n_cache_tokens": 200000,
+        "n_output_tokens": 5000,
+        "cost_usd": 0.8787,
+    }
+    assert (u["agent"], u["agent_version"], u["model"]) == (
+        "claude-code",
+        "1.0.100",
+        "anthropic/claude-opus-4-1",
+    )
     assert u["input_includes_cache"] is True and u["errored"] is False
-    assert u["agent_started"].startswith("2025-09-01T10:01:00") and u["agent_finished"].startswith("2025-09-01T10:08")
+    assert u["agent_started"].startswith("2025-09-01T10:01:00") and u["agent_finished"].startswith(
+        "2025-09-01T10:08"
+    )
 
 
 def test_harbor_totals_alone_split_the_cache_out_of_input(imported):
@@ -53,8 +73,13 @@ def test_harbor_totals_alone_split_the_cache_out_of_input(imported):
     10000; cost_usd None stays None; no cache-write bucket is known."""
     u = imported["claude-code"]["usage"]["2"]
     assert u["source"] == "harbor result.json"
-    assert u["tokens"] == {"input_tokens": 10000, "cache_read_tokens": 40000, "cache_write_tokens": None,
-                           "output_tokens": 1000, "cost_usd": None}
+    assert u["tokens"] == {
+        "input_tokens": 10000,
+        "cache_read_tokens": 40000,
+        "cache_write_tokens": None,
+        "output_tokens": 1000,
+        "cost_usd": None,
+    }
 
 
 def test_an_errored_trial_has_no_usage_and_says_why(imported):
@@ -71,11 +96,17 @@ def test_codex_rollout_and_gemini_stats_are_read(imported):
     c = imported["codex"]["usage"]["37"]
     assert c["source"] == "codex-cli token_count" and c["harbor"]["n_cache_tokens"] is None
     assert (c["tokens"]["input_tokens"], c["tokens"]["cache_read_tokens"], c["tokens"]["output_tokens"]) == (
-        20000, 100000, 6000)
+        20000,
+        100000,
+        6000,
+    )
     g = imported["gemini-cli"]["usage"]["65"]
     assert g["source"] == "gemini-cli stats"
     assert (g["tokens"]["input_tokens"], g["tokens"]["cache_read_tokens"], g["tokens"]["output_tokens"]) == (
-        20000, 30000, 5000)
+        20000,
+        30000,
+        5000,
+    )
 
 
 def test_run_json_usage_is_a_known_key(tmp_path):
@@ -90,12 +121,26 @@ def test_bad_token_fields_are_dropped_with_a_note():
     """Negative, boolean and text token counts, and a NaN-like cost, are not numbers of tokens: each becomes
     None with a note naming the field; the good fields stay."""
     notes: list[str] = []
-    line = json.dumps({"type": "result", "total_cost_usd": -1, "usage": {
-        "input_tokens": -5, "cache_read_input_tokens": True, "cache_creation_input_tokens": "9",
-        "output_tokens": 7}})
+    line = json.dumps(
+        {
+            "type": "result",
+            "total_cost_usd": -1,
+            "usage": {
+                "input_tokens": -5,
+                "cache_read_input_tokens": True,
+                "cache_creation_input_tokens": "9",
+                "output_tokens": 7,
+            },
+        }
+    )
     tokens, _ = claude_code_totals(line + "\n", "x/claude-code.txt", notes)
-    assert (tokens.input_tokens, tokens.cache_read_tokens, tokens.cache_write_tokens, tokens.output_tokens,
-            tokens.cost_usd) == (None, None, None, 7, None)
+    assert (
+        tokens.input_tokens,
+        tokens.cache_read_tokens,
+        tokens.cache_write_tokens,
+        tokens.output_tokens,
+        tokens.cost_usd,
+    ) == (None, None, None, 7, None)
     assert len(notes) == 4 and all("x/claude-code.txt" in n for n in notes)
 
 
@@ -138,11 +183,16 @@ def test_log_parsers_on_the_recorded_fixtures():
     assert notes == []
 
 
-@pytest.mark.skipif(not HARBOR_PY.exists(), reason="the cached Harbor venv is not built (see test_harbor_e2e.py)")
+@pytest.mark.skipif(
+    not HARBOR_PY.exists(), reason="the cached Harbor venv is not built (see test_harbor_e2e.py)"
+)
 def test_committed_job_matches_a_fresh_one_from_harbor(tmp_path):
     """The committed job folder is what Harbor's models write today (regenerated with the cached venv)."""
-    subprocess.run([str(HARBOR_PY), str(Path(__file__).with_name("make_usage_job.py")), str(tmp_path / "job")],
-                   check=True, timeout=300)
+    subprocess.run(
+        [str(HARBOR_PY), str(Path(__file__).with_name("make_usage_job.py")), str(tmp_path / "job")],
+        check=True,
+        timeout=300,
+    )
     for fresh in sorted(p for p in (tmp_path / "job").rglob("*") if p.is_file()):
         rel = fresh.relative_to(tmp_path / "job")
         assert (JOB / rel).read_bytes() == fresh.read_bytes(), rel

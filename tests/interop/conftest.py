@@ -54,8 +54,11 @@ BAD_VISIBILITY = (
 @pytest.fixture
 def openvibe_fixtures() -> dict[str, dict[str, Any]]:
     """Fresh copies of the contract's fixtures, by name."""
-    return {"playable-games": json.loads(PLAYABLE_GAMES), "bad-task": json.loads(BAD_TASK),
-            "bad-visibility": json.loads(BAD_VISIBILITY)}
+    return {
+        "playable-games": json.loads(PLAYABLE_GAMES),
+        "bad-task": json.loads(BAD_TASK),
+        "bad-visibility": json.loads(BAD_VISIBILITY),
+    }
 
 
 RECAP_RUBRIC = [
@@ -64,28 +67,63 @@ RECAP_RUBRIC = [
     {"id": "N1", "weight": -1, "dispatch": "llm", "question": "Is there a visible watermark?"},
 ]
 MIRROR_ROWS: list[dict[str, Any]] = [
-    {"task_id": 1, "task_family": "recap", "prompt": "Cut a 60-second recap of the film for a festival trailer.",
-     "reference_file_urls": ["recap/materials/1/film.mp4"], "verifier_reference_urls": None,
-     "rubric_json": json.dumps(RECAP_RUBRIC)},
-    {"task_id": 37, "task_family": "sequencing", "prompt": "Put the shuffled shots back in story order.",
-     "reference_file_urls": ["sequencing/materials/37.zip"], "verifier_reference_urls": None,
-     "rubric_json": json.dumps({"correct_order": ["3", "1", "2"], "n_slots": 3, "provenance": {"film": "x"}})},
-    {"task_id": 65, "task_family": "repair", "prompt": "Find and fix the defects in broken.mp4.",
-     "reference_file_urls": ["repair/materials/65/broken.mp4"],
-     "verifier_reference_urls": ["repair/sources/v1_source.mp4"], "rubric_json": json.dumps({"cell": "v1/s1"})},
-    {"task_id": 83, "task_family": "assembly", "prompt": "Pick one clip per storyboard slot.",
-     "reference_file_urls": ["assembly/materials/83.zip"], "verifier_reference_urls": None,
-     "rubric_json": json.dumps({"correct_assembly_in_slot_order": ["2.mp4", "5.mp4"],
-                                "correct_assembly_durations": [2.0, 3.0], "n_slots": 2, "film": "demo",
-                                "duration_sec": 5.0})},
+    {
+        "task_id": 1,
+        "task_family": "recap",
+        "prompt": "Cut a 60-second recap of the film for a festival trailer.",
+        "reference_file_urls": ["recap/materials/1/film.mp4"],
+        "verifier_reference_urls": None,
+        "rubric_json": json.dumps(RECAP_RUBRIC),
+    },
+    {
+        "task_id": 37,
+        "task_family": "sequencing",
+        "prompt": "Put the shuffled shots back in story order.",
+        "reference_file_urls": ["sequencing/materials/37.zip"],
+        "verifier_reference_urls": None,
+        "rubric_json": json.dumps(
+            {"correct_order": ["3", "1", "2"], "n_slots": 3, "provenance": {"film": "x"}}
+        ),
+    },
+    {
+        "task_id": 65,
+        "task_family": "repair",
+        "prompt": "Find and fix the defects in broken.mp4.",
+        "reference_file_urls": ["repair/materials/65/broken.mp4"],
+        "verifier_reference_urls": ["repair/sources/v1_source.mp4"],
+        "rubric_json": json.dumps({"cell": "v1/s1"}),
+    },
+    {
+        "task_id": 83,
+        "task_family": "assembly",
+        "prompt": "Pick one clip per storyboard slot.",
+        "reference_file_urls": ["assembly/materials/83.zip"],
+        "verifier_reference_urls": None,
+        "rubric_json": json.dumps(
+            {
+                "correct_assembly_in_slot_order": ["2.mp4", "5.mp4"],
+                "correct_assembly_durations": [2.0, 3.0],
+                "n_slots": 2,
+                "film": "demo",
+                "duration_sec": 5.0,
+            }
+        ),
+    },
 ]
 
 
 def write_mirror(root: Path, rows: list[dict[str, Any]]) -> Path:
     """A local dataset mirror (just the parquet, with the Hub's 6 columns); media are never fetched here."""
-    schema = pa.schema([("task_id", pa.int64()), ("task_family", pa.string()), ("prompt", pa.string()),
-                        ("reference_file_urls", pa.list_(pa.string())),
-                        ("verifier_reference_urls", pa.list_(pa.string())), ("rubric_json", pa.string())])
+    schema = pa.schema(
+        [
+            ("task_id", pa.int64()),
+            ("task_family", pa.string()),
+            ("prompt", pa.string()),
+            ("reference_file_urls", pa.list_(pa.string())),
+            ("verifier_reference_urls", pa.list_(pa.string())),
+            ("rubric_json", pa.string()),
+        ]
+    )
     (root / "data").mkdir(parents=True, exist_ok=True)
     pq.write_table(pa.Table.from_pylist(rows, schema=schema), root / "data" / "train-00000-of-00001.parquet")
     return root

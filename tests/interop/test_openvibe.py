@@ -68,8 +68,10 @@ def test_schema_is_draft_2020_12_package_data() -> None:
     assert set(schema["$defs"]) == {"task", "judge", "scoring", "limits", "matrix"}
 
 
-@pytest.mark.parametrize("value", ["2026-10-30 12:00:00Z", "2026-10-30", "2026-13-30T12:00:00Z",
-                                   "2026-10-30T12:00:00", "yesterday"])
+@pytest.mark.parametrize(
+    "value",
+    ["2026-10-30 12:00:00Z", "2026-10-30", "2026-13-30T12:00:00Z", "2026-10-30T12:00:00", "yesterday"],
+)
 def test_bad_date_time_is_rejected(good: dict[str, Any], value: str) -> None:
     """`format: date-time` is only enforced when jsonschema has an RFC 3339 checker; this proves it does."""
     good["created_at"] = value
@@ -82,23 +84,46 @@ def test_good_date_times(good: dict[str, Any]) -> None:
         assert validate(good)["valid"]
 
 
-@pytest.mark.parametrize("field,value,ok", [
-    ("id", "bmk_01JAB2C3D4E5F6G7H8J9K0MNPS", True), ("id", "bmk_01JAB2C3D4E5F6G7H8J9K0MNPI", False),
-    ("id", "bmk_01jab2c3d4e5f6g7h8j9k0mnps", False), ("id", "01JAB2C3D4E5F6G7H8J9K0MNPS", False),
-    ("id", "bmk_01JAB2C3D4E5F6G7H8J9K0MNP", False),
-    ("owner", "o" * 120, True), ("owner", "o" * 121, False), ("owner", "", False),
-    ("title", "t" * 160, True), ("title", "t" * 161, False), ("title", "", False),
-    ("description", "", True), ("description", "d" * 4000, True), ("description", "d" * 4001, False),
-    ("kind", "k" * 80, True), ("kind", "k" * 81, False), ("kind", "", False),
-    ("tags", [], True), ("tags", [f"t{i}" for i in range(32)], True),
-    ("tags", [f"t{i}" for i in range(33)], False), ("tags", ["x" * 40], True), ("tags", ["x" * 41], False),
-    ("tags", [""], False), ("tags", ["a", "a"], False),
-    ("visibility", "unlisted", True), ("visibility", "private", False),
-    ("version", 1, True), ("version", 7, True), ("version", 0, False), ("version", "1", False),
-    ("version", 1.5, False),
-    ("parent", None, True), ("parent", "bmk_01JAB2C3D4E5F6G7H8J9K0MNPS@3", True),
-    ("parent", "bmk_01JAB2C3D4E5F6G7H8J9K0MNPS", False), ("parent", "x" * 121, False),
-])
+@pytest.mark.parametrize(
+    "field,value,ok",
+    [
+        ("id", "bmk_01JAB2C3D4E5F6G7H8J9K0MNPS", True),
+        ("id", "bmk_01JAB2C3D4E5F6G7H8J9K0MNPI", False),
+        ("id", "bmk_01jab2c3d4e5f6g7h8j9k0mnps", False),
+        ("id", "01JAB2C3D4E5F6G7H8J9K0MNPS", False),
+        ("id", "bmk_01JAB2C3D4E5F6G7H8J9K0MNP", False),
+        ("owner", "o" * 120, True),
+        ("owner", "o" * 121, False),
+        ("owner", "", False),
+        ("title", "t" * 160, True),
+        ("title", "t" * 161, False),
+        ("title", "", False),
+        ("description", "", True),
+        ("description", "d" * 4000, True),
+        ("description", "d" * 4001, False),
+        ("kind", "k" * 80, True),
+        ("kind", "k" * 81, False),
+        ("kind", "", False),
+        ("tags", [], True),
+        ("tags", [f"t{i}" for i in range(32)], True),
+        ("tags", [f"t{i}" for i in range(33)], False),
+        ("tags", ["x" * 40], True),
+        ("tags", ["x" * 41], False),
+        ("tags", [""], False),
+        ("tags", ["a", "a"], False),
+        ("visibility", "unlisted", True),
+        ("visibility", "private", False),
+        ("version", 1, True),
+        ("version", 7, True),
+        ("version", 0, False),
+        ("version", "1", False),
+        ("version", 1.5, False),
+        ("parent", None, True),
+        ("parent", "bmk_01JAB2C3D4E5F6G7H8J9K0MNPS@3", True),
+        ("parent", "bmk_01JAB2C3D4E5F6G7H8J9K0MNPS", False),
+        ("parent", "x" * 121, False),
+    ],
+)
 def test_top_level_constraints(good: dict[str, Any], field: str, value: Any, ok: bool) -> None:
     good[field] = value
     got = paths(good)
@@ -107,9 +132,26 @@ def test_top_level_constraints(good: dict[str, Any], field: str, value: Any, ok:
         assert all(p.startswith(f"/{field}") for p in got)
 
 
-@pytest.mark.parametrize("field", ["id", "owner", "title", "description", "kind", "tags", "visibility",
-                                   "version", "parent", "tasks", "judges", "scoring", "limits", "matrix",
-                                   "created_at"])
+@pytest.mark.parametrize(
+    "field",
+    [
+        "id",
+        "owner",
+        "title",
+        "description",
+        "kind",
+        "tags",
+        "visibility",
+        "version",
+        "parent",
+        "tasks",
+        "judges",
+        "scoring",
+        "limits",
+        "matrix",
+        "created_at",
+    ],
+)
 def test_every_field_is_required(good: dict[str, Any], field: str) -> None:
     del good[field]
     r = validate(good)
@@ -139,66 +181,81 @@ def test_array_sizes(good: dict[str, Any]) -> None:
 # -------------------------------------------------------------------------------------------- $defs
 
 
-@pytest.mark.parametrize("task,bad", [
-    ({"id": "t", "prompt": "ok", "holdout": False}, []),
-    ({"id": "t", "prompt": "ok", "holdout": True, "expected": {"a": 1}}, []),
-    ({"id": "t", "prompt": "ok", "holdout": "no"}, ["/tasks/0/holdout"]),
-    ({"id": "t", "prompt": "ok", "holdout": False, "expected": [1]}, ["/tasks/0/expected"]),
-    ({"id": "", "prompt": "ok", "holdout": False}, ["/tasks/0/id"]),
-    ({"prompt": "ok", "holdout": False}, ["/tasks/0/id"]),
-    ({"id": "t", "prompt": "ok", "holdout": False, "hint": "x"}, ["/tasks/0/hint"]),
-])
+@pytest.mark.parametrize(
+    "task,bad",
+    [
+        ({"id": "t", "prompt": "ok", "holdout": False}, []),
+        ({"id": "t", "prompt": "ok", "holdout": True, "expected": {"a": 1}}, []),
+        ({"id": "t", "prompt": "ok", "holdout": "no"}, ["/tasks/0/holdout"]),
+        ({"id": "t", "prompt": "ok", "holdout": False, "expected": [1]}, ["/tasks/0/expected"]),
+        ({"id": "", "prompt": "ok", "holdout": False}, ["/tasks/0/id"]),
+        ({"prompt": "ok", "holdout": False}, ["/tasks/0/id"]),
+        ({"id": "t", "prompt": "ok", "holdout": False, "hint": "x"}, ["/tasks/0/hint"]),
+    ],
+)
 def test_task_def(good: dict[str, Any], task: dict[str, Any], bad: list[str]) -> None:
     good["tasks"] = [task]
     assert paths(good) == bad
 
 
-@pytest.mark.parametrize("judge,bad", [
-    ({"type": "human_pairwise", "version": "2", "config": {"k": [1]}}, []),
-    ({"type": "human_pairwise", "version": "2"}, ["/judges/0/config"]),
-    ({"type": "human_pairwise", "version": 2, "config": {}}, ["/judges/0/version"]),
-    ({"type": "", "version": "2", "config": {}}, ["/judges/0/type", "/scoring/weights/human_pairwise"]),
-])
+@pytest.mark.parametrize(
+    "judge,bad",
+    [
+        ({"type": "human_pairwise", "version": "2", "config": {"k": [1]}}, []),
+        ({"type": "human_pairwise", "version": "2"}, ["/judges/0/config"]),
+        ({"type": "human_pairwise", "version": 2, "config": {}}, ["/judges/0/version"]),
+        ({"type": "", "version": "2", "config": {}}, ["/judges/0/type", "/scoring/weights/human_pairwise"]),
+    ],
+)
 def test_judge_def(good: dict[str, Any], judge: dict[str, Any], bad: list[str]) -> None:
     good["judges"] = [judge]
     assert paths(good) == bad
 
 
-@pytest.mark.parametrize("change,bad", [
-    ({"method": "median"}, ["/scoring/method"]),
-    ({"scale": {"min": 0}}, ["/scoring/scale/max"]),
-    ({"scale": {"min": 100, "max": 0}}, ["/scoring/scale"]),
-    ({"weights": {"human_pairwise": -1}}, ["/scoring/weights/human_pairwise"]),
-    ({"weights": {"nobody": 1}}, ["/scoring/weights/nobody"]),
-    ({"weights": {"human_pairwise": 0.5, "game_outcome": 2}}, []),
-])
+@pytest.mark.parametrize(
+    "change,bad",
+    [
+        ({"method": "median"}, ["/scoring/method"]),
+        ({"scale": {"min": 0}}, ["/scoring/scale/max"]),
+        ({"scale": {"min": 100, "max": 0}}, ["/scoring/scale"]),
+        ({"weights": {"human_pairwise": -1}}, ["/scoring/weights/human_pairwise"]),
+        ({"weights": {"nobody": 1}}, ["/scoring/weights/nobody"]),
+        ({"weights": {"human_pairwise": 0.5, "game_outcome": 2}}, []),
+    ],
+)
 def test_scoring_def(good: dict[str, Any], change: dict[str, Any], bad: list[str]) -> None:
     good["scoring"].update(change)
     assert paths(good) == bad
 
 
-@pytest.mark.parametrize("limits,bad", [
-    ({"ms": 0, "tokens": 0, "usd": 0}, []),
-    ({"ms": None, "tokens": None, "usd": None, "turns": 200}, []),
-    ({"ms": -1, "tokens": 1, "usd": 1}, ["/limits/ms"]),
-    ({"ms": 1, "tokens": 1, "usd": -0.01}, ["/limits/usd"]),
-    ({"ms": 1.5, "tokens": 1, "usd": 1}, ["/limits/ms"]),
-    ({"ms": 1, "usd": 1}, ["/limits/tokens"]),
-    ({"ms": 1, "tokens": 1, "usd": 1, "turns": 0}, ["/limits/turns"]),
-    ({"ms": 1, "tokens": 1, "usd": 1, "gpu": 1}, ["/limits/gpu"]),
-])
+@pytest.mark.parametrize(
+    "limits,bad",
+    [
+        ({"ms": 0, "tokens": 0, "usd": 0}, []),
+        ({"ms": None, "tokens": None, "usd": None, "turns": 200}, []),
+        ({"ms": -1, "tokens": 1, "usd": 1}, ["/limits/ms"]),
+        ({"ms": 1, "tokens": 1, "usd": -0.01}, ["/limits/usd"]),
+        ({"ms": 1.5, "tokens": 1, "usd": 1}, ["/limits/ms"]),
+        ({"ms": 1, "usd": 1}, ["/limits/tokens"]),
+        ({"ms": 1, "tokens": 1, "usd": 1, "turns": 0}, ["/limits/turns"]),
+        ({"ms": 1, "tokens": 1, "usd": 1, "gpu": 1}, ["/limits/gpu"]),
+    ],
+)
 def test_limits_def(good: dict[str, Any], limits: dict[str, Any], bad: list[str]) -> None:
     good["limits"] = limits
     assert paths(good) == bad
 
 
-@pytest.mark.parametrize("matrix,bad", [
-    ({"models": ["m"], "harnesses": ["h"]}, []),
-    ({"models": [], "harnesses": ["h"]}, ["/matrix/models"]),
-    ({"models": ["m", "m"], "harnesses": ["h"]}, ["/matrix/models"]),
-    ({"models": ["m"], "harnesses": [""]}, ["/matrix/harnesses/0"]),
-    ({"models": ["m"]}, ["/matrix/harnesses"]),
-])
+@pytest.mark.parametrize(
+    "matrix,bad",
+    [
+        ({"models": ["m"], "harnesses": ["h"]}, []),
+        ({"models": [], "harnesses": ["h"]}, ["/matrix/models"]),
+        ({"models": ["m", "m"], "harnesses": ["h"]}, ["/matrix/models"]),
+        ({"models": ["m"], "harnesses": [""]}, ["/matrix/harnesses/0"]),
+        ({"models": ["m"]}, ["/matrix/harnesses"]),
+    ],
+)
 def test_matrix_def(good: dict[str, Any], matrix: dict[str, Any], bad: list[str]) -> None:
     good["matrix"] = matrix
     assert paths(good) == bad
@@ -238,8 +295,12 @@ def test_export_is_valid_and_complete(mirror_tasks: list, mirror_rows: list, tmp
     assert exp["repair-65"] == {"cell": "v1/s1"}
     assert exp["recap-1"] == {"rubric": json.loads(mirror_rows[0]["rubric_json"])}
     types = [j["type"] for j in doc["judges"]]
-    assert types == ["agenticvbench.recap", "agenticvbench.sequencing", "agenticvbench.repair",
-                     "agenticvbench.assembly"]
+    assert types == [
+        "agenticvbench.recap",
+        "agenticvbench.sequencing",
+        "agenticvbench.repair",
+        "agenticvbench.assembly",
+    ]
     for j in doc["judges"]:
         fam = j["config"]["family"]
         assert j["version"] == verifier_version(fam)
@@ -247,8 +308,11 @@ def test_export_is_valid_and_complete(mirror_tasks: list, mirror_rows: list, tmp
         assert j["config"]["dataset"]["dataset"] == str(mirror_tasks[0].source.dataset)
     assert doc["judges"][1]["config"]["score_field"] == "adjusted_final_score"
     assert doc["judges"][2]["config"]["score_field"] == "final_score"
-    assert doc["scoring"] == {"method": "mean", "scale": {"min": 0, "max": 100},
-                              "weights": dict.fromkeys(types, 1)}
+    assert doc["scoring"] == {
+        "method": "mean",
+        "scale": {"min": 0, "max": 100},
+        "weights": dict.fromkeys(types, 1),
+    }
     assert doc["limits"] == {"ms": 1_800_000, "tokens": None, "usd": None, "turns": 200}
     assert doc["matrix"] == {"models": ["gpt-5.5"], "harnesses": ["codex_cli"]}
     assert (doc["visibility"], doc["version"], doc["parent"]) == ("public", 1, None)
@@ -268,7 +332,10 @@ def test_export_fixed_clock(mirror_tasks: list) -> None:
     doc = build_document(mirror_tasks, now=NOW, owner="prj_demo")
     assert doc["created_at"] == "2026-03-01T12:30:45.678Z" and doc["owner"] == "prj_demo"
     assert ulid_timestamp_ms(doc["id"][4:]) == int(NOW.timestamp() * 1000)
-    assert rfc3339_utc(datetime(2026, 1, 1, 1, 0, tzinfo=timezone(timedelta(hours=2)))) == "2025-12-31T23:00:00.000Z"
+    assert (
+        rfc3339_utc(datetime(2026, 1, 1, 1, 0, tzinfo=timezone(timedelta(hours=2))))
+        == "2025-12-31T23:00:00.000Z"
+    )
 
 
 def test_export_recap_digest(mirror_tasks: list, mirror_rows: list) -> None:

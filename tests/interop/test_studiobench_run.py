@@ -62,26 +62,42 @@ def test_valid_run_passes_every_rule(sb_demo: dict[str, Path], tasks) -> None:
     assert failed(r) == set() and r.warnings == []
     assert r.task_id == "DEMO-001" and r.model == "demo-model"
     assert 64.9 < r.final_duration_s < 65.1
-    assert r.limits == {"wall_clock_s": 1850.0, "wall_clock_limit_s": 4 * 3600, "wall_clock_within": True,
-                        "calls": 3, "call_limit": 200, "calls_within": True}
+    assert r.limits == {
+        "wall_clock_s": 1850.0,
+        "wall_clock_limit_s": 4 * 3600,
+        "wall_clock_within": True,
+        "calls": 3,
+        "call_limit": 200,
+        "calls_within": True,
+    }
 
 
-@pytest.mark.parametrize("scenario,rules,submitted,valid,record", [
-    ("missing_final", {"artifacts", "final_present", "decodable", "duration"}, False, False, False),
-    ("bad_calls_log", {"calls_log"}, False, False, True),
-    ("not_exported", {"export_called"}, False, False, True),
-    ("foreign_tool", {"isolation"}, True, False, True),
-    ("backend_missing", {"backends"}, True, False, True),
-    ("undecodable", {"decodable", "duration"}, True, False, True),
-    ("no_video", {"decodable"}, True, False, True),
-    ("too_short", {"duration"}, True, False, True),
-    ("missing_artifacts", {"artifacts"}, True, True, False),
-    ("bad_result_json", {"result_json", "backends"}, True, False, False),
-    ("secret_in_mcp", {"mcp_json"}, True, True, False),
-    ("over_limits", set(), True, True, True),
-])
-def test_demo_scenarios(sb_demo: dict[str, Path], tasks, scenario: str, rules: set[str], submitted: bool,
-                        valid: bool, record: bool) -> None:
+@pytest.mark.parametrize(
+    "scenario,rules,submitted,valid,record",
+    [
+        ("missing_final", {"artifacts", "final_present", "decodable", "duration"}, False, False, False),
+        ("bad_calls_log", {"calls_log"}, False, False, True),
+        ("not_exported", {"export_called"}, False, False, True),
+        ("foreign_tool", {"isolation"}, True, False, True),
+        ("backend_missing", {"backends"}, True, False, True),
+        ("undecodable", {"decodable", "duration"}, True, False, True),
+        ("no_video", {"decodable"}, True, False, True),
+        ("too_short", {"duration"}, True, False, True),
+        ("missing_artifacts", {"artifacts"}, True, True, False),
+        ("bad_result_json", {"result_json", "backends"}, True, False, False),
+        ("secret_in_mcp", {"mcp_json"}, True, True, False),
+        ("over_limits", set(), True, True, True),
+    ],
+)
+def test_demo_scenarios(
+    sb_demo: dict[str, Path],
+    tasks,
+    scenario: str,
+    rules: set[str],
+    submitted: bool,
+    valid: bool,
+    record: bool,
+) -> None:
     r = check(sb_demo[f"run_{scenario}"], tasks)
     assert failed(r) == rules
     assert (r.submitted, r.valid_for_bench, r.record_ok) == (submitted, valid, record)
@@ -117,8 +133,10 @@ def test_wall_clock_limit_by_duration() -> None:
 
 
 def test_wall_clock_from_timestamps(clone: Path, tasks) -> None:
-    rewrite_json(clone / "result.json", timings={"started_at": "2026-01-01T10:00:00Z",
-                                                 "ended_at": "2026-01-01T15:00:00Z"})
+    rewrite_json(
+        clone / "result.json",
+        timings={"started_at": "2026-01-01T10:00:00Z", "ended_at": "2026-01-01T15:00:00Z"},
+    )
     r = check(clone, tasks)
     assert r.limits["wall_clock_s"] == 5 * 3600 and r.limits["wall_clock_within"] is False
     assert r.valid_for_bench  # limits are warnings only
@@ -142,11 +160,14 @@ def test_calls_log_rule(clone: Path, tasks) -> None:
 
 def test_parse_calls_checks_fields(tmp_path: Path) -> None:
     p = tmp_path / ".calls.jsonl"
-    p.write_text('{"name": "mcp__studiobench__plan", "ok": true, "duration": 1.5, "backend": "b"}\n\n[1]\n'
-                 '{"name": "", "ok": "yes", "duration": -1, "arguments": []}\n')
+    p.write_text(
+        '{"name": "mcp__studiobench__plan", "ok": true, "duration": 1.5, "backend": "b"}\n\n[1]\n'
+        '{"name": "", "ok": "yes", "duration": -1, "arguments": []}\n'
+    )
     calls, problems = parse_calls(p)
     assert [(c.server, c.tool, c.ok, c.duration_s, c.backend) for c in calls] == [
-        ("studiobench", "plan", True, 1.5, "b")]
+        ("studiobench", "plan", True, 1.5, "b")
+    ]
     assert len(problems) == 2 and "line 3" in problems[0] and "line 4" in problems[1]
     for word in ("name", "ok", "duration", "arguments"):
         assert f"'{word}'" in problems[1]
@@ -168,8 +189,9 @@ def test_final_present_rule(clone: Path, tasks) -> None:
 
 
 @pytest.mark.parametrize("artifact", ["result.json", "mcp.json", ".calls.jsonl", "final.mp4"])
-def test_an_artifact_linked_outside_the_run_folder_is_refused(clone: Path, tasks, tmp_path: Path,
-                                                               artifact: str) -> None:
+def test_an_artifact_linked_outside_the_run_folder_is_refused(
+    clone: Path, tasks, tmp_path: Path, artifact: str
+) -> None:
     """The agent writes the run folder: a symlink from an artifact to another run's valid file (or to any file on
     the machine) used to be followed, so a run could pass the protocol with borrowed files, or make the validator
     read what it likes. It is now refused by name and read as missing; the run is not submitted."""
@@ -193,8 +215,9 @@ def test_a_symlink_inside_the_run_folder_is_still_read(clone: Path, tasks) -> No
     assert check(clone, tasks).ok
 
 
-@pytest.mark.parametrize("name,server", [("Bash", None), ("mcp__filesystem__read", None), ("read", "files"),
-                                         ("read", None)])
+@pytest.mark.parametrize(
+    "name,server", [("Bash", None), ("mcp__filesystem__read", None), ("read", "files"), ("read", None)]
+)
 def test_isolation_rejects_foreign_calls(clone: Path, tasks, name: str, server: str | None) -> None:
     rec = {"name": name, "ok": True} | ({"server": server} if server else {})
     write_calls(clone, [rec, EXPORT])
@@ -275,20 +298,30 @@ def test_discover_runs(sb_demo: dict[str, Path], tmp_path: Path) -> None:
     assert discover_runs(tmp_path) == [tmp_path]
 
 
-@pytest.mark.parametrize("doc,paths", [
-    ({"env": {"OPENAI_API_KEY": "sk-proj-abcdefghijklmnopqrstuvwxyz012345"}}, ["/env/OPENAI_API_KEY"]),
-    ({"env": {"X": "ghp_abcdefghijklmnopqrstuvwxyz0123456789"}}, ["/env/X"]),
-    ({"env": {"HF": "hf_abcdefghijklmnopqrstuvwxyzABCD"}}, ["/env/HF"]),
-    ({"env": {"AWS": "AKIAABCDEFGHIJKLMNOP"}}, ["/env/AWS"]),
-    ({"headers": {"Authorization": "Bearer abcdefghijklmnop0123456789"}}, ["/headers/Authorization"]),
-    ({"env": {"SERVICE_TOKEN": "hunter2-password"}}, ["/env/SERVICE_TOKEN"]),
-    ({"args": ["--api-key", "plainvalue123"]}, ["/args/1"]),
-    ({"args": ["--token=plainvalue123"]}, ["/args/0"]),
-    ({"x": "Q2hhbmdlTWVQbGVhc2VUaGlzSXNBTG9uZ1JhbmRvbTEyMw"}, ["/x"]),
-    ({"env": {"API_KEY": "${API_KEY}", "TOKEN": "$TOKEN", "SECRET": "<redacted>", "PASSWORD": ""}}, []),
-    ({"command": "python", "args": ["-m", "studiobench.server", "--port", "8080"], "env": {"HOME": "/tmp/h"}}, []),
-    ({"args": ["--api-key=${KEY}"], "max_tokens": "4096"}, []),
-])
+@pytest.mark.parametrize(
+    "doc,paths",
+    [
+        ({"env": {"OPENAI_API_KEY": "sk-proj-abcdefghijklmnopqrstuvwxyz012345"}}, ["/env/OPENAI_API_KEY"]),
+        ({"env": {"X": "ghp_abcdefghijklmnopqrstuvwxyz0123456789"}}, ["/env/X"]),
+        ({"env": {"HF": "hf_abcdefghijklmnopqrstuvwxyzABCD"}}, ["/env/HF"]),
+        ({"env": {"AWS": "AKIAABCDEFGHIJKLMNOP"}}, ["/env/AWS"]),
+        ({"headers": {"Authorization": "Bearer abcdefghijklmnop0123456789"}}, ["/headers/Authorization"]),
+        ({"env": {"SERVICE_TOKEN": "hunter2-password"}}, ["/env/SERVICE_TOKEN"]),
+        ({"args": ["--api-key", "plainvalue123"]}, ["/args/1"]),
+        ({"args": ["--token=plainvalue123"]}, ["/args/0"]),
+        ({"x": "Q2hhbmdlTWVQbGVhc2VUaGlzSXNBTG9uZ1JhbmRvbTEyMw"}, ["/x"]),
+        ({"env": {"API_KEY": "${API_KEY}", "TOKEN": "$TOKEN", "SECRET": "<redacted>", "PASSWORD": ""}}, []),
+        (
+            {
+                "command": "python",
+                "args": ["-m", "studiobench.server", "--port", "8080"],
+                "env": {"HOME": "/tmp/h"},
+            },
+            [],
+        ),
+        ({"args": ["--api-key=${KEY}"], "max_tokens": "4096"}, []),
+    ],
+)
 def test_find_secrets(doc: dict[str, Any], paths: list[str]) -> None:
     assert [f.path for f in find_secrets(doc)] == paths
 
@@ -303,12 +336,14 @@ def test_decodable_means_frames_decode_not_just_a_header(clone: Path, tasks) -> 
     """A file whose header probes fine but whose media data is garbage must fail `decodable`."""
     data = bytearray((clone / "final.mp4").read_bytes())
     mdat = data.find(b"mdat")
-    end = mdat - 4 + int.from_bytes(data[mdat - 4:mdat], "big")  # the box size precedes its type
-    data[mdat + 4:end] = bytes(end - mdat - 4)
+    end = mdat - 4 + int.from_bytes(data[mdat - 4 : mdat], "big")  # the box size precedes its type
+    data[mdat + 4 : end] = bytes(end - mdat - 4)
     (clone / "final.mp4").write_bytes(bytes(data))
     assert probe(clone / "final.mp4").video is not None  # the header is intact
     r = check(clone, tasks)
-    assert "decodable" in failed(r) and "does not decode" in {f.rule: f.reason for f in r.failures}["decodable"]
+    assert (
+        "decodable" in failed(r) and "does not decode" in {f.rule: f.reason for f in r.failures}["decodable"]
+    )
 
 
 def test_decodable_needs_at_least_one_frame(clone: Path, tasks, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -335,4 +370,3 @@ def test_agent_written_json_is_read_bounded(clone: Path, tasks, monkeypatch: pyt
     write_calls(clone, [{"name": "mcp__studiobench__plan", "ok": True}] * 10)
     calls, problems = parse_calls(clone / ".calls.jsonl")
     assert calls == [] and problems == [".calls.jsonl: over the 64 byte limit"]
-

@@ -18,8 +18,13 @@ from agenticvbench.interop.studiobench import (
 from agenticvbench.interop.studiobench_task import json_pointer
 
 BASE: dict[str, Any] = {
-    "id": "DEMO-001", "domain": "narrative", "task": "open", "wish": "A short film about a lighthouse keeper.",
-    "duration_sec": [60, 120], "aspect": "16:9", "audio_profile": ["speech", "music"],
+    "id": "DEMO-001",
+    "domain": "narrative",
+    "task": "open",
+    "wish": "A short film about a lighthouse keeper.",
+    "duration_sec": [60, 120],
+    "aspect": "16:9",
+    "audio_profile": ["speech", "music"],
 }
 
 
@@ -60,20 +65,40 @@ def test_missing_audio_profile_is_a_warning_not_an_error() -> None:
     assert [w.path for w in r.warnings] == ["/audio_profile"]
 
 
-@pytest.mark.parametrize("value,ok", [("DEMO-001", True), ("a.b_c", True), ("", False), ("has space", False),
-                                      ("../escape", False), (7, False), ("x" * 121, False)])
+@pytest.mark.parametrize(
+    "value,ok",
+    [
+        ("DEMO-001", True),
+        ("a.b_c", True),
+        ("", False),
+        ("has space", False),
+        ("../escape", False),
+        (7, False),
+        ("x" * 121, False),
+    ],
+)
 def test_id(value: Any, ok: bool) -> None:
     assert ("/id" not in paths(task(id=value))) is ok
 
 
-@pytest.mark.parametrize("value,ok", [("narrative", True), ("dialogue", True), ("documentary", True),
-                                      ("sports", False), ("Narrative", False), (None, False)])
+@pytest.mark.parametrize(
+    "value,ok",
+    [
+        ("narrative", True),
+        ("dialogue", True),
+        ("documentary", True),
+        ("sports", False),
+        ("Narrative", False),
+        (None, False),
+    ],
+)
 def test_domain(value: Any, ok: bool) -> None:
     assert ("/domain" not in paths(task(domain=value))) is ok
 
 
-@pytest.mark.parametrize("value,ok", [("open", True), ("constraint", True), ("audio-led", True),
-                                      ("audio_led", False), ("", False)])
+@pytest.mark.parametrize(
+    "value,ok", [("open", True), ("constraint", True), ("audio-led", True), ("audio_led", False), ("", False)]
+)
 def test_task_kind(value: Any, ok: bool) -> None:
     """`given_audio` is supplied so an `audio-led` task is otherwise complete."""
     assert ("/task" not in paths(task(task=value, given_audio="audio/track.wav"))) is ok
@@ -84,35 +109,67 @@ def test_wish(value: Any, ok: bool) -> None:
     assert ("/wish" not in paths(task(wish=value))) is ok
 
 
-@pytest.mark.parametrize("value,bad_path", [
-    ([60, 180], None), ([60, 60], None), ([90.5, 120.25], None),
-    ([59.9, 120], "/duration_sec/0"), ([60, 180.1], "/duration_sec/1"), ([150, 100], "/duration_sec"),
-    ([60], "/duration_sec"), ([60, 90, 120], "/duration_sec"), ("60-120", "/duration_sec"),
-    ([True, 120], "/duration_sec/0"), ([60, float("nan")], "/duration_sec/1"), ([60, "90"], "/duration_sec/1"),
-    ([60, float("inf")], "/duration_sec/1"),
-])
+@pytest.mark.parametrize(
+    "value,bad_path",
+    [
+        ([60, 180], None),
+        ([60, 60], None),
+        ([90.5, 120.25], None),
+        ([59.9, 120], "/duration_sec/0"),
+        ([60, 180.1], "/duration_sec/1"),
+        ([150, 100], "/duration_sec"),
+        ([60], "/duration_sec"),
+        ([60, 90, 120], "/duration_sec"),
+        ("60-120", "/duration_sec"),
+        ([True, 120], "/duration_sec/0"),
+        ([60, float("nan")], "/duration_sec/1"),
+        ([60, "90"], "/duration_sec/1"),
+        ([60, float("inf")], "/duration_sec/1"),
+    ],
+)
 def test_duration_range(value: Any, bad_path: str | None) -> None:
     got = paths(task(duration_sec=value))
     assert got == ([] if bad_path is None else [bad_path])
 
 
-@pytest.mark.parametrize("value,ok", [("16:9", True), ("9:16", True), ("1:1", True), ("21:9", True),
-                                      ("16x9", False), ("0:9", False), ("16:0", False), ("-16:9", False),
-                                      ("16:9 ", False), ("1.5:1", False), (16, False)])
+@pytest.mark.parametrize(
+    "value,ok",
+    [
+        ("16:9", True),
+        ("9:16", True),
+        ("1:1", True),
+        ("21:9", True),
+        ("16x9", False),
+        ("0:9", False),
+        ("16:0", False),
+        ("-16:9", False),
+        ("16:9 ", False),
+        ("1.5:1", False),
+        (16, False),
+    ],
+)
 def test_aspect(value: Any, ok: bool) -> None:
     assert ("/aspect" not in paths(task(aspect=value))) is ok
 
 
-@pytest.mark.parametrize("value,bad_path", [
-    (["speech"], None), (["speech", "music", "sfx", "dialogue"], None),
-    ([], "/audio_profile"), ("speech", "/audio_profile"), (["noise"], "/audio_profile/0"),
-    (["music", "music"], "/audio_profile/1"),
-])
+@pytest.mark.parametrize(
+    "value,bad_path",
+    [
+        (["speech"], None),
+        (["speech", "music", "sfx", "dialogue"], None),
+        ([], "/audio_profile"),
+        ("speech", "/audio_profile"),
+        (["noise"], "/audio_profile/0"),
+        (["music", "music"], "/audio_profile/1"),
+    ],
+)
 def test_audio_profile(value: Any, bad_path: str | None) -> None:
     assert paths(task(audio_profile=value)) == ([] if bad_path is None else [bad_path])
 
 
-@pytest.mark.parametrize("name", ["must", "forbid", "constraints", "plot_beats", "facts", "assets", "references"])
+@pytest.mark.parametrize(
+    "name", ["must", "forbid", "constraints", "plot_beats", "facts", "assets", "references"]
+)
 def test_list_fields(name: str) -> None:
     assert paths(task(**{name: ["one item", "another"]})) == []
     assert paths(task(**{name: []})) == []
@@ -120,8 +177,9 @@ def test_list_fields(name: str) -> None:
     assert paths(task(**{name: ["ok", "", 3, "  "]})) == [f"/{name}/1", f"/{name}/2", f"/{name}/3"]
 
 
-@pytest.mark.parametrize("kind,field,good", [("assets", "assets", ["clips/a.mp4"]),
-                                             ("reference", "references", ["refs/look.png"])])
+@pytest.mark.parametrize(
+    "kind,field,good", [("assets", "assets", ["clips/a.mp4"]), ("reference", "references", ["refs/look.png"])]
+)
 def test_kind_needs_its_inputs(kind: str, field: str, good: list[str]) -> None:
     assert paths(task(task=kind, **{field: good})) == []
     assert paths(task(task=kind)) == [f"/{field}"]
@@ -148,9 +206,13 @@ def test_unknown_fields_are_errors_with_escaped_pointers() -> None:
 
 
 def test_every_error_says_what_was_expected() -> None:
-    r = validate_task({"id": "", "domain": "x", "task": "y", "wish": 1, "duration_sec": [1, 2], "aspect": "z"})
+    r = validate_task(
+        {"id": "", "domain": "x", "task": "y", "wish": 1, "duration_sec": [1, 2], "aspect": "z"}
+    )
     assert len(r.errors) >= 6
-    assert all(e.path.startswith("/") and ("expected" in e.message or "required" in e.message) for e in r.errors)
+    assert all(
+        e.path.startswith("/") and ("expected" in e.message or "required" in e.message) for e in r.errors
+    )
 
 
 def test_validate_task_file(tmp_path: Path) -> None:
@@ -168,8 +230,17 @@ def test_validate_task_file(tmp_path: Path) -> None:
 
 
 def test_model_view_shows_only_what_the_model_may_see() -> None:
-    full = task(task="audio-led", given_audio="audio/score.wav", assets=["a.mp4"], references=["r.png"],
-                must=["m"], forbid=["f"], constraints=["c"], plot_beats=["p"], facts=["x"])
+    full = task(
+        task="audio-led",
+        given_audio="audio/score.wav",
+        assets=["a.mp4"],
+        references=["r.png"],
+        must=["m"],
+        forbid=["f"],
+        constraints=["c"],
+        plot_beats=["p"],
+        facts=["x"],
+    )
     view = model_view(full)
     assert set(view) == {"wish", "assets", "references", "given_audio", "duration_sec", "aspect"}
     assert not set(JUDGE_ONLY_FIELDS) & set(view)

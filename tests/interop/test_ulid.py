@@ -44,8 +44,10 @@ def test_lexicographic_order_follows_time() -> None:
     assert new_ulid(1000, b"\xff" * 10) < new_ulid(1001, bytes(10))
 
 
-@pytest.mark.parametrize("bad", ["", "01ARYZ6S41" + "0" * 15, "81ARYZ6S41" + "0" * 16, "01ARYZ6S4I" + "0" * 16,
-                                 "01aryz6s41" + "0" * 16])
+@pytest.mark.parametrize(
+    "bad",
+    ["", "01ARYZ6S41" + "0" * 15, "81ARYZ6S41" + "0" * 16, "01ARYZ6S4I" + "0" * 16, "01aryz6s41" + "0" * 16],
+)
 def test_rejects_non_canonical(bad: str) -> None:
     assert not is_ulid(bad)
     with pytest.raises(ValueError):

@@ -40,8 +40,18 @@ def make_settings(monkeypatch: pytest.MonkeyPatch) -> Callable[..., JudgeSetting
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
 
     def make(base_url: str, **kw) -> JudgeSettings:
-        base = {"base_url": base_url, "model": "gpt-4o-mini", "frame_rate": 1.0, "max_frames": 4, "max_side": 32,
-                "backoff_s": 0.01, "backoff_max_s": 0.05, "max_retries": 3, "timeout": 10.0, "max_concurrency": 4}
+        base = {
+            "base_url": base_url,
+            "model": "gpt-4o-mini",
+            "frame_rate": 1.0,
+            "max_frames": 4,
+            "max_side": 32,
+            "backoff_s": 0.01,
+            "backoff_max_s": 0.05,
+            "max_retries": 3,
+            "timeout": 10.0,
+            "max_concurrency": 4,
+        }
         base.update(kw)
         return JudgeSettings(**base)
 

@@ -49,8 +49,11 @@ def test_put_get_roundtrip_and_bad_entries(tmp_path) -> None:
 
 def test_warm_cache_makes_no_network_call(clip, server, make_settings, tmp_path) -> None:
     server.reply_when("SECOND", '{"pass": false, "reason": "missing"}')
-    reqs = [JudgeRequest("A", "FIRST criterion"), JudgeRequest("B", "SECOND criterion"),
-            JudgeRequest("C", "Background music is audible")]
+    reqs = [
+        JudgeRequest("A", "FIRST criterion"),
+        JudgeRequest("B", "SECOND criterion"),
+        JudgeRequest("C", "Background music is audible"),
+    ]
     s = make_settings(server.base_url, transcribe=True)
     cold = VideoJudge(s, clip, cache=JudgeCache(tmp_path), audio_facts=lambda: {"has_audio": True})
     first = cold.judge_many(reqs)
@@ -67,12 +70,15 @@ def test_warm_cache_makes_no_network_call(clip, server, make_settings, tmp_path)
 def test_a_different_model_misses_the_cache(clip, server, make_settings, tmp_path) -> None:
     VideoJudge(make_settings(server.base_url), clip, cache=JudgeCache(tmp_path)).judge(JudgeRequest("A", "x"))
     VideoJudge(make_settings(server.base_url, model="gpt-4o"), clip, cache=JudgeCache(tmp_path)).judge(
-        JudgeRequest("A", "x"))
+        JudgeRequest("A", "x")
+    )
     assert server.calls == 2
 
 
 def test_replay_mode_uses_cache_only(clip, server, make_settings, tmp_path) -> None:
-    VideoJudge(make_settings(server.base_url), clip, cache=JudgeCache(tmp_path)).judge(JudgeRequest("A", "known"))
+    VideoJudge(make_settings(server.base_url), clip, cache=JudgeCache(tmp_path)).judge(
+        JudgeRequest("A", "known")
+    )
     replay = VideoJudge(make_settings(server.base_url, mode="replay"), clip, cache=JudgeCache(tmp_path))
     hit, miss = replay.judge_many([JudgeRequest("A", "known"), JudgeRequest("B-7", "never asked")])
     assert hit.outcome == "pass" and hit.cached

@@ -69,9 +69,13 @@ def test_sound_items_get_audio_facts_and_transcript(clip, server, make_settings,
         return FACTS
 
     judge = VideoJudge(make_settings(server.base_url, transcribe=True), clip, audio_facts=facts)
-    calls = judge.judge_many([JudgeRequest("A-1", "Background music is audible throughout."),
-                              JudgeRequest("A-2", "Dialogue stays intelligible."),
-                              JudgeRequest("V-1", "Shots are well framed.")])
+    calls = judge.judge_many(
+        [
+            JudgeRequest("A-1", "Background music is audible throughout."),
+            JudgeRequest("A-2", "Dialogue stays intelligible."),
+            JudgeRequest("V-1", "Shots are well framed."),
+        ]
+    )
     assert [c.audio_included for c in calls] == [True, True, False]
     by_item = {fake.request_text(b).split("Criterion:")[1]: fake.request_text(b) for b in server.requests}
     music = next(t for k, t in by_item.items() if "music" in k)

@@ -48,7 +48,9 @@ def test_samples_tie_is_unscored_and_later_samples_use_temperature(clip, fake, m
         s = make_settings(srv.base_url, samples=2, max_concurrency=1)
         call = VideoJudge(s, clip, cache=None).judge(JudgeRequest("N-1", "Criterion."))
         temps = [r.get("temperature") for r in srv.requests]
-        expected_tokens = sum(fake.PROMPT_BASE_TOKENS + fake.TOKENS_PER_IMAGE * fake.n_images(r) for r in srv.requests)
+        expected_tokens = sum(
+            fake.PROMPT_BASE_TOKENS + fake.TOKENS_PER_IMAGE * fake.n_images(r) for r in srv.requests
+        )
     assert call.outcome == "unscored" and "tie" in call.reason
     assert temps == [0.0, s.sample_temperature]
     assert call.prompt_tokens == expected_tokens  # summed over both samples

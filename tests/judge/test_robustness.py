@@ -52,8 +52,15 @@ def test_trickling_endpoint_hits_the_wall_clock_deadline(clip, fake, make_settin
     assert elapsed < 2.0, elapsed
 
 
-@pytest.mark.parametrize("body", [b"<html>not json</html>", b'{"choices": [{"message": 7}]}', b"[1, 2, 3]",
-                                  b'{"choices": [{"message": {"content": ["a", "b"]}}]}'])
+@pytest.mark.parametrize(
+    "body",
+    [
+        b"<html>not json</html>",
+        b'{"choices": [{"message": 7}]}',
+        b"[1, 2, 3]",
+        b'{"choices": [{"message": {"content": ["a", "b"]}}]}',
+    ],
+)
 def test_unexpected_payload_is_unscored_for_that_item_only(clip, fake, make_settings, body: bytes) -> None:
     """A 200 whose body is not JSON or has the wrong shape makes that one item `unscored`; the next items are
     judged normally (nothing raises, nothing is cached)."""
@@ -71,13 +78,26 @@ def test_non_json_reply_keeps_python_items_of_the_task(clip, fake, make_settings
     verdicts and only the affected llm item is unscored."""
     from agenticvbench.verifiers.recap import score_recap
 
-    items = [{"id": "F-01", "dispatch": "python", "kind": "ffprobe_duration_range", "params": {"min": 1, "max": 3},
-              "weight": 1, "pillar": 0},
-             {"id": "N-01", "dispatch": "llm", "prompt": "A colourful pattern.", "weight": 1, "pillar": 2}]
+    items = [
+        {
+            "id": "F-01",
+            "dispatch": "python",
+            "kind": "ffprobe_duration_range",
+            "params": {"min": 1, "max": 3},
+            "weight": 1,
+            "pillar": 0,
+        },
+        {"id": "N-01", "dispatch": "llm", "prompt": "A colourful pattern.", "weight": 1, "pillar": 2},
+    ]
     with fake.FakeOpenAIServer() as srv:
         srv.raw_next(5, b"\x00\xffgarbage", "application/json")
-        out = score_recap(clip, items, judge_settings=make_settings(srv.base_url, max_retries=0),
-                          cache_dir=tmp_path / "c", task_id=3)
+        out = score_recap(
+            clip,
+            items,
+            judge_settings=make_settings(srv.base_url, max_retries=0),
+            cache_dir=tmp_path / "c",
+            task_id=3,
+        )
     assert out.status == "scored"
     by_id = {i["item_id"]: i for i in out.official["items"]}
     assert by_id["F-01"]["passed"] is True and by_id["N-01"]["passed"] is None
@@ -87,8 +107,10 @@ def test_non_json_reply_keeps_python_items_of_the_task(clip, fake, make_settings
 def test_breaker_marker_is_seen_by_another_process(tmp_path: Path) -> None:
     """The breaker is shared across the process pool through a marker file: a breaker tripped in a child
     process is open in this one (and a breaker of another run is not)."""
-    code = ("from pathlib import Path; from agenticvbench.judge.breaker import breaker_for; "
-            f"b = breaker_for('run-x', Path({str(tmp_path)!r}), 2); b.failure('t1'); print(b.failure('t2'))")
+    code = (
+        "from pathlib import Path; from agenticvbench.judge.breaker import breaker_for; "
+        f"b = breaker_for('run-x', Path({str(tmp_path)!r}), 2); b.failure('t1'); print(b.failure('t2'))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "True"
     here = CircuitBreaker("run-x", tmp_path, 2)
@@ -125,7 +147,9 @@ def test_timeout_and_retries_from_options_and_env(monkeypatch: pytest.MonkeyPatc
         JudgeSettings(timeout=0)
 
 
-def test_demo_recap_against_silent_endpoint_costs_under_three_deadlines(demo, fake, tmp_path, monkeypatch) -> None:
+def test_demo_recap_against_silent_endpoint_costs_under_three_deadlines(
+    demo, fake, tmp_path, monkeypatch
+) -> None:
     """The demo's recap tasks scored by two worker processes against an endpoint that never answers: compared with
     the judge off, the judge adds less than 3 deadlines in total (typically 1-1.6: the first wave of requests
     times out once, the breaker's marker stops every process), every llm item is unscored saying why, and the
@@ -138,23 +162,36 @@ def test_demo_recap_against_silent_endpoint_costs_under_three_deadlines(demo, fa
     run = tmp_path / "run"
     shutil.copytree(demo.runs["perfect"], run, ignore=shutil.ignore_patterns("avb-results"))
     t0 = time.monotonic()
-    off = verify_run(run, dataset=demo.mirror, family="recap", judge=JudgeSettings(mode="off"), jobs=2,
-                     cache_dir=tmp_path / "c-off", force=True)
+    off = verify_run(
+        run,
+        dataset=demo.mirror,
+        family="recap",
+        judge=JudgeSettings(mode="off"),
+        jobs=2,
+        cache_dir=tmp_path / "c-off",
+        force=True,
+    )
     base = time.monotonic() - t0
     with fake.FakeOpenAIServer() as srv:
         srv.hang = True
         s = JudgeSettings(base_url=srv.base_url, timeout=5.0, max_retries=3, max_frames=4, max_side=64)
         t0 = time.monotonic()
-        hung = verify_run(run, dataset=demo.mirror, family="recap", judge=s, jobs=2, cache_dir=tmp_path / "c",
-                          force=True)
+        hung = verify_run(
+            run, dataset=demo.mirror, family="recap", judge=s, jobs=2, cache_dir=tmp_path / "c", force=True
+        )
         elapsed = time.monotonic() - t0
     assert elapsed - base < 3 * s.timeout, (elapsed, base)
     assert [r.status for r in hung.results] == ["scored"] * len(hung.results) and len(hung.results) == 2
-    for r, r_off in zip(sorted(hung.results, key=lambda r: r.task_id), sorted(off.results, key=lambda r: r.task_id),
-                        strict=True):
+    for r, r_off in zip(
+        sorted(hung.results, key=lambda r: r.task_id),
+        sorted(off.results, key=lambda r: r.task_id),
+        strict=True,
+    ):
         reasons = [i["reason"] for i in r.detail["items"] if i["outcome"] == "unscored"]
         assert reasons and all("deadline" in x or "circuit breaker" in x for x in reasons), reasons
-        assert r.final_score == r_off.final_score  # same items unscored as with the judge off; python items kept
+        assert (
+            r.final_score == r_off.final_score
+        )  # same items unscored as with the judge off; python items kept
     assert (tmp_path / "c" / "judge" / "breaker" / f"breaker-{s.run_id}.json").is_file()
 
 
@@ -179,8 +216,12 @@ def test_ensemble_and_human_options_parse(monkeypatch: pytest.MonkeyPatch) -> No
         monkeypatch.delenv(var, raising=False)
     p = argparse.ArgumentParser()
     add_judge_args(p)
-    s = settings_from_args(p.parse_args(["--judge", "cache", "--judge-model", "a, b", "--judge-samples", "3"]))
-    assert s.models == ("a", "b") and s.samples == 3 and s.provenance()["judge_ensemble"]["models"] == ["a", "b"]
+    s = settings_from_args(
+        p.parse_args(["--judge", "cache", "--judge-model", "a, b", "--judge-samples", "3"])
+    )
+    assert (
+        s.models == ("a", "b") and s.samples == 3 and s.provenance()["judge_ensemble"]["models"] == ["a", "b"]
+    )
     h = settings_from_args(p.parse_args(["--judge", "human", "--graders", "ann,bo"]))
     assert h.graders == ("ann", "bo") and h.provenance()["judge_graders"] == ["ann", "bo"]
     with pytest.raises(ValueError):

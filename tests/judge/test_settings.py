@@ -9,12 +9,26 @@ from agenticvbench.judge import JudgeSettings
 
 @pytest.fixture(autouse=True)
 def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    for var in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "AVB_JUDGE_MODE", "AVB_JUDGE_MODEL", "AVB_JUDGE_BASE_URL"):
+    for var in (
+        "OPENAI_API_KEY",
+        "OPENAI_BASE_URL",
+        "AVB_JUDGE_MODE",
+        "AVB_JUDGE_MODEL",
+        "AVB_JUDGE_BASE_URL",
+    ):
         monkeypatch.delenv(var, raising=False)
 
 
-@pytest.mark.parametrize("kw", [{"mode": "sometimes"}, {"frame_rate": 0}, {"max_frames": 0}, {"max_retries": -1},
-                                {"max_concurrency": 0}])
+@pytest.mark.parametrize(
+    "kw",
+    [
+        {"mode": "sometimes"},
+        {"frame_rate": 0},
+        {"max_frames": 0},
+        {"max_retries": -1},
+        {"max_concurrency": 0},
+    ],
+)
 def test_invalid_settings_are_refused(kw: dict) -> None:
     with pytest.raises(ValueError):
         JudgeSettings(**kw)

@@ -7,33 +7,39 @@ import pytest
 from agenticvbench.judge.verdict import parse_verdict, strip_fences
 
 
-@pytest.mark.parametrize("reply, outcome", [
-    ('{"pass": true, "reason": "title card present"}', "pass"),
-    ('{"pass": false, "reason": "no title"}', "fail"),
-    ('```json\n{"pass": true, "reason": "ok"}\n```', "pass"),
-    ('```\n{"pass": false, "reason": "x"}\n```', "fail"),
-    ('Verdict: {"pass": false, "reason": "too long"} -- done', "fail"),
-    ("Yes.", "pass"),
-    ("no", "fail"),
-    ("No, the credits are missing.", "fail"),
-])
+@pytest.mark.parametrize(
+    "reply, outcome",
+    [
+        ('{"pass": true, "reason": "title card present"}', "pass"),
+        ('{"pass": false, "reason": "no title"}', "fail"),
+        ('```json\n{"pass": true, "reason": "ok"}\n```', "pass"),
+        ('```\n{"pass": false, "reason": "x"}\n```', "fail"),
+        ('Verdict: {"pass": false, "reason": "too long"} -- done', "fail"),
+        ("Yes.", "pass"),
+        ("no", "fail"),
+        ("No, the credits are missing.", "fail"),
+    ],
+)
 def test_decisive_replies(reply: str, outcome: str) -> None:
     assert parse_verdict(reply).outcome == outcome
 
 
-@pytest.mark.parametrize("reply", [
-    '{"pass": "false", "reason": "string"}',
-    '{"pass": "true"}',
-    '{"pass": 1}',
-    '{"pass": null}',
-    '{"verdict": true}',
-    '{"pass": true} and also {"pass": false}',
-    "No - well, yes, mostly",
-    "The video looks fine overall.",
-    "",
-    None,
-    '{"pass": tru',
-])
+@pytest.mark.parametrize(
+    "reply",
+    [
+        '{"pass": "false", "reason": "string"}',
+        '{"pass": "true"}',
+        '{"pass": 1}',
+        '{"pass": null}',
+        '{"verdict": true}',
+        '{"pass": true} and also {"pass": false}',
+        "No - well, yes, mostly",
+        "The video looks fine overall.",
+        "",
+        None,
+        '{"pass": tru',
+    ],
+)
 def test_unscored_replies(reply: str | None) -> None:
     """D-C1: upstream's bool(obj["pass"]) passed the string "false"; anything not a JSON boolean is unscored."""
     v = parse_verdict(reply)

@@ -29,6 +29,7 @@ def test_close_stops_a_producer_blocked_on_a_full_queue() -> None:
 
 def test_transform_error_reaches_the_consumer_through_the_queue() -> None:
     """An exception in the decoding thread travels through `_put` and is re-raised by the consumer's `get`."""
+
     def transform(vf):  # type: ignore[no-untyped-def]
         if vf.index == 3:
             raise RuntimeError("transform broke")

@@ -11,40 +11,65 @@ from agenticvbench.media import run_ffmpeg
 
 
 def test_parse_blackdetect() -> None:
-    text = ("[Parsed_blackdetect_0 @ 0x1] black_start:1.5 black_end:4.5 black_duration:3\n"
-            "[blackdetect @ 0x2] black_start:5 black_end:5.958 black_duration:0.958\n")
+    text = (
+        "[Parsed_blackdetect_0 @ 0x1] black_start:1.5 black_end:4.5 black_duration:3\n"
+        "[blackdetect @ 0x2] black_start:5 black_end:5.958 black_duration:0.958\n"
+    )
     assert ff.parse_blackdetect(text) == [ff.Run(1.5, 4.5), ff.Run(5.0, 5.958)]
 
 
 def test_parse_freezedetect_pairs_and_open_end() -> None:
-    text = ("[freezedetect @ 0x1] lavfi.freezedetect.freeze_start: 2.08\n"
-            "[freezedetect @ 0x1] lavfi.freezedetect.freeze_duration: 1.92\n"
-            "[freezedetect @ 0x1] lavfi.freezedetect.freeze_end: 4\n"
-            "[freezedetect @ 0x1] lavfi.freezedetect.freeze_start: 6\n")
+    text = (
+        "[freezedetect @ 0x1] lavfi.freezedetect.freeze_start: 2.08\n"
+        "[freezedetect @ 0x1] lavfi.freezedetect.freeze_duration: 1.92\n"
+        "[freezedetect @ 0x1] lavfi.freezedetect.freeze_end: 4\n"
+        "[freezedetect @ 0x1] lavfi.freezedetect.freeze_start: 6\n"
+    )
     runs = ff.parse_freezedetect(text)
     assert runs == [ff.Run(2.08, 4.0), ff.Run(6.0, None)]
     assert runs[0].duration == pytest.approx(1.92) and runs[1].duration is None
 
 
 def test_parse_volumedetect_and_loudnorm() -> None:
-    text = ("[Parsed_volumedetect_0 @ 0x1] n_samples: 96000\n[Parsed_volumedetect_0 @ 0x1] mean_volume: -21.1 dB\n"
-            "[Parsed_volumedetect_0 @ 0x1] max_volume: -18.1 dB\n")
+    text = (
+        "[Parsed_volumedetect_0 @ 0x1] n_samples: 96000\n[Parsed_volumedetect_0 @ 0x1] mean_volume: -21.1 dB\n"
+        "[Parsed_volumedetect_0 @ 0x1] max_volume: -18.1 dB\n"
+    )
     assert ff.parse_volumedetect(text) == ff.VolumeStats(-21.1, -18.1)
     assert ff.parse_volumedetect("nothing here") is None
     loud = 'junk {"a": 1}\n[Parsed_loudnorm_0 @ 0x1]\n{\n\t"input_i" : "-23.05",\n\t"input_tp" : "-5.00"\n}\n'
     assert ff.parse_loudnorm_json(loud) == {"input_i": "-23.05", "input_tp": "-5.00"}
     assert ff.parse_loudnorm_json("no json") is None
-    assert ff.parse_yavg("[Parsed_metadata_1 @ 0x1] lavfi.signalstats.YAVG=111.884\n") == pytest.approx(111.884)
+    assert ff.parse_yavg("[Parsed_metadata_1 @ 0x1] lavfi.signalstats.YAVG=111.884\n") == pytest.approx(
+        111.884
+    )
 
 
 @pytest.fixture(scope="module")
 def runs_clip(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """7.2 s at 24 fps: a ~1.9 s freeze (2.08-4 s), a 1 s black run (6-7 s), short tail."""
     out = tmp_path_factory.mktemp("filters") / "runs.mp4"
-    graph = ("testsrc2=s=96x64:r=24:d=2,tpad=stop_mode=clone:stop_duration=2[a];testsrc2=s=96x64:r=24:d=2[b];"
-             "color=c=black:s=96x64:r=24:d=1[c];testsrc2=s=96x64:r=24:d=0.2[d];[a][b][c][d]concat=n=4:v=1:a=0[v]")
-    run_ffmpeg(["-y", "-filter_complex", graph, "-map", "[v]", "-c:v", "libx264", "-preset", "ultrafast",
-                "-pix_fmt", "yuv420p", str(out)], check=True)
+    graph = (
+        "testsrc2=s=96x64:r=24:d=2,tpad=stop_mode=clone:stop_duration=2[a];testsrc2=s=96x64:r=24:d=2[b];"
+        "color=c=black:s=96x64:r=24:d=1[c];testsrc2=s=96x64:r=24:d=0.2[d];[a][b][c][d]concat=n=4:v=1:a=0[v]"
+    )
+    run_ffmpeg(
+        [
+            "-y",
+            "-filter_complex",
+            graph,
+            "-map",
+            "[v]",
+            "-c:v",
+            "libx264",
+            "-preset",
+            "ultrafast",
+            "-pix_fmt",
+            "yuv420p",
+            str(out),
+        ],
+        check=True,
+    )
     return out
 
 
@@ -72,26 +97,32 @@ def test_d0_pass_gives_official_verdicts(runs_clip: Path, d0_runs: tuple, max_s:
     assert ours_black == off_black
     assert ours_freeze == off_freeze
     if max_s == 0.5:
-        assert len(ours_black) == 1 and len(ours_freeze) == 2  # the 1.9 s freeze and the 1 s black (frozen) run
+        assert (
+            len(ours_black) == 1 and len(ours_freeze) == 2
+        )  # the 1.9 s freeze and the 1 s black (frozen) run
 
 
 def test_error_lines_keeps_only_errors_and_recollapses_repeats() -> None:
     """The combined pass logs at info level with level tags; what `-v error` would print must come back:
     error lines untagged, continuations kept, warnings and info dropped, and equal errors that info lines
     separated collapsed again into ffmpeg's `Last message repeated` form."""
-    log = ("[in#0 @ 0x1] [info] Input #0, mov\n"
-           "[h264 @ 0x2] [error] error while decoding MB 1 5\n"
-           "[Parsed_blackdetect_0 @ 0x3] [info] black_start:0 black_end:1 black_duration:1\n"
-           "[h264 @ 0x2] [error] error while decoding MB 1 5\n"
-           "    Last message repeated 2 times\n"
-           "[vist#0:0/h264 @ 0x4] [warning] corrupt decoded frame\n"
-           "[error] Error opening output file\n"
-           "second line of that error\n"
-           "[in#0 @ 0x1] [info] done\n"
-           "not an error\n")
-    assert ff.error_lines(log) == ("[h264 @ 0x2] error while decoding MB 1 5\n"
-                                   "    Last message repeated 3 times\n"
-                                   "Error opening output file\nsecond line of that error")
+    log = (
+        "[in#0 @ 0x1] [info] Input #0, mov\n"
+        "[h264 @ 0x2] [error] error while decoding MB 1 5\n"
+        "[Parsed_blackdetect_0 @ 0x3] [info] black_start:0 black_end:1 black_duration:1\n"
+        "[h264 @ 0x2] [error] error while decoding MB 1 5\n"
+        "    Last message repeated 2 times\n"
+        "[vist#0:0/h264 @ 0x4] [warning] corrupt decoded frame\n"
+        "[error] Error opening output file\n"
+        "second line of that error\n"
+        "[in#0 @ 0x1] [info] done\n"
+        "not an error\n"
+    )
+    assert ff.error_lines(log) == (
+        "[h264 @ 0x2] error while decoding MB 1 5\n"
+        "    Last message repeated 3 times\n"
+        "Error opening output file\nsecond line of that error"
+    )
     assert ff.error_lines("[in#0 @ 0x1] [info] Input #0\n") == ""
 
 
@@ -100,12 +131,33 @@ def damaged_clip(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """4 s of h264 + aac with 40 runs of 20 bytes overwritten (a fixed pattern): video and audio decode errors."""
     work = tmp_path_factory.mktemp("damaged")
     clean = work / "clean.mp4"
-    run_ffmpeg(["-y", "-f", "lavfi", "-i", "testsrc2=s=160x120:r=24:d=4", "-f", "lavfi", "-i", "sine=d=4",
-                "-c:v", "libx264", "-preset", "ultrafast", "-g", "12", "-c:a", "aac", str(clean)], check=True)
+    run_ffmpeg(
+        [
+            "-y",
+            "-f",
+            "lavfi",
+            "-i",
+            "testsrc2=s=160x120:r=24:d=4",
+            "-f",
+            "lavfi",
+            "-i",
+            "sine=d=4",
+            "-c:v",
+            "libx264",
+            "-preset",
+            "ultrafast",
+            "-g",
+            "12",
+            "-c:a",
+            "aac",
+            str(clean),
+        ],
+        check=True,
+    )
     data = bytearray(clean.read_bytes())
     for i in range(40):
         at = len(data) // 4 + i * (len(data) // 60)
-        data[at:at + 20] = bytes((at * 7 + j * 31) % 256 for j in range(20))
+        data[at : at + 20] = bytes((at * 7 + j * 31) % 256 for j in range(20))
     out = work / "damaged.mp4"
     out.write_bytes(bytes(data))
     return out
@@ -141,7 +193,22 @@ def test_metadata_text_cannot_fake_a_run(tmp_path: Path) -> None:
     """A title that reads like blackdetect output is printed in the input dump; only the filters' own lines
     may count as runs (a submission cannot invent or hide runs through its metadata)."""
     out = tmp_path / "titled.mp4"
-    run_ffmpeg(["-y", "-f", "lavfi", "-i", "testsrc2=s=64x48:r=24:d=1", "-c:v", "libx264", "-preset", "ultrafast",
-                "-metadata", "title=black_start:0 black_end:9 black_duration:9", str(out)], check=True)
+    run_ffmpeg(
+        [
+            "-y",
+            "-f",
+            "lavfi",
+            "-i",
+            "testsrc2=s=64x48:r=24:d=1",
+            "-c:v",
+            "libx264",
+            "-preset",
+            "ultrafast",
+            "-metadata",
+            "title=black_start:0 black_end:9 black_duration:9",
+            str(out),
+        ],
+        check=True,
+    )
     res = ff.video_pass(out, errors=True)
     assert res.black == [] and res.errors == ""

@@ -41,8 +41,9 @@ def test_check_names_the_loader_error_and_the_fix(cv2_without_gl: None) -> None:
     assert "pip uninstall -y opencv-python" in text and "opencv-python-headless" in text
 
 
-def test_demo_stops_with_one_line_instead_of_a_traceback(cv2_without_gl: None, tmp_path,
-                                                        capsys: pytest.CaptureFixture[str]) -> None:
+def test_demo_stops_with_one_line_instead_of_a_traceback(
+    cv2_without_gl: None, tmp_path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """`avb demo` on a slim host with the GUI OpenCV used to die with a 20-line ImportError: now exit 3, one
     line on stderr, and nothing built."""
     rc = main(["demo", "--dest", str(tmp_path / "demo")])

@@ -43,7 +43,10 @@ def test_spans_equal_ffmpeg_51(reference: dict[str, np.ndarray], name: str) -> N
         key = f"{Path(name).stem}@{start:.3f}+{dur:.3f}"
         ours = audio.span(start, dur).astype(np.int32)
         assert ours.size == int(reference[key + ":size"][0]), key
-        head, strided = reference[key + ":head"].astype(np.int32), reference[key + ":strided"].astype(np.int32)
+        head, strided = (
+            reference[key + ":head"].astype(np.int32),
+            reference[key + ":strided"].astype(np.int32),
+        )
         assert np.abs(ours[:HEAD] - head).max(initial=0) <= LSB, key
         assert np.abs(ours[HEAD::STRIDE] - strided).max(initial=0) <= LSB, key
 
@@ -64,8 +67,8 @@ def test_a_chunk_on_a_keyframe_is_not_a_slice_of_the_whole_decode() -> None:
     path = DATA / "fixed_opus_end20.mp4"
     whole, emulated = pcm_s16(path).astype(np.int32), SeekAudio(path).span(10.0, 10.0).astype(np.int32)
     assert emulated.size == 480000
-    assert np.abs(whole[480000:480000 + 16000] - emulated[:16000]).max() > 100
-    assert np.abs(whole[480000 + 24000:960000] - emulated[24000:]).max() <= LSB
+    assert np.abs(whole[480000 : 480000 + 16000] - emulated[:16000]).max() > 100
+    assert np.abs(whole[480000 + 24000 : 960000] - emulated[24000:]).max() <= LSB
 
 
 def test_other_containers_are_not_emulated(tmp_path: Path) -> None:
@@ -78,7 +81,9 @@ def test_other_containers_are_not_emulated(tmp_path: Path) -> None:
 
 def test_no_audio_stream_and_unreadable_files_raise_media_error(tmp_path: Path) -> None:
     silent = tmp_path / "v.mp4"
-    run_ffmpeg(["-v", "error", "-i", str(DATA / "source_aac.mp4"), "-an", "-c", "copy", str(silent)], check=True)
+    run_ffmpeg(
+        ["-v", "error", "-i", str(DATA / "source_aac.mp4"), "-an", "-c", "copy", str(silent)], check=True
+    )
     with pytest.raises(MediaError, match="no audio stream"):
         SeekAudio(silent)
     junk = tmp_path / "junk.mp4"
@@ -91,7 +96,9 @@ def test_a_truncated_file_gives_shorter_spans_not_an_exception(tmp_path: Path) -
     """A fix cut off mid-write (as an agent killed by its timeout leaves it) still yields what is there."""
     src = DATA / "fixed_aac_end17.mp4"
     moov_first = tmp_path / "faststart.mp4"
-    run_ffmpeg(["-v", "error", "-i", str(src), "-c", "copy", "-movflags", "+faststart", str(moov_first)], check=True)
+    run_ffmpeg(
+        ["-v", "error", "-i", str(src), "-c", "copy", "-movflags", "+faststart", str(moov_first)], check=True
+    )
     cut = tmp_path / "cut.mp4"
     data = moov_first.read_bytes()
     cut.write_bytes(data[: len(data) * 6 // 10])
@@ -104,11 +111,14 @@ def test_rescale_rounds_like_av_rescale_q() -> None:
     """Nearest, halves away from zero (AV_ROUND_NEAR_INF), in both directions."""
     from fractions import Fraction
 
-    assert rescale(1, Fraction(1, 2), Fraction(1, 1)) == 1 and rescale(-1, Fraction(1, 2), Fraction(1, 1)) == -1
+    assert (
+        rescale(1, Fraction(1, 2), Fraction(1, 1)) == 1 and rescale(-1, Fraction(1, 2), Fraction(1, 1)) == -1
+    )
     assert rescale(10_000_000, Fraction(1, 1_000_000), Fraction(1, 12800)) == 128000
 
 
 # ------------------------------------------------------------------- what the emulation was not checked on ----
+
 
 def _tone(tmp: Path, name: str, *extra: str, inputs: int = 1) -> Path:
     out = tmp / name
@@ -125,13 +135,22 @@ def test_seven_one_audio_falls_back_to_the_command_line(tmp_path: Path) -> None:
     from agenticvbench.verifiers.repair.edit import plan_chunks
     from agenticvbench.verifiers.repair.edit_audio import file_spans
 
-    clip = _tone(tmp_path, "71.mp4", "-filter_complex", "amerge=inputs=8,aformat=channel_layouts=7.1",
-                 "-c:a", "aac", inputs=8)
+    clip = _tone(
+        tmp_path,
+        "71.mp4",
+        "-filter_complex",
+        "amerge=inputs=8,aformat=channel_layouts=7.1",
+        "-c:a",
+        "aac",
+        inputs=8,
+    )
     assert not SeekAudio(clip).emulates
     spans, mode = file_spans(clip, plan_chunks(3.0, 25.0, 25.0))
     assert mode == "per-chunk"
     sizes = [v.size for v in spans.values() if not isinstance(v, str)]
-    assert len(sizes) == 1 and 144000 - 1024 <= sizes[0] <= 144000  # the bundled ffmpeg may drop one AAC frame
+    assert (
+        len(sizes) == 1 and 144000 - 1024 <= sizes[0] <= 144000
+    )  # the bundled ffmpeg may drop one AAC frame
 
 
 def test_two_audio_streams_fall_back_to_the_command_line(tmp_path: Path) -> None:
@@ -157,6 +176,6 @@ def test_mostly_undecodable_audio_fails_the_chunk(tmp_path: Path) -> None:
     at = data.find(asc, data.find(b"esds"))
     assert at > 0 and asc[1] & 0x78 == 0x10  # channel configuration 2
     patched = tmp_path / "three.mp4"
-    patched.write_bytes(data[:at + 1] + bytes([(asc[1] & 0x87) | 0x18]) + data[at + 2:])  # channel config 3
+    patched.write_bytes(data[: at + 1] + bytes([(asc[1] & 0x87) | 0x18]) + data[at + 2 :])  # channel config 3
     spans, _ = file_spans(patched, plan_chunks(3.0, 25.0, 25.0))
     assert spans and all(isinstance(v, str) and v.startswith("chunk failed") for v in spans.values())

@@ -14,8 +14,25 @@ def test_decoded_frames_convert_to_the_iter_frames_pixels(tmp_path: Path) -> Non
     """A caller that converts only some frames later (the OCR frame-rate sampling) must get exactly the pixels
     `iter_frames` gives for those frames, with the same indices and times, even after decoding moved on."""
     clip = tmp_path / "c.mp4"
-    run_ffmpeg(["-y", "-v", "error", "-f", "lavfi", "-i", "testsrc2=s=96x64:r=10:d=2", "-c:v", "libx264",
-                "-preset", "ultrafast", "-pix_fmt", "yuv420p", str(clip)], check=True)
+    run_ffmpeg(
+        [
+            "-y",
+            "-v",
+            "error",
+            "-f",
+            "lavfi",
+            "-i",
+            "testsrc2=s=96x64:r=10:d=2",
+            "-c:v",
+            "libx264",
+            "-preset",
+            "ultrafast",
+            "-pix_fmt",
+            "yuv420p",
+            str(clip),
+        ],
+        check=True,
+    )
     decoded = list(iter_decoded(clip))  # every frame held, converted only afterwards
     frames = list(iter_frames(clip))
     assert [d.index for d in decoded] == [f.index for f in frames] == list(range(20))

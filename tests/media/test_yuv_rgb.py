@@ -24,10 +24,18 @@ CLIP = Path(__file__).resolve().parents[1] / "data" / "repair-edit" / "f_reencod
 # sha256 (first 16 hex digits) of the BGR of `_every_colour()`, as libswscale's x86 SIMD code gives it
 # (FFmpeg 8.0 in PyAV 18.1), per colour space (1 BT.709, 2 unspecified = BT.601, 4 FCC, 7 SMPTE 240M,
 # 9 BT.2020) and range (limited, full).
-PINNED = {(2, False): "3f63ad956ed6bbbb", (2, True): "7755889a71ebd11b", (1, False): "8e8b4978bff81f54",
-          (1, True): "32ca7995493c0727", (4, False): "a9467e4f97706402", (4, True): "8be7e6725bb1b967",
-          (7, False): "896c1225fefc2094", (7, True): "e64f61fbae65c257", (9, False): "b62cbf9e124b7f0b",
-          (9, True): "1b5fdc3899692f5b"}
+PINNED = {
+    (2, False): "3f63ad956ed6bbbb",
+    (2, True): "7755889a71ebd11b",
+    (1, False): "8e8b4978bff81f54",
+    (1, True): "32ca7995493c0727",
+    (4, False): "a9467e4f97706402",
+    (4, True): "8be7e6725bb1b967",
+    (7, False): "896c1225fefc2094",
+    (7, True): "e64f61fbae65c257",
+    (9, False): "b62cbf9e124b7f0b",
+    (9, True): "1b5fdc3899692f5b",
+}
 
 
 def _every_colour() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -47,8 +55,9 @@ def _every_colour() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 @pytest.fixture(scope="module")
 def every_colour() -> tuple[np.ndarray, np.ndarray, np.ndarray, av.VideoFrame]:
     y, u, v = _every_colour()
-    frame = av.VideoFrame.from_ndarray(np.concatenate([y.ravel(), u.ravel(), v.ravel()]).reshape(-1, y.shape[1]),
-                                       format="yuv420p")
+    frame = av.VideoFrame.from_ndarray(
+        np.concatenate([y.ravel(), u.ravel(), v.ravel()]).reshape(-1, y.shape[1]), format="yuv420p"
+    )
     return y, u, v, frame
 
 
@@ -87,12 +96,21 @@ def test_even_frames_of_each_format_match_libswscale(fmt: str, w: int, h: int) -
             assert np.array_equal(ours, frame.to_ndarray(format="bgr24")), (colorspace, color_range)
 
 
-@pytest.mark.parametrize(("fmt", "w", "h", "colorspace"), [
-    ("yuv420p", 33, 8, 2), ("yuv420p", 32, 9, 2),  # odd sizes: libswscale takes its generic scaler there
-    ("yuv444p", 32, 8, 2), ("nv12", 32, 8, 2), ("yuv420p10le", 32, 8, 2),  # formats without the SIMD path
-    ("yuv420p", 32, 8, 10), ("yuv420p", 32, 8, 3),  # colour spaces libswscale refuses to convert
-])
-def test_frames_outside_the_simd_path_are_left_to_libswscale(fmt: str, w: int, h: int, colorspace: int) -> None:
+@pytest.mark.parametrize(
+    ("fmt", "w", "h", "colorspace"),
+    [
+        ("yuv420p", 33, 8, 2),
+        ("yuv420p", 32, 9, 2),  # odd sizes: libswscale takes its generic scaler there
+        ("yuv444p", 32, 8, 2),
+        ("nv12", 32, 8, 2),
+        ("yuv420p10le", 32, 8, 2),  # formats without the SIMD path
+        ("yuv420p", 32, 8, 10),
+        ("yuv420p", 32, 8, 3),  # colour spaces libswscale refuses to convert
+    ],
+)
+def test_frames_outside_the_simd_path_are_left_to_libswscale(
+    fmt: str, w: int, h: int, colorspace: int
+) -> None:
     """Where libswscale itself would not run the x86 SIMD code, the converter declines (None), so the reader
     gives libswscale's result (or its refusal) exactly as before."""
     frame = _frame(fmt, w, h, seed=1)
@@ -139,15 +157,25 @@ def _libavutil_found() -> bool:
     return bool(glob.glob(os.path.join(os.path.dirname(av.__file__), "..", "av.libs", "libavutil-*")))
 
 
-@pytest.mark.skipif(not (X86 and _libavutil_found()), reason="needs x86 and PyAV's bundled libavutil to compare")
+@pytest.mark.skipif(
+    not (X86 and _libavutil_found()), reason="needs x86 and PyAV's bundled libavutil to compare"
+)
 def test_without_libav_simd_libswscale_drifts_and_the_portable_converter_does_not() -> None:
     """The reason the converter exists: with libav's SIMD switched off (its code path on CPUs it has no x86
     assembly for) libswscale's BGR changes, the portable converter's does not."""
+
     def child(converter: str) -> list[str]:
         env = {**os.environ, "AVB_BGR_CONVERTER": converter}
-        out = subprocess.run([sys.executable, "-c", _NO_SIMD_CHILD, str(CLIP)], env=env, check=True,
-                             capture_output=True, text=True, timeout=120).stdout
+        out = subprocess.run(
+            [sys.executable, "-c", _NO_SIMD_CHILD, str(CLIP)],
+            env=env,
+            check=True,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        ).stdout
         return json.loads(out)
+
     reference = [hashlib.sha256(f.image.tobytes()).hexdigest() for f in iter_frames(CLIP, last=12)]
     assert child("portable") == reference
     assert child("swscale") != reference
@@ -157,9 +185,14 @@ def test_planes_that_do_not_make_a_frame_are_refused() -> None:
     """The compiled loop does no bounds checks, so planes of the wrong size or type must never reach it."""
     y = np.zeros((8, 8), np.uint8)
     good = np.zeros((4, 4), np.uint8)
-    for u, v, fmt in ((np.zeros((3, 4), np.uint8), good, "yuv420p"), (good, good, "yuv422p"),
-                      (good.astype(np.int16), good, "yuv420p")):
+    for u, v, fmt in (
+        (np.zeros((3, 4), np.uint8), good, "yuv420p"),
+        (good, good, "yuv422p"),
+        (good.astype(np.int16), good, "yuv420p"),
+    ):
         with pytest.raises(ValueError, match="not an even-sized 8-bit"):
             planes_to_bgr(y, u, v, pix_fmt=fmt, colorspace=2, full_range=False)
     with pytest.raises(ValueError):
-        planes_to_bgr(np.zeros((7, 8), np.uint8), good, good, pix_fmt="yuv420p", colorspace=2, full_range=False)
+        planes_to_bgr(
+            np.zeros((7, 8), np.uint8), good, good, pix_fmt="yuv420p", colorspace=2, full_range=False
+        )

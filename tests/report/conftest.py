@@ -16,21 +16,41 @@ from agenticvbench.submission import RESULTS_DIRNAME
 _ADJUSTED = {"sequencing", "assembly"}
 
 
-def make_result(task_id: int, family: str, score: float, *, status: str = "scored", harness: str = "h",
-                model: str = "m", rep: int | None = 1, path: str = "", reason: str = "",
-                warnings: list[str] | None = None, detail: dict | None = None) -> Result:
+def make_result(
+    task_id: int,
+    family: str,
+    score: float,
+    *,
+    status: str = "scored",
+    harness: str = "h",
+    model: str = "m",
+    rep: int | None = 1,
+    path: str = "",
+    reason: str = "",
+    warnings: list[str] | None = None,
+    detail: dict | None = None,
+) -> Result:
     """A synthetic result as the engine would write it."""
     scored = status == "scored"
     return Result(
-        task_id=task_id, family=family, status=status,  # type: ignore[arg-type]
+        task_id=task_id,
+        family=family,
+        status=status,  # type: ignore[arg-type]
         final_score=score if scored else 0.0,
         adjusted_final_score=(score if scored else 0.0) if family in _ADJUSTED else None,
-        headline_score=score if scored else 0.0, reason=reason, warnings=list(warnings or []),
-        detail=detail or {}, timings={"total_s": 0.01},
-        provenance={"package_version": "0.1.0", "verifier_version": f"{family}-1",
-                    "dataset": {"dataset": "demo", "revision": "main", "resolved_revision": "local"},
-                    "libraries": {"numpy": "2"}},
-        run={"path": path, "harness": harness, "model": model, "rep": rep})
+        headline_score=score if scored else 0.0,
+        reason=reason,
+        warnings=list(warnings or []),
+        detail=detail or {},
+        timings={"total_s": 0.01},
+        provenance={
+            "package_version": "0.1.0",
+            "verifier_version": f"{family}-1",
+            "dataset": {"dataset": "demo", "revision": "main", "resolved_revision": "local"},
+            "libraries": {"numpy": "2"},
+        },
+        run={"path": path, "harness": harness, "model": model, "rep": rep},
+    )
 
 
 RunFactory = Callable[..., Path]
@@ -46,17 +66,30 @@ def mk() -> Callable[..., Result]:
 def make_run(tmp_path: Path) -> RunFactory:
     """Write a run directory with `avb-results/<id>.json` files; cells are {task_id: (family, score[, status])}."""
 
-    def _make(name: str, cells: dict[int, tuple], *, harness: str = "h", model: str = "m",
-              rep: int | None = 1, **kw) -> Path:
+    def _make(
+        name: str, cells: dict[int, tuple], *, harness: str = "h", model: str = "m", rep: int | None = 1, **kw
+    ) -> Path:
         run = tmp_path / name
         out = run / RESULTS_DIRNAME
         out.mkdir(parents=True, exist_ok=True)
         for tid, cell in cells.items():
             family, score, *rest = cell
             status = rest[0] if rest else "scored"
-            write_result(out, make_result(tid, family, score, status=status, harness=harness, model=model,
-                                          rep=rep, path=str(run), reason=f"{status} reason {tid}" if rest else "",
-                                          **kw))
+            write_result(
+                out,
+                make_result(
+                    tid,
+                    family,
+                    score,
+                    status=status,
+                    harness=harness,
+                    model=model,
+                    rep=rep,
+                    path=str(run),
+                    reason=f"{status} reason {tid}" if rest else "",
+                    **kw,
+                ),
+            )
         return run
 
     return _make
@@ -94,6 +127,11 @@ def scored_demo(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPat
     shutil.copytree(source, root, ignore=shutil.ignore_patterns(RESULTS_DIRNAME))
     demo = build_demo(root)  # a complete copy: reused as is, never rebuilt
     tasks = [t for t in load_tasks(dataset=demo.mirror) if t.family in DEMO_FAMILIES]
-    summary = verify_run(list(demo.runs.values()), dataset=demo.mirror, tasks=tasks, jobs=1,
-                         cache_dir=tmp_path_factory.mktemp("report-cache"))
+    summary = verify_run(
+        list(demo.runs.values()),
+        dataset=demo.mirror,
+        tasks=tasks,
+        jobs=1,
+        cache_dir=tmp_path_factory.mktemp("report-cache"),
+    )
     return ScoredDemo(root, demo.mirror, dict(demo.runs), DEMO_FAMILIES, tasks, summary.results)

@@ -24,7 +24,9 @@ def test_published_worked_example_run_means_give_0_3810() -> None:
     assert entry["run_means"] == [0.3958, 0.3667, 0.3806]
     assert round(combine_run_means(entry["run_means"]), 4) == 0.3810 == entry["headline"]
     # equal task counts: the runs x tasks mean is the plain mean of run means; unequal counts weight by tasks
-    assert combine_run_means(entry["run_means"], [18, 18, 18]) == pytest.approx(combine_run_means(entry["run_means"]))
+    assert combine_run_means(entry["run_means"], [18, 18, 18]) == pytest.approx(
+        combine_run_means(entry["run_means"])
+    )
     assert combine_run_means([1.0, 0.0], [3, 1]) == 0.75
 
 
@@ -47,7 +49,8 @@ def test_runs_x_tasks_results_reproduce_0_3810(make_run) -> None:
 def test_missing_and_non_scored_cells_count_zero(mk) -> None:
     """A task absent from one run, and missing/malformed/error results, count 0 in the mean."""
     results = [
-        mk(1, "recap", 1.0, path="A"), mk(2, "recap", 1.0, path="A"),
+        mk(1, "recap", 1.0, path="A"),
+        mk(2, "recap", 1.0, path="A"),
         mk(1, "recap", 1.0, path="B"),  # B has no result for task 2
         mk(1, "recap", 0.0, path="C", status="error"),
         mk(2, "recap", 0.0, path="C", status="malformed"),
@@ -57,8 +60,15 @@ def test_missing_and_non_scored_cells_count_zero(mk) -> None:
     fam = g.families["recap"]
     assert fam.run_means == [1.0, 0.5, 0.0]
     assert fam.mean == pytest.approx(0.5)
-    assert fam.status_counts == {"scored": 3, "missing": 0, "malformed": 1, "error": 1, "excluded": 0, "invalid": 0,
-                                 "no_result": 1}
+    assert fam.status_counts == {
+        "scored": 3,
+        "missing": 0,
+        "malformed": 1,
+        "error": 1,
+        "excluded": 0,
+        "invalid": 0,
+        "no_result": 1,
+    }
     assert g.n_errors == 1
     assert fam.ci_low is None and g.macro_ci == (None, None)
 
@@ -81,8 +91,7 @@ def test_task_universe_bases(mk) -> None:
 
 def test_macro_and_micro(mk) -> None:
     """Macro weighs families equally, micro weighs tasks equally; a missing task of the universe counts 0."""
-    results = [mk(1, "recap", 1.0), mk(2, "recap", 1.0), mk(3, "recap", 1.0),
-               mk(37, "sequencing", 0.0)]
+    results = [mk(1, "recap", 1.0), mk(2, "recap", 1.0), mk(3, "recap", 1.0), mk(37, "sequencing", 0.0)]
     uni = task_universe(results, tasks={"recap": [1, 2, 3, 4], "sequencing": [37]})
     g = group_headline(results, uni, resamples=0)
     assert g.families["recap"].mean == pytest.approx(0.75)
@@ -104,7 +113,9 @@ def test_bootstrap_is_deterministic_and_matches_reference_loop() -> None:
     assert not np.array_equal(a["macro"], c["macro"])
     ref = np.random.default_rng(11)
     run_idx = ref.integers(0, 3, size=(50, 3))
-    task_idx = {f: ref.integers(0, scores[f].shape[1], size=(50, scores[f].shape[1])) for f in ("recap", "assembly")}
+    task_idx = {
+        f: ref.integers(0, scores[f].shape[1], size=(50, scores[f].shape[1])) for f in ("recap", "assembly")
+    }
     for rep in (0, 17, 49):
         fam = {f: scores[f][np.ix_(run_idx[rep], task_idx[f][rep])].mean() for f in scores}
         assert a["recap"][rep] == pytest.approx(fam["recap"])
@@ -114,8 +125,11 @@ def test_bootstrap_is_deterministic_and_matches_reference_loop() -> None:
 
 def test_headline_ci_deterministic_and_independent_of_other_groups(mk) -> None:
     """A group's CI depends only on its own results and the seed, not on the other groups in the table."""
-    one = [mk(t, "recap", s, path=f"r{rep}", rep=rep) for rep in (1, 2)
-           for t, s in zip(range(1, 7), (0.1, 0.9, 0.4, 0.6, 1.0, 0.0), strict=True)]
+    one = [
+        mk(t, "recap", s, path=f"r{rep}", rep=rep)
+        for rep in (1, 2)
+        for t, s in zip(range(1, 7), (0.1, 0.9, 0.4, 0.6, 1.0, 0.0), strict=True)
+    ]
     other = [mk(t, "recap", 0.5, path="x", model="other") for t in range(1, 7)]
     alone = headlines(one, resamples=300, seed=3)
     both = headlines(one + other, resamples=300, seed=3)
@@ -132,9 +146,10 @@ def test_headline_ci_deterministic_and_independent_of_other_groups(mk) -> None:
 def test_group_headline_refuses_mixed_groups(mk) -> None:
     """One headline per (harness, model): mixing groups is a programming error, not a silent average."""
     with pytest.raises(ValueError, match="several"):
-        group_headline([mk(1, "recap", 1, model="a", path="1"), mk(1, "recap", 1, model="b",
-                                                                                    path="2")],
-                       task_universe([mk(1, "recap", 1)]))
+        group_headline(
+            [mk(1, "recap", 1, model="a", path="1"), mk(1, "recap", 1, model="b", path="2")],
+            task_universe([mk(1, "recap", 1)]),
+        )
 
 
 def test_nan_aware_bootstrap_matches_a_plain_python_loop() -> None:
@@ -157,7 +172,9 @@ def test_nan_aware_bootstrap_matches_a_plain_python_loop() -> None:
             kept[f] = [c for c in cells if c == c]  # nan != nan
         means = {f: (sum(v) / len(v) if v else 0.0) for f, v in kept.items()}
         pooled = [c for v in kept.values() for c in v]
-        assert got["assembly"][rep] == 0.0  # a family with every cell excluded shows 0, as `avb harbor metric`
+        assert (
+            got["assembly"][rep] == 0.0
+        )  # a family with every cell excluded shows 0, as `avb harbor metric`
         for f in scores:
             assert got[f][rep] == pytest.approx(means[f])
         assert got["macro"][rep] == pytest.approx(sum(means.values()) / 3)

@@ -20,10 +20,19 @@ from agenticvbench.submission import RESULTS_DIRNAME
 
 def _unscored(r: Result, n: int = 2) -> Result:
     r.components = {"unscored": n, "n_items": 5}
-    r.detail = {"items": [{"item_id": f"llm{i}", "weight": 1.0, "outcome": "unscored", "dispatch": "llm",
-                           "reason": "judge off: no llm verdict requested",
-                           "judge": {"attempts": 1, "prompt_tokens": 100, "completion_tokens": 5,
-                                     "cost_usd": 0.001}} for i in range(n)]}
+    r.detail = {
+        "items": [
+            {
+                "item_id": f"llm{i}",
+                "weight": 1.0,
+                "outcome": "unscored",
+                "dispatch": "llm",
+                "reason": "judge off: no llm verdict requested",
+                "judge": {"attempts": 1, "prompt_tokens": 100, "completion_tokens": 5, "cost_usd": 0.001},
+            }
+            for i in range(n)
+        ]
+    }
     return r
 
 
@@ -55,7 +64,9 @@ def test_every_leaderboard_format_shows_coverage_and_the_mark(judged_and_not) ->
     doc = json.loads(board.to_json())
     off = next(r for r in doc["rows"] if r["model"] == "off")
     assert off["marks"]["recap"] == ["unscored"] and off["coverage"] == {"with_result": 1, "counted": 2}
-    assert off["judge_total"]["prompt_tokens"] == 200 and off["judge_total"]["cost_usd"] == pytest.approx(0.002)
+    assert off["judge_total"]["prompt_tokens"] == 200 and off["judge_total"]["cost_usd"] == pytest.approx(
+        0.002
+    )
 
 
 def test_report_marks_the_cell_beside_the_human_reference(judged_and_not) -> None:
@@ -101,20 +112,30 @@ def test_leaderboard_on_verified_and_unverified_runs_names_the_others(make_run, 
 
 def test_runs_without_run_json_do_not_merge_and_twins_are_warned(tmp_path, mk) -> None:
     """Folder name as model for results that say 'unknown'; equal (harness, model, rep) stays two runs + a note."""
-    unknown = [mk(37, "sequencing", s, harness="", model="", rep=None, path=str(tmp_path / name))
-               for s, name in ((0.2, "alpha"), (0.8, "beta"))]
+    unknown = [
+        mk(37, "sequencing", s, harness="", model="", rep=None, path=str(tmp_path / name))
+        for s, name in ((0.2, "alpha"), (0.8, "beta"))
+    ]
     assert sorted(run_ref(r).model for r in unknown) == ["alpha", "beta"]
     assert len(build_leaderboard(unknown, resamples=0).groups) == 2
     twins = [mk(37, "sequencing", 0.5, path=str(tmp_path / n)) for n in ("x", "y")]
     report = build_report(twins, resamples=0)
-    assert len(report.runs) == 2 and any("2 different run folders claim harness 'h'" in n for n in report.notes)
+    assert len(report.runs) == 2 and any(
+        "2 different run folders claim harness 'h'" in n for n in report.notes
+    )
     assert "2 different run folders" in build_leaderboard(twins, resamples=0).to_markdown()
 
 
 def test_report_explains_lost_points_and_attributes_warnings(tmp_path, mk) -> None:
     """report.md's per-task section names the run and task; the warnings list says where each warning came from."""
-    seq = mk(37, "sequencing", 0.2, path=str(tmp_path / "r"), warnings=["D-S2: ids formatted differently"],
-             detail={"pred": ["2", "1", "3"], "correct": ["1", "2", "3"]})
+    seq = mk(
+        37,
+        "sequencing",
+        0.2,
+        path=str(tmp_path / "r"),
+        warnings=["D-S2: ids formatted differently"],
+        detail={"pred": ["2", "1", "3"], "correct": ["1", "2", "3"]},
+    )
     perfect = mk(38, "sequencing", 1.0, path=str(tmp_path / "r"))
     md = render_markdown(build_report([seq, perfect], resamples=0))
     assert "### Task 37 (sequencing), h/m rep 1 (r): adjusted_final_score 0.2000" in md
@@ -129,6 +150,21 @@ def test_report_and_leaderboard_take_the_selection_grammar(make_run, capsys) -> 
     assert main(["leaderboard", str(run), "--tasks", "37-40", "--resamples", "0", "--format", "json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["families"] == ["sequencing"] and doc["rows"][0]["coverage"]["counted"] == 2
-    assert main(["report", str(run), "--family", "sequencing", "--limit", "1", "--resamples", "0",
-                 "--format", "json"]) == 0
+    assert (
+        main(
+            [
+                "report",
+                str(run),
+                "--family",
+                "sequencing",
+                "--limit",
+                "1",
+                "--resamples",
+                "0",
+                "--format",
+                "json",
+            ]
+        )
+        == 0
+    )
     assert json.loads(capsys.readouterr().out)["universe"]["tasks"] == {"sequencing": [37]}

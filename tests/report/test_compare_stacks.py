@@ -13,13 +13,25 @@ from agenticvbench.errors import SubmissionError
 from agenticvbench.report.compare import compare_runs, source_clusters
 from agenticvbench.results import write_result
 
-FAMS = {1: "recap", 2: "recap", 3: "recap", 37: "sequencing", 38: "sequencing", 65: "repair", 66: "repair",
-        83: "assembly", 84: "assembly", 85: "assembly"}
+FAMS = {
+    1: "recap",
+    2: "recap",
+    3: "recap",
+    37: "sequencing",
+    38: "sequencing",
+    65: "repair",
+    66: "repair",
+    83: "assembly",
+    84: "assembly",
+    85: "assembly",
+}
 
 
 def _stack(mk, scores: dict[int, float], *, harness: str = "h", model: str = "m", rep: int = 1, **kw):
-    return [mk(t, FAMS[t], s, harness=harness, model=model, rep=rep, path=f"/runs/{harness}-{model}-{rep}", **kw)
-            for t, s in scores.items()]
+    return [
+        mk(t, FAMS[t], s, harness=harness, model=model, rep=rep, path=f"/runs/{harness}-{model}-{rep}", **kw)
+        for t, s in scores.items()
+    ]
 
 
 def _scores(seed: int) -> dict[int, float]:
@@ -33,7 +45,9 @@ def test_a_stack_against_itself_is_zero_with_zero_width(mk):
     c = compare_runs(a, _stack(mk, _scores(1), harness="h2"))
     for row in c.rows:
         assert row.stat.estimate == 0 and row.stat.ci_low == 0 and row.stat.ci_high == 0
-        assert row.stat.p_value == 1.0 and row.won == row.lost == 0 and row.verdict == "no detectable difference"
+        assert (
+            row.stat.p_value == 1.0 and row.won == row.lost == 0 and row.verdict == "no detectable difference"
+        )
 
 
 def test_swapping_a_and_b_flips_the_sign(mk):
@@ -63,7 +77,8 @@ def test_reps_are_averaged_within_each_task_before_pairing(mk):
     a = _stack(mk, dict.fromkeys(FAMS, 0.2)) + _stack(mk, dict.fromkeys(FAMS, 0.6), rep=2)
     c = compare_runs(a, _stack(mk, dict.fromkeys(FAMS, 0.1), harness="h2"))
     assert {r.cell: round(r.stat.estimate, 12) for r in c.rows} == dict.fromkeys(
-        ["recap", "sequencing", "repair", "assembly", "macro", "micro"], 0.3)
+        ["recap", "sequencing", "repair", "assembly", "macro", "micro"], 0.3
+    )
     assert "A = h/m (2 run(s))" in c.caption and "10 task(s)" in c.caption
 
 
@@ -103,13 +118,20 @@ def test_refuses_stacks_without_a_shared_task(mk):
 def test_refuses_mixed_dataset_revisions_and_verifier_versions(mk):
     """Two dataset revisions, or two verifier versions of one family, are not one benchmark."""
     a = _stack(mk, {1: 0.5, 37: 0.5})
-    other = [dataclasses.replace(r, provenance={**r.provenance, "dataset": {"dataset": "demo",
-                                                                              "resolved_revision": "abc"}})
-             for r in _stack(mk, {1: 0.5, 37: 0.5}, harness="h2")]
+    other = [
+        dataclasses.replace(
+            r, provenance={**r.provenance, "dataset": {"dataset": "demo", "resolved_revision": "abc"}}
+        )
+        for r in _stack(mk, {1: 0.5, 37: 0.5}, harness="h2")
+    ]
     with pytest.raises(SubmissionError, match="dataset revisions"):
         compare_runs(a, other)
-    newer = [dataclasses.replace(r, provenance={**r.provenance, "verifier_version": "sequencing-2"})
-             if r.family == "sequencing" else r for r in _stack(mk, {1: 0.5, 37: 0.5}, harness="h2")]
+    newer = [
+        dataclasses.replace(r, provenance={**r.provenance, "verifier_version": "sequencing-2"})
+        if r.family == "sequencing"
+        else r
+        for r in _stack(mk, {1: 0.5, 37: 0.5}, harness="h2")
+    ]
     with pytest.raises(SubmissionError, match="sequencing results mix 2 verifier versions"):
         compare_runs(a, newer)
 
@@ -126,11 +148,22 @@ def test_source_clusters_group_films_and_repair_sources():
         provenance: dict = dataclasses.field(default_factory=dict)
         cell: str = ""
 
-    got = source_clusters([T("sequencing", 37, provenance={"film": "Sintel"}), T("assembly", 83, film="Sintel"),
-                           T("repair", 65, cell="v1/s2"), T("repair", 66, cell="v3/s2"), T("recap", 1)])
-    assert got == {("sequencing", 37): "film:Sintel", ("assembly", 83): "film:Sintel",
-                   ("repair", 65): "repair-source:s2", ("repair", 66): "repair-source:s2",
-                   ("recap", 1): "task:recap-1"}
+    got = source_clusters(
+        [
+            T("sequencing", 37, provenance={"film": "Sintel"}),
+            T("assembly", 83, film="Sintel"),
+            T("repair", 65, cell="v1/s2"),
+            T("repair", 66, cell="v3/s2"),
+            T("recap", 1),
+        ]
+    )
+    assert got == {
+        ("sequencing", 37): "film:Sintel",
+        ("assembly", 83): "film:Sintel",
+        ("repair", 65): "repair-source:s2",
+        ("repair", 66): "repair-source:s2",
+        ("recap", 1): "task:recap-1",
+    }
 
 
 def test_clustering_merges_the_sign_flips(mk):
@@ -151,14 +184,21 @@ def _write(tmp_path, name, results):
 
 def test_cli_compares_rows_of_runs_and_writes_json(mk, tmp_path, capsys):
     """`avb compare h/m h2/m --runs ...` picks every run of each row; JSON keeps fractions and the verdict."""
-    runs = [_write(tmp_path, "a1", _stack(mk, _scores(1))), _write(tmp_path, "a2", _stack(mk, _scores(5), rep=2)),
-            _write(tmp_path, "b1", _stack(mk, _scores(2), harness="h2"))]
+    runs = [
+        _write(tmp_path, "a1", _stack(mk, _scores(1))),
+        _write(tmp_path, "a2", _stack(mk, _scores(5), rep=2)),
+        _write(tmp_path, "b1", _stack(mk, _scores(2), harness="h2")),
+    ]
     assert main(["compare", "h/m", "h2/m", "--runs", *map(str, runs), "--format", "json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert len(doc["runs_a"]) == 2 and len(doc["runs_b"]) == 1
     macro = next(r for r in doc["rows"] if r["cell"] == "macro")
-    expected = np.mean([np.mean([(_scores(1)[t] + _scores(5)[t]) / 2 - _scores(2)[t] for t in FAMS
-                                 if FAMS[t] == f]) for f in ("recap", "sequencing", "repair", "assembly")])
+    expected = np.mean(
+        [
+            np.mean([(_scores(1)[t] + _scores(5)[t]) / 2 - _scores(2)[t] for t in FAMS if FAMS[t] == f])
+            for f in ("recap", "sequencing", "repair", "assembly")
+        ]
+    )
     assert macro["stat"]["estimate"] == pytest.approx(expected) and "verdict" in macro
 
 
@@ -175,8 +215,21 @@ def test_cli_cluster_reads_source_material_from_the_dataset(scored_demo, capsys)
     """--cluster on the demo (sequencing and assembly scored): clusters come from the tasks' films, the JSON
     says so, and there are never more clusters than tasks."""
     runs = scored_demo.runs
-    assert main(["compare", str(runs["perfect"]), str(runs["partial"]), "--cluster", "--dataset",
-                 str(scored_demo.mirror), "--format", "json"]) == 0
+    assert (
+        main(
+            [
+                "compare",
+                str(runs["perfect"]),
+                str(runs["partial"]),
+                "--cluster",
+                "--dataset",
+                str(scored_demo.mirror),
+                "--format",
+                "json",
+            ]
+        )
+        == 0
+    )
     doc = json.loads(capsys.readouterr().out)
     assert doc["clustering"].startswith("source material")
     for row in doc["rows"]:

@@ -21,8 +21,9 @@ def test_job_folder_and_its_imported_runs_give_the_same_table(tmp_path):
     direct = build_cost_table([JOB], load_prices()).rows
     imported = build_cost_table(runs, load_prices()).rows
     key = lambda r: (r.harness, r.model, r.slice)  # noqa: E731
-    assert [(key(r), r.trials, r.extracted, r.tokens, r.cost_usd) for r in sorted(direct, key=key)] == \
-           [(key(r), r.trials, r.extracted, r.tokens, r.cost_usd) for r in sorted(imported, key=key)]
+    assert [(key(r), r.trials, r.extracted, r.tokens, r.cost_usd) for r in sorted(direct, key=key)] == [
+        (key(r), r.trials, r.extracted, r.tokens, r.cost_usd) for r in sorted(imported, key=key)
+    ]
 
 
 def test_claude_code_row_by_hand():
@@ -33,7 +34,9 @@ def test_claude_code_row_by_hand():
     r = rows[("claude-code", "all")]
     assert (r.trials, r.extracted, r.missing, r.errored, r.cache_write_reported) == (3, 2, 1, 1, 1)
     assert r.cost_usd == pytest.approx(0.8787 + 0.285)
-    assert rows[("claude-code", "assembly")].cost_usd is None and rows[("claude-code", "assembly")].missing == 1
+    assert (
+        rows[("claude-code", "assembly")].cost_usd is None and rows[("claude-code", "assembly")].missing == 1
+    )
     # gemini-2.5-pro: 20000 x 1.25 + 30000 x 0.31 + 5000 x 10 per 1M = 0.025 + 0.0093 + 0.05 = 0.0843
     assert rows[("gemini-cli", "repair")].cost_usd == pytest.approx(0.0843)
     assert rows[("terminus-2", "all")].cost_usd is None
@@ -58,8 +61,14 @@ def test_cli_price_file_overrides_the_table(tmp_path, capsys):
     """--prices FILE of the same shape: a price for the unlisted model makes its row priced (1000 x 1 + 100 x 2
     per 1M = 0.0012)."""
     prices = tmp_path / "prices.json"
-    prices.write_text(json.dumps({"version": "lab-2026", "models": {"unlisted-model": {
-        "input": 1, "cache_read": 0.1, "cache_write": 1, "output": 2}}}))
+    prices.write_text(
+        json.dumps(
+            {
+                "version": "lab-2026",
+                "models": {"unlisted-model": {"input": 1, "cache_read": 0.1, "cache_write": 1, "output": 2}},
+            }
+        )
+    )
     assert main(["cost", str(JOB), "--prices", str(prices), "--format", "json"]) == 0
     rows = {(r["harness"], r["slice"]): r for r in json.loads(capsys.readouterr().out)["rows"]}
     assert rows[("terminus-2", "all")]["cost_usd"] == pytest.approx(0.0012)

@@ -32,16 +32,29 @@ def _run(tmp_path: Path, mk, *, mode: str = "cache", model: str = "m1", salt: st
     run = tmp_path / "run"
     for tid in TASKS:
         r = mk(tid, "recap", 0.5, path=str(run))
-        r.provenance = {**r.provenance, "judge_mode": mode, "judge_model": model if mode != "off" else None,
-                        "input_hashes": {"final.mp4": _sha(tid, salt)}}
+        r.provenance = {
+            **r.provenance,
+            "judge_mode": mode,
+            "judge_model": model if mode != "off" else None,
+            "input_hashes": {"final.mp4": _sha(tid, salt)},
+        }
         write_result(run / RESULTS_DIRNAME, r)
     return run
 
 
 def _judge_entry(cache: Path, n: int, model: str, key: tuple[int, str, str], outcome: str) -> None:
-    atomic_write_json(cache / "judge" / f"{n % 256:02x}" / f"{model}-{n}.json",
-                      {"schema": CACHE_SCHEMA, "key": f"{model}-{n}", "model": model, "outcome": outcome,
-                       "item_id": key[1], "task_id": key[0], "video_sha256": key[2]})
+    atomic_write_json(
+        cache / "judge" / f"{n % 256:02x}" / f"{model}-{n}.json",
+        {
+            "schema": CACHE_SCHEMA,
+            "key": f"{model}-{n}",
+            "model": model,
+            "outcome": outcome,
+            "item_id": key[1],
+            "task_id": key[0],
+            "video_sha256": key[2],
+        },
+    )
 
 
 def _verdicts(cache: Path, seed: int = 3) -> None:
@@ -55,7 +68,9 @@ def _verdicts(cache: Path, seed: int = 3) -> None:
             truth = "pass" if rng.random() < 0.55 else "fail"
             for g, noise in (("alice", 0.1), ("bob", 0.25)):
                 v = truth if rng.random() > noise else ("fail" if truth == "pass" else "pass")
-                store.append(HumanVerdict(grader=g, task_id=tid, item_id=key[1], video_sha256=key[2], verdict=v))
+                store.append(
+                    HumanVerdict(grader=g, task_id=tid, item_id=key[1], video_sha256=key[2], verdict=v)
+                )
             _judge_entry(cache, n, "m1", key, truth)
             n += 1
 
@@ -65,7 +80,9 @@ def _distractors(cache: Path) -> None:
     store = VerdictStore(cache / "grades")
     for i in range(ITEMS):
         other = (1, f"R-{i}", _sha(1, "edited"))
-        store.append(HumanVerdict(grader="alice", task_id=1, item_id=other[1], video_sha256=other[2], verdict="fail"))
+        store.append(
+            HumanVerdict(grader="alice", task_id=1, item_id=other[1], video_sha256=other[2], verdict="fail")
+        )
         _judge_entry(cache, 1000 + i, "m1", other, "pass")
         _judge_entry(cache, 2000 + i, "m2", (1, f"R-{i}", _sha(1)), "pass")
 
@@ -75,8 +92,10 @@ def test_section_numbers_equal_the_agreement_module(tmp_path: Path, mk) -> None:
     `grade.agreement` computes, counting only this report's videos and judge model, in Markdown, HTML and JSON."""
     cache = tmp_path / "cache"
     _verdicts(cache)
-    expected = {g: agreement_report([f"human:{g}", "model:m1"], cache)["pairs"][0]["overall"]
-                for g in ("alice", "bob")}
+    expected = {
+        g: agreement_report([f"human:{g}", "model:m1"], cache)["pairs"][0]["overall"]
+        for g in ("alice", "bob")
+    }
     _distractors(cache)
     run = _run(tmp_path, mk)
     report = build_report(load_comparison([run]), resamples=0, cache_dir=cache)
@@ -92,8 +111,10 @@ def test_section_numbers_equal_the_agreement_module(tmp_path: Path, mk) -> None:
     alice = section["pairs"][0]
     lo, hi = alice["kappa_ci95"]
     assert "## Agreement between judges" in md
-    assert (f"| alice | m1 | {alice['n']} | {alice['agreement']:.3f} | {alice['kappa']:.3f} [{lo:.3f}, {hi:.3f}] |"
-            in md)
+    assert (
+        f"| alice | m1 | {alice['n']} | {alice['agreement']:.3f} | {alice['kappa']:.3f} [{lo:.3f}, {hi:.3f}] |"
+        in md
+    )
     assert "Agreement between judges" in render_html(report)
     assert json.loads(json.dumps(report.to_dict()))["judge_agreement"]["pairs"][1]["grader"] == "bob"
 
@@ -106,7 +127,9 @@ def test_cli_report_reads_its_cache_dir(tmp_path: Path, mk, capsys) -> None:
     assert main(["report", str(run), "--resamples", "0", "--cache-dir", str(cache), "--format", "json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert [(p["a"], p["b"], p["n"]) for p in out["judge_agreement"]["pairs"]] == [
-        ("human:alice", "model:m1", 48), ("human:bob", "model:m1", 48)]
+        ("human:alice", "model:m1", 48),
+        ("human:bob", "model:m1", 48),
+    ]
 
 
 @pytest.mark.parametrize("case", ["no verdicts", "judge off", "other videos"])
@@ -116,8 +139,12 @@ def test_section_absent_without_comparable_verdicts(tmp_path: Path, mk, case: st
     cache = tmp_path / "cache"
     if case != "no verdicts":
         _verdicts(cache)
-    run = _run(tmp_path, mk, mode="off" if case == "judge off" else "cache",
-               salt="another video" if case == "other videos" else "")
+    run = _run(
+        tmp_path,
+        mk,
+        mode="off" if case == "judge off" else "cache",
+        salt="another video" if case == "other videos" else "",
+    )
     report = build_report(load_comparison([run]), resamples=0, cache_dir=cache)
     assert report.judge_agreement is None and report.to_dict()["judge_agreement"] is None
     assert "Agreement between judges" not in render_markdown(report)
@@ -146,11 +173,20 @@ def test_judged_videos_names_every_ensemble_member_and_skips_non_model_modes(mk)
         r.provenance = {**r.provenance, **prov}
         return r
 
-    out = judged_videos([
-        res(1, {"judge_mode": "replay", "judge_model": "a", "judge_ensemble": {"models": ["a", "b"]},
-                "input_hashes": {"final.mp4": _sha(1)}}),
-        res(2, {"judge_mode": "human", "judge_model": None, "input_hashes": {"final.mp4": _sha(2)}}),
-        res(3, {"judge_mode": "cache", "judge_model": "a"}),
-        res(4, {"judge_mode": "cache", "judge_model": "c", "input_hashes": {"final.mp4": "not a hash"}}),
-    ])
+    out = judged_videos(
+        [
+            res(
+                1,
+                {
+                    "judge_mode": "replay",
+                    "judge_model": "a",
+                    "judge_ensemble": {"models": ["a", "b"]},
+                    "input_hashes": {"final.mp4": _sha(1)},
+                },
+            ),
+            res(2, {"judge_mode": "human", "judge_model": None, "input_hashes": {"final.mp4": _sha(2)}}),
+            res(3, {"judge_mode": "cache", "judge_model": "a"}),
+            res(4, {"judge_mode": "cache", "judge_model": "c", "input_hashes": {"final.mp4": "not a hash"}}),
+        ]
+    )
     assert out == {"a": {(1, _sha(1))}, "b": {(1, _sha(1))}}

@@ -16,11 +16,23 @@ from agenticvbench.report.summary import load_comparison, published_comparison
 @pytest.fixture
 def board_runs(make_run):
     """Two reps of model A (good), one rep of model B (worse, with a task absent), different harnesses."""
-    a1 = make_run("a1", {1: ("recap", 1.0), 37: ("sequencing", 0.5), 83: ("assembly", 0.25)},
-                  harness="codex_cli", model="gpt_5", rep=1)
-    a2 = make_run("a2", {1: ("recap", 0.5), 37: ("sequencing", 0.5), 83: ("assembly", 0.75)},
-                  harness="codex_cli", model="gpt_5", rep=2)
-    b1 = make_run("b1", {1: ("recap", 0.2), 83: ("assembly", 0.0, "error")}, harness="claude-code", model="m&b", rep=1)
+    a1 = make_run(
+        "a1",
+        {1: ("recap", 1.0), 37: ("sequencing", 0.5), 83: ("assembly", 0.25)},
+        harness="codex_cli",
+        model="gpt_5",
+        rep=1,
+    )
+    a2 = make_run(
+        "a2",
+        {1: ("recap", 0.5), 37: ("sequencing", 0.5), 83: ("assembly", 0.75)},
+        harness="codex_cli",
+        model="gpt_5",
+        rep=2,
+    )
+    b1 = make_run(
+        "b1", {1: ("recap", 0.2), 83: ("assembly", 0.0, "error")}, harness="claude-code", model="m&b", rep=1
+    )
     return [a1, a2, b1]
 
 
@@ -45,7 +57,10 @@ def test_formats(board_runs) -> None:
     """Markdown, CSV, LaTeX and HTML all carry the numbers; the caption states the rules."""
     board = leaderboard_from_runs(board_runs, resamples=50)
     md = board.to_markdown()
-    assert "| 1 | codex_cli | gpt_5 | 2 | 6/6 | 0.7500 [" in md and "macro = unweighted mean of the 3 family means" in md
+    assert (
+        "| 1 | codex_cli | gpt_5 | 2 | 6/6 | 0.7500 [" in md
+        and "macro = unweighted mean of the 3 family means" in md
+    )
     rows = list(csv.DictReader(io.StringIO(board.to_csv())))
     assert rows[0]["harness"] == "codex_cli" and float(rows[0]["recap"]) == pytest.approx(0.75)
     tex = board.to_latex()
@@ -74,8 +89,21 @@ def test_cli_leaderboard(board_runs, tmp_path, capsys) -> None:
     out = capsys.readouterr()
     assert "| 1 | codex_cli | gpt_5 |" in out.out and "ERROR" in out.err
     target = tmp_path / "lb.tex"
-    assert main(["leaderboard", *map(str, board_runs[:2]), "--format", "latex", "--out", str(target),
-                 "--seed", "3"]) == 0
+    assert (
+        main(
+            [
+                "leaderboard",
+                *map(str, board_runs[:2]),
+                "--format",
+                "latex",
+                "--out",
+                str(target),
+                "--seed",
+                "3",
+            ]
+        )
+        == 0
+    )
     assert target.read_text().startswith("\\begin{table*}")
     assert main(["leaderboard", str(board_runs[0]), "--resamples", "-1"]) == 2
 
@@ -91,4 +119,8 @@ def test_empty_counts_show_zero_and_csv_has_micro_marks(board_runs) -> None:
     frame = board.frame()
     assert list(frame["micro_marks"]) == list(frame["macro_marks"])
     html = board.to_html()
-    assert "<td class='l'>codex_cli</td>" in html and "<span class='ci'>[" in html and "white-space:nowrap" in html
+    assert (
+        "<td class='l'>codex_cli</td>" in html
+        and "<span class='ci'>[" in html
+        and "white-space:nowrap" in html
+    )

@@ -13,21 +13,60 @@ from agenticvbench.report import build_report, load_comparison, render_html, ren
 from agenticvbench.report.plots import repair_chunks, sequencing_order
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
-REPAIR_DETAIL = {"edit": {"score": 42.0, "max": 60, "window_s": [4.0, 9.0], "chunks": [
-    {"start_s": 0.0, "end_s": 10.0, "video_ssim_in": 0.4, "video_ssim_out": 0.95, "audio_xcorr_in": 0.5,
-     "audio_xcorr_out": 0.99},
-    {"start_s": 10.0, "end_s": 14.0, "video_ssim_in": None, "video_ssim_out": 0.9, "audio_xcorr_in": None,
-     "audio_xcorr_out": 0.97}]}}
+REPAIR_DETAIL = {
+    "edit": {
+        "score": 42.0,
+        "max": 60,
+        "window_s": [4.0, 9.0],
+        "chunks": [
+            {
+                "start_s": 0.0,
+                "end_s": 10.0,
+                "video_ssim_in": 0.4,
+                "video_ssim_out": 0.95,
+                "audio_xcorr_in": 0.5,
+                "audio_xcorr_out": 0.99,
+            },
+            {
+                "start_s": 10.0,
+                "end_s": 14.0,
+                "video_ssim_in": None,
+                "video_ssim_out": 0.9,
+                "audio_xcorr_in": None,
+                "audio_xcorr_out": 0.97,
+            },
+        ],
+    }
+}
 SEQ_DETAIL = {"pred_order": ["2", "1", "3", "9"], "correct_order": ["1", "2", "3", "4"]}
 
 
 @pytest.fixture
 def two_runs(make_run):
     """Two runs of one (harness, model): every status appears once, one task has no result in run b."""
-    a = make_run("a", {1: ("recap", 0.8), 2: ("recap", 0.6), 37: ("sequencing", 0.5), 65: ("repair", 0.7),
-                       83: ("assembly", 1.0)}, rep=1, detail=None)
-    b = make_run("b", {1: ("recap", 0.4), 37: ("sequencing", 0.0, "malformed"), 65: ("repair", 0.0, "error"),
-                       83: ("assembly", 0.0, "missing")}, rep=2, warnings=["truncated fixed.mp4: tail not penalised"])
+    a = make_run(
+        "a",
+        {
+            1: ("recap", 0.8),
+            2: ("recap", 0.6),
+            37: ("sequencing", 0.5),
+            65: ("repair", 0.7),
+            83: ("assembly", 1.0),
+        },
+        rep=1,
+        detail=None,
+    )
+    b = make_run(
+        "b",
+        {
+            1: ("recap", 0.4),
+            37: ("sequencing", 0.0, "malformed"),
+            65: ("repair", 0.0, "error"),
+            83: ("assembly", 0.0, "missing"),
+        },
+        rep=2,
+        warnings=["truncated fixed.mp4: tail not penalised"],
+    )
     return [a, b]
 
 
@@ -44,12 +83,26 @@ def test_markdown_numbers_labels_and_problems(two_runs) -> None:
     assert "100 resamples, seed 0" in md
     assert "human reference" in md and "assembly 0.81" in md
     assert "1 task result(s) have status ERROR" in md
-    for needle in ("| ERROR | 65 | repair |", "| malformed | 37 | sequencing |", "| missing | 83 | assembly |",
-                   "| no result | 2 | recap |", "error reason 65", "no result file for this task"):
+    for needle in (
+        "| ERROR | 65 | repair |",
+        "| malformed | 37 | sequencing |",
+        "| missing | 83 | assembly |",
+        "| no result | 2 | recap |",
+        "error reason 65",
+        "no result file for this task",
+    ):
         assert needle in md, needle
     assert "(4x) truncated fixed.mp4: tail not penalised" in md
     counts = report.status_counts
-    assert counts["recap"] == {"scored": 3, "missing": 0, "malformed": 0, "error": 0, "excluded": 0, "invalid": 0, "no_result": 1}
+    assert counts["recap"] == {
+        "scored": 3,
+        "missing": 0,
+        "malformed": 0,
+        "error": 0,
+        "excluded": 0,
+        "invalid": 0,
+        "no_result": 1,
+    }
     assert "dataset: demo @ main (resolved local)" in md
 
 
@@ -88,7 +141,12 @@ def test_json_report_roundtrips(two_runs) -> None:
     """The JSON report carries the universe, bootstrap scheme, groups and per-task rows."""
     data = json.loads(json.dumps(build_report(load_comparison(two_runs), resamples=10).to_dict()))
     assert data["universe"]["basis"] == "observed"
-    assert data["bootstrap"] == {"resamples": 10, "seed": 0, "level": 0.95, "scheme": data["bootstrap"]["scheme"]}
+    assert data["bootstrap"] == {
+        "resamples": 10,
+        "seed": 0,
+        "level": 0.95,
+        "scheme": data["bootstrap"]["scheme"],
+    }
     assert len(data["tasks"]) == 5 * 2 and data["groups"][0]["status_counts"]["error"] == 1
 
 
@@ -125,8 +183,14 @@ def test_cli_report(two_runs, tmp_path, capsys) -> None:
 def test_provenance_lists_versions_and_judge(mk) -> None:
     """Provenance names the dataset revision, verifier versions, the recap judge (flat judge_* keys too) and the hosts."""
     r = mk(1, "recap", 0.5, path="A")
-    r.provenance.update({"judge_mode": "openai", "judge_model": "gpt-x", "prompt_hash": "abc123",
-                         "host": {"machine": "aarch64", "simd": "ASIMD"}})
+    r.provenance.update(
+        {
+            "judge_mode": "openai",
+            "judge_model": "gpt-x",
+            "prompt_hash": "abc123",
+            "host": {"machine": "aarch64", "simd": "ASIMD"},
+        }
+    )
     md = render_markdown(build_report([r, mk(37, "sequencing", 1.0, path="A")], resamples=0))
     assert "judge (recap): mode openai, model gpt-x, prompt_hash abc123" in md
     assert "- scored on: aarch64 (ASIMD)" in md
@@ -135,8 +199,21 @@ def test_provenance_lists_versions_and_judge(mk) -> None:
 
 def test_cli_report_dataset_universe(two_runs, demo, capsys) -> None:
     """`--dataset MIRROR` counts every task of that dataset: tasks the runs lack appear as 'no result' (= 0)."""
-    assert main(["report", *map(str, two_runs), "--dataset", str(demo.mirror), "--resamples", "0",
-                 "--format", "json"]) == 1
+    assert (
+        main(
+            [
+                "report",
+                *map(str, two_runs),
+                "--dataset",
+                str(demo.mirror),
+                "--resamples",
+                "0",
+                "--format",
+                "json",
+            ]
+        )
+        == 1
+    )
     data = json.loads(capsys.readouterr().out)
     assert data["universe"]["basis"] == "dataset" and data["universe"]["source"] == str(demo.mirror)
     n_tasks = sum(len(v) for v in data["universe"]["tasks"].values())
@@ -156,15 +233,27 @@ def test_lost_points_explains_each_family(mk) -> None:
     assert "slot 2: picked 2.mp4, want 7.mp4" in lost_points(asm)
     rep = mk(65, "repair", 0.6, warnings=["D-R6: tails unchecked"])
     rep.components = {"format": 1.0, "localization": 0.5, "edit": 0.6}
-    assert lost_points(rep) == ["localization: 0.500 of 1 (costs 17.5 of 100 points)",
-                                "edit: 0.600 of 1 (costs 24.0 of 100 points)", "warning: D-R6: tails unchecked"]
-    recap = mk(1, "recap", 0.5, detail={"items": [
-        {"item_id": "a", "weight": 2, "passed": True, "reason": "ok"},
-        {"item_id": "b", "weight": 1, "passed": False, "reason": "too short"},
-        {"item_id": "c", "weight": -1, "passed": False, "reason": "black gap"}]})
+    assert lost_points(rep) == [
+        "localization: 0.500 of 1 (costs 17.5 of 100 points)",
+        "edit: 0.600 of 1 (costs 24.0 of 100 points)",
+        "warning: D-R6: tails unchecked",
+    ]
+    recap = mk(
+        1,
+        "recap",
+        0.5,
+        detail={
+            "items": [
+                {"item_id": "a", "weight": 2, "passed": True, "reason": "ok"},
+                {"item_id": "b", "weight": 1, "passed": False, "reason": "too short"},
+                {"item_id": "c", "weight": -1, "passed": False, "reason": "black gap"},
+            ]
+        },
+    )
     assert lost_points(recap) == ["b (lost 1): too short", "c (deducted 1): black gap"]
     assert lost_points(mk(2, "recap", 0, status="malformed", reason="final.mp4 unreadable")) == [
-        "malformed: final.mp4 unreadable"]
+        "malformed: final.mp4 unreadable"
+    ]
 
 
 def test_html_lists_only_published_rows_this_comparison_has(two_runs, make_run) -> None:

@@ -62,14 +62,22 @@ def executed(scored_demo) -> dict[str, nbformat.NotebookNode]:
     """Both notebooks executed concurrently (two kernels, which inherit the session's isolated AVB_CACHE)."""
     demo_params = f"DEMO_DIR = {str(scored_demo.root)!r}\n"
     jobs = {
-        "leaderboard.ipynb": demo_params + f"DEMO_FAMILIES = {list(scored_demo.families)!r}\nRESAMPLES = 500\n",
+        "leaderboard.ipynb": demo_params
+        + f"DEMO_FAMILIES = {list(scored_demo.families)!r}\nRESAMPLES = 500\n",
         "family_report.ipynb": demo_params + 'FAMILY = "sequencing"\nN_WORST = 2\n',
     }
     books = {name: _prepared(name, params) for name, params in jobs.items()}
 
     async def run_all() -> None:
-        clients = [NotebookClient(nb, timeout=240, kernel_name="python3",
-                                  resources={"metadata": {"path": str(scored_demo.root)}}) for nb in books.values()]
+        clients = [
+            NotebookClient(
+                nb,
+                timeout=240,
+                kernel_name="python3",
+                resources={"metadata": {"path": str(scored_demo.root)}},
+            )
+            for nb in books.values()
+        ]
         await asyncio.gather(*(c.async_execute() for c in clients))
 
     asyncio.run(run_all())

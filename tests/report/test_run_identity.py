@@ -12,9 +12,16 @@ def test_copied_run_directory_is_a_run_of_its_own(tmp_path):
     """Regression: a copied run kept the original's recorded path, so two folders merged into one run."""
     a = tmp_path / "rep1"
     for tid in (37, 38):
-        write_result(a / "avb-results", Result(task_id=tid, family="sequencing", status="scored",
-                                               headline_score=0.5, run={"path": str(a), "harness": "h",
-                                                                        "model": "m", "rep": 1}))
+        write_result(
+            a / "avb-results",
+            Result(
+                task_id=tid,
+                family="sequencing",
+                status="scored",
+                headline_score=0.5,
+                run={"path": str(a), "harness": "h", "model": "m", "rep": 1},
+            ),
+        )
     b = tmp_path / "rep2"
     shutil.copytree(a, b)
     results = load_comparison([a, b])

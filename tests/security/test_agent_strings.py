@@ -31,18 +31,25 @@ def _clean(text: str) -> None:
     text.encode("utf-8")
 
 
-def test_verify_explain_report_and_leaderboard_survive_hostile_strings(hostile_strings, demo, tmp_path, capsys):
+def test_verify_explain_report_and_leaderboard_survive_hostile_strings(
+    hostile_strings, demo, tmp_path, capsys
+):
     """Regression: a lone surrogate in a clip id or run.json crashed verify, explain, report and leaderboard;
     escapes and newlines reached the terminal and report.md, raw HTML the Markdown, `=HYPERLINK` the CSV."""
     root = str(hostile_strings.root)
     assert main(["verify", root, "--dataset", str(demo.mirror), "--tasks", "37-39", "--jobs", "1", "-v"]) == 0
     out = capsys.readouterr()
     _clean(out.out + out.err)
-    assert "fake line" not in "".join(line for line in out.out.splitlines() if not line.startswith(("[", " ")))
+    assert "fake line" not in "".join(
+        line for line in out.out.splitlines() if not line.startswith(("[", " "))
+    )
     assert main(["explain", root, "38"]) == 0
     out = capsys.readouterr()
     _clean(out.out + out.err)
-    assert main(["report", root, "--dataset", str(demo.mirror), "--format", "all", "--out", str(tmp_path / "r")]) == 0
+    assert (
+        main(["report", root, "--dataset", str(demo.mirror), "--format", "all", "--out", str(tmp_path / "r")])
+        == 0
+    )
     capsys.readouterr()
     for f in sorted((tmp_path / "r").iterdir()):
         text = f.read_text(encoding="utf-8")
@@ -63,11 +70,16 @@ def test_verify_explain_report_and_leaderboard_survive_hostile_strings(hostile_s
             assert json.loads(out)
 
 
-def test_one_hostile_run_does_not_block_the_others_in_a_report(hostile_strings, hostile_run, demo, tmp_path, capsys):
+def test_one_hostile_run_does_not_block_the_others_in_a_report(
+    hostile_strings, hostile_run, demo, tmp_path, capsys
+):
     """A run with hostile strings reported beside an honest one: both appear, the command succeeds."""
     good = hostile_run("partial")
     for d in (hostile_strings.root, good.root):
-        assert main(["verify", str(d), "--dataset", str(demo.mirror), "--tasks", "37-39", "--jobs", "1", "-q"]) == 0
+        assert (
+            main(["verify", str(d), "--dataset", str(demo.mirror), "--tasks", "37-39", "--jobs", "1", "-q"])
+            == 0
+        )
     capsys.readouterr()
     assert main(["leaderboard", str(hostile_strings.root), str(good.root)]) == 0
     out = capsys.readouterr().out

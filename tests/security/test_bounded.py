@@ -91,7 +91,9 @@ def test_frame_area_over_4096_squared_is_malformed(hostile_run, score_run, tmp_p
 
     run = hostile_run()
     big = tmp_path / "big.mp4"
-    ffmpeg("-f", "lavfi", "-i", "color=s=4112x4112:r=1:d=1", "-c:v", "libx264", "-preset", "ultrafast", str(big))
+    ffmpeg(
+        "-f", "lavfi", "-i", "color=s=4112x4112:r=1:d=1", "-c:v", "libx264", "-preset", "ultrafast", str(big)
+    )
     run.copy(67, "fixed.mp4", big)
     r = by_id(score_run(run.root, [67]))[67]
     assert 4112 * 4112 > MAX_FRAME_PIXELS

@@ -12,9 +12,14 @@ from agenticvbench.tasks import task_from_row
 
 
 def _row(tid=37, rubric=None):
-    return {"task_id": tid, "task_family": "sequencing", "prompt": "p", "reference_file_urls": [],
-            "verifier_reference_urls": None,
-            "rubric_json": rubric if rubric is not None else json.dumps({"correct_order": ["1"], "n_slots": 1})}
+    return {
+        "task_id": tid,
+        "task_family": "sequencing",
+        "prompt": "p",
+        "reference_file_urls": [],
+        "verifier_reference_urls": None,
+        "rubric_json": rubric if rubric is not None else json.dumps({"correct_order": ["1"], "n_slots": 1}),
+    }
 
 
 def test_duplicate_task_rows_are_refused(demo, tmp_path):

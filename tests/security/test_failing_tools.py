@@ -37,8 +37,10 @@ def test_killed_ffmpeg_is_an_error_not_a_clean_recap(hostile_run, score_run, tmp
     0.857 to 1.0 with rc 0; now the task is an `error` naming the tool and nothing is reused."""
     run = hostile_run("partial")
     real = ffmpeg_mod.ffmpeg_exe()
-    _use_ffmpeg(monkeypatch, _script(tmp_path / "ffmpeg", f'case "$*" in *-version*) exec "{real}" "$@";; esac\n'
-                                                        "exit 137"))
+    _use_ffmpeg(
+        monkeypatch,
+        _script(tmp_path / "ffmpeg", f'case "$*" in *-version*) exec "{real}" "$@";; esac\nexit 137'),
+    )
     r = by_id(score_run(run.root, [1]))[1]
     assert r.status == "error" and r.headline_score == 0.0
     assert "ffmpeg failed (exit 137, killed by signal 9)" in r.reason

@@ -43,7 +43,9 @@ def test_fixed_video_identical_to_the_broken_input_is_flagged(hostile_run, score
     assert any("INTEGRITY identical_to_input" in w for w in r.warnings)
 
 
-def test_single_frame_with_full_audio_is_flagged_degenerate(hostile_run, score_run, demo, tmp_path, monkeypatch):
+def test_single_frame_with_full_audio_is_flagged_degenerate(
+    hostile_run, score_run, demo, tmp_path, monkeypatch
+):
     """A repair fixed.mp4 of one video frame and the source's whole audio scored about 0.93 with nothing said.
     The official edit rubric (PhiloLabs/AgentVBench f058cd6, run on this very file) scores it the same way: one
     sample in chunk 0 (SSIM 0.98202 there and here), the chunks past the frame have no samples and deduct
@@ -57,7 +59,9 @@ def test_single_frame_with_full_audio_is_flagged_degenerate(hostile_run, score_r
     assert r.status == "scored" and r.integrity == ["degenerate_video"]
     assert r.components["edit"] > 0.9, "the official rubric keeps nearly the whole video budget"
     assert any(w.startswith("INTEGRITY degenerate_video: fixed.mp4") for w in r.warnings), r.warnings
-    monkeypatch.setattr("agenticvbench.integrity.video_far_shorter_than_audio_or_source", lambda *a: False)  # the flag off
+    monkeypatch.setattr(
+        "agenticvbench.integrity.video_far_shorter_than_audio_or_source", lambda *a: False
+    )  # the flag off
     plain = by_id(score_run(run.root, [65], force=True))[65]
     assert plain.integrity == [] and plain.headline_score == r.headline_score
 

@@ -15,7 +15,11 @@ def test_sample_table_declaring_30m_samples_is_refused_before_opening(hostile_ru
     fixed = run.folder(65) / "fixed.mp4"
     lying_sample_table(fixed, fixed)
     r = by_id(score_run(run.root, [65]))[65]
-    assert r.status == "malformed" and "declares 30000000 samples of 1 bytes" in r.reason and "not decoded" in r.reason
+    assert (
+        r.status == "malformed"
+        and "declares 30000000 samples of 1 bytes" in r.reason
+        and "not decoded" in r.reason
+    )
 
 
 def test_halved_header_durations_do_not_pass_a_length_check(hostile_run, score_run):
@@ -35,7 +39,9 @@ def test_hours_of_frames_behind_a_short_header_are_not_scored(hostile_run, score
     without decoding a frame."""
     run = hostile_run()
     long = tmp_path / "long.mp4"
-    ffmpeg("-f", "lavfi", "-i", "color=s=16x16:r=1:d=18000", "-c:v", "libx264", "-preset", "ultrafast", str(long))
+    ffmpeg(
+        "-f", "lavfi", "-i", "color=s=16x16:r=1:d=18000", "-c:v", "libx264", "-preset", "ultrafast", str(long)
+    )
     fixed = run.folder(65) / "fixed.mp4"
     scale_durations(long, fixed, 10 / float(probe(long).duration or 1))
     assert round(probe(fixed).duration or 0) == 10

@@ -10,7 +10,7 @@ import textwrap
 import time
 from pathlib import Path
 
-SCRIPT = textwrap.dedent('''
+SCRIPT = textwrap.dedent("""
     import json, os, sys, time
     from pathlib import Path
     from agenticvbench import verifiers
@@ -30,7 +30,7 @@ SCRIPT = textwrap.dedent('''
 
     verifiers._REGISTRY["sequencing"] = Slow()
     sys.exit(main(["verify", sys.argv[1], "--dataset", sys.argv[3], "--family", "sequencing", "--jobs", "2"]))
-''')
+""")
 
 
 def _alive(pid: int) -> bool:
@@ -51,8 +51,12 @@ def _start(tmp_path: Path, demo) -> tuple[subprocess.Popen[bytes], Path]:
     script, pids = tmp_path / "slow.py", tmp_path / "pids.txt"
     script.write_text(SCRIPT)
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
-    proc = subprocess.Popen([sys.executable, str(script), str(run), str(pids), str(demo.mirror)], env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [sys.executable, str(script), str(run), str(pids), str(demo.mirror)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     deadline = time.time() + 60
     while time.time() < deadline and (not pids.exists() or len(pids.read_text().split()) < 2):
         time.sleep(0.05)
@@ -85,7 +89,9 @@ def test_ctrl_c_exits_130_without_leftovers(tmp_path, demo):
     """Ctrl-C keeps its behaviour: exit status 130, a one-line message, and no worker left running."""
     proc, pids = _start(tmp_path, demo)
     proc.send_signal(signal.SIGINT)
-    for p in (int(x) for x in pids.read_text().split()):  # a terminal sends SIGINT to the whole foreground group
+    for p in (
+        int(x) for x in pids.read_text().split()
+    ):  # a terminal sends SIGINT to the whole foreground group
         os.kill(p, signal.SIGINT)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130 and b"interrupted" in err

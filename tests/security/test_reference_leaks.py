@@ -23,8 +23,10 @@ def test_copy_of_another_tasks_reference_is_flagged_not_rescored(hostile_run, sc
     s = score_run(run.root, [65])
     r = by_id(s)[65]
     assert r.status == "scored" and r.integrity == ["verifier_reference"]
-    assert any(w.startswith("INTEGRITY verifier_reference: fixed.mp4") and f"{other.name} of task 66, 67" in w
-               for w in r.warnings), r.warnings
+    assert any(
+        w.startswith("INTEGRITY verifier_reference: fixed.mp4") and f"{other.name} of task 66, 67" in w
+        for w in r.warnings
+    ), r.warnings
     assert any("INTEGRITY verifier_reference" in n for n in s.notes)
     monkeypatch.setattr("agenticvbench.engine.dataset_references", lambda tasks: ((), 0))  # the check off
     unchecked = by_id(score_run(run.root, [65], force=True))[65]

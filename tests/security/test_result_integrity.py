@@ -56,12 +56,15 @@ def test_hand_edited_score_is_rescored_with_a_note(scored, score_run):
     assert any("was invalid" in w and "result_sha256" in w for w in r.warnings)
 
 
-@pytest.mark.parametrize("changes, words", [
-    ({"headline_score": 7.5}, "headline_score"),
-    ({"final_score": "1.0"}, "final_score"),
-    ({"status": "excellent"}, "status"),
-    ({"schema_version": 1}, "schema_version"),
-])
+@pytest.mark.parametrize(
+    "changes, words",
+    [
+        ({"headline_score": 7.5}, "headline_score"),
+        ({"final_score": "1.0"}, "final_score"),
+        ({"status": "excellent"}, "status"),
+        ({"schema_version": 1}, "schema_version"),
+    ],
+)
 def test_schema_violations_are_rescored(scored, score_run, changes, words):
     """Out-of-range, string-typed and unknown-status results crashed or were trusted; the schema rejects them."""
     path = scored.results() / "83.json"
@@ -167,4 +170,5 @@ def test_run_with_only_invalid_results_keeps_its_declared_identity(scored, tmp_p
         results, _ = load_available(given)
         assert sorted(r.task_id for r in results) == [37, 38, 83, 84]
         assert {(r.status, r.run["harness"], r.run["model"], r.run["rep"]) for r in results} == {
-            ("invalid", "h-x", "m-y", 2)}
+            ("invalid", "h-x", "m-y", 2)
+        }

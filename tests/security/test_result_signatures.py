@@ -49,7 +49,9 @@ def test_planted_perfect_result_with_genuine_fingerprint_is_rescored(genuine, sc
     folder = run.results()
     folder.mkdir()
     planted = folder / "84.json"
-    planted.write_text(json.dumps(_planted(data, final_score=1.0, adjusted_final_score=1.0, headline_score=1.0)))
+    planted.write_text(
+        json.dumps(_planted(data, final_score=1.0, adjusted_final_score=1.0, headline_score=1.0))
+    )
     assert read_result_checked(planted)[1] == "", "the planted file is a valid (schema + hash) result"
     summary = score_run(run.root, [84])
     r = by_id(summary)[84]
@@ -57,8 +59,10 @@ def test_planted_perfect_result_with_genuine_fingerprint_is_rescored(genuine, sc
     assert r.headline_score == data["headline_score"]
     assert any(str(planted) in w and "carries no signature" in w for w in r.warnings), r.warnings
     assert any(str(planted) in n and "rescored, not reused" in n for n in summary.notes), summary.notes
-    assert any(f"{folder}: held 1 file(s) before avb verify first scored" in n and "84.json" in n
-               for n in summary.notes), summary.notes
+    assert any(
+        f"{folder}: held 1 file(s) before avb verify first scored" in n and "84.json" in n
+        for n in summary.notes
+    ), summary.notes
     again = score_run(run.root, [84])
     assert again.n_resumed == 1, "the scorer's own (signed) result is reused"
     assert not any("held" in n for n in again.notes), "the folder is reported once, at its first scoring"
@@ -71,8 +75,13 @@ def test_forged_signature_and_another_key_are_rescored(genuine, score_run, tmp_p
     score_run(run.root, [84])
     path = run.results() / "84.json"
     data = json.loads(path.read_text())
-    forged = {**data, "headline_score": 1.0, "final_score": 1.0, "adjusted_final_score": 1.0,
-              "signature": {**data["signature"], "mac": "0" * 64}}
+    forged = {
+        **data,
+        "headline_score": 1.0,
+        "final_score": 1.0,
+        "adjusted_final_score": 1.0,
+        "signature": {**data["signature"], "mac": "0" * 64},
+    }
     forged["result_sha256"] = canonical_sha256(forged)
     path.write_text(json.dumps(forged))
     r = by_id(score_run(run.root, [84]))[84]
@@ -84,7 +93,9 @@ def test_forged_signature_and_another_key_are_rescored(genuine, score_run, tmp_p
     assert by_id(score_run(run.root, [84], key_file=other))[84].resumed
 
 
-def test_key_file_is_created_0600_outside_runs_and_refused_inside(hostile_run, score_run, tmp_path, monkeypatch):
+def test_key_file_is_created_0600_outside_runs_and_refused_inside(
+    hostile_run, score_run, tmp_path, monkeypatch
+):
     """The key is created on first use with mode 0600 where `$AVB_RESULT_KEY_FILE` says, reused after that, and
     refused when it lies inside a run folder (the agent could have read or planted it)."""
     monkeypatch.setenv(KEY_ENV, str(tmp_path / "keys" / "k"))
@@ -116,10 +127,19 @@ def test_worker_with_another_key_writes_unsigned_with_a_warning(genuine, demo, t
     from agenticvbench.verifiers.base import VerifyContext
 
     task = load_tasks(task_ids=[84], dataset=demo.mirror)[0]
-    job = Job(task, open_run(run.root).submission(84, 1 << 30), tmp_path / "out", {"path": str(run.root)},
-              VerifyContext(cache_dir=tmp_path), task.source.provenance(), key=KeyRef(key.path, "0" * 16))
+    job = Job(
+        task,
+        open_run(run.root).submission(84, 1 << 30),
+        tmp_path / "out",
+        {"path": str(run.root)},
+        VerifyContext(cache_dir=tmp_path),
+        task.source.provenance(),
+        key=KeyRef(key.path, "0" * 16),
+    )
     r = score_job(job)
-    assert r.status == "scored" and any(w.startswith("result not signed") and "id 0000" in w for w in r.warnings)
+    assert r.status == "scored" and any(
+        w.startswith("result not signed") and "id 0000" in w for w in r.warnings
+    )
     assert "signature" not in json.loads((tmp_path / "out" / "84.json").read_text())
 
 
@@ -134,7 +154,10 @@ def test_old_unsigned_results_stay_readable_and_reports_count_signatures(genuine
     (folder / "83.json").write_text(json.dumps(old))
     key, _ = load_key(create=False)
     scan = scan_results(run.root, key)
-    assert not scan.invalid and {r.task_id: r.signature_status for r in scan.results} == {83: "unsigned", 84: "valid"}
+    assert not scan.invalid and {r.task_id: r.signature_status for r in scan.results} == {
+        83: "unsigned",
+        84: "valid",
+    }
     results, _ = load_available(run.root, key)
     report = build_report(results, resamples=0, key=key)
     assert report.signatures["total"] == {"results": 2, "valid": 1, "unsigned": 1}
@@ -180,9 +203,15 @@ def test_cli_key_file_options(genuine, demo, tmp_path, capsys):
     key = tmp_path / "cli-key"
     assert main([*base, "--key-file", str(key)]) == 0 and key.is_file()
     capsys.readouterr()
-    assert main(["leaderboard", str(run.root), "--resamples", "0", "--format", "csv", "--key-file", str(key)]) == 0
+    assert (
+        main(["leaderboard", str(run.root), "--resamples", "0", "--format", "csv", "--key-file", str(key)])
+        == 0
+    )
     assert capsys.readouterr().out.splitlines()[1].endswith(",1,1")
     other = tmp_path / "other"
     load_key(other)
-    assert main(["leaderboard", str(run.root), "--resamples", "0", "--format", "csv", "--key-file", str(other)]) == 0
+    assert (
+        main(["leaderboard", str(run.root), "--resamples", "0", "--format", "csv", "--key-file", str(other)])
+        == 0
+    )
     assert capsys.readouterr().out.splitlines()[1].endswith(",0,1")

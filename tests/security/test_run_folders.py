@@ -19,7 +19,9 @@ def test_non_ascii_digit_folders_are_ignored_in_one_note(hostile_run, score_run)
     res = by_id(s)
     assert res[83].status == "missing" and res[84].status == "scored"
     notes = [n for n in s.notes if "not plain ASCII digits" in n]
-    assert len(notes) == 1 and "'\\u0668\\u0663'" in notes[0] and "'\\xb2'" in notes[0] and "notes" in notes[0]
+    assert (
+        len(notes) == 1 and "'\\u0668\\u0663'" in notes[0] and "'\\xb2'" in notes[0] and "notes" in notes[0]
+    )
 
 
 def test_two_folders_for_one_task_are_malformed(hostile_run, score_run):

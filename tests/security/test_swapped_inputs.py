@@ -22,7 +22,9 @@ def _after_hashing(monkeypatch, action) -> None:
     monkeypatch.setattr(engine, "screen_inputs", screen)
 
 
-def test_hard_link_of_source_swapped_in_after_the_hash_is_not_scored(hostile_run, score_run, demo, monkeypatch):
+def test_hard_link_of_source_swapped_in_after_the_hash_is_not_scored(
+    hostile_run, score_run, demo, monkeypatch
+):
     """Regression: a hard link of the verifier-only source renamed over fixed.mp4 right after the hash scored
     0.9999995 unflagged under the old file's hash, and that score was reused on later runs."""
     run = hostile_run()

@@ -13,9 +13,15 @@ from agenticvbench.stats.paired import cluster_se, holm, min_detectable, paired_
 
 
 def _scipy_p(x: np.ndarray, y: np.ndarray, n_resamples: float, seed: int = 0) -> float:
-    res = stats.permutation_test((x, y), lambda a, b, axis=-1: np.mean(a - b, axis=axis), vectorized=True,
-                                 permutation_type="samples", n_resamples=n_resamples, alternative="two-sided",
-                                 random_state=seed)
+    res = stats.permutation_test(
+        (x, y),
+        lambda a, b, axis=-1: np.mean(a - b, axis=axis),
+        vectorized=True,
+        permutation_type="samples",
+        n_resamples=n_resamples,
+        alternative="two-sided",
+        random_state=seed,
+    )
     return float(res.pvalue)
 
 

@@ -52,7 +52,9 @@ def test_components_are_recovered_from_simulated_scores():
     a = tasks + rng.normal(0, 0.05, 4000) + rng.normal(0, 0.1, (3, 4000))
     b = tasks + rng.normal(0, 0.05, 4000) + rng.normal(0, 0.1, (3, 4000))
     one = one_stack(a)
-    assert one.between == pytest.approx(2 * (0.04 + 0.0025), rel=0.1) and one.within == pytest.approx(0.02, rel=0.1)
+    assert one.between == pytest.approx(2 * (0.04 + 0.0025), rel=0.1) and one.within == pytest.approx(
+        0.02, rel=0.1
+    )
     two = two_stacks(a, b)
     assert two.between == pytest.approx(0.005, rel=0.25) and two.within == pytest.approx(0.02, rel=0.1)
     assert two.sd(3) < one.sd(3)  # pairing by task helps
@@ -69,20 +71,37 @@ def _run(root, name: str, scores: dict[int, tuple[str, float]], rep: int):
     out = root / name / "avb-results"
     out.mkdir(parents=True)
     for tid, (fam, score) in scores.items():
-        write_result(out, Result(task_id=tid, family=fam, status="scored", final_score=score,
-                                 adjusted_final_score=score if fam in ("sequencing", "assembly") else None,
-                                 headline_score=score, provenance={"verifier_version": f"{fam}-1"},
-                                 run={"path": str(root / name), "harness": "h", "model": "m", "rep": rep}))
+        write_result(
+            out,
+            Result(
+                task_id=tid,
+                family=fam,
+                status="scored",
+                final_score=score,
+                adjusted_final_score=score if fam in ("sequencing", "assembly") else None,
+                headline_score=score,
+                provenance={"verifier_version": f"{fam}-1"},
+                run={"path": str(root / name), "harness": "h", "model": "m", "rep": rep},
+            ),
+        )
     return root / name
 
 
 def test_cli_on_runs_with_repetitions(tmp_path, capsys):
     """Two repetitions of one stack: the repetition noise is estimated, so more repetitions shrink the sd."""
     fams = {1: "recap", 2: "recap", 37: "sequencing", 38: "sequencing", 65: "repair", 83: "assembly"}
-    r1 = _run(tmp_path, "r1", {t: (f, s) for (t, f), s in zip(fams.items(), [0.1, 0.5, 0.9, 0.3, 0.6, 0.2],
-                                                               strict=True)}, 1)
-    r2 = _run(tmp_path, "r2", {t: (f, s) for (t, f), s in zip(fams.items(), [0.3, 0.4, 0.7, 0.3, 0.9, 0.1],
-                                                               strict=True)}, 2)
+    r1 = _run(
+        tmp_path,
+        "r1",
+        {t: (f, s) for (t, f), s in zip(fams.items(), [0.1, 0.5, 0.9, 0.3, 0.6, 0.2], strict=True)},
+        1,
+    )
+    r2 = _run(
+        tmp_path,
+        "r2",
+        {t: (f, s) for (t, f), s in zip(fams.items(), [0.3, 0.4, 0.7, 0.3, 0.9, 0.1], strict=True)},
+        2,
+    )
     assert main(["power", str(r1), str(r2), "--format", "json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     sds = [row["sd_points"] for row in doc["rows"]]

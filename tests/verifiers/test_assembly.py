@@ -22,14 +22,28 @@ DURATIONS = [2.0, 1.5, 1.5, 2.0]
 SCORE_FIELDS = ("n_correct", "assembly_score", "strict_match", "final_score", "adjusted_final_score", "error")
 
 
-def make_task(correct: list[Any], durations: list[float] | None = None, duration_sec: float | None = None,
-              task_id: int = 83) -> AssemblyTask:
+def make_task(
+    correct: list[Any],
+    durations: list[float] | None = None,
+    duration_sec: float | None = None,
+    task_id: int = 83,
+) -> AssemblyTask:
     durations = durations if durations is not None else [1.0] * len(correct)
-    rubric = {"correct_assembly_in_slot_order": correct, "correct_assembly_durations": durations,
-              "n_slots": len(correct), "film": "Demo Film",
-              "duration_sec": duration_sec if duration_sec is not None else sum(durations)}
-    row = {"task_id": task_id, "task_family": "assembly", "prompt": "assemble", "verifier_reference_urls": None,
-           "reference_file_urls": [f"assembly/materials/{task_id}.zip"], "rubric_json": json.dumps(rubric)}
+    rubric = {
+        "correct_assembly_in_slot_order": correct,
+        "correct_assembly_durations": durations,
+        "n_slots": len(correct),
+        "film": "Demo Film",
+        "duration_sec": duration_sec if duration_sec is not None else sum(durations),
+    }
+    row = {
+        "task_id": task_id,
+        "task_family": "assembly",
+        "prompt": "assemble",
+        "verifier_reference_urls": None,
+        "reference_file_urls": [f"assembly/materials/{task_id}.zip"],
+        "rubric_json": json.dumps(rubric),
+    }
     task = task_from_row(row)
     assert isinstance(task, AssemblyTask)
     return task
@@ -56,8 +70,9 @@ def test_golden_vector_end_to_end(tmp_path: Path, vec: dict[str, Any]) -> None:
     """Every official field equal with == and of the same JSON type; the manifest goes through a real file."""
     task = make_task(vec["correct"])
     write_solution(tmp_path / "83", vec["pred_sources"])
-    official = official_result(read_manifest(tmp_path / "83" / "solution.json"),
-                               task.correct_assembly_in_slot_order, 83)
+    official = official_result(
+        read_manifest(tmp_path / "83" / "solution.json"), task.correct_assembly_in_slot_order, 83
+    )
     assert list(official) == list(OFFICIAL_FIELDS)
     assert official["task_id"] == 83 and official["n_slots"] == len(vec["correct"])
     for key in SCORE_FIELDS:
@@ -77,19 +92,41 @@ def test_golden_vector_end_to_end(tmp_path: Path, vec: dict[str, Any]) -> None:
 def test_official_example_solution(tmp_path: Path) -> None:
     folder = tmp_path / "83"
     folder.mkdir()
-    (folder / "solution.json").write_bytes((DATA / "official-examples" / "assembly_perfect_solution.json").read_bytes())
-    out = get_verifier("assembly").verify(make_task(CORRECT, DURATIONS, 7.0), Submission(83, folder), ctx(tmp_path))
-    assert out.official == {"task_id": 83, "n_slots": 4, "n_correct": 4, "assembly_score": 1.0, "strict_match": 1.0,
-                            "final_score": 1.0, "adjusted_final_score": 1.0, "picks": CORRECT, "correct": CORRECT,
-                            "error": ""}
+    (folder / "solution.json").write_bytes(
+        (DATA / "official-examples" / "assembly_perfect_solution.json").read_bytes()
+    )
+    out = get_verifier("assembly").verify(
+        make_task(CORRECT, DURATIONS, 7.0), Submission(83, folder), ctx(tmp_path)
+    )
+    assert out.official == {
+        "task_id": 83,
+        "n_slots": 4,
+        "n_correct": 4,
+        "assembly_score": 1.0,
+        "strict_match": 1.0,
+        "final_score": 1.0,
+        "adjusted_final_score": 1.0,
+        "picks": CORRECT,
+        "correct": CORRECT,
+        "error": "",
+    }
     assert out.extra["slot_duration_matches"] == 4 and out.extra["total_duration"]["match"] is True
     assert out.warnings == []
 
 
-@pytest.mark.parametrize(("n_correct", "n", "expected"), [
-    (2, 3, 0.49999999999999994), (3, 5, 0.39999999999999997), (0, 4, 0.0), (1, 4, 0.0), (2, 4, 0.25),
-    (3, 4, 0.625), (4, 4, 1.0), (1, 3, 0.0),
-])
+@pytest.mark.parametrize(
+    ("n_correct", "n", "expected"),
+    [
+        (2, 3, 0.49999999999999994),
+        (3, 5, 0.39999999999999997),
+        (0, 4, 0.0),
+        (1, 4, 0.0),
+        (2, 4, 0.25),
+        (3, 4, 0.625),
+        (4, 4, 1.0),
+        (1, 3, 0.0),
+    ],
+)
 def test_chance_adjustment_by_division(n_correct: int, n: int, expected: float) -> None:
     """D-S4: the official code divides by (1 - 1/3); x1.5 would give 0.5 / 0.4 for 2/3 and 3/5."""
     assert adjust(n_correct / n) == expected
@@ -112,15 +149,23 @@ def test_missing_source_normalises_to_dot_mp4(tmp_path: Path) -> None:
 def test_missing_file(tmp_path: Path) -> None:
     official = official_result(read_manifest(Path("/nonexistent/solution.json")), CORRECT, 83)
     assert official["error"] == "solution.json not found at /nonexistent/solution.json"
-    assert official["final_score"] == 0.0 and official["adjusted_final_score"] == 0.0 and official["picks"] == []
+    assert (
+        official["final_score"] == 0.0 and official["adjusted_final_score"] == 0.0 and official["picks"] == []
+    )
     out = get_verifier("assembly").verify(make_task(CORRECT), Submission(83, None), ctx(tmp_path))
     assert out.status == "missing" and out.reason == "solution.json not found at <run>/83/solution.json"
 
 
-@pytest.mark.parametrize(("shape", "crashes"), [
-    ("[1, 2]", True), ('{"segments": ["3.mp4", "7.mp4", "5.mp4", "11.mp4"]}', True),
-    ('{"clips": []}', False), ('{"segments": "3,7,5,11"}', False), ("", False),
-])
+@pytest.mark.parametrize(
+    ("shape", "crashes"),
+    [
+        ("[1, 2]", True),
+        ('{"segments": ["3.mp4", "7.mp4", "5.mp4", "11.mp4"]}', True),
+        ('{"clips": []}', False),
+        ('{"segments": "3,7,5,11"}', False),
+        ("", False),
+    ],
+)
 def test_malformed_shapes(tmp_path: Path, shape: str, crashes: bool) -> None:
     """D-S1 shapes crash the official scorer; all of these are a clean `malformed` 0 for us."""
     (tmp_path / "solution.json").write_text(shape, encoding="utf-8")
@@ -135,7 +180,9 @@ def test_non_utf8_and_huge_are_malformed(tmp_path: Path) -> None:
     out = get_verifier("assembly").verify(make_task(CORRECT), Submission(83, tmp_path), ctx(tmp_path))
     assert out.status == "malformed" and "not UTF-8" in out.reason
     (tmp_path / "solution.json").write_bytes(b'{"segments": []}' + b" " * (6 * 1024 * 1024))
-    with pytest.raises(InputRejected, match="limit"):  # the submission gate refuses it; the engine says malformed
+    with pytest.raises(
+        InputRejected, match="limit"
+    ):  # the submission gate refuses it; the engine says malformed
         get_verifier("assembly").verify(make_task(CORRECT), Submission(83, tmp_path), ctx(tmp_path))
 
 
@@ -145,7 +192,11 @@ def test_near_miss_ids_warn(tmp_path: Path, variant: Any) -> None:
     write_solution(tmp_path, [variant, "7", "5", "11"])
     out = get_verifier("assembly").verify(make_task(CORRECT), Submission(83, tmp_path), ctx(tmp_path))
     assert out.official["n_correct"] == 3 and out.adjusted_final_score == 0.625
-    assert len(out.warnings) == 1 and out.warnings[0].startswith("D-S2: 1 slot(s)") and "slot 1: " in out.warnings[0]  # 1-based, as in avb explain
+    assert (
+        len(out.warnings) == 1
+        and out.warnings[0].startswith("D-S2: 1 slot(s)")
+        and "slot 1: " in out.warnings[0]
+    )  # 1-based, as in avb explain
 
 
 def test_wrong_clip_does_not_warn(tmp_path: Path) -> None:
@@ -169,7 +220,9 @@ def test_duration_matching(tmp_path: Path) -> None:
 
 def test_duration_matching_with_nan_and_wrong_count(tmp_path: Path) -> None:
     (tmp_path / "solution.json").write_text(
-        '{"segments": [{"output": [0, NaN], "source": "1"}, {"output": [1, 2], "source": "2"}]}', encoding="utf-8")
+        '{"segments": [{"output": [0, NaN], "source": "1"}, {"output": [1, 2], "source": "2"}]}',
+        encoding="utf-8",
+    )
     task = make_task(["1", "2", "3"], [1.0, 1.0, 1.0], duration_sec=3.0)
     out = get_verifier("assembly").verify(task, Submission(83, tmp_path), ctx(tmp_path))
     assert out.reason == "malformed: expected 3 segments, got 2" and out.status == "scored"
@@ -199,8 +252,15 @@ def test_explanation_and_warning_number_the_slot_alike(tmp_path: Path) -> None:
     out = get_verifier("assembly").verify(task, Submission(83, tmp_path), ctx(tmp_path))
     assert "slot 4: '11.MP4.mp4' vs '11.mp4'" in out.warnings[0]
     assert [s["slot"] for s in out.extra["slot_durations"]] == [1, 2, 3, 4]
-    res = Result(task_id=83, family="assembly", status="scored", final_score=out.final_score,
-                 adjusted_final_score=out.adjusted_final_score, components=out.components, detail=out.detail)
+    res = Result(
+        task_id=83,
+        family="assembly",
+        status="scored",
+        final_score=out.final_score,
+        adjusted_final_score=out.adjusted_final_score,
+        components=out.components,
+        detail=out.detail,
+    )
     assert "slot 4: picked 11.MP4.mp4, want 11.mp4" in lost_points(res)
 
 
@@ -209,7 +269,9 @@ def test_detail_keys_match_the_declared_shape(tmp_path: Path) -> None:
     from agenticvbench.verifiers.assembly import AssemblyDetail
 
     write_solution(tmp_path / "83", ["3.mp4", "5.mp4", "7.mp4", "11.mp4"], DURATIONS)
-    out = get_verifier("assembly").verify(make_task(CORRECT, DURATIONS), Submission(83, tmp_path / "83"), ctx(tmp_path))
+    out = get_verifier("assembly").verify(
+        make_task(CORRECT, DURATIONS), Submission(83, tmp_path / "83"), ctx(tmp_path)
+    )
     assert out.status == "scored"
     assert set(out.detail) == set(AssemblyDetail.__annotations__)
     assert out.detail["correct"] == CORRECT and len(out.detail["picks"]) == len(CORRECT)

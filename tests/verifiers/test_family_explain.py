@@ -21,14 +21,26 @@ from agenticvbench.verifiers.repair import RepairVerifier
 from agenticvbench.verifiers.sequencing import SequencingVerifier
 
 REPO = Path(__file__).resolve().parents[2]
-VERIFIERS = {"sequencing": SequencingVerifier, "assembly": AssemblyVerifier, "repair": RepairVerifier,
-             "recap": RecapVerifier}
+VERIFIERS = {
+    "sequencing": SequencingVerifier,
+    "assembly": AssemblyVerifier,
+    "repair": RepairVerifier,
+    "recap": RecapVerifier,
+}
 RUN = {"path": "/runs/h__m__r1", "harness": "h", "model": "m", "rep": 1}
 
 
 def _repair(detail: object) -> Result:
-    return Result(task_id=65, family="repair", status="scored", final_score=0.5, headline_score=0.5, run=RUN,
-                  components={"format": 1.0, "localization": 0.0, "edit": 0.5}, detail=detail)  # type: ignore[arg-type]
+    return Result(
+        task_id=65,
+        family="repair",
+        status="scored",
+        final_score=0.5,
+        headline_score=0.5,
+        run=RUN,
+        components={"format": 1.0, "localization": 0.0, "edit": 0.5},
+        detail=detail,
+    )  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("family", ["sequencing", "assembly", "repair", "recap"])
@@ -54,9 +66,17 @@ def test_explaining_repair_and_recap_loads_no_media_stack() -> None:
         "out = [explain_result(r).to_text() for r in (rep, rec)]\n"
         "heavy = ('av', 'cv2', 'openai', 'scenedetect', 'agenticvbench.verifiers.repair.verifier',\n"
         "         'agenticvbench.verifiers.recap.verifier', 'agenticvbench.media')\n"
-        "print(json.dumps({'loaded': sorted(m for m in heavy if m in sys.modules), 'text': out}))\n")
-    proc = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True,
-                          env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"}, timeout=120)
+        "print(json.dumps({'loaded': sorted(m for m in heavy if m in sys.modules), 'text': out}))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=True,
+        env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"},
+        timeout=120,
+    )
     got = json.loads(proc.stdout)
     assert got["loaded"] == []
     assert "0-10 s: lowest similarity 0.200" in got["text"][0] and "a (lost 1): r" in got["text"][1]
@@ -76,32 +96,47 @@ def test_plugin_family_explains_itself_or_gets_the_generic_explanation(monkeypat
 
     monkeypatch.setitem(verifiers._REGISTRY, "plugin", WithExplain())
     monkeypatch.setitem(verifiers._REGISTRY, "bare", Without())
-    plugin = Result(task_id=7, family="plugin", status="scored", final_score=0.25, headline_score=0.25, run=RUN)
+    plugin = Result(
+        task_id=7, family="plugin", status="scored", final_score=0.25, headline_score=0.25, run=RUN
+    )
     bare = Result(task_id=8, family="bare", status="scored", final_score=0.75, headline_score=0.75, run=RUN)
     assert (explain_result(plugin).computation, lost_points(plugin)) == ("plugin maths", ["plugin lost"])
     assert explain_result(bare).computation == "headline_score = 0.7500" and lost_points(bare) == []
 
 
-@pytest.mark.parametrize("detail", [
-    None, [], {"format": "x", "localization": 3, "edit": []},
-    {"edit": {"chunks": "not a list"}}, {"edit": {"chunks": [1, None, {"start_s": "x"}]}},
-    {"format": {"items": {"fps": "x", "duration_s": {"pass": False, "fixed": 1, "source": 2}}}},
-])
+@pytest.mark.parametrize(
+    "detail",
+    [
+        None,
+        [],
+        {"format": "x", "localization": 3, "edit": []},
+        {"edit": {"chunks": "not a list"}},
+        {"edit": {"chunks": [1, None, {"start_s": "x"}]}},
+        {"format": {"items": {"fps": "x", "duration_s": {"pass": False, "fixed": 1, "source": 2}}}},
+    ],
+)
 def test_a_hand_edited_repair_detail_explains_without_raising(detail: object) -> None:
     """Result files can be hand-edited: a detail part of the wrong type reads as empty, and the rubric maths
     (from the components, which the schema checks) is still shown."""
     ex = explain_result(_repair(detail))
-    assert ex.computation == "final_score = (format 5.00/5 + localization 0.00/35 + edit 30.00/60) / 100 = 0.5000"
-    assert ex.lost[:2] == ["localization: 0.000 of 1 (costs 35.0 of 100 points)",
-                           "edit: 0.500 of 1 (costs 30.0 of 100 points)"]
+    assert (
+        ex.computation
+        == "final_score = (format 5.00/5 + localization 0.00/35 + edit 30.00/60) / 100 = 0.5000"
+    )
+    assert ex.lost[:2] == [
+        "localization: 0.000 of 1 (costs 35.0 of 100 points)",
+        "edit: 0.500 of 1 (costs 30.0 of 100 points)",
+    ]
     if isinstance(detail, dict) and "format" in detail and isinstance(detail["format"], dict):
         assert "duration_s: fixed 1 vs source 2" in ex.sections["format"]
 
 
 def test_worst_chunks_are_the_lowest_similarity_first() -> None:
     """The chunk list is ordered by each chunk's lowest signal, computed here independently of the code."""
-    chunks = [{"start_s": 10 * i, "end_s": 10 * i + 10, "video_ssim_in": s, "audio_xcorr_out": a}
-              for i, (s, a) in enumerate([(0.9, 0.8), (0.3, 0.95), (0.7, 0.1), (0.99, 0.98)])]
+    chunks = [
+        {"start_s": 10 * i, "end_s": 10 * i + 10, "video_ssim_in": s, "audio_xcorr_out": a}
+        for i, (s, a) in enumerate([(0.9, 0.8), (0.3, 0.95), (0.7, 0.1), (0.99, 0.98)])
+    ]
     lines = explain_result(_repair({"edit": {"score": 30.0, "chunks": chunks}})).sections["worst chunks"]
     floors = sorted((min(c["video_ssim_in"], c["audio_xcorr_out"]), c["start_s"]) for c in chunks)[:3]
     assert [line.split(" s:")[0] for line in lines] == [f"{s:g}-{s + 10:g}" for _, s in floors]

@@ -22,18 +22,32 @@ from agenticvbench.verifiers.sequencing import SequencingVerifier
 
 #: The published rule, written out independently of the registry: PhiloLabs/AgentVBench REPRODUCE.md at f058cd6,
 #: step 3 (recap uses final_score of this package's rubric runner).
-EXPECTED = {"sequencing": "adjusted_final_score", "assembly": "adjusted_final_score", "repair": "final_score",
-            "recap": "final_score"}
-VERIFIERS = {"sequencing": SequencingVerifier, "assembly": AssemblyVerifier, "repair": RepairVerifier,
-             "recap": RecapVerifier}  # the classes (other tests swap registry entries)
+EXPECTED = {
+    "sequencing": "adjusted_final_score",
+    "assembly": "adjusted_final_score",
+    "repair": "final_score",
+    "recap": "final_score",
+}
+VERIFIERS = {
+    "sequencing": SequencingVerifier,
+    "assembly": AssemblyVerifier,
+    "repair": RepairVerifier,
+    "recap": RecapVerifier,
+}  # the classes (other tests swap registry entries)
 TASK_OF = {"recap": 1, "sequencing": 37, "repair": 65, "assembly": 83}
 
 
 def _result(family: str) -> Result:
     final, adjusted = 0.7, (0.4 if EXPECTED[family] == "adjusted_final_score" else None)
-    return Result(task_id=TASK_OF[family], family=family, status="scored", final_score=final,
-                  adjusted_final_score=adjusted, headline_score=adjusted if adjusted is not None else final,
-                  run={"path": "/runs/h__m__r1", "harness": "h", "model": "m", "rep": 1})
+    return Result(
+        task_id=TASK_OF[family],
+        family=family,
+        status="scored",
+        final_score=final,
+        adjusted_final_score=adjusted,
+        headline_score=adjusted if adjusted is not None else final,
+        run={"path": "/runs/h__m__r1", "harness": "h", "model": "m", "rep": 1},
+    )
 
 
 def test_registry_states_the_published_rule() -> None:
@@ -48,7 +62,9 @@ def test_everything_asks_the_one_owner(family: str) -> None:
     verifier = VERIFIERS[family]
     assert verifier.headline_field == FAMILY_SPECS[family].headline_field == EXPECTED[family]
     outcome = VerifierOutcome(final_score=0.7, adjusted_final_score=0.4)
-    assert outcome.headline(verifier.headline_field) == (0.4 if EXPECTED[family] == "adjusted_final_score" else 0.7)
+    assert outcome.headline(verifier.headline_field) == (
+        0.4 if EXPECTED[family] == "adjusted_final_score" else 0.7
+    )
     r = _result(family)
     head = group_headline([r], task_universe([r]), resamples=0).families[family]
     assert head.aggregation.startswith(f"mean of {EXPECTED[family]} over ")
@@ -72,9 +88,11 @@ def test_unknown_family_label_does_not_raise() -> None:
 
 def test_asking_the_owner_imports_no_family_module() -> None:
     """Reports ask the registry; that must not import a verifier module (repair pulls in PyAV, recap OpenCV)."""
-    code = ("import sys; from agenticvbench.verifiers import headline_field, headline_rule; "
-            "[headline_field(f) for f in ('sequencing', 'assembly', 'repair', 'recap')]; headline_rule(); "
-            "import agenticvbench.aggregate; "
-            "print(sorted(m for m in sys.modules if m.startswith('agenticvbench.verifiers.') or m in ('av', 'cv2')))")
+    code = (
+        "import sys; from agenticvbench.verifiers import headline_field, headline_rule; "
+        "[headline_field(f) for f in ('sequencing', 'assembly', 'repair', 'recap')]; headline_rule(); "
+        "import agenticvbench.aggregate; "
+        "print(sorted(m for m in sys.modules if m.startswith('agenticvbench.verifiers.') or m in ('av', 'cv2')))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]", out

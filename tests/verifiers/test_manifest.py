@@ -53,21 +53,28 @@ def test_directory_is_not_a_manifest(tmp_path: Path) -> None:
     assert read_manifest(d).status == "missing"
 
 
-@pytest.mark.parametrize(("content", "needle", "crashes"), [
-    ("[1, 2]", "top level is a list", True),
-    ('"text"', "top level is a str", True),
-    ("42", "top level is an int", True),
-    ("null", "top level is null", True),
-    ('{"segments": [{"source": "1"}, {"source": "2"}, "3"]}', "segments[2] is a str, expected an object", True),
-    ('{"segments": [[1, 2]]}', "segments[0] is a list, expected an object", True),
-    ('{"segments": [null]}', "segments[0] is null, expected an object", True),
-    ('{"clips": []}', "solution.json: segments is not a list", False),
-    ('{"segments": {"0": {"source": "1"}}}', "solution.json: segments is not a list", False),
-    ('{"segments": null}', "solution.json: segments is not a list", False),
-    ("", "solution.json: invalid JSON", False),
-    ("{'segments': []}", "solution.json: invalid JSON", False),
-    ('{"segments": [', "solution.json: invalid JSON", False),
-])
+@pytest.mark.parametrize(
+    ("content", "needle", "crashes"),
+    [
+        ("[1, 2]", "top level is a list", True),
+        ('"text"', "top level is a str", True),
+        ("42", "top level is an int", True),
+        ("null", "top level is null", True),
+        (
+            '{"segments": [{"source": "1"}, {"source": "2"}, "3"]}',
+            "segments[2] is a str, expected an object",
+            True,
+        ),
+        ('{"segments": [[1, 2]]}', "segments[0] is a list, expected an object", True),
+        ('{"segments": [null]}', "segments[0] is null, expected an object", True),
+        ('{"clips": []}', "solution.json: segments is not a list", False),
+        ('{"segments": {"0": {"source": "1"}}}', "solution.json: segments is not a list", False),
+        ('{"segments": null}', "solution.json: segments is not a list", False),
+        ("", "solution.json: invalid JSON", False),
+        ("{'segments': []}", "solution.json: invalid JSON", False),
+        ('{"segments": [', "solution.json: invalid JSON", False),
+    ],
+)
 def test_malformed_shapes(tmp_path: Path, content: str, needle: str, crashes: bool) -> None:
     """D-S1: the official scorer crashes on non-object top levels and segments; we return `malformed`."""
     read = read_manifest(_write(tmp_path, content))
@@ -93,7 +100,9 @@ def test_huge_file_is_malformed_without_parsing(tmp_path: Path) -> None:
     assert read_manifest(p, max_bytes=MAX_MANIFEST_BYTES * 2).ok
 
 
-def test_file_growing_past_the_cap_while_read_is_malformed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_file_growing_past_the_cap_while_read_is_malformed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The size check and the capped read are two steps; a file that grows in between makes `read_capped` raise
     TooLargeError (which has no `strerror`): still a clean `malformed` result, never a crash (found by mypy)."""
     from agenticvbench.fsutil import TooLargeError
@@ -114,8 +123,11 @@ def test_deeply_nested_json_is_malformed(tmp_path: Path) -> None:
 
 def test_nan_and_infinity_parse_like_the_official_reader(tmp_path: Path) -> None:
     """Python's json (and so the official scorer) accepts NaN/Infinity; they must not crash or count as valid."""
-    p = _write(tmp_path, '{"segments": [{"output": [0, NaN], "source": "1"}, '
-                         '{"output": [1, Infinity], "source": "2"}, {"output": [-Infinity, 2], "source": "3"}]}')
+    p = _write(
+        tmp_path,
+        '{"segments": [{"output": [0, NaN], "source": "1"}, '
+        '{"output": [1, Infinity], "source": "2"}, {"output": [-Infinity, 2], "source": "3"}]}',
+    )
     read = read_manifest(p)
     assert read.ok and len(read.segments) == 3
     assert math.isnan(read.segments[0]["output"][1])
@@ -123,10 +135,22 @@ def test_nan_and_infinity_parse_like_the_official_reader(tmp_path: Path) -> None
     assert manifest_end(read.segments) is None
 
 
-@pytest.mark.parametrize(("value", "expected"), [
-    ([0, 2], 2.0), ([1.5, 3.0], 1.5), ([2, 2], 0.0), ([3, 1], None), ([0], None), ([0, 1, 2], None),
-    (["0", "1"], None), ([True, 2], None), (None, None), ("0-1", None), ([0, float("nan")], None),
-])
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ([0, 2], 2.0),
+        ([1.5, 3.0], 1.5),
+        ([2, 2], 0.0),
+        ([3, 1], None),
+        ([0], None),
+        ([0, 1, 2], None),
+        (["0", "1"], None),
+        ([True, 2], None),
+        (None, None),
+        ("0-1", None),
+        ([0, float("nan")], None),
+    ],
+)
 def test_interval_length(value: object, expected: float | None) -> None:
     assert interval_length(value) == expected
 
@@ -141,11 +165,26 @@ def test_within() -> None:
     assert within(10.4, 10.0, 0.1, 0.05) and not within(10.6, 10.0, 0.1, 0.05)
 
 
-@pytest.mark.parametrize(("value", "key"), [
-    ("3", "3"), (3, "3"), (3.0, "3"), ("3.0", "3"), (" 3 ", "3"), ("3.mp4", "3"), ("3.MP4", "3"),
-    ("3.MP4.mp4", "3"), ("3.0.mp4", "3"), ("clip3.mp4", "3"), ("clip_03", "3"), ("/workspace/materials/3.mp4", "3"),
-    ("C:\\clips\\3.mp4", "3"), ("intro.mp4", "intro"), ("", ""),
-])
+@pytest.mark.parametrize(
+    ("value", "key"),
+    [
+        ("3", "3"),
+        (3, "3"),
+        (3.0, "3"),
+        ("3.0", "3"),
+        (" 3 ", "3"),
+        ("3.mp4", "3"),
+        ("3.MP4", "3"),
+        ("3.MP4.mp4", "3"),
+        ("3.0.mp4", "3"),
+        ("clip3.mp4", "3"),
+        ("clip_03", "3"),
+        ("/workspace/materials/3.mp4", "3"),
+        ("C:\\clips\\3.mp4", "3"),
+        ("intro.mp4", "intro"),
+        ("", ""),
+    ],
+)
 def test_loose_clip_id(value: object, key: str) -> None:
     assert loose_clip_id(value) == key
 
@@ -157,8 +196,20 @@ def test_video_consistency_absent() -> None:
 def test_video_consistency_probes_existing_file(tmp_path: Path) -> None:
     """D-S3 extra: a 1 s video matches a manifest ending at 1.0 s but not one ending at 3.0 s."""
     video = tmp_path / "solution.mp4"
-    run_ffmpeg(["-f", "lavfi", "-i", "testsrc=size=32x32:rate=10:duration=1", "-pix_fmt", "yuv420p",
-                "-y", str(video)], check=True, timeout=60)
+    run_ffmpeg(
+        [
+            "-f",
+            "lavfi",
+            "-i",
+            "testsrc=size=32x32:rate=10:duration=1",
+            "-pix_fmt",
+            "yuv420p",
+            "-y",
+            str(video),
+        ],
+        check=True,
+        timeout=60,
+    )
     good = video_consistency(video, [{"output": [0, 0.5]}, {"output": [0.5, 1.0]}])
     assert good["present"] and good["consistent"] is True
     assert abs(good["video_duration_s"] - 1.0) < 0.2 and good["manifest_end_s"] == 1.0

@@ -27,9 +27,14 @@ def test_repeated_keys_last_wins_with_a_warning(hostile_run, score_run):
     run.write(37, "solution.json", text)
     assert read_manifest(run.folder(37) / "solution.json").segments == segs
     r = by_id(score_run(run.root, [37]))[37]
-    assert (r.status, r.final_score, r.adjusted_final_score) == (plain.status, plain.final_score,
-                                                                 plain.adjusted_final_score)
-    assert any("segments[0] repeats key(s) 'source'" in w and "the last value" in w for w in r.warnings), r.warnings
+    assert (r.status, r.final_score, r.adjusted_final_score) == (
+        plain.status,
+        plain.final_score,
+        plain.adjusted_final_score,
+    )
+    assert any("segments[0] repeats key(s) 'source'" in w and "the last value" in w for w in r.warnings), (
+        r.warnings
+    )
     assert not any("repeats" in w for w in plain.warnings)
 
 
@@ -45,7 +50,9 @@ def test_non_finite_and_overflowing_numbers_in_ignored_fields_warn(hostile_run, 
     assert odd[0] != json.dumps(segs[0]) and odd[1] != json.dumps(segs[1])
     run.write(83, "solution.json", '{"segments": [' + ", ".join(odd) + "]}")
     r = by_id(score_run(run.root, [83]))[83]
-    assert r.status == "scored" and (r.final_score, r.adjusted_final_score) == (plain.final_score,
-                                                                                plain.adjusted_final_score)
+    assert r.status == "scored" and (r.final_score, r.adjusted_final_score) == (
+        plain.final_score,
+        plain.adjusted_final_score,
+    )
     assert any("segments[0].source_range holds nan, inf" in w for w in r.warnings), r.warnings
     assert any("segments[1].output holds inf, an integer of 400 digits" in w for w in r.warnings), r.warnings

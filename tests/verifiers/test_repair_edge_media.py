@@ -21,10 +21,30 @@ REPORT = "## Diagnosis\n- type: colour\n- start: 1.0\n- end: 2.0\n"
 
 
 def _encode(out: Path, *, seconds: float, size: str, rate: int, frames: int | None = None) -> Path:
-    args = ["-y", "-f", "lavfi", "-i", f"testsrc2=size={size}:rate={rate}:duration={seconds}",
-            "-f", "lavfi", "-i", f"sine=frequency=330:sample_rate=48000:duration={seconds}",
-            "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-c:a", "aac", "-ar", "48000",
-            "-ac", "2", "-shortest"]
+    args = [
+        "-y",
+        "-f",
+        "lavfi",
+        "-i",
+        f"testsrc2=size={size}:rate={rate}:duration={seconds}",
+        "-f",
+        "lavfi",
+        "-i",
+        f"sine=frequency=330:sample_rate=48000:duration={seconds}",
+        "-c:v",
+        "libx264",
+        "-preset",
+        "ultrafast",
+        "-pix_fmt",
+        "yuv420p",
+        "-c:a",
+        "aac",
+        "-ar",
+        "48000",
+        "-ac",
+        "2",
+        "-shortest",
+    ]
     if frames is not None:
         args += ["-frames:v", str(frames)]
     run_ffmpeg([*args, str(out)], check=True)
@@ -43,8 +63,17 @@ def media(tmp_path_factory):
 
 
 def _score(media, fixed: Path, tmp_path: Path):
-    return score_repair(fixed, media["report"], media["source"], profile=PROFILE,
-                        variant="v04_color_grade_shift", task_id=65, cell="demo/edge", cache_dir=tmp_path, workers=1)
+    return score_repair(
+        fixed,
+        media["report"],
+        media["source"],
+        profile=PROFILE,
+        variant="v04_color_grade_shift",
+        task_id=65,
+        cell="demo/edge",
+        cache_dir=tmp_path,
+        workers=1,
+    )
 
 
 def test_one_frame_fix_is_scored_not_crashed(media, tmp_path):

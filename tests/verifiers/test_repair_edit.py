@@ -21,19 +21,33 @@ from agenticvbench.verifiers.repair.features import FrameFeatures, match_sample
 GOLDEN = Path(__file__).resolve().parents[1] / "data" / "repair-edit"
 EXPECTED = json.loads((GOLDEN / "expected.json").read_text())
 CASES = {c["fixed"]: c for c in EXPECTED["cases"]}
-SETTINGS = {"default_0.6_0.4_win2.5_wout1.0": (0.6, 0.4), "v04_like_video0.9_audio0.1": (0.9, 0.1),
-            "v05_v07_like_video0.1_audio0.9": (0.1, 0.9)}
+SETTINGS = {
+    "default_0.6_0.4_win2.5_wout1.0": (0.6, 0.4),
+    "v04_like_video0.9_audio0.1": (0.9, 0.1),
+    "v05_v07_like_video0.1_audio0.9": (0.1, 0.9),
+}
 TOL_POINTS = 0.3  # 0.005 of the normalised score, on the 60-point scale
 
 
 # ------------------------------------------------------------------------------------------ golden ----
 
+
 @pytest.fixture(scope="module")
 def golden(tmp_path_factory: pytest.TempPathFactory) -> dict[str, EditResult]:
     """Each golden fix scored once (default shares); other shares are re-aggregated from its chunks."""
     cache = tmp_path_factory.mktemp("edit-cache")
-    return {name: score_edit(GOLDEN / name, GOLDEN / "source.mp4", duration_s=20.0, window=(8.0, 10.0),
-                             video_share=0.6, audio_share=0.4, cache_dir=cache) for name in CASES}
+    return {
+        name: score_edit(
+            GOLDEN / name,
+            GOLDEN / "source.mp4",
+            duration_s=20.0,
+            window=(8.0, 10.0),
+            video_share=0.6,
+            audio_share=0.4,
+            cache_dir=cache,
+        )
+        for name in CASES
+    }
 
 
 @pytest.mark.parametrize(("name", "setting"), [(n, s) for n in CASES for s in SETTINGS if s in CASES[n]])
@@ -44,7 +58,9 @@ def test_golden_edit_score_within_tolerance(golden: dict[str, EditResult], name:
         assert res.score == 0 and res.detail["error"] == exp["error"]
         return
     vs, as_ = SETTINGS[setting]
-    score, video, audio = aggregate_chunks(res.detail["chunks"], video_share=vs, audio_share=as_, w_in=2.5, w_out=1.0)
+    score, video, audio = aggregate_chunks(
+        res.detail["chunks"], video_share=vs, audio_share=as_, w_in=2.5, w_out=1.0
+    )
     assert score == pytest.approx(exp["edit_score_of_60"], abs=TOL_POINTS)
     for key in ("ssim_in", "ssim_out"):
         assert video[key] == pytest.approx(exp["video"][key], abs=1e-4)
@@ -83,11 +99,16 @@ def test_d_r6_warning_on_24fps(golden: dict[str, EditResult]) -> None:
 
 # ------------------------------------------------------------------------------------------ planning ----
 
+
 def test_plan_chunks_frame_sets() -> None:
     p = plan_chunks(20.0, 24.0, 24.0)
     assert [(c.start, c.end, c.src_first, c.src_count, c.fix_first) for c in p] == [
-        (0.0, 10.0, 0, 240, 0), (10.0, 20.0, 240, 240, 240)]
-    assert p[0].samples == tuple(range(0, 200, 2)) and p[0].band(0) == (0, 10) and p[0].band(235) == (225, 239)
+        (0.0, 10.0, 0, 240, 0),
+        (10.0, 20.0, 240, 240, 240),
+    ]
+    assert (
+        p[0].samples == tuple(range(0, 200, 2)) and p[0].band(0) == (0, 10) and p[0].band(235) == (225, 239)
+    )
     ntsc = plan_chunks(215.965, 24000 / 1001, 24000 / 1001)
     assert len(ntsc) == 22 and ntsc[3].src_first == 719 and ntsc[2].src_first + ntsc[2].src_count == 720
     assert ntsc[-1].dur == pytest.approx(5.965) and len(ntsc[-1].samples) == 60 and ntsc[-1].src_count == 143
@@ -110,13 +131,20 @@ def test_plan_chunks_rejects_durations_it_cannot_chunk(duration: float) -> None:
 
 # ------------------------------------------------------------------------------------------ matching ----
 
+
 def _reference_match(fix: np.ndarray, band: list[np.ndarray], i: int, lo: int) -> tuple[float, int]:
     """Spec 3.6 step 4, literally, with skimage's SSIM and numpy."""
+
     def feats(img: np.ndarray) -> tuple[np.ndarray, np.ndarray, float, list[int]]:
         g = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
         small = cv2.resize(g, (9, 8), interpolation=cv2.INTER_AREA)
-        return g, cv2.cvtColor(img, cv2.COLOR_BGR2LAB)[..., 1:].astype(np.float64), \
-            cv2.Laplacian(g, cv2.CV_64F).var(), list((small[:, 1:] > small[:, :-1]).ravel())
+        return (
+            g,
+            cv2.cvtColor(img, cv2.COLOR_BGR2LAB)[..., 1:].astype(np.float64),
+            cv2.Laplacian(g, cv2.CV_64F).var(),
+            list((small[:, 1:] > small[:, :-1]).ravel()),
+        )
+
     fg, fab, flv, fh = feats(fix)
     srcs = [feats(b) for b in band]
     idx = list(range(lo, lo + len(band)))
@@ -157,21 +185,44 @@ def _literal_video(src: Path, fix: Path, duration: float, window: tuple[float, f
                 break
             if i % k == 0:
                 h, w = buf[0].shape[:2]
-                img = cv2.resize(img, (w, h), interpolation=cv2.INTER_AREA) if img.shape[:2] != (h, w) else img
+                img = (
+                    cv2.resize(img, (w, h), interpolation=cv2.INTER_AREA) if img.shape[:2] != (h, w) else img
+                )
                 lo = max(0, i - 10)
-                samples.append((t + i / fps_f, *_reference_match(img, buf[lo:min(len(buf), i + 11)], i, lo)))
+                samples.append(
+                    (t + i / fps_f, *_reference_match(img, buf[lo : min(len(buf), i + 11)], i, lo))
+                )
         cs.release()
         cf.release()
         n_s = [(v, abs(g)) for ts, v, g in samples if window[0] <= ts <= window[1]]
-        vin += [(min(1, max(0, float(np.mean([v for v, _ in n_s])))), float(np.mean([g for _, g in n_s])), len(n_s))] \
-            if n_s else []
+        vin += (
+            [
+                (
+                    min(1, max(0, float(np.mean([v for v, _ in n_s])))),
+                    float(np.mean([g for _, g in n_s])),
+                    len(n_s),
+                )
+            ]
+            if n_s
+            else []
+        )
         o_s = [(v, abs(g)) for ts, v, g in samples if not window[0] <= ts <= window[1]]
-        vout += [(min(1, max(0, float(np.mean([v for v, _ in o_s])))), float(np.mean([g for _, g in o_s])), len(o_s))] \
-            if o_s else []
+        vout += (
+            [
+                (
+                    min(1, max(0, float(np.mean([v for v, _ in o_s])))),
+                    float(np.mean([g for _, g in o_s])),
+                    len(o_s),
+                )
+            ]
+            if o_s
+            else []
+        )
         t += 10
 
     def wm(rows: list[tuple[float, float, int]], j: int) -> float | None:
         return sum(r[j] * r[2] for r in rows) / sum(r[2] for r in rows) if rows else None
+
     return [wm(vin, 0), wm(vout, 0), wm(vin, 1), wm(vout, 1)]
 
 
@@ -179,11 +230,16 @@ def _literal_video(src: Path, fix: Path, duration: float, window: tuple[float, f
 def test_match_sample_with_pruning_equals_the_literal_search(seed: int) -> None:
     rng = np.random.default_rng(seed)
     base = rng.integers(0, 256, (40, 72, 3), dtype=np.uint8)
-    band = [np.clip(np.roll(base, j, axis=1).astype(int) + rng.integers(-20, 21, base.shape), 0, 255).astype(np.uint8)
-            for j in range(21)]
+    band = [
+        np.clip(np.roll(base, j, axis=1).astype(int) + rng.integers(-20, 21, base.shape), 0, 255).astype(
+            np.uint8
+        )
+        for j in range(21)
+    ]
     i, lo = 10 + int(rng.integers(0, 5)), int(rng.integers(0, 5))
-    fix = np.clip(band[int(rng.integers(0, 21))].astype(int) + rng.integers(-30, 31, base.shape) + seed,
-                  0, 255).astype(np.uint8)
+    fix = np.clip(
+        band[int(rng.integers(0, 21))].astype(int) + rng.integers(-30, 31, base.shape) + seed, 0, 255
+    ).astype(np.uint8)
     got = match_sample(FrameFeatures(0, fix), [FrameFeatures(j, b) for j, b in enumerate(band)], i, lo)
     ref_value, ref_lag = _reference_match(fix, band, i, lo)
     assert got.value == pytest.approx(ref_value, abs=1e-6) and got.lag == ref_lag
@@ -209,6 +265,7 @@ def test_empty_band_keeps_the_initial_value() -> None:
 
 # ------------------------------------------------------------------------------------ audio & deductions ----
 
+
 def test_xcorr_score_rules() -> None:
     rng = np.random.default_rng(1)
     a = (rng.standard_normal(48000) * 3000).astype(np.int16)
@@ -224,11 +281,28 @@ def test_xcorr_score_rules() -> None:
     assert xcorr_score(z, z) == (1.0, 1.0, 0.0) and xcorr_score(z, a[:100]) == (0.0, 0.0, None)  # as upstream
 
 
-def _chunk(ssim_in: float | None, n_in: int, ssim_out: float | None, n_out: int, x_in: float | None,
-           d_in: float, x_out: float | None, d_out: float) -> dict[str, Any]:
-    return {"video_ssim_in": ssim_in, "n_video_in": n_in, "video_ssim_out": ssim_out, "n_video_out": n_out,
-            "video_lag_in_frames": 0.0 if n_in else None, "video_lag_out_frames": 0.0 if n_out else None,
-            "audio_xcorr_in": x_in, "audio_dur_in": d_in, "audio_xcorr_out": x_out, "audio_dur_out": d_out}
+def _chunk(
+    ssim_in: float | None,
+    n_in: int,
+    ssim_out: float | None,
+    n_out: int,
+    x_in: float | None,
+    d_in: float,
+    x_out: float | None,
+    d_out: float,
+) -> dict[str, Any]:
+    return {
+        "video_ssim_in": ssim_in,
+        "n_video_in": n_in,
+        "video_ssim_out": ssim_out,
+        "n_video_out": n_out,
+        "video_lag_in_frames": 0.0 if n_in else None,
+        "video_lag_out_frames": 0.0 if n_out else None,
+        "audio_xcorr_in": x_in,
+        "audio_dur_in": d_in,
+        "audio_xcorr_out": x_out,
+        "audio_dur_out": d_out,
+    }
 
 
 def test_deductions_weights_and_caps() -> None:
@@ -236,31 +310,76 @@ def test_deductions_weights_and_caps() -> None:
     score, video, audio = aggregate_chunks(chunks, video_share=0.6, audio_share=0.4, w_in=2.5, w_out=1.0)
     s_out = (0.95 * 96 + 0.85 * 100) / 196
     assert video["ssim_in"] == 0.9 and video["ssim_out"] == pytest.approx(s_out)
-    assert video["deduct_in"] == pytest.approx(2.5 * 36 * 0.1) and video["deduct_out"] == pytest.approx(36 * (1 - s_out))
+    assert video["deduct_in"] == pytest.approx(2.5 * 36 * 0.1) and video["deduct_out"] == pytest.approx(
+        36 * (1 - s_out)
+    )
     assert audio["xcorr_out"] == pytest.approx((0.9 * 8 + 0.7 * 10) / 18)
     assert score == pytest.approx(video["sub"] + audio["sub"])
     # D-R10: an in-window signal <= 0.6 costs the whole budget; None deducts nothing
-    s, v, a = aggregate_chunks([_chunk(0.6, 5, None, 0, None, 0.0, None, 0.0)], video_share=0.6,
-                               audio_share=0.4, w_in=2.5, w_out=1.0)
+    s, v, a = aggregate_chunks(
+        [_chunk(0.6, 5, None, 0, None, 0.0, None, 0.0)], video_share=0.6, audio_share=0.4, w_in=2.5, w_out=1.0
+    )
     assert v["sub"] == 0.0 and v["deduct_in"] == 36.0 and a["sub"] == 24.0 and s == 24.0
 
 
 # ------------------------------------------------------------------------------------ synthetic clips ----
+
 
 @pytest.fixture(scope="module")
 def clips(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """A 12-s 160x90 24-fps source with pink-noise stereo AAC, and fixes made from it."""
     d = tmp_path_factory.mktemp("edit-clips")
     src = d / "source.mp4"
-    run_ffmpeg(["-v", "error", "-f", "lavfi", "-i", "testsrc2=s=160x90:r=24:d=12", "-f", "lavfi", "-i",
-                "anoisesrc=c=pink:r=48000:a=0.3:seed=3:d=12", "-ac", "2", "-c:v", "libx264", "-crf", "18", "-g", "48",
-                "-pix_fmt", "yuv420p", "-c:a", "aac", "-b:a", "128k", "-shortest", str(src)], check=True)
+    run_ffmpeg(
+        [
+            "-v",
+            "error",
+            "-f",
+            "lavfi",
+            "-i",
+            "testsrc2=s=160x90:r=24:d=12",
+            "-f",
+            "lavfi",
+            "-i",
+            "anoisesrc=c=pink:r=48000:a=0.3:seed=3:d=12",
+            "-ac",
+            "2",
+            "-c:v",
+            "libx264",
+            "-crf",
+            "18",
+            "-g",
+            "48",
+            "-pix_fmt",
+            "yuv420p",
+            "-c:a",
+            "aac",
+            "-b:a",
+            "128k",
+            "-shortest",
+            str(src),
+        ],
+        check=True,
+    )
     out = {"source": src}
     recipes = {
         "copy": ["-i", str(src), "-c", "copy"],
         "short": ["-i", str(src), "-t", "6", "-c:v", "libx264", "-crf", "18", "-c:a", "aac"],
         "big": ["-i", str(src), "-vf", "scale=320:180", "-c:v", "libx264", "-crf", "18", "-c:a", "copy"],
-        "aoffset": ["-i", str(src), "-itsoffset", "0.05", "-i", str(src), "-map", "0:v", "-map", "1:a", "-c", "copy"],
+        "aoffset": [
+            "-i",
+            str(src),
+            "-itsoffset",
+            "0.05",
+            "-i",
+            str(src),
+            "-map",
+            "0:v",
+            "-map",
+            "1:a",
+            "-c",
+            "copy",
+        ],
         "fps48": ["-i", str(src), "-vf", "fps=48", "-c:v", "libx264", "-crf", "18", "-c:a", "copy"],
         "audioonly": ["-i", str(src), "-vn", "-c:a", "copy"],
     }
@@ -275,7 +394,9 @@ def _edit(clips: dict[str, Path], name: str, **kw: Any) -> EditResult:
     return score_edit(clips[name], clips["source"], **(args | kw))
 
 
-def test_copy_scores_full_and_is_independent_of_workers_and_cache(clips: dict[str, Path], tmp_path: Path) -> None:
+def test_copy_scores_full_and_is_independent_of_workers_and_cache(
+    clips: dict[str, Path], tmp_path: Path
+) -> None:
     cold = _edit(clips, "copy", cache_dir=tmp_path, workers=2)
     assert cold.score == pytest.approx(60.0, abs=1e-3) and cold.detail["video"]["ssim_out"] == 1.0
     warm = _edit(clips, "copy", cache_dir=tmp_path, workers=2)
@@ -283,9 +404,13 @@ def test_copy_scores_full_and_is_independent_of_workers_and_cache(clips: dict[st
     assert warm.detail["engine"]["source_cache_hits"] > 0 and cold.detail["engine"]["source_cache_hits"] == 0
     for other in (warm, inline):
         assert other.detail["chunks"] == cold.detail["chunks"] and other.score == cold.score
-    v04 = _edit(clips, "copy", cache_dir=tmp_path, video_share=0.9, audio_share=0.1)  # shares reach the scorer
-    assert v04.detail["video"]["sub"] == 54.0 and v04.score == pytest.approx(aggregate_chunks(
-        cold.detail["chunks"], video_share=0.9, audio_share=0.1, w_in=2.5, w_out=1.0)[0], abs=1e-12)
+    v04 = _edit(
+        clips, "copy", cache_dir=tmp_path, video_share=0.9, audio_share=0.1
+    )  # shares reach the scorer
+    assert v04.detail["video"]["sub"] == 54.0 and v04.score == pytest.approx(
+        aggregate_chunks(cold.detail["chunks"], video_share=0.9, audio_share=0.1, w_in=2.5, w_out=1.0)[0],
+        abs=1e-12,
+    )
 
 
 def test_short_fix_is_not_penalised_d_r7(clips: dict[str, Path]) -> None:
@@ -298,8 +423,12 @@ def test_short_fix_is_not_penalised_d_r7(clips: dict[str, Path]) -> None:
     assert (first["n_video_in"], first["n_video_out"]) == (25, 47)  # 144 frames, every 2nd; ts 3..5 s inside
     assert res.score > 50.0
     assert _literal_video(clips["source"], clips["short"], 12.0, (3.0, 5.0)) == pytest.approx(
-        [res.detail["video"][k] for k in ("ssim_in", "ssim_out", "mean_abs_lag_frames_in", "mean_abs_lag_frames_out")],
-        abs=1e-6)
+        [
+            res.detail["video"][k]
+            for k in ("ssim_in", "ssim_out", "mean_abs_lag_frames_in", "mean_abs_lag_frames_out")
+        ],
+        abs=1e-6,
+    )
 
 
 def test_fix_with_another_size_is_resized_to_the_source(clips: dict[str, Path]) -> None:
@@ -307,8 +436,12 @@ def test_fix_with_another_size_is_resized_to_the_source(clips: dict[str, Path]) 
     res = _edit(clips, "big")
     assert res.detail["scoring"]["n_failed_chunks"] == 0 and 0.3 < res.detail["video"]["ssim_out"] < 0.7
     assert _literal_video(clips["source"], clips["big"], 12.0, (3.0, 5.0)) == pytest.approx(
-        [res.detail["video"][k] for k in ("ssim_in", "ssim_out", "mean_abs_lag_frames_in", "mean_abs_lag_frames_out")],
-        abs=1e-6)
+        [
+            res.detail["video"][k]
+            for k in ("ssim_in", "ssim_out", "mean_abs_lag_frames_in", "mean_abs_lag_frames_out")
+        ],
+        abs=1e-6,
+    )
 
 
 def test_audio_starting_late_is_read_as_the_official_seek_reads_it(clips: dict[str, Path]) -> None:
@@ -352,7 +485,10 @@ def test_unwritable_cache_changes_no_score(clips: dict[str, Path], tmp_path: Pat
     assert res.score == ref.score and res.detail["chunks"] == ref.detail["chunks"]
     note = res.detail["cache_error"]
     assert "frames.npz not written" in note and "audio_spans.npz not written" in note
-    assert any("best-effort cache; score unaffected" in w for w in res.warnings) and "cache_error" not in ref.detail
+    assert (
+        any("best-effort cache; score unaffected" in w for w in res.warnings)
+        and "cache_error" not in ref.detail
+    )
 
 
 def test_audio_only_fix_fails_every_chunk_as_upstream(clips: dict[str, Path]) -> None:

@@ -17,10 +17,31 @@ from agenticvbench.verifiers.repair.source_cache import SourceCache
 
 def _clip(out: Path, audio_s: float | None) -> Path:
     """A 3-s 64x36 10-fps clip with `audio_s` seconds of a 440-Hz AAC sine (no audio stream when None)."""
-    audio = [] if audio_s is None else ["-f", "lavfi", "-i", f"sine=frequency=440:sample_rate=48000:d={audio_s}"]
+    audio = (
+        [] if audio_s is None else ["-f", "lavfi", "-i", f"sine=frequency=440:sample_rate=48000:d={audio_s}"]
+    )
     codec = [] if audio_s is None else ["-c:a", "aac"]
-    run_ffmpeg(["-y", "-v", "error", "-f", "lavfi", "-i", "testsrc2=s=64x36:r=10:d=3", *audio, "-c:v", "libx264",
-                "-g", "10", "-pix_fmt", "yuv420p", *codec, str(out)], check=True)
+    run_ffmpeg(
+        [
+            "-y",
+            "-v",
+            "error",
+            "-f",
+            "lavfi",
+            "-i",
+            "testsrc2=s=64x36:r=10:d=3",
+            *audio,
+            "-c:v",
+            "libx264",
+            "-g",
+            "10",
+            "-pix_fmt",
+            "yuv420p",
+            *codec,
+            str(out),
+        ],
+        check=True,
+    )
     return out
 
 
@@ -34,8 +55,11 @@ def _decoded_samples(path: Path) -> int:
 def clips(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """source: 3 s of audio; short: the same sine for 2 s only; mute: no audio stream."""
     d = tmp_path_factory.mktemp("edit-audio")
-    return {"source": _clip(d / "source.mp4", 3), "short": _clip(d / "short.mp4", 2),
-            "mute": _clip(d / "mute.mp4", None)}
+    return {
+        "source": _clip(d / "source.mp4", 3),
+        "short": _clip(d / "short.mp4", 2),
+        "mute": _clip(d / "mute.mp4", None),
+    }
 
 
 def test_audio_pass_returns_typed_values_matching_an_independent_extraction(clips: dict[str, Path]) -> None:
@@ -54,8 +78,16 @@ def test_audio_pass_returns_typed_values_matching_an_independent_extraction(clip
     assert res.mode in ("seek", "per-chunk") and res.elapsed_s > 0
     assert (chunk.dur_in, chunk.dur_out) == (1.0, 2.0)
     assert chunk.xcorr_in == pytest.approx(1.0, abs=1e-5) and chunk.peak_lag_ms_in == 0.0
-    assert list(chunk.detail()) == ["audio_xcorr_in", "audio_xcorr_out", "audio_peak_norm_in", "audio_peak_norm_out",
-                                    "audio_peak_lag_ms_in", "audio_peak_lag_ms_out", "audio_dur_in", "audio_dur_out"]
+    assert list(chunk.detail()) == [
+        "audio_xcorr_in",
+        "audio_xcorr_out",
+        "audio_peak_norm_in",
+        "audio_peak_norm_out",
+        "audio_peak_lag_ms_in",
+        "audio_peak_lag_ms_out",
+        "audio_dur_in",
+        "audio_dur_out",
+    ]
     with pytest.raises(dataclasses.FrozenInstanceError):
         res.mode = "x"  # type: ignore[misc]
 

@@ -20,9 +20,15 @@ SIGNALS = ("video_ssim_in", "video_ssim_out", "audio_xcorr_in", "audio_xcorr_out
 
 
 def _score(case: dict[str, Any]) -> Any:
-    return score_edit(DATA / case["fixed"], DATA / case["source"], duration_s=case["duration_s"],
-                      window=tuple(case["window"]), video_share=case["video_share"],
-                      audio_share=case["audio_share"], workers=2)
+    return score_edit(
+        DATA / case["fixed"],
+        DATA / case["source"],
+        duration_s=case["duration_s"],
+        window=tuple(case["window"]),
+        video_share=case["video_share"],
+        audio_share=case["audio_share"],
+        workers=2,
+    )
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

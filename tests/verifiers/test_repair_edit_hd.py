@@ -40,8 +40,10 @@ def _audio_chunks(case: dict[str, Any]) -> tuple[list[dict[str, Any] | str], Aud
     plans = plan_chunks(p.duration_s, 25.0, 25.0)  # audio uses only the chunk spans
     source = DATA / case["source_keyframes"]
     out = audio_pass(DATA / case["fixed_keyframes"], source, plans, p.window, SourceCache(None, source))
-    return [a if isinstance(a, str) else {"start_s": plan.start, **a.detail()}
-            for plan, a in zip(plans, out.chunks, strict=True)], out
+    return [
+        a if isinstance(a, str) else {"start_s": plan.start, **a.detail()}
+        for plan, a in zip(plans, out.chunks, strict=True)
+    ], out
 
 
 @pytest.fixture(scope="module")
@@ -95,14 +97,19 @@ def test_hd_edit_score_within_tolerance(audio: dict[str, Any], cell: str) -> Non
     case, p = CASES[cell], _params(cell)
     official = case["official"]["detail"]["edit"]["chunks"]
     ours, _ = audio[cell]
-    merged = [{**theirs, **{k: v for k, v in mine.items() if k.startswith("audio_")}}
-              for mine, theirs in zip(ours, official, strict=True) if isinstance(mine, dict)]
-    score, _, _ = aggregate_chunks(merged, video_share=p.video_share, audio_share=p.audio_share, w_in=p.w_in,
-                                   w_out=p.w_out)
+    merged = [
+        {**theirs, **{k: v for k, v in mine.items() if k.startswith("audio_")}}
+        for mine, theirs in zip(ours, official, strict=True)
+        if isinstance(mine, dict)
+    ]
+    score, _, _ = aggregate_chunks(
+        merged, video_share=p.video_share, audio_share=p.audio_share, w_in=p.w_in, w_out=p.w_out
+    )
     assert score / 60.0 == pytest.approx(case["official"]["edit_score"], abs=EDIT_TOL)
 
 
 # ---------------------------------------------------------------------------------- end padding, small ----
+
 
 def _clip(tmp: Path, name: str, seconds: float, rate: int, *, video: bool = False) -> Path:
     out = tmp / name
@@ -125,7 +132,9 @@ def test_score_edit_past_the_end_of_a_short_fix(tmp_path: Path) -> None:
     chunk = res.detail["chunks"][0]
     assert chunk["n_video_out"] == 20 and chunk["audio_dur_out"] == 3.0
     assert res.detail["engine"]["audio_mode"] == "seek"
-    assert chunk["audio_xcorr_out"] == pytest.approx(1.0, abs=1e-5)  # identical audio: FFT round-off, as upstream
+    assert chunk["audio_xcorr_out"] == pytest.approx(
+        1.0, abs=1e-5
+    )  # identical audio: FFT round-off, as upstream
 
 
 def test_score_edit_fix_longer_than_the_source(tmp_path: Path) -> None:
@@ -142,6 +151,7 @@ def test_score_edit_fix_longer_than_the_source(tmp_path: Path) -> None:
 
 
 # ----------------------------------------------------------------------------------- full size, opt-in ----
+
 
 def _hd_media() -> Path | None:
     root = os.environ.get("AVB_REPAIR_HD_MEDIA")
@@ -164,13 +174,22 @@ def test_hd_full_score_within_tolerance(cell: str, tmp_path: Path) -> None:
     report = tmp_path / "report.md"
     report.write_text(case["report_md"])
     variant, profile = resolve_cell(cell)
-    out = score_repair(root / case["fixed_mp4"], report, root / case["source_mp4"], profile=profile,
-                       variant=variant, task_id=case["official"]["task_id"], cell=cell)
+    out = score_repair(
+        root / case["fixed_mp4"],
+        report,
+        root / case["source_mp4"],
+        profile=profile,
+        variant=variant,
+        task_id=case["official"]["task_id"],
+        cell=cell,
+    )
     off = case["official"]
     assert out.official["edit_score"] == pytest.approx(off["edit_score"], abs=EDIT_TOL)
     assert out.official["format_score"] == off["format_score"]
     assert out.official["localization_score"] == pytest.approx(off["localization_score"], abs=1e-12)
-    for mine, theirs in zip(out.official["detail"]["edit"]["chunks"], off["detail"]["edit"]["chunks"], strict=True):
+    for mine, theirs in zip(
+        out.official["detail"]["edit"]["chunks"], off["detail"]["edit"]["chunks"], strict=True
+    ):
         for key in ("video_ssim_in", "video_ssim_out"):
             assert (mine[key] is None) == (theirs[key] is None)
             if theirs[key] is not None:

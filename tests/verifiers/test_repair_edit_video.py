@@ -24,15 +24,50 @@ def pair(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """(source, fixed): testsrc2 at 10 fps for 3 s, and the same re-encoded at 20 fps (each frame shown twice)."""
     d = tmp_path_factory.mktemp("edit-video")
     src, fix = d / "source.mp4", d / "fixed.mp4"
-    run_ffmpeg(["-y", "-v", "error", "-f", "lavfi", "-i", f"testsrc2=s={SIZE[0]}x{SIZE[1]}:r=10:d=3", "-c:v",
-                "libx264", "-g", "10", "-pix_fmt", "yuv420p", str(src)], check=True)
-    run_ffmpeg(["-y", "-v", "error", "-i", str(src), "-r", "20", "-c:v", "libx264", "-crf", "30", "-pix_fmt",
-                "yuv420p", str(fix)], check=True)
+    run_ffmpeg(
+        [
+            "-y",
+            "-v",
+            "error",
+            "-f",
+            "lavfi",
+            "-i",
+            f"testsrc2=s={SIZE[0]}x{SIZE[1]}:r=10:d=3",
+            "-c:v",
+            "libx264",
+            "-g",
+            "10",
+            "-pix_fmt",
+            "yuv420p",
+            str(src),
+        ],
+        check=True,
+    )
+    run_ffmpeg(
+        [
+            "-y",
+            "-v",
+            "error",
+            "-i",
+            str(src),
+            "-r",
+            "20",
+            "-c:v",
+            "libx264",
+            "-crf",
+            "30",
+            "-pix_fmt",
+            "yuv420p",
+            str(fix),
+        ],
+        check=True,
+    )
     return src, fix
 
 
-def test_video_pass_counters_agree_with_an_independent_count(pair: tuple[Path, Path],
-                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+def test_video_pass_counters_agree_with_an_independent_count(
+    pair: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
     """`video_pass` returns an immutable `VideoPass` (it fills no stats dict of the caller's) whose counters are
     what a direct count gives: every source frame read once; the samples with no source frame within +/-10
     frames counted as empty bands and scoring nothing; every other band frame either hash-skipped, pruned by the
@@ -48,6 +83,7 @@ def test_video_pass_counters_agree_with_an_independent_count(pair: tuple[Path, P
     def counting_ssim(a, b):  # type: ignore[no-untyped-def]
         calls.append(1)
         return real_ssim(a, b)
+
     monkeypatch.setattr(features, "structural_similarity", counting_ssim)
 
     plans = plan_chunks(3.0, 10.0, 20.0)

@@ -33,13 +33,31 @@ def _bgr(seed: int, h: int = 36, w: int = 64) -> np.ndarray:
 def ntsc60(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A tiny 11-s clip at 60000/1001 fps, where OpenCV's 10-s seek lands *before* 10 s."""
     out = tmp_path_factory.mktemp("ntsc") / "ntsc60.mp4"
-    run_ffmpeg(["-v", "error", "-f", "lavfi", "-i", "nullsrc=s=32x16:r=60000/1001:d=11",
-                "-vf", "geq=lum='16+mod(N,200)':cb='64+16*floor(N/200)':cr=128", "-c:v", "libx264", "-qp", "0", "-g", "30",
-                str(out)], check=True)  # every frame a distinct flat grey: the frame index is recoverable
+    run_ffmpeg(
+        [
+            "-v",
+            "error",
+            "-f",
+            "lavfi",
+            "-i",
+            "nullsrc=s=32x16:r=60000/1001:d=11",
+            "-vf",
+            "geq=lum='16+mod(N,200)':cb='64+16*floor(N/200)':cr=128",
+            "-c:v",
+            "libx264",
+            "-qp",
+            "0",
+            "-g",
+            "30",
+            str(out),
+        ],
+        check=True,
+    )  # every frame a distinct flat grey: the frame index is recoverable
     return out
 
 
 # ------------------------------------------------------------------------------------------ features ----
+
 
 def test_dhash_matches_reference_bit_order_free() -> None:
     for seed in range(5):
@@ -113,17 +131,21 @@ def test_frame_features_are_lazy_and_drop_the_bgr_image() -> None:
 def test_fixed_frame_is_resized_to_the_source_size_with_inter_area() -> None:
     big = _bgr(6, 72, 128)
     f = fixed_frame(0, big, (64, 36))
-    assert np.array_equal(f.gray, cv2.cvtColor(cv2.resize(big, (64, 36), interpolation=cv2.INTER_AREA),
-                                               cv2.COLOR_BGR2GRAY))
+    assert np.array_equal(
+        f.gray, cv2.cvtColor(cv2.resize(big, (64, 36), interpolation=cv2.INTER_AREA), cv2.COLOR_BGR2GRAY)
+    )
     assert fixed_frame(0, big, (128, 72)).shape == (72, 128)
 
 
 # ------------------------------------------------------------------------------ media parity ----
 
+
 def test_pyav_bgr24_equals_opencv_frames_including_after_seek() -> None:
     """The official scorer reads frames with cv2.VideoCapture; PyAV's bgr24 must give the same pixels."""
-    ours = {f.index: f.image for f in iter_frames(GOLDEN / "source.mp4", wanted=lambda i: i < 6 or 238 <= i < 244,
-                                                  last=243)}
+    ours = {
+        f.index: f.image
+        for f in iter_frames(GOLDEN / "source.mp4", wanted=lambda i: i < 6 or 238 <= i < 244, last=243)
+    }
     cap = cv2.VideoCapture(str(GOLDEN / "source.mp4"))
     try:
         for i in range(6):
@@ -131,7 +153,11 @@ def test_pyav_bgr24_equals_opencv_frames_including_after_seek() -> None:
             assert ok and np.array_equal(img, ours[i])
         cap.set(cv2.CAP_PROP_POS_MSEC, 10.0 * 1000)
         ok, img = cap.read()
-        assert ok and np.array_equal(img, ours[opencv_seek_frame(10.0, 24.0)]) and opencv_seek_frame(10.0, 24.0) == 240
+        assert (
+            ok
+            and np.array_equal(img, ours[opencv_seek_frame(10.0, 24.0)])
+            and opencv_seek_frame(10.0, 24.0) == 240
+        )
     finally:
         cap.release()
 
@@ -158,7 +184,7 @@ def test_pcm_chunks_equal_slices_of_one_decode() -> None:
     for start in (0.0, 10.0):
         chunk = pcm_s16(GOLDEN / "f_reencode.mp4", start_s=start, duration_s=10.0)
         a0 = round(start * 48000)
-        assert chunk.size == 480000 and np.array_equal(chunk, whole[a0:a0 + chunk.size])
+        assert chunk.size == 480000 and np.array_equal(chunk, whole[a0 : a0 + chunk.size])
 
 
 def test_pcm_without_audio_raises_with_ffmpegs_reason() -> None:
@@ -169,8 +195,9 @@ def test_pcm_without_audio_raises_with_ffmpegs_reason() -> None:
 @pytest.mark.parametrize("threaded", [True, False])
 def test_frame_window_serves_wanted_frames_forward_only(threaded: bool) -> None:
     wanted = {3, 4, 10, 11, 40}
-    with FrameWindow(GOLDEN / "source.mp4", wanted.__contains__, 40, lambda vf: vf.index * 2,
-                     prefetch=2, threaded=threaded) as win:
+    with FrameWindow(
+        GOLDEN / "source.mp4", wanted.__contains__, 40, lambda vf: vf.index * 2, prefetch=2, threaded=threaded
+    ) as win:
         assert win.get(3) == 6 and win.get(5) is None and win.get(4) == 8
         win.release_below(10)
         assert win.get(4) is None and win.get(11) == 22 and win.get(10) == 20
@@ -183,9 +210,16 @@ def test_frame_window_batches_pass_through_on_batch_in_order(threaded: bool) -> 
     group of consecutive wanted frames (the last group shorter), before the consumer could see it."""
     wanted = {1, 2, 3, 5, 8, 9, 13}
     groups: list[list[int]] = []
-    with FrameWindow(GOLDEN / "source.mp4", wanted.__contains__, 13, lambda vf: [vf.index],
-                     prefetch=2, threaded=threaded, batch=3,
-                     on_batch=lambda items: groups.append([it[0] for it in items])) as win:
+    with FrameWindow(
+        GOLDEN / "source.mp4",
+        wanted.__contains__,
+        13,
+        lambda vf: [vf.index],
+        prefetch=2,
+        threaded=threaded,
+        batch=3,
+        on_batch=lambda items: groups.append([it[0] for it in items]),
+    ) as win:
         got = [win.get(i) for i in range(14)]
     assert [g[0] for g in got if g is not None] == sorted(wanted)
     assert groups == [[1, 2, 3], [5, 8, 9], [13]]

@@ -23,8 +23,15 @@ def test_golden_format_vectors(case):
     assert res.detail["max"] == 5.0 and "error" not in res.detail
 
 
-def _clip(path: Path, *, size: str = "64x36", rate: int = 25, dur: float = 1.0, acodec: str | None = "aac",
-          sr: int = 48000) -> Path:
+def _clip(
+    path: Path,
+    *,
+    size: str = "64x36",
+    rate: int = 25,
+    dur: float = 1.0,
+    acodec: str | None = "aac",
+    sr: int = 48000,
+) -> Path:
     args = ["-y", "-f", "lavfi", "-i", f"testsrc=size={size}:rate={rate}:duration={dur}"]
     if acodec:
         args += ["-f", "lavfi", "-i", f"sine=frequency=440:sample_rate={sr}:duration={dur}", "-c:a", acodec]
@@ -49,16 +56,19 @@ def clips(tmp_path_factory) -> dict[str, Path]:
     }
 
 
-@pytest.mark.parametrize(("name", "failing"), [
-    ("same", set()),
-    ("opus", {"audio_codec"}),
-    ("sr44", {"audio_sample_rate"}),
-    ("small", {"resolution"}),
-    ("fps30", {"fps"}),
-    ("long", {"duration_s"}),
-    ("mkv", {"container"}),
-    ("noaudio", {"audio_codec", "audio_sample_rate"}),
-])
+@pytest.mark.parametrize(
+    ("name", "failing"),
+    [
+        ("same", set()),
+        ("opus", {"audio_codec"}),
+        ("sr44", {"audio_sample_rate"}),
+        ("small", {"resolution"}),
+        ("fps30", {"fps"}),
+        ("long", {"duration_s"}),
+        ("mkv", {"container"}),
+        ("noaudio", {"audio_codec", "audio_sample_rate"}),
+    ],
+)
 def test_each_item_fails_alone(clips, name, failing):
     res = score_format(clips[name], clips["source"])
     failed = {k for k, v in res.detail["items"].items() if not v["pass"]}
@@ -92,7 +102,10 @@ def test_default_tolerances():
 
 def test_per_source_tolerance_is_keyed_by_file_stem(monkeypatch, clips):
     """D-R13: the override map is keyed by the --source-mp4 file stem, so renaming the file changes tolerances."""
-    monkeypatch.setattr(fmt, "_config", lambda: {"default": {"duration_s": 0.05, "fps": 0.02},
-                                                 "per_source": {"source": {"duration_s": 2.0}}})
+    monkeypatch.setattr(
+        fmt,
+        "_config",
+        lambda: {"default": {"duration_s": 0.05, "fps": 0.02}, "per_source": {"source": {"duration_s": 2.0}}},
+    )
     assert score_format(clips["long"], clips["source"]).score == 5.0
     assert score_format(clips["long"], clips["same"]).score == 5.0 * 6 / 7

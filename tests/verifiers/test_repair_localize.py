@@ -16,12 +16,33 @@ from agenticvbench.verifiers.repair.localize import (
 )
 from agenticvbench.verifiers.repair.profiles import derive
 
-GOLDEN = json.loads((Path(__file__).parents[1] / "data" / "golden" / "vectors.json").read_text(encoding="utf-8"))
+GOLDEN = json.loads(
+    (Path(__file__).parents[1] / "data" / "golden" / "vectors.json").read_text(encoding="utf-8")
+)
 CASES = GOLDEN["repair_localization"]
 OFFICIAL_KEYS = {
-    "score", "max", "window_sub", "window_max", "description_sub", "description_max", "predicted_window_s",
-    "truth_window_s", "iou", "iou_sub", "iou_max", "scene_hit", "scene_hit_sub", "scene_hit_max",
-    "start_delta_s", "end_delta_s", "start_sub", "start_max", "end_sub", "end_max", "description", "rationale",
+    "score",
+    "max",
+    "window_sub",
+    "window_max",
+    "description_sub",
+    "description_max",
+    "predicted_window_s",
+    "truth_window_s",
+    "iou",
+    "iou_sub",
+    "iou_max",
+    "scene_hit",
+    "scene_hit_sub",
+    "scene_hit_max",
+    "start_delta_s",
+    "end_delta_s",
+    "start_sub",
+    "start_max",
+    "end_sub",
+    "end_max",
+    "description",
+    "rationale",
 }
 
 
@@ -49,23 +70,49 @@ def test_golden_localisation(case):
 
 def test_golden_localisation_is_bit_exact():
     """Spec README §1: localisation matches the official scorer bit for bit (the sub-score association matters)."""
-    mismatches = [(c["cell"], c["case"]) for c in CASES
-                  if loc(c["report_md"], c["cell"]).score != c["score_out_of_35"]]
+    mismatches = [
+        (c["cell"], c["case"]) for c in CASES if loc(c["report_md"], c["cell"]).score != c["score_out_of_35"]
+    ]
     assert mismatches == []
 
 
-@pytest.mark.parametrize(("text", "seconds"), [
-    ("22", 22.0), ("22.5", 22.5), (" 22.5 ", 22.5), ("00:22.000", 22.0), ("1:02", 62.0), ("0:75", 75.0),
-    ("1:02:03.5", 3723.5), ("01:00:00", 3600.0), ("2:12.680", 132.68),
-])
+@pytest.mark.parametrize(
+    ("text", "seconds"),
+    [
+        ("22", 22.0),
+        ("22.5", 22.5),
+        (" 22.5 ", 22.5),
+        ("00:22.000", 22.0),
+        ("1:02", 62.0),
+        ("0:75", 75.0),
+        ("1:02:03.5", 3723.5),
+        ("01:00:00", 3600.0),
+        ("2:12.680", 132.68),
+    ],
+)
 def test_timestamps_that_parse(text, seconds):
     assert parse_timestamp(text) == pytest.approx(seconds, abs=1e-12)
 
 
-@pytest.mark.parametrize("text", [
-    "14.7s", "14,7", "`14.7`", "14.7 (approx)", "00:00:14:12", "-1.0", "-0:01.000", "", "abc", "1:2:3:4",
-    "14.7 s", "+3", "1e3", "00:22.000 - 00:23.000",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "14.7s",
+        "14,7",
+        "`14.7`",
+        "14.7 (approx)",
+        "00:00:14:12",
+        "-1.0",
+        "-0:01.000",
+        "",
+        "abc",
+        "1:2:3:4",
+        "14.7 s",
+        "+3",
+        "1e3",
+        "00:22.000 - 00:23.000",
+    ],
+)
 def test_timestamps_that_do_not_parse(text):
     """D-R9: units, comma decimals, backticks, notes, frame codes and negatives are all unparseable."""
     assert parse_timestamp(text) is None
@@ -78,12 +125,15 @@ def _report(*lines: str) -> str:
 EXACT_V1S1 = ("- start: 22.0", "- end: 23.0")
 
 
-@pytest.mark.parametrize("lines", [
-    ("## Diagnosis", "* start: 22.0", "* end: 23.0"),
-    ("## Diagnosis", "- **start**: 22.0", "- **end**: 23.0"),
-    ("## Diagnosis", "- start_time: 22.0", "- end_time: 23.0"),
-    ("## Diagnosis", "start: 22.0", "end: 23.0"),
-])
+@pytest.mark.parametrize(
+    "lines",
+    [
+        ("## Diagnosis", "* start: 22.0", "* end: 23.0"),
+        ("## Diagnosis", "- **start**: 22.0", "- **end**: 23.0"),
+        ("## Diagnosis", "- start_time: 22.0", "- end_time: 23.0"),
+        ("## Diagnosis", "start: 22.0", "end: 23.0"),
+    ],
+)
 def test_non_grammar_lines_are_ignored_with_a_warning(lines):
     """D-R9: bullets other than `-`, bold keys and `start_time` do not match, so the window scores 0."""
     res = loc(_report(*lines), "v1/s1")
@@ -92,14 +142,26 @@ def test_non_grammar_lines_are_ignored_with_a_warning(lines):
 
 
 def test_grammar_is_case_insensitive_and_spacing_tolerant():
-    for lines in (("- START: 22.0", "- End : 23.0"), ("-start:22.0", "-end:23.0"), ("   -   start :  22 ", "- end: 23")):
+    for lines in (
+        ("- START: 22.0", "- End : 23.0"),
+        ("-start:22.0", "-end:23.0"),
+        ("   -   start :  22 ", "- end: 23"),
+    ):
         assert loc(_report(*lines), "v1/s1").score == 35.0, lines
 
 
 def test_first_start_and_end_anywhere_win_for_single_window_variants():
     """D-R9: only the first start/end count, even before any Diagnosis heading and for buffering's 3 freezes."""
-    text = _report("- start: 22.0", "## Diagnosis", "- type: freeze", "- start: 50", "- end: 23.0",
-                   "## Diagnosis", "- start: 60", "- end: 61")
+    text = _report(
+        "- start: 22.0",
+        "## Diagnosis",
+        "- type: freeze",
+        "- start: 50",
+        "- end: 23.0",
+        "## Diagnosis",
+        "- start: 60",
+        "- end: 61",
+    )
     res = loc(text, "v1/s1")
     assert res.score == 35.0
     assert sum("reads only the first" in w for w in res.warnings) == 2
@@ -136,9 +198,18 @@ def test_scene_hit_is_closed_interval_overlap():
 
 
 def test_multi_region_numbered_lines_take_precedence_and_sort_by_n():
-    text = _report("## Diagnosis", "- start: 0:10", "- end: 0:20", "## Diagnosis", "- start: 0:30", "- end: 0:40",
-                   "- Window 2 end: 01:27.320", "- window2-start: 01:12.560",
-                   "- window1start: 02:12.680", "- window_1_end: 02:23.460")
+    text = _report(
+        "## Diagnosis",
+        "- start: 0:10",
+        "- end: 0:20",
+        "## Diagnosis",
+        "- start: 0:30",
+        "- end: 0:40",
+        "- Window 2 end: 01:27.320",
+        "- window2-start: 01:12.560",
+        "- window1start: 02:12.680",
+        "- window_1_end: 02:23.460",
+    )
     res = loc(text, "v2/s1")
     assert res.score == 35.0 and res.parse["rule"] == "numbered window lines"
     assert res.detail["n_predicted"] == 2 and res.detail["n_truth"] == 2
@@ -146,9 +217,14 @@ def test_multi_region_numbered_lines_take_precedence_and_sort_by_n():
 
 
 def test_multi_region_invalid_slots_are_dropped():
-    text = _report("- window_1_start: 02:12.680", "- window_1_end: 02:23.460",
-                   "- window_2_start: 90", "- window_2_end: 80",
-                   "- window_3_start: 1:12.56s", "- window_3_end: 1:27.32")
+    text = _report(
+        "- window_1_start: 02:12.680",
+        "- window_1_end: 02:23.460",
+        "- window_2_start: 90",
+        "- window_2_end: 80",
+        "- window_3_start: 1:12.56s",
+        "- window_3_end: 1:27.32",
+    )
     res = loc(text, "v2/s1")
     assert res.detail["n_predicted"] == 1
     assert res.detail["windows"][0]["score"] == 17.5 and res.detail["windows"][1]["score"] < 17.5
@@ -164,15 +240,36 @@ def test_multi_region_at_most_12_predictions():
 
 def test_diagnosis_blocks():
     """`###` does not open a block; `## Other` closes one; one block falls back to the whole-file pair."""
-    two_blocks = _report("## Diagnosis 1", "- start: 02:12.680", "- end: 02:23.460",
-                         "## Diagnosis: swap", "- start: 01:12.560", "- end: 01:27.320")
+    two_blocks = _report(
+        "## Diagnosis 1",
+        "- start: 02:12.680",
+        "- end: 02:23.460",
+        "## Diagnosis: swap",
+        "- start: 01:12.560",
+        "- end: 01:27.320",
+    )
     assert loc(two_blocks, "v2/s1").score == 35.0
-    closed = _report("## Diagnosis", "- start: 02:12.680", "- end: 02:23.460",
-                     "## Diagnosis", "- start: 01:12.560", "## Repair trajectory", "- end: 01:27.320")
+    closed = _report(
+        "## Diagnosis",
+        "- start: 02:12.680",
+        "- end: 02:23.460",
+        "## Diagnosis",
+        "- start: 01:12.560",
+        "## Repair trajectory",
+        "- end: 01:27.320",
+    )
     res = loc(closed, "v2/s1")
-    assert res.detail["n_predicted"] == 1 and res.score == pytest.approx(17.5 + res.detail["windows"][1]["score"])
-    h3 = _report("### Diagnosis", "- start: 02:12.680", "- end: 02:23.460",
-                 "### Diagnosis", "- start: 01:12.560", "- end: 01:27.320")
+    assert res.detail["n_predicted"] == 1 and res.score == pytest.approx(
+        17.5 + res.detail["windows"][1]["score"]
+    )
+    h3 = _report(
+        "### Diagnosis",
+        "- start: 02:12.680",
+        "- end: 02:23.460",
+        "### Diagnosis",
+        "- start: 01:12.560",
+        "- end: 01:27.320",
+    )
     res = loc(h3, "v2/s1")
     assert res.parse["rule"] == "first start/end in the file" and res.detail["n_predicted"] == 1
     assert any("### Diagnosis" in w for w in res.warnings)
@@ -219,10 +316,13 @@ def test_read_report_crlf_and_a_bom_like_upstream(tmp_path):
     assert loc(text, "v1/s1").score < 35.0
 
 
-@pytest.mark.parametrize(("data", "guess"), [
-    ("- start: 22.0\n- end: 23.0\n".encode("utf-16"), "UTF-16"),
-    ("- note: caf\u00e9\n- start: 22.0\n- end: 23.0\n".encode("latin-1"), "latin-1"),
-])
+@pytest.mark.parametrize(
+    ("data", "guess"),
+    [
+        ("- start: 22.0\n- end: 23.0\n".encode("utf-16"), "UTF-16"),
+        ("- note: caf\u00e9\n- start: 22.0\n- end: 23.0\n".encode("latin-1"), "latin-1"),
+    ],
+)
 def test_read_report_non_utf8_is_read_with_replacement(tmp_path, data, guess):
     """The official scorer reads report.md with errors="replace" and scores what parses (a latin-1 report with an
     accented note still earns its window); we do the same and warn, naming the byte and a guess."""

@@ -36,16 +36,23 @@ def _reference(pcm: np.ndarray) -> float:
     for i in range(0, full, 32):
         acc = [_round_f32(acc[j] + sq[i + j]) for j in range(32)]
     regs = [[_round_f32(acc[8 * r + lane] + acc[8 * r + lane + 4]) for lane in range(4)] for r in range(4)]
-    lanes = [_round_f32(_round_f32(regs[0][k] + regs[1][k]) + _round_f32(regs[2][k] + regs[3][k])) for k in range(4)]
+    lanes = [
+        _round_f32(_round_f32(regs[0][k] + regs[1][k]) + _round_f32(regs[2][k] + regs[3][k]))
+        for k in range(4)
+    ]
     folded = _round_f32(_round_f32(lanes[0] + lanes[1]) + _round_f32(lanes[2] + lanes[3]))
     tail = sum(_round_f32(s) for s in sq[full:])
     total = _round_f32(tail + folded)
-    return float(np.sqrt(np.float32(total * 2.0 ** -30)))
+    return float(np.sqrt(np.float32(total * 2.0**-30)))
 
 
 def _cases() -> list[np.ndarray]:
     rng = np.random.default_rng(7)
-    out = [rng.integers(-scale, scale + 1, size=n).astype(np.int16) for n in LENGTHS for scale in (3, 2000, 32767)]
+    out = [
+        rng.integers(-scale, scale + 1, size=n).astype(np.int16)
+        for n in LENGTHS
+        for scale in (3, 2000, 32767)
+    ]
     out.append(np.full(4096, -32768, np.int16))  # the largest square, in every lane
     return out
 
@@ -74,11 +81,20 @@ def test_equals_numpy_with_openblas_avx2_kernel() -> None:
     across machines. `pcm_norm` must equal numpy bit for bit when numpy's OpenBLAS is forced to the AVX2 kernel
     the published official values were computed with."""
     cases = _cases()
-    code = ("import json, sys, numpy as np\n"
-            "cases = [np.array(c, np.int16) for c in json.load(sys.stdin)]\n"
-            "print(json.dumps([float(np.linalg.norm(c.astype(np.float32) / np.float32(32768.0))) for c in cases]))\n")
+    code = (
+        "import json, sys, numpy as np\n"
+        "cases = [np.array(c, np.int16) for c in json.load(sys.stdin)]\n"
+        "print(json.dumps([float(np.linalg.norm(c.astype(np.float32) / np.float32(32768.0))) for c in cases]))\n"
+    )
     env = {**os.environ, "OPENBLAS_CORETYPE": "Haswell"}
-    out = subprocess.run([sys.executable, "-c", code], input=json.dumps([c.tolist() for c in cases]),
-                         capture_output=True, text=True, env=env, check=True, timeout=300)
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        input=json.dumps([c.tolist() for c in cases]),
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+        timeout=300,
+    )
     numpy_avx2 = json.loads(out.stdout)
     assert [pcm_norm(c) for c in cases] == numpy_avx2

@@ -45,11 +45,18 @@ def test_derivation_equals_derived_scoring_inputs(entry):
     assert spec.localization_error == ""
 
 
-@pytest.mark.parametrize(("variant", "shares"), [
-    ("v01_frozen_scene", (0.6, 0.4)), ("v03_scene_swap", (0.6, 0.4)), ("v04_color_grade_shift", (0.9, 0.1)),
-    ("v05_noise_floor_spike", (0.1, 0.9)), ("v06_duplicate_segment", (0.6, 0.4)),
-    ("v07_audio_video_desync", (0.1, 0.9)), ("_combined", (0.6, 0.4)),
-])
+@pytest.mark.parametrize(
+    ("variant", "shares"),
+    [
+        ("v01_frozen_scene", (0.6, 0.4)),
+        ("v03_scene_swap", (0.6, 0.4)),
+        ("v04_color_grade_shift", (0.9, 0.1)),
+        ("v05_noise_floor_spike", (0.1, 0.9)),
+        ("v06_duplicate_segment", (0.6, 0.4)),
+        ("v07_audio_video_desync", (0.1, 0.9)),
+        ("_combined", (0.6, 0.4)),
+    ],
+)
 def test_edit_shares_and_weights_per_variant(variant, shares):
     cell = next(e["cell"] for e in DERIVED if e["variant"] == variant)
     p = _spec(cell).edit
@@ -59,8 +66,12 @@ def test_edit_shares_and_weights_per_variant(variant, shares):
 
 def test_combined_has_no_task_json_overrides():
     assert edit_overrides("_combined") == {}
-    assert edit_overrides("v07_audio_video_desync") == {"w_in": 2.5, "w_out": 1, "video_share": 0.1,
-                                                        "audio_share": 0.9}
+    assert edit_overrides("v07_audio_video_desync") == {
+        "w_in": 2.5,
+        "w_out": 1,
+        "video_share": 0.1,
+        "audio_share": 0.9,
+    }
 
 
 def test_v03_window_is_none_with_d_r4_warning():
@@ -76,7 +87,12 @@ def test_v03_window_when_profile_has_the_upstream_keys():
     variant, profile = resolve_cell("v2/s1")
     p = copy.deepcopy(profile)
     p["injection"]["scene_1"]["original_start_s"] = 10.0
-    p["injection"]["scene_4"] = {"group": "B", "broken_start_s": 90.0, "broken_end_s": 95.0, "original_end_s": 50.0}
+    p["injection"]["scene_4"] = {
+        "group": "B",
+        "broken_start_s": 90.0,
+        "broken_end_s": 95.0,
+        "original_end_s": 50.0,
+    }
     spec = derive(p, variant)
     assert spec.edit.window == (10.0, 50.0)
     assert not any(w.startswith("D-R4") for w in spec.warnings)
@@ -88,8 +104,10 @@ def test_v03_window_when_profile_has_the_upstream_keys():
 
 def test_d_r11_warnings_from_profile():
     """D-R11: v01/v06 windows are broken-time but applied to source time; v7/s3's window ends past the source."""
+
     def kinds(cell):
         return [w.split(":")[0] + (" past" if "past the source" in w else "") for w in _spec(cell).warnings]
+
     for cell in ("v1/s1", "v1/s3", "v5/s1", "v5/s4", "v7/s1"):
         assert kinds(cell) == ["D-R11"], cell
     assert kinds("v7/s3") == ["D-R11", "D-R11 past"]
@@ -117,13 +135,19 @@ def test_v03_missing_group_zeroes_localisation_not_the_task():
     assert spec.regions == () and "group B" in spec.localization_error
 
 
-@pytest.mark.parametrize(("mutate", "field"), [
-    (lambda p: p["format"].pop("duration_s"), "profile.format.duration_s"),
-    (lambda p: p["injection"].pop("start_s"), "profile.injection.start_s"),
-    (lambda p: p["injection"].__setitem__("target_scene_index", 999), "profile.injection.target_scene_index"),
-    (lambda p: p["injection"].__setitem__("end_s", "soon"), "profile.injection.end_s"),
-    (lambda p: p.pop("injection"), "profile.injection"),
-])
+@pytest.mark.parametrize(
+    ("mutate", "field"),
+    [
+        (lambda p: p["format"].pop("duration_s"), "profile.format.duration_s"),
+        (lambda p: p["injection"].pop("start_s"), "profile.injection.start_s"),
+        (
+            lambda p: p["injection"].__setitem__("target_scene_index", 999),
+            "profile.injection.target_scene_index",
+        ),
+        (lambda p: p["injection"].__setitem__("end_s", "soon"), "profile.injection.end_s"),
+        (lambda p: p.pop("injection"), "profile.injection"),
+    ],
+)
 def test_profile_errors_name_the_field(mutate, field):
     variant, profile = resolve_cell("v3/s1")
     p = copy.deepcopy(profile)
@@ -148,14 +172,20 @@ def test_variant_of_profile():
         variant_of_profile({"format": {}})
 
 
-@pytest.mark.parametrize(("cell", "mutate", "field"), [
-    ("v1/s1", lambda p: p["injection"].__setitem__("windows", 5), "profile.injection.windows"),
-    ("v7/s1", lambda p: p["injections"][0].__setitem__("variant", ["v01_frozen_scene"]),
-     "profile.injections[0].variant"),
-    ("v3/s1", lambda p: p["format"].__setitem__("duration_s", 1e18), "profile.format.duration_s"),
-    ("v3/s1", lambda p: p["format"].__setitem__("duration_s", 0), "profile.format.duration_s"),
-    ("v3/s1", lambda p: p["format"].__setitem__("duration_s", -12.5), "profile.format.duration_s"),
-])
+@pytest.mark.parametrize(
+    ("cell", "mutate", "field"),
+    [
+        ("v1/s1", lambda p: p["injection"].__setitem__("windows", 5), "profile.injection.windows"),
+        (
+            "v7/s1",
+            lambda p: p["injections"][0].__setitem__("variant", ["v01_frozen_scene"]),
+            "profile.injections[0].variant",
+        ),
+        ("v3/s1", lambda p: p["format"].__setitem__("duration_s", 1e18), "profile.format.duration_s"),
+        ("v3/s1", lambda p: p["format"].__setitem__("duration_s", 0), "profile.format.duration_s"),
+        ("v3/s1", lambda p: p["format"].__setitem__("duration_s", -12.5), "profile.format.duration_s"),
+    ],
+)
 def test_profile_edge_cases_are_profile_errors(cell, mutate, field):
     """Regression: a non-list `windows` raised TypeError, a list-valued `_combined` variant raised TypeError
     (unhashable, in the D-R11 check), and a duration above ~1.8e17 s made the edit chunk planner loop forever

@@ -23,9 +23,12 @@ def test_window_key_is_warned_with_the_accepted_form_and_scores_zero():
 
 def test_other_spellings_are_warned_and_grammar_lines_are_not():
     """Time-range spellings are caught; a valid report gets no hint; prose without a colon is left alone."""
-    res = _loc("## Diagnosis\n**Time range**: 0:22 to 0:23\n- timestamps: 22s - 23s\nThe window was 22 s long\n")
+    res = _loc(
+        "## Diagnosis\n**Time range**: 0:22 to 0:23\n- timestamps: 22s - 23s\nThe window was 22 s long\n"
+    )
     assert sum("looks like a time window" in w for w in res.warnings) == 2
     ok = _loc("## Diagnosis\n- type: freeze\n- start: 22.0\n- end: 23.0\n- window: 22-23\n")
     assert ok.score > 30 and sum("looks like a time window" in w for w in ok.warnings) == 1
-    assert not any("looks like a time window" in w
-                   for w in _loc("## Diagnosis\n- start: 22.0\n- end: 23.0\n").warnings)
+    assert not any(
+        "looks like a time window" in w for w in _loc("## Diagnosis\n- start: 22.0\n- end: 23.0\n").warnings
+    )

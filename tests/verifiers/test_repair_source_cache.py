@@ -26,10 +26,14 @@ def test_source_cache_round_trip_is_atomic(tmp_path: Path) -> None:
         f.dhash, f.lapvar  # noqa: B018
         cache.record(f)
     cache.save()
-    cache.save_audio_spans({"0.000+10.000": np.arange(5, dtype=np.int16), "10.000+2.000": np.zeros(0, np.int16)})
+    cache.save_audio_spans(
+        {"0.000+10.000": np.arange(5, dtype=np.int16), "10.000+2.000": np.zeros(0, np.int16)}
+    )
     again = SourceCache(tmp_path / "c", src)
-    assert again.lookup(3) == (dhash64(cv2.cvtColor(_bgr(3), cv2.COLOR_BGR2GRAY)),
-                               pytest.approx(laplacian_variance(cv2.cvtColor(_bgr(3), cv2.COLOR_BGR2GRAY))))
+    assert again.lookup(3) == (
+        dhash64(cv2.cvtColor(_bgr(3), cv2.COLOR_BGR2GRAY)),
+        pytest.approx(laplacian_variance(cv2.cvtColor(_bgr(3), cv2.COLOR_BGR2GRAY))),
+    )
     assert again.lookup(1) == (None, None) and again.lookup(99) == (None, None)
     assert again.hits == 1
     spans = again.load_audio_spans()
@@ -55,8 +59,10 @@ def test_source_cache_write_failure_is_noted_not_raised(tmp_path: Path) -> None:
     cache.record(f)
     cache.save()
     cache.save_audio_spans({"0.000+10.000": np.arange(5, dtype=np.int16)})
-    assert [e.split(" not written")[0] for e in cache.write_errors] == ["source cache frames.npz",
-                                                                       "source cache audio_spans.npz"]
+    assert [e.split(" not written")[0] for e in cache.write_errors] == [
+        "source cache frames.npz",
+        "source cache audio_spans.npz",
+    ]
     assert cache.lookup(2) == (f.dhash, pytest.approx(f.lapvar)) and cache.load_audio_spans() == {}
 
 

@@ -45,14 +45,17 @@ def test_matches_skimage_on_random_images(seed: int) -> None:
 
 def test_matches_skimage_on_real_frames() -> None:
     """Decoded golden frames (source vs re-encode and vs the hue-shifted fix), including lagged pairs."""
+
     def gray12(name: str) -> list[np.ndarray]:
         return [cv2.cvtColor(f.image, cv2.COLOR_BGR2GRAY) for f in islice(iter_frames(GOLDEN / name), 12)]
+
     src = gray12("source.mp4")
     for name in ("f_reencode.mp4", "f_freeze_in_window.mp4"):
         fix = gray12(name)
         for i, j in [(0, 0), (5, 5), (3, 9), (11, 2)]:
             assert structural_similarity(src[i], fix[j]) == pytest.approx(
-                sk_ssim(src[i], fix[j], data_range=255), abs=TOL)
+                sk_ssim(src[i], fix[j], data_range=255), abs=TOL
+            )
 
 
 def test_identical_frames_give_exactly_one() -> None:
@@ -98,17 +101,30 @@ def test_imports_and_computes_where_numba_cannot_cache(tmp_path: Path) -> None:
     ro = tmp_path / "ro"
     (ro / "home").mkdir(parents=True)
     shutil.copy(ssim.__file__, ro / "ssim_copy.py")
-    code = ("import os, numpy as np\n"
-            f"if os.access({str(ro)!r}, os.W_OK):\n"
-            "    raise SystemExit('the folder is writable: the test proves nothing')\n"
-            "import ssim_copy\n"
-            "rng = np.random.default_rng(5)\n"
-            "a, b = (rng.integers(0, 256, (30, 40), dtype=np.uint8) for _ in range(2))\n"
-            "print(repr(ssim_copy.structural_similarity(a, b)))\n")
+    code = (
+        "import os, numpy as np\n"
+        f"if os.access({str(ro)!r}, os.W_OK):\n"
+        "    raise SystemExit('the folder is writable: the test proves nothing')\n"
+        "import ssim_copy\n"
+        "rng = np.random.default_rng(5)\n"
+        "a, b = (rng.integers(0, 256, (30, 40), dtype=np.uint8) for _ in range(2))\n"
+        "print(repr(ssim_copy.structural_similarity(a, b)))\n"
+    )
     env = {k: v for k, v in os.environ.items() if not k.startswith("NUMBA_")}
     env |= {"HOME": str(ro / "home"), "XDG_CACHE_HOME": str(ro / "home" / ".cache"), "PYTHONPATH": str(ro)}
-    cmd = ["unshare", "--mount", "--propagation", "private", "sh", "-c",
-           f'mount --bind -o ro "{ro}" "{ro}" && exec "$@"', "sh", sys.executable, "-c", code]
+    cmd = [
+        "unshare",
+        "--mount",
+        "--propagation",
+        "private",
+        "sh",
+        "-c",
+        f'mount --bind -o ro "{ro}" "{ro}" && exec "$@"',
+        "sh",
+        sys.executable,
+        "-c",
+        code,
+    ]
     proc = subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-2000:]
     rng = np.random.default_rng(5)

@@ -29,8 +29,20 @@ PROFILE = json.loads((GOLDEN_DIR / "expected.json").read_text(encoding="utf-8"))
 VARIANT = "v01_frozen_scene"
 SOURCE = GOLDEN_DIR / "source.mp4"
 GOOD_REPORT = "# Report\n\n## Diagnosis\n- type: frozen\n- start: 0:08\n- end: 0:10\n"
-OFFICIAL_KEYS = {"task_id", "cell", "variant", "format_score", "format_max", "localization_score",
-                 "localization_max", "edit_score", "edit_max", "final_score", "detail", "error"}
+OFFICIAL_KEYS = {
+    "task_id",
+    "cell",
+    "variant",
+    "format_score",
+    "format_max",
+    "localization_score",
+    "localization_max",
+    "edit_score",
+    "edit_max",
+    "final_score",
+    "detail",
+    "error",
+}
 
 
 @dataclass
@@ -52,8 +64,12 @@ class FakeEdit:
         self.calls.append({"fixed": fixed, "source": source, **kw})
         if self.exc is not None:
             raise self.exc
-        detail = {"score": self.score, "max": 60.0, "window_s": list(kw["window"]) if kw["window"] else None,
-                  "chunks": [{"start_s": 0.0, "end_s": 10.0}]}
+        detail = {
+            "score": self.score,
+            "max": 60.0,
+            "window_s": list(kw["window"]) if kw["window"] else None,
+            "chunks": [{"start_s": 0.0, "end_s": 10.0}],
+        }
         return FakeEditResult(self.score, detail, list(self.warnings), {"decode_s": 0.5})
 
 
@@ -65,6 +81,7 @@ def fake_edit(monkeypatch):
         mod.score_edit = fake  # type: ignore[attr-defined]
         monkeypatch.setitem(sys.modules, "agenticvbench.verifiers.repair.edit", mod)
         return fake
+
     return install
 
 
@@ -162,8 +179,11 @@ def test_d_r8_note_not_duplicated_when_edit_reports_it(tmp_path, fake_edit):
     assert [w for w in out.warnings if w.startswith("D-R8")] == ["D-R8: from edit"]
 
 
-@pytest.mark.parametrize("data", [GOOD_REPORT.encode("utf-16"), "- note: \u00e9t\u00e9\n- start: 8\n- end: 10\n"
-                                  .encode("latin-1")], ids=["utf-16", "latin-1"])
+@pytest.mark.parametrize(
+    "data",
+    [GOOD_REPORT.encode("utf-16"), "- note: \u00e9t\u00e9\n- start: 8\n- end: 10\n".encode("latin-1")],
+    ids=["utf-16", "latin-1"],
+)
 def test_non_utf8_report_is_scored_like_upstream(tmp_path, fake_edit, data):
     """The official scorer reads report.md as UTF-8 with undecodable bytes replaced and scores the task: so do we
     (status scored, the edit rubric runs), with a warning naming the encoding problem."""
@@ -181,14 +201,25 @@ def test_report_warnings_reach_the_outcome(tmp_path, fake_edit):
     assert out.extra["localization_parse"]["rule"] == "first start/end in the file"
 
 
-@pytest.mark.parametrize(("profile", "variant", "needle"), [
-    ({**PROFILE, "format": {}}, VARIANT, "profile.format.duration_s"),
-    (PROFILE, "v42_unknown", "unknown repair variant"),
-    ({k: v for k, v in PROFILE.items() if k != "narrative"}, VARIANT, "profile.narrative"),
-    # regressions: these raised TypeError (windows not iterable) or hung the edit chunk planner (huge duration)
-    ({**PROFILE, "injection": {**PROFILE["injection"], "windows": 5}}, VARIANT, "profile.injection.windows"),
-    ({**PROFILE, "format": {**PROFILE["format"], "duration_s": 1e300}}, VARIANT, "profile.format.duration_s"),
-])
+@pytest.mark.parametrize(
+    ("profile", "variant", "needle"),
+    [
+        ({**PROFILE, "format": {}}, VARIANT, "profile.format.duration_s"),
+        (PROFILE, "v42_unknown", "unknown repair variant"),
+        ({k: v for k, v in PROFILE.items() if k != "narrative"}, VARIANT, "profile.narrative"),
+        # regressions: these raised TypeError (windows not iterable) or hung the edit chunk planner (huge duration)
+        (
+            {**PROFILE, "injection": {**PROFILE["injection"], "windows": 5}},
+            VARIANT,
+            "profile.injection.windows",
+        ),
+        (
+            {**PROFILE, "format": {**PROFILE["format"], "duration_s": 1e300}},
+            VARIANT,
+            "profile.format.duration_s",
+        ),
+    ],
+)
 def test_bad_profile_is_malformed(tmp_path, fake_edit, profile, variant, needle):
     fake = fake_edit()
     out = _score(GOLDEN_DIR / "f_copy.mp4", _report(tmp_path), profile=profile, variant=variant)
@@ -218,10 +249,16 @@ class _Task(RepairTask):
 
 
 def _task(source: Path | None) -> _Task:
-    return _Task(task_id=70, prompt="", reference_file_urls=[], rubric_json='{"cell": "demo/v1"}',
-                 verifier_reference_urls=None if source is None else [str(source.with_suffix(".json")),
-                                                                      str(source)],
-                 cell="demo/v1", variant=VARIANT, profile=PROFILE)
+    return _Task(
+        task_id=70,
+        prompt="",
+        reference_file_urls=[],
+        rubric_json='{"cell": "demo/v1"}',
+        verifier_reference_urls=None if source is None else [str(source.with_suffix(".json")), str(source)],
+        cell="demo/v1",
+        variant=VARIANT,
+        profile=PROFILE,
+    )
 
 
 def test_registered_verifier(tmp_path, fake_edit):
@@ -243,7 +280,9 @@ def test_registered_verifier(tmp_path, fake_edit):
 
 def test_verifier_missing_submission_needs_no_source(tmp_path, fake_edit):
     fake_edit()
-    out = get_verifier("repair").verify(_task(None), Submission(70, tmp_path), VerifyContext(cache_dir=tmp_path))
+    out = get_verifier("repair").verify(
+        _task(None), Submission(70, tmp_path), VerifyContext(cache_dir=tmp_path)
+    )
     assert out.status == "missing" and out.final_score == 0.0
 
 
@@ -261,10 +300,14 @@ def test_verifier_broken_source_raises(tmp_path, fake_edit):
 
 # --- the real edit rubric: the only media-heavy tests here (about 10 s each on a busy 2-core box) ---
 
-@pytest.mark.parametrize(("name", "edit_of_60", "fmt_of_5"), [
-    ("f_copy.mp4", 59.99985231497116, 5.0),
-    ("f_noaudio.mp4", 0.0, 25 / 7),
-])
+
+@pytest.mark.parametrize(
+    ("name", "edit_of_60", "fmt_of_5"),
+    [
+        ("f_copy.mp4", 59.99985231497116, 5.0),
+        ("f_noaudio.mp4", 0.0, 25 / 7),
+    ],
+)
 def test_real_end_to_end_against_golden(tmp_path, name, edit_of_60, fmt_of_5):
     """Official numbers from tests/data/repair-edit/expected.json (default shares, window [8, 10]).
 

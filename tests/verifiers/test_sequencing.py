@@ -19,13 +19,26 @@ from agenticvbench.verifiers.sequencing import OFFICIAL_FIELDS, kendall_tau, off
 DATA = Path(__file__).resolve().parents[1] / "data"
 GOLDEN = json.loads((DATA / "golden" / "vectors.json").read_text(encoding="utf-8"))["sequencing"]
 SNOWFLAKE = ["6", "12", "3", "13", "2", "4", "9", "11", "1", "8", "10", "7", "5"]
-SCORE_FIELDS = ("nd_score", "lis_score", "adj_score", "strict_match", "final_score", "adjusted_final_score", "error")
+SCORE_FIELDS = (
+    "nd_score",
+    "lis_score",
+    "adj_score",
+    "strict_match",
+    "final_score",
+    "adjusted_final_score",
+    "error",
+)
 
 
 def make_task(correct: list[Any], task_id: int = 37) -> SequencingTask:
-    row = {"task_id": task_id, "task_family": "sequencing", "prompt": "order the shots",
-           "reference_file_urls": [f"sequencing/materials/{task_id}.zip"], "verifier_reference_urls": None,
-           "rubric_json": json.dumps({"correct_order": correct, "n_slots": len(correct), "provenance": {}})}
+    row = {
+        "task_id": task_id,
+        "task_family": "sequencing",
+        "prompt": "order the shots",
+        "reference_file_urls": [f"sequencing/materials/{task_id}.zip"],
+        "verifier_reference_urls": None,
+        "rubric_json": json.dumps({"correct_order": correct, "n_slots": len(correct), "provenance": {}}),
+    }
     task = task_from_row(row)
     assert isinstance(task, SequencingTask)
     return task
@@ -33,7 +46,10 @@ def make_task(correct: list[Any], task_id: int = 37) -> SequencingTask:
 
 def write_solution(folder: Path, sources: list[Any]) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
-    segs = [{"output": [float(i), float(i + 1)], "source": s, "source_range": [0.0, 1.0]} for i, s in enumerate(sources)]
+    segs = [
+        {"output": [float(i), float(i + 1)], "source": s, "source_range": [0.0, 1.0]}
+        for i, s in enumerate(sources)
+    ]
     p = folder / "solution.json"
     p.write_text(json.dumps({"segments": segs}), encoding="utf-8")
     return p
@@ -72,7 +88,9 @@ def test_golden_missing_file(tmp_path: Path) -> None:
     vec = next(v for v in GOLDEN if v["case"] == "missing_file")
     official = official_result(read_manifest(Path("/nonexistent/solution.json")), SNOWFLAKE, 37)
     assert_exact(official, vec)
-    out = get_verifier("sequencing").verify(make_task(SNOWFLAKE), Submission(37, tmp_path / "nope"), ctx(tmp_path))
+    out = get_verifier("sequencing").verify(
+        make_task(SNOWFLAKE), Submission(37, tmp_path / "nope"), ctx(tmp_path)
+    )
     assert out.status == "missing" and out.adjusted_final_score == 0.0 and out.final_score == 0.0
     assert out.reason == f"solution.json not found at {tmp_path / 'nope' / 'solution.json'}"
 
@@ -91,11 +109,21 @@ def test_official_example_solution(tmp_path: Path) -> None:
     """The shipped example for task 37 (Snowflake Discovery, 13 clips) scores 1.0 everywhere."""
     folder = tmp_path / "37"
     folder.mkdir()
-    (folder / "solution.json").write_bytes((DATA / "official-examples" / "sequencing_task37_perfect_solution.json")
-                                           .read_bytes())
+    (folder / "solution.json").write_bytes(
+        (DATA / "official-examples" / "sequencing_task37_perfect_solution.json").read_bytes()
+    )
     out = get_verifier("sequencing").verify(make_task(SNOWFLAKE), Submission(37, folder), ctx(tmp_path))
-    assert out.official == {"task_id": 37, "n_slots": 13, "nd_score": 1.0, "lis_score": 1.0, "adj_score": 1.0,
-                            "strict_match": 1.0, "final_score": 1.0, "adjusted_final_score": 1.0, "error": ""}
+    assert out.official == {
+        "task_id": 37,
+        "n_slots": 13,
+        "nd_score": 1.0,
+        "lis_score": 1.0,
+        "adj_score": 1.0,
+        "strict_match": 1.0,
+        "final_score": 1.0,
+        "adjusted_final_score": 1.0,
+        "error": "",
+    }
     assert out.extra["kendall_tau"] == 1.0 and out.warnings == []
     assert out.extra["video"] == {"present": False, "tolerance_s": 0.5}
 
@@ -112,7 +140,9 @@ def test_lis_uses_strictly_increasing_ranks() -> None:
 
 def test_raw_string_compare_rejects_spaces() -> None:
     r = score_order([" 6", *SNOWFLAKE[1:]], SNOWFLAKE)
-    assert r["adjusted_final_score"] == 0.0 and r["error"].startswith("slot set mismatch: expected ['1', '10'")
+    assert r["adjusted_final_score"] == 0.0 and r["error"].startswith(
+        "slot set mismatch: expected ['1', '10'"
+    )
 
 
 @pytest.mark.parametrize("shape", ["[1, 2]", '{"segments": ["6"]}', '{"segments": [{"source": "6"}, 7]}'])
@@ -129,20 +159,31 @@ def test_official_crash_shapes_are_malformed(tmp_path: Path, shape: str) -> None
 def test_unreadable_manifests_are_malformed(tmp_path: Path, content: bytes) -> None:
     (tmp_path / "solution.json").write_bytes(content)
     out = get_verifier("sequencing").verify(make_task(SNOWFLAKE), Submission(37, tmp_path), ctx(tmp_path))
-    assert out.status == "malformed" and out.adjusted_final_score == 0.0 and out.reason.startswith("solution.json")
+    assert (
+        out.status == "malformed"
+        and out.adjusted_final_score == 0.0
+        and out.reason.startswith("solution.json")
+    )
 
 
 def test_nan_durations_do_not_change_the_score(tmp_path: Path) -> None:
     (tmp_path / "solution.json").write_text(
         '{"segments": [{"output": [NaN, Infinity], "source": "1", "source_range": [NaN, 1]}, '
-        '{"output": [0, 1], "source": "2"}]}', encoding="utf-8")
+        '{"output": [0, 1], "source": "2"}]}',
+        encoding="utf-8",
+    )
     out = get_verifier("sequencing").verify(make_task(["1", "2"]), Submission(37, tmp_path), ctx(tmp_path))
     assert out.status == "scored" and out.adjusted_final_score == 1.0
 
 
-@pytest.mark.parametrize("pred", [
-    [f"{c}.mp4" for c in SNOWFLAKE], [f" {c}" for c in SNOWFLAKE], [float(c) for c in SNOWFLAKE],
-])
+@pytest.mark.parametrize(
+    "pred",
+    [
+        [f"{c}.mp4" for c in SNOWFLAKE],
+        [f" {c}" for c in SNOWFLAKE],
+        [float(c) for c in SNOWFLAKE],
+    ],
+)
 def test_near_miss_ids_warn(tmp_path: Path, pred: list[Any]) -> None:
     """D-S2: official matching is kept (score 0), but the user is told the ids were only mis-formatted."""
     write_solution(tmp_path, pred)
@@ -206,7 +247,9 @@ def test_detail_keys_match_the_declared_shape(tmp_path: Path) -> None:
     from agenticvbench.verifiers.sequencing import SequencingDetail
 
     write_solution(tmp_path / "37", ["2", "1", "3"])
-    out = get_verifier("sequencing").verify(make_task(["1", "2", "3"]), Submission(37, tmp_path / "37"), ctx(tmp_path))
+    out = get_verifier("sequencing").verify(
+        make_task(["1", "2", "3"]), Submission(37, tmp_path / "37"), ctx(tmp_path)
+    )
     assert out.status == "scored"
     assert set(out.detail) == set(SequencingDetail.__annotations__)
     assert out.detail == {"pred": ["2", "1", "3"], "correct": ["1", "2", "3"]}

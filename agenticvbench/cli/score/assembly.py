@@ -22,6 +22,12 @@ def _official(read: Any, correct: list[str], task_id: int) -> dict[str, Any]:
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add `score assembly`."""
-    add_manifest_command(sub, "assembly", id_range="83..100", golden_flag="--correct-assembly",
-                         golden_help='golden clips in slot order as "3.mp4,7.mp4,..."', golden_of=_golden,
-                         official_result=_official)
+    add_manifest_command(
+        sub,
+        "assembly",
+        id_range="83..100",
+        golden_flag="--correct-assembly",
+        golden_help='golden clips in slot order as "3.mp4,7.mp4,..."',
+        golden_of=_golden,
+        official_result=_official,
+    )

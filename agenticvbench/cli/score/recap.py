@@ -27,7 +27,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--final-mp4", required=True, type=Path, help="the agent's final.mp4")
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--task-id", type=int, help="recap task id (1-36) whose rubric to use")
-    src.add_argument("--rubric", type=Path, help="a rubric JSON file (list of items) instead of a dataset task")
+    src.add_argument(
+        "--rubric", type=Path, help="a rubric JSON file (list of items) instead of a dataset task"
+    )
     add_dataset_args(p)
     add_judge_args(p)
     p.set_defaults(func=run)
@@ -56,13 +58,26 @@ def run(args: argparse.Namespace) -> int:
     if args.rubric is not None:
         items, task_id = _read_rubric(args.rubric), None
     else:
-        task = load_tasks("recap", task_ids=[args.task_id], dataset=args.dataset, revision=args.revision,
-                          cache_dir=args.cache_dir)[0]
+        task = load_tasks(
+            "recap",
+            task_ids=[args.task_id],
+            dataset=args.dataset,
+            revision=args.revision,
+            cache_dir=args.cache_dir,
+        )[0]
         items, task_id = getattr(task, "items", []), task.task_id
     settings = judge_from_args(args)
-    outcome = score_recap(args.final_mp4, items, judge_settings=settings, cache_dir=cache_dir, task_id=task_id)
+    outcome = score_recap(
+        args.final_mp4, items, judge_settings=settings, cache_dir=cache_dir, task_id=task_id
+    )
     out = dict(outcome.official)
-    out.update({"unscored": int(outcome.components.get("unscored", 0)), "status": outcome.status,
-                "warnings": outcome.warnings, "judge": outcome.extra.get("judge", {})})
+    out.update(
+        {
+            "unscored": int(outcome.components.get("unscored", 0)),
+            "status": outcome.status,
+            "warnings": outcome.warnings,
+            "judge": outcome.extra.get("judge", {}),
+        }
+    )
     print_json(out)
     return 1 if out.get("error") else 0

@@ -23,14 +23,22 @@ from agenticvbench.tasks import resolve_cell
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add `score repair`."""
-    p = sub.add_parser("repair", help="score one repair task (official repair scorer)",
-                       description="Score fixed.mp4 + report.md against the cell's source video and profile.")
+    p = sub.add_parser(
+        "repair",
+        help="score one repair task (official repair scorer)",
+        description="Score fixed.mp4 + report.md against the cell's source video and profile.",
+    )
     p.add_argument("--fixed-mp4", required=True, help="the agent's repaired video")
     p.add_argument("--report-md", required=True, help="the agent's localization report")
-    p.add_argument("--source-mp4", default=None,
-                   help="the cell's original source video (with --task-id it is fetched when omitted)")
+    p.add_argument(
+        "--source-mp4",
+        default=None,
+        help="the cell's original source video (with --task-id it is fetched when omitted)",
+    )
     which = p.add_mutually_exclusive_group(required=True)
-    which.add_argument("--task-id", type=int, help="dataset task id (65..82); the cell comes from rubric_json")
+    which.add_argument(
+        "--task-id", type=int, help="dataset task id (65..82); the cell comes from rubric_json"
+    )
     which.add_argument("--cell", help="ground-truth cell, e.g. v4/s1")
     which.add_argument("--profile", help="a profile.json to score against (variant from injection.variant)")
     p.add_argument("--workers", type=int, default=2, help="edit worker processes (default: %(default)s)")
@@ -63,8 +71,13 @@ def run(args: argparse.Namespace) -> int:
     source = Path(args.source_mp4) if args.source_mp4 else None
     if args.task_id is not None:
         try:
-            (task,) = load_tasks("repair", task_ids=[args.task_id], dataset=args.dataset,
-                                 revision=args.revision, cache_dir=args.cache_dir)
+            (task,) = load_tasks(
+                "repair",
+                task_ids=[args.task_id],
+                dataset=args.dataset,
+                revision=args.revision,
+                cache_dir=args.cache_dir,
+            )
         except TaskError as exc:
             return _print_error_only(f"could not resolve cell for task {args.task_id}: {exc}")
         cell, variant, profile = task.cell, task.variant, task.profile  # type: ignore[attr-defined]
@@ -91,11 +104,22 @@ def run(args: argparse.Namespace) -> int:
         return 2
     for flag, given in (("--fixed-mp4", args.fixed_mp4), ("--report-md", args.report_md)):
         if not Path(given).is_file():  # the official scorer scores this 0 with exit 0: say why on stderr
-            print(f"avb: warning: {flag} {given}: not found; its part scores 0 (official exit code kept)",
-                  file=sys.stderr)
+            print(
+                f"avb: warning: {flag} {given}: not found; its part scores 0 (official exit code kept)",
+                file=sys.stderr,
+            )
     cache = None if args.no_cache else Path(args.cache_dir or default_cache_dir()) / "repair-edit"
-    outcome = score_repair(Path(args.fixed_mp4), Path(args.report_md), source, profile=profile, variant=variant,
-                           task_id=task_id, cell=cell, cache_dir=cache, workers=max(1, args.workers))
+    outcome = score_repair(
+        Path(args.fixed_mp4),
+        Path(args.report_md),
+        source,
+        profile=profile,
+        variant=variant,
+        task_id=task_id,
+        cell=cell,
+        cache_dir=cache,
+        workers=max(1, args.workers),
+    )
     for w in outcome.warnings:
         print(f"avb: warning: {w}", file=sys.stderr)
     print_json(outcome.official)

@@ -22,5 +22,12 @@ def _official(read: Any, correct: list[str], task_id: int) -> dict[str, Any]:
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add `score sequencing`."""
-    add_manifest_command(sub, "sequencing", id_range="37..64", golden_flag="--correct-order",
-                         golden_help='golden order as "6,12,3,..."', golden_of=_golden, official_result=_official)
+    add_manifest_command(
+        sub,
+        "sequencing",
+        id_range="37..64",
+        golden_flag="--correct-order",
+        golden_help='golden order as "6,12,3,..."',
+        golden_of=_golden,
+        official_result=_official,
+    )

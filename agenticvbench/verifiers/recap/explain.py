@@ -17,8 +17,9 @@ from agenticvbench.verifiers.base import FamilyExplanation, number
 def explain_recap(result: Result) -> FamilyExplanation:
     """The explanation of a scored recap result (see the module docstring)."""
     items = recap_items(result)
-    return FamilyExplanation(computation=_computation(result), lost=_lost(items), items=items,
-                             judge=judge_usage([result]))
+    return FamilyExplanation(
+        computation=_computation(result), lost=_lost(items), items=items, judge=judge_usage([result])
+    )
 
 
 def recap_items(r: Result) -> list[dict[str, Any]]:
@@ -31,9 +32,16 @@ def recap_items(r: Result) -> list[dict[str, Any]]:
             continue
         outcome = it.get("outcome") or ("pass" if it.get("passed") else "fail")
         pillar = it.get("pillar_name", it.get("pillar"))
-        rows.append({"item_id": str(it.get("item_id", "?")), "pillar": "" if pillar is None else pillar,
-                     "dispatch": it.get("dispatch"), "weight": number(it.get("weight")), "outcome": str(outcome),
-                     "reason": str(it.get("reason", ""))})
+        rows.append(
+            {
+                "item_id": str(it.get("item_id", "?")),
+                "pillar": "" if pillar is None else pillar,
+                "dispatch": it.get("dispatch"),
+                "weight": number(it.get("weight")),
+                "outcome": str(outcome),
+                "reason": str(it.get("reason", "")),
+            }
+        )
     return rows
 
 
@@ -52,9 +60,11 @@ def _lost(items: list[dict[str, Any]]) -> list[str]:
 def _computation(r: Result) -> str:
     c = r.components or {}
     un, n = int(number(c.get("unscored"))), int(number(c.get("n_items")))
-    return (f"final_score = clamp((earned {number(c.get('earned')):g} - deductions {number(c.get('deductions')):g}) / "
-            f"total_positive {number(c.get('total_positive')):g}, 0, 1) = {r.final_score:.4f} over "
-            f"{n - un} of {n} items" + (f" ({un} llm item(s) unscored, excluded)" if un else ""))
+    return (
+        f"final_score = clamp((earned {number(c.get('earned')):g} - deductions {number(c.get('deductions')):g}) / "
+        f"total_positive {number(c.get('total_positive')):g}, 0, 1) = {r.final_score:.4f} over "
+        f"{n - un} of {n} items" + (f" ({un} llm item(s) unscored, excluded)" if un else "")
+    )
 
 
 def judge_usage(results: list[Result]) -> dict[str, Any]:

@@ -83,8 +83,13 @@ class FpsSampler:
 class OcrCollector:
     """The OCR text of one sample rate: skips near-duplicate samples and reads the rest on `pool`, in order."""
 
-    def __init__(self, fps: float, read: Callable[[np.ndarray], str], pool: ThreadPoolExecutor,
-                 slots: threading.BoundedSemaphore) -> None:
+    def __init__(
+        self,
+        fps: float,
+        read: Callable[[np.ndarray], str],
+        pool: ThreadPoolExecutor,
+        slots: threading.BoundedSemaphore,
+    ) -> None:
         self.sampler = FpsSampler(fps)
         self._read, self._pool, self._slots = read, pool, slots
         self._last_thumb: np.ndarray | None = None
@@ -95,9 +100,13 @@ class OcrCollector:
 
         for sample in samples:
             image = sample.pixels()
-            thumb = cv2.resize(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), (64, 36),
-                               interpolation=cv2.INTER_AREA).astype(np.float32)
-            if self._last_thumb is not None and float(np.mean(np.abs(thumb - self._last_thumb))) < DUPLICATE_MAD:
+            thumb = cv2.resize(
+                cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), (64, 36), interpolation=cv2.INTER_AREA
+            ).astype(np.float32)
+            if (
+                self._last_thumb is not None
+                and float(np.mean(np.abs(thumb - self._last_thumb))) < DUPLICATE_MAD
+            ):
                 continue
             self._last_thumb = thumb
             self._slots.acquire()
@@ -126,8 +135,13 @@ class FramePassResult:
     ocr: dict[float, str | BaseException]
 
 
-def frame_pass(path: Path, *, shots_threshold: float | None, ocr_fps: list[float],
-               read: Callable[[np.ndarray], str] | None) -> FramePassResult:
+def frame_pass(
+    path: Path,
+    *,
+    shots_threshold: float | None,
+    ocr_fps: list[float],
+    read: Callable[[np.ndarray], str] | None,
+) -> FramePassResult:
     """Decode `path` once for the shot list (when `shots_threshold` is given) and the OCR text at each of
     `ocr_fps` (read with `read`). A decoding failure is the result of every measurement of the pass; a
     recogniser failure only of the OCR texts."""
@@ -196,6 +210,7 @@ def _on_demand(df: DecodedFrame) -> Callable[[], np.ndarray]:
         if not done:
             done.append(df.image("bgr24"))
         return done[0]
+
     return pixels
 
 

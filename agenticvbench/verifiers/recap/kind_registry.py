@@ -67,6 +67,7 @@ def kind(name: str, needs: set[Need] | NeedsFn | None = None) -> Callable[[KindF
 def _fixed_needs(needs: frozenset[Need]) -> NeedsFn:
     def fixed(_params: dict[str, Any]) -> set[Need]:
         return set(needs)
+
     return fixed
 
 

@@ -28,8 +28,18 @@ from agenticvbench.verifiers.recap.kind_registry import (
 from agenticvbench.verifiers.recap.media_facts import MediaFacts, loudness_facts
 from agenticvbench.verifiers.recap.ocr import OcrUnavailableError
 
-__all__ = ["KINDS", "KindFn", "KindResult", "MediaFacts", "ParamError", "UnknownKindError", "kind",
-           "kind_needs", "loudness_facts", "run_kind"]
+__all__ = [
+    "KINDS",
+    "KindFn",
+    "KindResult",
+    "MediaFacts",
+    "ParamError",
+    "UnknownKindError",
+    "kind",
+    "kind_needs",
+    "loudness_facts",
+    "run_kind",
+]
 
 
 def run_kind(kind: str, params: dict[str, Any] | None, facts: MediaFacts) -> KindResult:
@@ -43,7 +53,9 @@ def run_kind(kind: str, params: dict[str, Any] | None, facts: MediaFacts) -> Kin
     if fn is None:
         raise UnknownKindError(kind)
     if params is not None and not isinstance(params, dict):
-        return KindResult(False, "", error=f"error in {kind}: params must be an object, got {type(params).__name__}")
+        return KindResult(
+            False, "", error=f"error in {kind}: params must be an object, got {type(params).__name__}"
+        )
     clean = {k: v for k, v in (params or {}).items() if v is not None}
     try:
         return fn(facts, clean)

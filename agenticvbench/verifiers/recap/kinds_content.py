@@ -22,8 +22,10 @@ def median_shot_duration(facts: MediaFacts, params: dict[str, Any]) -> KindResul
     if not lengths:
         return KindResult(False, NO_SCENES)
     median = lengths[len(lengths) // 2]
-    return KindResult(lo <= median <= hi, f"median shot {fmt(median, 's')} over {len(lengths)} shots "
-                                          f"(range {fmt(lo)}-{fmt(hi)} s)")
+    return KindResult(
+        lo <= median <= hi,
+        f"median shot {fmt(median, 's')} over {len(lengths)} shots (range {fmt(lo)}-{fmt(hi)} s)",
+    )
 
 
 @kind("scenedetect_max_shot_duration", needs={("shots",)})
@@ -34,12 +36,15 @@ def max_shot_duration(facts: MediaFacts, params: dict[str, Any]) -> KindResult:
     if not lengths:
         return KindResult(False, NO_SCENES)
     longest = max(lengths)
-    return KindResult(longest <= limit, f"longest shot {fmt(longest, 's')} over {len(lengths)} shots "
-                                        f"(max {fmt(limit)} s)")
+    return KindResult(
+        longest <= limit, f"longest shot {fmt(longest, 's')} over {len(lengths)} shots (max {fmt(limit)} s)"
+    )
 
 
-@kind("pytesseract_substring_match",
-      needs=lambda params: {("ocr", num(params.get("sample_fps", 1.0), "sample_fps"))})
+@kind(
+    "pytesseract_substring_match",
+    needs=lambda params: {("ocr", num(params.get("sample_fps", 1.0), "sample_fps"))},
+)
 def ocr_substring_match(facts: MediaFacts, params: dict[str, Any]) -> KindResult:
     """Any (mode "any", default) or all (mode "all") `substrings` occur in the text OCR'd from frames sampled at
     `sample_fps` (1.0); case-insensitive by default. The OCR engine is RapidOCR (see `verifiers.recap.ocr`), and
@@ -59,8 +64,11 @@ def ocr_substring_match(facts: MediaFacts, params: dict[str, Any]) -> KindResult
     found = [s for s in subs if norm(s) in hay]
     passed = len(found) == len(subs) if mode == "all" else bool(found)
     snippet = " ".join(text.split())[:200]
-    return KindResult(passed, f"found {found} of {subs} (mode {'all' if mode == 'all' else 'any'}); "
-                              f"OCR text: {snippet or '(none)'}")
+    return KindResult(
+        passed,
+        f"found {found} of {subs} (mode {'all' if mode == 'all' else 'any'}); "
+        f"OCR text: {snippet or '(none)'}",
+    )
 
 
 @kind("librosa_silence_max_run")
@@ -75,5 +83,6 @@ def silence_max_run(facts: MediaFacts, params: dict[str, Any]) -> KindResult:
     if not facts.has_audio():
         return KindResult(False, "no audio stream")
     longest = facts.longest_silence_s(thr)
-    return KindResult(longest <= limit, f"longest silence {fmt(longest, 's')} below {fmt(thr)} dB "
-                                        f"(max {fmt(limit)} s)")
+    return KindResult(
+        longest <= limit, f"longest silence {fmt(longest, 's')} below {fmt(thr)} dB (max {fmt(limit)} s)"
+    )

@@ -17,7 +17,9 @@ def audio_loudness_min(facts: MediaFacts, params: dict[str, Any]) -> KindResult:
     vol = facts.volume()
     if vol is None:
         return KindResult(False, "no mean_volume measured (no audio?)")
-    return KindResult(vol.mean_volume > thr, f"mean volume {fmt(vol.mean_volume, ' dB')} (must be > {fmt(thr)} dB)")
+    return KindResult(
+        vol.mean_volume > thr, f"mean volume {fmt(vol.mean_volume, ' dB')} (must be > {fmt(thr)} dB)"
+    )
 
 
 def _cutoff(facts: MediaFacts, params: dict[str, Any]) -> float:
@@ -33,9 +35,12 @@ def _longest(runs: list[Run]) -> str:
     return f"{fmt(r.duration, 's')} at {fmt(r.start)}-{fmt(r.end)} s"
 
 
-@kind("ffmpeg_blackdetect_max_run",
-      needs=lambda params: {("blackfreeze",)} if num(params.get("pix_th", DEFAULT_PIX_TH), "pix_th") == DEFAULT_PIX_TH
-      else set())
+@kind(
+    "ffmpeg_blackdetect_max_run",
+    needs=lambda params: (
+        {("blackfreeze",)} if num(params.get("pix_th", DEFAULT_PIX_TH), "pix_th") == DEFAULT_PIX_TH else set()
+    ),
+)
 def blackdetect_max_run(facts: MediaFacts, params: dict[str, Any]) -> KindResult:
     """No black run (blackdetect d=max/2, pix_th) ending by duration - exclude_last_seconds lasts > max_seconds.
 
@@ -47,8 +52,11 @@ def blackdetect_max_run(facts: MediaFacts, params: dict[str, Any]) -> KindResult
     cutoff = _cutoff(facts, params)
     runs = [r for r in facts.black_runs(pix_th) if r.end is not None and r.end <= cutoff]
     bad = [r for r in runs if (r.duration or 0.0) > limit]
-    return KindResult(not bad, f"longest black run {_longest(runs)} (max {fmt(limit)} s, pix_th {fmt(pix_th)}, "
-                               f"runs ending after {fmt(cutoff)} s ignored)")
+    return KindResult(
+        not bad,
+        f"longest black run {_longest(runs)} (max {fmt(limit)} s, pix_th {fmt(pix_th)}, "
+        f"runs ending after {fmt(cutoff)} s ignored)",
+    )
 
 
 @kind("ffmpeg_freeze_max_run", needs={("blackfreeze",)})
@@ -63,8 +71,11 @@ def freeze_max_run(facts: MediaFacts, params: dict[str, Any]) -> KindResult:
     ended = [r for r in runs if r.end is not None and r.end <= cutoff]
     bad = [r for r in ended if (r.duration or 0.0) > limit]
     open_note = "; a freeze running to end of file is not counted" if any(r.end is None for r in runs) else ""
-    return KindResult(not bad, f"longest freeze {_longest(ended)} (max {fmt(limit)} s, runs ending after "
-                               f"{fmt(cutoff)} s ignored{open_note})")
+    return KindResult(
+        not bad,
+        f"longest freeze {_longest(ended)} (max {fmt(limit)} s, runs ending after "
+        f"{fmt(cutoff)} s ignored{open_note})",
+    )
 
 
 @kind("ffmpeg_brightness_at_times")
@@ -86,8 +97,9 @@ def brightness_at_times(facts: MediaFacts, params: dict[str, Any]) -> KindResult
     values = [(t, facts.luma_at(t)) for t in times]
     passing = sum(1 for _t, y in values if y is not None and y > thr)
     shown = ", ".join(f"{fmt(t)}s={fmt(y)}" for t, y in values)
-    return KindResult(passing >= need, f"YAVG {shown}; {passing}/{len(times)} above {fmt(thr)} "
-                                       f"(need {fmt(need)})")
+    return KindResult(
+        passing >= need, f"YAVG {shown}; {passing}/{len(times)} above {fmt(thr)} (need {fmt(need)})"
+    )
 
 
 @kind("ffmpeg_decode_no_errors", needs={("decode",)})
@@ -112,4 +124,6 @@ def loudness_lufs_range(facts: MediaFacts, params: dict[str, Any]) -> KindResult
         lufs = float(stats["input_i"])
     except (TypeError, ValueError):
         return KindResult(False, f"unparsable input_i {stats['input_i']!r}")
-    return KindResult(lo <= lufs <= hi, f"integrated loudness {fmt(lufs, ' LUFS')} (range {fmt(lo)} to {fmt(hi)})")
+    return KindResult(
+        lo <= lufs <= hi, f"integrated loudness {fmt(lufs, ' LUFS')} (range {fmt(lo)} to {fmt(hi)})"
+    )

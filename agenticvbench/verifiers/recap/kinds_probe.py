@@ -60,7 +60,9 @@ def resolution_in(facts: MediaFacts, params: dict[str, Any]) -> KindResult:
 def _codec_in(codec: str | None, codecs: list[str], what: str) -> KindResult:
     allowed = [c.lower() for c in codecs]
     name = (codec or "").lower()
-    return KindResult(bool(name) and name in allowed, f"{what} codec {name or 'unknown'} (allowed {', '.join(allowed)})")
+    return KindResult(
+        bool(name) and name in allowed, f"{what} codec {name or 'unknown'} (allowed {', '.join(allowed)})"
+    )
 
 
 @kind("ffprobe_video_codec_in")
@@ -101,8 +103,9 @@ def fps_range(facts: MediaFacts, params: dict[str, Any]) -> KindResult:
     fps = parse_rate(v.r_frame_rate)
     if fps is None:
         return KindResult(False, f"unknown frame rate ({v.r_frame_rate})")
-    return KindResult(_in_range(fps, lo, hi), f"fps {fmt(fps)} (r_frame_rate {v.r_frame_rate}; range "
-                                              f"{fmt(lo)}-{fmt(hi)})")
+    return KindResult(
+        _in_range(fps, lo, hi), f"fps {fmt(fps)} (r_frame_rate {v.r_frame_rate}; range {fmt(lo)}-{fmt(hi)})"
+    )
 
 
 @kind("ffprobe_audio_streams")
@@ -132,7 +135,9 @@ def bitrate_min(facts: MediaFacts, params: dict[str, Any]) -> KindResult:
     lo = num(req(params, "min_bps"), "min_bps")
     info = facts.probe()
     v = info.video
-    rate, source = (v.bit_rate, "video stream") if v is not None and v.bit_rate else (info.bit_rate, "container")
+    rate, source = (
+        (v.bit_rate, "video stream") if v is not None and v.bit_rate else (info.bit_rate, "container")
+    )
     if not rate:
         return KindResult(False, "no bit rate")
     return KindResult(rate >= lo, f"bit rate {rate} bps ({source}; min {fmt(lo)})")

@@ -48,9 +48,14 @@ _Codec = tuple[Callable[[Any], Any], Callable[[Any], Any]]
 _RUNS: _Codec = (lambda runs: [[r.start, r.end] for r in runs], lambda raw: [ff.Run(s, e) for s, e in raw])
 _PLAIN: _Codec = (lambda v: v, lambda v: v)
 _SHOTS: _Codec = (lambda v: [list(p) for p in v], lambda raw: [tuple(p) for p in raw])
-_BLACKFREEZE: _Codec = (lambda v: [_RUNS[0](v[0]), _RUNS[0](v[1])], lambda raw: (_RUNS[1](raw[0]), _RUNS[1](raw[1])))
-_VOLUME: _Codec = (lambda v: None if v is None else [v.mean_volume, v.max_volume],
-                   lambda raw: None if raw is None else ff.VolumeStats(raw[0], raw[1]))
+_BLACKFREEZE: _Codec = (
+    lambda v: [_RUNS[0](v[0]), _RUNS[0](v[1])],
+    lambda raw: (_RUNS[1](raw[0]), _RUNS[1](raw[1])),
+)
+_VOLUME: _Codec = (
+    lambda v: None if v is None else [v.mean_volume, v.max_volume],
+    lambda raw: None if raw is None else ff.VolumeStats(raw[0], raw[1]),
+)
 
 
 def _toolchain() -> str:
@@ -72,7 +77,9 @@ class MediaFacts:
     def __init__(self, path: Path | str, *, cache_dir: Path | None = None) -> None:
         self.path = Path(path)
         self.cache_dir = Path(cache_dir) if cache_dir is not None else None
-        self.computed: Counter[str] = Counter()  # how often each measurement actually ran (diagnostics, tests)
+        self.computed: Counter[str] = (
+            Counter()
+        )  # how often each measurement actually ran (diagnostics, tests)
         self._store = JsonStore(self.cache_dir / "recap-facts") if self.cache_dir is not None else None
         # on-disk cache writes that failed (best-effort: scores unaffected); the store's own list when there is one
         self.cache_errors: list[str] = self._store.errors if self._store is not None else []
@@ -86,14 +93,20 @@ class MediaFacts:
     def _get(self, key: tuple, compute: Callable[[], T], codec: _Codec | None = None) -> T:
         """`key`'s measurement: memoised (errors included), else from the on-disk cache when `codec` says it is
         stored there, else computed (counted in `computed`) and stored."""
+
         def counted() -> T:
             with self._guard:
                 self.computed[str(key[0])] += 1
             return compute()
+
         if codec is None:
             return self._memo.get(key, counted)
-        return self._memo.get(key, counted, load=lambda: self._load(key, codec),
-                              save=lambda value: self._save(key, codec, value))
+        return self._memo.get(
+            key,
+            counted,
+            load=lambda: self._load(key, codec),
+            save=lambda value: self._save(key, codec, value),
+        )
 
     def _load(self, key: tuple, codec: _Codec) -> Any:
         """The on-disk cached value of `key`, or `MISSING` (no cache, no entry, or an unreadable one)."""
@@ -110,8 +123,12 @@ class MediaFacts:
         if entry is None:
             return
         assert self._store is not None
-        self._store.write(entry, value, encode=lambda v: {"key": [str(k) for k in key], "value": codec[0](v)},
-                          label=str(key[0]))
+        self._store.write(
+            entry,
+            value,
+            encode=lambda v: {"key": [str(k) for k in key], "value": codec[0](v)},
+            label=str(key[0]),
+        )
 
     def _entry(self, key: tuple) -> str | None:
         """The store entry name of `key` (`<file sha256>/<toolchain>-<key>.json`), None without a cache."""
@@ -150,8 +167,11 @@ class MediaFacts:
         self._require_video()
         if pix_th == DEFAULT_PIX_TH:
             return self._group_get("filters", ("blackfreeze",))[0]
-        return self._get(("black", pix_th),
-                         lambda: ff.video_pass(self.path, black_pix_th=pix_th, freeze_noise=None).black or [], _RUNS)
+        return self._get(
+            ("black", pix_th),
+            lambda: ff.video_pass(self.path, black_pix_th=pix_th, freeze_noise=None).black or [],
+            _RUNS,
+        )
 
     def freeze_runs(self) -> list[ff.Run]:
         """Every freeze run (freezedetect `n=0.003:d=0`); a run still frozen at end of file has `end=None`."""
@@ -187,9 +207,11 @@ class MediaFacts:
 
     def audio(self) -> np.ndarray:
         """The first audio stream at 22 050 Hz, mono as librosa makes it (mean of the channels)."""
+
         def compute() -> np.ndarray:
             data = decode_audio(self.path, sample_rate=AUDIO_SR, mono=False)
             return data.mean(axis=0).astype(np.float32) if data.ndim == 2 else data
+
         return self._get(("audio", AUDIO_SR), compute)
 
     def rms_db(self) -> np.ndarray:
@@ -252,8 +274,9 @@ class MediaFacts:
             if any(k not in self._memo for k in self._group_members(other)):
                 with self._guard:
                     self._started.add(other)
-                thread = threading.Thread(target=self._fill_group, args=(other, None), daemon=True,
-                                          name=f"avb-{other}")
+                thread = threading.Thread(
+                    target=self._fill_group, args=(other, None), daemon=True, name=f"avb-{other}"
+                )
                 self._threads.append(thread)
                 thread.start()
         with lock:
@@ -303,8 +326,12 @@ class MediaFacts:
         if not (want_runs or want_errors):
             return out
         try:
-            res = ff.video_pass(self.path, black_pix_th=DEFAULT_PIX_TH if want_runs else None,
-                                freeze_noise=FREEZE_NOISE if want_runs else None, errors=want_errors)
+            res = ff.video_pass(
+                self.path,
+                black_pix_th=DEFAULT_PIX_TH if want_runs else None,
+                freeze_noise=FREEZE_NOISE if want_runs else None,
+                errors=want_errors,
+            )
         except Exception as exc:  # noqa: BLE001 - memoised and re-raised to every caller
             out.update({k: exc for k in keys if k not in out})
             return out
@@ -320,8 +347,12 @@ class MediaFacts:
         ocr_keys = [k for k in keys if k[0] == "ocr"]
         read = get_engine().read if ocr_keys else None
         try:
-            res = frame_pass(self.path, shots_threshold=shot_keys[0][1] if shot_keys else None,
-                             ocr_fps=[k[1] for k in ocr_keys], read=read)
+            res = frame_pass(
+                self.path,
+                shots_threshold=shot_keys[0][1] if shot_keys else None,
+                ocr_fps=[k[1] for k in ocr_keys],
+                read=read,
+            )
         except Exception as exc:  # noqa: BLE001 - memoised and re-raised to every caller
             return {k: exc for k in keys}
         out: dict[tuple[Any, ...], Any] = {k: res.shots for k in shot_keys}  # an exception stays one
@@ -342,16 +373,21 @@ def rms_frames(y: np.ndarray, frame_length: int = RMS_FRAME, hop_length: int = R
     out = np.empty(len(windows), dtype=np.float32)
     block = 1024
     for i in range(0, len(windows), block):
-        chunk = windows[i:i + block]
-        out[i:i + block] = np.sqrt(np.mean(np.square(chunk), axis=-1, dtype=np.float32))
+        chunk = windows[i : i + block]
+        out[i : i + block] = np.sqrt(np.mean(np.square(chunk), axis=-1, dtype=np.float32))
     return out
 
 
 def loudness_facts(facts: MediaFacts) -> dict[str, Any]:
     """Measured audio facts for the judge's audio description: has_audio, integrated_lufs, mean_volume_db,
     max_volume_db, longest_silence_s (below -40 dB). A measurement that fails is None; never raises."""
-    out: dict[str, Any] = {"has_audio": None, "integrated_lufs": None, "mean_volume_db": None,
-                           "max_volume_db": None, "longest_silence_s": None}
+    out: dict[str, Any] = {
+        "has_audio": None,
+        "integrated_lufs": None,
+        "mean_volume_db": None,
+        "max_volume_db": None,
+        "longest_silence_s": None,
+    }
     try:
         out["has_audio"] = facts.has_audio()
     except MediaError:

@@ -36,8 +36,10 @@ class OcrUnavailableError(RuntimeError):
     """No OCR engine is installed: the on-screen-text check cannot be measured (the task is an `error`)."""
 
 
-OCR_INSTALL_HINT = ("the on-screen-text check needs an OCR engine: pip install 'agenticvbench[ocr]' "
-                    "(or set AVB_OCR_ENGINE=tesseract with pytesseract and the tesseract binary installed)")
+OCR_INSTALL_HINT = (
+    "the on-screen-text check needs an OCR engine: pip install 'agenticvbench[ocr]' "
+    "(or set AVB_OCR_ENGINE=tesseract with pytesseract and the tesseract binary installed)"
+)
 
 
 class OcrEngine(Protocol):
@@ -57,7 +59,9 @@ def _downscale(image: np.ndarray) -> np.ndarray:
     scale = MAX_SIDE / max(h, w)
     if scale >= 1.0:
         return image
-    return cv2.resize(image, (max(1, round(w * scale)), max(1, round(h * scale))), interpolation=cv2.INTER_AREA)
+    return cv2.resize(
+        image, (max(1, round(w * scale)), max(1, round(h * scale))), interpolation=cv2.INTER_AREA
+    )
 
 
 class RapidOcrEngine:
@@ -72,8 +76,12 @@ class RapidOcrEngine:
             raise OcrUnavailableError(OCR_INSTALL_HINT) from None
 
         self.name = f"rapidocr-onnxruntime {version('rapidocr-onnxruntime')} max{MAX_SIDE} nocls"
-        self._ocr = RapidOCR(det_limit_type="max", det_limit_side_len=MAX_SIDE, use_cls=False,
-                             intra_op_num_threads=INTRA_OP_THREADS)
+        self._ocr = RapidOCR(
+            det_limit_type="max",
+            det_limit_side_len=MAX_SIDE,
+            use_cls=False,
+            intra_op_num_threads=INTRA_OP_THREADS,
+        )
         self._lock = threading.Lock()
 
     def read(self, image_bgr: np.ndarray) -> str:

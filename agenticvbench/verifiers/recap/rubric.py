@@ -137,8 +137,12 @@ def _stage(raw: Any, where: str, item_text: str | None, known_kinds: Collection[
         save_as = raw.get("save_as")
         if save_as is not None and not isinstance(save_as, str):
             raise RubricError(f"{where}: 'save_as' must be a string")
-        return Stage("python", kind=_kind(raw.get("kind"), where, known_kinds),
-                     params=_params(raw.get("params"), where), save_as=save_as or None)
+        return Stage(
+            "python",
+            kind=_kind(raw.get("kind"), where, known_kinds),
+            params=_params(raw.get("params"), where),
+            save_as=save_as or None,
+        )
     if dispatch == "llm":
         prompt = _text(raw.get("prompt")) or _text(raw.get("criterion")) or item_text
         if prompt is None:
@@ -161,20 +165,35 @@ def parse_item(raw: Any, index: int, *, known_kinds: Collection[str] | None = No
         raise RubricError(f"{where}: 'weight' must be a finite number, got {_short(weight)}")
     pillar = raw.get("pillar")
     pillar = 0 if pillar is None else pillar
-    if isinstance(pillar, bool) or not isinstance(pillar, (int, float)) \
-            or (isinstance(pillar, float) and not math.isfinite(pillar)) \
-            or pillar != int(pillar) or pillar < 0:  # finiteness first: int(nan) / int(inf) raise
+    if (
+        isinstance(pillar, bool)
+        or not isinstance(pillar, (int, float))
+        or (isinstance(pillar, float) and not math.isfinite(pillar))
+        or pillar != int(pillar)
+        or pillar < 0
+    ):  # finiteness first: int(nan) / int(inf) raise
         raise RubricError(f"{where}: 'pillar' must be a non-negative integer, got {_short(pillar)}")
     essential = raw.get("narrative_essential")
     if essential is not None and not isinstance(essential, bool):
         raise RubricError(f"{where}: 'narrative_essential' must be true or false, got {essential!r}")
     dispatch = raw.get("dispatch")
     prompt, criterion = _text(raw.get("prompt")), _text(raw.get("criterion"))
-    common: dict[str, Any] = {"id": str(rid), "dispatch": dispatch, "weight": float(weight), "pillar": int(pillar),
-              "criterion": criterion, "narrative_essential": essential, "index": index}
+    common: dict[str, Any] = {
+        "id": str(rid),
+        "dispatch": dispatch,
+        "weight": float(weight),
+        "pillar": int(pillar),
+        "criterion": criterion,
+        "narrative_essential": essential,
+        "index": index,
+    }
     if dispatch == "python":
-        return RubricItem(**common, kind=_kind(raw.get("kind"), where, known_kinds),
-                          params=_params(raw.get("params"), where), prompt=prompt or criterion)
+        return RubricItem(
+            **common,
+            kind=_kind(raw.get("kind"), where, known_kinds),
+            params=_params(raw.get("params"), where),
+            prompt=prompt or criterion,
+        )
     if dispatch == "llm":
         if (prompt or criterion) is None:
             raise RubricError(f"{where}: llm item has neither 'prompt' nor 'criterion'")
@@ -184,13 +203,16 @@ def parse_item(raw: Any, index: int, *, known_kinds: Collection[str] | None = No
         stages = [] if stages is None else stages
         if not isinstance(stages, list):
             raise RubricError(f"{where}: 'stages' must be a list")
-        parsed = tuple(_stage(s, f"{where} stage #{j}", prompt or criterion, known_kinds)
-                       for j, s in enumerate(stages))
+        parsed = tuple(
+            _stage(s, f"{where} stage #{j}", prompt or criterion, known_kinds) for j, s in enumerate(stages)
+        )
         return RubricItem(**common, stages=parsed, prompt=prompt or criterion)
     raise RubricError(f"{where}: unknown dispatch {dispatch!r} (expected python, llm or compound)")
 
 
-def parse_rubric(raw: Any, *, known_kinds: Collection[str] | None = None) -> tuple[list[RubricItem], list[str]]:
+def parse_rubric(
+    raw: Any, *, known_kinds: Collection[str] | None = None
+) -> tuple[list[RubricItem], list[str]]:
     """Validate a raw rubric (a list of item dicts) and resolve duplicate ids; returns (items, warnings).
 
     `known_kinds` (None: not checked here) is the set of python check kinds the runner can execute.
@@ -212,8 +234,10 @@ def parse_rubric(raw: Any, *, known_kinds: Collection[str] | None = None) -> tup
             items.append(item)
     for item in items:
         if item.weight < 0 and item.narrative_essential is False:
-            warnings.append(f"item '{item.id}': narrative_essential=false, so this negative item deducts when it "
-                            "passes (lineage B 'fires' semantics, D-C6)")
+            warnings.append(
+                f"item '{item.id}': narrative_essential=false, so this negative item deducts when it "
+                "passes (lineage B 'fires' semantics, D-C6)"
+            )
     return items, warnings
 
 
@@ -254,7 +278,19 @@ def aggregate(items: Sequence[RubricItem], outcomes: Mapping[str, Outcome]) -> R
             deductions += -item.weight
             deducted.append(item.id)
     final = 0.0 if total <= 0 else min(1.0, max(0.0, (earned - deductions) / total))
-    breakdown = {pillar_name(p): {"earned": e, "max": m, "score": e / m}
-                 for p, (e, m) in sorted(pillars.items()) if m > 0}
-    return RubricScore(final, earned, deductions, total, breakdown, counts["pass"], counts["fail"],
-                       counts["unscored"], deducted)
+    breakdown = {
+        pillar_name(p): {"earned": e, "max": m, "score": e / m}
+        for p, (e, m) in sorted(pillars.items())
+        if m > 0
+    }
+    return RubricScore(
+        final,
+        earned,
+        deductions,
+        total,
+        breakdown,
+        counts["pass"],
+        counts["fail"],
+        counts["unscored"],
+        deducted,
+    )

@@ -124,14 +124,25 @@ class ItemResult:
     def official(self) -> OfficialItem:
         """The item row of the official recap JSON (reason cut to 300 characters; unscored: passed/score null)."""
         it = self.item
-        return {"item_id": it.id, "dispatch": it.dispatch, "weight": it.weight, "pillar": it.pillar,
-                "passed": self.passed, "score": None if self.passed is None else int(self.passed),
-                "reason": self.reason[:300]}
+        return {
+            "item_id": it.id,
+            "dispatch": it.dispatch,
+            "weight": it.weight,
+            "pillar": it.pillar,
+            "passed": self.passed,
+            "score": None if self.passed is None else int(self.passed),
+            "reason": self.reason[:300],
+        }
 
     def detail(self) -> RecapItemDetail:
         """Everything known about the item, for a result's `detail`."""
-        d: RecapItemDetail = {**self.official(), "outcome": self.outcome, "kind": self.item.kind, "pillar_name": self.item.pillar_name,
-             "reason": self.reason}
+        d: RecapItemDetail = {
+            **self.official(),
+            "outcome": self.outcome,
+            "kind": self.item.kind,
+            "pillar_name": self.item.pillar_name,
+            "reason": self.reason,
+        }
         if self.evidence:
             d["evidence"] = dict(self.evidence)
         if self.judge_prompt is not None:
@@ -139,7 +150,9 @@ class ItemResult:
         if self.notes:
             d["notes"] = list(self.notes)
         if self.judge is not None:
-            d["judge"] = {k: v for k, v in self.judge.to_dict().items() if k not in ("item_id", "outcome", "reason")}
+            d["judge"] = {
+                k: v for k, v in self.judge.to_dict().items() if k not in ("item_id", "outcome", "reason")
+            }
         return d
 
 
@@ -151,7 +164,9 @@ class RunReport:
     timings: dict[str, float]
 
 
-def _run_check(kind: str, params: dict[str, Any], facts: Any, backend: KindBackend, item: RubricItem) -> tuple[bool, str]:
+def _run_check(
+    kind: str, params: dict[str, Any], facts: Any, backend: KindBackend, item: RubricItem
+) -> tuple[bool, str]:
     """(passed, evidence) of one python check; exceptions fail the check, an unknown kind is a RubricError."""
     try:
         res = backend.run_kind(kind, {k: v for k, v in params.items() if v is not None}, facts)
@@ -168,8 +183,9 @@ def _run_check(kind: str, params: dict[str, Any], facts: Any, backend: KindBacke
     return bool(getattr(res, "passed", False)), evidence
 
 
-def _run_compound(item: RubricItem, facts: Any,
-                  backend: KindBackend) -> ItemResult | tuple[dict[str, str], str, list[str]]:
+def _run_compound(
+    item: RubricItem, facts: Any, backend: KindBackend
+) -> ItemResult | tuple[dict[str, str], str, list[str]]:
     """Run the python stages; returns a finished result, or (evidence, filled prompt, notes) for the judge."""
     evidence: dict[str, str] = {}
     for stage in item.stages:
@@ -195,8 +211,13 @@ def _declare_needs(items: list[RubricItem], facts: Any, backend: KindBackend) ->
         return
     needs: set[tuple[Any, ...]] = set()
     for item in items:
-        checks = [(item.kind, item.params)] if item.dispatch == "python" else \
-            [(s.kind, s.params) for s in item.stages if s.dispatch == "python"] if item.dispatch == "compound" else []
+        checks = (
+            [(item.kind, item.params)]
+            if item.dispatch == "python"
+            else [(s.kind, s.params) for s in item.stages if s.dispatch == "python"]
+            if item.dispatch == "compound"
+            else []
+        )
         for kind_name, params in checks:
             if kind_name is not None:
                 needs |= backend.kind_needs(kind_name, params or {})
@@ -227,7 +248,8 @@ def run_rubric(items: list[RubricItem], *, facts: Any, judge: _Judge, backend: K
     t1 = time.perf_counter()
     calls = judge.judge_many([req for _, req, _, _ in pending])
     for (i, req, evidence, notes), call in zip(pending, calls, strict=True):
-        done[i] = ItemResult(items[i], call.outcome, call.reason, evidence, judge=call, judge_prompt=req.prompt,
-                             notes=notes)
+        done[i] = ItemResult(
+            items[i], call.outcome, call.reason, evidence, judge=call, judge_prompt=req.prompt, notes=notes
+        )
     t2 = time.perf_counter()
     return RunReport([done[i] for i in range(len(items))], {"python_s": t1 - t0, "judge_s": t2 - t1})

@@ -46,26 +46,48 @@ VERSION = "1.0.0"
 OUTPUT_FILE = "final.mp4"
 
 
-def _official(task_id: int | None, n_items: int, items: list[OfficialItem], breakdown: dict[str, Any],
-              final: float, error: str) -> dict[str, Any]:
-    return {"task_id": task_id, "n_items": n_items, "items": items, "pillar_breakdown": breakdown,
-            "final_score": final, "error": error}
+def _official(
+    task_id: int | None,
+    n_items: int,
+    items: list[OfficialItem],
+    breakdown: dict[str, Any],
+    final: float,
+    error: str,
+) -> dict[str, Any]:
+    return {
+        "task_id": task_id,
+        "n_items": n_items,
+        "items": items,
+        "pillar_breakdown": breakdown,
+        "final_score": final,
+        "error": error,
+    }
 
 
 def _provenance(settings: JudgeSettings | None) -> dict[str, Any]:
-    prov: dict[str, Any] = {"verifier": "recap", "verifier_version": VERSION,
-                            "prompt_template_version": PROMPT_TEMPLATE_VERSION, "prompt_hash": prompt_hash()}
+    prov: dict[str, Any] = {
+        "verifier": "recap",
+        "verifier_version": VERSION,
+        "prompt_template_version": PROMPT_TEMPLATE_VERSION,
+        "prompt_hash": prompt_hash(),
+    }
     prov.update(judge_provenance(settings))
     return prov
 
 
 def _zero(status: str, reason: str, task_id: int | None, settings: JudgeSettings | None) -> VerifierOutcome:
-    return VerifierOutcome(0.0, status=status, reason=reason,  # type: ignore[arg-type]
-                           official=_official(task_id, 0, [], {}, 0.0, reason), provenance=_provenance(settings))
+    return VerifierOutcome(
+        0.0,
+        status=status,  # type: ignore[arg-type]
+        reason=reason,
+        official=_official(task_id, 0, [], {}, 0.0, reason),
+        provenance=_provenance(settings),
+    )
 
 
-def _human_lookup(settings: JudgeSettings, cache_root: Path | None, task_id: int | None,
-                  video: Path) -> Callable[[str], tuple[Any, str, list[dict[str, Any]]]] | None:
+def _human_lookup(
+    settings: JudgeSettings, cache_root: Path | None, task_id: int | None, video: Path
+) -> Callable[[str], tuple[Any, str, list[dict[str, Any]]]] | None:
     """Mode `human`: item id -> majority of the stored human verdicts on this very video (by SHA-256)."""
     if settings.mode != "human" or cache_root is None or task_id is None:
         return None
@@ -76,9 +98,16 @@ def _human_lookup(settings: JudgeSettings, cache_root: Path | None, task_id: int
     return lambda item_id: majority(by_key.get((task_id, item_id, sha), {}))
 
 
-def score_recap(final_mp4: str | Path | None, items: Any, *, judge_settings: JudgeSettings | None,
-                cache_dir: str | Path | None, task_id: int | None = None, backend: KindBackend | None = None,
-                openai_client: Any = None) -> VerifierOutcome:
+def score_recap(
+    final_mp4: str | Path | None,
+    items: Any,
+    *,
+    judge_settings: JudgeSettings | None,
+    cache_dir: str | Path | None,
+    task_id: int | None = None,
+    backend: KindBackend | None = None,
+    openai_client: Any = None,
+) -> VerifierOutcome:
     """Score one recap output against raw rubric items (no Task needed); see the module docstring.
 
     `judge_settings` None means the judge is off. `cache_dir` holds the judge cache (`judge/`) and the media
@@ -104,10 +133,15 @@ def score_recap(final_mp4: str | Path | None, items: Any, *, judge_settings: Jud
     facts = backend.make_facts(video, cache_root / "recap-media" if cache_root else None)
     loudness = backend.loudness_facts
     settings_used = settings or JudgeSettings(mode="off")
-    judge = VideoJudge(settings_used, video,
-                       cache=JudgeCache(cache_root / "judge") if cache_root else None,
-                       audio_facts=(lambda: loudness(facts)) if loudness else None, client=openai_client,
-                       human=_human_lookup(settings_used, cache_root, task_id, video), task_id=task_id)
+    judge = VideoJudge(
+        settings_used,
+        video,
+        cache=JudgeCache(cache_root / "judge") if cache_root else None,
+        audio_facts=(lambda: loudness(facts)) if loudness else None,
+        client=openai_client,
+        human=_human_lookup(settings_used, cache_root, task_id, video),
+        task_id=task_id,
+    )
     try:
         report = run_rubric(rubric, facts=facts, judge=judge, backend=backend)
     except RubricError as exc:
@@ -122,26 +156,43 @@ def score_recap(final_mp4: str | Path | None, items: Any, *, judge_settings: Jud
     if unscored:
         causes = sorted({r.reason.split(":")[0] for r in unscored})
         listed = ", ".join(r.item.id for r in unscored[:20]) + (", ..." if len(unscored) > 20 else "")
-        reason = (f"{len(unscored)} of {len(rubric)} items unscored ({'; '.join(causes)}): {listed}; "
-                  f"the score covers the {len(rubric) - len(unscored)} scored items only")
-        warnings.append(f"score covers only the {len(rubric) - len(unscored)} scored items; "
-                        f"{len(unscored)} llm item(s) unscored and excluded from earned, total and deductions")
+        reason = (
+            f"{len(unscored)} of {len(rubric)} items unscored ({'; '.join(causes)}): {listed}; "
+            f"the score covers the {len(rubric) - len(unscored)} scored items only"
+        )
+        warnings.append(
+            f"score covers only the {len(rubric) - len(unscored)} scored items; "
+            f"{len(unscored)} llm item(s) unscored and excluded from earned, total and deductions"
+        )
     if score.total_positive <= 0:
         warnings.append("no scored positive-weight items: final_score is 0 by the formula's rule")
     warnings += [f"item '{r.item.id}': {n}" for r in report.results for n in r.notes]
     warnings += [f"judge: {n}" for n in judge.stats.notes]
-    warnings += [f"media cache not written (scores unaffected): {e}" for e in getattr(facts, "cache_errors", [])]
+    warnings += [
+        f"media cache not written (scores unaffected): {e}" for e in getattr(facts, "cache_errors", [])
+    ]
     official_items = [r.official() for r in report.results]
     return VerifierOutcome(
-        final_score=score.final_score, status="scored", reason=reason,
-        components={"earned": score.earned, "deductions": score.deductions, "total_positive": score.total_positive,
-                    "n_items": len(rubric), "passed": score.passed, "failed": score.failed,
-                    "unscored": score.unscored, "deducted_items": score.deducted_items,
-                    "pillar_breakdown": score.pillar_breakdown},
+        final_score=score.final_score,
+        status="scored",
+        reason=reason,
+        components={
+            "earned": score.earned,
+            "deductions": score.deductions,
+            "total_positive": score.total_positive,
+            "n_items": len(rubric),
+            "passed": score.passed,
+            "failed": score.failed,
+            "unscored": score.unscored,
+            "deducted_items": score.deducted_items,
+            "pillar_breakdown": score.pillar_breakdown,
+        },
         detail={"items": [r.detail() for r in report.results]},
         extra={"judge": {**judge.stats.to_dict(), "mode": judge.settings.mode}},
         warnings=warnings,
-        official=_official(task_id, len(rubric), official_items, score.pillar_breakdown, score.final_score, ""),
+        official=_official(
+            task_id, len(rubric), official_items, score.pillar_breakdown, score.final_score, ""
+        ),
         timings={**report.timings, "total_s": time.perf_counter() - t0},
         provenance=_provenance(settings),
     )
@@ -164,8 +215,12 @@ class RecapVerifier:
         """Score one task; the judge comes from `ctx.judge` (None: off), caches live under `ctx.cache_dir`."""
         final = submission.file(OUTPUT_FILE)
         if final is None:
-            return _zero("missing", f"{submission.expected_path(OUTPUT_FILE)}: not found", task.task_id, ctx.judge)
+            return _zero(
+                "missing", f"{submission.expected_path(OUTPUT_FILE)}: not found", task.task_id, ctx.judge
+            )
         items = getattr(task, "items", None)
-        return score_recap(final, items, judge_settings=ctx.judge, cache_dir=ctx.cache_dir, task_id=task.task_id)
+        return score_recap(
+            final, items, judge_settings=ctx.judge, cache_dir=ctx.cache_dir, task_id=task.task_id
+        )
 
     explain = staticmethod(explain_recap)  # light: recap/explain.py

@@ -21,10 +21,14 @@ MAX_DURATION_S = 1e6
 """Largest source duration (s) a profile may declare: about 11.6 days, far above any real cell, and far below the
 ~1.8e17 s where `t += 10` stops changing a float (chunk planning would never end)."""
 
-NO_AUDIO_WARNING = ("D-R8: fixed.mp4 has no audio stream; as in the official scorer every edit chunk fails, so the "
-                    "edit score is 0 (video similarity is lost too)")
-NO_VIDEO_WARNING = ("D-R8: fixed.mp4 has no video stream; OpenCV cannot open it, so as in the official scorer "
-                    "every chunk fails ('cv2 open failed') and edit is 0, audio included")
+NO_AUDIO_WARNING = (
+    "D-R8: fixed.mp4 has no audio stream; as in the official scorer every edit chunk fails, so the "
+    "edit score is 0 (video similarity is lost too)"
+)
+NO_VIDEO_WARNING = (
+    "D-R8: fixed.mp4 has no video stream; OpenCV cannot open it, so as in the official scorer "
+    "every chunk fails ('cv2 open failed') and edit is 0, audio included"
+)
 
 
 @overload

@@ -102,13 +102,23 @@ def plan_chunks(duration_s: float, fps_src: float, fps_fix: float) -> list[Chunk
         dur = end - t
         cap = max(2, round(dur * SAMPLE_FPS))
         samples = tuple(range(0, round(dur * fps_fix), k))[:cap]
-        plans.append(ChunkPlan(len(plans), t, end, opencv_seek_frame(t, fps_src), round(dur * fps_src),
-                               opencv_seek_frame(t, fps_fix), samples))
+        plans.append(
+            ChunkPlan(
+                len(plans),
+                t,
+                end,
+                opencv_seek_frame(t, fps_src),
+                round(dur * fps_src),
+                opencv_seek_frame(t, fps_fix),
+                samples,
+            )
+        )
         t += CHUNK_DURATION_S
     return plans
 
 
 # ------------------------------------------------------------------------------------------ aggregation ----
+
 
 def _mean(values: Sequence[float]) -> float | None:
     return float(np.mean(values)) if values else None
@@ -125,28 +135,44 @@ def _deduct(budget: float, weight: float, signal: float | None) -> float:
     return 0.0 if signal is None else min(MAX_DEDUCT_FRAC * budget, weight * budget * max(0.0, 1.0 - signal))
 
 
-def _modality(budget: float, s_in: float | None, s_out: float | None, w_in: float,
-              w_out: float) -> dict[str, Any]:
+def _modality(
+    budget: float, s_in: float | None, s_out: float | None, w_in: float, w_out: float
+) -> dict[str, Any]:
     d_in, d_out = _deduct(budget, w_in, s_in), _deduct(budget, w_out, s_out)
-    return {"sub": max(FLOOR_FRAC * budget, budget - d_in - d_out), "deduct_in": d_in, "deduct_out": d_out,
-            "w_in": w_in, "w_out": w_out}
+    return {
+        "sub": max(FLOOR_FRAC * budget, budget - d_in - d_out),
+        "deduct_in": d_in,
+        "deduct_out": d_out,
+        "w_in": w_in,
+        "w_out": w_out,
+    }
 
 
-def _chunk_detail(plan: ChunkPlan, video: ChunkVideo, audio: dict[str, Any],
-                  window: tuple[float, float] | None) -> dict[str, Any]:
+def _chunk_detail(
+    plan: ChunkPlan, video: ChunkVideo, audio: dict[str, Any], window: tuple[float, float] | None
+) -> dict[str, Any]:
     inside = [window is not None and window[0] <= t <= window[1] for t in video.ts]
     v_in = [v for v, f in zip(video.values, inside, strict=True) if f]
     v_out = [v for v, f in zip(video.values, inside, strict=True) if not f]
     l_in = [abs(g) for g, f in zip(video.lags, inside, strict=True) if f]
     l_out = [abs(g) for g, f in zip(video.lags, inside, strict=True) if not f]
-    return {"start_s": plan.start, "end_s": plan.end, "duration_s": plan.dur, "n_video_in": len(v_in),
-            "n_video_out": len(v_out), "video_ssim_in": clamp01(_mean(v_in)),
-            "video_ssim_out": clamp01(_mean(v_out)), "video_lag_in_frames": _mean(l_in),
-            "video_lag_out_frames": _mean(l_out), **audio}
+    return {
+        "start_s": plan.start,
+        "end_s": plan.end,
+        "duration_s": plan.dur,
+        "n_video_in": len(v_in),
+        "n_video_out": len(v_out),
+        "video_ssim_in": clamp01(_mean(v_in)),
+        "video_ssim_out": clamp01(_mean(v_out)),
+        "video_lag_in_frames": _mean(l_in),
+        "video_lag_out_frames": _mean(l_out),
+        **audio,
+    }
 
 
-def aggregate_chunks(chunks: list[dict[str, Any]], *, video_share: float, audio_share: float, w_in: float,
-                     w_out: float) -> tuple[float, dict[str, Any], dict[str, Any]]:
+def aggregate_chunks(
+    chunks: list[dict[str, Any]], *, video_share: float, audio_share: float, w_in: float, w_out: float
+) -> tuple[float, dict[str, Any], dict[str, Any]]:
     """(edit score, detail.video, detail.audio) from per-chunk details (`detail["chunks"]`).
 
     Video signals are sample-count-weighted and audio signals seconds-weighted means of the chunk signals
@@ -154,16 +180,30 @@ def aggregate_chunks(chunks: list[dict[str, Any]], *, video_share: float, audio_
     min(B, w * B * max(0, 1 - s)) for s_in and s_out, floored at 0; a None signal deducts nothing. Shares and
     weights enter only here, so other settings can be scored from one pass.
     """
+
     def sw(key: str, n: str) -> float | None:
         return _weighted([(c[key], c[n]) for c in chunks])
+
     video = {"ssim_in": sw("video_ssim_in", "n_video_in"), "ssim_out": sw("video_ssim_out", "n_video_out")}
-    audio = {"xcorr_in": sw("audio_xcorr_in", "audio_dur_in"), "xcorr_out": sw("audio_xcorr_out", "audio_dur_out")}
+    audio = {
+        "xcorr_in": sw("audio_xcorr_in", "audio_dur_in"),
+        "xcorr_out": sw("audio_xcorr_out", "audio_dur_out"),
+    }
     video |= _modality(EDIT_MAX * video_share, video["ssim_in"], video["ssim_out"], w_in, w_out)
     video["mean_abs_lag_frames_in"] = sw("video_lag_in_frames", "n_video_in")
     video["mean_abs_lag_frames_out"] = sw("video_lag_out_frames", "n_video_out")
     audio |= _modality(EDIT_MAX * audio_share, audio["xcorr_in"], audio["xcorr_out"], w_in, w_out)
-    order_v = ["sub", "ssim_in", "ssim_out", "deduct_in", "deduct_out", "mean_abs_lag_frames_in",
-               "mean_abs_lag_frames_out", "w_in", "w_out"]
+    order_v = [
+        "sub",
+        "ssim_in",
+        "ssim_out",
+        "deduct_in",
+        "deduct_out",
+        "mean_abs_lag_frames_in",
+        "mean_abs_lag_frames_out",
+        "w_in",
+        "w_out",
+    ]
     order_a = ["sub", "xcorr_in", "xcorr_out", "deduct_in", "deduct_out", "w_in", "w_out"]
     video, audio = {k: video[k] for k in order_v}, {k: audio[k] for k in order_a}
     total = float(video["sub"] or 0.0) + float(audio["sub"] or 0.0)  # both set by _modality, never None
@@ -171,25 +211,43 @@ def aggregate_chunks(chunks: list[dict[str, Any]], *, video_share: float, audio_
 
 
 def _constants(video_share: float, audio_share: float, w_in: float, w_out: float) -> dict[str, Any]:
-    return {"sample_fps": SAMPLE_FPS, "chunk_duration_s": CHUNK_DURATION_S, "audio_sr": AUDIO_SR,
-            "video_share": video_share, "audio_share": audio_share, "w_in": w_in, "w_out": w_out,
-            "audio_max_lag_ms": AUDIO_MAX_LAG_MS, "max_deduct_frac": MAX_DEDUCT_FRAC, "floor_frac": FLOOR_FRAC,
-            "chroma_norm": CHROMA_NORM, "lag_band_frames": LAG_BAND_FRAMES,
-            "lag_penalty_per_frame": LAG_PENALTY_PER_FRAME, "lag_topk": LAG_TOPK, "hash_threshold": HASH_THRESHOLD}
+    return {
+        "sample_fps": SAMPLE_FPS,
+        "chunk_duration_s": CHUNK_DURATION_S,
+        "audio_sr": AUDIO_SR,
+        "video_share": video_share,
+        "audio_share": audio_share,
+        "w_in": w_in,
+        "w_out": w_out,
+        "audio_max_lag_ms": AUDIO_MAX_LAG_MS,
+        "max_deduct_frac": MAX_DEDUCT_FRAC,
+        "floor_frac": FLOOR_FRAC,
+        "chroma_norm": CHROMA_NORM,
+        "lag_band_frames": LAG_BAND_FRAMES,
+        "lag_penalty_per_frame": LAG_PENALTY_PER_FRAME,
+        "lag_topk": LAG_TOPK,
+        "hash_threshold": HASH_THRESHOLD,
+    }
 
 
-def _warnings(plans: list[ChunkPlan], fps_fix: float, video: VideoPass, audio: AudioPass,
-              duration_s: float) -> list[str]:
+def _warnings(
+    plans: list[ChunkPlan], fps_fix: float, video: VideoPass, audio: AudioPass, duration_s: float
+) -> list[str]:
     out: list[str] = []
-    tails = [p for p in plans if p.samples and (p.samples[-1] + max(1, round(fps_fix / SAMPLE_FPS)))
-             < round(p.dur * fps_fix)]
+    tails = [
+        p
+        for p in plans
+        if p.samples and (p.samples[-1] + max(1, round(fps_fix / SAMPLE_FPS))) < round(p.dur * fps_fix)
+    ]
     if tails:
         p = tails[0]
         covered = (p.samples[-1] + 1) / fps_fix
-        out.append(f"D-R6: at {fps_fix:.3f} fps the fixed video is sampled every {round(fps_fix / SAMPLE_FPS)} "
-                   f"frames with a cap of {len(p.samples)} samples per chunk, so only the first {covered:.2f} s "
-                   f"of each {p.dur:g}-s chunk is video-checked ({len(tails)} chunks); defects in the tails "
-                   "are invisible to the video SSIM, as in the official scorer")
+        out.append(
+            f"D-R6: at {fps_fix:.3f} fps the fixed video is sampled every {round(fps_fix / SAMPLE_FPS)} "
+            f"frames with a cap of {len(p.samples)} samples per chunk, so only the first {covered:.2f} s "
+            f"of each {p.dur:g}-s chunk is video-checked ({len(tails)} chunks); defects in the tails "
+            "are invisible to the video SSIM, as in the official scorer"
+        )
     ended = [p.start for p, v in zip(plans, video.chunks, strict=True) if v.fixed_ended]
     fixed_error = video.fixed_error
     fix_len, src_len = audio.len_s if audio.len_s is not None else (0.0, 0.0)
@@ -197,22 +255,38 @@ def _warnings(plans: list[ChunkPlan], fps_fix: float, video: VideoPass, audio: A
     if (ended and fixed_error is None) or short_audio:
         what = [f"its video ends in the chunk at {ended[0]:g} s"] if ended and fixed_error is None else []
         what += [f"its audio is {fix_len:.2f} s vs {min(src_len, duration_s):.2f} s"] if short_audio else []
-        out.append(f"D-R7: fixed.mp4 is shorter than the source ({'; '.join(what)}); as upstream the missing "
-                   "part simply drops out of the weighted means, so edit does not penalise it")
+        out.append(
+            f"D-R7: fixed.mp4 is shorter than the source ({'; '.join(what)}); as upstream the missing "
+            "part simply drops out of the weighted means, so edit does not penalise it"
+        )
     if fixed_error is not None:
-        out.append(f"fixed.mp4 video could not be fully decoded ({fixed_error}); as with OpenCV's read() the "
-                   "unreadable part gives no samples and deducts nothing")
+        out.append(
+            f"fixed.mp4 video could not be fully decoded ({fixed_error}); as with OpenCV's read() the "
+            "unreadable part gives no samples and deducts nothing"
+        )
     n_empty = video.n_empty_band
     if n_empty:
-        out.append(f"{n_empty} video samples had no source frame within +/-{LAG_BAND_FRAMES} frames (fixed "
-                   "frame rate above the source's, or a source shorter than the profile duration); as upstream "
-                   "they are skipped and count in no mean")
+        out.append(
+            f"{n_empty} video samples had no source frame within +/-{LAG_BAND_FRAMES} frames (fixed "
+            "frame rate above the source's, or a source shorter than the profile duration); as upstream "
+            "they are skipped and count in no mean"
+        )
     return out
 
 
-def score_edit(fixed_mp4: Path, source_mp4: Path, *, duration_s: float, window: tuple[float, float] | None,
-               video_share: float, audio_share: float, w_in: float = 2.5, w_out: float = 1.0,
-               cache_dir: Path | None = None, workers: int = 2) -> EditResult:
+def score_edit(
+    fixed_mp4: Path,
+    source_mp4: Path,
+    *,
+    duration_s: float,
+    window: tuple[float, float] | None,
+    video_share: float,
+    audio_share: float,
+    w_in: float = 2.5,
+    w_out: float = 1.0,
+    cache_dir: Path | None = None,
+    workers: int = 2,
+) -> EditResult:
     """Score the edit rubric of `fixed_mp4` against `source_mp4` (official numbers within decoder noise).
 
     `duration_s` is the profile's source duration (it alone drives the chunking), `window` the in-window
@@ -235,9 +309,17 @@ def score_edit(fixed_mp4: Path, source_mp4: Path, *, duration_s: float, window: 
     if not plans:
         return EditResult(0.0, {"score": 0.0, "max": EDIT_MAX, "error": "no chunks (duration_s <= 0)"})
     if pr_fix.video is None:  # OpenCV cannot open it: upstream fails every chunk before reading any audio
-        return EditResult(0.0, {"score": 0.0, "max": EDIT_MAX, "error": f"all {len(plans)} chunks failed",
-                                "chunk_errors": ["cv2 open failed"] * len(plans)}, [NO_VIDEO_WARNING],
-                          {"total_s": time.perf_counter() - t0})
+        return EditResult(
+            0.0,
+            {
+                "score": 0.0,
+                "max": EDIT_MAX,
+                "error": f"all {len(plans)} chunks failed",
+                "chunk_errors": ["cv2 open failed"] * len(plans),
+            },
+            [NO_VIDEO_WARNING],
+            {"total_s": time.perf_counter() - t0},
+        )
     cache = SourceCache(cache_dir, source)
     timings["setup_s"] = time.perf_counter() - t0
     pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="edit") if workers > 1 else None
@@ -277,22 +359,47 @@ def score_edit(fixed_mp4: Path, source_mp4: Path, *, duration_s: float, window: 
     cache_warn = [f"{cache_note['cache_error']} (best-effort cache; score unaffected)"] if cache_note else []
     timings["total_s"] = time.perf_counter() - t0
     if not chunks:
-        return EditResult(0.0, {"score": 0.0, "max": EDIT_MAX, "error": f"all {len(plans)} chunks failed",
-                                "chunk_errors": errors, **cache_note},
-                          [w for w in warnings if w.startswith("D-R8")] + cache_warn, timings)
-    score, video_d, audio_d = aggregate_chunks(chunks, video_share=video_share, audio_share=audio_share,
-                                              w_in=w_in, w_out=w_out)
+        return EditResult(
+            0.0,
+            {
+                "score": 0.0,
+                "max": EDIT_MAX,
+                "error": f"all {len(plans)} chunks failed",
+                "chunk_errors": errors,
+                **cache_note,
+            },
+            [w for w in warnings if w.startswith("D-R8")] + cache_warn,
+            timings,
+        )
+    score, video_d, audio_d = aggregate_chunks(
+        chunks, video_share=video_share, audio_share=audio_share, w_in=w_in, w_out=w_out
+    )
     detail = {
-        "score": score, "max": EDIT_MAX, "window_s": None if win is None else list(win),
-        "video": video_d, "audio": audio_d, "video_sub": video_d["sub"], "audio_sub": audio_d["sub"],
-        "video_ssim_mean": video_d["ssim_out"], "audio_xcorr_peak": audio_d["xcorr_out"],
-        "scoring": {**_constants(video_share, audio_share, w_in, w_out), "n_chunks": len(plans),
-                    "n_workers": workers, "n_failed_chunks": len(errors), "n_hash_skipped": video.n_hash_skipped,
-                    "n_samples_total": sum(c["n_video_in"] + c["n_video_out"] for c in chunks)},
+        "score": score,
+        "max": EDIT_MAX,
+        "window_s": None if win is None else list(win),
+        "video": video_d,
+        "audio": audio_d,
+        "video_sub": video_d["sub"],
+        "audio_sub": audio_d["sub"],
+        "video_ssim_mean": video_d["ssim_out"],
+        "audio_xcorr_peak": audio_d["xcorr_out"],
+        "scoring": {
+            **_constants(video_share, audio_share, w_in, w_out),
+            "n_chunks": len(plans),
+            "n_workers": workers,
+            "n_failed_chunks": len(errors),
+            "n_hash_skipped": video.n_hash_skipped,
+            "n_samples_total": sum(c["n_video_in"] + c["n_video_out"] for c in chunks),
+        },
         "chunks": chunks,
-        "engine": {"n_ssim_pairs": video.n_ssim, "n_bound_pruned": video.n_pruned,
-                   "n_source_frames_read": video.n_src_frames, "source_cache_hits": cache.hits,
-                   "audio_mode": audio.mode},
+        "engine": {
+            "n_ssim_pairs": video.n_ssim,
+            "n_bound_pruned": video.n_pruned,
+            "n_source_frames_read": video.n_src_frames,
+            "source_cache_hits": cache.hits,
+            "audio_mode": audio.mode,
+        },
     }
     if errors:
         detail["chunk_errors"] = errors

@@ -61,10 +61,16 @@ class ChunkAudio:
 
     def detail(self) -> dict[str, Any]:
         """The official per-chunk `audio_*` keys, in the official order."""
-        return {"audio_xcorr_in": self.xcorr_in, "audio_xcorr_out": self.xcorr_out,
-                "audio_peak_norm_in": self.peak_norm_in, "audio_peak_norm_out": self.peak_norm_out,
-                "audio_peak_lag_ms_in": self.peak_lag_ms_in, "audio_peak_lag_ms_out": self.peak_lag_ms_out,
-                "audio_dur_in": self.dur_in, "audio_dur_out": self.dur_out}
+        return {
+            "audio_xcorr_in": self.xcorr_in,
+            "audio_xcorr_out": self.xcorr_out,
+            "audio_peak_norm_in": self.peak_norm_in,
+            "audio_peak_norm_out": self.peak_norm_out,
+            "audio_peak_lag_ms_in": self.peak_lag_ms_in,
+            "audio_peak_lag_ms_out": self.peak_lag_ms_out,
+            "audio_dur_in": self.dur_in,
+            "audio_dur_out": self.dur_out,
+        }
 
 
 @dataclass(frozen=True)
@@ -103,15 +109,16 @@ def xcorr_score(a16: np.ndarray, b16: np.ndarray) -> tuple[float | None, float |
     xc = correlate(a, b, mode="full", method="fft")
     zero = a.size - 1
     lo, hi = max(0, zero - MAX_LAG_SAMPLES), min(xc.size - 1, zero + MAX_LAG_SAMPLES)
-    peak = lo + int(np.argmax(xc[lo:hi + 1]))
+    peak = lo + int(np.argmax(xc[lo : hi + 1]))
     lag = peak - zero
     peak_norm = float(xc[peak]) / (na * nb)
     score = min(1.0, max(0.0, peak_norm * max(0.0, 1.0 - abs(lag) / MAX_LAG_SAMPLES)))
     return score, peak_norm, lag * 1000.0 / AUDIO_SR
 
 
-def _chunk_audio(a16: np.ndarray, b16: np.ndarray, plan: ChunkSpan,
-                 window: tuple[float, float] | None) -> ChunkAudio:
+def _chunk_audio(
+    a16: np.ndarray, b16: np.ndarray, plan: ChunkSpan, window: tuple[float, float] | None
+) -> ChunkAudio:
     """Audio signals of one chunk: fixed `a16` vs source `b16` (int16 PCM of the chunk), split by the window."""
     n = min(a16.size, b16.size)
     a, b = a16[:n], b16[:n]
@@ -130,8 +137,13 @@ def _chunk_audio(a16: np.ndarray, b16: np.ndarray, plan: ChunkSpan,
     return ChunkAudio(sin[0], sout[0], sin[1], sout[1], sin[2], sout[2], dur_in, dur_out)
 
 
-def audio_pass(fixed: Path, source: Path, plans: Sequence[ChunkSpan], window: tuple[float, float] | None,
-               cache: SourceCache) -> AudioPass:
+def audio_pass(
+    fixed: Path,
+    source: Path,
+    plans: Sequence[ChunkSpan],
+    window: tuple[float, float] | None,
+    cache: SourceCache,
+) -> AudioPass:
     """Per-chunk audio signals of `fixed` vs `source`, or an error string for a chunk whose extraction failed
     (D-R8: every chunk), with the extraction mode, the PCM lengths and the pass's wall time."""
     t0 = time.perf_counter()
@@ -155,8 +167,9 @@ def file_spans(path: Path, plans: Sequence[ChunkSpan]) -> tuple[dict[str, np.nda
             return {span_key(p): _extract(audio.span, p) for p in plans}, "seek"
         except NotEmulated:
             pass  # the decoder's output was not what the emulation was checked on: the whole file goes below
-    return {span_key(p): _extract(lambda s, d: pcm_s16(path, start_s=s, duration_s=d), p) for p in plans}, \
-        "per-chunk"
+    return {
+        span_key(p): _extract(lambda s, d: pcm_s16(path, start_s=s, duration_s=d), p) for p in plans
+    }, "per-chunk"
 
 
 def _extract(extract: Callable[[float, float], np.ndarray], plan: ChunkSpan) -> np.ndarray | str:
@@ -169,8 +182,13 @@ def _extract(extract: Callable[[float, float], np.ndarray], plan: ChunkSpan) -> 
         return f"chunk failed: RuntimeError: {exc}"
 
 
-def _audio_chunks(fixed: Path, source: Path, plans: Sequence[ChunkSpan], window: tuple[float, float] | None,
-                  cache: SourceCache) -> tuple[list[ChunkAudio | str], str | None, tuple[float, float] | None]:
+def _audio_chunks(
+    fixed: Path,
+    source: Path,
+    plans: Sequence[ChunkSpan],
+    window: tuple[float, float] | None,
+    cache: SourceCache,
+) -> tuple[list[ChunkAudio | str], str | None, tuple[float, float] | None]:
     try:
         src: dict[str, np.ndarray | str] = dict(cache.load_audio_spans())
         if not all(span_key(p) in src for p in plans):
@@ -182,8 +200,9 @@ def _audio_chunks(fixed: Path, source: Path, plans: Sequence[ChunkSpan], window:
     except MediaError as exc:
         return [f"chunk failed: RuntimeError: {exc}"] * len(plans), None, None
     keys = [span_key(p) for p in plans]
-    fix_len, src_len = (sum(v.size for k in keys if not isinstance(v := side[k], str)) / AUDIO_SR
-                        for side in (fix, src))
+    fix_len, src_len = (
+        sum(v.size for k in keys if not isinstance(v := side[k], str)) / AUDIO_SR for side in (fix, src)
+    )
     out: list[ChunkAudio | str] = []
     for k, p in zip(keys, plans, strict=True):
         a, b = fix[k], src[k]

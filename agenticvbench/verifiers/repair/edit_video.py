@@ -120,18 +120,30 @@ def _ranges_wanted(ranges: list[tuple[int, int]]) -> Callable[[int], bool]:
             j += 1
         state["j"] = j
         return j < len(ranges) and ranges[j][0] <= idx
+
     return wanted
 
 
-def video_pass(fixed: Path, source: Path, plans: Sequence[ChunkFrames], fps_fix: float, size: tuple[int, int],
-               cache: SourceCache, pool: ThreadPoolExecutor | None, workers: int) -> VideoPass:
+def video_pass(
+    fixed: Path,
+    source: Path,
+    plans: Sequence[ChunkFrames],
+    fps_fix: float,
+    size: tuple[int, int],
+    cache: SourceCache,
+    pool: ThreadPoolExecutor | None,
+    workers: int,
+) -> VideoPass:
     """Stream both videos once and score every sample of `plans` (fixed frames resized to the source's `size`).
 
     Samples are scored in `pool` when given (at most `workers + 2` in flight), else inline. New source features
     are saved to `cache` (best-effort). Raises `MediaError` when the source yields no frame at all.
     """
-    src_ranges = sorted((p.src_first, p.src_first + min(p.src_count, p.samples[-1] + LAG_BAND_FRAMES + 1))
-                        for p in plans if p.samples)
+    src_ranges = sorted(
+        (p.src_first, p.src_first + min(p.src_count, p.samples[-1] + LAG_BAND_FRAMES + 1))
+        for p in plans
+        if p.samples
+    )
     fix_idx = sorted({p.fix_first + i for p in plans for i in p.samples})
     fix_set = set(fix_idx)
     threaded = workers > 1
@@ -155,11 +167,26 @@ def video_pass(fixed: Path, source: Path, plans: Sequence[ChunkFrames], fps_fix:
     chunks = [_ChunkSamples() for _ in plans]
     if not fix_idx:
         return VideoPass(tuple(c.freeze() for c in chunks))
-    src = FrameWindow(source, _ranges_wanted(src_ranges), src_ranges[-1][1] - 1, make_src,
-                      prefetch=4, threaded=threaded, batch=4, on_batch=hash_batch)
-    fix = FrameWindow(fixed, fix_set.__contains__, fix_idx[-1],
-                      lambda vf: fixed_frame(vf.index, vf.image, size, eager=True, hash_later=True), prefetch=3,
-                      threaded=threaded, batch=4, on_batch=hash_batch)
+    src = FrameWindow(
+        source,
+        _ranges_wanted(src_ranges),
+        src_ranges[-1][1] - 1,
+        make_src,
+        prefetch=4,
+        threaded=threaded,
+        batch=4,
+        on_batch=hash_batch,
+    )
+    fix = FrameWindow(
+        fixed,
+        fix_set.__contains__,
+        fix_idx[-1],
+        lambda vf: fixed_frame(vf.index, vf.image, size, eager=True, hash_later=True),
+        prefetch=3,
+        threaded=threaded,
+        batch=4,
+        on_batch=hash_batch,
+    )
     work = [(p, i) for p in plans for i in p.samples]
     pending: deque[tuple[int, Future[Match] | Match]] = deque()
 
@@ -215,5 +242,12 @@ def video_pass(fixed: Path, source: Path, plans: Sequence[ChunkFrames], fps_fix:
         if src.error and not tally.n_src_frames:
             raise MediaError(f"{source}: {src.error}")
     cache.save()  # best-effort: a failed write lands in cache.write_errors
-    return VideoPass(tuple(c.freeze() for c in chunks), fixed_error, tally.n_src_frames, tally.n_ssim,
-                     tally.n_pruned, tally.n_hash_skipped, tally.n_empty_band)
+    return VideoPass(
+        tuple(c.freeze() for c in chunks),
+        fixed_error,
+        tally.n_src_frames,
+        tally.n_ssim,
+        tally.n_pruned,
+        tally.n_hash_skipped,
+        tally.n_empty_band,
+    )

@@ -45,7 +45,7 @@ def dhash64_many(grays: list[np.ndarray]) -> list[int]:
     out: list[int] = []
     k = 0
     while k < len(grays):
-        group = grays[k:k + 4]
+        group = grays[k : k + 4]
         if len(group) == 4 and all(g.shape == group[0].shape and g.ndim == 2 for g in group):
             small = cv2.resize(cv2.merge(group), (9, 8), interpolation=cv2.INTER_AREA)
             bits = small[:, 1:, :] > small[:, :-1, :]
@@ -97,8 +97,15 @@ class FrameFeatures:
 
     __slots__ = ("index", "_bgr", "_gray", "_lab", "_lapvar", "_dhash", "_lock", "_on_small")
 
-    def __init__(self, index: int, bgr: np.ndarray, *, dhash: int | None = None, lapvar: float | None = None,
-                 on_small: Callable[[FrameFeatures], None] | None = None) -> None:
+    def __init__(
+        self,
+        index: int,
+        bgr: np.ndarray,
+        *,
+        dhash: int | None = None,
+        lapvar: float | None = None,
+        on_small: Callable[[FrameFeatures], None] | None = None,
+    ) -> None:
         self.index = index
         self._on_small = on_small  # called after dHash or Laplacian variance is computed (cache recording)
         self._bgr: np.ndarray | None = bgr
@@ -180,7 +187,9 @@ class FrameFeatures:
         """True when the Laplacian variance is known (cached or computed): reading `lapvar` then costs nothing."""
         return self._lapvar is not None
 
-    def prepare(self, *, gray: bool = False, lab: bool = False, lapvar: bool = False, dhash: bool = False) -> None:
+    def prepare(
+        self, *, gray: bool = False, lab: bool = False, lapvar: bool = False, dhash: bool = False
+    ) -> None:
         """Compute the named features now (e.g. in a decoding thread) instead of on first use."""
         if gray:
             _ = self.gray
@@ -197,8 +206,14 @@ class FrameFeatures:
         return self._dhash is not None and self._lapvar is not None
 
 
-def fixed_frame(index: int, bgr: np.ndarray, size: tuple[int, int] | None, *, eager: bool = False,
-                hash_later: bool = False) -> FrameFeatures:
+def fixed_frame(
+    index: int,
+    bgr: np.ndarray,
+    size: tuple[int, int] | None,
+    *,
+    eager: bool = False,
+    hash_later: bool = False,
+) -> FrameFeatures:
     """Features of a fixed frame, first resized to the source's (width, height) with INTER_AREA if it differs.
 
     `eager` computes everything a sample always needs now (in the decoding thread), freeing the BGR image;

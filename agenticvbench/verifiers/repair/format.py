@@ -20,7 +20,13 @@ from agenticvbench.verifiers.repair.constants import FORMAT_MAX
 from agenticvbench.verifiers.repair.detail import FormatDetail, FormatItem
 
 ITEMS: tuple[str, ...] = (
-    "container", "video_codec", "audio_codec", "fps", "resolution", "duration_s", "audio_sample_rate",
+    "container",
+    "video_codec",
+    "audio_codec",
+    "fps",
+    "resolution",
+    "duration_s",
+    "audio_sample_rate",
 )
 FORMAT_CONFIG = GROUND_TRUTH_DIR / "format_config.json"
 
@@ -70,9 +76,18 @@ class FormatResult:
 
 
 def _zero(error: str, tol: dict[str, float]) -> FormatResult:
-    return FormatResult(0.0, {"score": 0.0, "max": FORMAT_MAX, "n_passed": 0, "n_items": len(ITEMS),
-                              "items": {k: {"pass": False, "fixed": None, "source": None} for k in ITEMS},
-                              "tolerances": tol, "error": error})
+    return FormatResult(
+        0.0,
+        {
+            "score": 0.0,
+            "max": FORMAT_MAX,
+            "n_passed": 0,
+            "n_items": len(ITEMS),
+            "items": {k: {"pass": False, "fixed": None, "source": None} for k in ITEMS},
+            "tolerances": tol,
+            "error": error,
+        },
+    )
 
 
 def score_format(fixed_mp4: Path | None, source_mp4: Path | None) -> FormatResult:
@@ -95,9 +110,17 @@ def score_format(fixed_mp4: Path | None, source_mp4: Path | None) -> FormatResul
         res.fixed_probe = fixed_pr
         return res
     fv, sv = format_values(fixed_pr), format_values(source_pr)
-    items: dict[str, FormatItem] = {k: {"pass": _passes(k, fv[k], sv[k], tol), "fixed": fv[k], "source": sv[k]} for k in ITEMS}
+    items: dict[str, FormatItem] = {
+        k: {"pass": _passes(k, fv[k], sv[k], tol), "fixed": fv[k], "source": sv[k]} for k in ITEMS
+    }
     passed = sum(1 for it in items.values() if it["pass"])
     score = FORMAT_MAX * passed / len(ITEMS)
-    detail: FormatDetail = {"score": score, "max": FORMAT_MAX, "n_passed": passed, "n_items": len(ITEMS), "items": items,
-              "tolerances": tol}
+    detail: FormatDetail = {
+        "score": score,
+        "max": FORMAT_MAX,
+        "n_passed": passed,
+        "n_items": len(ITEMS),
+        "items": items,
+        "tolerances": tol,
+    }
     return FormatResult(score, detail, fixed_pr)

@@ -46,7 +46,9 @@ _TS_RES = (
 # A line that probably meant to give a start/end time but that the grammar ignores (bold, `*` bullets, ...).
 _NEAR_MISS_RE = re.compile(
     r"^[\s>*+\-#\d.)_`]*(?:window[\s_-]?\d+[\s_-]?)?(start|end)(?:[\s_-]?(?:time|ts|timestamp|s|sec))?"
-    r"[*_`\s]*[:=][^\d\n]{0,8}\d", re.IGNORECASE)
+    r"[*_`\s]*[:=][^\d\n]{0,8}\d",
+    re.IGNORECASE,
+)
 _LOOSE_DIAG_RE = re.compile(r"^\s*#+\s*diagnosis", re.IGNORECASE)
 
 
@@ -63,18 +65,27 @@ def read_report(path: Path) -> tuple[str, list[str]]:
     try:
         raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        guess = "UTF-16 (byte-order mark)" if raw[:2] in (b"\xff\xfe", b"\xfe\xff") else \
-            "probably latin-1 / cp1252"
-        warnings.append(f"report.md is not valid UTF-8 (byte 0x{raw[exc.start]:02x} at offset {exc.start}; "
-                        f"{guess}); undecodable bytes are replaced, as the official scorer does, so lines holding "
-                        "them may not match the report grammar")
+        guess = (
+            "UTF-16 (byte-order mark)"
+            if raw[:2] in (b"\xff\xfe", b"\xfe\xff")
+            else "probably latin-1 / cp1252"
+        )
+        warnings.append(
+            f"report.md is not valid UTF-8 (byte 0x{raw[exc.start]:02x} at offset {exc.start}; "
+            f"{guess}); undecodable bytes are replaced, as the official scorer does, so lines holding "
+            "them may not match the report grammar"
+        )
     text = raw.decode("utf-8", errors="replace").replace("\r\n", "\n").replace("\r", "\n")
     if text.startswith("\ufeff"):
-        warnings.append("report.md starts with a UTF-8 byte-order mark; the official scorer keeps it, so the first "
-                        "line does not match the report grammar (save the file without a BOM)")
+        warnings.append(
+            "report.md starts with a UTF-8 byte-order mark; the official scorer keeps it, so the first "
+            "line does not match the report grammar (save the file without a BOM)"
+        )
     if "\x00" in text:
-        warnings.append("report.md contains NUL bytes (UTF-16 without a byte-order mark?); read as UTF-8 as the "
-                        "official scorer does, so its lines do not match the report grammar")
+        warnings.append(
+            "report.md contains NUL bytes (UTF-16 without a byte-order mark?); read as UTF-8 as the "
+            "official scorer does, so its lines do not match the report grammar"
+        )
     return text, warnings
 
 
@@ -203,11 +214,15 @@ def predicted_slots(rep: ParsedReport, multi_region: bool) -> tuple[list[Slot], 
     if not multi_region:
         return whole, "first start/end in the file"
     if rep.numbered:
-        return [Slot(f"window_{k}", v.get("start"), v.get("end"))
-                for k, v in sorted(rep.numbered.items())[:MAX_PREDICTIONS]], "numbered window lines"
+        return [
+            Slot(f"window_{k}", v.get("start"), v.get("end"))
+            for k, v in sorted(rep.numbered.items())[:MAX_PREDICTIONS]
+        ], "numbered window lines"
     if len(rep.blocks) >= 2:
-        return [Slot(f"Diagnosis block {i + 1}", b.get("start"), b.get("end"))
-                for i, b in enumerate(rep.blocks[:MAX_PREDICTIONS])], "one window per Diagnosis block"
+        return [
+            Slot(f"Diagnosis block {i + 1}", b.get("start"), b.get("end"))
+            for i, b in enumerate(rep.blocks[:MAX_PREDICTIONS])
+        ], "one window per Diagnosis block"
     return whole, "first start/end in the file"
 
 
@@ -226,8 +241,12 @@ def score_window(pred: tuple[float, float], region: TruthRegion, budget: float) 
     hit = any(e >= bs and s <= be for bs, be in region.scene_bounds)
     ds, de = abs(s - ts), abs(e - te)
     iou = interval_iou(pred, region.truth)
-    signals = {"scene_hit": float(hit), "start": math.exp(-DECAY_PER_S * ds), "end": math.exp(-DECAY_PER_S * de),
-               "iou": iou}
+    signals = {
+        "scene_hit": float(hit),
+        "start": math.exp(-DECAY_PER_S * ds),
+        "end": math.exp(-DECAY_PER_S * de),
+        "iou": iou,
+    }
     # Each sub is (budget * share) * signal and the score is their sum in this order: this association
     # reproduces the official numbers bit for bit (all 98 golden vectors).
     subs = {f"{k}_sub": budget * (SPLIT[k] / LOC_MAX) * sig for k, sig in signals.items()}
@@ -247,18 +266,36 @@ class LocalizationResult:
     parse: dict[str, Any] = field(default_factory=dict)
 
 
-def _detail(score: float, pred: list[float] | None, truth: list[float] | None, sc: dict[str, Any],
-            rationale: str) -> LocalizationDetail:
+def _detail(
+    score: float, pred: list[float] | None, truth: list[float] | None, sc: dict[str, Any], rationale: str
+) -> LocalizationDetail:
     return {
-        "score": score, "max": LOC_MAX, "window_sub": score, "window_max": LOC_MAX,
-        "description_sub": 0.0, "description_max": 0.0, "predicted_window_s": pred, "truth_window_s": truth,
-        "iou": sc.get("iou", 0.0), "iou_sub": sc.get("iou_sub", 0.0), "iou_max": SPLIT["iou"],
-        "scene_hit": sc.get("scene_hit", False), "scene_hit_sub": sc.get("scene_hit_sub", 0.0),
-        "scene_hit_max": SPLIT["scene_hit"], "start_delta_s": sc.get("start_delta_s"),
-        "end_delta_s": sc.get("end_delta_s"), "start_sub": sc.get("start_sub", 0.0), "start_max": SPLIT["start"],
-        "end_sub": sc.get("end_sub", 0.0), "end_max": SPLIT["end"],
-        "description": {"score": 0.0, "max": 0.0, "status": "removed",
-                        "note": "the VLM description judge is vestigial upstream (DESCRIPTION_FRACTION = 0)"},
+        "score": score,
+        "max": LOC_MAX,
+        "window_sub": score,
+        "window_max": LOC_MAX,
+        "description_sub": 0.0,
+        "description_max": 0.0,
+        "predicted_window_s": pred,
+        "truth_window_s": truth,
+        "iou": sc.get("iou", 0.0),
+        "iou_sub": sc.get("iou_sub", 0.0),
+        "iou_max": SPLIT["iou"],
+        "scene_hit": sc.get("scene_hit", False),
+        "scene_hit_sub": sc.get("scene_hit_sub", 0.0),
+        "scene_hit_max": SPLIT["scene_hit"],
+        "start_delta_s": sc.get("start_delta_s"),
+        "end_delta_s": sc.get("end_delta_s"),
+        "start_sub": sc.get("start_sub", 0.0),
+        "start_max": SPLIT["start"],
+        "end_sub": sc.get("end_sub", 0.0),
+        "end_max": SPLIT["end"],
+        "description": {
+            "score": 0.0,
+            "max": 0.0,
+            "status": "removed",
+            "note": "the VLM description judge is vestigial upstream (DESCRIPTION_FRACTION = 0)",
+        },
         "rationale": rationale,
     }
 
@@ -280,28 +317,38 @@ def _warnings(rep: ParsedReport, slots: list[Slot], multi: bool) -> list[str]:
     for slot in slots:
         for fv in (slot.start, slot.end):
             if fv is not None and fv.seconds is None:
-                out.append(f"D-R9: report.md line {fv.line}: {fv.key} value {fv.raw!r} is not a timestamp the "
-                           f"official grammar accepts ({_unparseable_hint(fv.raw)}), so {slot.label} scores 0")
+                out.append(
+                    f"D-R9: report.md line {fv.line}: {fv.key} value {fv.raw!r} is not a timestamp the "
+                    f"official grammar accepts ({_unparseable_hint(fv.raw)}), so {slot.label} scores 0"
+                )
     if not multi and rep.numbered and slots[0].window is None:
-        out.append("D-R9: report.md gives `- window_N_start/end:` lines, which the official scorer reads only for "
-                   "the multi-region variants (v03 swap, combined); this variant needs `- start:` / `- end:`")
+        out.append(
+            "D-R9: report.md gives `- window_N_start/end:` lines, which the official scorer reads only for "
+            "the multi-region variants (v03 swap, combined); this variant needs `- start:` / `- end:`"
+        )
     if not multi:
         for key in ("start", "end"):
             if rep.counts[key] > 1:
-                out.append(f"D-R9: report.md has {rep.counts[key]} `- {key}:` lines; the official scorer reads "
-                           f"only the first (line {rep.first[key].line}) for this single-window variant")
+                out.append(
+                    f"D-R9: report.md has {rep.counts[key]} `- {key}:` lines; the official scorer reads "
+                    f"only the first (line {rep.first[key].line}) for this single-window variant"
+                )
     near = rep.near_misses + (rep.near_headings if multi and not rep.numbered else [])
     for n, text in sorted(near)[:MAX_NEAR_MISS_WARNINGS]:
-        out.append(f"D-R9: report.md line {n}: {text[:80]!r} looks like a window line but does not match the "
-                   "official grammar (`- start: <time>`, `- window_N_start: <time>`, `## Diagnosis`), so it is "
-                   "ignored")
+        out.append(
+            f"D-R9: report.md line {n}: {text[:80]!r} looks like a window line but does not match the "
+            "official grammar (`- start: <time>`, `- window_N_start: <time>`, `## Diagnosis`), so it is "
+            "ignored"
+        )
     return out
 
 
 # A line that names a time window under a key the grammar does not know (`- window: 4.0-5.5`, `- time range:`).
 _LOOSE_WINDOW_RE = re.compile(
     r"^[\s>*+\-]*[*_`]*(?:defect[\s_-]*|fault[\s_-]*|time[\s_-]*)?(window|range|interval|span|segment|"
-    r"time[\s_-]*range|timestamps?|times?|timecode|location|region)[*_`\s]*[:=]\s*(.*\d.*)$", re.IGNORECASE)
+    r"time[\s_-]*range|timestamps?|times?|timecode|location|region)[*_`\s]*[:=]\s*(.*\d.*)$",
+    re.IGNORECASE,
+)
 _RANGE_RE = re.compile(r"([0-9:.]+)\s*(?:s\b|sec\w*)?\s*(?:-|–|—|to|\.\.)\s*([0-9:.]+)")
 
 
@@ -317,9 +364,15 @@ def loose_window_warnings(text: str, rep: ParsedReport) -> list[str]:
         if not m:
             continue
         r = _RANGE_RE.search(m.group(2))
-        form = f"`- start: {r.group(1)}` and `- end: {r.group(2)}`" if r else "`- start: <time>` and `- end: <time>`"
-        out.append(f"D-R9: report.md line {n}: {line.strip()[:80]!r} looks like a time window, but the official "
-                   f"grammar ignores this key; write it as {form} (seconds, M:SS or H:MM:SS)")
+        form = (
+            f"`- start: {r.group(1)}` and `- end: {r.group(2)}`"
+            if r
+            else "`- start: <time>` and `- end: <time>`"
+        )
+        out.append(
+            f"D-R9: report.md line {n}: {line.strip()[:80]!r} looks like a time window, but the official "
+            f"grammar ignores this key; write it as {form} (seconds, M:SS or H:MM:SS)"
+        )
         if len(out) >= MAX_NEAR_MISS_WARNINGS:
             break
     return out
@@ -333,8 +386,18 @@ def score_localization(text: str, spec: CellSpec) -> LocalizationResult:
     slots, rule = predicted_slots(rep, spec.multi_region)
     preds = [(i, w) for i, w in ((i, s.window) for i, s in enumerate(slots)) if w is not None]
     warnings = _warnings(rep, slots, spec.multi_region) + loose_window_warnings(text, rep)
-    parse = {"rule": rule, "slots": [{"label": s.label, "window": s.window, "problem": s.problem(),
-                                      "lines": [fv.line for fv in (s.start, s.end) if fv]} for s in slots]}
+    parse = {
+        "rule": rule,
+        "slots": [
+            {
+                "label": s.label,
+                "window": s.window,
+                "problem": s.problem(),
+                "lines": [fv.line for fv in (s.start, s.end) if fv],
+            }
+            for s in slots
+        ],
+    }
     regions = spec.regions
     budget = LOC_MAX / len(regions)
     per_region: list[dict[str, Any]] = []
@@ -351,28 +414,44 @@ def score_localization(text: str, spec: CellSpec) -> LocalizationResult:
     truth = _outer([r.truth for r in regions])
     if not preds:
         why = "; ".join(f"{s.label}: {s.problem()}" for s in slots)
-        return LocalizationResult(0.0, _detail(0.0, None, truth, {}, f"no valid window ({rule}): {why}"),
-                                  warnings, parse)
+        return LocalizationResult(
+            0.0, _detail(0.0, None, truth, {}, f"no valid window ({rule}): {why}"), warnings, parse
+        )
     if not spec.multi_region:
         sc = per_region[0]
         pred = sc["predicted_window_s"]
-        rationale = (f"predicted [{pred[0]:.3f}, {pred[1]:.3f}] vs truth [{truth[0]:.3f}, {truth[1]:.3f}]: "
-                     f"scene_hit={sc['scene_hit']}, dstart={sc['start_delta_s']:.3f}s, "
-                     f"dend={sc['end_delta_s']:.3f}s, IoU={sc['iou']:.3f}")
+        rationale = (
+            f"predicted [{pred[0]:.3f}, {pred[1]:.3f}] vs truth [{truth[0]:.3f}, {truth[1]:.3f}]: "
+            f"scene_hit={sc['scene_hit']}, dstart={sc['start_delta_s']:.3f}s, "
+            f"dend={sc['end_delta_s']:.3f}s, IoU={sc['iou']:.3f}"
+        )
         return LocalizationResult(total, _detail(total, pred, truth, sc, rationale), warnings, parse)
     outer_pred = _outer([w for _, w in preds])
-    summary = {k: sum(p.get(k, 0.0) for p in per_region)
-               for k in ("scene_hit_sub", "start_sub", "end_sub", "iou_sub")}
-    summary.update(scene_hit=any(p.get("scene_hit", False) for p in per_region),
-                   iou=interval_iou((outer_pred[0], outer_pred[1]), (truth[0], truth[1])),
-                   start_delta_s=abs(outer_pred[0] - truth[0]), end_delta_s=abs(outer_pred[1] - truth[1]))
-    rationale = (f"{len(preds)} valid prediction(s) ({rule}) for {len(regions)} region(s): "
-                 + "; ".join(f"region {k + 1} best {p['predicted_window_s']} -> {p['score']:.3f}/{budget:.3f}"
-                             for k, p in enumerate(per_region)))
+    summary = {
+        k: sum(p.get(k, 0.0) for p in per_region)
+        for k in ("scene_hit_sub", "start_sub", "end_sub", "iou_sub")
+    }
+    summary.update(
+        scene_hit=any(p.get("scene_hit", False) for p in per_region),
+        iou=interval_iou((outer_pred[0], outer_pred[1]), (truth[0], truth[1])),
+        start_delta_s=abs(outer_pred[0] - truth[0]),
+        end_delta_s=abs(outer_pred[1] - truth[1]),
+    )
+    rationale = f"{len(preds)} valid prediction(s) ({rule}) for {len(regions)} region(s): " + "; ".join(
+        f"region {k + 1} best {p['predicted_window_s']} -> {p['score']:.3f}/{budget:.3f}"
+        for k, p in enumerate(per_region)
+    )
     detail = _detail(total, outer_pred, truth, summary, rationale)
     detail["windows"] = [
-        {**r.labels, "truth_window_s": list(r.truth), "scene_bounds_s": [list(b) for b in r.scene_bounds],
-         "max": budget, **p} for r, p in zip(regions, per_region, strict=True)]
+        {
+            **r.labels,
+            "truth_window_s": list(r.truth),
+            "scene_bounds_s": [list(b) for b in r.scene_bounds],
+            "max": budget,
+            **p,
+        }
+        for r, p in zip(regions, per_region, strict=True)
+    ]
     detail["n_predicted"] = len(preds)
     detail["n_truth"] = len(regions)
     return LocalizationResult(total, detail, warnings, parse)

@@ -22,8 +22,13 @@ from agenticvbench.tasks import GROUND_TRUTH_DIR
 from agenticvbench.verifiers.repair.constants import MAX_DURATION_S
 
 VARIANTS: tuple[str, ...] = (
-    "v01_frozen_scene", "v03_scene_swap", "v04_color_grade_shift", "v05_noise_floor_spike",
-    "v06_duplicate_segment", "v07_audio_video_desync", "_combined",
+    "v01_frozen_scene",
+    "v03_scene_swap",
+    "v04_color_grade_shift",
+    "v05_noise_floor_spike",
+    "v06_duplicate_segment",
+    "v07_audio_video_desync",
+    "_combined",
 )
 MULTI_REGION_VARIANTS: frozenset[str] = frozenset({"v03_scene_swap", "_combined"})
 # Variants whose injection windows are expressed in the broken video's timeline (D-R11).
@@ -97,8 +102,12 @@ def _span(obj: Any, where: str) -> tuple[float, float]:
 def _scene(profile: dict[str, Any], index: Any, where: str) -> tuple[float, float]:
     """`narrative.scene_list[index]` as [start_s, end_s] (positional, as the official scorer indexes it)."""
     scenes = _get(_get(profile, "narrative", "profile"), "scene_list", "profile.narrative")
-    if isinstance(index, bool) or not isinstance(index, int) or not isinstance(scenes, list) \
-            or not -len(scenes) <= index < len(scenes):
+    if (
+        isinstance(index, bool)
+        or not isinstance(index, int)
+        or not isinstance(scenes, list)
+        or not -len(scenes) <= index < len(scenes)
+    ):
         raise ProfileError(where, f"scene index {index!r} is not in narrative.scene_list")
     return _span(scenes[index], f"profile.narrative.scene_list[{index}]")
 
@@ -124,8 +133,9 @@ def _v01_regions(profile: dict[str, Any], inj: dict[str, Any]) -> list[TruthRegi
         raise ProfileError("profile.injection.windows", f"must be a list, got {type(windows).__name__}")
     top = inj.get("target_scene_index")
     indices = [w.get("target_scene_index", top) if isinstance(w, dict) else top for w in windows] or [top]
-    bounds = tuple(_scene(profile, i, "profile.injection.windows[].target_scene_index") for i in indices
-                   if i is not None)
+    bounds = tuple(
+        _scene(profile, i, "profile.injection.windows[].target_scene_index") for i in indices if i is not None
+    )
     return [TruthRegion(_span(inj, "profile.injection"), bounds)]
 
 
@@ -136,13 +146,18 @@ def _v03_regions(inj: dict[str, Any]) -> tuple[list[TruthRegion], str]:
         sc = inj[f"scene_{i}"]
         where = f"profile.injection.scene_{i}"
         groups.setdefault(str(_get(sc, "group", where)), []).append(
-            (_num(sc, "broken_start_s", where), _num(sc, "broken_end_s", where)))
+            (_num(sc, "broken_start_s", where), _num(sc, "broken_end_s", where))
+        )
         i += 1
     missing = [g for g in ("A", "B") if g not in groups]
     if missing:
         return [], f"profile has no scene group {' or '.join(missing)} (injection.scene_i.group)"
-    regions = [TruthRegion((min(s for s, _ in groups[g]), max(e for _, e in groups[g])), tuple(groups[g]),
-                           {"group": g}) for g in ("A", "B")]
+    regions = [
+        TruthRegion(
+            (min(s for s, _ in groups[g]), max(e for _, e in groups[g])), tuple(groups[g]), {"group": g}
+        )
+        for g in ("A", "B")
+    ]
     return regions, ""
 
 
@@ -176,9 +191,15 @@ def _edit_window(variant: str, inj: Any, injections: list[Any]) -> tuple[float, 
         return min(s for s, _ in spans), max(e for _, e in spans)
     if variant == "v03_scene_swap":  # D-R4: the official code reads keys the shipped profiles lack
         s1, s4 = inj.get("scene_1"), inj.get("scene_4")
-        if isinstance(s1, dict) and isinstance(s4, dict) and "original_start_s" in s1 and "original_end_s" in s4:
-            return _num(s1, "original_start_s", "profile.injection.scene_1"), \
-                _num(s4, "original_end_s", "profile.injection.scene_4")
+        if (
+            isinstance(s1, dict)
+            and isinstance(s4, dict)
+            and "original_start_s" in s1
+            and "original_end_s" in s4
+        ):
+            return _num(s1, "original_start_s", "profile.injection.scene_1"), _num(
+                s4, "original_end_s", "profile.injection.scene_4"
+            )
         return None
     return _span(inj, "profile.injection")
 
@@ -189,35 +210,47 @@ def _edit_params(variant: str, duration: float, window: tuple[float, float] | No
     return EditParams(duration_s=duration, window=window, overrides=over, **vals)
 
 
-def _window_warnings(variant: str, inj: Any, injections: list[Any], window: tuple[float, float] | None,
-                     duration: float) -> list[str]:
+def _window_warnings(
+    variant: str, inj: Any, injections: list[Any], window: tuple[float, float] | None, duration: float
+) -> list[str]:
     out: list[str] = []
     if variant == "v03_scene_swap" and window is None:
-        out.append("D-R4: the v03 edit in-window needs scene_1.original_start_s and scene_4.original_end_s, "
-                   "which this profile lacks; as in the official scorer every sample counts as out-of-window "
-                   "(only w_out applies)")
-    kinds: set[Any] = ({variant} if variant != "_combined"
-                       else {x.get("variant") for x in injections if isinstance(x, dict)})
+        out.append(
+            "D-R4: the v03 edit in-window needs scene_1.original_start_s and scene_4.original_end_s, "
+            "which this profile lacks; as in the official scorer every sample counts as out-of-window "
+            "(only w_out applies)"
+        )
+    kinds: set[Any] = (
+        {variant} if variant != "_combined" else {x.get("variant") for x in injections if isinstance(x, dict)}
+    )
     broken = sorted(k for k in kinds if k in BROKEN_TIME_VARIANTS)
     if window is not None and broken:
-        out.append(f"D-R11: the edit in-window [{window[0]:g}, {window[1]:g}] s comes from {', '.join(broken)} "
-                   "injection times in the broken video's timeline, but is applied unchanged to the "
-                   "source-time comparison (as in the official scorer)")
+        out.append(
+            f"D-R11: the edit in-window [{window[0]:g}, {window[1]:g}] s comes from {', '.join(broken)} "
+            "injection times in the broken video's timeline, but is applied unchanged to the "
+            "source-time comparison (as in the official scorer)"
+        )
     if window is not None and window[1] > duration:
-        out.append(f"D-R11: the edit in-window ends at {window[1]:g} s, past the source duration "
-                   f"{duration:g} s (profile.format.duration_s)")
+        out.append(
+            f"D-R11: the edit in-window ends at {window[1]:g} s, past the source duration "
+            f"{duration:g} s (profile.format.duration_s)"
+        )
     return out
 
 
 def derive(profile: dict[str, Any], variant: str) -> CellSpec:
     """Derive the localisation truth and edit parameters of one cell; `ProfileError` names a missing field."""
     if variant not in VARIANTS:
-        raise ProfileError("injection.variant", f"unknown repair variant {variant!r} (known: {', '.join(VARIANTS)})")
+        raise ProfileError(
+            "injection.variant", f"unknown repair variant {variant!r} (known: {', '.join(VARIANTS)})"
+        )
     if not isinstance(profile, dict):
         raise ProfileError("profile", "must be a JSON object")
     duration = _num(_get(profile, "format", "profile"), "duration_s", "profile.format")
     if not 0.0 < duration <= MAX_DURATION_S:  # the edit rubric chunks [0, duration) in 10-s steps
-        raise ProfileError("profile.format.duration_s", f"must be > 0 and at most {MAX_DURATION_S:g} s, got {duration!r}")
+        raise ProfileError(
+            "profile.format.duration_s", f"must be > 0 and at most {MAX_DURATION_S:g} s, got {duration!r}"
+        )
     inj: Any = None
     injections: list[Any] = []
     loc_error = ""
@@ -242,9 +275,14 @@ def derive(profile: dict[str, Any], variant: str) -> CellSpec:
         else:  # v07: the whole clip is the scene bound (D-R3: scene_hit is nearly free)
             regions = [TruthRegion(_span(inj, "profile.injection"), ((0.0, duration),))]
     window = _edit_window(variant, inj, injections)
-    return CellSpec(variant=variant, multi_region=variant in MULTI_REGION_VARIANTS, regions=tuple(regions),
-                    edit=_edit_params(variant, duration, window), localization_error=loc_error,
-                    warnings=tuple(_window_warnings(variant, inj, injections, window, duration)))
+    return CellSpec(
+        variant=variant,
+        multi_region=variant in MULTI_REGION_VARIANTS,
+        regions=tuple(regions),
+        edit=_edit_params(variant, duration, window),
+        localization_error=loc_error,
+        warnings=tuple(_window_warnings(variant, inj, injections, window, duration)),
+    )
 
 
 def variant_of_profile(profile: dict[str, Any]) -> str:
@@ -262,7 +300,8 @@ def scoring_inputs(spec: CellSpec) -> dict[str, Any]:
     return {
         "localization_regions": [
             {**r.labels, "truth": list(r.truth), "scene_bounds": [list(b) for b in r.scene_bounds]}
-            for r in spec.regions],
+            for r in spec.regions
+        ],
         "edit_gt_window": list(spec.edit.window) if spec.edit.window is not None else None,
         "edit_kwargs": dict(spec.edit.overrides),
     }

@@ -63,8 +63,11 @@ class SourceCache:
         if cache_dir is None:
             return
         # OpenCV's and PyAV's versions are part of the key: dHash, Laplacian and the decoded audio come from them
-        self.root = (Path(cache_dir) / f"repair-edit-v{CACHE_VERSION}-cv{cv2.__version__}-av{av.__version__}"
-                     / _source_sha256(source))
+        self.root = (
+            Path(cache_dir)
+            / f"repair-edit-v{CACHE_VERSION}-cv{cv2.__version__}-av{av.__version__}"
+            / _source_sha256(source)
+        )
         try:
             with np.load(self.root / "frames.npz") as data:
                 dh, lv, kn = data["dhash"], data["lapvar"], data["known"]
@@ -102,7 +105,11 @@ class SourceCache:
         new_dh, new_lv = dict(self._new_dhash), dict(self._new_lapvar)
         n = max(self._known.size, max([*new_dh, *new_lv]) + 1)
         dh, lv, kn = np.zeros(n, np.uint64), np.full(n, np.nan), np.zeros(n, bool)
-        dh[:self._known.size], lv[:self._known.size], kn[:self._known.size] = self._dhash, self._lapvar, self._known
+        dh[: self._known.size], lv[: self._known.size], kn[: self._known.size] = (
+            self._dhash,
+            self._lapvar,
+            self._known,
+        )
         for i, h in new_dh.items():
             dh[i], kn[i] = h, True
         for i, v in new_lv.items():

@@ -35,17 +35,27 @@ DEFAULT_WORKERS = 2  # the official scorer's max_workers
 FIXED_NAME, REPORT_NAME = "fixed.mp4", "report.md"
 
 
-def official_json(task_id: Any, cell: str, variant: str, scores: dict[str, float], detail: RepairDetail,
-                  error: str = "") -> dict[str, Any]:
+def official_json(
+    task_id: Any, cell: str, variant: str, scores: dict[str, float], detail: RepairDetail, error: str = ""
+) -> dict[str, Any]:
     """The official CLI's JSON: normalised rubric scores, their maxima, the weighted final score and detail."""
     fmt = clamp01(scores.get("format", 0.0) / FORMAT_MAX)
     loc = clamp01(scores.get("localization", 0.0) / LOC_MAX)
     edit = clamp01(scores.get("edit", 0.0) / EDIT_MAX)
     final = (FORMAT_MAX * fmt + LOC_MAX * loc + EDIT_MAX * edit) / (FORMAT_MAX + LOC_MAX + EDIT_MAX)
     return {
-        "task_id": "" if task_id is None else str(task_id), "cell": cell, "variant": variant,
-        "format_score": fmt, "format_max": FORMAT_MAX, "localization_score": loc, "localization_max": LOC_MAX,
-        "edit_score": edit, "edit_max": EDIT_MAX, "final_score": final, "detail": detail, "error": error,
+        "task_id": "" if task_id is None else str(task_id),
+        "cell": cell,
+        "variant": variant,
+        "format_score": fmt,
+        "format_max": FORMAT_MAX,
+        "localization_score": loc,
+        "localization_max": LOC_MAX,
+        "edit_score": edit,
+        "edit_max": EDIT_MAX,
+        "final_score": final,
+        "detail": detail,
+        "error": error,
     }
 
 
@@ -53,39 +63,68 @@ def _edit_zero(error: str) -> EditDetail:
     return {"score": 0.0, "max": EDIT_MAX, "error": error}
 
 
-def _outcome_from(official: dict[str, Any], *, status: str = "scored", reason: str = "",
-                  warnings: list[str] | None = None, extra: dict[str, Any] | None = None,
-                  timings: dict[str, float] | None = None) -> VerifierOutcome:
+def _outcome_from(
+    official: dict[str, Any],
+    *,
+    status: str = "scored",
+    reason: str = "",
+    warnings: list[str] | None = None,
+    extra: dict[str, Any] | None = None,
+    timings: dict[str, float] | None = None,
+) -> VerifierOutcome:
     return VerifierOutcome(
-        final_score=official["final_score"] if status == "scored" else 0.0, adjusted_final_score=None,
-        status=status, reason=reason,  # type: ignore[arg-type]
-        components={"format": official["format_score"], "localization": official["localization_score"],
-                    "edit": official["edit_score"]},
-        detail=official["detail"], extra=extra or {}, warnings=warnings or [], official=official,
-        timings=timings or {})
+        final_score=official["final_score"] if status == "scored" else 0.0,
+        adjusted_final_score=None,
+        status=status,  # type: ignore[arg-type]
+        reason=reason,
+        components={
+            "format": official["format_score"],
+            "localization": official["localization_score"],
+            "edit": official["edit_score"],
+        },
+        detail=official["detail"],
+        extra=extra or {},
+        warnings=warnings or [],
+        official=official,
+        timings=timings or {},
+    )
 
 
-def failed_outcome(task_id: Any, cell: str, variant: str, reason: str, *,
-                   extra: dict[str, Any] | None = None) -> VerifierOutcome:
+def failed_outcome(
+    task_id: Any, cell: str, variant: str, reason: str, *, extra: dict[str, Any] | None = None
+) -> VerifierOutcome:
     """`malformed`: every rubric 0 and `reason` as the top-level error (where the official scorer crashes or
     cannot resolve the cell/profile)."""
-    detail: RepairDetail = {"format": {"score": 0.0, "max": FORMAT_MAX, "error": reason},
-              "localization": zero_result(reason).detail, "edit": _edit_zero(reason)}
-    return _outcome_from(official_json(task_id, cell, variant, {}, detail, reason), status="malformed",
-                         reason=reason, extra=extra)
+    detail: RepairDetail = {
+        "format": {"score": 0.0, "max": FORMAT_MAX, "error": reason},
+        "localization": zero_result(reason).detail,
+        "edit": _edit_zero(reason),
+    }
+    return _outcome_from(
+        official_json(task_id, cell, variant, {}, detail, reason),
+        status="malformed",
+        reason=reason,
+        extra=extra,
+    )
 
 
 def _missing(task_id: Any, cell: str, variant: str, where: str) -> VerifierOutcome:
     """Neither output file exists: each rubric 0 with its own error, as the official JSON would show."""
-    detail: RepairDetail = {"format": {"score": 0.0, "max": FORMAT_MAX, "error": f"missing {FIXED_NAME}"},
-              "localization": zero_result(f"missing {REPORT_NAME}").detail,
-              "edit": _edit_zero(f"missing {FIXED_NAME}")}
-    return _outcome_from(official_json(task_id, cell, variant, {}, detail), status="missing",
-                         reason=f"missing {FIXED_NAME} and {REPORT_NAME}{where}")
+    detail: RepairDetail = {
+        "format": {"score": 0.0, "max": FORMAT_MAX, "error": f"missing {FIXED_NAME}"},
+        "localization": zero_result(f"missing {REPORT_NAME}").detail,
+        "edit": _edit_zero(f"missing {FIXED_NAME}"),
+    }
+    return _outcome_from(
+        official_json(task_id, cell, variant, {}, detail),
+        status="missing",
+        reason=f"missing {FIXED_NAME} and {REPORT_NAME}{where}",
+    )
 
 
-def _run_edit(fixed: Path, source: Path, spec: CellSpec, cache_dir: Path | None,
-              workers: int) -> tuple[EditDetail, list[str], dict[str, float]]:
+def _run_edit(
+    fixed: Path, source: Path, spec: CellSpec, cache_dir: Path | None, workers: int
+) -> tuple[EditDetail, list[str], dict[str, float]]:
     """Call the edit rubric; an unreadable fixed/source file is edit 0 with its error, as upstream."""
     from agenticvbench.verifiers.repair.edit import (
         score_edit,  # heavy (decoding, SSIM): imported only when needed
@@ -93,9 +132,18 @@ def _run_edit(fixed: Path, source: Path, spec: CellSpec, cache_dir: Path | None,
 
     p = spec.edit
     try:
-        res = score_edit(fixed, source, duration_s=p.duration_s, window=p.window, video_share=p.video_share,
-                         audio_share=p.audio_share, w_in=p.w_in, w_out=p.w_out, cache_dir=cache_dir,
-                         workers=workers)
+        res = score_edit(
+            fixed,
+            source,
+            duration_s=p.duration_s,
+            window=p.window,
+            video_share=p.video_share,
+            audio_share=p.audio_share,
+            w_in=p.w_in,
+            w_out=p.w_out,
+            cache_dir=cache_dir,
+            workers=workers,
+        )
     except MediaError as exc:
         return _edit_zero(f"edit failed: {exc}"), [], {}
     detail = cast(EditDetail, dict(res.detail))
@@ -119,9 +167,18 @@ def _no_audio_note(fmt: FormatResult, edit_detail: EditDetail, edit_warnings: li
     return []
 
 
-def score_repair(fixed_mp4: Path | None, report_md: Path | None, source_mp4: Path | None, *,
-                 profile: dict[str, Any], variant: str, task_id: Any = None, cell: str = "",
-                 cache_dir: Path | None = None, workers: int = DEFAULT_WORKERS) -> VerifierOutcome:
+def score_repair(
+    fixed_mp4: Path | None,
+    report_md: Path | None,
+    source_mp4: Path | None,
+    *,
+    profile: dict[str, Any],
+    variant: str,
+    task_id: Any = None,
+    cell: str = "",
+    cache_dir: Path | None = None,
+    workers: int = DEFAULT_WORKERS,
+) -> VerifierOutcome:
     """Score one repair submission like the official `score_task`, returning a `VerifierOutcome`.
 
     `fixed_mp4` / `report_md` may be None or point to absent files (the rubric scores 0 with an error);
@@ -162,11 +219,19 @@ def score_repair(fixed_mp4: Path | None, report_md: Path | None, source_mp4: Pat
     scores = {"format": fmt.score, "localization": loc.score, "edit": float(edit_detail.get("score", 0.0))}
     detail: RepairDetail = {"format": fmt.detail, "localization": loc.detail, "edit": edit_detail}
     official = official_json(task_id, cell, variant, scores, detail)
-    problems = [f"{name}: {part['error']}" for name, part in
-                (("format", fmt.detail), ("localization", loc.detail), ("edit", edit_detail)) if part.get("error")]
+    problems = [
+        f"{name}: {part['error']}"
+        for name, part in (("format", fmt.detail), ("localization", loc.detail), ("edit", edit_detail))
+        if part.get("error")
+    ]
     timings = {"localization_s": t1 - t0, "format_s": t2 - t1, "edit_s": t3 - t2, **edit_timings}
-    return _outcome_from(official, reason="; ".join(problems), warnings=warnings,
-                         extra={"localization_parse": loc.parse}, timings=timings)
+    return _outcome_from(
+        official,
+        reason="; ".join(problems),
+        warnings=warnings,
+        extra={"localization_parse": loc.parse},
+        timings=timings,
+    )
 
 
 def source_of(task: Task) -> Path:
@@ -199,8 +264,16 @@ class RepairVerifier:
             return _missing(task.task_id, cell, variant, f" in {submission.expected_path('')}")
         source = source_of(task)
         probe(source)  # MediaError here means the dataset's source is broken, not the submission
-        return score_repair(fixed, report, source, profile=getattr(task, "profile", {}), variant=variant,
-                            task_id=task.task_id, cell=cell, cache_dir=Path(ctx.cache_dir) / "repair-edit",
-                            workers=max(1, int(ctx.threads)))
+        return score_repair(
+            fixed,
+            report,
+            source,
+            profile=getattr(task, "profile", {}),
+            variant=variant,
+            task_id=task.task_id,
+            cell=cell,
+            cache_dir=Path(ctx.cache_dir) / "repair-edit",
+            workers=max(1, int(ctx.threads)),
+        )
 
     explain = staticmethod(explain_repair)  # light: repair/explain.py

@@ -40,12 +40,26 @@ def main_clip(media_dir: Path) -> Path:
     Audio: a 0.3-amplitude 440 Hz sine on both channels, silent from 1.0 to 3.5 s (a 2.5 s silence).
     """
     out = media_dir / "main.mp4"
-    graph = (f"{_src('testsrc2', 1.5)}[a];{_src('color=c=black', 3)}[b];{_src('testsrc2', 1.5)}[c];"
-             "[a][b][c]concat=n=3:v=1:a=0[v];"
-             "aevalsrc='0.3*sin(2*PI*440*t)*(lt(t,1)+gte(t,3.5))|0.3*sin(2*PI*440*t)*(lt(t,1)+gte(t,3.5))'"
-             ":s=48000:d=6[au]")
-    _ffmpeg("-filter_complex", graph, "-map", "[v]", "-map", "[au]", *X264, "-c:a", "aac", "-b:a", "128k",
-            str(out))
+    graph = (
+        f"{_src('testsrc2', 1.5)}[a];{_src('color=c=black', 3)}[b];{_src('testsrc2', 1.5)}[c];"
+        "[a][b][c]concat=n=3:v=1:a=0[v];"
+        "aevalsrc='0.3*sin(2*PI*440*t)*(lt(t,1)+gte(t,3.5))|0.3*sin(2*PI*440*t)*(lt(t,1)+gte(t,3.5))'"
+        ":s=48000:d=6[au]"
+    )
+    _ffmpeg(
+        "-filter_complex",
+        graph,
+        "-map",
+        "[v]",
+        "-map",
+        "[au]",
+        *X264,
+        "-c:a",
+        "aac",
+        "-b:a",
+        "128k",
+        str(out),
+    )
     return out
 
 
@@ -53,8 +67,10 @@ def main_clip(media_dir: Path) -> Path:
 def freeze_clip(media_dir: Path) -> Path:
     """6 s, no audio: testsrc2 0-2 s, its last frame held until 4 s (a ~2 s freeze), testsrc2 4-6 s."""
     out = media_dir / "freeze.mp4"
-    graph = (f"{_src('testsrc2', 2)},tpad=stop_mode=clone:stop_duration=2[a];{_src('testsrc2', 2)}[b];"
-             "[a][b]concat=n=2:v=1:a=0[v]")
+    graph = (
+        f"{_src('testsrc2', 2)},tpad=stop_mode=clone:stop_duration=2[a];{_src('testsrc2', 2)}[b];"
+        "[a][b]concat=n=2:v=1:a=0[v]"
+    )
     _ffmpeg("-filter_complex", graph, "-map", "[v]", *X264, str(out))
     return out
 
@@ -63,8 +79,14 @@ def freeze_clip(media_dir: Path) -> Path:
 def freeze_eof_clip(media_dir: Path) -> Path:
     """5 s, no audio: testsrc2 0-2 s, then its last frame held to the end (a freeze that never ends)."""
     out = media_dir / "freeze_eof.mp4"
-    _ffmpeg("-filter_complex", f"{_src('testsrc2', 2)},tpad=stop_mode=clone:stop_duration=3[v]",
-            "-map", "[v]", *X264, str(out))
+    _ffmpeg(
+        "-filter_complex",
+        f"{_src('testsrc2', 2)},tpad=stop_mode=clone:stop_duration=3[v]",
+        "-map",
+        "[v]",
+        *X264,
+        str(out),
+    )
     return out
 
 
@@ -72,8 +94,10 @@ def freeze_eof_clip(media_dir: Path) -> Path:
 def cuts_clip(media_dir: Path) -> Path:
     """6 s with hard cuts at 1 s and 3 s: red 1 s, testsrc2 2 s, smptebars 3 s (shots 1, 2, 3 s)."""
     out = media_dir / "cuts.mp4"
-    graph = (f"{_src('color=c=red', 1)}[a];{_src('testsrc2', 2)}[b];{_src('smptebars', 3)}[c];"
-             "[a][b][c]concat=n=3:v=1:a=0[v]")
+    graph = (
+        f"{_src('color=c=red', 1)}[a];{_src('testsrc2', 2)}[b];{_src('smptebars', 3)}[c];"
+        "[a][b][c]concat=n=3:v=1:a=0[v]"
+    )
     _ffmpeg("-filter_complex", graph, "-map", "[v]", *X264, str(out))
     return out
 
@@ -89,8 +113,26 @@ def text_clip(media_dir: Path) -> Path:
         word = "AGENTIC" if i < 2 * fps else "RECAP 42"
         cv2.putText(img, word, (20, 135), cv2.FONT_HERSHEY_SIMPLEX, 1.6, (255, 255, 255), 4, cv2.LINE_AA)
         frames.append(img)
-    run_ffmpeg(["-y", "-f", "rawvideo", "-pix_fmt", "bgr24", "-s", f"{w}x{h}", "-r", str(fps), "-i", "-",
-                *X264, str(out)], input_bytes=b"".join(f.tobytes() for f in frames), check=True, timeout=120)
+    run_ffmpeg(
+        [
+            "-y",
+            "-f",
+            "rawvideo",
+            "-pix_fmt",
+            "bgr24",
+            "-s",
+            f"{w}x{h}",
+            "-r",
+            str(fps),
+            "-i",
+            "-",
+            *X264,
+            str(out),
+        ],
+        input_bytes=b"".join(f.tobytes() for f in frames),
+        check=True,
+        timeout=120,
+    )
     return out
 
 
@@ -98,10 +140,26 @@ def text_clip(media_dir: Path) -> Path:
 def two_audio_clip(media_dir: Path) -> Path:
     """2 s matroska: h264 video, audio 1 = mono opus, audio 2 = stereo mp3."""
     out = media_dir / "two_audio.mkv"
-    graph = (f"{_src('testsrc2', 2)}[v];sine=f=330:sample_rate=48000:d=2[a1];"
-             "sine=f=550:sample_rate=44100:d=2,aformat=channel_layouts=stereo[a2]")
-    _ffmpeg("-filter_complex", graph, "-map", "[v]", "-map", "[a1]", "-map", "[a2]", *X264,
-            "-c:a:0", "libopus", "-c:a:1", "libmp3lame", str(out))
+    graph = (
+        f"{_src('testsrc2', 2)}[v];sine=f=330:sample_rate=48000:d=2[a1];"
+        "sine=f=550:sample_rate=44100:d=2,aformat=channel_layouts=stereo[a2]"
+    )
+    _ffmpeg(
+        "-filter_complex",
+        graph,
+        "-map",
+        "[v]",
+        "-map",
+        "[a1]",
+        "-map",
+        "[a2]",
+        *X264,
+        "-c:a:0",
+        "libopus",
+        "-c:a:1",
+        "libmp3lame",
+        str(out),
+    )
     return out
 
 
@@ -110,7 +168,7 @@ def corrupt_clip(main_clip: Path, media_dir: Path) -> Path:
     """main.mp4 with a block of its media data overwritten by a fixed byte pattern (decode errors)."""
     data = bytearray(main_clip.read_bytes())
     start = int(len(data) * 0.25)
-    data[start:start + 4000] = bytes((i * 37 + 11) % 256 for i in range(4000))
+    data[start : start + 4000] = bytes((i * 37 + 11) % 256 for i in range(4000))
     out = media_dir / "corrupt.mp4"
     out.write_bytes(bytes(data))
     return out
@@ -120,6 +178,19 @@ def corrupt_clip(main_clip: Path, media_dir: Path) -> Path:
 def ramp_clip(media_dir: Path) -> Path:
     """3 s, 64x64, 24 fps, lossless: frame N has luma 3*N (so a frame's index can be read back from its YAVG)."""
     out = media_dir / "ramp.mp4"
-    _ffmpeg("-f", "lavfi", "-i", "color=black:s=64x64:r=24:d=3,format=gray,geq=lum='N*3'",
-            "-c:v", "libx264", "-qp", "0", "-preset", "ultrafast", "-pix_fmt", "yuv420p", str(out))
+    _ffmpeg(
+        "-f",
+        "lavfi",
+        "-i",
+        "color=black:s=64x64:r=24:d=3,format=gray,geq=lum='N*3'",
+        "-c:v",
+        "libx264",
+        "-qp",
+        "0",
+        "-preset",
+        "ultrafast",
+        "-pix_fmt",
+        "yuv420p",
+        str(out),
+    )
     return out

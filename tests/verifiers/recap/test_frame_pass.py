@@ -17,13 +17,15 @@ from agenticvbench.verifiers.recap import frame_pass as fp
 from agenticvbench.verifiers.recap.kinds import MediaFacts, kind_needs, run_kind
 from agenticvbench.verifiers.recap.ocr import get_engine
 
-EVERYTHING = [("scenedetect_max_shot_duration", {"max_seconds": 3}),
-              ("scenedetect_median_shot_duration", {"min": 0.5}),
-              ("pytesseract_substring_match", {"substrings": ["agentic"]}),
-              ("pytesseract_substring_match", {"substrings": ["recap 42"], "sample_fps": 2}),
-              ("ffmpeg_blackdetect_max_run", {"max_seconds": 1}),
-              ("ffmpeg_freeze_max_run", {"max_seconds": 1}),
-              ("ffmpeg_decode_no_errors", {})]
+EVERYTHING = [
+    ("scenedetect_max_shot_duration", {"max_seconds": 3}),
+    ("scenedetect_median_shot_duration", {"min": 0.5}),
+    ("pytesseract_substring_match", {"substrings": ["agentic"]}),
+    ("pytesseract_substring_match", {"substrings": ["recap 42"], "sample_fps": 2}),
+    ("ffmpeg_blackdetect_max_run", {"max_seconds": 1}),
+    ("ffmpeg_freeze_max_run", {"max_seconds": 1}),
+    ("ffmpeg_decode_no_errors", {}),
+]
 
 
 def _count_decodes(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
@@ -74,7 +76,9 @@ def test_undeclared_measurements_still_work(text_clip: Path, monkeypatch: pytest
 
 def test_kind_needs_reads_params() -> None:
     """The needs follow the params: OCR at its sample rate, black runs only at the default threshold."""
-    assert kind_needs("pytesseract_substring_match", {"substrings": ["x"], "sample_fps": "2"}) == {("ocr", 2.0)}
+    assert kind_needs("pytesseract_substring_match", {"substrings": ["x"], "sample_fps": "2"}) == {
+        ("ocr", 2.0)
+    }
     assert kind_needs("ffmpeg_blackdetect_max_run", {"max_seconds": 1}) == {("blackfreeze",)}
     assert kind_needs("ffmpeg_blackdetect_max_run", {"max_seconds": 1, "pix_th": 0.2}) == set()
     assert kind_needs("pytesseract_substring_match", {"sample_fps": "fast"}) == set()  # reported by the kind
@@ -87,6 +91,7 @@ def test_recogniser_failure_fails_only_the_ocr(text_clip: Path, monkeypatch: pyt
 
     def broken(image: np.ndarray) -> str:
         raise RuntimeError("onnx exploded")
+
     monkeypatch.setattr(engine, "read", broken)
     facts = MediaFacts(text_clip)
     facts.expect({("shots",), ("ocr", 1.0)})
@@ -104,6 +109,7 @@ def test_decode_failure_fails_every_member(monkeypatch: pytest.MonkeyPatch, text
             if i == 5:
                 raise MediaError("text.mp4: decode failed (boom)")
             yield frame
+
     monkeypatch.setattr(media_video, "iter_decoded", dies)
     facts = MediaFacts(text_clip)
     facts.expect({("shots",), ("ocr", 1.0)})
@@ -132,15 +138,22 @@ def test_ocr_queue_is_bounded(ramp_clip: Path, monkeypatch: pytest.MonkeyPatch) 
             waiting[0] += 1
             worst[0] = max(worst[0], waiting[0])
         return real_submit(self, fn, *args)
+
     monkeypatch.setattr(fp.ThreadPoolExecutor, "submit", submit)
-    res = fp.frame_pass(ramp_clip, shots_threshold=None, ocr_fps=[24.0], read=slow_read)  # every frame differs
+    res = fp.frame_pass(
+        ramp_clip, shots_threshold=None, ocr_fps=[24.0], read=slow_read
+    )  # every frame differs
     assert res.ocr[24.0] == "" and worst[0] == fp.OCR_QUEUE
 
 
-def test_shot_detection_that_cannot_start_leaves_ocr(text_clip: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_shot_detection_that_cannot_start_leaves_ocr(
+    text_clip: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A file the shot detector refuses (no frame rate) is still read by OCR, as with separate passes."""
+
     def refuse(*args: Any, **kwargs: Any) -> Any:
         raise MediaError("text.mp4: unknown frame rate")
+
     monkeypatch.setattr(fp, "ShotDetection", refuse)
     res = fp.frame_pass(text_clip, shots_threshold=27.0, ocr_fps=[1.0], read=get_engine().read)
     assert isinstance(res.shots, MediaError) and "AGENTIC" in str(res.ocr[1.0])

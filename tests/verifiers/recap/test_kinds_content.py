@@ -39,8 +39,10 @@ def test_scenedetect_shots(cuts: MediaFacts) -> None:
 def test_no_cut_means_no_scenes(freeze_eof_clip: Path) -> None:
     """Official behaviour (scenedetect.detect without start_in_scene): a clip without cuts has no scenes -> fail."""
     facts = MediaFacts(freeze_eof_clip)
-    for kind, params in [("scenedetect_median_shot_duration", {}), ("scenedetect_max_shot_duration",
-                                                                    {"max_seconds": 100})]:
+    for kind, params in [
+        ("scenedetect_median_shot_duration", {}),
+        ("scenedetect_max_shot_duration", {"max_seconds": 100}),
+    ]:
         res = run_kind(kind, params, facts)
         assert not res.passed and res.evidence == "no scenes detected"
 
@@ -53,23 +55,35 @@ def test_shots_are_cached_on_disk(cuts_clip: Path, tmp_path: Path) -> None:
 
 
 def test_ocr_substring_match(text_clip: Path) -> None:
-    """"AGENTIC" then "RECAP 42" on screen; OCR runs once for all the items (two distinct frames read)."""
+    """ "AGENTIC" then "RECAP 42" on screen; OCR runs once for all the items (two distinct frames read)."""
     facts = MediaFacts(text_clip)
     assert _ok("pytesseract_substring_match", {"substrings": ["agentic", "zebra"]}, facts)
     assert _ok("pytesseract_substring_match", {"substrings": ["Agentic", "recap 42"], "mode": "all"}, facts)
     assert not _ok("pytesseract_substring_match", {"substrings": ["agentic", "zebra"], "mode": "all"}, facts)
-    assert not _ok("pytesseract_substring_match", {"substrings": ["agentic"], "case_insensitive": False}, facts)
+    assert not _ok(
+        "pytesseract_substring_match", {"substrings": ["agentic"], "case_insensitive": False}, facts
+    )
     # Whitespace runs compare as one space (RapidOCR splits lines into boxes where tesseract writes spaces).
-    assert _ok("pytesseract_substring_match", {"substrings": ["RECAP \n 42"], "case_insensitive": False}, facts)
+    assert _ok(
+        "pytesseract_substring_match", {"substrings": ["RECAP \n 42"], "case_insensitive": False}, facts
+    )
     assert facts.computed["ocr"] == 1
 
 
 def test_fps_selection_matches_ffmpeg(ramp_clip: Path) -> None:
     """Frames picked for OCR are the ones ffmpeg's fps filter outputs (ramp clip: luma of frame N is 3N)."""
     for fps in (1.0, 2.0, 0.5):
-        proc = run_ffmpeg(["-i", str(ramp_clip), "-vf",
-                           f"fps={fps},signalstats,metadata=mode=print:key=lavfi.signalstats.YAVG",
-                           "-f", "null", "-"])
+        proc = run_ffmpeg(
+            [
+                "-i",
+                str(ramp_clip),
+                "-vf",
+                f"fps={fps},signalstats,metadata=mode=print:key=lavfi.signalstats.YAVG",
+                "-f",
+                "null",
+                "-",
+            ]
+        )
         lines = [ln for ln in proc.stderr.decode().splitlines() if "YAVG=" in ln]
         # limited range: Y = 16 + 3N * 219/255
         want = sorted({round((parse_yavg(ln) - 16) * 255 / 219 / 3) for ln in lines})

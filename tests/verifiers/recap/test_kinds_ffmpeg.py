@@ -94,5 +94,10 @@ def test_loudness_facts(main: MediaFacts, freeze: MediaFacts) -> None:
     assert facts["integrated_lufs"] == pytest.approx(-11.1, abs=1.5)
     assert facts["mean_volume_db"] == pytest.approx(-15.8, abs=1.0)
     assert facts["longest_silence_s"] == pytest.approx(2.4, abs=0.2)
-    assert loudness_facts(freeze) == {"has_audio": False, "integrated_lufs": None, "mean_volume_db": None,
-                                      "max_volume_db": None, "longest_silence_s": None}
+    assert loudness_facts(freeze) == {
+        "has_audio": False,
+        "integrated_lufs": None,
+        "mean_volume_db": None,
+        "max_volume_db": None,
+        "longest_silence_s": None,
+    }

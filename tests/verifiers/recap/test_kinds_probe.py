@@ -29,18 +29,21 @@ def test_twenty_kinds_registered() -> None:
     assert len(KINDS) == 20
 
 
-@pytest.mark.parametrize(("kind", "good", "bad"), [
-    ("ffprobe_duration_range", {"min": 5.5, "max": 6.5}, {"min": 10, "max": 20}),
-    ("ffprobe_resolution_eq", {"width": 160, "height": 120}, {"width": 1920, "height": 1080}),
-    ("ffprobe_resolution_in", {"options": [[320, 240], [160, 120]]}, {"options": [[1280, 720]]}),
-    ("ffprobe_video_codec_in", {"codecs": ["H264"]}, {"codecs": ["hevc", "vp9"]}),
-    ("ffprobe_audio_codec_in", {"codecs": ["aac"]}, {"codecs": ["opus"]}),
-    ("ffprobe_format_in", {"substrings": ["MP4"]}, {"substrings": ["matroska", "webm"]}),
-    ("ffprobe_fps_range", {"min": 23.5, "max": 24.5}, {"min": 29, "max": 31}),
-    ("ffprobe_audio_streams", {"eq": 1}, {"min": 2}),
-    ("ffprobe_audio_channels_eq", {"channels": 2}, {"channels": 1}),
-    ("ffprobe_bitrate_min", {"min_bps": 10_000}, {"min_bps": 1e9}),
-])
+@pytest.mark.parametrize(
+    ("kind", "good", "bad"),
+    [
+        ("ffprobe_duration_range", {"min": 5.5, "max": 6.5}, {"min": 10, "max": 20}),
+        ("ffprobe_resolution_eq", {"width": 160, "height": 120}, {"width": 1920, "height": 1080}),
+        ("ffprobe_resolution_in", {"options": [[320, 240], [160, 120]]}, {"options": [[1280, 720]]}),
+        ("ffprobe_video_codec_in", {"codecs": ["H264"]}, {"codecs": ["hevc", "vp9"]}),
+        ("ffprobe_audio_codec_in", {"codecs": ["aac"]}, {"codecs": ["opus"]}),
+        ("ffprobe_format_in", {"substrings": ["MP4"]}, {"substrings": ["matroska", "webm"]}),
+        ("ffprobe_fps_range", {"min": 23.5, "max": 24.5}, {"min": 29, "max": 31}),
+        ("ffprobe_audio_streams", {"eq": 1}, {"min": 2}),
+        ("ffprobe_audio_channels_eq", {"channels": 2}, {"channels": 1}),
+        ("ffprobe_bitrate_min", {"min_bps": 10_000}, {"min_bps": 1e9}),
+    ],
+)
 def test_probe_kind_pass_and_fail(main: MediaFacts, kind: str, good: dict, bad: dict) -> None:
     ok, ko = run_kind(kind, good, main), run_kind(kind, bad, main)
     assert ok.passed and not ok.error, ok
@@ -60,8 +63,10 @@ def test_two_audio_streams_mkv(mkv: MediaFacts) -> None:
 
 def test_no_audio_fails_audio_kinds(silent: MediaFacts) -> None:
     assert run_kind("ffprobe_audio_streams", {"eq": 0}, silent).passed
-    for kind, params in [("ffprobe_audio_codec_in", {"codecs": ["aac"]}),
-                         ("ffprobe_audio_channels_eq", {"channels": 2})]:
+    for kind, params in [
+        ("ffprobe_audio_codec_in", {"codecs": ["aac"]}),
+        ("ffprobe_audio_channels_eq", {"channels": 2}),
+    ]:
         res = run_kind(kind, params, silent)
         assert not res.passed and res.evidence == "no audio stream" and not res.error
 
@@ -79,7 +84,11 @@ def test_missing_param_is_an_error_result(main: MediaFacts) -> None:
 
 def test_exception_inside_kind_becomes_error(tmp_path: Path) -> None:
     res = run_kind("ffprobe_duration_range", {"min": 0, "max": 9}, MediaFacts(tmp_path / "absent.mp4"))
-    assert not res.passed and res.error.startswith("error in ffprobe_duration_range:") and "not found" in res.error
+    assert (
+        not res.passed
+        and res.error.startswith("error in ffprobe_duration_range:")
+        and "not found" in res.error
+    )
 
 
 def test_unknown_kind_raises(main: MediaFacts) -> None:
@@ -98,13 +107,20 @@ def test_probe_runs_once_for_many_items(main_clip: Path, monkeypatch: pytest.Mon
 
     monkeypatch.setattr(mf, "probe", counting)
     facts = MediaFacts(main_clip)
-    items = [("ffprobe_duration_range", {"min": 0, "max": 10}), ("ffprobe_resolution_eq", {"width": 160, "height": 120}),
-             ("ffprobe_video_codec_in", {"codecs": ["h264"]}), ("ffprobe_audio_codec_in", {"codecs": ["aac"]}),
-             ("ffprobe_format_in", {"substrings": ["mp4"]}), ("ffprobe_fps_range", {"min": 1}),
-             ("ffprobe_audio_streams", {"eq": 1}), ("ffprobe_audio_channels_eq", {"channels": 2}),
-             ("ffprobe_bitrate_min", {"min_bps": 1}), ("ffprobe_resolution_in", {"options": [[160, 120]]}),
-             ("ffmpeg_blackdetect_max_run", {"max_seconds": 4}),
-             ("ffmpeg_blackdetect_max_run", {"max_seconds": 1, "exclude_last_seconds": 5})] * 3
+    items = [
+        ("ffprobe_duration_range", {"min": 0, "max": 10}),
+        ("ffprobe_resolution_eq", {"width": 160, "height": 120}),
+        ("ffprobe_video_codec_in", {"codecs": ["h264"]}),
+        ("ffprobe_audio_codec_in", {"codecs": ["aac"]}),
+        ("ffprobe_format_in", {"substrings": ["mp4"]}),
+        ("ffprobe_fps_range", {"min": 1}),
+        ("ffprobe_audio_streams", {"eq": 1}),
+        ("ffprobe_audio_channels_eq", {"channels": 2}),
+        ("ffprobe_bitrate_min", {"min_bps": 1}),
+        ("ffprobe_resolution_in", {"options": [[160, 120]]}),
+        ("ffmpeg_blackdetect_max_run", {"max_seconds": 4}),
+        ("ffmpeg_blackdetect_max_run", {"max_seconds": 1, "exclude_last_seconds": 5}),
+    ] * 3
     results = [run_kind(k, p, facts) for k, p in items]
     assert all(r.passed for r in results), [r for r in results if not r.passed]
     assert len(calls) == 1

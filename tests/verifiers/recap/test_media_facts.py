@@ -19,22 +19,32 @@ def test_failed_cache_write_changes_no_result(main_clip: Path, tmp_path: Path) -
     blocker.write_text("x")
     broken = MediaFacts(main_clip, cache_dir=blocker / "cache")
     plain = MediaFacts(main_clip)
-    for kind, params in [("ffmpeg_decode_no_errors", {}), ("ffmpeg_blackdetect_max_run", {"max_seconds": 3.5})]:
+    for kind, params in [
+        ("ffmpeg_decode_no_errors", {}),
+        ("ffmpeg_blackdetect_max_run", {"max_seconds": 3.5}),
+    ]:
         got, ref = run_kind(kind, params, broken), run_kind(kind, params, plain)
         assert (got.passed, got.evidence, got.error) == (ref.passed, ref.evidence, ref.error) and got.passed
     assert len(broken.cache_errors) == 2 and all("cache not written" in e for e in broken.cache_errors)
     assert plain.cache_errors == []
-    items, _ = parse_rubric([{"id": "P", "dispatch": "python", "kind": "ffmpeg_decode_no_errors", "weight": 1},
-                             {"id": "N", "dispatch": "python", "kind": "ffmpeg_decode_no_errors", "weight": -1}])
+    items, _ = parse_rubric(
+        [
+            {"id": "P", "dispatch": "python", "kind": "ffmpeg_decode_no_errors", "weight": 1},
+            {"id": "N", "dispatch": "python", "kind": "ffmpeg_decode_no_errors", "weight": -1},
+        ]
+    )
     outcomes = {it.id: "pass" if run_kind(it.kind, it.params, broken).passed else "fail" for it in items}
     assert aggregate(items, outcomes).final_score == 1.0  # the negative item does not deduct
 
 
-def test_value_json_cannot_hold_is_not_cached_but_kept(main_clip: Path, tmp_path: Path,
-                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+def test_value_json_cannot_hold_is_not_cached_but_kept(
+    main_clip: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The JSON writer refuses NaN (ValueError): such a value is still returned, just not stored on disk."""
+
     def refuse(path: Path, obj: object) -> None:
         raise ValueError("Out of range float values are not JSON compliant")
+
     monkeypatch.setattr(memo, "atomic_write_json", refuse)
     facts = MediaFacts(main_clip, cache_dir=tmp_path)
     assert facts.decode_errors() == "" and facts.computed["decode"] == 1

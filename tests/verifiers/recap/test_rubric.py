@@ -12,15 +12,34 @@ KINDS = {"ffprobe_duration_range", "ffprobe_resolution_eq"}
 
 
 def py(id_: str, weight: float | None = 1.0, pillar: int | None = 0, **kw) -> dict:
-    return {"id": id_, "dispatch": "python", "kind": "ffprobe_duration_range", "params": {"min": 1, "max": 9},
-            "weight": weight, "pillar": pillar, **kw}
+    return {
+        "id": id_,
+        "dispatch": "python",
+        "kind": "ffprobe_duration_range",
+        "params": {"min": 1, "max": 9},
+        "weight": weight,
+        "pillar": pillar,
+        **kw,
+    }
 
 
 def test_defaults_follow_the_union_schema() -> None:
     """The HF union schema fills absent keys with None: weight None -> 1, pillar None -> 0, None params dropped."""
-    item = parse_item({"id": "F-01", "dispatch": "python", "kind": "ffprobe_duration_range",
-                       "params": {"min": 1, "max": None}, "weight": None, "pillar": None, "prompt": None,
-                       "stages": None, "narrative_essential": None}, 0, known_kinds=KINDS)
+    item = parse_item(
+        {
+            "id": "F-01",
+            "dispatch": "python",
+            "kind": "ffprobe_duration_range",
+            "params": {"min": 1, "max": None},
+            "weight": None,
+            "pillar": None,
+            "prompt": None,
+            "stages": None,
+            "narrative_essential": None,
+        },
+        0,
+        known_kinds=KINDS,
+    )
     assert (item.weight, item.pillar, item.params, item.pillar_name) == (1.0, 0, {"min": 1}, "format")
     llm = parse_item({"id": "N-01", "dispatch": "llm", "prompt": None, "criterion": "Has a title card"}, 1)
     assert llm.prompt == "Has a title card"
@@ -28,35 +47,63 @@ def test_defaults_follow_the_union_schema() -> None:
     assert comp.stages == () and comp.pillar == 2
 
 
-@pytest.mark.parametrize("raw, message", [
-    ({"dispatch": "llm", "prompt": "x"}, "item #0: missing 'id'"),
-    ({"id": "", "dispatch": "llm", "prompt": "x"}, "missing 'id'"),
-    ({"id": "X-1", "dispatch": "vlm", "prompt": "x"}, "item #0 ('X-1'): unknown dispatch 'vlm'"),
-    ({"id": "X-1", "dispatch": None, "prompt": "x"}, "unknown dispatch None"),
-    ({"id": "X-1", "dispatch": "python", "kind": "ffprobe_magic"}, "('X-1'): unknown kind 'ffprobe_magic'"),
-    ({"id": "X-1", "dispatch": "python"}, "python check has no 'kind'"),
-    ({"id": "X-1", "dispatch": "python", "kind": "ffprobe_resolution_eq", "params": [1]}, "'params' must be"),
-    ({"id": "X-1", "dispatch": "llm", "prompt": "  "}, "neither 'prompt' nor 'criterion'"),
-    ({"id": "X-1", "dispatch": "llm", "prompt": "x", "weight": True}, "'weight' must be a finite number"),
-    ({"id": "X-1", "dispatch": "llm", "prompt": "x", "weight": math.nan}, "'weight' must be a finite number"),
-    ({"id": "X-1", "dispatch": "llm", "prompt": "x", "weight": "2"}, "'weight' must be a finite number"),
-    ({"id": "X-1", "dispatch": "llm", "prompt": "x", "pillar": -1}, "'pillar' must be"),
-    ({"id": "X-1", "dispatch": "llm", "prompt": "x", "pillar": 1.5}, "'pillar' must be"),
-    ({"id": "X-1", "dispatch": "llm", "prompt": "x", "narrative_essential": "yes"}, "'narrative_essential'"),
-    ({"id": "X-1", "dispatch": "compound", "stages": {"a": 1}}, "'stages' must be a list"),
-    ({"id": "X-1", "dispatch": "compound", "stages": [{"dispatch": "shell"}]}, "stage #0: unknown stage dispatch"),
-    ({"id": "X-1", "dispatch": "compound", "stages": [{"dispatch": "python", "kind": "nope"}]}, "unknown kind 'nope'"),
-    ({"id": "X-1", "dispatch": "compound", "stages": [{"dispatch": "llm"}]}, "llm stage has no 'prompt'"),
-])
+@pytest.mark.parametrize(
+    "raw, message",
+    [
+        ({"dispatch": "llm", "prompt": "x"}, "item #0: missing 'id'"),
+        ({"id": "", "dispatch": "llm", "prompt": "x"}, "missing 'id'"),
+        ({"id": "X-1", "dispatch": "vlm", "prompt": "x"}, "item #0 ('X-1'): unknown dispatch 'vlm'"),
+        ({"id": "X-1", "dispatch": None, "prompt": "x"}, "unknown dispatch None"),
+        (
+            {"id": "X-1", "dispatch": "python", "kind": "ffprobe_magic"},
+            "('X-1'): unknown kind 'ffprobe_magic'",
+        ),
+        ({"id": "X-1", "dispatch": "python"}, "python check has no 'kind'"),
+        (
+            {"id": "X-1", "dispatch": "python", "kind": "ffprobe_resolution_eq", "params": [1]},
+            "'params' must be",
+        ),
+        ({"id": "X-1", "dispatch": "llm", "prompt": "  "}, "neither 'prompt' nor 'criterion'"),
+        ({"id": "X-1", "dispatch": "llm", "prompt": "x", "weight": True}, "'weight' must be a finite number"),
+        (
+            {"id": "X-1", "dispatch": "llm", "prompt": "x", "weight": math.nan},
+            "'weight' must be a finite number",
+        ),
+        ({"id": "X-1", "dispatch": "llm", "prompt": "x", "weight": "2"}, "'weight' must be a finite number"),
+        ({"id": "X-1", "dispatch": "llm", "prompt": "x", "pillar": -1}, "'pillar' must be"),
+        ({"id": "X-1", "dispatch": "llm", "prompt": "x", "pillar": 1.5}, "'pillar' must be"),
+        (
+            {"id": "X-1", "dispatch": "llm", "prompt": "x", "narrative_essential": "yes"},
+            "'narrative_essential'",
+        ),
+        ({"id": "X-1", "dispatch": "compound", "stages": {"a": 1}}, "'stages' must be a list"),
+        (
+            {"id": "X-1", "dispatch": "compound", "stages": [{"dispatch": "shell"}]},
+            "stage #0: unknown stage dispatch",
+        ),
+        (
+            {"id": "X-1", "dispatch": "compound", "stages": [{"dispatch": "python", "kind": "nope"}]},
+            "unknown kind 'nope'",
+        ),
+        ({"id": "X-1", "dispatch": "compound", "stages": [{"dispatch": "llm"}]}, "llm stage has no 'prompt'"),
+    ],
+)
 def test_malformed_items_name_the_item(raw: dict, message: str) -> None:
     """D-C4: upstream silently failed unknown dispatches/kinds; here the rubric is malformed, naming the item."""
     with pytest.raises(RubricError, match=message.replace("(", r"\(").replace(")", r"\)")):
         parse_rubric([raw], known_kinds=KINDS)
 
 
-@pytest.mark.parametrize("field, value", [
-    ("pillar", math.nan), ("pillar", math.inf), ("pillar", -math.inf), ("weight", 10**400), ("weight", -10**400),
-])
+@pytest.mark.parametrize(
+    "field, value",
+    [
+        ("pillar", math.nan),
+        ("pillar", math.inf),
+        ("pillar", -math.inf),
+        ("weight", 10**400),
+        ("weight", -(10**400)),
+    ],
+)
 def test_non_finite_numbers_are_rubric_errors(field: str, value: float) -> None:
     """Regression: a NaN/inf pillar made `int(pillar)` raise ValueError/OverflowError and a weight of 10**400
     made `math.isfinite` raise OverflowError, crashing the task instead of a clean malformed naming the item."""
@@ -76,9 +123,19 @@ def test_rubric_level_errors() -> None:
 
 
 def test_compound_llm_stage_falls_back_to_item_text() -> None:
-    item = parse_item({"id": "C", "dispatch": "compound", "criterion": "Pacing is brisk",
-                       "stages": [{"dispatch": "python", "kind": "ffprobe_duration_range", "save_as": "dur"},
-                                  {"dispatch": "llm", "prompt": None}]}, 0, known_kinds=KINDS)
+    item = parse_item(
+        {
+            "id": "C",
+            "dispatch": "compound",
+            "criterion": "Pacing is brisk",
+            "stages": [
+                {"dispatch": "python", "kind": "ffprobe_duration_range", "save_as": "dur"},
+                {"dispatch": "llm", "prompt": None},
+            ],
+        },
+        0,
+        known_kinds=KINDS,
+    )
     assert [s.dispatch for s in item.stages] == ["python", "llm"]
     assert item.stages[0].save_as == "dur" and item.stages[1].prompt == "Pacing is brisk"
 
@@ -122,8 +179,9 @@ def test_unscored_items_are_excluded_everywhere() -> None:
 
 def test_narrative_essential_is_honoured() -> None:
     """D-C6: true keeps lineage A (deduct on fail); an explicit false means lineage B (deduct when it fires)."""
-    items, warnings = parse_rubric([py("A", 1), py("E", -1, narrative_essential=True),
-                                    py("B", -1, narrative_essential=False)])
+    items, warnings = parse_rubric(
+        [py("A", 1), py("E", -1, narrative_essential=True), py("B", -1, narrative_essential=False)]
+    )
     assert len(warnings) == 1 and "'B'" in warnings[0] and "D-C6" in warnings[0]
     score = aggregate(items, {"A": "pass", "E": "fail", "B": "pass"})
     assert score.deducted_items == ["E", "B"] and score.final_score == 0.0
@@ -132,8 +190,9 @@ def test_narrative_essential_is_honoured() -> None:
 
 
 def test_pillar_breakdown_covers_positive_scored_items() -> None:
-    items, _ = parse_rubric([py("F", 1, 0), py("V1", 2, 1), py("V2", 2, 1), py("X", 1, 5), py("N", -3, 2),
-                             py("Z", 0, 3)])
+    items, _ = parse_rubric(
+        [py("F", 1, 0), py("V1", 2, 1), py("V2", 2, 1), py("X", 1, 5), py("N", -3, 2), py("Z", 0, 3)]
+    )
     score = aggregate(items, {"F": "fail", "V1": "pass", "V2": "fail", "X": "pass", "N": "fail", "Z": "pass"})
     assert score.pillar_breakdown == {
         "format": {"earned": 0.0, "max": 1.0, "score": 0.0},
