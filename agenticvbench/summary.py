@@ -149,7 +149,8 @@ def summarize(
 ) -> RunSummary:
     """Aggregate results per run with the report's rules (`agenticvbench.aggregate`): family headline = mean of
     headline_score over the family's dataset tasks, missing = 0; macro over families, micro over tasks."""
-    from agenticvbench.aggregate import group_headline, task_universe
+    from agenticvbench.aggregate import group_headline
+    from agenticvbench.task_universe import task_universe
 
     by_run: dict[str, list[Result]] = {run: [] for run in runs}
     for r in results:

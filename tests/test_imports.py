@@ -139,6 +139,7 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
                 "run_plan",
                 "task_deadline",
                 "aggregate",
+                "task_universe",
                 "explain",
             }
         ),

@@ -15,10 +15,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from agenticvbench.aggregate import TaskUniverse
 from agenticvbench.baselines.table import HARNESS, BaselineTable, Floor, restrict
 from agenticvbench.errors import AVBError
 from agenticvbench.results import Result
+from agenticvbench.task_universe import TaskUniverse
 
 FLOOR_HARNESS = HARNESS
 FLOOR_MODEL = "floor: best trivial strategy"

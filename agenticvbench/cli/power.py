@@ -55,7 +55,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _matrix(results: list, tasks: list[tuple[str, int]]) -> np.ndarray:
-    from agenticvbench.aggregate import TaskUniverse, run_ref, score_matrices
+    from agenticvbench.aggregate import run_ref, score_matrices
+    from agenticvbench.task_universe import TaskUniverse
 
     by_fam: dict[str, list[int]] = {}
     for f, t in tasks:

@@ -105,8 +105,8 @@ def floor_kwargs(args: argparse.Namespace, results: list[Result], kw: dict[str, 
     """`floor` and `floor_note` for `build_report` / `build_leaderboard`, for the task universe `kw` chooses."""
     if args.no_floor:
         return {}
-    from agenticvbench.aggregate import task_universe
     from agenticvbench.baselines.floor import floor_for
+    from agenticvbench.task_universe import task_universe
 
     universe = task_universe(
         results,

@@ -1,7 +1,7 @@
 """StudioBench interop: the public entry points (task validation, model view, run validation) and discovery.
 
-Task rules live in `studiobench_task`, run rules in `studiobench_run`; this module re-exports them and adds the
-helpers the CLI needs to turn command-line paths into tasks and run directories.
+Task rules live in `studiobench_task`, run rules in `studiobench_run` (call logs: `studiobench_calls`); this module
+re-exports them and adds the helpers the CLI needs to turn command-line paths into tasks and run directories.
 """
 
 from __future__ import annotations
@@ -11,15 +11,13 @@ from pathlib import Path
 from typing import Any
 
 from agenticvbench.errors import SubmissionError
+from agenticvbench.interop.studiobench_calls import STUDIOBENCH_SERVER, ToolCall, parse_calls
 from agenticvbench.interop.studiobench_run import (
     ARTIFACTS,
     CALL_LIMIT,
     EXPORT_TOOL,
-    STUDIOBENCH_SERVER,
     RuleResult,
     RunValidation,
-    ToolCall,
-    parse_calls,
     validate_run,
     wall_clock_limit_s,
 )

@@ -3,10 +3,7 @@
 The protocol (§2-3) names the artifacts and the validity conditions but not the layout of `result.json` or of a
 `.calls.jsonl` record, so this module reads the fields documented in docs/interop.md ("What a run must record"):
 
-- `.calls.jsonl`: one JSON object per line with `name` (non-empty string) and `ok` (bool); optional `server`,
-  `arguments` (object), `backend`, `output`, `duration` (seconds), `error`. A tool belongs to the StudioBench
-  server when its name is `mcp__studiobench__<tool>` (Claude Code's MCP naming) or the record says
-  `"server": "studiobench"`; anything else is a foreign tool.
+- `.calls.jsonl`: parsed by `studiobench_calls` (the record format is documented there).
 - `result.json`: `model` (string); `backends.required` / `backends.available` (lists of names);
   `timings.wall_clock_s` (or `timings.started_at` + `timings.ended_at`, RFC 3339); optional `tools_available`,
   `calls.total`, `submitted`, `valid_for_bench` (compared with what we compute; a mismatch is a warning).
@@ -32,19 +29,18 @@ from typing import Any
 from agenticvbench.errors import MediaError
 from agenticvbench.fsutil import TooLargeError, escape_reason, parse_json_bounded, read_capped
 from agenticvbench.interop.secrets import find_secrets
+from agenticvbench.interop.studiobench_calls import STUDIOBENCH_SERVER, ToolCall, parse_calls, split_tool_name
 from agenticvbench.interop.studiobench_task import Issue, duration_range, validate_task
 from agenticvbench.media import iter_frames, probe
 
 ARTIFACTS: tuple[str, ...] = ("prompt.txt", "sp.md", "result.json", "final.mp4", "mcp.json", ".calls.jsonl")
-STUDIOBENCH_SERVER = "studiobench"
 EXPORT_TOOL = "export"
 CALL_LIMIT = 200
 WALL_CLOCK_SHORT_S = 4 * 3600
 WALL_CLOCK_LONG_S = 8 * 3600
 SHORT_TASK_MAX_S = 120.0
-#: Caps on the agent-written files read here (`result.json`, `mcp.json`; `.calls.jsonl`).
+#: Cap on the agent-written JSON files read here (`result.json`, `mcp.json`).
 JSON_MAX_BYTES = 5 * 1024 * 1024
-CALLS_MAX_BYTES = 64 * 1024 * 1024
 #: Float slack when comparing a container duration with the task's bounds (1 ms).
 DURATION_EPS_S = 1e-3
 
@@ -61,24 +57,6 @@ RULES: dict[str, str] = {
     "result_json": "record",
     "mcp_json": "record",
 }
-
-
-@dataclass(frozen=True)
-class ToolCall:
-    """One parsed `.calls.jsonl` record."""
-
-    line: int
-    name: str
-    server: str | None
-    tool: str
-    ok: bool
-    backend: str | None = None
-    duration_s: float | None = None
-
-    @property
-    def studiobench(self) -> bool:
-        """True when the call went to the StudioBench MCP server."""
-        return self.server == STUDIOBENCH_SERVER
 
 
 @dataclass(frozen=True)
@@ -151,62 +129,6 @@ class RunValidation:
             "secrets": [s.to_dict() for s in self.secrets],
             "warnings": self.warnings,
         }
-
-
-def split_tool_name(name: str, server: str | None = None) -> tuple[str | None, str]:
-    """(server, tool) for a call name: `mcp__<server>__<tool>`, else the record's own `server` field."""
-    if name.startswith("mcp__"):
-        srv, sep, tool = name[5:].partition("__")
-        if sep and srv and tool:
-            return srv, tool
-    return server, name
-
-
-def parse_calls(path: Path) -> tuple[list[ToolCall], list[str]]:
-    """Parse `.calls.jsonl`; returns the calls and one problem string per bad line (blank lines are skipped)."""
-    calls: list[ToolCall] = []
-    problems: list[str] = []
-    try:
-        lines = read_capped(path, CALLS_MAX_BYTES).splitlines()
-    except TooLargeError:
-        return [], [f"{path.name}: over the {CALLS_MAX_BYTES} byte limit"]
-    except OSError as exc:
-        return [], [f"{path.name}: cannot read ({exc.__class__.__name__})"]
-    for n, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            rec = parse_json_bounded(line, f"{path.name} line {n}")
-        except ValueError as exc:
-            problems.append(str(exc))
-            continue
-        if not isinstance(rec, dict):
-            problems.append(f"{path.name} line {n}: expected an object, got {type(rec).__name__}")
-            continue
-        name, ok, srv = rec.get("name"), rec.get("ok"), rec.get("server")
-        bad = []
-        if not isinstance(name, str) or not name.strip():
-            bad.append("'name' must be a non-empty string")
-        if not isinstance(ok, bool):
-            bad.append("'ok' must be true or false")
-        if srv is not None and not isinstance(srv, str):
-            bad.append("'server' must be a string")
-        if "arguments" in rec and not isinstance(rec["arguments"], dict):
-            bad.append("'arguments' must be an object")
-        dur = rec.get("duration")
-        if dur is not None and (
-            isinstance(dur, bool) or not isinstance(dur, (int, float)) or not math.isfinite(dur) or dur < 0
-        ):
-            bad.append("'duration' must be a non-negative number of seconds")
-        if bad:
-            problems.append(f"{path.name} line {n}: " + "; ".join(bad))
-            continue
-        server, tool = split_tool_name(str(name), srv)
-        backend = rec.get("backend") if isinstance(rec.get("backend"), str) else None
-        calls.append(
-            ToolCall(n, str(name), server, tool, bool(ok), backend, float(dur) if dur is not None else None)
-        )
-    return calls, problems
 
 
 def _read_json(path: Path, escapes: dict[str, str]) -> tuple[Any, str]:

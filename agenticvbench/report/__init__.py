@@ -7,8 +7,8 @@ Typical use::
     print(render_markdown(report))
 
 Names load on first use (`agenticvbench.lazy`), so importing one light submodule (e.g. `agenticvbench.aggregate` from
-the engine's summary) does not pull in matplotlib and pandas. Aggregation rules (task universe, macro/micro,
-bootstrap scheme) are documented in `agenticvbench.aggregate`.
+the engine's summary) does not pull in matplotlib and pandas. Aggregation rules (macro/micro, bootstrap
+scheme) are documented in `agenticvbench.aggregate`, which tasks count in `agenticvbench.task_universe`.
 """
 
 from __future__ import annotations
@@ -25,11 +25,9 @@ if TYPE_CHECKING:
         FamilyHeadline,
         GroupHeadline,
         RunRef,
-        TaskUniverse,
         bootstrap,
         combine_run_means,
         headlines,
-        task_universe,
     )
     from agenticvbench.report.html import render_html
     from agenticvbench.report.leaderboard import Leaderboard, build_leaderboard, leaderboard_from_runs
@@ -42,6 +40,7 @@ if TYPE_CHECKING:
         load_published,
         published_comparison,
     )
+    from agenticvbench.task_universe import TaskUniverse, task_universe
 
 _LAZY: dict[str, str] = {
     **dict.fromkeys(
@@ -52,14 +51,13 @@ _LAZY: dict[str, str] = {
             "FamilyHeadline",
             "GroupHeadline",
             "RunRef",
-            "TaskUniverse",
             "bootstrap",
             "combine_run_means",
             "headlines",
-            "task_universe",
         ),
         "agenticvbench.aggregate",
     ),
+    **dict.fromkeys(("TaskUniverse", "task_universe"), "agenticvbench.task_universe"),
     "render_html": "agenticvbench.report.html",
     **dict.fromkeys(
         ("Leaderboard", "build_leaderboard", "leaderboard_from_runs"), "agenticvbench.report.leaderboard"

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from agenticvbench.aggregate import TaskUniverse, run_ref, score_matrices
+from agenticvbench.aggregate import run_ref, score_matrices
 from agenticvbench.errors import SubmissionError
 from agenticvbench.report.comparability import dataset_key, verifier_key
 from agenticvbench.report.tables import md_table
@@ -37,6 +37,7 @@ from agenticvbench.stats.paired import (
     holm,
     paired_stat,
 )
+from agenticvbench.task_universe import TaskUniverse
 from agenticvbench.tasks import FAMILIES
 
 TIE = 1e-9

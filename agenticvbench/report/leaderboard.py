@@ -22,10 +22,7 @@ from agenticvbench.aggregate import (
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
     GroupHeadline,
-    TaskUniverse,
     headlines,
-    split_by_universe,
-    task_universe,
 )
 from agenticvbench.baselines.floor import floor_display_row, floor_frame_row
 from agenticvbench.baselines.table import Floor
@@ -49,6 +46,7 @@ from agenticvbench.results import Result
 from agenticvbench.sanitize import csv_cell, markdown_document
 from agenticvbench.sanitize import text as sanitize_text
 from agenticvbench.signing import ResultKey
+from agenticvbench.task_universe import TaskUniverse, split_by_universe, task_universe
 from agenticvbench.verifiers import headline_rule
 
 FORMATS = ("md", "csv", "latex", "html", "json")

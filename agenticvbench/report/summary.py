@@ -22,11 +22,8 @@ from agenticvbench.aggregate import (
     NO_RESULT,
     GroupHeadline,
     RunRef,
-    TaskUniverse,
     headlines,
     run_ref,
-    split_by_universe,
-    task_universe,
 )
 from agenticvbench.baselines.table import Floor
 from agenticvbench.errors import SubmissionError
@@ -43,6 +40,7 @@ from agenticvbench.results import (
     scan_results,
 )
 from agenticvbench.signing import ResultKey
+from agenticvbench.task_universe import TaskUniverse, split_by_universe, task_universe
 from agenticvbench.version import __version__
 
 

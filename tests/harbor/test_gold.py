@@ -13,7 +13,7 @@ from agenticvbench.engine import verify_run
 from agenticvbench.harbor.gold import RECAP_NONE, gold_output, seconds_text
 from agenticvbench.loader import load_tasks
 from agenticvbench.results import iter_results
-from agenticvbench.verifiers.repair.localize import parse_timestamp
+from agenticvbench.verifiers.repair.report_grammar import parse_timestamp
 
 
 def test_gold_run_scores_one_on_every_task_with_gold(demo, tmp_path, capsys):

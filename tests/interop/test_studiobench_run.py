@@ -18,7 +18,7 @@ from agenticvbench.interop.studiobench import (
     validate_run,
     wall_clock_limit_s,
 )
-from agenticvbench.interop.studiobench_run import split_tool_name
+from agenticvbench.interop.studiobench_calls import split_tool_name
 from agenticvbench.media import probe
 
 
@@ -359,14 +359,14 @@ def test_agent_written_json_is_read_bounded(clone: Path, tasks, monkeypatch: pyt
     """`result.json`, `mcp.json` and `.calls.jsonl` are written by the agent: a file over the cap, JSON nested
     past the depth limit is a named problem of that file, never a crash or an unbounded read (these
     files were read with plain `read_text` + `json.loads`)."""
-    from agenticvbench.interop import studiobench_run
+    from agenticvbench.interop import studiobench_calls
 
     (clone / "result.json").write_text("[" * 5000 + "]" * 5000)
     r = check(clone, tasks)
     assert "result_json" in failed(r)
     assert "nested" in {f.rule: f.reason for f in r.failures}["result_json"]
 
-    monkeypatch.setattr(studiobench_run, "CALLS_MAX_BYTES", 64)
+    monkeypatch.setattr(studiobench_calls, "CALLS_MAX_BYTES", 64)
     write_calls(clone, [{"name": "mcp__studiobench__plan", "ok": True}] * 10)
     calls, problems = parse_calls(clone / ".calls.jsonl")
     assert calls == [] and problems == [".calls.jsonl: over the 64 byte limit"]

@@ -12,10 +12,9 @@ from agenticvbench.aggregate import (
     combine_run_means,
     group_headline,
     headlines,
-    split_by_universe,
-    task_universe,
 )
 from agenticvbench.report.summary import load_comparison, load_published
+from agenticvbench.task_universe import split_by_universe, task_universe
 
 
 def test_published_worked_example_run_means_give_0_3810() -> None:

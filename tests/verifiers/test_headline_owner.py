@@ -9,10 +9,11 @@ import sys
 
 import pytest
 
-from agenticvbench.aggregate import group_headline, task_universe
+from agenticvbench.aggregate import group_headline
 from agenticvbench.explain import explain_result
 from agenticvbench.harbor.reward import reward_from_result
 from agenticvbench.results import Result
+from agenticvbench.task_universe import task_universe
 from agenticvbench.verifiers import FAMILY_SPECS, families, headline_field, headline_name
 from agenticvbench.verifiers.assembly import AssemblyVerifier
 from agenticvbench.verifiers.base import VerifierOutcome

@@ -9,12 +9,9 @@ from pathlib import Path
 import pytest
 
 from agenticvbench.tasks import resolve_cell
-from agenticvbench.verifiers.repair.localize import (
-    parse_timestamp,
-    read_report,
-    score_localization,
-)
+from agenticvbench.verifiers.repair.localize import score_localization
 from agenticvbench.verifiers.repair.profiles import derive
+from agenticvbench.verifiers.repair.report_grammar import parse_timestamp, read_report
 
 GOLDEN = json.loads(
     (Path(__file__).parents[1] / "data" / "golden" / "vectors.json").read_text(encoding="utf-8")

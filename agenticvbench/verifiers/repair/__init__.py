@@ -1,7 +1,8 @@
 """The repair family: format (5) + localisation (35) + edit (60) points, as the official scorer combines them.
 
 - `verifier.py`: `score_repair` (one fixed.mp4/report.md/source triple, no Task needed) and `RepairVerifier`;
-- `format.py`, `localize.py`, `edit.py` (+ `edit_audio.py`, `features.py`, `ssim.py`): the three rubrics;
+- `format.py`, `localize.py` (+ `report_grammar.py`), `edit.py` (+ `edit_audio.py`, `features.py`, `ssim.py`):
+  the three rubrics;
 - `profiles.py`: the ground-truth profile of a cell, and what each variant asks of it;
 - `detail.py` and `explain.py`: the shape of a result's detail, and how a stored result is explained.
 

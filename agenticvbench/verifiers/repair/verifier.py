@@ -23,13 +23,9 @@ from agenticvbench.verifiers.repair.constants import EDIT_MAX, FORMAT_MAX, LOC_M
 from agenticvbench.verifiers.repair.detail import EditDetail, RepairDetail
 from agenticvbench.verifiers.repair.explain import explain_repair
 from agenticvbench.verifiers.repair.format import FormatResult, score_format
-from agenticvbench.verifiers.repair.localize import (
-    LocalizationResult,
-    read_report,
-    score_localization,
-    zero_result,
-)
+from agenticvbench.verifiers.repair.localize import LocalizationResult, score_localization, zero_result
 from agenticvbench.verifiers.repair.profiles import CellSpec, ProfileError, derive
+from agenticvbench.verifiers.repair.report_grammar import read_report
 
 DEFAULT_WORKERS = 2  # the official scorer's max_workers
 FIXED_NAME, REPORT_NAME = "fixed.mp4", "report.md"
