@@ -8,17 +8,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from agenticvbench.dataset.loader import DEFAULT_DATASET, DEFAULT_REVISION, load_hf_dataset, load_tasks
+from agenticvbench.dataset.tasks import AssemblyTask, RecapTask, RepairTask, SequencingTask, Task
 from agenticvbench.errors import ArchiveError, AVBError, DatasetError, MediaError, TaskError
 from agenticvbench.lazy import lazy_exports
-from agenticvbench.loader import DEFAULT_DATASET, DEFAULT_REVISION, load_hf_dataset, load_tasks
-from agenticvbench.results import Result, load_results
-from agenticvbench.tasks import AssemblyTask, RecapTask, RepairTask, SequencingTask, Task
+from agenticvbench.results.model import Result, load_results
 from agenticvbench.version import __version__
 
 if TYPE_CHECKING:
-    from agenticvbench.engine import verify_run
+    from agenticvbench.scoring.engine import verify_run
 
-_LAZY = {"verify_run": "agenticvbench.engine"}
+_LAZY = {"verify_run": "agenticvbench.scoring.engine"}
 
 __all__ = [
     "AVBError",

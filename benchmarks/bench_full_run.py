@@ -62,7 +62,7 @@ def _summarise(results: list[Any], wall: float) -> dict[str, Any]:
 
 def _measure(spec: dict[str, Any]) -> dict[str, Any]:
     """Run one measurement in this (fresh) process; see `main` for the spec."""
-    from agenticvbench.engine import verify_run
+    from agenticvbench.scoring.engine import verify_run
 
     runs, dataset = spec["runs"], spec["dataset"]
     with tempfile.TemporaryDirectory(prefix="avb-bench-run-") as tmp:
@@ -86,7 +86,7 @@ def _measure(spec: dict[str, Any]) -> dict[str, Any]:
             return res
         from distributed import Client, LocalCluster
 
-        from agenticvbench.dask_executor import DaskExecutor
+        from agenticvbench.scoring.dask_executor import DaskExecutor
 
         with (
             LocalCluster(

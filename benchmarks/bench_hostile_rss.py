@@ -29,7 +29,7 @@ from adversarial import lying_sample_table, scale_durations  # noqa: E402  (the 
 
 CHILD = """
 import json, sys
-from agenticvbench.engine import verify_run
+from agenticvbench.scoring.engine import verify_run
 s = verify_run(sys.argv[1], dataset=sys.argv[2], task_ids=[int(sys.argv[3])], jobs=1)
 r = s.results[0]
 print(json.dumps({"status": r.status, "reason": r.reason[:90]}))

@@ -18,9 +18,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+from agenticvbench.dataset.loader import PARQUET_PATH
+from agenticvbench.dataset.tasks import FAMILY_ID_RANGES, load_cells
 from agenticvbench.demo.build import write_parquet
-from agenticvbench.loader import PARQUET_PATH
-from agenticvbench.tasks import FAMILY_ID_RANGES, load_cells
 
 HUB = "https://huggingface.co/datasets/Anonymous47621123/AgenticVBench_100/resolve/main/"
 KINDS = [
@@ -139,7 +139,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         mirror = args.keep or Path(tmp)
         write_parquet(mirror / PARQUET_PATH, rows())
-        from agenticvbench.loader import load_tasks
+        from agenticvbench.dataset.loader import load_tasks
 
         t0 = time.perf_counter()
         tasks = load_tasks(dataset=mirror)

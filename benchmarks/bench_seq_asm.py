@@ -19,8 +19,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from agenticvbench.submission import Submission
-from agenticvbench.tasks import Task, task_from_row
+from agenticvbench.dataset.tasks import Task, task_from_row
+from agenticvbench.runs.submission import Submission
 from agenticvbench.verifiers import get_verifier
 from agenticvbench.verifiers.base import VerifyContext
 
@@ -128,7 +128,7 @@ def _time_engine(base: Path, tasks: list[Task], reps: int) -> dict[str, list[flo
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from agenticvbench.engine import verify_run
+    from agenticvbench.scoring.engine import verify_run
 
     (base / "mirror" / "data").mkdir(parents=True, exist_ok=True)
     rows = [_row(t.task_id, t.family, json.loads(t.rubric_json)) for t in tasks]

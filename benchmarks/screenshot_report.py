@@ -33,10 +33,10 @@ def find_chromium(explicit: str | None) -> str | None:
 
 def demo_report_html(work: Path, families: list[str]) -> str:
     """Build the demo in `work`, score `families`, and render the report."""
+    from agenticvbench.dataset.loader import load_tasks
     from agenticvbench.demo import build_demo
-    from agenticvbench.engine import verify_run
-    from agenticvbench.loader import load_tasks
     from agenticvbench.report import build_report, load_comparison, render_html
+    from agenticvbench.scoring.engine import verify_run
 
     demo = build_demo(work / "demo")
     tasks = [t for t in load_tasks(dataset=demo.mirror) if t.family in families]

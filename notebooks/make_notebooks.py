@@ -39,7 +39,7 @@ USING_DEMO = RUN_DIRS is None
 tasks = None
 if USING_DEMO:
     from agenticvbench.demo import build_demo, default_demo_dir
-    from agenticvbench.engine import verify_run
+    from agenticvbench.scoring.engine import verify_run
 
     demo = build_demo(DEMO_DIR or default_demo_dir())
     DATASET = str(demo.mirror)
@@ -120,9 +120,10 @@ print(f"worked example {worked['harness']} + {worked['model']} {worked['family']
             "two best rows are compared task by task (`compare_runs`: paired differences, interval clustered by "
             "task, sign-flip p-value; see docs/comparisons.md)."),
         new_code_cell('''\
-from agenticvbench.cost import load_prices
-from agenticvbench.report.compare import compare_runs
-from agenticvbench.report.cost_columns import any_usage, cost_plot, group_costs, to_dicts
+from agenticvbench.cost.pricing import load_prices
+from agenticvbench.analysis.compare import compare_runs
+from agenticvbench.cost.columns import any_usage, group_costs, to_dicts
+from agenticvbench.report.cost_section import cost_plot
 
 costs = group_costs(board.groups, load_prices(PRICES))
 if any_usage(costs):
@@ -191,8 +192,8 @@ per_task = per_task.sort_values("mean over runs")
 per_task'''),
         new_markdown_cell("## The worst tasks and why they lost points"),
         new_code_cell('''\
-from agenticvbench.aggregate import run_ref
-from agenticvbench.explain import lost_points
+from agenticvbench.analysis.aggregate import run_ref
+from agenticvbench.analysis.explain import lost_points
 
 worst = list(per_task.index[:N_WORST])
 lines = []

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import imageio_ffmpeg
 
-from agenticvbench.results import Result
-from agenticvbench.summary import RunSummary
+from agenticvbench.analysis.run_summary import RunSummary
+from agenticvbench.results.model import Result
 
 
 def ffmpeg(*args: str) -> None:

@@ -43,10 +43,10 @@ import pytest  # noqa: E402
 from adversarial import AdversarialRun  # noqa: E402
 from hub_server import MAIN_SHA, OLD_SHA, OLD_TASK_IDS, HubServer, commit_from_dir  # noqa: E402
 
+from agenticvbench.analysis.run_summary import RunSummary  # noqa: E402
+from agenticvbench.dataset.loader import DEFAULT_DATASET, PARQUET_PATH  # noqa: E402
 from agenticvbench.demo import DemoBenchmark, build_demo  # noqa: E402
-from agenticvbench.engine import verify_run  # noqa: E402
-from agenticvbench.loader import DEFAULT_DATASET, PARQUET_PATH  # noqa: E402
-from agenticvbench.summary import RunSummary  # noqa: E402
+from agenticvbench.scoring.engine import verify_run  # noqa: E402
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -106,3 +106,6 @@ def score_run(demo: DemoBenchmark) -> Callable[..., RunSummary]:
         return verify_run(path, dataset=demo.mirror, task_ids=ids, jobs=1, **kw)
 
     return run
+
+
+from result_fixtures import make_run, mk, scored_demo  # noqa: E402,F401 - fixtures for the analysis, cost and report tests

@@ -13,14 +13,14 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from agenticvbench.dataset.loader import PARQUET_PATH, default_cache_dir, load_tasks
+from agenticvbench.dataset.tasks import AssemblyTask, RecapTask, RepairTask, SequencingTask
 from agenticvbench.demo import DemoBenchmark, build_demo, default_demo_dir, is_complete
 from agenticvbench.demo.common import HUB_RESOLVE
 from agenticvbench.demo.repair import REPAIRS, source_path
 from agenticvbench.errors import AVBError, MediaError
-from agenticvbench.loader import PARQUET_PATH, default_cache_dir, load_tasks
 from agenticvbench.media import decode_audio, iter_frames, probe
-from agenticvbench.submission import open_run
-from agenticvbench.tasks import AssemblyTask, RecapTask, RepairTask, SequencingTask
+from agenticvbench.runs.submission import open_run
 from agenticvbench.version import __version__
 
 PYTHON_KINDS = {

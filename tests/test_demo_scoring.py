@@ -13,9 +13,9 @@ import openai_server
 import pytest
 
 from agenticvbench.cli.main import main
-from agenticvbench.engine import verify_run
 from agenticvbench.judge import JudgeSettings
-from agenticvbench.results import iter_results
+from agenticvbench.results.model import iter_results
+from agenticvbench.scoring.engine import verify_run
 
 
 @pytest.fixture(scope="module")

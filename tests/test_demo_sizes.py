@@ -8,15 +8,15 @@ from pathlib import Path
 import pytest
 
 from agenticvbench.cli.main import main
+from agenticvbench.dataset.loader import load_tasks
+from agenticvbench.dataset.tasks import AssemblyTask, RecapTask, RepairTask, SequencingTask
 from agenticvbench.demo import DemoBenchmark, build_demo, default_demo_dir, is_complete
 from agenticvbench.demo.ordering import assembly_specs, sequencing_specs
 from agenticvbench.demo.recap import recap_specs
 from agenticvbench.demo.repair import bounds_of, repair_plan
 from agenticvbench.demo.sizes import FULL, MEDIUM, SMALL, TINY, get_size
 from agenticvbench.errors import AVBError
-from agenticvbench.loader import load_tasks
-from agenticvbench.results import iter_results
-from agenticvbench.tasks import AssemblyTask, RecapTask, RepairTask, SequencingTask
+from agenticvbench.results.model import iter_results
 
 REAL_IDS = {
     "recap": list(range(1, 37)),

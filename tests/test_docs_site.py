@@ -66,7 +66,7 @@ def test_the_site_builds_strict_and_offline(tmp_path: Path) -> None:
     cli = (site / "reference" / "cli.html").read_text(encoding="utf-8")
     assert 'id="avb-verify"' in cli and "--judge-required" in cli
     api = (site / "reference" / "api.html").read_text(encoding="utf-8")
-    assert "agenticvbench.loader.load_tasks" in api and "SubmissionError" in api
+    assert "agenticvbench.dataset.loader.load_tasks" in api and "SubmissionError" in api
     schema = (site / "reference" / "result-schema.html").read_text(encoding="utf-8")
     assert "result_sha256" in schema
     for page in ("index.html", "guide/run-directory.html", "harbor.html", "upstream-defects.html"):

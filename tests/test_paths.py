@@ -7,9 +7,9 @@ import time
 
 import pytest
 
+from agenticvbench.dataset.loader import DatasetSource
 from agenticvbench.errors import DatasetError
-from agenticvbench.loader import DatasetSource
-from agenticvbench.submission import open_run
+from agenticvbench.runs.submission import open_run
 
 
 def test_relative_run_dir_resolves_to_absolute_task_folders(tmp_path, monkeypatch):

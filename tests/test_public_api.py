@@ -58,7 +58,7 @@ def test_every_public_name_resolves(package: str) -> None:
 def test_lazy_name_is_the_real_object() -> None:
     """The re-export is the engine's function itself (not a wrapper with a vaguer signature)."""
     import agenticvbench
-    from agenticvbench.engine import verify_run
+    from agenticvbench.scoring.engine import verify_run
 
     assert agenticvbench.verify_run is verify_run
 
@@ -67,7 +67,7 @@ def test_light_imports_stay_light() -> None:
     """Importing the package or `report` must not import the engine, pandas, matplotlib or the `openai` SDK."""
     code = (
         "import sys, agenticvbench, agenticvbench.report, agenticvbench.judge; "
-        "print(sorted(m for m in ('agenticvbench.engine', 'pandas', 'matplotlib', 'openai') if m in sys.modules))"
+        "print(sorted(m for m in ('agenticvbench.scoring.engine', 'pandas', 'matplotlib', 'openai') if m in sys.modules))"
     )
     out = subprocess.run(
         [sys.executable, "-c", code],

@@ -15,10 +15,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from agenticvbench.analysis.task_universe import TaskUniverse
 from agenticvbench.baselines.table import HARNESS, BaselineTable, Floor, restrict
 from agenticvbench.errors import AVBError
-from agenticvbench.results import Result
-from agenticvbench.task_universe import TaskUniverse
+from agenticvbench.results.model import Result
 
 FLOOR_HARNESS = HARNESS
 FLOOR_MODEL = "floor: best trivial strategy"
@@ -44,8 +44,8 @@ def _local_dataset(results: Sequence[Result]) -> str | None:
 
 def read_baselines(root: str | Path) -> list[Result]:
     """The baseline results under a baselines root (each subfolder is a strategy's run)."""
-    from agenticvbench.results import iter_results
-    from agenticvbench.submission import RESULTS_DIRNAME
+    from agenticvbench.results.model import iter_results
+    from agenticvbench.runs.submission import RESULTS_DIRNAME
 
     base = Path(root)
     if not base.is_dir():
@@ -88,7 +88,7 @@ def floor_for(
         dataset = _local_dataset(results)
         if dataset is None:
             return None, NO_FLOOR
-        from agenticvbench.loader import load_tasks
+        from agenticvbench.dataset.loader import load_tasks
 
         try:
             loaded = [

@@ -22,12 +22,12 @@ from typing import Any
 
 from agenticvbench.baselines.strategies import RANDOM_REPS, STRATEGIES, WRITER_VERSION, Strategy, get_strategy
 from agenticvbench.baselines.table import HARNESS, BaselineTable
-from agenticvbench.executors import Executor, make_executor
+from agenticvbench.dataset.loader import DEFAULT_DATASET, default_cache_dir, load_tasks
+from agenticvbench.dataset.tasks import FAMILIES, Task
 from agenticvbench.fsutil import atomic_write_json, parse_json_bounded, read_capped
-from agenticvbench.loader import DEFAULT_DATASET, default_cache_dir, load_tasks
-from agenticvbench.results import Result
-from agenticvbench.submission import RUN_JSON_MAX_BYTES
-from agenticvbench.tasks import FAMILIES, Task
+from agenticvbench.results.model import Result
+from agenticvbench.runs.submission import RUN_JSON_MAX_BYTES
+from agenticvbench.scoring.executors import Executor, make_executor
 
 __all__ = ["RANDOM_REPS", "baselines", "default_root", "run_folders"]
 
@@ -144,8 +144,8 @@ def baselines(
     `default_root`); `strategies` names a subset of `STRATEGIES`. `force` rewrites the outputs and rescores.
     Recap is scored with `judge` (default: none, python checks only, as `avb verify` without a judge).
     """
-    from agenticvbench.engine import verify_run
-    from agenticvbench.selection import validate_jobs
+    from agenticvbench.dataset.selection import validate_jobs
+    from agenticvbench.scoring.engine import verify_run
 
     validate_jobs(jobs)
     if tasks is None:

@@ -30,10 +30,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from agenticvbench.dataset.tasks import AssemblyTask, RecapTask, RepairTask, SequencingTask, Task
 from agenticvbench.errors import TaskError
 from agenticvbench.fsutil import atomic_write_text
-from agenticvbench.integrity import MEDIA_SUFFIXES, given_orders
-from agenticvbench.tasks import AssemblyTask, RecapTask, RepairTask, SequencingTask, Task
+from agenticvbench.integrity.screen import MEDIA_SUFFIXES, given_orders
 
 #: Bump when any writer's output changes: written run folders of another version are rewritten.
 WRITER_VERSION = "1"

@@ -16,8 +16,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from agenticvbench.baselines.strategies import STRATEGIES
-from agenticvbench.results import Result
-from agenticvbench.tasks import FAMILIES
+from agenticvbench.dataset.tasks import FAMILIES
+from agenticvbench.results.model import Result
 
 FORMATS = ("md", "json", "csv")
 HARNESS = "baseline"
@@ -218,7 +218,7 @@ class BaselineTable:
         return headers, rows
 
     def _markdown(self, per_task: bool) -> str:
-        from agenticvbench.report.tables import md_table
+        from agenticvbench.tables import md_table
 
         headers, rows = self._grid()
         counts = ", ".join(f"{f} {len(self.tasks[f])}" for f in self.families)

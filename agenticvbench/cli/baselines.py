@@ -76,7 +76,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     """Write, score and print the baselines."""
     from agenticvbench.baselines import baselines
-    from agenticvbench.loader import default_dataset
+    from agenticvbench.dataset.loader import default_dataset
 
     tasks = load_selected(args)
     table = baselines(

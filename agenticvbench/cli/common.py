@@ -8,11 +8,11 @@ import logging
 import sys
 from typing import Any
 
+from agenticvbench.dataset.loader import DEFAULT_DATASET
+from agenticvbench.dataset.selection import parse_task_ids
+from agenticvbench.dataset.tasks import FAMILIES
 from agenticvbench.errors import ConfigError
 from agenticvbench.judge.settings import add_judge_args, settings_from_args
-from agenticvbench.loader import DEFAULT_DATASET
-from agenticvbench.selection import parse_task_ids
-from agenticvbench.tasks import FAMILIES
 
 #: The package's logger; `-v` shows INFO, `-q` only ERROR, default WARNING (all on stderr).
 LOG = logging.getLogger("agenticvbench")
@@ -77,9 +77,9 @@ def load_selected(args: argparse.Namespace, task_ids: list[int] | None = None) -
 
     An id named singly must exist (TaskError otherwise); ids from a range such as 37-64 select what exists.
     """
+    from agenticvbench.dataset.loader import load_tasks
+    from agenticvbench.dataset.selection import apply_limit
     from agenticvbench.errors import TaskError
-    from agenticvbench.loader import load_tasks
-    from agenticvbench.selection import apply_limit
 
     ids = args.tasks if task_ids is None else task_ids
     tasks = load_tasks(args.family, dataset=args.dataset, revision=args.revision, cache_dir=args.cache_dir)

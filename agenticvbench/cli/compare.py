@@ -15,12 +15,12 @@ from pathlib import Path
 
 from agenticvbench.cli.common import add_verbosity_args, write_output
 from agenticvbench.errors import SubmissionError
-from agenticvbench.results import Result
+from agenticvbench.results.model import Result
 
 
 def stack_results(spec: str, runs: list[str] | None) -> list[Result]:
     """The results of one stack: a run path, or a `harness/model` row among `runs` (`SubmissionError` if none)."""
-    from agenticvbench.aggregate import run_ref
+    from agenticvbench.analysis.aggregate import run_ref
     from agenticvbench.report.summary import load_available
 
     if not runs or Path(spec).exists():
@@ -76,14 +76,14 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Compare the two stacks and print (or write) the table."""
-    from agenticvbench.report.compare import compare_runs, source_clusters
+    from agenticvbench.analysis.compare import compare_runs, source_clusters
 
     if args.permutations < 1:
         print("avb compare: --permutations must be >= 1", file=sys.stderr)
         return 2
     clusters = None
     if args.cluster:
-        from agenticvbench.loader import load_tasks
+        from agenticvbench.dataset.loader import load_tasks
 
         clusters = source_clusters(load_tasks(dataset=args.dataset, revision=args.revision))
     comparison = compare_runs(

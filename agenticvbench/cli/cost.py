@@ -40,10 +40,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Build and print (or write) the cost table."""
-    from agenticvbench.cost import load_prices
-    from agenticvbench.report.cost_table import build_cost_table
+    from agenticvbench.cost.pricing import load_prices
+    from agenticvbench.cost.table import build_cost_table
+    from agenticvbench.harbor.trials import job_trial_costs
 
-    table = build_cost_table(args.paths, load_prices(args.prices))
+    table = build_cost_table(args.paths, load_prices(args.prices), read_job=job_trial_costs)
     for note in table.notes:
         LOG.warning(note)
     text = table.render(args.format)

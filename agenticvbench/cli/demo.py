@@ -13,7 +13,7 @@ from agenticvbench.cli.common import add_judge_args, judge_from_args, positive_i
 def _demo(args: argparse.Namespace) -> int:
     from agenticvbench.demo import build_demo, default_demo_dir
     from agenticvbench.demo.sizes import get_size
-    from agenticvbench.engine import verify_run
+    from agenticvbench.scoring.engine import verify_run
 
     size = get_size(args.size)
     if args.first:
@@ -45,8 +45,8 @@ def _demo(args: argparse.Namespace) -> int:
         judge=judge_from_args(args),
         progress=args.progress,
     )
+    from agenticvbench.dataset.loader import load_tasks
     from agenticvbench.fsutil import atomic_write_text
-    from agenticvbench.loader import load_tasks
     from agenticvbench.report import build_report, render_markdown
     from agenticvbench.report.markdown import render_summary
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from agenticvbench.cli.common import print_json
 from agenticvbench.errors import SubmissionError
-from agenticvbench.submission import RESULTS_DIRNAME
+from agenticvbench.runs.submission import RESULTS_DIRNAME
 
 
 def _no_result(run: Path, folder: Path, path: Path, task_id: int) -> str:
@@ -27,8 +27,8 @@ def _no_result(run: Path, folder: Path, path: Path, task_id: int) -> str:
 
 
 def _explain(args: argparse.Namespace) -> int:
-    from agenticvbench.explain import explain_result
-    from agenticvbench.results import read_result, result_path, results_dir_for
+    from agenticvbench.analysis.explain import explain_result
+    from agenticvbench.results.model import read_result, result_path, results_dir_for
 
     run = Path(args.run)
     if not run.is_dir():

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from agenticvbench.cli.common import add_dataset_args, add_selection_args, load_selected, print_json
-from agenticvbench.loader import default_dataset, load_tasks
+from agenticvbench.dataset.loader import default_dataset, load_tasks
 
 
 def _openvibe(args: argparse.Namespace) -> int:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 
 def _grade(args: argparse.Namespace) -> int:
+    from agenticvbench.dataset.loader import default_cache_dir, load_tasks
     from agenticvbench.errors import SubmissionError
     from agenticvbench.grade import (
         GradingApp,
@@ -19,7 +20,6 @@ def _grade(args: argparse.Namespace) -> int:
         make_server,
         url_of,
     )
-    from agenticvbench.loader import default_cache_dir, load_tasks
 
     grader = check_grader(args.grader or re.sub(r"[^A-Za-z0-9_.-]", "_", getpass.getuser())[:64] or "grader")
     tasks = load_tasks("recap", dataset=args.dataset, revision=args.revision, cache_dir=args.cache_dir)

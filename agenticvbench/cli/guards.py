@@ -1,4 +1,4 @@
-"""Hints for the run-directory errors `avb verify` gets from the engine's run plan (`agenticvbench.run_plan`).
+"""Hints for the run-directory errors `avb verify` gets from the engine's run plan (`agenticvbench.runs.run_plan`).
 
 The engine decides what a run directory is and where results may be written; this module never checks or
 writes anything itself. It only recognises what a refused folder probably was (a dataset mirror, a results
@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agenticvbench.run_plan import RunPlanError, entries, has_task_folders, is_mirror
-from agenticvbench.submission import RESULTS_DIRNAME, TASK_DIR_RE
-from agenticvbench.tasks import OUTPUT_FILES
+from agenticvbench.dataset.tasks import OUTPUT_FILES
+from agenticvbench.runs.run_plan import RunPlanError, entries, has_task_folders, is_mirror
+from agenticvbench.runs.submission import RESULTS_DIRNAME, TASK_DIR_RE
 
 #: Files an agent writes into a task folder (any family).
 TASK_OUTPUT_FILES = frozenset(name for names in OUTPUT_FILES.values() for name in names)

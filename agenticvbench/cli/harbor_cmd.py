@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from agenticvbench.tasks import FAMILIES
+from agenticvbench.dataset.tasks import FAMILIES
 
 
 def _reward(args: argparse.Namespace) -> int:

@@ -47,8 +47,8 @@ def render_text(report: dict[str, Any]) -> str:
 
 
 def _agree(args: argparse.Namespace) -> int:
+    from agenticvbench.dataset.loader import default_cache_dir
     from agenticvbench.grade.agreement import agreement_report
-    from agenticvbench.loader import default_cache_dir
 
     if len(args.sources) < 2:
         raise ConfigError("judge agree needs two or more sources (human:<grader> or model:<name>)")

@@ -61,7 +61,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     """Build and print (or write) the leaderboard."""
     from agenticvbench.report.leaderboard import build_leaderboard
-    from agenticvbench.results import announce_invalid_results
+    from agenticvbench.results.model import announce_invalid_results
 
     if args.resamples < 0:
         print("avb leaderboard: --resamples must be >= 0", file=sys.stderr)
@@ -84,9 +84,9 @@ def run(args: argparse.Namespace) -> int:
 
 def add_columns(board: object, results: list, args: argparse.Namespace) -> None:
     """The optional columns: agent cost (when some run has usage) and `--compare-to ROW`."""
-    from agenticvbench.cost import load_prices
-    from agenticvbench.report import cost_columns
-    from agenticvbench.report.compare import paired_columns
+    from agenticvbench.analysis.compare import paired_columns
+    from agenticvbench.cost import columns as cost_columns
+    from agenticvbench.cost.pricing import load_prices
 
     costs = cost_columns.group_costs(board.groups, load_prices(args.prices))  # type: ignore[attr-defined]
     if cost_columns.any_usage(costs):

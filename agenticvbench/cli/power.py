@@ -2,7 +2,7 @@
 
 From results (RUN...: one stack, or two - pick them with --a/--b when more are given) the variance of a per-task
 paired difference is split into a part repetitions average away and a part they do not (see
-`agenticvbench.stats.power`); or give it directly with `--sd POINTS` (the standard deviation of one task's paired
+`agenticvbench.analysis.power`); or give it directly with `--sd POINTS` (the standard deviation of one task's paired
 difference). Points are score x 100. Exit codes: 0 ok; 2 usage error; 3 a path holds no results.
 """
 
@@ -15,8 +15,8 @@ import sys
 import numpy as np
 
 from agenticvbench.cli.common import add_verbosity_args
-from agenticvbench.report.tables import md_table
-from agenticvbench.tasks import FAMILIES
+from agenticvbench.dataset.tasks import FAMILIES
+from agenticvbench.tables import md_table
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -55,8 +55,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _matrix(results: list, tasks: list[tuple[str, int]]) -> np.ndarray:
-    from agenticvbench.aggregate import run_ref, score_matrices
-    from agenticvbench.task_universe import TaskUniverse
+    from agenticvbench.analysis.aggregate import run_ref, score_matrices
+    from agenticvbench.analysis.task_universe import TaskUniverse
 
     by_fam: dict[str, list[int]] = {}
     for f, t in tasks:
@@ -68,11 +68,11 @@ def _matrix(results: list, tasks: list[tuple[str, int]]) -> np.ndarray:
 
 def components(args: argparse.Namespace):  # noqa: ANN201 - returns stats.power.Components
     """The variance components from --sd or from the runs."""
-    from agenticvbench.aggregate import run_ref
+    from agenticvbench.analysis.aggregate import run_ref
+    from agenticvbench.analysis.power import Components, one_stack, two_stacks
     from agenticvbench.errors import ConfigError
     from agenticvbench.report.summary import load_comparison
-    from agenticvbench.results import INVALID_STATUS
-    from agenticvbench.stats.power import Components, one_stack, two_stacks
+    from agenticvbench.results.model import INVALID_STATUS
 
     if args.sd is not None:
         if args.sd <= 0:
@@ -97,7 +97,7 @@ def components(args: argparse.Namespace):  # noqa: ANN201 - returns stats.power.
 
 def run(args: argparse.Namespace) -> int:
     """Print the power table."""
-    from agenticvbench.stats.power import mdd, reps_needed, tasks_needed
+    from agenticvbench.analysis.power import mdd, reps_needed, tasks_needed
 
     if args.tasks < 2 or min(args.reps) < 1 or min(args.delta) <= 0 or not 0 < args.power < 1:
         print("avb power: need --tasks >= 2, --reps >= 1, --delta > 0 and 0 < --power < 1", file=sys.stderr)

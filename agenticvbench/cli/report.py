@@ -12,13 +12,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from agenticvbench.aggregate import DEFAULT_RESAMPLES, DEFAULT_SEED
+from agenticvbench.analysis.aggregate import DEFAULT_RESAMPLES, DEFAULT_SEED
 from agenticvbench.cli.common import LOG, add_selection_args, add_verbosity_args
+from agenticvbench.dataset.selection import select_ids
+from agenticvbench.dataset.tasks import FAMILY_ID_RANGES
 from agenticvbench.errors import SubmissionError
 from agenticvbench.fsutil import atomic_write_text
-from agenticvbench.results import Result
-from agenticvbench.selection import select_ids
-from agenticvbench.tasks import FAMILY_ID_RANGES
+from agenticvbench.results.model import Result
 
 REPORT_FORMATS = ("md", "html", "json", "all")
 
@@ -81,7 +81,7 @@ def aggregation_kwargs(args: argparse.Namespace) -> dict[str, Any]:
         "seed": args.seed,
     }
     if args.dataset:
-        from agenticvbench.loader import load_tasks
+        from agenticvbench.dataset.loader import load_tasks
 
         kw["tasks"] = load_tasks(dataset=args.dataset, revision=args.revision, cache_dir=args.cache_dir)
         kw["dataset_label"] = str(args.dataset) + (f"@{args.revision}" if args.revision else "")
@@ -91,10 +91,10 @@ def aggregation_kwargs(args: argparse.Namespace) -> dict[str, Any]:
 def load_for_report(args: argparse.Namespace) -> tuple[list[Result], list[str], Any, list[str]]:
     """(results, paths without results, the key signatures were checked with, notes about the key and the
     results folders) for `avb report` / `avb leaderboard`."""
-    from agenticvbench.report.signatures import reader_key
     from agenticvbench.report.summary import load_available
-    from agenticvbench.result_folder import record_notes
-    from agenticvbench.results import results_dir_for
+    from agenticvbench.results.folder import record_notes
+    from agenticvbench.results.model import results_dir_for
+    from agenticvbench.results.signatures import reader_key
 
     key, key_notes = reader_key(args.key_file)
     results, skipped = load_available(args.paths, key)
@@ -105,8 +105,8 @@ def floor_kwargs(args: argparse.Namespace, results: list[Result], kw: dict[str, 
     """`floor` and `floor_note` for `build_report` / `build_leaderboard`, for the task universe `kw` chooses."""
     if args.no_floor:
         return {}
+    from agenticvbench.analysis.task_universe import task_universe
     from agenticvbench.baselines.floor import floor_for
-    from agenticvbench.task_universe import task_universe
 
     universe = task_universe(
         results,
@@ -177,7 +177,7 @@ def run(args: argparse.Namespace) -> int:
     """Build the report and print or write it."""
     from agenticvbench.cli.common import print_json
     from agenticvbench.report import build_report, render_html, render_markdown
-    from agenticvbench.results import announce_invalid_results
+    from agenticvbench.results.model import announce_invalid_results
 
     if args.format == "all" and args.out is None:
         print("avb report: --format all needs --out DIR", file=sys.stderr)
@@ -187,7 +187,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     results, skipped, key, notes = load_for_report(args)
     kw = aggregation_kwargs(args)
-    from agenticvbench.loader import default_cache_dir
+    from agenticvbench.dataset.loader import default_cache_dir
 
     cache = Path(args.cache_dir).expanduser() if args.cache_dir else default_cache_dir()
     chosen = select_results(args, results, kw)
@@ -227,7 +227,7 @@ def run(args: argparse.Namespace) -> int:
 
 def with_costs(doc: dict[str, Any], report: Any) -> dict[str, Any]:
     """The JSON report plus `agent_cost` (one entry per group) when some run has agent usage."""
-    from agenticvbench.report.cost_columns import any_usage, group_costs, to_dicts
+    from agenticvbench.cost.columns import any_usage, group_costs, to_dicts
 
     costs = group_costs(report.groups)
     return {**doc, "agent_cost": to_dicts(costs)} if any_usage(costs) else doc

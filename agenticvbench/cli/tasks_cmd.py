@@ -6,7 +6,7 @@ import argparse
 from typing import Any
 
 from agenticvbench.cli.common import add_dataset_args, add_selection_args, load_selected, print_json
-from agenticvbench.loader import DatasetSource, load_tasks, repo_relative
+from agenticvbench.dataset.loader import DatasetSource, load_tasks, repo_relative
 
 #: Rubric keys that are not answers (shown by `tasks show` without --with-answers); everything else is hidden.
 PUBLIC_RUBRIC_KEYS = ("n_slots", "film", "duration_sec")

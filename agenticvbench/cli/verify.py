@@ -81,7 +81,7 @@ def _ids(ids: list[int]) -> str:
 def _plan(args: argparse.Namespace) -> tuple[list[Any], list[str]]:
     """The engine's run plans (nothing scored yet) and one hinted line per refused run; raises when no run (or
     `--out`) can be used."""
-    from agenticvbench.run_plan import RunPlanError, plan_runs
+    from agenticvbench.runs.run_plan import RunPlanError, plan_runs
 
     try:
         plans, refused = plan_runs(args.run_dirs, args.out, create=not args.dry_run)
@@ -93,8 +93,8 @@ def _plan(args: argparse.Namespace) -> tuple[list[Any], list[str]]:
 
 
 def _verify(args: argparse.Namespace) -> int:
-    from agenticvbench.engine import verify_run
-    from agenticvbench.loader import bare_parquet_note
+    from agenticvbench.dataset.loader import bare_parquet_note
+    from agenticvbench.scoring.engine import verify_run
 
     plans, refused = _plan(args)
     judge = judge_from_args(args)

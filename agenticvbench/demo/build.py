@@ -30,6 +30,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from agenticvbench.dataset.loader import PARQUET_PATH, default_cache_dir
 from agenticvbench.demo.common import RUN_NAMES, BuildContext, write_json
 from agenticvbench.demo.ordering import (
     assembly_specs,
@@ -42,8 +43,7 @@ from agenticvbench.demo.repair import build_repair_task, build_sources, repair_p
 from agenticvbench.demo.sizes import SMALL, DemoSize, get_size
 from agenticvbench.errors import AVBError
 from agenticvbench.fsutil import atomic_write_json, atomic_write_text
-from agenticvbench.loader import PARQUET_PATH, default_cache_dir
-from agenticvbench.provenance import library_versions
+from agenticvbench.results.provenance import library_versions
 from agenticvbench.version import __version__
 
 #: Bump when the generated content changes, so cached builds are rebuilt.

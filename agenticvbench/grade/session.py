@@ -19,10 +19,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agenticvbench.dataset.tasks import RecapTask
 from agenticvbench.fsutil import file_sha256
-from agenticvbench.results import read_result, result_path, results_dir_for
-from agenticvbench.submission import InputRejected, open_run
-from agenticvbench.tasks import RecapTask
+from agenticvbench.results.model import read_result, result_path, results_dir_for
+from agenticvbench.runs.submission import InputRejected, open_run
 from agenticvbench.verifiers.recap.rubric import pillar_name
 from agenticvbench.verifiers.recap.runner import fill_placeholders, placeholder_names
 

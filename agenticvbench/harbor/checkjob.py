@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from agenticvbench.errors import SubmissionError
-from agenticvbench.harbor.jobfiles import JobDir
 from agenticvbench.harbor.manifest import dataset_digest
 from agenticvbench.harbor.trials import read_trials, task_id_of
+from agenticvbench.runs.jobdir import JobDir
 
 MULTIPLIERS = (
     "timeout_multiplier",

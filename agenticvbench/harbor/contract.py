@@ -6,7 +6,14 @@ and the `solution.json` manifest schema (sequencing, assembly) or the `report.md
 
 from __future__ import annotations
 
-from agenticvbench.tasks import OUTPUT_FILES, AssemblyTask, RecapTask, RepairTask, SequencingTask, Task
+from agenticvbench.dataset.tasks import (
+    OUTPUT_FILES,
+    AssemblyTask,
+    RecapTask,
+    RepairTask,
+    SequencingTask,
+    Task,
+)
 
 MATERIALS_DIR = "/workspace/materials"
 OUTPUT_DIR = "/workspace/output"

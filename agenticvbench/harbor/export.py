@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agenticvbench.dataset.loader import default_cache_dir
+from agenticvbench.dataset.tasks import AssemblyTask, RecapTask, RepairTask, SequencingTask, Task
 from agenticvbench.errors import AVBError, TaskError
 from agenticvbench.fsutil import atomic_write_json
 from agenticvbench.harbor import scripts
@@ -28,8 +30,6 @@ from agenticvbench.harbor.contract import OUTPUT_DIR, instruction
 from agenticvbench.harbor.gold import RECAP_NONE, gold_output
 from agenticvbench.harbor.manifest import write_manifest
 from agenticvbench.harbor.wheel import build_wheel, check_wheel
-from agenticvbench.loader import default_cache_dir
-from agenticvbench.tasks import AssemblyTask, RecapTask, RepairTask, SequencingTask, Task
 from agenticvbench.version import __version__
 
 SETTINGS_PATH = Path(__file__).with_name("family_settings.json")

@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agenticvbench.dataset.tasks import AssemblyTask, RecapTask, RepairTask, SequencingTask, Task
 from agenticvbench.demo.media_gen import remux
 from agenticvbench.fsutil import atomic_write_json, atomic_write_text
-from agenticvbench.tasks import AssemblyTask, RecapTask, RepairTask, SequencingTask, Task
 
 RECAP_NONE = (
     "recap has no gold output: its rubric is judged against the brief and there is no reference video"

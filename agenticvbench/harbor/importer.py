@@ -26,9 +26,9 @@ from typing import Any
 from agenticvbench.errors import SubmissionError
 from agenticvbench.fsutil import atomic_write_json
 from agenticvbench.harbor.checkjob import check_jobs
-from agenticvbench.harbor.jobfiles import JobDir
 from agenticvbench.harbor.trials import Trial, read_trials, str_at, task_id_of
-from agenticvbench.trial_outcomes import failure_text
+from agenticvbench.runs.jobdir import JobDir
+from agenticvbench.runs.trial_outcomes import failure_text
 
 OUTPUT_PARTS = ("artifacts", "workspace", "output")
 MAX_OUTPUT_BYTES = 64 * 1024**3

@@ -17,10 +17,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agenticvbench.dataset.tasks import FAMILIES, FAMILY_ID_RANGES
 from agenticvbench.errors import SubmissionError
-from agenticvbench.harbor.jobfiles import JobDir
 from agenticvbench.harbor.trials import Trial, read_trials
-from agenticvbench.tasks import FAMILIES, FAMILY_ID_RANGES
+from agenticvbench.runs.jobdir import JobDir
 
 
 @dataclass

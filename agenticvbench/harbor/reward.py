@@ -21,7 +21,7 @@ from typing import Any
 
 from agenticvbench.errors import SubmissionError
 from agenticvbench.fsutil import atomic_write_json
-from agenticvbench.results import json_safe
+from agenticvbench.results.model import json_safe
 from agenticvbench.verifiers import families, headline_field
 
 MAX_RESULT_BYTES = 16 * 1024 * 1024

@@ -19,7 +19,7 @@ from datetime import datetime
 from typing import Any
 
 from agenticvbench.errors import SubmissionError
-from agenticvbench.harbor.jobfiles import JobDir
+from agenticvbench.runs.jobdir import JobDir
 
 TRAJECTORY_PARTS = ("agent", "trajectory.json")
 MAX_TRAJECTORY_BYTES = 64 * 1024 * 1024

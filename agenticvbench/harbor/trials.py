@@ -9,14 +9,16 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+from agenticvbench.cost.pricing import TrialCost, family_of
+from agenticvbench.cost.usage import trial_usage
+from agenticvbench.dataset.tasks import FAMILY_ID_RANGES
 from agenticvbench.errors import SubmissionError
-from agenticvbench.harbor.jobfiles import JobDir
 from agenticvbench.harbor.trajectory import TrajectoryFacts, trial_facts
-from agenticvbench.harbor.usage import trial_usage
-from agenticvbench.tasks import FAMILY_ID_RANGES
-from agenticvbench.trial_outcomes import Outcome, classify
+from agenticvbench.runs.jobdir import JobDir
+from agenticvbench.runs.trial_outcomes import Outcome, classify
 
 _TASK_RE = re.compile(r"(?:^|/)(recap|sequencing|repair|assembly)-0*(\d{1,3})(?:__[^/]*)?$")
 
@@ -104,3 +106,10 @@ def read_trials(job: JobDir, skipped: list[str], *, trajectories: bool = False) 
             trial.facts = trial_facts(job, name, result, trial.problems)
         trials.append(trial)
     return trials
+
+
+def job_trial_costs(path: Path, notes: list[str]) -> list[TrialCost]:
+    """The trials of a Harbor job directory as `avb cost` rows (usage unpriced), notes for unreadable trials."""
+    with JobDir(path) as job:
+        trials = read_trials(job, notes)
+    return [TrialCost(t.agent, t.model, "", t.task_id, family_of(t.task_id), t.usage or None) for t in trials]

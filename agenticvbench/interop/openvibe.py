@@ -19,11 +19,11 @@ from typing import Any, Literal
 
 from jsonschema import Draft202012Validator, ValidationError
 
+from agenticvbench.dataset.tasks import FAMILIES, AssemblyTask, RecapTask, RepairTask, SequencingTask, Task
 from agenticvbench.errors import AVBError
 from agenticvbench.fsutil import atomic_write_text, text_sha256
 from agenticvbench.interop.studiobench_task import json_pointer
 from agenticvbench.interop.ulid import new_ulid
-from agenticvbench.tasks import FAMILIES, AssemblyTask, RecapTask, RepairTask, SequencingTask, Task
 from agenticvbench.verifiers import headline_field
 
 SCHEMA_NAME = "bench.benchmark@1"

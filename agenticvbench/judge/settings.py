@@ -296,8 +296,8 @@ def settings_from_args(args: argparse.Namespace) -> JudgeSettings:
         graders=args.graders,
     )
     if settings.mode == "human":
+        from agenticvbench.dataset.loader import default_cache_dir
         from agenticvbench.judge.human_store import grades_digest
-        from agenticvbench.loader import default_cache_dir
 
         cache_dir = getattr(args, "cache_dir", None)
         root = Path(cache_dir).expanduser() if cache_dir else default_cache_dir()

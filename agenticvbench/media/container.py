@@ -10,7 +10,7 @@ import av
 from av.container import InputContainer
 
 from agenticvbench.errors import MediaError
-from agenticvbench.pinned import shown_as, source_for
+from agenticvbench.runs.pinned import shown_as, source_for
 
 
 def open_failure(exc: BaseException) -> str:

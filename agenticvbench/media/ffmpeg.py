@@ -8,7 +8,7 @@ each task, so a verifier that turns exceptions into failed checks cannot hide on
 bad input (1, 69, or an error code such as 183 for invalid data) are the tool's verdict on the file and are left
 to the caller.
 
-Submitted files pinned for the job (`agenticvbench.pinned`) are passed to ffmpeg as their pinned descriptor path,
+Submitted files pinned for the job (`agenticvbench.runs.pinned`) are passed to ffmpeg as their pinned descriptor path,
 and that path is mapped back to the file's name in what ffmpeg prints.
 """
 
@@ -22,7 +22,7 @@ from functools import lru_cache
 import imageio_ffmpeg
 
 from agenticvbench.errors import MediaError, ToolError
-from agenticvbench.pinned import pinned, shown_as
+from agenticvbench.runs.pinned import pinned, shown_as
 
 #: Exit codes a shell gives a child killed by SIGINT, SIGQUIT, SIGILL, SIGABRT, SIGBUS, SIGFPE, SIGKILL, SIGSEGV,
 #: SIGTERM (128 + N). ffmpeg's own error exits map libav error tags to other values (e.g. 183, 254).

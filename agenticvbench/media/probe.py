@@ -15,7 +15,7 @@ import av
 
 from agenticvbench.errors import MediaError
 from agenticvbench.media.container import open_input
-from agenticvbench.pinned import pinned
+from agenticvbench.runs.pinned import pinned
 
 
 def _ratio(fr: Fraction | None) -> str:

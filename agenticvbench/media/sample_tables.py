@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agenticvbench.fsutil import open_regular
-from agenticvbench.pinned import pinned
+from agenticvbench.runs.pinned import pinned
 
 MAX_BOXES = 100_000
 _CONTAINERS = frozenset({b"moov", b"trak", b"mdia", b"minf", b"stbl"})

@@ -6,9 +6,9 @@ Typical use::
     report = build_report(load_comparison(["runs/a", "runs/b"]))
     print(render_markdown(report))
 
-Names load on first use (`agenticvbench.lazy`), so importing one light submodule (e.g. `agenticvbench.aggregate` from
+Names load on first use (`agenticvbench.lazy`), so importing one light submodule (e.g. `agenticvbench.analysis.aggregate` from
 the engine's summary) does not pull in matplotlib and pandas. Aggregation rules (macro/micro, bootstrap
-scheme) are documented in `agenticvbench.aggregate`, which tasks count in `agenticvbench.task_universe`.
+scheme) are documented in `agenticvbench.analysis.aggregate`, which tasks count in `agenticvbench.analysis.task_universe`.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from agenticvbench.lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from agenticvbench.aggregate import (
+    from agenticvbench.analysis.aggregate import (
         DEFAULT_LEVEL,
         DEFAULT_RESAMPLES,
         DEFAULT_SEED,
@@ -29,6 +29,7 @@ if TYPE_CHECKING:
         combine_run_means,
         headlines,
     )
+    from agenticvbench.analysis.task_universe import TaskUniverse, task_universe
     from agenticvbench.report.html import render_html
     from agenticvbench.report.leaderboard import Leaderboard, build_leaderboard, leaderboard_from_runs
     from agenticvbench.report.markdown import render_markdown
@@ -40,7 +41,6 @@ if TYPE_CHECKING:
         load_published,
         published_comparison,
     )
-    from agenticvbench.task_universe import TaskUniverse, task_universe
 
 _LAZY: dict[str, str] = {
     **dict.fromkeys(
@@ -55,9 +55,9 @@ _LAZY: dict[str, str] = {
             "combine_run_means",
             "headlines",
         ),
-        "agenticvbench.aggregate",
+        "agenticvbench.analysis.aggregate",
     ),
-    **dict.fromkeys(("TaskUniverse", "task_universe"), "agenticvbench.task_universe"),
+    **dict.fromkeys(("TaskUniverse", "task_universe"), "agenticvbench.analysis.task_universe"),
     "render_html": "agenticvbench.report.html",
     **dict.fromkeys(
         ("Leaderboard", "build_leaderboard", "leaderboard_from_runs"), "agenticvbench.report.leaderboard"

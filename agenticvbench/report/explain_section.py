@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from html import escape
 
-from agenticvbench.aggregate import run_ref
-from agenticvbench.explain import Explanation, explain_result
+from agenticvbench.analysis.aggregate import run_ref
+from agenticvbench.analysis.explain import Explanation, explain_result
 from agenticvbench.report.summary import Report
-from agenticvbench.report.tables import html_table, md_table
+from agenticvbench.tables import html_table, md_table
 
 #: At most this many (run, task) blocks per report; the rest are counted (each result file has them all).
 MAX_EXPLAINED = 150

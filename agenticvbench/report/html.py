@@ -9,9 +9,10 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-from agenticvbench.aggregate import GroupHeadline
-from agenticvbench.report import cost_columns, judge_agreement, plots
-from agenticvbench.report.comparability import coverage_text, joined, judge_text, judge_total, symbols
+from agenticvbench.analysis.aggregate import GroupHeadline
+from agenticvbench.analysis.comparability import coverage_text, judge_text, judge_total, symbols
+from agenticvbench.cost import columns as cost_columns
+from agenticvbench.report import cost_section, judge_agreement, plots
 from agenticvbench.report.explain_section import explain_html, where
 from agenticvbench.report.infra import infra_text
 from agenticvbench.report.markdown import (
@@ -23,8 +24,8 @@ from agenticvbench.report.markdown import (
     provenance_lines,
 )
 from agenticvbench.report.summary import Report, human_references, published_comparison
-from agenticvbench.report.tables import Markup, html_table, img_tag
 from agenticvbench.sanitize import text as sanitize_text
+from agenticvbench.tables import Markup, html_table, img_tag, joined
 
 MAX_DETAIL_PLOTS = 24
 
@@ -130,7 +131,7 @@ def render_html(report: Report) -> str:
         parts.append(
             img_tag(plots.family_bars(report.groups, fams, refs, floor=report.floor), "headline per family")
         )
-    parts += cost_columns.cost_html(cost_columns.group_costs(report.groups))
+    parts += cost_section.cost_html(cost_columns.group_costs(report.groups))
     comp = [c for c in published_comparison(report.groups, report.published) if c["ours"] is not None]
     if comp:  # as in the Markdown: only published rows this comparison has a number for
         parts += [

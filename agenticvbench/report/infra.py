@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from agenticvbench.aggregate import GroupHeadline
+from agenticvbench.analysis.aggregate import GroupHeadline
 
 
 def infra_text(g: GroupHeadline) -> str:

@@ -18,11 +18,11 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from agenticvbench.analysis.comparability import judge_identity
 from agenticvbench.errors import ConfigError
 from agenticvbench.grade.agreement import compare, load_source
 from agenticvbench.grade.store import Key, VerdictStore
-from agenticvbench.report.comparability import judge_identity
-from agenticvbench.results import Result
+from agenticvbench.results.model import Result
 
 #: The recap verifier's output; its SHA-256 (the engine's `input_hashes`) names the video that was judged.
 VIDEO_NAME = "final.mp4"

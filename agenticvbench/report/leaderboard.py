@@ -17,36 +17,34 @@ from typing import Any
 
 import pandas as pd
 
-from agenticvbench.aggregate import (
+from agenticvbench.analysis.aggregate import (
     DEFAULT_LEVEL,
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
     GroupHeadline,
     headlines,
 )
-from agenticvbench.baselines.floor import floor_display_row, floor_frame_row
-from agenticvbench.baselines.table import Floor
-from agenticvbench.identity import duplicate_identities
-from agenticvbench.report.comparability import (
+from agenticvbench.analysis.comparability import (
     annotate,
     coverage_text,
-    joined,
     judge_text,
     judge_total,
     legend,
-    split_joined,
     symbols,
 )
+from agenticvbench.analysis.task_universe import TaskUniverse, split_by_universe, task_universe
+from agenticvbench.baselines.floor import floor_display_row, floor_frame_row
+from agenticvbench.baselines.table import Floor
 from agenticvbench.report.infra import infra_lines, infra_text
-from agenticvbench.report.latex import column_spec, latex_table
 from agenticvbench.report.markdown import fmt, fmt_ci, md_table
-from agenticvbench.report.signatures import key_label, signed_text
 from agenticvbench.report.summary import load_available
-from agenticvbench.results import Result
+from agenticvbench.results.model import Result
+from agenticvbench.results.signatures import key_label, signed_text
+from agenticvbench.results.signing import ResultKey
+from agenticvbench.runs.identity import duplicate_identities
 from agenticvbench.sanitize import csv_cell, markdown_document
 from agenticvbench.sanitize import text as sanitize_text
-from agenticvbench.signing import ResultKey
-from agenticvbench.task_universe import TaskUniverse, split_by_universe, task_universe
+from agenticvbench.tables import column_spec, joined, latex_table, split_joined
 from agenticvbench.verifiers import headline_rule
 
 FORMATS = ("md", "csv", "latex", "html", "json")

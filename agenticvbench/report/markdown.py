@@ -8,16 +8,22 @@ from __future__ import annotations
 
 from typing import Any
 
-from agenticvbench.aggregate import NO_RESULT, GroupHeadline
-from agenticvbench.harbor.compare import markdown_lines as harbor_markdown_lines
+from agenticvbench.analysis.aggregate import NO_RESULT, GroupHeadline
+from agenticvbench.analysis.comparability import (
+    coverage_text,
+    judge_text,
+    judge_total,
+    legend,
+    symbols,
+)
+from agenticvbench.analysis.reward_agreement import markdown_lines as harbor_markdown_lines
 from agenticvbench.report import judge_agreement
-from agenticvbench.report.comparability import coverage_text, joined, judge_text, judge_total, legend, symbols
 from agenticvbench.report.explain_section import explain_markdown, where
 from agenticvbench.report.infra import infra_lines, infra_text
-from agenticvbench.report.signatures import describe, signed_text
 from agenticvbench.report.summary import Report, human_references, published_comparison
-from agenticvbench.report.tables import md_table
+from agenticvbench.results.signatures import describe, signed_text
 from agenticvbench.sanitize import markdown_document
+from agenticvbench.tables import joined, md_table
 from agenticvbench.verifiers import headline_rule
 
 STATUS_LABEL = {
@@ -195,7 +201,8 @@ def render_markdown(report: Report, *, per_task: bool = True, max_problems: int 
         ]
     out += ["## Headline", "", headline_table(report.groups, fams), ""]
     out += [f"- {n}" for n in aggregation_notes(report)] + [""]
-    from agenticvbench.report.cost_columns import cost_markdown, group_costs
+    from agenticvbench.cost.columns import group_costs
+    from agenticvbench.report.cost_section import cost_markdown
 
     out += cost_markdown(group_costs(report.groups))
     comp = [c for c in published_comparison(report.groups, report.published) if c["ours"] is not None]

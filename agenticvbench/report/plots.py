@@ -15,10 +15,10 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 from matplotlib.ticker import MaxNLocator
 
-from agenticvbench.aggregate import NO_RESULT, GroupHeadline, RunRef, run_ref
+from agenticvbench.analysis.aggregate import NO_RESULT, GroupHeadline, RunRef, run_ref
+from agenticvbench.analysis.comparability import legend, symbols
 from agenticvbench.baselines.table import Floor
-from agenticvbench.report.comparability import legend, symbols
-from agenticvbench.results import Result
+from agenticvbench.results.model import Result
 from agenticvbench.verifiers.base import number
 from agenticvbench.verifiers.repair.constants import EDIT_MAX
 from agenticvbench.verifiers.repair.detail import CHUNK_SIGNALS, EditDetail, as_repair_detail

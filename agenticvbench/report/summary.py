@@ -14,7 +14,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from agenticvbench.aggregate import (
+from agenticvbench.analysis.aggregate import (
     CELL_STATUSES,
     DEFAULT_LEVEL,
     DEFAULT_RESAMPLES,
@@ -25,13 +25,12 @@ from agenticvbench.aggregate import (
     headlines,
     run_ref,
 )
+from agenticvbench.analysis.comparability import annotate, judge_identity
+from agenticvbench.analysis.task_universe import TaskUniverse, split_by_universe, task_universe
 from agenticvbench.baselines.table import Floor
 from agenticvbench.errors import SubmissionError
-from agenticvbench.identity import duplicate_identities
-from agenticvbench.report.comparability import annotate, judge_identity
 from agenticvbench.report.judge_agreement import judge_agreement
-from agenticvbench.report.signatures import key_label, signature_counts
-from agenticvbench.results import (
+from agenticvbench.results.model import (
     INVALID_STATUS,
     RESULTS_DIRNAME,
     Result,
@@ -39,8 +38,9 @@ from agenticvbench.results import (
     results_dir_for,
     scan_results,
 )
-from agenticvbench.signing import ResultKey
-from agenticvbench.task_universe import TaskUniverse, split_by_universe, task_universe
+from agenticvbench.results.signatures import key_label, signature_counts
+from agenticvbench.results.signing import ResultKey
+from agenticvbench.runs.identity import duplicate_identities
 from agenticvbench.version import __version__
 
 
@@ -70,8 +70,8 @@ def _declared_run(where: Path) -> dict[str, Any]:
     """
     from dataclasses import replace
 
-    from agenticvbench.identity import RunIdentity
-    from agenticvbench.submission import read_run_json
+    from agenticvbench.runs.identity import RunIdentity
+    from agenticvbench.runs.submission import read_run_json
 
     run_dir = where.parent if where.name == RESULTS_DIRNAME else where
     meta, _notes = read_run_json(run_dir / "run.json")  # hostile input: never raises, bad fields stay None

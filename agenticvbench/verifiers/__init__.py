@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, TypeVar
 
 if TYPE_CHECKING:  # pragma: no cover
-    from agenticvbench.results import Result
+    from agenticvbench.results.model import Result
     from agenticvbench.verifiers.base import FamilyExplanation, Verifier
 
 #: The result fields a headline can be: the two official score fields.

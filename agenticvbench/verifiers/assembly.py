@@ -22,9 +22,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, TypedDict
 
-from agenticvbench.results import Result
-from agenticvbench.submission import Submission
-from agenticvbench.tasks import AssemblyTask, Task
+from agenticvbench.dataset.tasks import AssemblyTask, Task
+from agenticvbench.results.model import Result
+from agenticvbench.runs.submission import Submission
 from agenticvbench.verifiers import FAMILY_SPECS, register
 from agenticvbench.verifiers.base import FamilyExplanation, VerifierOutcome, VerifyContext
 from agenticvbench.verifiers.manifest import (

@@ -1,7 +1,7 @@
 """The verifier protocol, the context a verifier gets, the outcome it returns, and how it explains a result.
 
 A verifier is a pure function of its inputs: it reads files and returns a `VerifierOutcome`. It never writes
-results, prints, or decides run-level statuses; the engine (`agenticvbench.engine`) owns those. Each family also
+results, prints, or decides run-level statuses; the engine (`agenticvbench.scoring.engine`) owns those. Each family also
 explains its own stored results (`FamilyExplanation`), so the reports never re-read a family's detail keys.
 """
 
@@ -11,9 +11,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
-from agenticvbench.results import Result
-from agenticvbench.submission import Submission
-from agenticvbench.tasks import Task
+from agenticvbench.dataset.tasks import Task
+from agenticvbench.results.model import Result
+from agenticvbench.runs.submission import Submission
 from agenticvbench.verifiers import HeadlineField
 
 OutcomeStatus = Literal["scored", "missing", "malformed"]

@@ -33,8 +33,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from agenticvbench.fsutil import TooLargeError
-from agenticvbench.pinned import read_submitted
-from agenticvbench.submission import Submission
+from agenticvbench.runs.pinned import read_submitted
+from agenticvbench.runs.submission import Submission
 
 MANIFEST_NAME = "solution.json"
 VIDEO_NAME = "solution.mp4"

@@ -20,9 +20,9 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any, TypedDict
 
-from agenticvbench.results import Result
-from agenticvbench.submission import Submission
-from agenticvbench.tasks import SequencingTask, Task
+from agenticvbench.dataset.tasks import SequencingTask, Task
+from agenticvbench.results.model import Result
+from agenticvbench.runs.submission import Submission
 from agenticvbench.verifiers import FAMILY_SPECS, register
 from agenticvbench.verifiers.base import FamilyExplanation, VerifierOutcome, VerifyContext, number
 from agenticvbench.verifiers.manifest import (

@@ -13,9 +13,9 @@ import pytest
 from agenticvbench.baselines import STRATEGIES, baselines
 from agenticvbench.baselines.strategies import brief_duration, slot_groups
 from agenticvbench.cli.main import main
-from agenticvbench.engine import verify_run
-from agenticvbench.loader import load_tasks
+from agenticvbench.dataset.loader import load_tasks
 from agenticvbench.media import probe
+from agenticvbench.scoring.engine import verify_run
 from agenticvbench.verifiers.assembly import adjust
 
 #: What the engine produced for each (strategy, task) on the small demo (headline score). Pinned so that a change

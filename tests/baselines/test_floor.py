@@ -7,13 +7,13 @@ import json
 
 import pytest
 
+from agenticvbench.analysis.task_universe import task_universe
 from agenticvbench.baselines.floor import NO_FLOOR, floor_for
 from agenticvbench.baselines.table import BaselineTable
 from agenticvbench.report import build_report, render_markdown
 from agenticvbench.report.leaderboard import build_leaderboard
 from agenticvbench.report.plots import family_bars
-from agenticvbench.results import Result, write_result
-from agenticvbench.task_universe import task_universe
+from agenticvbench.results.model import Result, write_result
 
 TASKS = {"sequencing": (37, 38), "repair": (65, 66, 67)}
 

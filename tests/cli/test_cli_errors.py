@@ -6,8 +6,8 @@ import zipfile
 
 import pytest
 
-from agenticvbench.archive import extract_zip
 from agenticvbench.cli.main import EXIT_INPUT, EXIT_USAGE, main
+from agenticvbench.dataset.archive import extract_zip
 from agenticvbench.errors import ArchiveError
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from agenticvbench.cli.main import EXIT_INPUT, main
-from agenticvbench.results import Result, write_result
+from agenticvbench.results.model import Result, write_result
 
 
 def _repair_result(run) -> Result:
@@ -155,7 +155,7 @@ def test_explain_names_the_real_results_folder_and_no_command_bound_to_fail(tmp_
 def test_verbose_lines_are_cut_at_a_word_with_a_pointer(tmp_path):
     """Regression: `avb verify -v` cut each line at exactly 200 characters of lost points, mid-word, with no
     ellipsis; it now ends at a word boundary with "… (more: avb explain RUN ID)"."""
-    from agenticvbench.explain import clip_words, explain_result
+    from agenticvbench.analysis.explain import clip_words, explain_result
 
     words = "; ".join(f"item pol_item_{i} (lost 1): measured value {i}" for i in range(20))
     assert clip_words(words, 500, " …") == words[:500].rsplit(" ", 1)[0].rstrip(" ;,") + " …"
@@ -188,7 +188,7 @@ def test_verbose_lines_are_cut_at_a_word_with_a_pointer(tmp_path):
 def test_a_repair_part_that_costs_nothing_is_not_listed_as_lost():
     """Regression: the perfect run's repair task (edit 0.9999994) read "lost: edit: 1.000 of 1 (costs 0.0 of 100
     points)"; a part costing under 0.05 points is no longer a loss, a real one still is."""
-    from agenticvbench.explain import lost_points
+    from agenticvbench.analysis.explain import lost_points
 
     res = Result(
         task_id=65,
@@ -206,7 +206,7 @@ def test_a_repair_part_that_costs_nothing_is_not_listed_as_lost():
 def test_explain_spells_localization_one_way(tmp_path):
     """Regression: `avb explain RUN 65` printed "localization" (the official field) and "localisation" (a section
     title) in one output."""
-    from agenticvbench.explain import explain_result
+    from agenticvbench.analysis.explain import explain_result
 
     text = explain_result(_repair_result(tmp_path / "run")).to_text()
     assert "localization" in text and "localisation" not in text

@@ -14,9 +14,9 @@ import pytest
 from agenticvbench import load_results, load_tasks, verify_run
 from agenticvbench.cli.demo import next_commands
 from agenticvbench.cli.main import EXIT_INPUT, build_parser, main
+from agenticvbench.dataset.loader import _HUB_REACHABLE
+from agenticvbench.dataset.selection import parse_task_ids
 from agenticvbench.errors import SubmissionError
-from agenticvbench.loader import _HUB_REACHABLE
-from agenticvbench.selection import parse_task_ids
 
 
 def _closed_port() -> int:
@@ -116,7 +116,7 @@ def test_bare_parquet_warns_up_front_and_repair_ends_with_a_dataset_reason(demo,
     reason says it is the dataset, not a crash."""
     import shutil
 
-    from agenticvbench.loader import PARQUET_PATH
+    from agenticvbench.dataset.loader import PARQUET_PATH
 
     pq_file = tmp_path / "pq" / "only.parquet"
     pq_file.parent.mkdir()

@@ -6,9 +6,9 @@ import json
 
 import pytest
 
+from agenticvbench.analysis.run_summary import RunSummary
 from agenticvbench.cli.main import EXIT_INPUT, main
-from agenticvbench.results import read_result
-from agenticvbench.summary import RunSummary
+from agenticvbench.results.model import read_result
 
 
 def _verify(*args: str) -> int:
@@ -125,7 +125,7 @@ def test_task_grammar_ranges_and_limit(seq_mirror, seq_run, capsys):
 
 def test_judge_required_exits_1_on_unscored_items(seq_mirror, seq_run, monkeypatch, capsys):
     """--judge-required turns unscored llm items into exit 1, naming the top reasons."""
-    import agenticvbench.engine as engine
+    import agenticvbench.scoring.engine as engine
 
     run = seq_run("a", {37: ["1", "2", "3"]})
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from agenticvbench.dataset.loader import load_tasks
 from agenticvbench.grade import GradingApp, VerdictStore, build_submissions, make_server, url_of
-from agenticvbench.loader import load_tasks
 
 
 @dataclass

@@ -73,7 +73,7 @@ def test_new_verdict_rescores_without_force(setup, capsys) -> None:
     import json
 
     from agenticvbench.cli.main import main
-    from agenticvbench.results import iter_results
+    from agenticvbench.results.model import iter_results
 
     args = [
         "verify",

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from agenticvbench.cli.main import main
-from agenticvbench.results import iter_results
+from agenticvbench.results.model import iter_results
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = [

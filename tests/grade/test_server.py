@@ -7,8 +7,8 @@ import json
 import os
 from urllib.parse import urlsplit
 
+from agenticvbench.dataset.loader import load_tasks
 from agenticvbench.grade import build_submissions
-from agenticvbench.loader import load_tasks
 
 
 def request(

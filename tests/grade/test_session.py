@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 
-from agenticvbench.engine import verify_run
+from agenticvbench.dataset.loader import load_tasks
 from agenticvbench.grade import build_submissions
-from agenticvbench.loader import load_tasks
+from agenticvbench.scoring.engine import verify_run
 
 
 def _pacing_text(setup) -> str:

@@ -90,9 +90,9 @@ def test_jobs_of_different_task_sets_are_not_compared(job, tmp_path):  # noqa: F
 def test_imported_runs_of_an_overridden_job_are_marked_in_reports(job, tmp_path):  # noqa: F811
     """The import records check-job's verdict in run.json; a report cell built from such a run gets the `mixed`
     mark (‡) with the override as the reason, and a run of a plain job gets none."""
+    from agenticvbench.analysis.comparability import cell_marks
     from agenticvbench.harbor.importer import import_jobs
-    from agenticvbench.report.comparability import cell_marks
-    from agenticvbench.results import Result
+    from agenticvbench.results.model import Result
 
     def marks_of(run):
         r = Result(

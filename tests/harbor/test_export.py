@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from harbor_scripts import run_script
 
-from agenticvbench.engine import verify_run
+from agenticvbench.dataset.loader import load_tasks
 from agenticvbench.harbor.contract import OUTPUT_FILES
 from agenticvbench.harbor.export import JUDGE_ENV, LISTING, family_settings
 from agenticvbench.harbor.reward import (
@@ -23,8 +23,8 @@ from agenticvbench.harbor.reward import (
     reward_from_result,
     write_reward,
 )
-from agenticvbench.loader import load_tasks
-from agenticvbench.results import iter_results
+from agenticvbench.results.model import iter_results
+from agenticvbench.scoring.engine import verify_run
 from agenticvbench.verifiers import headline_field
 
 tomllib = pytest.importorskip("tomllib")

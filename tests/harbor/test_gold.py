@@ -9,10 +9,10 @@ from __future__ import annotations
 import json
 
 from agenticvbench.cli.main import main
-from agenticvbench.engine import verify_run
+from agenticvbench.dataset.loader import load_tasks
 from agenticvbench.harbor.gold import RECAP_NONE, gold_output, seconds_text
-from agenticvbench.loader import load_tasks
-from agenticvbench.results import iter_results
+from agenticvbench.results.model import iter_results
+from agenticvbench.scoring.engine import verify_run
 from agenticvbench.verifiers.repair.report_grammar import parse_timestamp
 
 

@@ -21,8 +21,8 @@ import pytest
 from harbor_venv import harbor_venv, python312
 
 from agenticvbench.cli.main import main
-from agenticvbench.engine import verify_run
-from agenticvbench.results import iter_results
+from agenticvbench.results.model import iter_results
+from agenticvbench.scoring.engine import verify_run
 
 TASKS = "1,37,65,83"  # one task per family
 HERE = Path(__file__).resolve().parent

@@ -73,7 +73,7 @@ def test_trajectory_facts_from_harbors_atif_file(harbor_job, tmp_path):
     """The scored trial's ATIF trajectory: 3 agent turns, tool calls by name, 20 s of agent time, one ffprobe call
     and one frame extraction (the plain ffmpeg cut is not one); a trial without a trajectory says so; the report
     table shows the harness with those numbers."""
-    from agenticvbench.harbor.compare import trajectory_lines
+    from agenticvbench.analysis.reward_agreement import trajectory_lines
 
     (run,) = import_jobs([harbor_job], tmp_path / "runs").runs
     facts = json.loads((run / "run.json").read_text())["harbor"]["trajectories"]
@@ -97,8 +97,8 @@ def test_exclude_policy_gives_the_same_numbers_in_metric_and_leaderboard(harbor_
     runs our verifier); the expected means are computed by hand from those two scores."""
     import shutil
 
-    from agenticvbench.engine import verify_run
     from agenticvbench.report.leaderboard import leaderboard_from_runs
+    from agenticvbench.scoring.engine import verify_run
 
     job = tmp_path / "job"
     shutil.copytree(harbor_job, job)

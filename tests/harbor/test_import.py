@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 
 from agenticvbench.cli.main import main
-from agenticvbench.engine import verify_run
-from agenticvbench.harbor import jobfiles
 from agenticvbench.harbor.importer import import_jobs, task_id_of
-from agenticvbench.results import iter_results
+from agenticvbench.results.model import iter_results
+from agenticvbench.runs import jobdir as jobfiles
+from agenticvbench.scoring.engine import verify_run
 
 
 def _trial(
@@ -230,7 +230,7 @@ def test_agent_timeout_is_the_reason_avb_verify_shows(demo, tmp_path):
 
 def test_verify_accepts_the_run_json_the_importer_wrote(job, tmp_path):
     """Regression: `avb verify` warned "unknown key(s) 'harbor', 'source' ignored" about the importer's own keys."""
-    from agenticvbench.submission import read_run_json
+    from agenticvbench.runs.submission import read_run_json
 
     out = tmp_path / "runs"
     assert main(["import", "harbor", str(job), "--out", str(out)]) == 0

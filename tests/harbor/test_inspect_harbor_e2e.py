@@ -21,9 +21,9 @@ import pytest
 from harbor_venv import harbor_venv, python312
 
 from agenticvbench.cli.main import main
-from agenticvbench.engine import verify_run
 from agenticvbench.harbor.export import LISTING
-from agenticvbench.results import iter_results
+from agenticvbench.results.model import iter_results
+from agenticvbench.scoring.engine import verify_run
 
 TASKS = [37, 65, 83]  # sequencing, repair, assembly: the families with gold outputs
 MOUNTS = ("app", "workspace", "logs", "tests", "solution")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from agenticvbench.trial_outcomes import classify
+from agenticvbench.runs.trial_outcomes import classify
 
 STARTED = {"agent_execution": {"started_at": "2026-01-01T00:00:00Z"}, "finished_at": "2026-01-01T00:10:00Z"}
 

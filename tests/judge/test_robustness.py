@@ -156,7 +156,7 @@ def test_demo_recap_against_silent_endpoint_costs_under_three_deadlines(
     python items keep their scores."""
     import shutil
 
-    from agenticvbench.engine import verify_run
+    from agenticvbench.scoring.engine import verify_run
 
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     run = tmp_path / "run"

@@ -14,8 +14,8 @@ from agenticvbench.grade.agreement import agreement_report
 from agenticvbench.grade.store import HumanVerdict, VerdictStore
 from agenticvbench.judge.cache import CACHE_SCHEMA
 from agenticvbench.report import build_report, load_comparison, render_html, render_markdown
-from agenticvbench.results import write_result
-from agenticvbench.submission import RESULTS_DIRNAME
+from agenticvbench.results.model import write_result
+from agenticvbench.runs.submission import RESULTS_DIRNAME
 
 TASKS = (1, 2, 3, 4)
 ITEMS = 12

@@ -8,9 +8,9 @@ import io
 import pytest
 
 from agenticvbench.cli.main import main
-from agenticvbench.report.latex import latex_escape
 from agenticvbench.report.leaderboard import build_leaderboard, leaderboard_from_runs
 from agenticvbench.report.summary import load_comparison, published_comparison
+from agenticvbench.tables import latex_escape
 
 
 @pytest.fixture

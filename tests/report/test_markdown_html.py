@@ -224,7 +224,7 @@ def test_cli_report_dataset_universe(two_runs, demo, capsys) -> None:
 
 def test_lost_points_explains_each_family(mk) -> None:
     """The worst-task explanations name what cost points in each family's own terms."""
-    from agenticvbench.explain import lost_points
+    from agenticvbench.analysis.explain import lost_points
 
     seq = mk(37, "sequencing", 0.2, detail={"pred": ["2", "1", "3"], "correct": ["1", "2", "3"]})
     seq.components = {"nd_score": 0.5, "lis_score": 0.67, "adj_score": 0.5}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import shutil
 
 from agenticvbench.report import load_comparison
-from agenticvbench.results import Result, write_result
+from agenticvbench.results.model import Result, write_result
 
 
 def test_copied_run_directory_is_a_run_of_its_own(tmp_path):

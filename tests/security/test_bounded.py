@@ -6,7 +6,7 @@ import time
 
 from adversarial import by_id, long_media
 
-from agenticvbench.integrity import MAX_FRAME_SIDE
+from agenticvbench.integrity.screen import MAX_FRAME_SIDE
 
 
 def test_sparse_2gb_report_is_refused_before_reading(hostile_run, score_run):
@@ -87,7 +87,7 @@ def test_frame_area_over_4096_squared_is_malformed(hostile_run, score_run, tmp_p
     refused from the header."""
     from adversarial import ffmpeg
 
-    from agenticvbench.integrity import MAX_FRAME_PIXELS
+    from agenticvbench.integrity.screen import MAX_FRAME_PIXELS
 
     run = hostile_run()
     big = tmp_path / "big.mp4"
@@ -105,7 +105,7 @@ def test_media_cap_setting_is_validated(monkeypatch):
     import pytest
 
     from agenticvbench.errors import ConfigError
-    from agenticvbench.submission import DEFAULT_MEDIA_MAX_BYTES, MB, media_max_bytes
+    from agenticvbench.runs.submission import DEFAULT_MEDIA_MAX_BYTES, MB, media_max_bytes
 
     monkeypatch.delenv("AVB_MAX_MEDIA_MB", raising=False)
     assert media_max_bytes() == DEFAULT_MEDIA_MAX_BYTES == 4096 * MB

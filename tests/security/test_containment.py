@@ -10,8 +10,8 @@ import pytest
 from adversarial import by_id
 
 from agenticvbench.demo.repair import source_path
-from agenticvbench.engine import verify_run
 from agenticvbench.errors import SubmissionError
+from agenticvbench.scoring.engine import verify_run
 
 
 def test_symlink_to_verifier_only_source_is_malformed(hostile_run, score_run, demo):

@@ -6,9 +6,9 @@ import json
 
 import pytest
 
+from agenticvbench.dataset.loader import PARQUET_PATH, load_tasks
+from agenticvbench.dataset.tasks import task_from_row
 from agenticvbench.errors import DatasetError, TaskError
-from agenticvbench.loader import PARQUET_PATH, load_tasks
-from agenticvbench.tasks import task_from_row
 
 
 def _row(tid=37, rubric=None):

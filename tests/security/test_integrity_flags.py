@@ -60,7 +60,7 @@ def test_single_frame_with_full_audio_is_flagged_degenerate(
     assert r.components["edit"] > 0.9, "the official rubric keeps nearly the whole video budget"
     assert any(w.startswith("INTEGRITY degenerate_video: fixed.mp4") for w in r.warnings), r.warnings
     monkeypatch.setattr(
-        "agenticvbench.integrity.video_far_shorter_than_audio_or_source", lambda *a: False
+        "agenticvbench.integrity.screen.video_far_shorter_than_audio_or_source", lambda *a: False
     )  # the flag off
     plain = by_id(score_run(run.root, [65], force=True))[65]
     assert plain.integrity == [] and plain.headline_score == r.headline_score

@@ -6,9 +6,9 @@ from pathlib import Path
 
 from adversarial import by_id
 
+from agenticvbench.dataset.loader import load_tasks
 from agenticvbench.demo.repair import source_path
-from agenticvbench.leaks import dataset_references, leaked_references
-from agenticvbench.loader import load_tasks
+from agenticvbench.integrity.leaks import dataset_references, leaked_references
 
 
 def test_copy_of_another_tasks_reference_is_flagged_not_rescored(hostile_run, score_run, demo, monkeypatch):
@@ -28,7 +28,9 @@ def test_copy_of_another_tasks_reference_is_flagged_not_rescored(hostile_run, sc
         for w in r.warnings
     ), r.warnings
     assert any("INTEGRITY verifier_reference" in n for n in s.notes)
-    monkeypatch.setattr("agenticvbench.engine.dataset_references", lambda tasks: ((), 0))  # the check off
+    monkeypatch.setattr(
+        "agenticvbench.scoring.engine.dataset_references", lambda tasks: ((), 0)
+    )  # the check off
     unchecked = by_id(score_run(run.root, [65], force=True))[65]
     assert unchecked.integrity == [] and unchecked.headline_score == r.headline_score
 

@@ -8,7 +8,7 @@ import jsonschema
 import pytest
 from adversarial import by_id
 
-from agenticvbench.results import (
+from agenticvbench.results.model import (
     INVALID_STATUS,
     canonical_sha256,
     iter_results,

@@ -12,13 +12,13 @@ import pytest
 from adversarial import by_id
 
 from agenticvbench.cli.main import main
-from agenticvbench.engine import Job, score_job
 from agenticvbench.errors import ConfigError
 from agenticvbench.report.leaderboard import leaderboard_from_runs
 from agenticvbench.report.summary import build_report, load_available
-from agenticvbench.result_folder import RECORD_NAME
-from agenticvbench.results import canonical_sha256, read_result_checked, scan_results
-from agenticvbench.signing import KEY_ENV, KeyRef, key_path, load_key, worker_key
+from agenticvbench.results.folder import RECORD_NAME
+from agenticvbench.results.model import canonical_sha256, read_result_checked, scan_results
+from agenticvbench.results.signing import KEY_ENV, KeyRef, key_path, load_key, worker_key
+from agenticvbench.scoring.engine import Job, score_job
 
 
 def _planted(genuine: dict, **changes) -> dict:
@@ -122,8 +122,8 @@ def test_worker_with_another_key_writes_unsigned_with_a_warning(genuine, demo, t
     assert key is not None
     assert worker_key(KeyRef(key.path, "0" * 16))[0] is None
     assert "cannot be read" in worker_key(KeyRef(str(tmp_path / "absent"), key.key_id))[1]
-    from agenticvbench.loader import load_tasks
-    from agenticvbench.submission import open_run
+    from agenticvbench.dataset.loader import load_tasks
+    from agenticvbench.runs.submission import open_run
     from agenticvbench.verifiers.base import VerifyContext
 
     task = load_tasks(task_ids=[84], dataset=demo.mirror)[0]

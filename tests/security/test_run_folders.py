@@ -6,7 +6,7 @@ import json
 
 from adversarial import by_id, deep_json
 
-from agenticvbench.submission import open_run, read_run_json
+from agenticvbench.runs.submission import open_run, read_run_json
 
 
 def test_non_ascii_digit_folders_are_ignored_in_one_note(hostile_run, score_run):

@@ -7,7 +7,7 @@ import os
 
 from adversarial import by_id
 
-import agenticvbench.engine as engine
+import agenticvbench.scoring.engine as engine
 from agenticvbench.demo.repair import source_path
 
 

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from agenticvbench.submission import InputRejected, Submission
-from agenticvbench.tasks import AssemblyTask, task_from_row
+from agenticvbench.dataset.tasks import AssemblyTask, task_from_row
+from agenticvbench.runs.submission import InputRejected, Submission
 from agenticvbench.verifiers import get_verifier
 from agenticvbench.verifiers.assembly import OFFICIAL_FIELDS, adjust, norm_clip, official_result, score_picks
 from agenticvbench.verifiers.base import VerifyContext
@@ -244,8 +244,8 @@ def test_verifier_metadata_and_input_files(tmp_path: Path) -> None:
 def test_explanation_and_warning_number_the_slot_alike(tmp_path: Path) -> None:
     """Regression: `avb explain` said "slot 4: picked 4.MP4.mp4" while the D-S2 warning under it said "slot 3"
     (0-based), and `slot_durations[].slot` was 0-based too: slots are numbered from 1 wherever people read them."""
-    from agenticvbench.explain import lost_points
-    from agenticvbench.results import Result
+    from agenticvbench.analysis.explain import lost_points
+    from agenticvbench.results.model import Result
 
     write_solution(tmp_path, ["1", "7", "5", "11.MP4"], [1.0, 1.0, 1.0, 1.0])
     task = make_task(["1", "7", "5", "11"], [1.0, 1.0, 1.0, 1.0], duration_sec=4.0)

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from agenticvbench import verifiers
-from agenticvbench.explain import explain_result, lost_points
-from agenticvbench.results import Result
+from agenticvbench.analysis.explain import explain_result, lost_points
+from agenticvbench.results.model import Result
 from agenticvbench.verifiers import families, family_explainer
 from agenticvbench.verifiers.assembly import AssemblyVerifier
 from agenticvbench.verifiers.base import FamilyExplanation
@@ -55,8 +55,8 @@ def test_explaining_repair_and_recap_loads_no_media_stack() -> None:
     package `__init__`s, reading a repair or recap result imported PyAV (the repair package's entry point)."""
     code = (
         "import sys, json\n"
-        "from agenticvbench.results import Result\n"
-        "from agenticvbench.explain import explain_result\n"
+        "from agenticvbench.results.model import Result\n"
+        "from agenticvbench.analysis.explain import explain_result\n"
         "run = {'path': '/r/h__m__r1', 'harness': 'h', 'model': 'm', 'rep': 1}\n"
         "rep = Result(task_id=65, family='repair', status='scored', final_score=0.5, headline_score=0.5, run=run,\n"
         "             components={'format': 1.0, 'localization': 0.0, 'edit': 0.5},\n"

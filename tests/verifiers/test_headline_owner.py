@@ -9,11 +9,11 @@ import sys
 
 import pytest
 
-from agenticvbench.aggregate import group_headline
-from agenticvbench.explain import explain_result
+from agenticvbench.analysis.aggregate import group_headline
+from agenticvbench.analysis.explain import explain_result
+from agenticvbench.analysis.task_universe import task_universe
 from agenticvbench.harbor.reward import reward_from_result
-from agenticvbench.results import Result
-from agenticvbench.task_universe import task_universe
+from agenticvbench.results.model import Result
 from agenticvbench.verifiers import FAMILY_SPECS, families, headline_field, headline_name
 from agenticvbench.verifiers.assembly import AssemblyVerifier
 from agenticvbench.verifiers.base import VerifierOutcome
@@ -92,7 +92,7 @@ def test_asking_the_owner_imports_no_family_module() -> None:
     code = (
         "import sys; from agenticvbench.verifiers import headline_field, headline_rule; "
         "[headline_field(f) for f in ('sequencing', 'assembly', 'repair', 'recap')]; headline_rule(); "
-        "import agenticvbench.aggregate; "
+        "import agenticvbench.analysis.aggregate; "
         "print(sorted(m for m in sys.modules if m.startswith('agenticvbench.verifiers.') or m in ('av', 'cv2')))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout

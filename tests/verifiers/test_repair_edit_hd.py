@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
+from agenticvbench.dataset.tasks import resolve_cell
 from agenticvbench.media import run_ffmpeg
-from agenticvbench.tasks import resolve_cell
 from agenticvbench.verifiers.repair.edit import aggregate_chunks, plan_chunks, score_edit
 from agenticvbench.verifiers.repair.edit_audio import AudioPass, audio_pass
 from agenticvbench.verifiers.repair.profiles import EditParams, derive

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from agenticvbench.tasks import resolve_cell
+from agenticvbench.dataset.tasks import resolve_cell
 from agenticvbench.verifiers.repair.localize import score_localization
 from agenticvbench.verifiers.repair.profiles import derive
 from agenticvbench.verifiers.repair.report_grammar import parse_timestamp, read_report

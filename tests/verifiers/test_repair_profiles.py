@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from agenticvbench.tasks import GROUND_TRUTH_DIR, load_cells, resolve_cell
+from agenticvbench.dataset.tasks import GROUND_TRUTH_DIR, load_cells, resolve_cell
 from agenticvbench.verifiers.repair.profiles import (
     MULTI_REGION_VARIANTS,
     ProfileError,

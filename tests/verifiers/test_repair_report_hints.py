@@ -3,7 +3,7 @@ and the accepted form; the score stays the official one (the line is still ignor
 
 from __future__ import annotations
 
-from agenticvbench.tasks import resolve_cell
+from agenticvbench.dataset.tasks import resolve_cell
 from agenticvbench.verifiers.repair.localize import score_localization
 from agenticvbench.verifiers.repair.profiles import derive
 

@@ -17,9 +17,9 @@ from typing import Any
 
 import pytest
 
+from agenticvbench.dataset.tasks import RepairTask
 from agenticvbench.errors import MediaError
-from agenticvbench.submission import Submission
-from agenticvbench.tasks import RepairTask
+from agenticvbench.runs.submission import Submission
 from agenticvbench.verifiers import get_verifier
 from agenticvbench.verifiers.base import VerifyContext
 from agenticvbench.verifiers.repair import RepairVerifier, score_repair

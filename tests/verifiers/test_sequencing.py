@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from scipy.stats import kendalltau
 
-from agenticvbench.submission import Submission
-from agenticvbench.tasks import SequencingTask, task_from_row
+from agenticvbench.dataset.tasks import SequencingTask, task_from_row
+from agenticvbench.runs.submission import Submission
 from agenticvbench.verifiers import get_verifier
 from agenticvbench.verifiers.base import VerifyContext
 from agenticvbench.verifiers.manifest import read_manifest

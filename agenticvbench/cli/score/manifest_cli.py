@@ -11,8 +11,8 @@ from collections.abc import Callable
 from typing import Any
 
 from agenticvbench.cli.common import add_dataset_args, print_json
-from agenticvbench.loader import load_tasks
-from agenticvbench.tasks import Task
+from agenticvbench.dataset.loader import load_tasks
+from agenticvbench.dataset.tasks import Task
 
 
 def split_ids(text: str) -> list[str]:

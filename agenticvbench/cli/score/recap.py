@@ -51,7 +51,7 @@ def _read_rubric(path: Path) -> Any:
 
 def run(args: argparse.Namespace) -> int:
     """Score and print; exit 1 when the official `error` field is non-empty."""
-    from agenticvbench.loader import default_cache_dir, load_tasks
+    from agenticvbench.dataset.loader import default_cache_dir, load_tasks
     from agenticvbench.verifiers.recap import score_recap
 
     cache_dir = Path(args.cache_dir) if args.cache_dir else default_cache_dir()

@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from agenticvbench.cli.common import add_dataset_args, print_json
+from agenticvbench.dataset.loader import default_cache_dir, load_tasks
+from agenticvbench.dataset.tasks import resolve_cell
 from agenticvbench.errors import TaskError
-from agenticvbench.loader import default_cache_dir, load_tasks
-from agenticvbench.tasks import resolve_cell
 
 
 def register(sub: argparse._SubParsersAction) -> None:

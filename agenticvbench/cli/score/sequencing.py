@@ -6,7 +6,7 @@ import argparse
 from typing import Any
 
 from agenticvbench.cli.score.manifest_cli import add_manifest_command
-from agenticvbench.tasks import SequencingTask, Task
+from agenticvbench.dataset.tasks import SequencingTask, Task
 
 
 def _golden(task: Task) -> list[str]:

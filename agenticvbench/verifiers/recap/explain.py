@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agenticvbench.results import Result
+from agenticvbench.results.model import Result
 from agenticvbench.verifiers.base import FamilyExplanation, number
 
 

@@ -29,7 +29,7 @@ from agenticvbench.fsutil import file_sha256, text_sha256
 from agenticvbench.media import ProbeResult, decode_audio, probe
 from agenticvbench.media import filters as ff
 from agenticvbench.memo import MISSING, JsonStore, Memo
-from agenticvbench.pinned import pinned
+from agenticvbench.runs.pinned import pinned
 from agenticvbench.verifiers.recap.frame_pass import frame_pass
 from agenticvbench.verifiers.recap.ocr import get_engine
 

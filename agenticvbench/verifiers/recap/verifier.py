@@ -27,14 +27,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from agenticvbench.dataset.tasks import Task
 from agenticvbench.errors import MediaError
 from agenticvbench.fsutil import file_sha256
 from agenticvbench.judge import JudgeCache, JudgeSettings, VideoJudge
 from agenticvbench.judge.prompts import PROMPT_TEMPLATE_VERSION, prompt_hash
 from agenticvbench.judge.settings import judge_provenance
 from agenticvbench.media import probe
-from agenticvbench.submission import Submission
-from agenticvbench.tasks import Task
+from agenticvbench.runs.submission import Submission
 from agenticvbench.verifiers import FAMILY_SPECS, register
 from agenticvbench.verifiers.base import VerifierOutcome, VerifyContext
 from agenticvbench.verifiers.recap.detail import OfficialItem

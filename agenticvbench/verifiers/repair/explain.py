@@ -7,7 +7,7 @@ from `constants.py`: light enough for `avb report` and `avb explain`, which must
 
 from __future__ import annotations
 
-from agenticvbench.results import Result
+from agenticvbench.results.model import Result
 from agenticvbench.verifiers.base import FamilyExplanation, number
 from agenticvbench.verifiers.repair.constants import RUBRIC_POINTS
 from agenticvbench.verifiers.repair.detail import CHUNK_SIGNALS, EditChunk, RepairDetail, as_repair_detail

@@ -13,9 +13,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from agenticvbench.dataset.tasks import GROUND_TRUTH_DIR
 from agenticvbench.errors import MediaError
 from agenticvbench.media import ProbeResult, probe
-from agenticvbench.tasks import GROUND_TRUTH_DIR
 from agenticvbench.verifiers.repair.constants import FORMAT_MAX
 from agenticvbench.verifiers.repair.detail import FormatDetail, FormatItem
 

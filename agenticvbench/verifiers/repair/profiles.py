@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
-from agenticvbench.tasks import GROUND_TRUTH_DIR
+from agenticvbench.dataset.tasks import GROUND_TRUTH_DIR
 from agenticvbench.verifiers.repair.constants import MAX_DURATION_S
 
 VARIANTS: tuple[str, ...] = (

@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agenticvbench.fsutil import TooLargeError
-from agenticvbench.pinned import read_submitted
-from agenticvbench.submission import TEXT_MAX_BYTES as REPORT_MAX_BYTES
+from agenticvbench.runs.pinned import read_submitted
+from agenticvbench.runs.submission import TEXT_MAX_BYTES as REPORT_MAX_BYTES
 
 MAX_PREDICTIONS = 12
 MAX_NEAR_MISS_WARNINGS = 3

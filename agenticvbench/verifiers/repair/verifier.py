@@ -13,10 +13,10 @@ import time
 from pathlib import Path
 from typing import Any, cast
 
+from agenticvbench.dataset.tasks import Task
 from agenticvbench.errors import MediaError, TaskError
 from agenticvbench.media import probe
-from agenticvbench.submission import Submission
-from agenticvbench.tasks import Task
+from agenticvbench.runs.submission import Submission
 from agenticvbench.verifiers import FAMILY_SPECS, register
 from agenticvbench.verifiers.base import VerifierOutcome, VerifyContext
 from agenticvbench.verifiers.repair.constants import EDIT_MAX, FORMAT_MAX, LOC_MAX, NO_AUDIO_WARNING, clamp01

@@ -8,9 +8,9 @@ from pathlib import Path
 import openai_server
 import pytest
 
+from agenticvbench.dataset.tasks import RecapTask
 from agenticvbench.judge import JudgeSettings, prompt_hash
-from agenticvbench.submission import Submission
-from agenticvbench.tasks import RecapTask
+from agenticvbench.runs.submission import Submission
 from agenticvbench.verifiers import get_verifier
 from agenticvbench.verifiers.base import VerifyContext
 from agenticvbench.verifiers.recap import RecapVerifier, score_recap

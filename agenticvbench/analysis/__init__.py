@@ -1,0 +1,1 @@
+"""What results mean: aggregation, the task universe, explanations, comparisons and power."""

@@ -1,0 +1,364 @@
+"""Headline aggregation: per-family means over runs x tasks, macro/micro, bootstrap CIs.
+
+The rule: a family's headline is the mean of `headline_score`
+(adjusted for sequencing/assembly, final for repair/recap) over that family's tasks; with several runs of one
+(harness, model) it is the mean over the runs x tasks matrix. A task with no result, or with status missing,
+malformed or error, counts 0 (an `error` is also reported loudly by the report, never silently hidden).
+A cell with status `excluded` (an infrastructure failure the run declares left out, `avb harbor import
+--infra-policy exclude`) is left out instead: the family mean is over the remaining cells, micro over all remaining
+cells, macro over the family headlines; a family with no cell left has headline 0 (as `avb harbor metric`), still
+weighs in macro and weighs nothing in micro. Every row lists its infrastructure failures (excluded, or counted 0
+under the default `zero` policy) for rerun.
+
+Which tasks count (the task universe: dataset, full benchmark or observed) is `agenticvbench.analysis.task_universe`.
+
+Overall numbers, both always labelled: **macro** = mean of the family headlines (each family weighs the same);
+**micro** = mean over all run x task cells (each task weighs the same, so recap's 36 tasks dominate).
+
+Bootstrap (percentile, 95 % by default, `DEFAULT_RESAMPLES` replicates, fixed `DEFAULT_SEED`): each replicate
+draws the group's runs with replacement (one draw shared by all families, since a run is one unit) and, within
+each family independently, its tasks with replacement (stratified by family, so family sizes stay fixed); the
+statistic is recomputed on the resampled runs x tasks matrix. Every group starts from a fresh generator seeded
+with `seed`, so a group's interval does not depend on which other groups are in the table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+from agenticvbench.analysis.task_universe import TaskUniverse, task_universe
+from agenticvbench.results.model import INVALID_STATUS, STATUSES, Result
+from agenticvbench.runs.identity import RunIdentity
+from agenticvbench.runs.trial_outcomes import INFRA_TEXT
+from agenticvbench.verifiers import headline_name
+
+DEFAULT_RESAMPLES = 2000
+DEFAULT_SEED = 0
+DEFAULT_LEVEL = 0.95
+NO_RESULT = "no_result"
+#: Every status a run x task cell can have: the result statuses, an invalid result file, and no result file at all.
+CELL_STATUSES: tuple[str, ...] = (*STATUSES, INVALID_STATUS, NO_RESULT)
+
+
+@dataclass(frozen=True, order=True)
+class RunRef:
+    """One run as the report sorts and groups it: a `RunIdentity` with its rep as text (the path identifies it).
+
+    Built from a result's identity by `RunRef.of` only, so the report and the result files agree."""
+
+    harness: str
+    model: str
+    rep: str
+    path: str
+
+    @classmethod
+    def of(cls, identity: RunIdentity) -> RunRef:
+        """The report's key of `identity`, with the folder-name fallback applied (`RunIdentity.named`)."""
+        named = identity.named()
+        return cls(named.harness, named.model, named.rep_label, named.path)
+
+    @property
+    def group(self) -> tuple[str, str]:
+        """The (harness, model) this run belongs to."""
+        return (self.harness, self.model)
+
+    @property
+    def short(self) -> str:
+        """A compact label for tables and plots."""
+        rep = f" rep {self.rep}" if self.rep not in ("", "None") else ""
+        tail = self.path.rstrip("/").rsplit("/", 1)[-1] if self.path else ""
+        return f"{self.harness}/{self.model}{rep}" + (f" ({tail})" if tail and tail != self.model else "")
+
+
+def run_ref(result: Result) -> RunRef:
+    """The run a result belongs to, from `Result.run` (written by the engine: options, run.json or folder name).
+
+    Results written before the folder-name fallback existed say model "unknown"; they get the folder name too,
+    so runs without a run.json never merge into one "unknown/unknown" row. A `run` block with wrong types (a
+    crafted file) reads as absent fields, never as an error.
+    """
+    return RunRef.of(result.identity)
+
+
+def integrity_of(result: Result) -> list[str]:
+    """The result's integrity flags (e.g. `audio_only`, `identical_to_input`); [] for results without them."""
+    flags = getattr(result, "integrity", None)
+    return [str(f) for f in flags] if isinstance(flags, (list, tuple)) else []
+
+
+@dataclass
+class FamilyHeadline:
+    """One family's headline for one (harness, model): the runs x tasks mean and its interval."""
+
+    family: str
+    mean: float
+    ci_low: float | None
+    ci_high: float | None
+    n_tasks: int
+    n_runs: int
+    run_means: list[float]
+    status_counts: dict[str, int]
+    aggregation: str
+
+
+@dataclass
+class GroupHeadline:
+    """All headlines of one (harness, model) over its runs."""
+
+    harness: str
+    model: str
+    runs: list[RunRef]
+    families: dict[str, FamilyHeadline]
+    macro: float
+    macro_ci: tuple[float | None, float | None]
+    micro: float
+    micro_ci: tuple[float | None, float | None]
+    macro_label: str
+    micro_label: str
+    status_counts: dict[str, int] = field(default_factory=dict)
+    #: family (or "macro"/"micro") -> mark keys of `report.comparability.MARKS`; filled by `comparability.annotate`
+    marks: dict[str, list[str]] = field(default_factory=dict)
+    mark_notes: list[str] = field(default_factory=list)
+    coverage: dict[str, int] = field(default_factory=dict)  # {"with_result": n, "counted": runs x tasks}
+    judge: dict[str, dict[str, Any]] = field(default_factory=dict)  # run path -> judge calls, tokens, cost
+    signatures: dict[str, int] = field(
+        default_factory=dict
+    )  # `report.signatures.signature_counts` of its results
+    #: Infrastructure failures to rerun, "run path: task N (excluded|counted 0)" (`infra_failures`)
+    infra: list[str] = field(default_factory=list)
+
+    @property
+    def n_errors(self) -> int:
+        """Cells whose verifier failed (status error): never silently a 0, so tables flag them."""
+        return self.status_counts.get("error", 0)
+
+    @property
+    def n_invalid(self) -> int:
+        """Cells whose result file is invalid (they count 0; the file is named among the problems)."""
+        return self.status_counts.get(INVALID_STATUS, 0)
+
+    @property
+    def n_excluded(self) -> int:
+        """Cells left out of the means (status excluded: infrastructure failures under `--infra-policy exclude`)."""
+        return self.status_counts.get("excluded", 0)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict."""
+        return asdict(self)
+
+
+def is_infra_failure(result: Result) -> bool:
+    """True for a cell whose trial failed in the infrastructure: excluded, or counted 0 under the `zero` policy
+    (its reason starts with the import's infrastructure-failure text)."""
+    return result.status == "excluded" or (result.status != "scored" and result.reason.startswith(INFRA_TEXT))
+
+
+def infra_failures(results: Iterable[Result]) -> list[str]:
+    """One line per infrastructure failure among `results`, in run/task order, for the rerun list."""
+    bad = sorted((r for r in results if is_infra_failure(r)), key=lambda r: (run_ref(r).path, int(r.task_id)))
+    return [
+        f"{run_ref(r).path}: task {r.task_id} ({'excluded' if r.status == 'excluded' else 'counted 0'})"
+        for r in bad
+    ]
+
+
+def group_key(result: Result) -> tuple[str, str]:
+    """(harness, model) of a result."""
+    return run_ref(result).group
+
+
+def group_results(results: Iterable[Result]) -> dict[tuple[str, str], list[Result]]:
+    """Results by (harness, model), groups in sorted order."""
+    out: dict[tuple[str, str], list[Result]] = {}
+    for r in results:
+        out.setdefault(group_key(r), []).append(r)
+    return dict(sorted(out.items()))
+
+
+def score_matrices(
+    results: Iterable[Result], runs: Sequence[RunRef], universe: TaskUniverse
+) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Per family: (scores, statuses), each runs x tasks; a cell without a result is (0.0, "no_result"), an
+    excluded cell is (nan, "excluded")."""
+    index = {(run_ref(r).path, int(r.task_id)): r for r in results}
+    out: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    for fam in universe.families:
+        ids = universe.tasks[fam]
+        scores = np.zeros((len(runs), len(ids)), dtype=float)
+        statuses = np.full((len(runs), len(ids)), NO_RESULT, dtype=object)
+        for i, run in enumerate(runs):
+            for j, tid in enumerate(ids):
+                r = index.get((run.path, tid))
+                if r is not None:
+                    statuses[i, j] = r.status
+                    scores[i, j] = (
+                        float(r.headline_score)
+                        if r.status == "scored"
+                        else np.nan
+                        if r.status == "excluded"
+                        else 0.0
+                    )
+        out[fam] = (scores, statuses)
+    return out
+
+
+def combine_run_means(run_means: Sequence[float], n_tasks: Sequence[int] | None = None) -> float:
+    """The runs x tasks mean from per-run means (each run weighted by its task count; equal counts: plain mean).
+
+    This is how a published per-run table (e.g. the codex_cli + gpt-5.5 assembly worked example) turns into
+    the headline.
+    """
+    weights = np.ones(len(run_means)) if n_tasks is None else np.asarray(n_tasks, dtype=float)
+    if len(run_means) == 0 or weights.sum() == 0:
+        return 0.0
+    return float(np.dot(np.asarray(run_means, dtype=float), weights) / weights.sum())
+
+
+def _nanmean(mat: np.ndarray, axis: Any = None) -> Any:
+    """Mean over the cells that are not excluded (nan); 0 where none is left. Without nan: `mat.mean`."""
+    if not np.isnan(mat).any():
+        return mat.mean(axis=axis)
+    kept = (~np.isnan(mat)).sum(axis=axis)
+    total = np.nansum(mat, axis=axis)
+    return np.where(kept > 0, total / np.maximum(kept, 1), 0.0)
+
+
+def _interval(samples: np.ndarray, level: float) -> tuple[float, float]:
+    alpha = (1.0 - level) / 2.0
+    lo, hi = np.quantile(samples, [alpha, 1.0 - alpha])
+    return float(lo), float(hi)
+
+
+def bootstrap(
+    scores: Mapping[str, np.ndarray], *, resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED
+) -> dict[str, np.ndarray]:
+    """Bootstrap replicates of every family mean and of macro/micro (scheme in the module docstring).
+
+    `scores` maps family -> runs x tasks matrix (all with the same number of runs). Returns arrays of
+    length `resamples` keyed by family, "macro" and "micro".
+    """
+    rng = np.random.default_rng(seed)
+    fams = [f for f in scores if scores[f].size]
+    if not fams or resamples <= 0:
+        return {}
+    n_runs = scores[fams[0]].shape[0]
+    run_idx = rng.integers(0, n_runs, size=(resamples, n_runs))
+    out: dict[str, np.ndarray] = {}
+    task_idx_of: dict[str, np.ndarray] = {}
+    for fam in fams:
+        mat = scores[fam]
+        task_idx = task_idx_of[fam] = rng.integers(0, mat.shape[1], size=(resamples, mat.shape[1]))
+        out[fam] = mat[run_idx[:, :, None], task_idx[:, None, :]].mean(axis=(1, 2))
+    stacked = np.stack([out[f] for f in fams])
+    out["macro"] = stacked.mean(axis=0)
+    if not any(np.isnan(scores[f]).any() for f in fams):
+        sizes = np.array([scores[f].shape[1] for f in fams], dtype=float)
+        out["micro"] = (stacked * sizes[:, None]).sum(axis=0) / sizes.sum()
+        return out
+    # excluded cells (nan): each family's replicate mean over its remaining resampled cells, micro over all of them
+    sums = np.zeros(resamples)
+    kept = np.zeros(resamples)
+    for fam in fams:
+        mat = scores[fam]
+        cells = mat[run_idx[:, :, None], task_idx_of[fam][:, None, :]]
+        sums += np.nansum(cells, axis=(1, 2))
+        kept += (~np.isnan(cells)).sum(axis=(1, 2))
+        out[fam] = _nanmean(cells.reshape(resamples, -1), axis=1)
+    out["macro"] = np.stack([out[f] for f in fams]).mean(axis=0)
+    out["micro"] = np.where(kept > 0, sums / np.maximum(kept, 1), 0.0)
+    return out
+
+
+def _counts(statuses: np.ndarray) -> dict[str, int]:
+    found: dict[str, int] = {}
+    if statuses.size:
+        values, counts = np.unique(statuses.astype(str), return_counts=True)
+        found = {str(v): int(c) for v, c in zip(values, counts, strict=True)}
+    return {s: found.get(s, 0) for s in CELL_STATUSES}
+
+
+def group_headline(
+    results: Iterable[Result],
+    universe: TaskUniverse,
+    *,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+    level: float = DEFAULT_LEVEL,
+) -> GroupHeadline:
+    """Headlines of one (harness, model): the results of all its runs (every result must share the group)."""
+    results = list(results)
+    runs = sorted({run_ref(r) for r in results}, key=lambda r: (len(r.rep), r.rep, r.path))  # rep 2 before 10
+    if not runs:
+        raise ValueError("group_headline needs at least one result")
+    if len({r.group for r in runs}) != 1:
+        raise ValueError("group_headline got results of several (harness, model) groups; use headlines()")
+    mats = score_matrices(results, runs, universe)
+    boot = bootstrap({f: m[0] for f, m in mats.items()}, resamples=resamples, seed=seed)
+    pct = f"{level:.0%}"
+    fams: dict[str, FamilyHeadline] = {}
+    for fam, (scores, statuses) in mats.items():
+        ci = _interval(boot[fam], level) if fam in boot else (None, None)
+        fams[fam] = FamilyHeadline(
+            fam,
+            float(_nanmean(scores)),
+            ci[0],
+            ci[1],
+            scores.shape[1],
+            scores.shape[0],
+            [float(x) for x in _nanmean(scores, axis=1)],
+            _counts(statuses),
+            f"mean of {headline_name(fam)} over "
+            f"{scores.shape[0]} run(s) x {scores.shape[1]} task(s); no result/invalid/missing/malformed/error = 0; "
+            + (f"{n_out} excluded cell(s) left out; " if (n_out := int(np.isnan(scores).sum())) else "")
+            + (
+                f"{pct} CI: percentile bootstrap over runs and tasks ({resamples} resamples, seed {seed})"
+                if boot
+                else "no CI (0 resamples)"
+            ),
+        )
+    sizes = np.array([fams[f].n_tasks for f in fams], dtype=float)
+    means = np.array([fams[f].mean for f in fams])
+    macro = float(means.mean())
+    micro = float((means * sizes).sum() / sizes.sum())
+    if any(np.isnan(m[0]).any() for m in mats.values()):  # excluded cells: micro over the remaining cells
+        kept = np.array([int((~np.isnan(mats[f][0])).sum()) for f in fams], dtype=float)
+        micro = float((means * kept).sum() / kept.sum()) if kept.sum() else 0.0
+    macro_ci = _interval(boot["macro"], level) if boot else (None, None)
+    micro_ci = _interval(boot["micro"], level) if boot else (None, None)
+    total: dict[str, int] = {s: sum(f.status_counts[s] for f in fams.values()) for s in CELL_STATUSES}
+    return GroupHeadline(
+        runs[0].harness,
+        runs[0].model,
+        runs,
+        fams,
+        macro,
+        macro_ci,
+        micro,
+        micro_ci,
+        f"macro: unweighted mean of the {len(fams)} family headlines ({', '.join(fams)})",
+        f"micro: mean over all {int(sizes.sum())} tasks x {len(runs)} run(s) (each task weighs the same)",
+        total,
+        infra=infra_failures(results),
+    )
+
+
+def headlines(
+    results: Iterable[Result],
+    universe: TaskUniverse | None = None,
+    *,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+    level: float = DEFAULT_LEVEL,
+) -> list[GroupHeadline]:
+    """Headlines of every (harness, model) group, best macro first. Universe defaults to `observed`."""
+    results = list(results)
+    universe = universe or task_universe(results)
+    out = [
+        group_headline(rs, universe, resamples=resamples, seed=seed, level=level)
+        for rs in group_results(results).values()
+    ]
+    return sorted(out, key=lambda g: (-g.macro, g.harness, g.model))

@@ -1,0 +1,167 @@
+"""Why a task lost points: the status, the headline and how it was computed, the warnings, and what the result's
+family says cost points.
+
+Each family explains its own results (`verifiers.family_explainer`, e.g. recap: failed and unscored items with
+their measured values; sequencing: misplaced clips; assembly: wrong slots; repair: the rubric breakdown, the
+report.md lines read or ignored, the worst chunks); this module adds what every result has and lays it out.
+Everything is read from the result file: nothing is rescored. `explain_result` builds an `Explanation` (used by
+`avb explain`, `avb verify -v` and the reports); `lost_points` is the short list the family-report notebook shows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from agenticvbench.results.model import Result
+from agenticvbench.verifiers import family_explainer, headline_name
+from agenticvbench.verifiers.base import FamilyExplanation
+
+
+def _not_scored(result: Result) -> str:
+    return "left out of the means" if result.status == "excluded" else "counts 0"
+
+
+def _family(result: Result) -> FamilyExplanation:
+    """The family's explanation of a scored result; the generic one for a family that has none."""
+    fn = family_explainer(result.family)
+    if fn is None:
+        return FamilyExplanation(computation=f"headline_score = {result.headline_score:.4f}")
+    return fn(result)
+
+
+def lost_points(result: Result) -> list[str]:
+    """Lines explaining the points a result lost: its status reason, the family's deductions, its warnings."""
+    if result.status != "scored":
+        return [f"{result.status}: {result.reason or 'no reason given'}"]
+    lines = list(_family(result).lost)
+    if result.reason:
+        lines.append(f"note: {result.reason}")
+    return lines + [f"warning: {w}" for w in result.warnings]
+
+
+@dataclass
+class Explanation:
+    """Everything `avb explain` shows for one (run, task) result."""
+
+    run: str
+    task_id: int
+    family: str
+    status: str
+    headline: float
+    headline_field: str
+    computation: str
+    reason: str
+    lost: list[str]
+    sections: dict[str, list[str]] = field(default_factory=dict)
+    items: list[dict[str, Any]] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    integrity: list[str] = field(default_factory=list)
+    judge: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form (`avb explain --json`)."""
+        return asdict(self)
+
+    def one_line(self) -> str:
+        """`avb verify -v`: status, task, headline and the first things that lost points, on one line."""
+        head = f"[{self.status}] {self.family} {self.task_id} {self.headline:.4f}"
+        if self.status != "scored":
+            return f"{head}: {self.reason or 'no reason given'}"
+        what = self.lost if self.family != "sequencing" else self.lost[1:] or self.lost[:1]
+        ids = sorted({w.split(":", 1)[0] for w in self.warnings if w[:2] in ("D-", "d-")})
+        tail = (
+            clip_words("; ".join(what), 200, f" … (more: avb explain RUN {self.task_id})") or "nothing lost"
+        )
+        extra = (f" [warnings {', '.join(ids)}]" if ids else "") + (
+            f" [integrity {', '.join(self.integrity)}]" if self.integrity else ""
+        )
+        return f"{head}: {tail}{extra}"
+
+    def to_text(self) -> str:
+        """Human-readable, one block."""
+        lines = [
+            f"run {self.run}, task {self.task_id} ({self.family}): {self.status}, "
+            f"{self.headline_field} {self.headline:.4f}",
+            f"  how: {self.computation}",
+        ]
+        if self.reason:
+            lines.append(f"  reason: {self.reason}")
+        if self.integrity:
+            lines.append(f"  integrity flags (not comparable): {', '.join(self.integrity)}")
+        lines.append("  lost points:" if self.lost else "  lost points: none")
+        lines += [f"    - {x}" for x in self.lost]
+        for name, body in self.sections.items():
+            lines.append(f"  {name}:")
+            lines += [f"    - {x}" for x in body]
+        if self.items:
+            lines.append("  items:")
+            lines += [
+                f"    {it['outcome']:<9} {it['item_id']:<24} w {it['weight']:>5g}  {it['reason']}"
+                for it in self.items
+            ]
+        if self.judge.get("calls") or self.judge.get("prompt_tokens"):
+            j = self.judge
+            lines.append(
+                f"  judge: {j['calls']} call(s), {j['prompt_tokens']} prompt + {j['completion_tokens']} "
+                f"completion tokens" + (f", ${j['cost_usd']:.4f}" if j.get("cost_usd") is not None else "")
+            )
+        lines.append("  warnings:" if self.warnings else "  warnings: none")
+        lines += [f"    - {w}" for w in self.warnings]
+        return "\n".join(lines)
+
+
+def clip_words(text: str, limit: int, more: str) -> str:
+    """`text` if it fits in `limit` characters, else cut at the last word boundary before it, plus `more`."""
+    if len(text) <= limit:
+        return text
+    cut = text[:limit]
+    space = cut.rfind(" ")
+    return (cut[:space] if space > limit // 2 else cut).rstrip(" ;,") + more
+
+
+def explain_result(result: Result) -> Explanation:
+    """The explanation of one result (see the module docstring for what each family shows)."""
+    from agenticvbench.analysis.aggregate import integrity_of, run_ref
+
+    fam = _family(result)  # a result that is not scored keeps the family's item table and judge usage only
+    if result.status != "scored":
+        why = _not_scored(result)
+        fam = FamilyExplanation(
+            computation=f"{result.status}: {why} ({result.reason or 'no reason given'})",
+            lost=[f"{result.status}: {why}"],
+            items=fam.items,
+            judge=fam.judge,
+        )
+    return Explanation(
+        run=run_ref(result).short,
+        task_id=int(result.task_id),
+        family=result.family,
+        status=result.status,
+        headline=float(result.headline_score),
+        headline_field=headline_name(result.family),
+        computation=fam.computation,
+        reason=result.reason,
+        lost=fam.lost,
+        sections=fam.sections,
+        items=fam.items,
+        warnings=list(result.warnings),
+        integrity=integrity_of(result),
+        judge=fam.judge,
+    )
+
+
+def explain_table(results: list[Result]) -> list[dict[str, Any]]:
+    """One row per result: run, task, status, headline and the lost-points lines joined (for a DataFrame)."""
+    from agenticvbench.analysis.aggregate import run_ref
+
+    return [
+        {
+            "task_id": r.task_id,
+            "run": run_ref(r).short,
+            "status": r.status,
+            "headline": r.headline_score,
+            "why": "; ".join(lost_points(r)),
+        }
+        for r in results
+    ]

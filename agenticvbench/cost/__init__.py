@@ -1,0 +1,1 @@
+"""Agent cost: usage from harness records, prices, cost tables and columns."""

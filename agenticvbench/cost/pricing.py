@@ -1,0 +1,227 @@
+"""Agent cost: token usage per trial (kept by `avb import harbor`) priced with a versioned list-price table.
+
+Prices are USD per 1M tokens in four buckets (input, cache_read, cache_write, output), shipped as
+`agent_prices.json` (source and date per vendor) or given as a file of the same shape. A model is matched by its
+name with the provider prefix (`anthropic/`) and a trailing date (`-20250805`) removed, against the table's ids
+and aliases; nothing fuzzier, so a model that is not listed is *unpriced*, never $0. A trial whose usage has a
+per-model breakdown is priced model by model (subagents often run a cheaper model); it is unpriced if any of its
+models is. A trial without usage is *missing*, never free. A cache-write bucket that was not reported (Harbor's
+totals alone have none) counts 0 tokens, and the row says how many trials reported it.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from agenticvbench.cost.usage import BUCKETS, tokens_from_dict
+from agenticvbench.dataset.tasks import FAMILIES, FAMILY_ID_RANGES
+from agenticvbench.errors import ConfigError
+from agenticvbench.fsutil import parse_json_bounded, read_capped
+
+PRICE_KEYS = ("input", "cache_read", "cache_write", "output")
+MAX_PRICES_BYTES = 1024 * 1024
+_DATE = re.compile(r"[-@]20\d{6}$")
+
+
+@dataclass(frozen=True)
+class Price:
+    """USD per 1M tokens in each bucket."""
+
+    input: float
+    cache_read: float
+    cache_write: float
+    output: float
+    source: str = ""
+
+    def cost(self, tokens: Mapping[str, int | None]) -> float:
+        """Cost of disjoint token buckets (`harbor.usage.BUCKETS` names; None counts 0)."""
+        rates = (self.input, self.cache_read, self.cache_write, self.output)
+        return sum((tokens.get(b) or 0) * r for b, r in zip(BUCKETS, rates, strict=True)) / 1e6
+
+
+@dataclass
+class PriceTable:
+    """A price table: its version, where it came from, and the models it prices."""
+
+    version: str
+    origin: str
+    models: dict[str, Price]
+    aliases: dict[str, str] = field(default_factory=dict)
+    sources: dict[str, Any] = field(default_factory=dict)
+
+    def lookup(self, model: str) -> tuple[str, Price] | None:
+        """(table id, price) of a model name, or None when it is unpriced (matching rule in the module docstring)."""
+        name = model.strip().lower().rsplit("/", 1)[-1]
+        for cand in (name, _DATE.sub("", name)):
+            key = cand if cand in self.models else self.aliases.get(cand)
+            if key:
+                return key, self.models[key]
+        return None
+
+    @property
+    def label(self) -> str:
+        """'prices <version> (<origin>)'."""
+        return f"prices {self.version} ({self.origin})"
+
+
+def _rate(value: Any, where: str) -> float:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float))
+        or not math.isfinite(value)
+        or value < 0
+    ):
+        raise ConfigError(f"{where}: must be a non-negative number of USD per 1M tokens, got {value!r}")
+    return float(value)
+
+
+def parse_prices(data: Any, origin: str) -> PriceTable:
+    """Validate a price document (`agent_prices.json` shape); `ConfigError` names the file and field."""
+    if not isinstance(data, dict) or not isinstance(data.get("models"), dict):
+        raise ConfigError(f"{origin}: field 'models' must be an object of model id -> prices")
+    models: dict[str, Price] = {}
+    aliases: dict[str, str] = {}
+    for mid, entry in data["models"].items():
+        if not isinstance(entry, dict):
+            raise ConfigError(f"{origin}: field 'models.{mid}' must be an object")
+        key = str(mid).lower()
+        r = [_rate(entry.get(k), f"{origin}: field 'models.{mid}.{k}'") for k in PRICE_KEYS]
+        models[key] = Price(r[0], r[1], r[2], r[3], source=str(entry.get("source", "")))
+        for alias in entry.get("aliases") or []:
+            if isinstance(alias, str):
+                aliases[alias.lower()] = key
+    sources: dict[str, Any] = data["sources"] if isinstance(data.get("sources"), dict) else {}
+    return PriceTable(str(data.get("version", "unversioned")), origin, models, aliases, sources)
+
+
+def load_prices(path: str | Path | None = None) -> PriceTable:
+    """The shipped table, or the one in `path` (bounded read; `ConfigError` when it is not a price table)."""
+    if path is None:
+        text = resources.files("agenticvbench.cost").joinpath("agent_prices.json").read_text(encoding="utf-8")
+        return parse_prices(json.loads(text), "agenticvbench/cost/agent_prices.json")
+    try:
+        data = parse_json_bounded(read_capped(path, MAX_PRICES_BYTES), str(path))
+    except (OSError, ValueError) as exc:
+        raise ConfigError(f"{path}: not a readable price table ({exc})") from None
+    return parse_prices(data, str(path))
+
+
+@dataclass
+class TrialCost:
+    """One trial's usage and cost."""
+
+    harness: str
+    model: str
+    rep: str
+    task_id: int
+    family: str
+    usage: dict[str, Any] | None  # `harbor.usage.TrialUsage` dict; None = no usage recorded
+    cost_usd: float | None = None
+    unpriced: list[str] = field(default_factory=list)  # model names without a price
+
+    @property
+    def has_usage(self) -> bool:
+        """True when any token bucket is known."""
+        tokens = (self.usage or {}).get("tokens") or {}
+        return any(tokens.get(b) is not None for b in BUCKETS)
+
+
+def family_of(task_id: int) -> str:
+    """The family a global task id belongs to ('unknown' outside the published ranges)."""
+    return next((f for f, ids in FAMILY_ID_RANGES.items() if task_id in ids), "unknown")
+
+
+def price_trial(trial: TrialCost, table: PriceTable) -> None:
+    """Fill `cost_usd` / `unpriced` of a trial with usage (rules in the module docstring)."""
+    if not trial.has_usage:
+        return
+    usage = trial.usage or {}
+    by_model = {m: tokens_from_dict(t) for m, t in (usage.get("by_model") or {}).items()}
+    parts = [(m, asdict(t)) for m, t in by_model.items() if any(getattr(t, b) is not None for b in BUCKETS)]
+    if not parts:
+        parts = [(trial.model, asdict(tokens_from_dict(usage.get("tokens"))))]
+    total = 0.0
+    for model, tokens in parts:
+        found = table.lookup(model)
+        if found is None:
+            trial.unpriced.append(model)
+        else:
+            total += found[1].cost(tokens)
+    trial.cost_usd = None if trial.unpriced else total
+
+
+@dataclass
+class CostRow:
+    """One row of `avb cost`: a (harness, model) over one slice (a family, or 'all')."""
+
+    harness: str
+    model: str
+    slice: str
+    trials: int
+    extracted: int  # trials with usage
+    missing: int
+    errored: int
+    tokens: dict[str, int]
+    cache_write_reported: int
+    cost_usd: float | None  # None: some trial with usage is unpriced (or no trial has usage)
+    unpriced_trials: int
+    unpriced_models: list[str]
+    reported_cost_usd: float | None  # the harness's / Harbor's own figure, summed where reported
+    reported_trials: int
+
+    @property
+    def total_tokens(self) -> int:
+        """Sum of the four buckets."""
+        return sum(self.tokens.values())
+
+    @property
+    def cost_per_trial(self) -> float | None:
+        """Cost over the trials with usage."""
+        return None if self.cost_usd is None or not self.extracted else self.cost_usd / self.extracted
+
+
+def cost_rows(trials: Iterable[TrialCost]) -> list[CostRow]:
+    """Rows per (harness, model) x (each family, then 'all'), in harness/model then benchmark family order."""
+    groups: dict[tuple[str, str], list[TrialCost]] = {}
+    for t in trials:
+        groups.setdefault((t.harness, t.model), []).append(t)
+    rows = []
+    for (harness, model), ts in sorted(groups.items()):
+        fams = [f for f in (*FAMILIES, "unknown") if any(t.family == f for t in ts)]
+        for sl in [*fams, "all"]:
+            rows.append(_row(harness, model, sl, [t for t in ts if sl in ("all", t.family)]))
+    return rows
+
+
+def _row(harness: str, model: str, sl: str, ts: Sequence[TrialCost]) -> CostRow:
+    used = [t for t in ts if t.has_usage]
+    tokens = {b: sum(int(((t.usage or {}).get("tokens") or {}).get(b) or 0) for t in used) for b in BUCKETS}
+    unpriced = [t for t in used if t.unpriced]
+    reported = [
+        float((t.usage or {})["tokens"]["cost_usd"])
+        for t in used
+        if ((t.usage or {}).get("tokens") or {}).get("cost_usd") is not None
+    ]
+    return CostRow(
+        harness,
+        model,
+        sl,
+        len(ts),
+        len(used),
+        len(ts) - len(used),
+        sum(1 for t in ts if (t.usage or {}).get("errored")),
+        tokens,
+        sum(1 for t in used if (t.usage or {}).get("tokens", {}).get("cache_write_tokens") is not None),
+        None if unpriced or not used else sum(t.cost_usd or 0.0 for t in used),
+        len(unpriced),
+        sorted({m for t in unpriced for m in t.unpriced}),
+        sum(reported) if reported else None,
+        len(reported),
+    )

@@ -1,0 +1,238 @@
+"""`avb cost` tables: agent usage and cost per (harness, model) and per family, laid out like the paper's cost
+tables (rows / extracted / missing / the four token buckets / cost), from imported run directories or directly
+from Harbor job directories.
+
+A run directory contributes the `usage` block `avb import harbor` wrote into its `run.json` (one entry per task);
+its trials are the tasks named there, in `harbor.trials`, or as task folders, so a task without usage is counted
+as missing. A Harbor job directory is read trial by trial, as the importer does.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agenticvbench.cost.pricing import CostRow, PriceTable, TrialCost, cost_rows, family_of, price_trial
+from agenticvbench.errors import SubmissionError
+from agenticvbench.fsutil import parse_json_bounded, read_capped
+from agenticvbench.tables import md_table
+
+FORMATS = ("md", "csv", "json", "latex")
+_RUN_JSON_MAX = 5 * 1024 * 1024
+
+
+def _run_dir_trials(path: Path, notes: list[str]) -> list[TrialCost]:
+    from agenticvbench.runs.identity import RunIdentity
+
+    try:
+        data = parse_json_bounded(read_capped(path / "run.json", _RUN_JSON_MAX), str(path / "run.json"))
+    except (OSError, ValueError) as exc:
+        notes.append(f"{path / 'run.json'}: unreadable ({exc}); its tasks count as missing")
+        data = {}
+    data = data if isinstance(data, dict) else {}
+    ident = RunIdentity.resolve(path, {k: data.get(k) for k in ("harness", "model", "rep")})
+    usage: dict[str, Any] = data["usage"] if isinstance(data.get("usage"), dict) else {}
+    harbor: dict[str, Any] = data["harbor"] if isinstance(data.get("harbor"), dict) else {}
+    trials: dict[str, Any] = harbor["trials"] if isinstance(harbor.get("trials"), dict) else {}
+    ids = {k for k in usage if str(k).isdigit()} | {k for k in trials if str(k).isdigit()}
+    ids |= {
+        n for n in os.listdir(path) if n.isdigit() and (path / n).is_dir() and not (path / n).is_symlink()
+    }
+    out = []
+    for tid in sorted(ids, key=int):
+        entry = usage.get(tid)
+        out.append(
+            TrialCost(
+                ident.harness,
+                ident.model,
+                str(ident.rep or ""),
+                int(tid),
+                family_of(int(tid)),
+                entry if isinstance(entry, dict) else None,
+            )
+        )
+    return out
+
+
+def is_job_dir(path: Path) -> bool:
+    """A Harbor job directory: no run.json, and some subfolder holds a trial `result.json`."""
+    if (path / "run.json").exists():
+        return False
+    return any((p / "result.json").is_file() for p in path.iterdir() if p.is_dir() and not p.is_symlink())
+
+
+#: Reads the trials of a Harbor job directory (`harbor.trials.job_trial_costs`); the caller passes it, so that
+#: cost stays below the Harbor integration that itself reads usage through `cost.usage`.
+JobReader = Callable[[Path, list[str]], list[TrialCost]]
+
+
+def load_trials(
+    paths: list[str | Path], notes: list[str], read_job: JobReader | None = None
+) -> list[TrialCost]:
+    """Every trial of the given run directories and (with `read_job`) Harbor job directories (`SubmissionError`
+    for a bad path, or a job directory when no job reader is given)."""
+    out: list[TrialCost] = []
+    for p in map(Path, paths):
+        if not p.is_dir():
+            raise SubmissionError(f"{p}: not a run directory or Harbor job directory")
+        if is_job_dir(p):
+            if read_job is None:
+                raise SubmissionError(f"{p}: a Harbor job directory; import it first (avb import harbor)")
+            out += read_job(p, notes)
+        else:
+            out += _run_dir_trials(p, notes)
+    return out
+
+
+@dataclass
+class CostTable:
+    """The rows, the price table they used, and notes about files that could not be read."""
+
+    rows: list[CostRow]
+    prices: PriceTable
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def caption(self) -> str:
+        """What every figure is over."""
+        return (
+            f"Per (harness, model) and family: rows = trials, extracted = trials with token usage, missing = "
+            f"trials without (counted, never as free), errored = trials Harbor recorded an exception for. "
+            f"Tokens are summed over the extracted trials in four disjoint buckets (input = uncached input). "
+            f"Cost = tokens x {self.prices.label}, over the extracted trials only; 'unpriced' = some model has "
+            f"no price (never $0); $/trial = cost / extracted. Cache writes are only known from the harness "
+            f"logs: 'cw reported' counts the trials whose cache writes were read (the others count 0). "
+            f"'reported $' sums the harness's or Harbor's own cost figure where one was recorded."
+        )
+
+    def table(self) -> tuple[list[str], list[list[str]]]:
+        """Display headers and rows."""
+        headers = [
+            "harness",
+            "model",
+            "slice",
+            "rows",
+            "extracted",
+            "missing",
+            "errored",
+            "input",
+            "cached input",
+            "cache write",
+            "output",
+            "tokens",
+            "cost ($)",
+            "$/trial",
+            "cw reported",
+            "reported $",
+        ]
+        out = []
+        for r in self.rows:
+            cost = (
+                "unpriced: " + ", ".join(r.unpriced_models)
+                if r.unpriced_trials
+                else "-"
+                if r.cost_usd is None
+                else f"{r.cost_usd:.4f}"
+            )
+            out.append(
+                [
+                    r.harness,
+                    r.model,
+                    r.slice,
+                    str(r.trials),
+                    str(r.extracted),
+                    str(r.missing),
+                    str(r.errored),
+                    *(f"{r.tokens[b]:,}" for b in r.tokens),
+                    f"{r.total_tokens:,}",
+                    cost,
+                    "-" if r.cost_per_trial is None else f"{r.cost_per_trial:.4f}",
+                    f"{r.cache_write_reported}/{r.extracted}",
+                    "-"
+                    if r.reported_cost_usd is None
+                    else f"{r.reported_cost_usd:.4f} ({r.reported_trials})",
+                ]
+            )
+        return headers, out
+
+    def render(self, fmt_name: str) -> str:
+        """md, csv, json or latex."""
+        headers, rows = self.table()
+        if fmt_name == "md":
+            foot = "".join(f"\n- {n}" for n in self.notes)
+            return (
+                md_table(headers, rows, "lll" + "r" * 13)
+                + f"\n\n{self.caption}\n"
+                + (foot + "\n" if foot else "")
+            )
+        if fmt_name == "json":
+            doc = {
+                "caption": self.caption,
+                "prices": {
+                    "version": self.prices.version,
+                    "origin": self.prices.origin,
+                    "sources": self.prices.sources,
+                },
+                "rows": [
+                    {**asdict(r), "total_tokens": r.total_tokens, "cost_per_trial": r.cost_per_trial}
+                    for r in self.rows
+                ],
+                "notes": self.notes,
+            }
+            return json.dumps(doc, indent=2) + "\n"
+        if fmt_name == "csv":
+            import pandas as pd
+
+            flat = [
+                {
+                    **{k: v for k, v in asdict(r).items() if k != "tokens"},
+                    **r.tokens,
+                    "unpriced_models": ";".join(r.unpriced_models),
+                    "cost_per_trial": r.cost_per_trial,
+                }
+                for r in self.rows
+            ]
+            return pd.DataFrame(flat).to_csv(index=False)
+        if fmt_name == "latex":
+            from agenticvbench.tables import latex_escape
+
+            spec = "lll" + "r" * 13
+            lines = [
+                "\\begin{table}[t]",
+                "\\centering",
+                "\\small",
+                f"\\begin{{tabular}}{{{spec}}}",
+                "\\toprule",
+                " & ".join(latex_escape(h) for h in headers) + " \\\\",
+                "\\midrule",
+            ]
+            lines += [" & ".join(latex_escape(c) for c in row) + " \\\\" for row in rows]
+            lines += [
+                "\\bottomrule",
+                "\\end{tabular}",
+                f"\\caption{{{latex_escape(self.caption)}}}",
+                "\\end{table}",
+            ]
+            return "\n".join(lines) + "\n"
+        raise ValueError(f"unknown format {fmt_name!r}; expected one of {', '.join(FORMATS)}")
+
+
+def build_cost_table(
+    paths: list[str | Path], prices: PriceTable, read_job: JobReader | None = None
+) -> CostTable:
+    """Load, price and tabulate the trials of `paths` (job directories through `read_job`)."""
+    notes: list[str] = []
+    trials = load_trials(paths, notes, read_job)
+    for t in trials:
+        price_trial(t, prices)
+    return CostTable(cost_rows(trials), prices, notes)
+
+
+def group_costs(paths: list[str | Path], prices: PriceTable) -> dict[tuple[str, str], dict[str, Any]]:
+    """(harness, model) -> the 'all' row as a dict (for the leaderboard's cost columns)."""
+    table = build_cost_table(paths, prices)
+    return {(r.harness, r.model): asdict(r) for r in table.rows if r.slice == "all"}

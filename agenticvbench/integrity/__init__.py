@@ -1,0 +1,1 @@
+"""Screening submitted media before scoring: verifier-only copies, leaks, gaming flags."""

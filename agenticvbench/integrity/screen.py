@@ -1,0 +1,378 @@
+"""Screening of a submission's media inputs before the verifier runs, and the result's integrity flags.
+
+Rejections (the engine scores the task `malformed`, reason from `InputRejected`):
+
+- a submitted media file byte-identical (same SHA-256) to one of the task's verifier-only references (the repair
+  source video): an agent that found the reference would otherwise score 0.99999;
+- a media header declaring a duration absurd for the family, or a frame larger than 4096x4096 pixels (or 8192 on
+  a side), checked on the probe (header) before any frame is decoded;
+- headers that lie, checked against what the file holds before anything is decoded: an MP4/MOV sample table
+  declaring more sample bytes than the file has (`media.sample_tables`: libavformat would index every declared
+  sample), more packets than `MAX_PACKETS_PER_S` per second of the family limit, packets spanning longer than the
+  limit, or a header duration off from the packets' span by more than `SPAN_TOLERANCE` (a film whose header
+  durations were halved passed a recap length check; 5 h of frames behind a 10-s header was scored).
+
+Flags (the official score is kept, the result's `integrity` list names the hole, a warning says it loudly):
+
+- `audio_only`: a media output with audio but no video stream (repair: edit 0, as the official scorer, whose
+  OpenCV cannot open it; format and localisation still score);
+- `rotation`: a video carrying a display rotation matrix (players rotate it, frame comparisons do not);
+- `identical_to_input`: a repair or recap output byte-identical to the agent's own input (the broken video, the
+  film);
+- `degenerate_video`: a repair `fixed.mp4` whose video holds far fewer frames than its own audio or the source
+  last (one frame, a still): the official edit rubric weights chunks by the frames it finds, so one frame plus the
+  full audio keeps most of the edit points (`video_far_shorter_than_audio_or_source`, counted on packets);
+- `near_copy_of_input`: a recap that is nearly the input film: the same decoded pictures and audio, second by
+  second, over most of the film (`recap_nearly_the_input_film`, in `integrity_copy`);
+- `given_order`: a sequencing order equal to the order the clips were given in (numeric, or as listed), when the
+  answer is another order (`sequencing_order_is_the_given_order`);
+- `verifier_reference`: a submitted file byte-identical to a verifier-only reference of *another* task of the
+  dataset (`leaks`): the agent saw verifier-only material.
+
+Each flag is documented with an id and the official scorer's number for the same input in
+docs/upstream-defects.md ("Integrity flags").
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from functools import lru_cache, partial
+from pathlib import Path
+
+from agenticvbench.dataset.tasks import SequencingTask, Task
+from agenticvbench.errors import AVBError, MediaError
+from agenticvbench.fsutil import file_sha256
+from agenticvbench.integrity.leaks import DatasetReference, leaked_references
+from agenticvbench.runs.submission import InputRejected, Submission
+
+MEDIA_SUFFIXES: frozenset[str] = frozenset({".mp4", ".mov", ".m4v", ".mkv", ".webm", ".avi", ".wav", ".m4a"})
+#: Longest plausible output per family, in seconds (benchmark outputs run seconds to minutes).
+MAX_DURATION_S: dict[str, float] = {
+    "recap": 4 * 3600.0,
+    "sequencing": 3600.0,
+    "assembly": 3600.0,
+    "repair": 3600.0,
+}
+MAX_FRAME_SIDE = 8192  # pixels; 8K UHD is 7680 wide
+MAX_FRAME_PIXELS = 4096 * 4096  # covers 4K UHD and DCI 4K; 8192x8192 10-bit 4:4:4 peaks at 2.4 GB when scored
+MAX_PACKETS_PER_S = 400  # 240 fps video plus several audio streams stay far below
+SPAN_TOLERANCE = (2.0, 0.25)  # seconds, fraction: header duration vs packet span, whichever is larger
+FLAGS: dict[str, str] = {
+    "audio_only": "has audio but no video stream; only format and localisation can score",
+    "rotation": "carries a display rotation matrix; players rotate it but frame comparisons do not",
+    "identical_to_input": "is byte-identical to the task's own input given to the agent",
+    "degenerate_video": "holds far fewer video frames than its audio or the source last (one frame, a still); the "
+    "official edit rubric scores the frames present and skips chunks without any",
+    "near_copy_of_input": "is nearly the input film (the same pictures and audio over most of its length)",
+    "given_order": "lists the clips in the order they were given, not a story order",
+    "verifier_reference": "is byte-identical to a verifier-only reference of another task, which agents never see",
+}
+#: `degenerate_video` fires when the video covers less than this share of max(own audio, source) duration.
+DEGENERATE_VIDEO_SHARE = 0.5
+#: `given_order` needs at least this many clips (with 2 clips the given order is a coin flip).
+GIVEN_ORDER_MIN_CLIPS = 3
+
+
+@dataclass
+class Screening:
+    """What screening found: integrity flag codes and the warnings that announce them."""
+
+    flags: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    def flag(self, code: str, path: Path, detail: str = "") -> None:
+        """Record flag `code` for `path` once, with a loud warning (the official score is kept); `detail` is
+        appended to the flag's sentence."""
+        if code not in self.flags:
+            self.flags.append(code)
+        self.warnings.append(
+            f"INTEGRITY {code}: {path.name} {FLAGS[code]}{detail}; official score kept, review this output"
+        )
+
+
+@lru_cache(maxsize=256)
+def _sha_cached(real: str, size: int, mtime_ns: int, ino: int) -> str:
+    return file_sha256(real)
+
+
+def reference_sha256(path: Path) -> str:
+    """SHA-256 of a dataset file (trusted), hashed once per process per (file, size, mtime)."""
+    real = os.path.realpath(path)
+    st = os.stat(real)
+    return _sha_cached(real, st.st_size, st.st_mtime_ns, st.st_ino)
+
+
+def _same_bytes(path: Path, sha: str, candidates: list[Path]) -> Path | None:
+    size = path.stat().st_size
+    for c in candidates:
+        try:
+            if c.is_file() and c.stat().st_size == size and reference_sha256(c) == sha:
+                return c
+        except OSError:
+            continue
+    return None
+
+
+def _check_header(path: Path, family: str) -> tuple[bool, bool]:
+    """Probe the header; raise `InputRejected` for absurd duration/size. Returns (has_video, has_audio);
+    (True, True) when the file cannot be probed (the verifier reports that in its own words)."""
+    from agenticvbench.media import probe
+    from agenticvbench.media.sample_tables import lying_table
+    from agenticvbench.runs.pinned import pinned
+
+    pin = pinned(path)
+    size = pin.size if pin is not None else path.stat().st_size
+    if why := lying_table(path, size):
+        raise InputRejected(f"{path}: {why}; not decoded")
+    try:
+        info = probe(path)
+    except MediaError:
+        return True, True
+    limit = MAX_DURATION_S.get(family, 3600.0)
+    durations = [d for d in [info.duration, *(s.duration for s in info.streams)] if d is not None]
+    longest = max(durations, default=0.0)
+    if longest > limit:
+        raise InputRejected(
+            f"{path}: the header declares {longest:.0f} s, absurd for a {family} output "
+            f"(limit {limit:.0f} s); not decoded"
+        )
+    for s in info.streams:
+        w, h = s.width or 0, s.height or 0
+        if s.codec_type == "video" and (max(w, h) > MAX_FRAME_SIDE or w * h > MAX_FRAME_PIXELS):
+            raise InputRejected(
+                f"{path}: the header declares a {w}x{h} frame, over the limit of {MAX_FRAME_SIDE} "
+                f"px on a side and {MAX_FRAME_PIXELS} pixels; not decoded"
+            )
+    _check_span(path, family, info.duration)
+    return info.video is not None, info.audio is not None
+
+
+def _packet_span(path: Path, max_packets: int) -> tuple[int, float | None]:
+    """(packets read, seconds from the first packet's start to the last one's end), demuxing without decoding,
+    edit lists ignored (they are header too), stopping after `max_packets`; (0, None) when the file cannot be
+    demuxed (the verifier says why)."""
+    import av
+
+    from agenticvbench.media.container import open_input
+
+    n, lo, hi = 0, None, None
+    try:
+        with open_input(path, options={"ignore_editlist": "1"}) as container:
+            for packet in container.demux():
+                n += 1
+                if n > max_packets:
+                    break
+                t = packet.pts if packet.pts is not None else packet.dts
+                if t is None or packet.time_base is None:
+                    continue
+                start = float(t * packet.time_base)
+                end = start + float((packet.duration or 0) * packet.time_base)
+                lo = start if lo is None else min(lo, start)
+                hi = end if hi is None else max(hi, end)
+    except (MediaError, av.FFmpegError, OSError, ValueError):
+        return 0, None
+    return n, (None if lo is None or hi is None else hi - lo)
+
+
+def _check_span(path: Path, family: str, declared: float | None) -> None:
+    """Raise `InputRejected` when the packets the file holds contradict its header (see the module docstring)."""
+    limit = MAX_DURATION_S.get(family, 3600.0)
+    cap = int(limit * MAX_PACKETS_PER_S)
+    n, span = _packet_span(path, cap)
+    if n > cap:
+        raise InputRejected(
+            f"{path}: holds more than {cap} packets ({MAX_PACKETS_PER_S} per second of the "
+            f"{limit:.0f} s limit for a {family} output); not decoded"
+        )
+    if span is None:
+        return
+    if span > limit:
+        raise InputRejected(
+            f"{path}: its packets span {span:.0f} s, over the {limit:.0f} s limit for a {family} "
+            "output; not decoded"
+        )
+    if declared is not None and declared > 0:
+        allowed = max(SPAN_TOLERANCE[0], SPAN_TOLERANCE[1] * max(span, declared))
+        if abs(span - declared) > allowed:
+            raise InputRejected(
+                f"{path}: the header declares {declared:.2f} s but its packets span {span:.2f} s; "
+                "a header that lies about the duration is not scored"
+            )
+
+
+def _rotation(path: Path) -> float:
+    """The display rotation of the first video frame (0 when none or unreadable)."""
+    import av
+
+    from agenticvbench.media.container import open_input
+
+    try:
+        with open_input(path, need="video") as container:
+            for frame in container.decode(video=0):
+                return float(getattr(frame, "rotation", 0) or 0)
+    except (MediaError, av.FFmpegError, OSError, ValueError):
+        return 0.0
+    return 0.0
+
+
+def _flag_leaks(
+    screening: Screening, task: Task, submitted: dict[Path, str], refs: Iterable[DatasetReference]
+) -> None:
+    """Flag `verifier_reference` for each submitted file identical to another task's verifier-only reference."""
+    for p, ref in leaked_references(task.task_id, submitted, refs, reference_sha256):
+        ids = ", ".join(str(i) for i in ref.task_ids)
+        screening.flag("verifier_reference", p, f" ({ref.name} of task {ids})")
+
+
+def screen_inputs(
+    task: Task, submission: Submission, hashes: dict[Path, str], dataset_refs: Iterable[DatasetReference] = ()
+) -> Screening:
+    """Screen the submitted media among `hashes` (input path -> SHA-256); raises `InputRejected` (malformed).
+    `dataset_refs` lists the dataset's verifier-only references (`leaks.dataset_references`)."""
+    screening = Screening()
+    _flag_leaks(screening, task, {p: h for p, h in hashes.items() if submission.owns(p)}, dataset_refs)
+    if isinstance(task, SequencingTask) and (found := _sequencing_prediction(submission)) is not None:
+        manifest, pred = found
+        _check(screening, "given_order", manifest, lambda: sequencing_order_is_the_given_order(task, pred))
+    media = [p for p in hashes if submission.owns(p) and p.suffix.lower() in MEDIA_SUFFIXES]
+    if not media:
+        return screening
+    if task.verifier_reference_urls:
+        refs = task.verifier_references()
+        for p in media:
+            if (ref := _same_bytes(p, hashes[p], refs)) is not None:
+                raise InputRejected(
+                    f"{p}: identical to the verifier-only reference {ref.name} of task "
+                    f"{task.task_id} (same SHA-256); a submission may not contain it"
+                )
+    for p in media:
+        has_video, has_audio = _check_header(p, task.family)
+        if has_audio and not has_video:
+            screening.flag("audio_only", p)
+        elif has_video and _rotation(p):
+            screening.flag("rotation", p)
+    if task.family in ("repair", "recap") and task.reference_file_urls:
+        try:
+            inputs = task.materials()
+        except (AVBError, OSError) as exc:
+            screening.warnings.append(f"integrity: could not compare with the task's inputs ({exc})")
+            inputs = []
+        for p in media:
+            if _same_bytes(p, hashes[p], inputs) is not None:
+                screening.flag("identical_to_input", p)
+            elif task.family == "recap" and p.suffix.lower() != ".wav":
+                _check(screening, "near_copy_of_input", p, partial(recap_nearly_the_input_film, p, inputs))
+    if task.family == "repair":
+        for p in media:
+            if p.name == "fixed.mp4":
+                _check(screening, "degenerate_video", p, partial(_degenerate_fixed_video, p, task))
+    return screening
+
+
+def _check(screening: Screening, code: str, path: Path, test: Callable[[], bool]) -> None:
+    """Run one flag's test; a test that cannot decide (unreadable media) leaves a warning, never a crash."""
+    try:
+        hit = test()
+    except (AVBError, OSError, ValueError, RuntimeError) as exc:  # av.FFmpegError is an OSError/ValueError
+        screening.warnings.append(f"integrity: could not check {code} on {path.name} ({exc})")
+        return
+    if hit:
+        screening.flag(code, path)
+
+
+def _degenerate_fixed_video(path: Path, task: Task) -> bool:
+    return video_far_shorter_than_audio_or_source(path, _source_duration(task))
+
+
+def _source_duration(task: Task) -> float | None:
+    """The probed duration of the repair task's verifier-only source (trusted), or None without one."""
+    from agenticvbench.media import probe
+
+    if not task.verifier_reference_urls:
+        return None
+    refs = [p for p in task.verifier_references() if p.suffix.lower() in MEDIA_SUFFIXES]
+    return probe(refs[0]).duration if refs else None
+
+
+def stream_spans(path: Path) -> tuple[int, float, float]:
+    """(video packets, video seconds, audio seconds) of `path`, counted on the demuxed packets, not the header.
+
+    A header's frame count and duration are the submitter's to write; the packets are what a decoder reads. A
+    span is from the first packet's timestamp to the end of the last one.
+    """
+    import av
+
+    from agenticvbench.media.container import open_input
+
+    spans: dict[str, list[float]] = {}
+    n_video = 0
+    with open_input(path) as container:
+        streams = [s for s in (container.streams.video[:1] + container.streams.audio[:1])]
+        if not streams:
+            return 0, 0.0, 0.0
+        try:
+            for packet in container.demux(streams):
+                if packet.pts is None or packet.size == 0 or packet.time_base is None:
+                    continue
+                kind = packet.stream.type
+                n_video += kind == "video"
+                t0 = float(packet.pts * packet.time_base)
+                t1 = t0 + float((packet.duration or 0) * packet.time_base)
+                lo_hi = spans.setdefault(kind, [t0, t1])
+                lo_hi[0], lo_hi[1] = min(lo_hi[0], t0), max(lo_hi[1], t1)
+        except av.FFmpegError as exc:
+            raise ValueError(f"demux failed ({exc})") from None
+    video, audio = spans.get("video", [0.0, 0.0]), spans.get("audio", [0.0, 0.0])
+    return n_video, video[1] - video[0], audio[1] - audio[0]
+
+
+def video_far_shorter_than_audio_or_source(path: Path, source_s: float | None) -> bool:
+    """True when `path`'s video lasts less than `DEGENERATE_VIDEO_SHARE` of its own audio or of the source
+    (`source_s`), counted on packets: one frame over the full audio, a still. False without a video stream."""
+    n_video, video_s, audio_s = stream_spans(path)
+    reference = max(audio_s, source_s or 0.0)
+    return n_video > 0 and reference > 0 and video_s < DEGENERATE_VIDEO_SHARE * reference
+
+
+def recap_nearly_the_input_film(path: Path, inputs: list[Path]) -> bool:
+    """True when the recap `path` is nearly one of the task's input films (see `integrity_copy`)."""
+    from agenticvbench.integrity.copies import nearly_same_media
+
+    films = [p for p in inputs if p.suffix.lower() in MEDIA_SUFFIXES]
+    return any(nearly_same_media(path, film) for film in films)
+
+
+def given_orders(task: SequencingTask) -> list[list[str]]:
+    """The orders a sequencing agent is given without doing any work: the clip ids sorted as numbers, and as
+    the task's materials list them (file-name order). Ids are the file stems, as the manifest names them."""
+    stems = [p.stem for p in task.materials() if p.suffix.lower() in MEDIA_SUFFIXES]
+    orders = [stems]
+    if all(s.isascii() and s.isdigit() for s in stems):
+        orders.insert(0, sorted(stems, key=int))
+    return orders
+
+
+def sequencing_order_is_the_given_order(task: SequencingTask, predicted: list[str]) -> bool:
+    """True when `predicted` equals a given order (`given_orders`) of at least `GIVEN_ORDER_MIN_CLIPS` clips,
+    and that order is not the answer (a film shot in the given order is not flagged)."""
+    if len(predicted) < GIVEN_ORDER_MIN_CLIPS or predicted == list(task.correct_order):
+        return False
+    return any(predicted == order for order in given_orders(task))
+
+
+def _sequencing_prediction(submission: Submission) -> tuple[Path, list[str]] | None:
+    """The manifest path and the official prediction of a sequencing submission; None when it does not parse
+    (the verifier reports that in its own words)."""
+    from agenticvbench.verifiers.manifest import MANIFEST_NAME, read_manifest
+    from agenticvbench.verifiers.sequencing import predicted_ids
+
+    try:
+        path = submission.file(MANIFEST_NAME)
+    except InputRejected:
+        return None
+    read = read_manifest(path) if path is not None else None
+    if read is None or not read.ok or path is None:
+        return None
+    return path, predicted_ids(read.segments)

@@ -1,0 +1,1 @@
+"""The result record: its model and schema, the results folder, signatures, provenance."""

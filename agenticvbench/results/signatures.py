@@ -1,0 +1,60 @@
+"""Which results in a report carry a signature the reader's result key can check (see `agenticvbench.results.signing`).
+
+A result's `signature_status` is set when it is read (`scan_results(paths, key)`): `valid` (signed with this
+key), `unsigned`, `other_key`, `bad` or `unchecked` (no key to check with). Reports count them per run and
+leaderboards per row; nothing here changes a score: a result without a valid signature still counts as it is,
+but `avb verify` will rescore it instead of reusing it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from agenticvbench.results.model import INVALID_STATUS, SIGNATURE_STATUSES, Result
+from agenticvbench.results.signing import ResultKey, load_key
+
+
+def signature_counts(results: Iterable[Result]) -> dict[str, int]:
+    """{status: count} over results read from files (`SIGNATURE_STATUSES` order, zeros dropped), plus
+    `results`: how many were counted. Stand-ins for invalid files are not results and are left out."""
+    counts = dict.fromkeys(SIGNATURE_STATUSES, 0)
+    n = 0
+    for r in results:
+        if r.status == INVALID_STATUS:
+            continue
+        n += 1
+        status = r.signature_status or "unsigned"
+        counts[status] = counts.get(status, 0) + 1
+    return {"results": n, **{k: v for k, v in counts.items() if v}}
+
+
+def signed_text(counts: dict[str, Any]) -> str:
+    """'12/14': results whose signature verifies under the reader's key / results."""
+    return f"{counts.get('valid', 0)}/{counts.get('results', 0)}"
+
+
+def key_label(key: ResultKey | None) -> str:
+    """Which key checked the signatures, for captions and report sections."""
+    if key is None:
+        return "no result key (none was found, so no signature could be checked)"
+    return f"the result key {key.path} (id {key.key_id})"
+
+
+def describe(counts: dict[str, Any]) -> str:
+    """'12 of 14 signed with this key; 2 unsigned' (the statuses present, in `SIGNATURE_STATUSES` order)."""
+    labels = {
+        "valid": "signed with this key",
+        "unsigned": "unsigned",
+        "other_key": "signed with another key",
+        "bad": "with a signature that does not match",
+        "unchecked": "signed but not checked (no key)",
+    }
+    parts = [f"{counts[s]} {labels[s]}" for s in SIGNATURE_STATUSES if counts.get(s)]
+    return f"{counts.get('results', 0)} result(s): " + ("; ".join(parts) if parts else "none")
+
+
+def reader_key(key_file: str | Path | None = None) -> tuple[ResultKey | None, list[str]]:
+    """The key `avb report`/`avb leaderboard` check signatures with: as `avb verify` finds it, never created."""
+    return load_key(key_file, create=False)

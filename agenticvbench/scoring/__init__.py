@@ -1,0 +1,1 @@
+"""The engine: jobs, executors (serial, pool, Dask), deadlines, and writing results."""

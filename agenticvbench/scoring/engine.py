@@ -1,0 +1,498 @@
+"""The engine: turns (task, submission) pairs into persisted results.
+
+It owns what verifiers must not: statuses for missing folders and crashes, provenance, timings, atomic writes,
+resume and parallelism. One task's crash is that task's `error` result, never the run's.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import time
+import traceback
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from agenticvbench.analysis.run_summary import RunSummary, summarize
+from agenticvbench.dataset.loader import DEFAULT_DATASET, DatasetSource, default_cache_dir, load_tasks
+from agenticvbench.dataset.selection import validate_jobs
+from agenticvbench.dataset.tasks import Task
+from agenticvbench.errors import AVBError, ConfigError, DatasetError, ToolError
+from agenticvbench.integrity.leaks import DatasetReference, dataset_references
+from agenticvbench.integrity.screen import reference_sha256, screen_inputs
+from agenticvbench.media.ffmpeg import TOOL_FAILURES
+from agenticvbench.media.toolchain import toolchain_identity
+from agenticvbench.results.folder import claim
+from agenticvbench.results.model import (
+    SIGNATURE_STATUSES,
+    Result,
+    json_safe,
+    read_result_checked,
+    result_path,
+    write_result,
+)
+from agenticvbench.results.provenance import base_provenance
+from agenticvbench.results.signing import KeyRef, ResultKey, inside, load_key, worker_key
+from agenticvbench.runs.identity import RunIdentity, duplicate_identities
+from agenticvbench.runs.layout_hints import misplaced_hint
+from agenticvbench.runs.pinned import Pin, PinError, pin_inputs
+from agenticvbench.runs.run_plan import RunPlan, plan_runs
+from agenticvbench.runs.submission import InputRejected, RunDir, Submission, cap_for, media_max_bytes
+from agenticvbench.runs.trial_outcomes import run_exclusions, run_failures
+from agenticvbench.scoring.executors import Executor, make_executor
+from agenticvbench.verifiers import get_verifier, headline_field
+from agenticvbench.verifiers.base import VerifyContext
+
+UNSIGNED_NOTE = "result not signed"
+PREVIOUS_NOTE = "the previous result "
+
+
+@dataclass
+class Job:
+    """Everything a worker needs to score one (run, task); picklable."""
+
+    task: Task
+    submission: Submission
+    out_dir: Path
+    run_info: dict[str, Any]
+    ctx: VerifyContext
+    dataset: dict[str, Any]
+    force: bool = False
+    key: KeyRef | None = None  # the result key the worker signs and checks with (`signing.worker_key`)
+    dataset_refs: tuple[DatasetReference, ...] = ()  # every verifier-only reference of the dataset (`leaks`)
+    #: What the harness recorded about this task's trial when it failed (`avb import harbor`), shown with the score.
+    trial_failure: str = ""
+    #: The `excluded` result's reason when the run declares this task left out of the means (`run_exclusions`).
+    excluded: str = ""
+
+
+def _judge_identity(judge: Any) -> Any:
+    """What about the judge changes a recap score: mode, model, endpoint host, frame sampling, prompt template."""
+    from agenticvbench.judge import PROMPT_TEMPLATE_VERSION, prompt_hash
+    from agenticvbench.judge.settings import judge_provenance
+
+    prov = getattr(judge, "provenance", None)
+    ident = judge_provenance(None) if judge is None else prov() if callable(prov) else repr(judge)
+    return {
+        "settings": ident,
+        "prompt": [PROMPT_TEMPLATE_VERSION, prompt_hash()],
+        "ocr_engine": os.environ.get("AVB_OCR_ENGINE", ""),
+    }
+
+
+def fingerprint(job: Job, verifier_version: str, input_hashes: dict[str, str]) -> str:
+    """Identity of a result's inputs: a result is reused only when this is unchanged.
+
+    It covers the verifier version, the task's rubric (and, for repair, the resolved ground-truth profile, which
+    `rubric_json` names only by cell), the resolved dataset revision, every input file's SHA-256 and, for recap,
+    the judge's identity and prompt template, and the decoding toolchain (ffmpeg binary, PyAV and its libav).
+    """
+    profile = getattr(job.task, "profile", None)
+    payload = {
+        "family": job.task.family,
+        "verifier_version": verifier_version,
+        "rubric": job.task.rubric_json,
+        "profile": hashlib.sha256(json.dumps(profile, sort_keys=True).encode()).hexdigest()
+        if profile
+        else None,
+        "dataset": job.dataset.get("resolved_revision"),
+        "inputs": input_hashes,
+        "judge": _judge_identity(job.ctx.judge) if job.task.family == "recap" else None,
+        "toolchain": toolchain_identity(),
+    }
+    return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def _reusable(old: Result | None, fp: str, job: Job) -> bool:
+    """A finished result is reused when its inputs are unchanged, it is not an `error`, and it has no judge items
+    left unscored by a judge that was on (those calls failed and deserve another try)."""
+    if old is None or old.fingerprint != fp or old.status == "error":
+        return False
+    judge_on = job.ctx.judge is not None and getattr(job.ctx.judge, "mode", "off") != "off"
+    return not (judge_on and int(old.components.get("unscored", 0) or 0) > 0)
+
+
+def _base_result(job: Job, status: str, **kw: Any) -> Result:
+    return Result(
+        task_id=job.task.task_id,
+        family=job.task.family,
+        status=status,  # type: ignore[arg-type]
+        run=job.run_info,
+        **kw,
+    )
+
+
+def _split_inputs(job: Job, files: list[Path]) -> tuple[list[Path], list[Path]]:
+    """(submitted files, dataset files) among a verifier's inputs."""
+    sub = job.submission
+    return [p for p in files if sub.owns(p)], [p for p in files if not sub.owns(p)]
+
+
+def _score(job: Job, key: ResultKey | None) -> Result:
+    verifier = get_verifier(job.task.family)
+    prov = base_provenance(job.dataset, verifier.version)
+    if job.submission.folder is None and job.excluded:
+        return _excluded(job, key, prov)
+    if job.submission.folder is None:
+        return _base_result(
+            job, "missing", reason=f"no output folder for task {job.task.task_id} in the run", provenance=prov
+        )
+    t0 = time.perf_counter()
+    try:
+        submitted, reference = _split_inputs(job, verifier.input_files(job.task, job.submission))
+        root = job.submission.task_root
+        assert root is not None or not submitted
+        with pin_inputs(
+            submitted, root or Path("."), lambda name: cap_for(name, job.submission.media_cap)
+        ) as pins:
+            by_path = {
+                **{p: pin.sha256 for p, pin in pins.items()},
+                **{p: reference_sha256(p) for p in reference},
+            }
+            return _score_pinned(
+                job, verifier, prov, by_path, list(pins.values()), time.perf_counter() - t0, key
+            )
+    except InputRejected as exc:
+        return _base_result(job, "malformed", reason=str(exc), provenance=prov)
+    except PinError as exc:  # escaped, grew past its cap, or swapped for a FIFO since it was checked
+        return _base_result(job, "malformed", reason=str(exc), provenance=prov)
+
+
+def _excluded(job: Job, key: ResultKey | None, prov: dict[str, Any]) -> Result:
+    """The `excluded` result of a task the run declares left out (no output folder); a previous one with the same
+    reason and a valid signature is reused, like any finished result."""
+    if not job.force:
+        old, _ = read_result_checked(result_path(job.out_dir, job.task.task_id), key)
+        if (
+            old is not None
+            and old.status == "excluded"
+            and old.reason == job.excluded
+            and old.signature_status == "valid"
+        ):
+            if old.run != job.run_info:
+                old.run = job.run_info
+                write_result(job.out_dir, old, key)
+            old.resumed = True
+            return old
+    return _base_result(
+        job,
+        "excluded",
+        reason=job.excluded,
+        provenance=prov,
+        warnings=[job.trial_failure] if job.trial_failure else [],
+    )
+
+
+def _drifted(job: Job, pins: list[Pin], prov: dict[str, Any], hashes: dict[str, str]) -> Result | None:
+    """An `error` result (never reused) when an input changed, was replaced or removed while it was scored."""
+    changed = [why for pin in pins if (why := pin.drift())]
+    if not changed:
+        return None
+    return _base_result(job, "error", reason="; ".join(changed), provenance={**prov, "input_hashes": hashes})
+
+
+def _score_pinned(
+    job: Job,
+    verifier: Any,
+    prov: dict[str, Any],
+    by_path: dict[Path, str],
+    pins: list[Pin],
+    t_hash: float,
+    key: ResultKey | None,
+) -> Result:
+    hashes = {p.name: h for p, h in by_path.items()}
+    fp = fingerprint(job, verifier.version, hashes)
+    notes: list[str] = []
+    if not job.force:
+        path = result_path(job.out_dir, job.task.task_id)
+        old, problem = read_result_checked(path, key)
+        if problem:
+            notes.append(f"the previous result {path} was invalid ({problem}); rescored")
+        if _reusable(old, fp, job):
+            assert old is not None
+            if old.signature_status != "valid":  # only results this scorer wrote are reused
+                notes.append(
+                    f"the previous result {path} {SIGNATURE_STATUSES[old.signature_status]}; rescored, "
+                    "not reused"
+                )
+            else:
+                if old.run != job.run_info:  # run.json edited or the run moved: keep it, refresh its identity
+                    old.run = job.run_info
+                    write_result(job.out_dir, old, key)
+                old.resumed = True
+                return old
+    tools_before = len(TOOL_FAILURES)
+    try:
+        screening = screen_inputs(job.task, job.submission, by_path, job.dataset_refs)
+        outcome = verifier.verify(job.task, job.submission, job.ctx)
+    except InputRejected as exc:
+        return _drifted(job, pins, prov, hashes) or _base_result(
+            job,
+            "malformed",
+            reason=str(exc),
+            provenance={**prov, "input_hashes": hashes},
+            warnings=notes,
+            fingerprint=fp,
+        )
+    except ToolError as exc:
+        return _base_result(job, "error", reason=f"a scoring tool failed: {exc}", provenance=prov)
+    if (drift := _drifted(job, pins, prov, hashes)) is not None:
+        return drift
+    if len(TOOL_FAILURES) > tools_before:  # a verifier turned the failure into a failed check: still no score
+        failed = "; ".join(TOOL_FAILURES[tools_before:][:3])
+        return _base_result(job, "error", reason=f"a scoring tool failed: {failed}", provenance=prov)
+    scores = [outcome.final_score, outcome.headline(headline_field(job.task.family))]
+    if not all(isinstance(x, (int, float)) and math.isfinite(x) for x in scores):
+        raise ValueError(f"verifier returned a non-finite score {scores}")
+    replaced = 0
+    for name in ("components", "detail", "extra", "official"):
+        value, n = json_safe(getattr(outcome, name))
+        setattr(outcome, name, value)
+        replaced += n
+    if replaced:
+        outcome.warnings.append(f"{replaced} non-finite diagnostic value(s) (inf/NaN) are stored as null")
+    prov.update(outcome.provenance)
+    prov["input_hashes"] = hashes
+    status = outcome.status
+    scored = status == "scored"
+    timings = {**outcome.timings, "hash_s": round(t_hash, 4)}
+    return _base_result(
+        job,
+        status,
+        final_score=float(outcome.final_score) if scored else 0.0,
+        adjusted_final_score=(
+            None
+            if outcome.adjusted_final_score is None
+            else float(outcome.adjusted_final_score)
+            if scored
+            else 0.0
+        ),
+        headline_score=float(scores[1]) if scored else 0.0,  # type: ignore[arg-type]  # checked finite above
+        reason=outcome.reason
+        + (
+            misplaced_hint(job.submission.task_root, job.task.task_id, job.task.family)
+            if status == "missing"
+            else ""
+        ),
+        warnings=[*notes, *screening.warnings, *outcome.warnings],
+        components=outcome.components,
+        extra=outcome.extra,
+        detail=outcome.detail,
+        official=outcome.official,
+        timings=timings,
+        provenance=prov,
+        fingerprint=fp,
+        integrity=list(screening.flags),
+    )
+
+
+def score_job(job: Job) -> Result:
+    """Score one job and write its result atomically, signed with the job's result key when this worker holds
+    it (else unsigned, with a warning). Never raises: a crash becomes an `error` result."""
+    t0 = time.perf_counter()
+    key, key_problem = worker_key(job.key)
+    try:
+        result = _score(job, key)
+        if result.resumed:
+            return result
+        if job.trial_failure and result.status not in (
+            "scored",
+            "excluded",
+        ):  # "final.mp4 not found" hides why
+            result.reason = f"{job.trial_failure}; {result.reason}" if result.reason else job.trial_failure
+        elif job.trial_failure and result.status == "scored":
+            result.warnings.append(job.trial_failure)
+    except DatasetError as exc:  # a dataset file the task needs is missing: not a crash of the verifier
+        result = _base_result(job, "error", reason=f"dataset: {exc}")
+    except Exception as exc:  # the whole point: one task's crash never stops the run
+        result = _base_result(
+            job,
+            "error",
+            reason=f"verifier crashed: {type(exc).__name__}: {exc}",
+            detail={"traceback": traceback.format_exc(limit=20)},
+        )
+    result.timings["total_s"] = round(time.perf_counter() - t0, 4)
+    if key_problem:
+        result.warnings.append(f"{UNSIGNED_NOTE}: {key_problem}; the next `avb verify` rescores it")
+    try:
+        write_result(job.out_dir, result, key)
+    except (ValueError, TypeError) as exc:  # e.g. a NaN in the detail: keep the run going, say what happened
+        result = _base_result(
+            job, "error", reason=f"result could not be saved as JSON: {exc}", timings=result.timings
+        )
+        try:
+            write_result(job.out_dir, result, key)
+        except OSError as os_exc:
+            result.reason += f"; and writing the error failed: {os_exc}"
+    except OSError as exc:  # disk full, permissions: the result exists in memory, the file does not
+        result = _base_result(
+            job,
+            "error",
+            reason=f"result could not be written to {job.out_dir}: {exc}",
+            timings=result.timings,
+        )
+    return result
+
+
+def _result_key(key_file: str | os.PathLike[str] | None, runs: list[RunDir]) -> tuple[ResultKey, list[str]]:
+    """The result key (created on first use) and notes about it; `ConfigError` when it lies inside a run folder
+    (the agent could have read or planted it)."""
+    key, notes = load_key(key_file)
+    assert key is not None  # load_key(create=True) returns a key or raises
+    for run in runs:
+        if inside(key.path, run.path):
+            raise ConfigError(
+                f"result key {key.path} is inside the run folder {run.path}, where the agent could "
+                "have read or replaced it; keep it outside every run folder (--key-file)"
+            )
+    return key, notes
+
+
+def _reference_index(tasks: list[Task]) -> tuple[tuple[DatasetReference, ...], list[str]]:
+    """The verifier-only references of the whole dataset the tasks come from (not only the selected tasks),
+    listed once per run for the cross-task leak check (`leaks`), and a note when some are not on this machine."""
+    src = next((t.source for t in tasks if isinstance(t.source, DatasetSource)), None)
+    universe = tasks
+    if isinstance(src, DatasetSource):
+        try:
+            universe = load_tasks(
+                dataset=src.dataset,
+                revision=src.revision if src.kind == "hub" else None,
+                cache_dir=src.cache_dir,
+            )
+        except AVBError:  # the selected tasks loaded; compare with their references at least
+            universe = tasks
+    refs, absent = dataset_references(universe)
+    note = (
+        f"{absent} verifier-only reference(s) of the dataset are not on this machine (not downloaded yet); "
+        "submissions were not compared with them"
+        if absent
+        else ""
+    )
+    return refs, [note] if note else []
+
+
+def _signature_notes(results: list[Result]) -> list[str]:
+    """Summary notes: each previous result that was not trusted (invalid, or its signature did not verify), and
+    results written unsigned because a worker could not hold the key."""
+    notes = [w for r in results for w in r.warnings if w.startswith(PREVIOUS_NOTE)]
+    unsigned = [w for r in results for w in r.warnings if w.startswith(UNSIGNED_NOTE)]
+    if unsigned:
+        notes.append(f"{len(unsigned)} result(s) written unsigned, first: {unsigned[0]}")
+    return notes
+
+
+def verify_run(
+    run_dirs: str | Path | RunPlan | Sequence[str | Path | RunPlan],
+    *,
+    dataset: str | os.PathLike[str] = DEFAULT_DATASET,
+    revision: str | None = None,
+    cache_dir: str | Path | None = None,
+    family: str | None = None,
+    task_ids: list[int] | None = None,
+    out: str | Path | None = None,
+    jobs: int | None = None,
+    force: bool = False,
+    executor: str | Executor = "process",
+    scheduler: str | None = None,
+    judge: Any = None,
+    progress: bool = False,
+    tasks: list[Task] | None = None,
+    max_media_bytes: int | None = None,
+    run_meta: dict[str, Any] | None = None,
+    key_file: str | os.PathLike[str] | None = None,
+    task_timeout: float | None = None,
+) -> RunSummary:
+    """Score every task of the dataset (or the selected family/ids) for each run directory.
+
+    Results go to `RUN/avb-results/<task_id>.json` (or `out`), written atomically; finished tasks whose inputs,
+    verifier version and dataset revision are unchanged are reused unless `force`. Submitted media larger than
+    `max_media_bytes` (default `$AVB_MAX_MEDIA_MB` MiB, else 4 GiB) are `malformed`. `run_meta`
+    ({harness, model, rep}) overrides each run's run.json (see `identity`). Results are signed with the result
+    key (`key_file`, else `$AVB_RESULT_KEY_FILE`, else the package cache's; see `signing`), which must lie outside
+    every run folder, and only results whose signature verifies are reused. `task_timeout` is the per-task
+    deadline in seconds (default `$AVB_TASK_TIMEOUT_S`, else 7200; see `executors`). Returns the run summary.
+
+    Each run is planned once (`run_plan.plan_runs`; a `RunPlan` may be passed instead of a path). A run that
+    cannot be planned (not a run folder, a results folder that is a file or a symlink) is listed in the summary's
+    `refused` and the other runs are scored; when no run can be planned its `RunPlanError` is raised.
+    """
+    validate_jobs(jobs)
+    if isinstance(run_dirs, (str, Path, RunPlan)):
+        run_dirs = [run_dirs]
+    given = [d for d in run_dirs if isinstance(d, RunPlan)]
+    plans, refused = (
+        plan_runs([d for d in run_dirs if not isinstance(d, RunPlan)], out)
+        if len(given) < len(run_dirs)
+        else ([], [])
+    )
+    plans = given + plans
+    if not plans and refused:  # nothing can be scored: the run-directory error is the command's error
+        raise refused[0]
+    if tasks is None:
+        tasks = load_tasks(family, task_ids=task_ids, dataset=dataset, revision=revision, cache_dir=cache_dir)
+    cache = (Path(cache_dir).expanduser() if cache_dir else default_cache_dir()).resolve()
+    ctx = VerifyContext(cache_dir=cache, judge=judge, threads=1)
+    runs = [plan.run for plan in plans]
+    key, key_notes = _result_key(key_file, runs)
+    refs, leak_notes = _reference_index(tasks)
+    media_cap = media_max_bytes(max_media_bytes)
+    work: list[Job] = []
+    for plan in plans:
+        run_info = RunIdentity.resolve(plan.run.path, plan.run.meta, run_meta).to_dict()
+        if note := claim(plan.results_dir, key)[1]:
+            key_notes.append(note)
+        failures = run_failures(plan.run.path)
+        excluded, problems = run_exclusions(plan.run.path)
+        key_notes += problems
+        for task in tasks:
+            ds = task.source.provenance() if task.source else {"dataset": str(dataset)}
+            work.append(
+                Job(
+                    task,
+                    plan.run.submission(task.task_id, media_cap),
+                    plan.results_dir,
+                    run_info,
+                    ctx,
+                    ds,
+                    force,
+                    key.ref(),
+                    refs,
+                    failures.get(task.task_id, ""),
+                    excluded.get(task.task_id, ""),
+                )
+            )
+    ex = make_executor(executor, jobs, scheduler, task_timeout) if isinstance(executor, str) else executor
+    results: list[Result] = []
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=len(work), unit="task", desc="scoring", dynamic_ncols=True)
+    try:
+        for res in ex.map_unordered(score_job, work):
+            results.append(res)
+            if bar is not None:
+                bar.set_postfix_str(f"{res.family} {res.task_id}: {res.status}", refresh=False)
+                bar.update(1)
+    finally:
+        if bar is not None:
+            bar.close()
+        ex.close()
+    notes = [n for r in runs for n in r.notes] + key_notes + leak_notes + _signature_notes(results)
+    notes += [
+        f"{r.run.get('path', '')}: task {r.task_id}: INTEGRITY {', '.join(r.integrity)} (official score "
+        "kept; see the result's warnings)"
+        for r in results
+        if r.integrity
+    ]
+    notes += duplicate_identities(
+        (j.run_info["harness"], j.run_info["model"], j.run_info["rep"], j.run_info["path"]) for j in work
+    )
+    summary = summarize(results, tasks, runs=[str(r.path) for r in runs], notes=notes)
+    summary.refused = [str(exc) for exc in refused]
+    return summary

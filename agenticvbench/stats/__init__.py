@@ -1,1 +1,0 @@
-"""Paired statistics for comparing two stacks task by task, and power calculations for planning a comparison."""

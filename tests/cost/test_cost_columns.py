@@ -1,0 +1,123 @@
+"""Cost beside the scores: Pareto marks by hand, the leaderboard's cost and paired columns, the report section."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from agenticvbench.cli.main import main
+from agenticvbench.cost.columns import GroupCost, mark_pareto
+from agenticvbench.harbor.importer import import_jobs
+from agenticvbench.results.model import write_result
+from agenticvbench.runs.submission import RESULTS_DIRNAME
+
+JOB = Path(__file__).resolve().parents[1] / "harbor" / "data" / "usage_job"
+
+
+def _cost(name: str, macro: float, usd: float | None, extracted: int = 1) -> GroupCost:
+    return GroupCost(
+        "h", name, macro, (None, None), extracted, extracted, usd, [] if usd is not None else ["x"]
+    )
+
+
+def test_pareto_frontier_by_hand():
+    """(macro, $/task): A (0.5, 1.0) and B (0.4, 0.5) are on the frontier; C (0.3, 0.8) is beaten by B on both;
+    D (0.5, 2.0) ties A on score and costs more; E is unpriced and never on it."""
+    rows = [
+        _cost("A", 0.5, 1.0),
+        _cost("B", 0.4, 0.5),
+        _cost("C", 0.3, 0.8),
+        _cost("D", 0.5, 2.0),
+        _cost("E", 0.9, None),
+    ]
+    mark_pareto(rows)
+    assert [r.model for r in rows if r.pareto] == ["A", "B"]
+    assert rows[0].points_per_usd == pytest.approx(50.0) and rows[4].points_per_usd is None
+
+
+@pytest.fixture()
+def scored_runs(tmp_path, mk) -> list[Path]:
+    """The usage job imported, with a synthetic scored result per imported task (score 0.6)."""
+    runs = import_jobs([JOB], tmp_path / "runs").runs
+    for run in runs:
+        meta = json.loads((run / "run.json").read_text())
+        for tid in meta["usage"]:
+            fam = next(
+                f
+                for f, lo, hi in (
+                    ("recap", 1, 36),
+                    ("sequencing", 37, 64),
+                    ("repair", 65, 82),
+                    ("assembly", 83, 100),
+                )
+                if lo <= int(tid) <= hi
+            )
+            write_result(
+                run / RESULTS_DIRNAME,
+                mk(
+                    int(tid),
+                    fam,
+                    0.6,
+                    harness=meta["harness"],
+                    model=meta["model"],
+                    rep=meta["rep"],
+                    path=str(run),
+                ),
+            )
+    return runs
+
+
+def test_leaderboard_gains_cost_columns_when_runs_have_usage(scored_runs, capsys):
+    """claude-code: $1.1637 over the 2 of 3 trials with usage = 0.58185 $/task; the unpriced model says so; the
+    caption says what the cost is over."""
+    assert main(["leaderboard", *map(str, scored_runs), "--format", "json", "--resamples", "50"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    cols = doc["extra_columns"]
+    per_task, cover = cols["$/task"]["claude-code/anthropic/claude-opus-4-1"].split(" ")
+    assert float(per_task) == pytest.approx(1.1637 / 2, abs=1e-4) and cover == "(2/3)"
+    assert cols["total $"]["claude-code/anthropic/claude-opus-4-1"] == "1.16"
+    assert cols["$/task"]["terminus-2/acme/unlisted-model"] == "unpriced: acme/unlisted-model"
+    assert cols["Pareto"]["terminus-2/acme/unlisted-model"] == ""
+    assert "trials with usage" in doc["caption"]
+
+
+def test_compare_to_column_is_the_paired_macro(scored_runs, mk, tmp_path, capsys):
+    """--compare-to: the reference row says 'reference'; a row with no shared task says why it is not compared."""
+    assert (
+        main(
+            [
+                "leaderboard",
+                *map(str, scored_runs),
+                "--compare-to",
+                "codex/openai/gpt-5",
+                "--format",
+                "json",
+                "--resamples",
+                "0",
+            ]
+        )
+        == 0
+    )
+    col = json.loads(capsys.readouterr().out)["extra_columns"]["vs codex/openai/gpt-5 (paired macro, pts)"]
+    assert col["codex/openai/gpt-5"] == "reference"
+    assert col["claude-code/anthropic/claude-opus-4-1"].startswith("not compared: ")
+
+
+def test_report_has_a_cost_section_and_plot(scored_runs, tmp_path):
+    """report.md and report.html carry the cost table, report.json an `agent_cost` block; the HTML has the
+    score-versus-cost plot and lists the rows it could not plot (never at $0)."""
+    out = tmp_path / "rep"
+    assert main(
+        ["report", *map(str, scored_runs), "--format", "all", "--out", str(out), "--resamples", "20"]
+    ) in (0, 1)
+    md = (out / "report.md").read_text()
+    html = (out / "report.html").read_text()
+    assert "## Agent cost" in md and "| 2/3 | 1.16 |" in md
+    assert "macro score versus agent cost per task" in html
+    assert "Not plotted (no cost)" in html and "unpriced: acme/unlisted-model" in html
+    cost = {
+        (c["harness"], c["model"]): c for c in json.loads((out / "report.json").read_text())["agent_cost"]
+    }
+    assert cost[("claude-code", "anthropic/claude-opus-4-1")]["total_usd"] == pytest.approx(1.1637)
