@@ -109,7 +109,7 @@ def test_run_directory_guide_names_every_file_the_verifiers_read() -> None:
 def test_every_result_field_is_documented() -> None:
     """Each top-level property of the shipped result schema has a row in docs/results.md's field table."""
     schema = json.loads(
-        (REPO / "agenticvbench" / "schemas" / "result.schema.json").read_text(encoding="utf-8")
+        (REPO / "agenticvbench" / "results" / "result.schema.json").read_text(encoding="utf-8")
     )
     page = (REPO / "docs" / "results.md").read_text(encoding="utf-8")
     rows = set(re.findall(r"^\| `([a-z_0-9]+)` \|", page, flags=re.M))

@@ -53,7 +53,7 @@ def mmapped_while_holding_a_frame(rounds: int = 3) -> list[int]:
 
 PROBE = textwrap.dedent("""
     import json
-    from tests.test_allocator import mmapped_while_holding_a_frame
+    from tests.scoring.test_allocator import mmapped_while_holding_a_frame
     from agenticvbench.scoring.allocator import reuse_frame_buffers
 
     raw = mmapped_while_holding_a_frame()

@@ -34,7 +34,7 @@ def _edit(path, **changes):
 
 
 def test_real_results_validate_against_the_shipped_schema(hostile_run, score_run):
-    """The schema in agenticvbench/schemas documents what `avb verify` writes; every family's real result fits."""
+    """The schema in agenticvbench/results documents what `avb verify` writes; every family's real result fits."""
     run = hostile_run("partial")
     score_run(run.root, [1, 2, 37, 38, 65, 66, 67, 83, 84])
     files = sorted(run.results().glob("*.json"))
