@@ -129,9 +129,8 @@ def test_jobs_run_with_frame_buffers_reused() -> None:
     """Why: the nanny's MALLOC_TRIM_THRESHOLD_ made each decoded frame a fresh mmap on Dask workers (a repair
     task took 2.3x as long, mostly system time). Jobs submitted through the executor run after the fix. (A fresh
     worker: the fix lasts for the worker process, so one that already ran a job is tuned.)"""
-    from tests.scoring.test_allocator import FRAME, mmapped_while_holding_a_frame
-
     from agenticvbench.scoring.dask_executor import _OnWorker
+    from tests.scoring.test_allocator import FRAME, mmapped_while_holding_a_frame
 
     with (
         distributed.LocalCluster(
