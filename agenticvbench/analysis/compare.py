@@ -41,6 +41,10 @@ from agenticvbench.results.model import INVALID_STATUS, Result
 from agenticvbench.tables import md_table
 
 TIE = 1e-9
+#: The size of every test behind a verdict.
+ALPHA = 0.05
+#: Appended to an interval that runs past the possible range (+-100 points).
+RANGE_MARK = "‡"
 FORMATS = ("md", "csv", "json", "latex")
 
 
@@ -58,11 +62,30 @@ class CompareRow:
     tied: int
 
     @property
+    def p_decisive(self) -> float | None:
+        """The p-value the verdict rests on: Holm-adjusted for a family, the plain p for macro and micro."""
+        return self.p_holm if self.cell in FAMILIES else self.stat.p_value
+
+    @property
     def verdict(self) -> str:
-        """'A better', 'B better' or 'no detectable difference' (the interval spans 0, or there is none)."""
-        if not self.stat.detectable:
+        """'A better' / 'B better' only when the decisive p (`p_decisive`) is below `ALPHA` *and* the interval
+        excludes 0; else 'no detectable difference', with the reason when it is not the plain one (no interval,
+        an interval of zero width, or an interval and a p-value that disagree)."""
+        s, p = self.stat, self.p_decisive
+        if s.ci_low is None or s.ci_high is None:
+            return "no detectable difference (no interval: fewer than 2 clusters)"
+        if s.ci_high - s.ci_low <= TIE:
+            return "no detectable difference (interval has zero width)"
+        if not s.detectable or p is None or p >= ALPHA:
             return "no detectable difference"
-        return "A better" if self.stat.estimate > 0 else "B better"
+        return "A better" if s.estimate > 0 else "B better"
+
+    @property
+    def out_of_range(self) -> bool:
+        """True when the interval runs past the possible range of a difference of scores in [0, 1] (+-100
+        points): it is shown as computed, and marked."""
+        s = self.stat
+        return s.ci_low is not None and s.ci_high is not None and (s.ci_low < -1 - TIE or s.ci_high > 1 + TIE)
 
 
 @dataclass
@@ -94,11 +117,23 @@ class Comparison:
             f"result for a task counts 0: A {self.no_result_cells.get('a', 0)}, B "
             f"{self.no_result_cells.get('b', 0)} such cells). Differences A - B in points (score x 100). "
             f"macro = mean of the family differences, micro = mean over tasks. {self.level:.0%} interval "
-            f"clustered by {self.clustering} (t with clusters - 1 df); p = paired sign-flip permutation, "
-            f"two-sided; family p-values Holm-adjusted across the {sum(1 for r in self.rows if r.cell in FAMILIES)} "
-            f"families; MDD = minimum detectable difference at {self.power:.0%} power for this n; "
+            f"clustered by {self.clustering}, t quantile on clusters - families degrees of freedom "
+            f"({self.df_text}); p = paired sign-flip permutation, two-sided; family p-values Holm-adjusted "
+            f"across the {sum(1 for r in self.rows if r.cell in FAMILIES)} families; verdict 'A better' / "
+            f"'B better' only when the p (Holm for a family) is below {ALPHA:g} and the interval excludes 0; "
+            f"MDD = minimum detectable difference at {self.power:.0%} power for this n; "
             f"W/L/T = tasks A won / lost / tied."
+            + (
+                f" {RANGE_MARK} = the interval runs past the possible range (+-100 points); shown as computed."
+                if any(r.out_of_range for r in self.rows)
+                else ""
+            )
         )
+
+    @property
+    def df_text(self) -> str:
+        """The degrees of freedom each row's interval used ('-' without an interval)."""
+        return ", ".join(f"{r.cell} {'-' if r.stat.df is None else r.stat.df}" for r in self.rows)
 
     def table(self) -> tuple[list[str], list[list[str]]]:
         """Display headers and rows (points, 1 decimal; p with 3 decimals)."""
@@ -120,6 +155,7 @@ class Comparison:
         for r in self.rows:
             s = r.stat
             ci = "-" if s.ci_low is None else f"[{100 * s.ci_low:+.1f}, {100 * s.ci_high:+.1f}]"  # type: ignore[operator]
+            ci += RANGE_MARK if r.out_of_range else ""
             out.append(
                 [
                     r.cell,
@@ -143,6 +179,7 @@ class Comparison:
         doc = asdict(self)
         for row, r in zip(doc["rows"], self.rows, strict=True):
             row["verdict"] = r.verdict
+            row["out_of_range"] = r.out_of_range
         doc["caption"] = self.caption
         return doc
 
