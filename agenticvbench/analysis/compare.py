@@ -60,6 +60,9 @@ class CompareRow:
     won: int
     lost: int
     tied: int
+    #: tasks left out of this row because every repetition of A or of B is `excluded` (an infrastructure failure
+    #: under `--infra-policy exclude`), as the leaderboard leaves such cells out
+    excluded: int = 0
 
     @property
     def p_decisive(self) -> float | None:
@@ -104,11 +107,14 @@ class Comparison:
     no_result_cells: dict[str, int] = field(default_factory=dict)
     only_a: int = 0
     only_b: int = 0
+    #: family -> shared tasks left out because every repetition of A or of B is `excluded`
+    excluded: dict[str, int] = field(default_factory=dict)
 
     @property
     def caption(self) -> str:
         """What every number is over."""
         counts = ", ".join(f"{f} {len(v)}" for f, v in self.tasks.items())
+        gone = self._gone
         n = sum(len(v) for v in self.tasks.values())
         return (
             f"A = {self.label_a} ({len(self.runs_a)} run(s)), B = {self.label_b} ({len(self.runs_b)} run(s)). "
@@ -124,11 +130,24 @@ class Comparison:
             f"MDD = minimum detectable difference at {self.power:.0%} power for this n; "
             f"W/L/T = tasks A won / lost / tied."
             + (
+                f" Left out as the leaderboard leaves them out: {n_out} shared task(s) whose every repetition of A "
+                f"or of B is excluded (infrastructure failures under --infra-policy exclude); an excluded "
+                f"repetition of a task is left out of that task's mean"
+                + (f"; not compared (no task left): {', '.join(gone)}" if gone else "")
+                + "."
+                if (n_out := sum(self.excluded.values()))
+                else ""
+            )
+            + (
                 f" {RANGE_MARK} = the interval runs past the possible range (+-100 points); shown as computed."
                 if any(r.out_of_range for r in self.rows)
                 else ""
             )
         )
+
+    @property
+    def _gone(self) -> list[str]:
+        return [f for f, n in self.excluded.items() if n and f not in self.tasks]
 
     @property
     def df_text(self) -> str:
@@ -168,7 +187,7 @@ class Comparison:
                     _p(s.p_value),
                     _p(r.p_holm),
                     "-" if s.mdd is None else f"{100 * s.mdd:.1f}",
-                    f"{r.won}/{r.lost}/{r.tied}",
+                    f"{r.won}/{r.lost}/{r.tied}" + (f" ({r.excluded} excluded)" if r.excluded else ""),
                     r.verdict,
                 ]
             )
@@ -189,7 +208,7 @@ class Comparison:
         if fmt_name == "md":
             return md_table(headers, rows, "lrrrrrrrrrrl") + f"\n\n{self.caption}\n"
         if fmt_name == "json":
-            return json.dumps(self.to_dict(), indent=2, default=str) + "\n"
+            return json.dumps(self.to_dict(), indent=2, default=str, allow_nan=False) + "\n"
         if fmt_name == "csv":
             import pandas as pd
 
@@ -211,6 +230,7 @@ class Comparison:
                         "won": r.won,
                         "lost": r.lost,
                         "tied": r.tied,
+                        "excluded": r.excluded,
                         "verdict": r.verdict,
                     }
                     for r in self.rows
@@ -276,10 +296,16 @@ def _label(results: Sequence[Result]) -> str:
 
 
 def _task_means(results: Sequence[Result], universe: TaskUniverse) -> tuple[dict[str, np.ndarray], int]:
+    """Per family, each task's mean over the runs that did not exclude it (`excluded` cells are nan in the
+    score matrix and are left out, the leaderboard's rule); nan where every run excluded the task."""
     runs = sorted({run_ref(r) for r in results})
     mats = score_matrices(results, runs, universe)
     no_result = sum(int(np.sum(st == "no_result")) for _, st in mats.values())
-    return {f: sc.mean(axis=0) for f, (sc, _) in mats.items()}, no_result
+    out: dict[str, np.ndarray] = {}
+    for f, (sc, _) in mats.items():
+        kept = (~np.isnan(sc)).sum(axis=0)
+        out[f] = np.where(kept > 0, np.nansum(sc, axis=0) / np.maximum(kept, 1), np.nan)
+    return out, no_result
 
 
 def compare_runs(
@@ -309,6 +335,17 @@ def compare_runs(
     universe = TaskUniverse({f: tuple(by_fam[f]) for f in order}, "observed")
     means_a, none_a = _task_means(results_a, universe)
     means_b, none_b = _task_means(results_b, universe)
+    excluded: dict[str, int] = {}
+    for fam in list(order):
+        keep = np.isfinite(means_a[fam]) & np.isfinite(means_b[fam])
+        excluded[fam] = int(np.sum(~keep))
+        means_a[fam], means_b[fam] = means_a[fam][keep], means_b[fam][keep]
+        by_fam[fam] = [t for t, k in zip(by_fam[fam], keep, strict=True) if k]
+        if not by_fam[fam]:
+            order.remove(fam)
+    if not order:
+        raise SubmissionError("cannot compare: every shared task is excluded (infrastructure failures)")
+    universe = TaskUniverse({f: tuple(by_fam[f]) for f in order}, "observed")
     key = (lambda f, t: clusters.get((f, t), f"task:{f}-{t}")) if clusters else (lambda f, t: f"task:{f}-{t}")
     kw: dict[str, Any] = {"level": level, "power": power, "permutations": permutations, "seed": seed}
     rows: list[CompareRow] = []
@@ -324,6 +361,7 @@ def compare_runs(
                 paired_stat(d, clusters=cl, **kw),
                 None,
                 *_wlt(d),
+                excluded[fam],
             )
         )
         all_d += list(d)
@@ -348,6 +386,7 @@ def compare_runs(
                 paired_stat(d_all, weights=wa, strata=all_f, clusters=all_c, **kw),
                 None,
                 *_wlt(d_all),
+                sum(excluded.values()),
             )
         )
     return Comparison(
@@ -363,6 +402,7 @@ def compare_runs(
         {"a": none_a, "b": none_b},
         len(have_a - have_b),
         len(have_b - have_a),
+        excluded,
     )
 
 
