@@ -6,9 +6,10 @@ combined per family (every task weighs the same), for macro (every family weighs
 (every task weighs the same), with the clustered interval, sign-flip p-value and minimum detectable difference of
 `agenticvbench.analysis.paired`. Family p-values are Holm-adjusted across the families compared.
 
-Clusters: by default every task is its own cluster. `source_clusters(tasks)` groups tasks cut from the same
-source material: sequencing and assembly tasks by their film (`provenance.film`, `film`), repair tasks by the
-source `sM` of their cell `vN/sM`; recap tasks, and tasks whose source is not recorded, stay alone.
+Clusters: `clusters` ((family, task id) -> key, from `clusters.source_clusters`, re-exported here) groups tasks
+cut from the same source material; without it every task is its own cluster (`unclustered_reason` says why in the
+caption). The commands find the clusters with `clusters.resolve_clustering`, so they cluster whenever the source
+material is known.
 
 A comparison is refused (`SubmissionError`, one line) when the stacks share no task, or their results mix
 dataset revisions or (within a family) verifier versions.
@@ -24,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from agenticvbench.analysis.aggregate import run_ref, score_matrices
+from agenticvbench.analysis.clusters import Clustering, source_clusters  # noqa: F401 - public name, re-exported
 from agenticvbench.analysis.comparability import dataset_key, verifier_key
 from agenticvbench.analysis.paired import (
     DEFAULT_LEVEL,
@@ -264,22 +266,6 @@ def _p(p: float | None) -> str:
     return "-" if p is None else ("<0.001" if p < 0.001 else f"{p:.3f}")
 
 
-def source_clusters(tasks: Iterable[Any]) -> dict[tuple[str, int], str]:
-    """(family, task id) -> cluster key from the tasks' source material (rules in the module docstring)."""
-    out: dict[tuple[str, int], str] = {}
-    for t in tasks:
-        fam, tid = str(t.family), int(t.task_id)
-        key = f"task:{fam}-{tid}"
-        film = getattr(t, "film", "") or (getattr(t, "provenance", None) or {}).get("film")
-        if isinstance(film, str) and film.strip():
-            key = f"film:{film.strip()}"
-        cell = getattr(t, "cell", "")
-        if fam == "repair" and isinstance(cell, str) and "/" in cell:
-            key = f"repair-source:{cell.split('/', 1)[1]}"
-        out[(fam, tid)] = key
-    return out
-
-
 def _refuse_mixed(results: Sequence[Result]) -> None:
     datasets = {dataset_key(r) for r in results if (r.provenance or {}).get("dataset") is not None}
     if len(datasets) > 1:
@@ -317,6 +303,7 @@ def compare_runs(
     power: float = DEFAULT_POWER,
     permutations: int = DEFAULT_PERMUTATIONS,
     seed: int = DEFAULT_SEED,
+    unclustered_reason: str = "",
 ) -> Comparison:
     """Compare stack A (`results_a`, one or several runs) with stack B, paired by task (module docstring)."""
     _refuse_mixed([*results_a, *results_b])
@@ -396,7 +383,9 @@ def compare_runs(
         sorted({run_ref(r).path for r in results_b}),
         rows,
         {f: list(universe.tasks[f]) for f in order},
-        "source material (film / repair source)" if clusters else "task",
+        Clustering(dict(clusters) if clusters else None, unclustered_reason).label(
+            (f, t) for f in order for t in universe.tasks[f]
+        ),
         level,
         power,
         {"a": none_a, "b": none_b},

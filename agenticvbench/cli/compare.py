@@ -2,7 +2,8 @@
 
 A and B are each a run directory (or its avb-results folder), or, with `--runs RUN...`, a leaderboard row
 `harness/model` naming every run of that stack among RUN... (so repetitions are averaged within each task).
-`--cluster` clusters tasks cut from the same source material (needs the dataset: `--dataset`, or $AVB_DATASET).
+Tasks cut from the same source material are clustered whenever it is known (`--dataset`, or the local dataset
+the results' provenance names); `--no-cluster` turns that off. The caption says which was used.
 Exit codes: 0 ok; 2 usage error; 3 the stacks share no task, mix dataset revisions or verifier versions, or a
 path holds no results.
 """
@@ -50,10 +51,17 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--runs", nargs="+", metavar="RUN", default=None, help="runs to pick harness/model rows from"
     )
     p.add_argument(
-        "--cluster", action="store_true", help="cluster tasks by source material (film, repair source)"
+        "--cluster",
+        action="store_true",
+        help="cluster tasks by source material (film, repair source): the default whenever it is known",
     )
     p.add_argument(
-        "--dataset", default=None, help="dataset the tasks' source material is read from (--cluster)"
+        "--no-cluster", action="store_true", help="every task its own cluster, even when sources are known"
+    )
+    p.add_argument(
+        "--dataset",
+        default=None,
+        help="dataset the tasks' source material is read from (default: the local dataset the results name)",
     )
     p.add_argument("--revision", default=None, help="dataset revision (with --dataset)")
     p.add_argument(
@@ -76,22 +84,26 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Compare the two stacks and print (or write) the table."""
-    from agenticvbench.analysis.compare import compare_runs, source_clusters
+    from agenticvbench.analysis.clusters import resolve_clustering
+    from agenticvbench.analysis.compare import compare_runs
 
     if args.permutations < 1:
         print("avb compare: --permutations must be >= 1", file=sys.stderr)
         return 2
-    clusters = None
-    if args.cluster:
-        from agenticvbench.dataset.loader import load_tasks
-
-        clusters = source_clusters(load_tasks(dataset=args.dataset, revision=args.revision))
+    if args.cluster and args.no_cluster:
+        print("avb compare: --cluster and --no-cluster exclude each other", file=sys.stderr)
+        return 2
+    results_a, results_b = stack_results(args.a, args.runs), stack_results(args.b, args.runs)
+    clustering = resolve_clustering(
+        [*results_a, *results_b], dataset=args.dataset, revision=args.revision, enabled=not args.no_cluster
+    )
     comparison = compare_runs(
-        stack_results(args.a, args.runs),
-        stack_results(args.b, args.runs),
-        clusters=clusters,
+        results_a,
+        results_b,
+        clusters=clustering.clusters,
         permutations=args.permutations,
         seed=args.seed,
+        unclustered_reason=clustering.reason,
     )
     text = comparison.render(args.format)
     write_output(text, args.out)

@@ -237,3 +237,16 @@ def test_cli_cluster_reads_source_material_from_the_dataset(scored_demo, capsys)
     for row in doc["rows"]:
         assert 1 <= row["stat"]["n_clusters"] <= row["stat"]["n_tasks"]
     assert {r["cell"] for r in doc["rows"]} >= {"sequencing", "assembly", "macro", "micro"}
+
+
+def test_cli_clusters_by_default_from_the_results_provenance(scored_demo, capsys):
+    """No --cluster and no --dataset: the demo results name their local mirror, so `avb compare` clusters by
+    source material anyway (it used to treat every task as alone unless asked); --no-cluster turns it off and
+    the caption says so."""
+    runs = scored_demo.runs
+    assert main(["compare", str(runs["perfect"]), str(runs["partial"]), "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["clustering"].startswith("source material")
+    assert (
+        main(["compare", str(runs["perfect"]), str(runs["partial"]), "--no-cluster", "--format", "json"]) == 0
+    )
+    assert json.loads(capsys.readouterr().out)["clustering"] == "task (--no-cluster)"
