@@ -18,7 +18,7 @@ dataset revisions or (within a family) verifier versions.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -36,11 +36,13 @@ from agenticvbench.analysis.paired import (
     holm,
     paired_stat,
 )
+from agenticvbench.analysis.power import Design, rep_spread
 from agenticvbench.analysis.task_universe import TaskUniverse
 from agenticvbench.dataset.tasks import FAMILIES
 from agenticvbench.errors import SubmissionError
 from agenticvbench.results.model import INVALID_STATUS, Result
-from agenticvbench.tables import md_table
+from agenticvbench.sanitize import csv_cell, md_cell, one_line
+from agenticvbench.tables import latex_table, md_table
 
 TIE = 1e-9
 #: The size of every test behind a verdict.
@@ -111,15 +113,22 @@ class Comparison:
     only_b: int = 0
     #: family -> shared tasks left out because every repetition of A or of B is `excluded`
     excluded: dict[str, int] = field(default_factory=dict)
+    #: with 2+ runs of a stack: its run-to-run spread of the macro against the task-level interval
+    rep_spread: list[str] = field(default_factory=list)
 
     @property
     def caption(self) -> str:
-        """What every number is over."""
+        """What every number is over (stack labels on one line; `caption_with(md_cell)` for Markdown)."""
+        return self.caption_with(one_line)
+
+    def caption_with(self, clean: Callable[[str], str]) -> str:
+        """The caption with the stack labels (agent-chosen harness and model names) passed through `clean`."""
         counts = ", ".join(f"{f} {len(v)}" for f, v in self.tasks.items())
         gone = self._gone
         n = sum(len(v) for v in self.tasks.values())
         return (
-            f"A = {self.label_a} ({len(self.runs_a)} run(s)), B = {self.label_b} ({len(self.runs_b)} run(s)). "
+            f"A = {clean(self.label_a)} ({len(self.runs_a)} run(s)), B = {clean(self.label_b)} "
+            f"({len(self.runs_b)} run(s)). "
             f"Over the {n} task(s) both have a result for ({counts}); {self.only_a} task(s) only A and "
             f"{self.only_b} only B has are left out. Repetitions averaged within each task (a run without a "
             f"result for a task counts 0: A {self.no_result_cells.get('a', 0)}, B "
@@ -140,6 +149,7 @@ class Comparison:
                 if (n_out := sum(self.excluded.values()))
                 else ""
             )
+            + "".join(f" Repetitions: {line}" for line in self.rep_spread)
             + (
                 f" {RANGE_MARK} = the interval runs past the possible range (+-100 points); shown as computed."
                 if any(r.out_of_range for r in self.rows)
@@ -208,7 +218,7 @@ class Comparison:
         """Render as md, csv, json or latex."""
         headers, rows = self.table()
         if fmt_name == "md":
-            return md_table(headers, rows, "lrrrrrrrrrrl") + f"\n\n{self.caption}\n"
+            return md_table(headers, rows, "lrrrrrrrrrrl") + f"\n\n{self.caption_with(md_cell)}\n"
         if fmt_name == "json":
             return json.dumps(self.to_dict(), indent=2, default=str, allow_nan=False) + "\n"
         if fmt_name == "csv":
@@ -238,27 +248,9 @@ class Comparison:
                     for r in self.rows
                 ]
             )
-            return frame.to_csv(index=False)
+            return frame.map(csv_cell).to_csv(index=False)
         if fmt_name == "latex":
-            from agenticvbench.tables import latex_escape
-
-            lines = [
-                "\\begin{table}[t]",
-                "\\centering",
-                "\\small",
-                "\\begin{tabular}{lrrrrrrrrrrl}",
-                "\\toprule",
-                " & ".join(latex_escape(h) for h in headers) + " \\\\",
-                "\\midrule",
-            ]
-            lines += [" & ".join(latex_escape(c) for c in row) + " \\\\" for row in rows]
-            lines += [
-                "\\bottomrule",
-                "\\end{tabular}",
-                f"\\caption{{{latex_escape(self.caption)}}}",
-                "\\end{table}",
-            ]
-            return "\n".join(lines) + "\n"
+            return latex_table(headers, rows, caption=self.caption, label="tab:agenticvbench-compare")
         raise ValueError(f"unknown format {fmt_name!r}; expected one of {', '.join(FORMATS)}")
 
 
@@ -292,6 +284,12 @@ def _task_means(results: Sequence[Result], universe: TaskUniverse) -> tuple[dict
         kept = (~np.isnan(sc)).sum(axis=0)
         out[f] = np.where(kept > 0, np.nansum(sc, axis=0) / np.maximum(kept, 1), np.nan)
     return out, no_result
+
+
+def _run_matrix(results: Sequence[Result], universe: TaskUniverse) -> np.ndarray:
+    """Runs x tasks scores of one stack over the compared tasks, families concatenated (excluded cells nan)."""
+    mats = score_matrices(results, sorted({run_ref(r) for r in results}), universe)
+    return np.concatenate([mats[f][0] for f in universe.families], axis=1)
 
 
 def compare_runs(
@@ -360,6 +358,12 @@ def compare_runs(
         r.p_holm = p
     sizes = {f: len(universe.tasks[f]) for f in order}
     d_all = np.asarray(all_d)
+    design = Design.macro(all_f, all_c)
+    spreads = [
+        found.sentence()
+        for label, res in (("A", results_a), ("B", results_b))
+        if (found := rep_spread(label, _run_matrix(res, universe), design))
+    ]
     for cell, w in (
         ("macro", [1.0 / (len(order) * sizes[f]) for f in all_f]),
         ("micro", [1.0 / len(all_d)] * len(all_d)),
@@ -392,6 +396,7 @@ def compare_runs(
         len(have_a - have_b),
         len(have_b - have_a),
         excluded,
+        spreads,
     )
 
 

@@ -15,8 +15,9 @@ import sys
 from pathlib import Path
 
 from agenticvbench.cli.common import add_verbosity_args, write_output
-from agenticvbench.errors import SubmissionError
+from agenticvbench.errors import ConfigError, SubmissionError
 from agenticvbench.results.model import Result
+from agenticvbench.sanitize import one_line
 
 
 def stack_results(spec: str, runs: list[str] | None) -> list[Result]:
@@ -35,6 +36,31 @@ def stack_results(spec: str, runs: list[str] | None) -> list[Result]:
         rows = sorted({"/".join(run_ref(r).group) for r in pool})
         raise SubmissionError(f"{spec}: not a path and no such row among --runs (rows: {', '.join(rows)})")
     return chosen
+
+
+def refuse_repeated_runs(paths: list[str], results: list[Result]) -> None:
+    """`ConfigError` (one line, exit 2) when a run is given twice: the same folder twice, or two folders that claim
+    the same run (harness, model and rep), since averaging a run with itself narrows every interval."""
+    from agenticvbench.analysis.aggregate import run_ref
+
+    seen: dict[Path, str] = {}
+    for p in paths:
+        where = Path(p).resolve()
+        if where in seen:
+            raise ConfigError(f"{p}: the same run is given twice ({seen[where]} and {p})")
+        seen[where] = p
+    claims: dict[tuple[str, str, str], set[str]] = {}
+    for r in results:
+        ref = run_ref(r)
+        if ref.rep not in ("", "None"):
+            claims.setdefault((ref.harness, ref.model, ref.rep), set()).add(ref.path)
+    for (h, m, rep), where in sorted(claims.items()):
+        if len(where) > 1:
+            first, second = sorted(where)[:2]
+            raise ConfigError(
+                f"{one_line(second)}: the same run as {one_line(first)} ({one_line(h)}/{one_line(m)} rep "
+                f"{one_line(rep)}) is given twice; give each run once"
+            )
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -94,6 +120,9 @@ def run(args: argparse.Namespace) -> int:
         print("avb compare: --cluster and --no-cluster exclude each other", file=sys.stderr)
         return 2
     results_a, results_b = stack_results(args.a, args.runs), stack_results(args.b, args.runs)
+    given = list(args.runs) if args.runs else []
+    given += [x for x in (args.a, args.b) if not args.runs or Path(x).exists()]
+    refuse_repeated_runs(given, [*results_a, *results_b])
     clustering = resolve_clustering(
         [*results_a, *results_b], dataset=args.dataset, revision=args.revision, enabled=not args.no_cluster
     )
