@@ -71,10 +71,13 @@ def source_clusters(tasks: Iterable[Any]) -> dict[tuple[str, int], str]:
 
 
 def local_dataset(results: Sequence[Result]) -> str | None:
-    """The one local dataset (mirror or parquet path that exists) every result names, else None."""
+    """The one local dataset (mirror or parquet path that exists) every result naming a dataset names, else None.
+    A result that names none (an `error` whose verifier crashed before it recorded provenance) does not veto."""
     found: set[str] = set()
     for r in results:
         d = (r.provenance or {}).get("dataset")
+        if d is None:
+            continue
         if not isinstance(d, dict) or d.get("kind") not in ("mirror", "parquet", "local"):
             return None
         found.add(str(d.get("dataset")))

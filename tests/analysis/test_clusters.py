@@ -100,3 +100,20 @@ def test_cluster_bootstrap_draws_whole_clusters():
     allowed = {round(0.5 + c * (v - 0.5), 9) for v in (0.0, 0.5, 1.0)}
     assert {round(float(x), 9) for x in boot["sequencing"]} <= allowed
     assert c == pytest.approx(np.sqrt(2) * 12.706204736174707 / 1.959963984540054)
+
+
+def test_a_result_without_provenance_does_not_hide_the_dataset(mk, tmp_path):
+    """A repair `error` whose verifier crashed before recording provenance used to make the results name "no one
+    dataset", so `avb compare` on the demo did not cluster; it no longer vetoes. An unreadable dataset is named."""
+    named = [
+        dataclasses.replace(
+            mk(t, "recap", 0.5), provenance={"dataset": {"dataset": str(tmp_path), "kind": "mirror"}}
+        )
+        for t in (1, 2)
+    ]
+    crashed = dataclasses.replace(mk(65, "repair", 0.0, status="error"), provenance={})
+    from agenticvbench.analysis.clusters import local_dataset
+
+    assert local_dataset([*named, crashed]) == str(tmp_path)
+    found = resolve_clustering([*named, crashed])
+    assert found.clusters is None and "unreadable" in found.reason
