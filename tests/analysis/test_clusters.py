@@ -117,3 +117,15 @@ def test_a_result_without_provenance_does_not_hide_the_dataset(mk, tmp_path):
     assert local_dataset([*named, crashed]) == str(tmp_path)
     found = resolve_clustering([*named, crashed])
     assert found.clusters is None and "unreadable" in found.reason
+
+
+def test_the_report_and_the_leaderboard_draw_the_same_intervals(mk):
+    """`avb report` aggregates with the leaderboard's clustered bootstrap, so one row's intervals agree."""
+    from agenticvbench.report.summary import build_report
+
+    res = _results(mk)
+    report = build_report(res, tasks=TASKS, resamples=300)
+    board = build_leaderboard(res, tasks=TASKS, resamples=300)
+    mine, theirs = report.groups[0].families["sequencing"], board.groups[0].families["sequencing"]
+    assert (mine.ci_low, mine.ci_high) == (theirs.ci_low, theirs.ci_high)
+    assert "source clusters" in mine.aggregation
