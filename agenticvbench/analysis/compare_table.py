@@ -19,7 +19,7 @@ TIE = 1e-9
 #: The size of every test behind a verdict.
 ALPHA = 0.05
 #: Appended to an interval that runs past the possible range (+-100 points).
-RANGE_MARK = "‡"
+RANGE_MARK = "§"
 FORMATS = ("md", "csv", "json", "latex")
 
 

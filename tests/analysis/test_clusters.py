@@ -129,3 +129,19 @@ def test_the_report_and_the_leaderboard_draw_the_same_intervals(mk):
     mine, theirs = report.groups[0].families["sequencing"], board.groups[0].families["sequencing"]
     assert (mine.ci_low, mine.ci_high) == (theirs.ci_low, theirs.ci_high)
     assert "source clusters" in mine.aggregation
+
+
+def test_a_leaderboard_interval_past_zero_one_is_marked(mk):
+    """Two films of two sequencing tasks each, one film solved and one not: with 2 clusters the stretch (x 9.2)
+    carries the interval far past [0, 1]. It is shown as computed, marked with § (not ‡, the 'mixed' mark), and
+    the caption says what § means."""
+    tasks = [FakeTask("sequencing", t, provenance={"film": "A" if t < 39 else "B"}) for t in (37, 38, 39, 40)]
+    res = [mk(t, "sequencing", 1.0 if t < 39 else 0.0, path="/runs/x") for t in (37, 38, 39, 40)]
+    board = build_leaderboard(res, tasks=tasks, resamples=200)
+    fam = board.groups[0].families["sequencing"]
+    assert fam.ci_low < 0 and fam.ci_high > 1
+    text = board.render("md")
+    assert (
+        "§" in text.split("\n\n")[0]
+        and "§ = the interval runs past the possible range [0, 1]" in board.caption
+    )
