@@ -223,6 +223,7 @@ def run(args: argparse.Namespace) -> int:
                     "df_at_tasks": comp.df(args.tasks),
                 },
                 indent=2,
+                allow_nan=False,
             )
         )
         return 0
