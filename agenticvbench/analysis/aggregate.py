@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from agenticvbench.analysis.clusters import cluster_bootstrap, family_clusters
 from agenticvbench.analysis.task_universe import TaskUniverse, task_universe
 from agenticvbench.results.model import INVALID_STATUS, STATUSES, Result
 from agenticvbench.runs.identity import RunIdentity
@@ -234,13 +235,21 @@ def _interval(samples: np.ndarray, level: float) -> tuple[float, float]:
 
 
 def bootstrap(
-    scores: Mapping[str, np.ndarray], *, resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED
+    scores: Mapping[str, np.ndarray],
+    *,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+    clusters: Mapping[str, Sequence[str]] | None = None,
+    level: float = DEFAULT_LEVEL,
 ) -> dict[str, np.ndarray]:
     """Bootstrap replicates of every family mean and of macro/micro (scheme in the module docstring).
 
     `scores` maps family -> runs x tasks matrix (all with the same number of runs). Returns arrays of
-    length `resamples` keyed by family, "macro" and "micro".
+    length `resamples` keyed by family, "macro" and "micro". With `clusters` (family -> a cluster key per task)
+    clusters are resampled within families instead of tasks (`clusters.cluster_bootstrap`).
     """
+    if clusters is not None:
+        return cluster_bootstrap(scores, clusters, resamples=resamples, seed=seed, level=level)
     rng = np.random.default_rng(seed)
     fams = [f for f in scores if scores[f].size]
     if not fams or resamples <= 0:
@@ -288,8 +297,11 @@ def group_headline(
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
     level: float = DEFAULT_LEVEL,
+    clusters: Mapping[tuple[str, int], str] | None = None,
 ) -> GroupHeadline:
-    """Headlines of one (harness, model): the results of all its runs (every result must share the group)."""
+    """Headlines of one (harness, model): the results of all its runs (every result must share the group).
+    `clusters` ((family, task id) -> source key) makes the bootstrap resample source clusters within families
+    whenever some family has a cluster of 2+ tasks."""
     results = list(results)
     runs = sorted({run_ref(r) for r in results}, key=lambda r: (len(r.rep), r.rep, r.path))  # rep 2 before 10
     if not runs:
@@ -297,7 +309,11 @@ def group_headline(
     if len({r.group for r in runs}) != 1:
         raise ValueError("group_headline got results of several (harness, model) groups; use headlines()")
     mats = score_matrices(results, runs, universe)
-    boot = bootstrap({f: m[0] for f, m in mats.items()}, resamples=resamples, seed=seed)
+    fam_cl = family_clusters(clusters, universe.tasks)
+    boot = bootstrap(
+        {f: m[0] for f, m in mats.items()}, resamples=resamples, seed=seed, clusters=fam_cl, level=level
+    )
+    over = "source clusters (within families)" if fam_cl else "tasks"
     pct = f"{level:.0%}"
     fams: dict[str, FamilyHeadline] = {}
     for fam, (scores, statuses) in mats.items():
@@ -315,7 +331,7 @@ def group_headline(
             f"{scores.shape[0]} run(s) x {scores.shape[1]} task(s); no result/invalid/missing/malformed/error = 0; "
             + (f"{n_out} excluded cell(s) left out; " if (n_out := int(np.isnan(scores).sum())) else "")
             + (
-                f"{pct} CI: percentile bootstrap over runs and tasks ({resamples} resamples, seed {seed})"
+                f"{pct} CI: percentile bootstrap over runs and {over} ({resamples} resamples, seed {seed})"
                 if boot
                 else "no CI (0 resamples)"
             ),
@@ -353,12 +369,14 @@ def headlines(
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
     level: float = DEFAULT_LEVEL,
+    clusters: Mapping[tuple[str, int], str] | None = None,
 ) -> list[GroupHeadline]:
-    """Headlines of every (harness, model) group, best macro first. Universe defaults to `observed`."""
+    """Headlines of every (harness, model) group, best macro first. Universe defaults to `observed`;
+    `clusters` as in `group_headline`."""
     results = list(results)
     universe = universe or task_universe(results)
     out = [
-        group_headline(rs, universe, resamples=resamples, seed=seed, level=level)
+        group_headline(rs, universe, resamples=resamples, seed=seed, level=level, clusters=clusters)
         for rs in group_results(results).values()
     ]
     return sorted(out, key=lambda g: (-g.macro, g.harness, g.model))

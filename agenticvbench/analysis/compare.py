@@ -6,9 +6,10 @@ combined per family (every task weighs the same), for macro (every family weighs
 (every task weighs the same), with the clustered interval, sign-flip p-value and minimum detectable difference of
 `agenticvbench.analysis.paired`. Family p-values are Holm-adjusted across the families compared.
 
-Clusters: by default every task is its own cluster. `source_clusters(tasks)` groups tasks cut from the same
-source material: sequencing and assembly tasks by their film (`provenance.film`, `film`), repair tasks by the
-source `sM` of their cell `vN/sM`; recap tasks, and tasks whose source is not recorded, stay alone.
+Clusters: `clusters` ((family, task id) -> key, from `clusters.source_clusters`, re-exported here) groups tasks
+cut from the same source material; without it every task is its own cluster (`unclustered_reason` says why in the
+caption). The commands find the clusters with `clusters.resolve_clustering`, so they cluster whenever the source
+material is known.
 
 A comparison is refused (`SubmissionError`, one line) when the stacks share no task, or their results mix
 dataset revisions or (within a family) verifier versions.
@@ -16,211 +17,36 @@ dataset revisions or (within a family) verifier versions.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
 
 from agenticvbench.analysis.aggregate import run_ref, score_matrices
+from agenticvbench.analysis.clusters import Clustering, source_clusters  # noqa: F401 - public name, re-exported
 from agenticvbench.analysis.comparability import dataset_key, verifier_key
+from agenticvbench.analysis.compare_table import (  # noqa: F401 - public names, re-exported
+    ALPHA,
+    FORMATS,
+    RANGE_MARK,
+    TIE,
+    CompareRow,
+    Comparison,
+    _p,
+)
 from agenticvbench.analysis.paired import (
     DEFAULT_LEVEL,
     DEFAULT_PERMUTATIONS,
     DEFAULT_POWER,
     DEFAULT_SEED,
-    PairedStat,
     holm,
     paired_stat,
 )
+from agenticvbench.analysis.power import Design, rep_spread
 from agenticvbench.analysis.task_universe import TaskUniverse
 from agenticvbench.dataset.tasks import FAMILIES
 from agenticvbench.errors import SubmissionError
 from agenticvbench.results.model import INVALID_STATUS, Result
-from agenticvbench.tables import md_table
-
-TIE = 1e-9
-FORMATS = ("md", "csv", "json", "latex")
-
-
-@dataclass
-class CompareRow:
-    """One line of a comparison: a family, "macro" or "micro"."""
-
-    cell: str
-    mean_a: float
-    mean_b: float
-    stat: PairedStat
-    p_holm: float | None
-    won: int
-    lost: int
-    tied: int
-
-    @property
-    def verdict(self) -> str:
-        """'A better', 'B better' or 'no detectable difference' (the interval spans 0, or there is none)."""
-        if not self.stat.detectable:
-            return "no detectable difference"
-        return "A better" if self.stat.estimate > 0 else "B better"
-
-
-@dataclass
-class Comparison:
-    """Everything `avb compare` prints, with the rules that produced it."""
-
-    label_a: str
-    label_b: str
-    runs_a: list[str]
-    runs_b: list[str]
-    rows: list[CompareRow]
-    tasks: dict[str, list[int]]
-    clustering: str
-    level: float
-    power: float
-    no_result_cells: dict[str, int] = field(default_factory=dict)
-    only_a: int = 0
-    only_b: int = 0
-
-    @property
-    def caption(self) -> str:
-        """What every number is over."""
-        counts = ", ".join(f"{f} {len(v)}" for f, v in self.tasks.items())
-        n = sum(len(v) for v in self.tasks.values())
-        return (
-            f"A = {self.label_a} ({len(self.runs_a)} run(s)), B = {self.label_b} ({len(self.runs_b)} run(s)). "
-            f"Over the {n} task(s) both have a result for ({counts}); {self.only_a} task(s) only A and "
-            f"{self.only_b} only B has are left out. Repetitions averaged within each task (a run without a "
-            f"result for a task counts 0: A {self.no_result_cells.get('a', 0)}, B "
-            f"{self.no_result_cells.get('b', 0)} such cells). Differences A - B in points (score x 100). "
-            f"macro = mean of the family differences, micro = mean over tasks. {self.level:.0%} interval "
-            f"clustered by {self.clustering} (t with clusters - 1 df); p = paired sign-flip permutation, "
-            f"two-sided; family p-values Holm-adjusted across the {sum(1 for r in self.rows if r.cell in FAMILIES)} "
-            f"families; MDD = minimum detectable difference at {self.power:.0%} power for this n; "
-            f"W/L/T = tasks A won / lost / tied."
-        )
-
-    def table(self) -> tuple[list[str], list[list[str]]]:
-        """Display headers and rows (points, 1 decimal; p with 3 decimals)."""
-        headers = [
-            "cell",
-            "tasks",
-            "clusters",
-            "A",
-            "B",
-            "A - B",
-            f"{self.level:.0%} interval",
-            "p",
-            "p (Holm)",
-            f"MDD{self.power:.0%}",
-            "W/L/T",
-            "verdict",
-        ]
-        out = []
-        for r in self.rows:
-            s = r.stat
-            ci = "-" if s.ci_low is None else f"[{100 * s.ci_low:+.1f}, {100 * s.ci_high:+.1f}]"  # type: ignore[operator]
-            out.append(
-                [
-                    r.cell,
-                    str(s.n_tasks),
-                    str(s.n_clusters),
-                    f"{100 * r.mean_a:.1f}",
-                    f"{100 * r.mean_b:.1f}",
-                    f"{100 * s.estimate:+.1f}",
-                    ci,
-                    _p(s.p_value),
-                    _p(r.p_holm),
-                    "-" if s.mdd is None else f"{100 * s.mdd:.1f}",
-                    f"{r.won}/{r.lost}/{r.tied}",
-                    r.verdict,
-                ]
-            )
-        return headers, out
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready dict (fractions, not points)."""
-        doc = asdict(self)
-        for row, r in zip(doc["rows"], self.rows, strict=True):
-            row["verdict"] = r.verdict
-        doc["caption"] = self.caption
-        return doc
-
-    def render(self, fmt_name: str) -> str:
-        """Render as md, csv, json or latex."""
-        headers, rows = self.table()
-        if fmt_name == "md":
-            return md_table(headers, rows, "lrrrrrrrrrrl") + f"\n\n{self.caption}\n"
-        if fmt_name == "json":
-            return json.dumps(self.to_dict(), indent=2, default=str) + "\n"
-        if fmt_name == "csv":
-            import pandas as pd
-
-            frame = pd.DataFrame(
-                [
-                    {
-                        "cell": r.cell,
-                        "tasks": r.stat.n_tasks,
-                        "clusters": r.stat.n_clusters,
-                        "mean_a": r.mean_a,
-                        "mean_b": r.mean_b,
-                        "diff": r.stat.estimate,
-                        "se": r.stat.se,
-                        "ci_low": r.stat.ci_low,
-                        "ci_high": r.stat.ci_high,
-                        "p": r.stat.p_value,
-                        "p_holm": r.p_holm,
-                        "mdd": r.stat.mdd,
-                        "won": r.won,
-                        "lost": r.lost,
-                        "tied": r.tied,
-                        "verdict": r.verdict,
-                    }
-                    for r in self.rows
-                ]
-            )
-            return frame.to_csv(index=False)
-        if fmt_name == "latex":
-            from agenticvbench.tables import latex_escape
-
-            lines = [
-                "\\begin{table}[t]",
-                "\\centering",
-                "\\small",
-                "\\begin{tabular}{lrrrrrrrrrrl}",
-                "\\toprule",
-                " & ".join(latex_escape(h) for h in headers) + " \\\\",
-                "\\midrule",
-            ]
-            lines += [" & ".join(latex_escape(c) for c in row) + " \\\\" for row in rows]
-            lines += [
-                "\\bottomrule",
-                "\\end{tabular}",
-                f"\\caption{{{latex_escape(self.caption)}}}",
-                "\\end{table}",
-            ]
-            return "\n".join(lines) + "\n"
-        raise ValueError(f"unknown format {fmt_name!r}; expected one of {', '.join(FORMATS)}")
-
-
-def _p(p: float | None) -> str:
-    return "-" if p is None else ("<0.001" if p < 0.001 else f"{p:.3f}")
-
-
-def source_clusters(tasks: Iterable[Any]) -> dict[tuple[str, int], str]:
-    """(family, task id) -> cluster key from the tasks' source material (rules in the module docstring)."""
-    out: dict[tuple[str, int], str] = {}
-    for t in tasks:
-        fam, tid = str(t.family), int(t.task_id)
-        key = f"task:{fam}-{tid}"
-        film = getattr(t, "film", "") or (getattr(t, "provenance", None) or {}).get("film")
-        if isinstance(film, str) and film.strip():
-            key = f"film:{film.strip()}"
-        cell = getattr(t, "cell", "")
-        if fam == "repair" and isinstance(cell, str) and "/" in cell:
-            key = f"repair-source:{cell.split('/', 1)[1]}"
-        out[(fam, tid)] = key
-    return out
 
 
 def _refuse_mixed(results: Sequence[Result]) -> None:
@@ -239,10 +65,22 @@ def _label(results: Sequence[Result]) -> str:
 
 
 def _task_means(results: Sequence[Result], universe: TaskUniverse) -> tuple[dict[str, np.ndarray], int]:
+    """Per family, each task's mean over the runs that did not exclude it (`excluded` cells are nan in the
+    score matrix and are left out, the leaderboard's rule); nan where every run excluded the task."""
     runs = sorted({run_ref(r) for r in results})
     mats = score_matrices(results, runs, universe)
     no_result = sum(int(np.sum(st == "no_result")) for _, st in mats.values())
-    return {f: sc.mean(axis=0) for f, (sc, _) in mats.items()}, no_result
+    out: dict[str, np.ndarray] = {}
+    for f, (sc, _) in mats.items():
+        kept = (~np.isnan(sc)).sum(axis=0)
+        out[f] = np.where(kept > 0, np.nansum(sc, axis=0) / np.maximum(kept, 1), np.nan)
+    return out, no_result
+
+
+def _run_matrix(results: Sequence[Result], universe: TaskUniverse) -> np.ndarray:
+    """Runs x tasks scores of one stack over the compared tasks, families concatenated (excluded cells nan)."""
+    mats = score_matrices(results, sorted({run_ref(r) for r in results}), universe)
+    return np.concatenate([mats[f][0] for f in universe.families], axis=1)
 
 
 def compare_runs(
@@ -254,6 +92,7 @@ def compare_runs(
     power: float = DEFAULT_POWER,
     permutations: int = DEFAULT_PERMUTATIONS,
     seed: int = DEFAULT_SEED,
+    unclustered_reason: str = "",
 ) -> Comparison:
     """Compare stack A (`results_a`, one or several runs) with stack B, paired by task (module docstring)."""
     _refuse_mixed([*results_a, *results_b])
@@ -272,6 +111,17 @@ def compare_runs(
     universe = TaskUniverse({f: tuple(by_fam[f]) for f in order}, "observed")
     means_a, none_a = _task_means(results_a, universe)
     means_b, none_b = _task_means(results_b, universe)
+    excluded: dict[str, int] = {}
+    for fam in list(order):
+        keep = np.isfinite(means_a[fam]) & np.isfinite(means_b[fam])
+        excluded[fam] = int(np.sum(~keep))
+        means_a[fam], means_b[fam] = means_a[fam][keep], means_b[fam][keep]
+        by_fam[fam] = [t for t, k in zip(by_fam[fam], keep, strict=True) if k]
+        if not by_fam[fam]:
+            order.remove(fam)
+    if not order:
+        raise SubmissionError("cannot compare: every shared task is excluded (infrastructure failures)")
+    universe = TaskUniverse({f: tuple(by_fam[f]) for f in order}, "observed")
     key = (lambda f, t: clusters.get((f, t), f"task:{f}-{t}")) if clusters else (lambda f, t: f"task:{f}-{t}")
     kw: dict[str, Any] = {"level": level, "power": power, "permutations": permutations, "seed": seed}
     rows: list[CompareRow] = []
@@ -287,6 +137,7 @@ def compare_runs(
                 paired_stat(d, clusters=cl, **kw),
                 None,
                 *_wlt(d),
+                excluded[fam],
             )
         )
         all_d += list(d)
@@ -298,6 +149,12 @@ def compare_runs(
         r.p_holm = p
     sizes = {f: len(universe.tasks[f]) for f in order}
     d_all = np.asarray(all_d)
+    design = Design.macro(all_f, all_c)
+    spreads = [
+        found.sentence()
+        for label, res in (("A", results_a), ("B", results_b))
+        if (found := rep_spread(label, _run_matrix(res, universe), design))
+    ]
     for cell, w in (
         ("macro", [1.0 / (len(order) * sizes[f]) for f in all_f]),
         ("micro", [1.0 / len(all_d)] * len(all_d)),
@@ -311,6 +168,7 @@ def compare_runs(
                 paired_stat(d_all, weights=wa, strata=all_f, clusters=all_c, **kw),
                 None,
                 *_wlt(d_all),
+                sum(excluded.values()),
             )
         )
     return Comparison(
@@ -320,12 +178,16 @@ def compare_runs(
         sorted({run_ref(r).path for r in results_b}),
         rows,
         {f: list(universe.tasks[f]) for f in order},
-        "source material (film / repair source)" if clusters else "task",
+        Clustering(dict(clusters) if clusters else None, unclustered_reason).label(
+            (f, t) for f in order for t in universe.tasks[f]
+        ),
         level,
         power,
         {"a": none_a, "b": none_b},
         len(have_a - have_b),
         len(have_b - have_a),
+        excluded,
+        spreads,
     )
 
 

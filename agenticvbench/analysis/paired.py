@@ -72,6 +72,11 @@ def _arrays(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     d = np.asarray(diffs, dtype=float)
     n = d.size
+    if not np.all(np.isfinite(d)):
+        bad = int(np.sum(~np.isfinite(d)))
+        raise ValueError(
+            f"{bad} task difference(s) are not finite (nan or infinity): leave excluded cells out first"
+        )
     w = np.full(n, 1.0 / n) if weights is None else np.asarray(weights, dtype=float)
     if w.shape != d.shape or (n and not math.isclose(float(w.sum()), 1.0, rel_tol=1e-9)):
         raise ValueError("weights must have one entry per task and sum to 1")

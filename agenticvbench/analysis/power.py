@@ -1,47 +1,189 @@
 """Planning a comparison: how many tasks or repetitions detect a difference of X points at 80% power.
 
-The paired difference of one task between stacks A and B, each averaged over `r` repetitions, has variance
-`sigma_d^2(r) = between + within / r`:
+`avb power` plans with the estimator `avb compare` reports: the macro difference (every family weighs the same;
+or one family with `--family`), its variance the stratified cluster-robust one of
+`agenticvbench.analysis.paired.cluster_se` (strata = families, clusters = source material when known), and a t
+quantile on clusters - families degrees of freedom. So the same design prints the same MDD in both commands.
 
-- `within` is the repetition noise of the two stacks together (`s_wA^2 + s_wB^2`, each the pooled variance of a
-  task's scores across repetitions); repetitions average it away;
-- `between` is the part repetitions cannot remove: with two stacks, the variance of the per-task differences
-  minus their repetition noise (`var(d) - s_wA^2/r_A - s_wB^2/r_B`, at least 0), i.e. how differently the two
-  stacks find the same tasks hard; with one stack, assuming the other stack has the same variance and the two
-  are *uncorrelated* task by task (`2 * s_task^2`, with `s_task^2 = var(task means) - s_w^2/r` the spread of task
-  difficulty): an upper bound, since real stacks find the same tasks hard and pairing then helps.
+The variance of the macro estimate when each stack runs `r` repetitions is split as `V(r) = between + within / r`:
 
-A paired t test over `n` tasks then has standard error `sigma_d(r) / sqrt(n)` on `n - 1` degrees of freedom, and
-`paired.min_detectable` / `tasks_needed` solve the noncentral t for the power asked. With a single repetition
-`within` cannot be separated from `between`: all the variance is counted as `between` and more repetitions are
-shown as not helping (a conservative reading).
+- `within` is the repetition noise, `sum_t w_t^2 (s_A,t^2 + s_B,t^2)` with `s_t^2` a task's variance across
+  repetitions (needs 2+ repetitions; 0 with one);
+- `between` is what repetitions cannot remove: the clustered variance of the observed estimate minus the
+  repetition noise it holds (`Var_obs - sum_t w_t^2 (s_A,t^2/r_A + s_B,t^2/r_B)`, at least 0). With one stack,
+  the other is assumed to have the same variance and to be *uncorrelated* task by task (twice the stack's own
+  clustered variance): an upper bound, since real stacks find the same tasks hard and pairing then helps.
+
+`Components` holds both as per-task quantities (`n_tasks` x the variance of the estimate), so that with `n` tasks
+the standard error is `sd(r) / sqrt(n)`; a planned design with `n` tasks keeps the observed clusters per task
+and the number of families, so its degrees of freedom are `round(n x clusters / tasks) - families`.
+With a single repetition `within` cannot be separated from `between`: all the variance is counted as `between`
+and more repetitions are shown as not helping (a conservative reading).
+
+`rep_spread`: with 2+ repetitions of a stack, the spread (sd) of its per-run macro. The task-level variance of the
+stack's macro already holds the repetition noise divided by `r`, so a run-to-run sd above `SE_task x sqrt(r)` is
+more than the task-level interval allows: something shared by all tasks of a run (an outage, a provider change)
+moved whole runs, and the interval, which treats tasks as the only units, understates the uncertainty.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
-from agenticvbench.analysis.paired import DEFAULT_LEVEL, DEFAULT_POWER, min_detectable, t_test_power
+from agenticvbench.analysis.paired import (
+    DEFAULT_LEVEL,
+    DEFAULT_POWER,
+    cluster_se,
+    min_detectable,
+    t_test_power,
+)
 
 MAX_TASKS = 100000
 
 
 @dataclass(frozen=True)
 class Components:
-    """Variance components of a per-task paired difference (score units, i.e. fractions of 1)."""
+    """Variance components of a per-task paired difference (score units, i.e. fractions of 1), with the
+    design's clusters per task and number of strata (families) for the degrees of freedom."""
 
     between: float
     within: float
     n_tasks: int
     reps: tuple[int, ...]
     basis: str
+    clusters_per_task: float = 1.0
+    strata: int = 1
 
     def sd(self, reps: int) -> float:
         """Standard deviation of one task's paired difference when each stack runs `reps` repetitions."""
         return math.sqrt(max(0.0, self.between + self.within / reps))
+
+    def df(self, n_tasks: int) -> int:
+        """Degrees of freedom of a design with `n_tasks` tasks: its clusters minus its strata (at least 1)."""
+        return max(1, round(n_tasks * self.clusters_per_task) - self.strata)
+
+    def mdd(
+        self, reps: int, n_tasks: int, *, level: float = DEFAULT_LEVEL, power: float = DEFAULT_POWER
+    ) -> float:
+        """Minimum detectable difference of this design with `n_tasks` tasks and `reps` repetitions per stack."""
+        return min_detectable(self.sd(reps) / math.sqrt(n_tasks), self.df(n_tasks), level=level, power=power)
+
+
+@dataclass(frozen=True)
+class Design:
+    """The weights, strata and clusters of the estimate being planned (one entry per task, in order)."""
+
+    weights: np.ndarray
+    strata: list[str]
+    clusters: list[str]
+
+    @classmethod
+    def macro(cls, families: list[str], clusters: list[str]) -> Design:
+        """Every family weighs the same, every task within its family the same (`avb compare`'s macro)."""
+        sizes = {f: families.count(f) for f in set(families)}
+        w = np.array([1.0 / (len(sizes) * sizes[f]) for f in families])
+        return cls(w, list(families), list(clusters))
+
+
+def _clustered(values: np.ndarray, design: Design) -> tuple[float, int]:
+    """(variance, df) of the weighted mean of per-task `values` under `design` (0 and df 1 when undefined)."""
+    found = cluster_se(values, weights=design.weights, strata=design.strata, clusters=design.clusters)
+    return (0.0, 1) if found is None else (found[0] ** 2, found[1])
+
+
+def _task_var(matrix: np.ndarray) -> np.ndarray:
+    """Each task's variance across repetitions (runs x tasks; 0 with one repetition)."""
+    return np.var(matrix, axis=0, ddof=1) if matrix.shape[0] >= 2 else np.zeros(matrix.shape[1])
+
+
+def _components(var_obs: float, df: int, w_obs: float, w_one: float, design: Design, reps, basis: str):  # noqa: ANN001, ANN202
+    n = design.weights.size
+    groups = len(set(design.clusters))
+    strata = groups - df if groups - df >= 1 else 1
+    return Components(n * max(0.0, var_obs - w_obs), n * w_one, n, tuple(reps), basis, groups / n, strata)
+
+
+def design_one_stack(matrix: np.ndarray, design: Design) -> Components:
+    """Components from one stack's runs x tasks scores (the uncorrelated-stack bound of the module docstring)."""
+    r = matrix.shape[0]
+    var, df = _clustered(matrix.mean(axis=0), design)
+    s2 = _task_var(matrix)
+    w2 = design.weights**2
+    return _components(
+        2 * var,
+        df,
+        2 * float(w2 @ s2) / r,
+        2 * float(w2 @ s2),
+        design,
+        (r,),
+        "one stack, assuming a second stack with the same variance, uncorrelated by task",
+    )
+
+
+def design_two_stacks(a: np.ndarray, b: np.ndarray, design: Design) -> Components:
+    """Components from two stacks' runs x tasks scores on the same tasks (columns aligned), for `design`."""
+    ra, rb = a.shape[0], b.shape[0]
+    var, df = _clustered(a.mean(axis=0) - b.mean(axis=0), design)
+    sa, sb = _task_var(a), _task_var(b)
+    w2 = design.weights**2
+    return _components(
+        var,
+        df,
+        float(w2 @ (sa / ra + sb / rb)),
+        float(w2 @ (sa + sb)),
+        design,
+        (ra, rb),
+        "two stacks, paired by task",
+    )
+
+
+@dataclass(frozen=True)
+class RepSpread:
+    """One stack's run-to-run spread of the macro against what its task-level interval allows."""
+
+    label: str
+    run_macros: list[float]
+    sd: float
+    allowed: float
+
+    @property
+    def exceeds(self) -> bool:
+        """True when the run-to-run sd is more than the task-level standard error x sqrt(reps) allows."""
+        return self.sd > self.allowed * (1 + 1e-9)
+
+    def sentence(self) -> str:
+        """One line for a caption (points)."""
+        runs = ", ".join(f"{100 * m:.1f}" for m in self.run_macros)
+        verdict = (
+            "more than the task-level interval allows (something moved whole runs; the interval understates "
+            "the uncertainty)"
+            if self.exceeds
+            else "within what the task-level interval allows"
+        )
+        return (
+            f"{self.label}: macro of each of its {len(self.run_macros)} runs {runs}; run-to-run sd "
+            f"{100 * self.sd:.1f} points against at most {100 * self.allowed:.1f} (task-level SE x sqrt(reps)): "
+            f"{verdict}."
+        )
+
+
+def rep_spread(label: str, matrix: np.ndarray, design: Design) -> RepSpread | None:
+    """`RepSpread` of one stack's runs x tasks scores (excluded cells nan, filled with the task's mean over the
+    other runs); None with fewer than 2 runs."""
+    r = matrix.shape[0]
+    if r < 2:
+        return None
+    means = np.nanmean(matrix, axis=0)
+    filled = np.where(np.isnan(matrix), means[None, :], matrix)
+    run_macros = filled @ design.weights
+    var, _ = _clustered(filled.mean(axis=0), design)
+    return RepSpread(
+        label, [float(x) for x in run_macros], float(np.std(run_macros, ddof=1)), math.sqrt(var * r)
+    )
 
 
 def _within(matrix: np.ndarray) -> float:
@@ -77,16 +219,23 @@ def two_stacks(a: np.ndarray, b: np.ndarray) -> Components:
 
 
 def tasks_needed(
-    sd: float, delta: float, *, level: float = DEFAULT_LEVEL, power: float = DEFAULT_POWER
+    sd: float,
+    delta: float,
+    *,
+    level: float = DEFAULT_LEVEL,
+    power: float = DEFAULT_POWER,
+    df: Callable[[int], int] | None = None,
 ) -> int:
-    """Smallest number of tasks at which a paired t test detects `delta` with probability `power`."""
+    """Smallest number of tasks at which a paired t test detects `delta` with probability `power`; `df(n)` gives
+    the degrees of freedom with n tasks (default `n - 1`; a design's `Components.df`)."""
     if delta <= 0:
         raise ValueError("delta must be positive")
     if sd <= 0:
         return 2
+    df_of = df or (lambda n: n - 1)
 
     def ok(n: int) -> bool:
-        return t_test_power(delta * math.sqrt(n) / sd, n - 1, level=level) >= power
+        return t_test_power(delta * math.sqrt(n) / sd, df_of(n), level=level) >= power
 
     lo, hi = 2, 4
     while not ok(hi):
@@ -115,6 +264,6 @@ def reps_needed(
 ) -> int | None:
     """Fewest repetitions (<= `max_reps`) detecting `delta` with `n_tasks` tasks; None when reps alone cannot."""
     for r in range(1, max_reps + 1):
-        if mdd(comp.sd(r), n_tasks, level=level, power=power) <= delta:
+        if comp.mdd(r, n_tasks, level=level, power=power) <= delta:
             return r
     return None

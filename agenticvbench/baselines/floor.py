@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from agenticvbench.analysis.clusters import local_dataset
 from agenticvbench.analysis.task_universe import TaskUniverse
 from agenticvbench.baselines.table import HARNESS, BaselineTable, Floor, restrict
 from agenticvbench.errors import AVBError
@@ -26,20 +27,6 @@ NO_FLOOR = (
     "no floor: pass --dataset (the baselines are scored and cached) or --baselines DIR (from "
     "`avb baselines --out DIR`)"
 )
-
-
-def _local_dataset(results: Sequence[Result]) -> str | None:
-    """The one local dataset (mirror or parquet path that exists) every result names, else None."""
-    found: set[str] = set()
-    for r in results:
-        d = (r.provenance or {}).get("dataset")
-        if not isinstance(d, dict) or d.get("kind") not in ("mirror", "parquet", "local"):
-            return None
-        found.add(str(d.get("dataset")))
-    if len(found) != 1:
-        return None
-    path = next(iter(found))
-    return path if Path(path).exists() else None
 
 
 def read_baselines(root: str | Path) -> list[Result]:
@@ -85,7 +72,7 @@ def floor_for(
     )
     dataset: str | None = None
     if loaded is None:
-        dataset = _local_dataset(results)
+        dataset = local_dataset(results)
         if dataset is None:
             return None, NO_FLOOR
         from agenticvbench.dataset.loader import load_tasks

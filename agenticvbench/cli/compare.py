@@ -2,7 +2,8 @@
 
 A and B are each a run directory (or its avb-results folder), or, with `--runs RUN...`, a leaderboard row
 `harness/model` naming every run of that stack among RUN... (so repetitions are averaged within each task).
-`--cluster` clusters tasks cut from the same source material (needs the dataset: `--dataset`, or $AVB_DATASET).
+Tasks cut from the same source material are clustered whenever it is known (`--dataset`, or the local dataset
+the results' provenance names); `--no-cluster` turns that off. The caption says which was used.
 Exit codes: 0 ok; 2 usage error; 3 the stacks share no task, mix dataset revisions or verifier versions, or a
 path holds no results.
 """
@@ -14,8 +15,9 @@ import sys
 from pathlib import Path
 
 from agenticvbench.cli.common import add_verbosity_args, write_output
-from agenticvbench.errors import SubmissionError
+from agenticvbench.errors import ConfigError, SubmissionError
 from agenticvbench.results.model import Result
+from agenticvbench.sanitize import one_line
 
 
 def stack_results(spec: str, runs: list[str] | None) -> list[Result]:
@@ -36,6 +38,31 @@ def stack_results(spec: str, runs: list[str] | None) -> list[Result]:
     return chosen
 
 
+def refuse_repeated_runs(paths: list[str], results: list[Result]) -> None:
+    """`ConfigError` (one line, exit 2) when a run is given twice: the same folder twice, or two folders that claim
+    the same run (harness, model and rep), since averaging a run with itself narrows every interval."""
+    from agenticvbench.analysis.aggregate import run_ref
+
+    seen: dict[Path, str] = {}
+    for p in paths:
+        where = Path(p).resolve()
+        if where in seen:
+            raise ConfigError(f"{p}: the same run is given twice ({seen[where]} and {p})")
+        seen[where] = p
+    claims: dict[tuple[str, str, str], set[str]] = {}
+    for r in results:
+        ref = run_ref(r)
+        if ref.rep not in ("", "None"):
+            claims.setdefault((ref.harness, ref.model, ref.rep), set()).add(ref.path)
+    for (h, m, rep), where in sorted(claims.items()):
+        if len(where) > 1:
+            first, second = sorted(where)[:2]
+            raise ConfigError(
+                f"{one_line(second)}: the same run as {one_line(first)} ({one_line(h)}/{one_line(m)} rep "
+                f"{one_line(rep)}) is given twice; give each run once"
+            )
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the `compare` command."""
     p = sub.add_parser(
@@ -50,10 +77,17 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--runs", nargs="+", metavar="RUN", default=None, help="runs to pick harness/model rows from"
     )
     p.add_argument(
-        "--cluster", action="store_true", help="cluster tasks by source material (film, repair source)"
+        "--cluster",
+        action="store_true",
+        help="cluster tasks by source material (film, repair source): the default whenever it is known",
     )
     p.add_argument(
-        "--dataset", default=None, help="dataset the tasks' source material is read from (--cluster)"
+        "--no-cluster", action="store_true", help="every task its own cluster, even when sources are known"
+    )
+    p.add_argument(
+        "--dataset",
+        default=None,
+        help="dataset the tasks' source material is read from (default: the local dataset the results name)",
     )
     p.add_argument("--revision", default=None, help="dataset revision (with --dataset)")
     p.add_argument(
@@ -76,22 +110,29 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Compare the two stacks and print (or write) the table."""
-    from agenticvbench.analysis.compare import compare_runs, source_clusters
+    from agenticvbench.analysis.clusters import resolve_clustering
+    from agenticvbench.analysis.compare import compare_runs
 
     if args.permutations < 1:
         print("avb compare: --permutations must be >= 1", file=sys.stderr)
         return 2
-    clusters = None
-    if args.cluster:
-        from agenticvbench.dataset.loader import load_tasks
-
-        clusters = source_clusters(load_tasks(dataset=args.dataset, revision=args.revision))
+    if args.cluster and args.no_cluster:
+        print("avb compare: --cluster and --no-cluster exclude each other", file=sys.stderr)
+        return 2
+    results_a, results_b = stack_results(args.a, args.runs), stack_results(args.b, args.runs)
+    given = list(args.runs) if args.runs else []
+    given += [x for x in (args.a, args.b) if not args.runs or Path(x).exists()]
+    refuse_repeated_runs(given, [*results_a, *results_b])
+    clustering = resolve_clustering(
+        [*results_a, *results_b], dataset=args.dataset, revision=args.revision, enabled=not args.no_cluster
+    )
     comparison = compare_runs(
-        stack_results(args.a, args.runs),
-        stack_results(args.b, args.runs),
-        clusters=clusters,
+        results_a,
+        results_b,
+        clusters=clustering.clusters,
         permutations=args.permutations,
         seed=args.seed,
+        unclustered_reason=clustering.reason,
     )
     text = comparison.render(args.format)
     write_output(text, args.out)

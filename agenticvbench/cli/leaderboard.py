@@ -54,6 +54,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="price table for the agent-cost columns (default: the shipped list prices); cost columns "
         "appear when some run has agent usage (avb import harbor)",
     )
+    p.add_argument(
+        "--no-cluster",
+        action="store_true",
+        help="bootstrap tasks one by one even when their source material is known (default: clusters of "
+        "tasks cut from one film / repair source are resampled together, within families)",
+    )
     add_aggregation_args(p)
     p.set_defaults(func=run)
 
@@ -69,7 +75,9 @@ def run(args: argparse.Namespace) -> int:
     results, skipped, key, notes = load_for_report(args)
     kw = aggregation_kwargs(args)
     chosen = select_results(args, results, kw)
-    board = build_leaderboard(chosen, skipped=skipped, key=key, **kw, **floor_kwargs(args, chosen, kw))
+    board = build_leaderboard(
+        chosen, skipped=skipped, key=key, cluster=not args.no_cluster, **kw, **floor_kwargs(args, chosen, kw)
+    )
     board.notes += notes
     add_columns(board, chosen, args)
     for line in [*skipped, *board.notes]:
@@ -93,8 +101,21 @@ def add_columns(board: object, results: list, args: argparse.Namespace) -> None:
         board.extra_columns.update(cost_columns.leaderboard_columns(costs))  # type: ignore[attr-defined]
         board.extra_captions.append(cost_columns.CAPTION)  # type: ignore[attr-defined]
     if args.compare_to:
-        board.extra_columns.update(paired_columns(board.groups, results, args.compare_to))  # type: ignore[attr-defined]
+        from agenticvbench.analysis.clusters import resolve_clustering
+
+        found = resolve_clustering(
+            results, dataset=args.dataset, revision=args.revision, enabled=not args.no_cluster
+        )
+        board.extra_columns.update(  # type: ignore[attr-defined]
+            paired_columns(
+                board.groups,
+                results,
+                args.compare_to,
+                clusters=found.clusters,
+                unclustered_reason=found.reason,
+            )
+        )
         board.extra_captions.append(  # type: ignore[attr-defined]
             f"vs {args.compare_to}: paired macro difference (row - {args.compare_to}) in points on the tasks both "
-            "rows have, 95% interval clustered by task, sign-flip p-value (as `avb compare`)."
+            "rows have, 95% interval clustered as `avb compare` does, sign-flip p-value (as `avb compare`)."
         )

@@ -3,20 +3,51 @@
 From results (RUN...: one stack, or two - pick them with --a/--b when more are given) the variance of a per-task
 paired difference is split into a part repetitions average away and a part they do not (see
 `agenticvbench.analysis.power`); or give it directly with `--sd POINTS` (the standard deviation of one task's paired
-difference). Points are score x 100. Exit codes: 0 ok; 2 usage error; 3 a path holds no results.
+difference). The estimate planned is `avb compare`'s macro (stratified by family, clustered by source material
+when it is known; `--no-cluster` turns that off), so the same design prints the same MDD in both. Points are
+score x 100. Exit codes: 0 ok; 2 usage error (an option out of range, a run given twice); 3 a path holds no
+results.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 
 import numpy as np
 
 from agenticvbench.cli.common import add_verbosity_args
 from agenticvbench.dataset.tasks import FAMILIES
+from agenticvbench.sanitize import md_cell, one_line
 from agenticvbench.tables import md_table
+
+#: The sane range of every numeric option: (lowest, highest, inclusive low, inclusive high).
+RANGES = {"sd": (0.0, 100.0), "delta": (0.0, 100.0), "power": (0.0, 1.0)}
+
+
+def out_of_range(args: argparse.Namespace) -> str:
+    """The first option outside its sane range, as one line ('' when all are fine): --sd and every --delta in
+    (0, 100] points (a difference of scores in [0, 1]), --power in (0, 1), --tasks in [2, 100000], --reps in
+    [1, 1000]; nan and infinity are never in range."""
+    from agenticvbench.analysis.power import MAX_TASKS
+
+    def bad(x: float, lo: float, hi: float, *, hi_open: bool = False) -> bool:
+        return not math.isfinite(x) or x <= lo or x > hi or (hi_open and x >= hi)
+
+    if args.sd is not None and bad(args.sd, *RANGES["sd"]):
+        return f"--sd {args.sd}: must be a number in (0, 100] points"
+    for d in args.delta:
+        if bad(d, *RANGES["delta"]):
+            return f"--delta {d}: must be a number in (0, 100] points"
+    if bad(args.power, *RANGES["power"], hi_open=True):
+        return f"--power {args.power}: must be a number in (0, 1)"
+    if not 2 <= args.tasks <= MAX_TASKS:
+        return f"--tasks {args.tasks}: must be between 2 and {MAX_TASKS}"
+    if not all(1 <= r <= 1000 for r in args.reps):
+        return "--reps: every value must be between 1 and 1000"
+    return ""
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -50,11 +81,21 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--family", choices=FAMILIES, default=None, help="only this family's tasks")
     p.add_argument("--power", type=float, default=0.8, help="power (default: %(default)s)")
     p.add_argument("--format", choices=("md", "json"), default="md")
+    p.add_argument(
+        "--dataset",
+        default=None,
+        help="dataset the tasks' source material is read from (default: the local dataset the results name)",
+    )
+    p.add_argument("--revision", default=None, help="dataset revision (with --dataset)")
+    p.add_argument(
+        "--no-cluster", action="store_true", help="every task its own cluster, even when sources are known"
+    )
     add_verbosity_args(p)
     p.set_defaults(func=run)
 
 
-def _matrix(results: list, tasks: list[tuple[str, int]]) -> np.ndarray:
+def _matrices(results: list, tasks: list[tuple[str, int]]) -> np.ndarray:
+    """Runs x tasks scores of one stack over `tasks` (excluded cells nan), families concatenated in order."""
     from agenticvbench.analysis.aggregate import run_ref, score_matrices
     from agenticvbench.analysis.task_universe import TaskUniverse
 
@@ -66,21 +107,37 @@ def _matrix(results: list, tasks: list[tuple[str, int]]) -> np.ndarray:
     return np.concatenate([mats[f][0] for f in universe.families], axis=1)
 
 
-def components(args: argparse.Namespace):  # noqa: ANN201 - returns stats.power.Components
-    """The variance components from --sd or from the runs."""
+def _impute(matrix: np.ndarray) -> np.ndarray:
+    """Excluded cells (nan) filled with the task's mean over the other runs (as compare leaves them out)."""
+    means = np.nanmean(matrix, axis=0)
+    return np.where(np.isnan(matrix), means[None, :], matrix)
+
+
+def components(args: argparse.Namespace):  # noqa: ANN201 - returns (power.Components, notes)
+    """The variance components from --sd or from the runs, with the caption's notes (clustering, spread)."""
     from agenticvbench.analysis.aggregate import run_ref
-    from agenticvbench.analysis.power import Components, one_stack, two_stacks
+    from agenticvbench.analysis.clusters import resolve_clustering
+    from agenticvbench.analysis.power import (
+        Components,
+        Design,
+        design_one_stack,
+        design_two_stacks,
+        rep_spread,
+    )
+    from agenticvbench.cli.compare import refuse_repeated_runs
     from agenticvbench.errors import ConfigError
     from agenticvbench.report.summary import load_comparison
     from agenticvbench.results.model import INVALID_STATUS
 
     if args.sd is not None:
-        if args.sd <= 0:
-            raise ConfigError("--sd must be positive")
-        return Components((args.sd / 100) ** 2, 0.0, 0, (), "given --sd (repetition noise not separated)")
+        return Components((args.sd / 100) ** 2, 0.0, 0, (), "given --sd (repetition noise not separated)"), [
+            "degrees of freedom: tasks - 1 (every task its own cluster)"
+        ]
     if not args.paths:
         raise ConfigError("give runs to estimate the variance from, or --sd POINTS")
-    results = [r for r in load_comparison(args.paths) if args.family in (None, r.family)]
+    loaded = load_comparison(args.paths)
+    refuse_repeated_runs(list(args.paths), loaded)
+    results = [r for r in loaded if args.family in (None, r.family)]
     groups: dict[str, list] = {}
     for r in results:
         groups.setdefault("/".join(run_ref(r).group), []).append(r)
@@ -88,21 +145,40 @@ def components(args: argparse.Namespace):  # noqa: ANN201 - returns stats.power.
     if len(names) > 2 or any(n not in groups for n in names):
         raise ConfigError(f"name two stacks with --a/--b (rows: {', '.join(sorted(groups))})")
     have = [{(r.family, int(r.task_id)) for r in groups[n] if r.status != INVALID_STATUS} for n in names]
-    shared = sorted(set.intersection(*have))
+    shared = sorted(
+        set.intersection(*have), key=lambda k: (FAMILIES.index(k[0]) if k[0] in FAMILIES else 9, k[1])
+    )
+    mats = [_matrices(groups[n], shared) for n in names]
+    keep = np.all([np.any(np.isfinite(m), axis=0) for m in mats], axis=0)  # compare's rule for excluded cells
+    shared = [k for k, ok in zip(shared, keep, strict=True) if ok]
+    mats = [m[:, keep] for m in mats]
     if len(shared) < 2:
         raise ConfigError("fewer than 2 tasks with results to estimate a variance from")
-    mats = [_matrix(groups[n], shared) for n in names]
-    return one_stack(mats[0]) if len(mats) == 1 else two_stacks(*mats)
+    found = resolve_clustering(
+        results, dataset=args.dataset, revision=args.revision, enabled=not args.no_cluster
+    )
+    cl = [(found.clusters or {}).get(k, f"task:{k[0]}-{k[1]}") for k in shared]
+    design = Design.macro([f for f, _ in shared], cl)
+    notes = [
+        f"estimate: macro difference (families weigh the same), as `avb compare`; clustered by "
+        f"{found.label(shared)}"
+    ]
+    notes += [s.sentence() for n, m in zip(names, mats, strict=True) if (s := rep_spread(n, m, design))]
+    full = [_impute(m) for m in mats]
+    comp = design_one_stack(full[0], design) if len(full) == 1 else design_two_stacks(*full, design)
+    return comp, notes
 
 
 def run(args: argparse.Namespace) -> int:
     """Print the power table."""
-    from agenticvbench.analysis.power import mdd, reps_needed, tasks_needed
+    from agenticvbench.analysis.power import reps_needed, tasks_needed
 
-    if args.tasks < 2 or min(args.reps) < 1 or min(args.delta) <= 0 or not 0 < args.power < 1:
-        print("avb power: need --tasks >= 2, --reps >= 1, --delta > 0 and 0 < --power < 1", file=sys.stderr)
+    problem = out_of_range(args)
+    if problem:
+        print(f"avb power: {problem}", file=sys.stderr)
         return 2
-    comp = components(args)
+    comp, notes = components(args)
+    clean = md_cell if args.format == "md" else one_line  # stack names are agent-chosen strings
     kw = {"power": args.power}
     rows = []
     for r in args.reps:
@@ -112,9 +188,9 @@ def run(args: argparse.Namespace) -> int:
                 "reps": r,
                 "sd_points": 100 * sd,
                 "mdd_points": {
-                    n: 100 * mdd(sd, n, **kw) for n in sorted({args.tasks, comp.n_tasks}) if n >= 2
+                    n: 100 * comp.mdd(r, n, **kw) for n in sorted({args.tasks, comp.n_tasks}) if n >= 2
                 },
-                "tasks_needed": {d: tasks_needed(sd, d / 100, **kw) for d in args.delta},
+                "tasks_needed": {d: tasks_needed(sd, d / 100, df=comp.df, **kw) for d in args.delta},
             }
         )
     reps_at = {d: reps_needed(comp, args.tasks, d / 100, **kw) for d in args.delta}
@@ -126,8 +202,9 @@ def run(args: argparse.Namespace) -> int:
             else ""
         )
         + f"; between = {1e4 * comp.between:.1f} pts^2 (not reduced by repetitions), within = "
-        f"{1e4 * comp.within:.1f} pts^2 (divided by repetitions). Two-sided paired t test at 5%, "
-        f"power {args.power:.0%}; points = score x 100."
+        f"{1e4 * comp.within:.1f} pts^2 (divided by repetitions), per task. Two-sided paired t test at 5% on "
+        f"clusters - families degrees of freedom ({comp.df(args.tasks)} at {args.tasks} tasks), "
+        f"power {args.power:.0%}; points = score x 100. " + " ".join(f"{clean(n)}." for n in notes)
     )
     if args.format == "json":
         print(
@@ -142,8 +219,11 @@ def run(args: argparse.Namespace) -> int:
                     "reps_needed": {str(d): v for d, v in reps_at.items()},
                     "tasks": args.tasks,
                     "caption": head,
+                    "notes": notes,
+                    "df_at_tasks": comp.df(args.tasks),
                 },
                 indent=2,
+                allow_nan=False,
             )
         )
         return 0

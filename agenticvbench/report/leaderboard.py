@@ -24,6 +24,7 @@ from agenticvbench.analysis.aggregate import (
     GroupHeadline,
     headlines,
 )
+from agenticvbench.analysis.clusters import Clustering, family_clusters, resolve_clustering
 from agenticvbench.analysis.comparability import (
     annotate,
     coverage_text,
@@ -32,6 +33,7 @@ from agenticvbench.analysis.comparability import (
     legend,
     symbols,
 )
+from agenticvbench.analysis.compare import RANGE_MARK
 from agenticvbench.analysis.task_universe import TaskUniverse, split_by_universe, task_universe
 from agenticvbench.baselines.floor import floor_display_row, floor_frame_row
 from agenticvbench.baselines.table import Floor
@@ -86,6 +88,8 @@ class Leaderboard:
     #: extra display columns appended to every format: name -> {(harness, model): text} (cost, paired comparison)
     extra_columns: dict[str, dict[tuple[str, str], str]] = field(default_factory=dict)
     extra_captions: list[str] = field(default_factory=list)
+    #: how the bootstrap drew tasks: clustered by source material within families, or one by one and why
+    clustering: str = "tasks (tasks stratified by family)"
 
     @property
     def families(self) -> list[str]:
@@ -99,13 +103,26 @@ class Leaderboard:
             f"Per family: mean headline score ({headline_rule('/')}) over runs x tasks; a task with no result, an invalid result file or "
             f"missing/malformed/error counts 0. "
             f"macro = unweighted mean of the {len(self.families)} family means; micro = mean over all tasks. "
-            f"[lo, hi] = {self.level:.0%} percentile bootstrap over runs and tasks (tasks stratified by family), "
-            f"{self.resamples} resamples, seed {self.seed}. {self.universe.label} coverage = run x task cells "
+            f"[lo, hi] = {self.level:.0%} percentile bootstrap over runs and {self.clustering}, "
+            f"{self.resamples} resamples, seed {self.seed}. "
+            + (
+                f"{RANGE_MARK} = the interval runs past the possible range [0, 1]; shown as computed. "
+                if self._any_out_of_range()
+                else ""
+            )
+            + f"{self.universe.label} coverage = run x task cells "
             f"with a result / cells counted. signed = results whose signature verifies under {self.checked_with} / "
             f"results (`avb verify` rescores the others instead of reusing them). "
             + " ".join(f"{m}." for m in legend(self.groups))
             + "".join(f" {c}" for c in self.extra_captions)
         ).strip()
+
+    def _any_out_of_range(self) -> bool:
+        return any(
+            _out_of_range(lo, hi)
+            for g in self.groups
+            for lo, hi in [*((f.ci_low, f.ci_high) for f in g.families.values()), g.macro_ci, g.micro_ci]
+        )
 
     def frame(self) -> pd.DataFrame:
         """Numeric table: rank, harness, model, runs, per family mean/lo/hi, macro, micro, status counts."""
@@ -207,7 +224,8 @@ class Leaderboard:
                 joined(
                     fmt(g.families[f].mean),
                     fmt_ci(g.families[f].ci_low, g.families[f].ci_high),
-                    symbols(g.marks.get(f, [])),
+                    symbols(g.marks.get(f, []))
+                    + (RANGE_MARK if _out_of_range(g.families[f].ci_low, g.families[f].ci_high) else ""),
                 )
                 if f in g.families
                 else "-"
@@ -222,8 +240,8 @@ class Leaderboard:
                     str(len(g.runs)),
                     coverage_text(g),
                     *cells,
-                    joined(fmt(g.macro), fmt_ci(*g.macro_ci), row_mark),
-                    joined(fmt(g.micro), fmt_ci(*g.micro_ci), row_mark),
+                    joined(fmt(g.macro), fmt_ci(*g.macro_ci), row_mark + _range_mark(g.macro_ci)),
+                    joined(fmt(g.micro), fmt_ci(*g.micro_ci), row_mark + _range_mark(g.micro_ci)),
                     judge_text(judge_total(g)) or "0",
                     str(g.n_errors or 0),
                     str(g.n_invalid or 0),
@@ -268,7 +286,12 @@ class Leaderboard:
                 "label": self.universe.label,
                 "tasks": {k: list(v) for k, v in self.universe.tasks.items()},
             },
-            "bootstrap": {"resamples": self.resamples, "seed": self.seed, "level": self.level},
+            "bootstrap": {
+                "resamples": self.resamples,
+                "seed": self.seed,
+                "level": self.level,
+                "clustering": self.clustering,
+            },
             "rows": [
                 {"rank": i, **asdict(g), "judge_total": judge_total(g)} for i, g in enumerate(self.groups, 1)
             ],
@@ -334,6 +357,15 @@ class Leaderboard:
         return renderers[fmt_name]()
 
 
+def _out_of_range(lo: float | None, hi: float | None) -> bool:
+    """True when a score interval runs past [0, 1] (possible with the small-sample stretch of few clusters)."""
+    return lo is not None and hi is not None and (lo < -1e-9 or hi > 1 + 1e-9)
+
+
+def _range_mark(ci: tuple[float | None, float | None]) -> str:
+    return RANGE_MARK if _out_of_range(*ci) else ""
+
+
 def _html_cell(cell: str, align: str) -> str:
     """One `<td>`: text columns left-aligned; a score's interval smaller, on the same line."""
     parts = split_joined(cell)
@@ -356,13 +388,21 @@ def build_leaderboard(
     key: ResultKey | None = None,
     floor: Floor | None = None,
     floor_note: str = "",
+    cluster: bool = True,
 ) -> Leaderboard:
     """Rank every (harness, model) in `results` (task universe as in `aggregate.task_universe`); `skipped`
     names runs given without results; `key` is the key the results' signatures were checked with (caption);
-    `floor` (from `baselines.floor.floor_for`) is shown as the last row."""
+    `floor` (from `baselines.floor.floor_for`) is shown as the last row. The bootstrap resamples source clusters
+    within families whenever the source material is known (`clusters.resolve_clustering`: `tasks`, else the
+    local dataset the results name); `cluster=False` (`--no-cluster`) resamples tasks one by one."""
     universe = task_universe(results, tasks=tasks, full_benchmark=full_benchmark, source=dataset_label)
     kept, _ = split_by_universe(results, universe)
-    groups = headlines(kept, universe, resamples=resamples, seed=seed, level=level) if kept else []
+    clustering = resolve_clustering(kept, tasks=tasks, enabled=cluster)
+    groups = (
+        headlines(kept, universe, resamples=resamples, seed=seed, level=level, clusters=clustering.clusters)
+        if kept
+        else []
+    )
     annotate(groups, kept)
     notes = duplicate_identities((r.harness, r.model, r.rep, r.path) for g in groups for r in g.runs)
     return Leaderboard(
@@ -376,6 +416,23 @@ def build_leaderboard(
         key_label(key),
         floor,
         floor_note,
+        clustering=_bootstrap_text(clustering, universe),
+    )
+
+
+def _bootstrap_text(clustering: Clustering, universe: TaskUniverse) -> str:
+    """What the caption says the bootstrap drew besides runs."""
+    if clustering.clusters is None:
+        return f"tasks (tasks stratified by family; not clustered: {clustering.reason})"
+    if family_clusters(clustering.clusters, universe.tasks) is None:
+        return (
+            "tasks (tasks stratified by family; clustered by source material, but clustering changed nothing: "
+            "within each family every task has a source of its own)"
+        )
+    keys = [(f, t) for f in universe.families for t in universe.tasks[f]]
+    return (
+        f"{clustering.label(keys)}, resampled within families; each family's replicates stretched about its "
+        "mean by sqrt(G/(G-1)) t/z for its G clusters"
     )
 
 

@@ -296,7 +296,14 @@ def build_report(
         f"{run_ref(r).short}: task {r.task_id} ({r.family}) is not in the task universe; ignored"
         for r in outside
     ]
-    groups = headlines(kept, universe, resamples=resamples, seed=seed, level=level) if kept else []
+    from agenticvbench.analysis.clusters import resolve_clustering  # the leaderboard's clustered bootstrap
+
+    clusters = resolve_clustering(kept, tasks=tasks).clusters if kept else None
+    groups = (
+        headlines(kept, universe, resamples=resamples, seed=seed, level=level, clusters=clusters)
+        if kept
+        else []
+    )
     runs = sorted({run_ref(r) for r in kept})
     report = Report(
         universe,

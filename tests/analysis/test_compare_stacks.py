@@ -46,7 +46,9 @@ def test_a_stack_against_itself_is_zero_with_zero_width(mk):
     for row in c.rows:
         assert row.stat.estimate == 0 and row.stat.ci_low == 0 and row.stat.ci_high == 0
         assert (
-            row.stat.p_value == 1.0 and row.won == row.lost == 0 and row.verdict == "no detectable difference"
+            row.stat.p_value == 1.0
+            and row.won == row.lost == 0
+            and row.verdict == "no detectable difference (interval has zero width)"
         )
 
 
@@ -171,7 +173,7 @@ def test_clustering_merges_the_sign_flips(mk):
     a, b = _stack(mk, _scores(1)), _stack(mk, _scores(2), harness="h2")
     clusters = {("assembly", t): "film:x" for t in (83, 84, 85)}
     row = next(r for r in compare_runs(a, b, clusters=clusters).rows if r.cell == "assembly")
-    assert row.stat.n_clusters == 1 and row.stat.ci_low is None and row.verdict == "no detectable difference"
+    assert row.stat.n_clusters == 1 and row.stat.ci_low is None and row.verdict.startswith("no detectable")
 
 
 def _write(tmp_path, name, results):
@@ -235,3 +237,16 @@ def test_cli_cluster_reads_source_material_from_the_dataset(scored_demo, capsys)
     for row in doc["rows"]:
         assert 1 <= row["stat"]["n_clusters"] <= row["stat"]["n_tasks"]
     assert {r["cell"] for r in doc["rows"]} >= {"sequencing", "assembly", "macro", "micro"}
+
+
+def test_cli_clusters_by_default_from_the_results_provenance(scored_demo, capsys):
+    """No --cluster and no --dataset: the demo results name their local mirror, so `avb compare` clusters by
+    source material anyway (it used to treat every task as alone unless asked); --no-cluster turns it off and
+    the caption says so."""
+    runs = scored_demo.runs
+    assert main(["compare", str(runs["perfect"]), str(runs["partial"]), "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["clustering"].startswith("source material")
+    assert (
+        main(["compare", str(runs["perfect"]), str(runs["partial"]), "--no-cluster", "--format", "json"]) == 0
+    )
+    assert json.loads(capsys.readouterr().out)["clustering"] == "task (--no-cluster)"

@@ -1,0 +1,182 @@
+"""Source-material clusters: which tasks were cut from the same material, and the clustered bootstrap.
+
+Tasks cut from one film (or one repair source) tend to succeed or fail together, so an interval that treats them
+as independent is too narrow. `source_clusters(tasks)` groups them: sequencing and assembly tasks by their film
+(`provenance.film`, `film`), repair tasks by the source `sM` of their cell `vN/sM`; recap tasks, and tasks whose
+source is not recorded, stay alone.
+
+`resolve_clustering` decides, once for `avb compare`, `avb power` and the leaderboard, whether the clusters are
+known: from the tasks given (a dataset), else from the one local dataset every result's provenance names; off
+with `enabled=False` (`--no-cluster`). Its `Clustering.label` is what every table prints, and it says when
+clustering changed nothing (every task has a source of its own).
+
+`cluster_bootstrap` is the leaderboard's bootstrap when clusters are known: within each family its clusters are
+drawn with replacement (the runs, as before, once per replicate for all families), and each replicate's family
+mean is over the drawn clusters' cells (excluded cells left out). With few clusters the percentile interval of a
+cluster bootstrap is too narrow (its variance is `(G-1)/G` of the unbiased one, and it uses normal rather than t
+tails), so each family's replicates are stretched about the estimate by `sqrt(G/(G-1)) * t_{G-1} / z` (the
+quantiles at the interval's level): for 7 clusters x 1.41, for 36 x 1.05.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from scipy import stats as _st
+
+from agenticvbench.results.model import Result
+
+#: What tables say the clusters are.
+SOURCE_LABEL = "source material (film / repair source)"
+
+
+@dataclass(frozen=True)
+class Clustering:
+    """The clusters every command uses (None: every task its own) and the sentence tables print about them."""
+
+    clusters: dict[tuple[str, int], str] | None
+    reason: str  # why there are no clusters ('' when there are)
+
+    def label(self, tasks: Iterable[tuple[str, int]]) -> str:
+        """What the table's caption says about clustering over `tasks` (family, task id)."""
+        keys = list(tasks)
+        if self.clusters is None:
+            return f"task ({self.reason})" if self.reason else "task"
+        groups = {self.clusters.get(k, f"task:{k[0]}-{k[1]}") for k in keys}
+        text = f"{SOURCE_LABEL}, {len(groups)} cluster(s) for {len(keys)} task(s)"
+        if len(groups) == len(keys):
+            text += "; clustering changed nothing: every task has a source of its own"
+        return text
+
+
+def source_clusters(tasks: Iterable[Any]) -> dict[tuple[str, int], str]:
+    """(family, task id) -> cluster key from the tasks' source material (rules in the module docstring)."""
+    out: dict[tuple[str, int], str] = {}
+    for t in tasks:
+        fam, tid = str(t.family), int(t.task_id)
+        key = f"task:{fam}-{tid}"
+        film = getattr(t, "film", "") or (getattr(t, "provenance", None) or {}).get("film")
+        if isinstance(film, str) and film.strip():
+            key = f"film:{film.strip()}"
+        cell = getattr(t, "cell", "")
+        if fam == "repair" and isinstance(cell, str) and "/" in cell:
+            key = f"repair-source:{cell.split('/', 1)[1]}"
+        out[(fam, tid)] = key
+    return out
+
+
+def local_dataset(results: Sequence[Result]) -> str | None:
+    """The one local dataset (mirror or parquet path that exists) every result naming a dataset names, else None.
+    A result that names none (an `error` whose verifier crashed before it recorded provenance) does not veto."""
+    found: set[str] = set()
+    for r in results:
+        d = (r.provenance or {}).get("dataset")
+        if d is None:
+            continue
+        if not isinstance(d, dict) or d.get("kind") not in ("mirror", "parquet", "local"):
+            return None
+        found.add(str(d.get("dataset")))
+    if len(found) != 1:
+        return None
+    path = next(iter(found))
+    return path if Path(path).exists() else None
+
+
+def resolve_clustering(
+    results: Sequence[Result],
+    *,
+    tasks: Any = None,
+    dataset: str | None = None,
+    revision: str | None = None,
+    enabled: bool = True,
+) -> Clustering:
+    """The clusters of `results`' tasks: from `tasks` (Task objects), else `dataset`, else the local dataset the
+    results' provenance names; none with `enabled=False` or when the source material is unknown. A dataset
+    given explicitly that cannot be read raises (the loader's one-line error); one only named by the results
+    is skipped with the reason."""
+    if not enabled:
+        return Clustering(None, "--no-cluster")
+    from agenticvbench.dataset.loader import load_tasks
+    from agenticvbench.errors import AVBError
+
+    if tasks is not None and not isinstance(tasks, Mapping):
+        return Clustering(source_clusters(tasks), "")
+    if dataset:
+        return Clustering(source_clusters(load_tasks(dataset=dataset, revision=revision)), "")
+    named = local_dataset(results)
+    if named is None:
+        return Clustering(None, "source material unknown: give --dataset to cluster")
+    try:
+        return Clustering(source_clusters(load_tasks(dataset=named)), "")
+    except AVBError as exc:
+        return Clustering(
+            None, f"source material unknown: the dataset the results name is unreadable ({exc})"
+        )
+
+
+def family_clusters(
+    clusters: Mapping[tuple[str, int], str] | None, universe_tasks: Mapping[str, Sequence[int]]
+) -> dict[str, list[str]] | None:
+    """Per family, the cluster key of each task (in order); None when every task is alone in every family (the
+    clustered bootstrap would change nothing)."""
+    if not clusters:
+        return None
+    out = {f: [clusters.get((f, int(t)), f"task:{f}-{t}") for t in ids] for f, ids in universe_tasks.items()}
+    return out if any(len(set(v)) < len(v) for v in out.values()) else None
+
+
+def stretch(g: int, level: float) -> float:
+    """The small-sample factor `sqrt(G/(G-1)) * t_{G-1} / z` applied to a cluster bootstrap of `g` clusters."""
+    if g < 2:
+        return 1.0
+    q = 1 - (1 - level) / 2
+    return math.sqrt(g / (g - 1)) * float(_st.t.ppf(q, g - 1)) / float(_st.norm.ppf(q))
+
+
+def _counts(rng: np.random.Generator, n: int, resamples: int) -> np.ndarray:
+    """(resamples x n) how often each of n units is drawn when n are drawn with replacement."""
+    draws = rng.integers(0, n, size=(resamples, n)) + n * np.arange(resamples)[:, None]
+    return np.bincount(draws.ravel(), minlength=resamples * n).reshape(resamples, n).astype(float)
+
+
+def cluster_bootstrap(
+    scores: Mapping[str, np.ndarray],
+    clusters: Mapping[str, Sequence[str]],
+    *,
+    resamples: int,
+    seed: int,
+    level: float,
+) -> dict[str, np.ndarray]:
+    """Replicates of every family mean, macro and micro, resampling clusters within families (module docstring).
+
+    `scores`: family -> runs x tasks (nan = excluded cell); `clusters`: family -> a key per task."""
+    rng = np.random.default_rng(seed)
+    fams = [f for f in scores if scores[f].size]
+    if not fams or resamples <= 0:
+        return {}
+    run_w = _counts(rng, scores[fams[0]].shape[0], resamples)
+    out: dict[str, np.ndarray] = {}
+    kept_of: dict[str, np.ndarray] = {}
+    for fam in fams:
+        mat = scores[fam]
+        _, c_idx = np.unique(np.array([str(k) for k in clusters[fam]]), return_inverse=True)
+        g = int(c_idx.max()) + 1
+        task_w = _counts(rng, g, resamples)[:, c_idx.reshape(-1)]
+        filled, kept = np.nan_to_num(mat, nan=0.0), (~np.isnan(mat)).astype(float)
+        sums = ((run_w @ filled) * task_w).sum(axis=1)
+        kept_of[fam] = ((run_w @ kept) * task_w).sum(axis=1)
+        reps = np.where(kept_of[fam] > 0, sums / np.maximum(kept_of[fam], 1e-300), 0.0)
+        n_kept = kept.sum()
+        est = float(filled.sum() / n_kept) if n_kept else 0.0
+        out[fam] = est + stretch(g, level) * (reps - est)
+    stacked = np.stack([out[f] for f in fams])
+    weights = np.stack([kept_of[f] for f in fams])
+    out["macro"] = stacked.mean(axis=0)
+    total = weights.sum(axis=0)
+    out["micro"] = np.where(total > 0, (stacked * weights).sum(axis=0) / np.maximum(total, 1e-300), 0.0)
+    return out
