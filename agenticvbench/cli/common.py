@@ -103,6 +103,20 @@ def add_verbosity_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("-q", "--quiet", action="store_true", help="only the summary; no notes or progress")
 
 
+def show_progress(args: argparse.Namespace) -> bool:
+    """Whether to draw progress: `--progress`, else on a terminal (stderr) unless `-q` or JSON output."""
+    if getattr(args, "progress", False):
+        return True
+    json_out = getattr(args, "json", False) or getattr(args, "format", None) == "json"
+    return not (getattr(args, "quiet", False) or json_out) and sys.stderr.isatty()
+
+
+def notice(args: argparse.Namespace, line: str) -> None:
+    """One `avb: ...` line on stderr about work the user did not name (silenced by `-q`)."""
+    if not getattr(args, "quiet", False):
+        print(f"avb: {line}", file=sys.stderr, flush=True)
+
+
 class _StderrHandler(logging.Handler):
     """Writes each record to the current `sys.stderr` (looked up at emit time, so redirections are honoured)."""
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from agenticvbench.analysis.aggregate import DEFAULT_RESAMPLES, DEFAULT_SEED
-from agenticvbench.cli.common import LOG, add_selection_args, add_verbosity_args
+from agenticvbench.cli.common import LOG, add_selection_args, add_verbosity_args, notice, show_progress
 from agenticvbench.dataset.selection import select_ids
 from agenticvbench.dataset.tasks import FAMILY_ID_RANGES
 from agenticvbench.errors import SubmissionError
@@ -114,12 +114,15 @@ def floor_kwargs(args: argparse.Namespace, results: list[Result], kw: dict[str, 
         full_benchmark=kw.get("full_benchmark", False),
         source=kw.get("dataset_label", ""),
     )
+    quiet = getattr(args, "quiet", False)
     floor, note = floor_for(
         universe,
         results=results,
         tasks=kw.get("tasks"),
         baselines_dir=args.baselines,
         cache_dir=args.cache_dir,
+        notify=None if quiet else (lambda line: notice(args, line)),
+        progress=show_progress(args),
     )
     return {"floor": floor, "floor_note": note}
 

@@ -82,7 +82,7 @@ def test_floor_row_in_every_leaderboard_format():
     )
     for fmt in ("md", "latex", "html"):
         text = board.render(fmt)
-        assert "0.600 (one" in text and "floor" in text, fmt
+        assert "0.6000 (one" in text and "floor" in text, fmt
     assert "0.100 (given" in board.render("md") and "from a test" in board.render("md")
     csv_rows = board.render("csv").splitlines()
     assert any(line.startswith(",baseline,floor: best trivial strategy") for line in csv_rows)
