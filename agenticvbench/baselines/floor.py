@@ -19,6 +19,7 @@ strategy's results there carry integrity flags, and macro/micro carry the union,
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -81,13 +82,18 @@ def scoring_notice(tasks: Sequence[Any], cache_dir: str | Path | None, jobs: int
     if not pending:
         return None
     workers = jobs or default_jobs()
+    try:
+        load = os.getloadavg()[0]
+    except (AttributeError, OSError):  # pragma: no cover - not on every platform
+        load = 0.0
     src = next((t.source for t in tasks if t.source is not None), None)
     ident = src.provenance() if src is not None else {}
     rev = ident.get("resolved_revision") or ident.get("revision")
     where = f"{ident.get('dataset', 'the dataset')}" + (f"@{str(rev)[:12]}" if rev and rev != "local" else "")
     return (
         f"scoring the floor first (trivial strategies, for the floor row): {len(pending)} baseline job(s) on "
-        f"{len(tasks)} task(s) of {where}, {about(scoring_estimate(pending, workers))} on {workers} core(s); "
+        f"{len(tasks)} task(s) of {where}, {about(scoring_estimate(pending, workers, cores=default_jobs(), load=load))} "
+        f"with {workers} worker(s) at load {load:.1f}; "
         f"cached under {root}, so later calls reuse it; --no-floor skips it"
     )
 

@@ -97,8 +97,14 @@ def pending_jobs(
     return out
 
 
-def scoring_estimate(jobs: Sequence[tuple[str, Task]], workers: int) -> float:
-    """Rough wall seconds to score `jobs` on `workers` cores (`JOB_COST_S` by family and input size)."""
+def scoring_estimate(
+    jobs: Sequence[tuple[str, Task]], workers: int, *, cores: int | None = None, load: float = 0.0
+) -> float:
+    """Rough wall seconds to score `jobs` with `workers` processes on `cores` cores (default: `workers`) while
+    `load` other processes want the CPU (the 1-minute load average): the `JOB_COST_S` CPU seconds by family and
+    input size, shared as the kernel shares the cores, plus `POOL_START_S`."""
+    if not jobs:
+        return 0.0
     total = 0.0
     sizes: dict[int, float] = {}
     for _run, t in jobs:
@@ -106,7 +112,10 @@ def scoring_estimate(jobs: Sequence[tuple[str, Task]], workers: int) -> float:
             sizes[int(t.task_id)] = sum(p.stat().st_size for p in t.materials()) / 1e6
         fixed, per_mb = JOB_COST_S.get(t.family, (0.2, 2.5))
         total += fixed + per_mb * sizes[int(t.task_id)]
-    return POOL_START_S + total / max(1, min(workers, len(jobs) or 1)) if jobs else 0.0
+    w = max(1, min(workers, len(jobs)))
+    c = max(1, cores or w)
+    share = min(w, c) if load + w <= c else c * w / (load + w)  # cores this pool gets on a busy machine
+    return POOL_START_S + total / share
 
 
 def _stamps(run: Path) -> dict[str, str]:

@@ -57,6 +57,25 @@ def hide_answers(summary: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def show_answers(summary: dict[str, Any]) -> dict[str, Any]:
+    """The whole task summary (the full rubric, as before) plus `answers`: exactly the rubric keys `hide_answers`
+    names under `hidden` (the recap checks as `items`), so `--with-answers` visibly prints what the plain view
+    leaves out."""
+    rubric = summary.get("rubric")
+    hidden = hide_answers(summary).get("hidden", [])
+    out = dict(summary)
+    if isinstance(rubric, dict):
+        out["answers"] = {k: rubric[k] for k in hidden}
+    elif isinstance(rubric, list):
+        out["answers"] = {"items": rubric}
+    if out.get("answers"):
+        out["note"] = (
+            f"answers shown under `answers` ({', '.join(out['answers'])}): verifier-only, never give them to an "
+            "agent"
+        )
+    return out
+
+
 def _show(args: argparse.Namespace) -> int:
     (task,) = load_tasks(
         task_ids=[args.task_id], dataset=args.dataset, revision=args.revision, cache_dir=args.cache_dir
@@ -67,7 +86,7 @@ def _show(args: argparse.Namespace) -> int:
         isinstance(src, DatasetSource) and src.kind != "hub" and src.root is not None
     ):  # where they are on disk
         summary["local_files"] = [str(src.root / repo_relative(u)) for u in task.reference_file_urls]
-    print_json(summary if args.with_answers else hide_answers(summary))
+    print_json(show_answers(summary) if args.with_answers else hide_answers(summary))
     return 0
 
 

@@ -101,6 +101,8 @@ def test_estimate_follows_the_cost_table(seq_mirror):
         fixed, per_mb = JOB_COST_S[t.family]
         by_hand += fixed + per_mb * sum(p.stat().st_size for p in t.materials()) / 1e6
     assert scoring_estimate(jobs, 2) == pytest.approx(POOL_START_S + by_hand / 2)
+    assert scoring_estimate(jobs, 2, cores=2, load=6.0) == pytest.approx(POOL_START_S + by_hand / 0.5)
+    assert scoring_estimate(jobs, 1, cores=2, load=0.5) == pytest.approx(POOL_START_S + by_hand)
     assert scoring_estimate([], 2) == 0.0
     assert [about(3), about(42), about(600), about(7200)] == [
         "about 5 s",
