@@ -14,6 +14,7 @@ from pathlib import Path
 
 from agenticvbench.cli.common import (
     add_dataset_args,
+    add_json_alias,
     add_judge_args,
     add_selection_args,
     add_verbosity_args,
@@ -64,6 +65,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--format", choices=("md", "json", "csv"), default="md", help="output format (default: md)"
     )
+    add_json_alias(p)
     p.add_argument("--per-task", action="store_true", help="also list every strategy x task")
     p.add_argument("--write", type=Path, default=None, metavar="FILE", help="write the table to FILE")
     p.add_argument(

@@ -20,6 +20,7 @@ from typing import Any
 from agenticvbench.cli.common import (
     LOG,
     add_dataset_args,
+    add_format_args,
     add_judge_args,
     add_selection_args,
     add_verbosity_args,
@@ -206,7 +207,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--progress", action="store_true", help="show the progress bar even when not on a terminal"
     )
-    p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    add_format_args(p)
     p.add_argument(
         "--key-file",
         default=None,
