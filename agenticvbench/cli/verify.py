@@ -80,12 +80,12 @@ def _ids(ids: list[int]) -> str:
 
 
 def dataset_label(tasks: list[Any], fallback: str) -> str:
-    """'NAME (revision REV)' of the dataset `tasks` come from ('NAME' for a local mirror or parquet file)."""
+    """'NAME (revision REV)' of the dataset `tasks` come from (a local mirror's revision is `local`)."""
     src = next((t.source for t in tasks if t.source is not None), None)
     ident = src.provenance() if src is not None else {"dataset": fallback}
     rev = ident.get("resolved_revision") or ident.get("revision")
     name = str(ident.get("dataset") or fallback)
-    return f"{name} (revision {rev})" if rev and rev != "local" else name
+    return f"{name} (revision {rev})" if rev else name
 
 
 def unknown_folder_notes(plans: list[Any], args: argparse.Namespace, selected: list[Any]) -> list[str]:

@@ -43,7 +43,7 @@ def test_folder_not_in_the_dataset_is_named_with_the_dataset(seq_mirror, seq_run
     err = capsys.readouterr().err
     lines = [ln for ln in err.splitlines() if "not in dataset" in ln]
     assert len(lines) == 1, err
-    assert f"2 task folder(s) not in dataset {seq_mirror}: 5/, 083/" in lines[0]
+    assert f"2 task folder(s) not in dataset {seq_mirror} (revision local): 5/, 083/" in lines[0]
     assert "wrong --dataset or --revision?" in lines[0]
     assert main(
         ["verify", str(run), "--dataset", str(seq_mirror), "--cache-dir", cache, "--tasks", "38"]
