@@ -22,6 +22,22 @@ def _not_scored(result: Result) -> str:
     return "left out of the means" if result.status == "excluded" else "counts 0"
 
 
+#: Status words a scorer's message may start with; beside a `scored` status they read as a contradiction.
+_STATUS_WORDS = ("malformed", "missing", "error", "invalid", "excluded")
+
+
+def scorer_note(reason: str, headline: float) -> str:
+    """The message a scored result carries, worded so it cannot read as a second status: the official scorers
+    report e.g. `malformed: expected 4 segments, got 1` and score the task (0), which counts as scored."""
+    word = reason.split(":", 1)[0].strip().lower()
+    if word in _STATUS_WORDS:
+        return (
+            f"the official scorer's message {reason!r}; it scores this {headline:.4f}, so the task counts as "
+            "scored (not rejected)"
+        )
+    return reason
+
+
 def _family(result: Result) -> FamilyExplanation:
     """The family's explanation of a scored result; the generic one for a family that has none."""
     fn = family_explainer(result.family)
@@ -36,7 +52,7 @@ def lost_points(result: Result) -> list[str]:
         return [f"{result.status}: {result.reason or 'no reason given'}"]
     lines = list(_family(result).lost)
     if result.reason:
-        lines.append(f"note: {result.reason}")
+        lines.append(f"note: {scorer_note(result.reason, float(result.headline_score))}")
     return lines + [f"warning: {w}" for w in result.warnings]
 
 
@@ -85,7 +101,9 @@ class Explanation:
             f"{self.headline_field} {self.headline:.4f}",
             f"  how: {self.computation}",
         ]
-        if self.reason:
+        if self.reason and self.status == "scored":
+            lines.append(f"  note: {scorer_note(self.reason, self.headline)}")
+        elif self.reason:
             lines.append(f"  reason: {self.reason}")
         if self.integrity:
             lines.append(f"  integrity flags (not comparable): {', '.join(self.integrity)}")

@@ -29,7 +29,18 @@ from agenticvbench.results.model import Result
 from agenticvbench.runs.submission import RUN_JSON_MAX_BYTES
 from agenticvbench.scoring.executors import Executor, make_executor
 
-__all__ = ["RANDOM_REPS", "baselines", "default_root", "run_folders"]
+__all__ = ["RANDOM_REPS", "baselines", "default_root", "pending_jobs", "run_folders", "scoring_estimate"]
+
+#: CPU seconds of one baseline scoring job per family: (fixed part, part per MB of the task's input files),
+#: measured on the small demo (one core); plus `POOL_START_S` once. A guide for the notice printed before implicit
+#: scoring, not a promise (docs/baselines.md says how it was measured).
+JOB_COST_S: dict[str, tuple[float, float]] = {
+    "recap": (0.2, 1.5),
+    "sequencing": (0.05, 0.0),
+    "repair": (0.2, 2.5),
+    "assembly": (0.05, 0.02),
+}
+POOL_START_S = 2.0
 
 
 def dataset_key(tasks: Sequence[Task], dataset: str | os.PathLike[str]) -> str:
@@ -62,6 +73,49 @@ def task_stamp(task: Task) -> str:
         files.append([p.name, st.st_size, st.st_mtime_ns])
     payload = [WRITER_VERSION, task.family, task.rubric_json, files]
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+
+
+def pending_jobs(
+    tasks: Sequence[Task], root: Path, strategies: Sequence[str] | None = None
+) -> list[tuple[str, Task]]:
+    """(run folder name, task) of every baseline job under `root` that `baselines()` would score afresh: no
+    result file yet, or outputs that would be rewritten (the task's stamp changed)."""
+    from agenticvbench.results.model import result_path
+    from agenticvbench.runs.submission import RESULTS_DIRNAME
+
+    chosen = [get_strategy(n) for n in strategies] if strategies else list(STRATEGIES)
+    stamps = {int(t.task_id): task_stamp(t) for t in tasks}
+    out: list[tuple[str, Task]] = []
+    for s in chosen:
+        mine = [t for t in tasks if t.family in s.families]
+        for run, _rep in run_folders(s, root) if mine else []:
+            old = _stamps(run)
+            for t in mine:
+                cached = result_path(run / RESULTS_DIRNAME, int(t.task_id)).is_file()
+                if not cached or old.get(str(t.task_id)) != stamps[int(t.task_id)]:
+                    out.append((run.name, t))
+    return out
+
+
+def scoring_estimate(
+    jobs: Sequence[tuple[str, Task]], workers: int, *, cores: int | None = None, load: float = 0.0
+) -> float:
+    """Rough wall seconds to score `jobs` with `workers` processes on `cores` cores (default: `workers`) while
+    `load` other processes want the CPU (the 1-minute load average): the `JOB_COST_S` CPU seconds by family and
+    input size, shared as the kernel shares the cores, plus `POOL_START_S`."""
+    if not jobs:
+        return 0.0
+    total = 0.0
+    sizes: dict[int, float] = {}
+    for _run, t in jobs:
+        if int(t.task_id) not in sizes:
+            sizes[int(t.task_id)] = sum(p.stat().st_size for p in t.materials()) / 1e6
+        fixed, per_mb = JOB_COST_S.get(t.family, (0.2, 2.5))
+        total += fixed + per_mb * sizes[int(t.task_id)]
+    w = max(1, min(workers, len(jobs)))
+    c = max(1, cores or w)
+    share = min(w, c) if load + w <= c else c * w / (load + w)  # cores this pool gets on a busy machine
+    return POOL_START_S + total / share
 
 
 def _stamps(run: Path) -> dict[str, str]:

@@ -53,11 +53,15 @@ class Floor:
     macro: float | None = None
     micro: float | None = None
     source: str = ""  # where the baseline results were read from
+    #: family (and macro/micro) -> mark keys of `analysis.comparability.MARKS` (filled by `floor.floor_for`)
+    marks: dict[str, list[str]] = field(default_factory=dict)
 
     def cell(self, family: str) -> str:
-        """`0.333 (numeric_order)`, or '-' when the family has no floor."""
+        """`0.333 (numeric_order)` (`0.681! (...)` when marked), or '-' when the family has no floor."""
+        from agenticvbench.analysis.comparability import symbols
+
         e = self.families.get(family)
-        return "-" if e is None else f"{e.mean:.3f} ({e.strategy})"
+        return "-" if e is None else f"{e.mean:.3f}{symbols(self.marks.get(family, []))} ({e.strategy})"
 
     def line(self) -> str:
         """One sentence for reports: the floor per family, named."""
@@ -81,6 +85,7 @@ class Floor:
             "macro": self.macro,
             "micro": self.micro,
             "source": self.source,
+            "marks": {k: list(v) for k, v in self.marks.items()},
         }
 
 

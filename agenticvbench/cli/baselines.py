@@ -14,12 +14,14 @@ from pathlib import Path
 
 from agenticvbench.cli.common import (
     add_dataset_args,
+    add_json_alias,
     add_judge_args,
     add_selection_args,
     add_verbosity_args,
     judge_from_args,
     load_selected,
     positive_int,
+    show_progress,
 )
 from agenticvbench.fsutil import atomic_write_text
 
@@ -63,11 +65,18 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--format", choices=("md", "json", "csv"), default="md", help="output format (default: md)"
     )
+    add_json_alias(p)
     p.add_argument("--per-task", action="store_true", help="also list every strategy x task")
     p.add_argument("--write", type=Path, default=None, metavar="FILE", help="write the table to FILE")
-    p.add_argument("--jobs", type=positive_int, default=None)
+    p.add_argument(
+        "--jobs", type=positive_int, default=None, help="parallel workers (default: number of cores)"
+    )
     p.add_argument("--force", action="store_true", help="rewrite every output and rescore")
-    p.add_argument("--progress", action="store_true")
+    p.add_argument(
+        "--progress",
+        action="store_true",
+        help="draw the scoring bar even when stderr is not a terminal (on a terminal it is drawn unless -q)",
+    )
     add_judge_args(p)
     add_verbosity_args(p)
     p.set_defaults(func=run)
@@ -88,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
         jobs=args.jobs,
         force=args.force,
         judge=judge_from_args(args),
-        progress=args.progress,
+        progress=show_progress(args),
     )
     text = table.render(args.format, per_task=args.per_task)
     if args.write is not None:

@@ -103,6 +103,41 @@ def add_verbosity_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("-q", "--quiet", action="store_true", help="only the summary; no notes or progress")
 
 
+def add_format_args(
+    p: argparse.ArgumentParser, formats: tuple[str, ...] = ("text", "json"), default: str = "text"
+) -> None:
+    """`--format F` (one of `formats`) and `--json`, its alias for `--format json`: every table command takes both
+    (`main` sets `args.json` from the format, for the code that asks for it)."""
+    p.add_argument(
+        "--format",
+        choices=formats,
+        default=default,
+        help=f"output format (default: {default}); `--json` = `--format json`",
+    )
+    add_json_alias(p)
+
+
+def add_json_alias(p: argparse.ArgumentParser) -> None:
+    """`--json` as an alias of `--format json` on a parser that already has `--format`."""
+    p.add_argument(
+        "--json", action="store_const", const="json", dest="format", help="the same as --format json"
+    )
+
+
+def show_progress(args: argparse.Namespace) -> bool:
+    """Whether to draw progress: `--progress`, else on a terminal (stderr) unless `-q` or JSON output."""
+    if getattr(args, "progress", False):
+        return True
+    json_out = getattr(args, "json", False) or getattr(args, "format", None) == "json"
+    return not (getattr(args, "quiet", False) or json_out) and sys.stderr.isatty()
+
+
+def notice(args: argparse.Namespace, line: str) -> None:
+    """One `avb: ...` line on stderr about work the user did not name (silenced by `-q`)."""
+    if not getattr(args, "quiet", False):
+        print(f"avb: {line}", file=sys.stderr, flush=True)
+
+
 class _StderrHandler(logging.Handler):
     """Writes each record to the current `sys.stderr` (looked up at emit time, so redirections are honoured)."""
 

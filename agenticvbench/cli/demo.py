@@ -1,17 +1,55 @@
 """`avb demo`: build the embedded demo benchmark, score its three runs, print the headline and status counts (the
-full report goes to DEST/report.md) and the next commands to try. Needs no network."""
+full report goes to DEST/report.md) and the next commands to try. Needs no network.
+
+Progress goes to stderr: a line before the build and before scoring, every build step and a scoring bar on a
+terminal, and outside one a build line at most every 15 s (so the first run is never silent for long); `-q`
+prints only the summary. Exit codes: 0 ok; 1 some result has status `error`; 2 usage error; 3 the demo folder
+cannot be written (e.g. it holds something that is not a demo build).
+"""
 
 from __future__ import annotations
 
 import argparse
 import shlex
+import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
 
-from agenticvbench.cli.common import add_judge_args, judge_from_args, positive_int
+from agenticvbench.cli.common import (
+    add_judge_args,
+    add_verbosity_args,
+    judge_from_args,
+    notice,
+    positive_int,
+    show_progress,
+)
+
+#: Outside a terminal, at most one build-step line per this many seconds.
+QUIET_STEP_S = 15.0
+
+
+def step_printer(args: argparse.Namespace, every: float = QUIET_STEP_S) -> Callable[[str], None] | None:
+    """The build's step callback: every line on a terminal (or with --progress), one per `every` s otherwise,
+    none with `-q`."""
+    if getattr(args, "quiet", False):
+        return None
+    if show_progress(args):
+        return lambda line: print(line, file=sys.stderr, flush=True)
+    last = [time.monotonic()]
+
+    def throttled(line: str) -> None:
+        now = time.monotonic()
+        if now - last[0] >= every:
+            last[0] = now
+            print(line, file=sys.stderr, flush=True)
+
+    return throttled
 
 
 def _demo(args: argparse.Namespace) -> int:
     from agenticvbench.demo import build_demo, default_demo_dir
+    from agenticvbench.demo.build import is_complete
     from agenticvbench.demo.sizes import get_size
     from agenticvbench.scoring.engine import verify_run
 
@@ -20,22 +58,24 @@ def _demo(args: argparse.Namespace) -> int:
         size = size.first(args.first)
     dest = Path(args.dest) if args.dest else default_demo_dir(size)
     small = size.name == "small"
-    if not small:
-        print(f"building the {size.name} demo in {dest} (reused if already built)", flush=True)
-    demo = build_demo(
-        dest,
-        force=args.rebuild,
-        size=size,
-        progress=None if small else (lambda line: print(line, flush=True)),
-    )
-    print(f"demo benchmark: {demo.mirror}")
-    if not small:
-        files = [p for p in demo.root.rglob("*") if p.is_file()]
-        print(f"  {len(files)} files, {sum(p.stat().st_size for p in files) / 1e9:.2f} GB")
-    for name, path in demo.runs.items():
-        print(f"  run {name}: {path}")
+    if args.rebuild or not is_complete(dest.absolute(), size):
+        how_long = "about 10 s to a minute on 2 cores" if small else "minutes to hours, see --help"
+        notice(args, f"building the {size.name} demo benchmark in {dest} (first time only; {how_long})")
+    demo = build_demo(dest, force=args.rebuild, size=size, progress=step_printer(args))
+    if not args.quiet or args.no_score:
+        print(f"demo benchmark: {demo.mirror}")
+        if not small:
+            files = [p for p in demo.root.rglob("*") if p.is_file()]
+            print(f"  {len(files)} files, {sum(p.stat().st_size for p in files) / 1e9:.2f} GB")
+        for name, path in demo.runs.items():
+            print(f"  run {name}: {path}")
     if args.no_score:
         return 0
+    notice(
+        args,
+        f"scoring the demo's {len(demo.runs)} runs (results are reused when nothing changed; "
+        f"{dest / 'cache'} holds the cache)",
+    )
     summary = verify_run(
         list(demo.runs.values()),
         dataset=demo.mirror,
@@ -43,7 +83,7 @@ def _demo(args: argparse.Namespace) -> int:
         jobs=args.jobs,
         force=args.force,
         judge=judge_from_args(args),
-        progress=args.progress,
+        progress=show_progress(args),
     )
     from agenticvbench.dataset.loader import load_tasks
     from agenticvbench.fsutil import atomic_write_text
@@ -57,6 +97,8 @@ def _demo(args: argparse.Namespace) -> int:
     report_path = dest / "report.md"
     atomic_write_text(report_path, full)
     print(full if args.full_report else render_summary(report))
+    if args.quiet:
+        return 1 if summary.n_errors else 0
     print(f"\nfull report (per task, why tasks lost points, provenance): {report_path}")
     print(
         f"{len(summary.results)} result(s), {summary.n_resumed} reused; "
@@ -85,7 +127,12 @@ def next_commands(mirror: Path, runs: dict[str, Path]) -> str:
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add `demo`."""
-    p = sub.add_parser("demo", help="build the demo benchmark, score its runs and print the report (offline)")
+    p = sub.add_parser(
+        "demo",
+        help="build the demo benchmark, score its runs and print the report (offline)",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("--dest", help="where to build (default: the user cache)")
     p.add_argument(
         "--size",
@@ -108,11 +155,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--jobs", type=positive_int, default=None, help="parallel workers (default: number of cores)"
     )
-    p.add_argument("--progress", action="store_true", help="draw a progress bar while scoring")
+    p.add_argument(
+        "--progress",
+        action="store_true",
+        help="every build step and the scoring bar even when stderr is not a terminal",
+    )
     p.add_argument(
         "--full-report",
         action="store_true",
         help="print the whole report (it is always written to DEST/report.md)",
     )
     add_judge_args(p)
+    add_verbosity_args(p)
     p.set_defaults(func=_demo)

@@ -11,6 +11,7 @@ import sys
 
 from agenticvbench.cli.common import (
     add_dataset_args,
+    add_format_args,
     add_selection_args,
     add_verbosity_args,
     load_selected,
@@ -60,11 +61,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="also fetch verifier-only references (repair sources); never give them to an agent",
     )
-    p.add_argument(
-        "--json",
-        action="store_true",
-        help="print the local paths as JSON: materials and verifier_references per task",
-    )
+    add_format_args(p)  # json: the local paths, materials and verifier_references per task
     p.add_argument(
         "--progress", action="store_true", help="draw the progress bar even when stderr is not a terminal"
     )

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from agenticvbench.cli.common import print_json
+from agenticvbench.cli.common import add_format_args, print_json
 from agenticvbench.errors import SubmissionError
 from agenticvbench.runs.submission import RESULTS_DIRNAME
 
@@ -58,5 +58,5 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("run", metavar="RUN_DIR", help="run directory (or its avb-results folder)")
     p.add_argument("task_id", type=int, metavar="TASK_ID")
-    p.add_argument("--json", action="store_true", help="machine-readable output")
+    add_format_args(p)
     p.set_defaults(func=_explain)

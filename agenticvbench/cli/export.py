@@ -57,6 +57,8 @@ def _harbor(args: argparse.Namespace) -> int:
     if args.wheel:
         opts.wheel = Path(args.wheel)
     summary = export_harbor(tasks, args.out, opts)
+    if args.quiet:
+        return 0
     print(
         f"wrote {len(summary.tasks)} Harbor tasks to {args.out}"
         + (f"; the oracle writes nothing for {len(summary.no_gold)} (recap)" if summary.no_gold else ""),

@@ -30,7 +30,7 @@ def _grade(args: argparse.Namespace) -> int:
         seed=args.seed,
         materials=not args.no_materials,
     )
-    for note in notes:
+    for note in [] if args.quiet else notes:
         print(f"avb grade: skipped {note}", file=sys.stderr)
     if not subs:  # a server with nothing on it would wait forever
         raise SubmissionError("nothing to grade: no recap final.mp4 with llm items in these runs")

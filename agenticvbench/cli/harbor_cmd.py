@@ -15,7 +15,8 @@ def _reward(args: argparse.Namespace) -> int:
     from agenticvbench.harbor.reward import write_reward
 
     reward = write_reward(args.family, args.result, args.out, args.details)
-    print(f"reward {reward['reward']:.6f} written to {args.out}", file=sys.stderr)
+    if not args.quiet:
+        print(f"reward {reward['reward']:.6f} written to {args.out}", file=sys.stderr)
     return 0
 
 

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from agenticvbench.cli.common import print_json
+from agenticvbench.cli.common import add_format_args, print_json
 from agenticvbench.errors import ConfigError
 from agenticvbench.verifiers.recap.rubric import pillar_name
 
@@ -54,7 +54,7 @@ def _agree(args: argparse.Namespace) -> int:
         raise ConfigError("judge agree needs two or more sources (human:<grader> or model:<name>)")
     cache = Path(args.cache_dir).expanduser() if args.cache_dir else default_cache_dir()
     report = agreement_report(args.sources, cache)
-    for warning in report["warnings"]:
+    for warning in [] if args.quiet else report["warnings"]:
         print(f"avb judge agree: warning: {warning}", file=sys.stderr)
     if args.json:
         print_json(report)
@@ -74,5 +74,5 @@ def register(sub: argparse._SubParsersAction) -> None:
     a.add_argument(
         "--cache-dir", default=None, help="where grades/ and judge/ live (default: the package cache)"
     )
-    a.add_argument("--json", action="store_true")
+    add_format_args(a)
     a.set_defaults(func=_agree)

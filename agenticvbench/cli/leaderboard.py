@@ -12,7 +12,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from agenticvbench.cli.common import LOG, write_output
+from agenticvbench.cli.common import LOG, add_json_alias, write_output
 from agenticvbench.cli.report import (
     add_aggregation_args,
     aggregation_kwargs,
@@ -39,6 +39,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         default="md",
         help="output format (default: %(default)s)",
     )
+    add_json_alias(p)
     p.add_argument("--out", type=Path, default=None, help="write to this file instead of the terminal")
     p.add_argument(
         "--compare-to",
@@ -70,8 +71,9 @@ def run(args: argparse.Namespace) -> int:
     from agenticvbench.results.model import announce_invalid_results
 
     if args.resamples < 0:
-        print("avb leaderboard: --resamples must be >= 0", file=sys.stderr)
-        return 2
+        from agenticvbench.errors import ConfigError
+
+        raise ConfigError(f"--resamples must be >= 0, got {args.resamples}")
     results, skipped, key, notes = load_for_report(args)
     kw = aggregation_kwargs(args)
     chosen = select_results(args, results, kw)
@@ -82,12 +84,21 @@ def run(args: argparse.Namespace) -> int:
     add_columns(board, chosen, args)
     for line in [*skipped, *board.notes]:
         LOG.warning(line)
-    text = board.render(args.format)
+    text = quiet_table(board) if args.quiet and args.format == "md" else board.render(args.format)
     write_output(text, args.out)
     errors = sum(g.n_errors for g in board.groups)
     if errors:
         print(f"avb leaderboard: {errors} result(s) have status ERROR (the verifier failed)", file=sys.stderr)
     return 1 if announce_invalid_results(args.paths, "avb leaderboard") or errors else 0
+
+
+def quiet_table(board: object) -> str:
+    """`-q` in Markdown: the table alone, without the caption and the notes under it (machine formats keep
+    everything: they are read by programs, not skimmed)."""
+    from agenticvbench.tables import column_spec, md_table
+
+    headers, rows = board._display_rows()  # type: ignore[attr-defined]
+    return md_table(headers, rows, column_spec(headers)) + "\n"
 
 
 def add_columns(board: object, results: list, args: argparse.Namespace) -> None:

@@ -54,6 +54,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:
         importlib.import_module(f"agenticvbench.cli.{name}").register(sub)
+    from agenticvbench.cli.descriptions import finish_tree
+
+    finish_tree(parser)  # descriptions with exit codes and -v/-q on every command
     return parser
 
 
@@ -66,6 +69,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     from agenticvbench.cli.common import setup_logging
 
+    if "format" in vars(args) and "json" not in vars(args):  # `--json` is stored as `--format json`
+        args.json = args.format == "json"
     setup_logging(args)
     with safe_streams():  # agent strings can reach any line printed: controls and surrogates escaped
         return _run(args)

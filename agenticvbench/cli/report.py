@@ -13,7 +13,14 @@ from pathlib import Path
 from typing import Any
 
 from agenticvbench.analysis.aggregate import DEFAULT_RESAMPLES, DEFAULT_SEED
-from agenticvbench.cli.common import LOG, add_selection_args, add_verbosity_args
+from agenticvbench.cli.common import (
+    LOG,
+    add_json_alias,
+    add_selection_args,
+    add_verbosity_args,
+    notice,
+    show_progress,
+)
 from agenticvbench.dataset.selection import select_ids
 from agenticvbench.dataset.tasks import FAMILY_ID_RANGES
 from agenticvbench.errors import SubmissionError
@@ -114,12 +121,15 @@ def floor_kwargs(args: argparse.Namespace, results: list[Result], kw: dict[str, 
         full_benchmark=kw.get("full_benchmark", False),
         source=kw.get("dataset_label", ""),
     )
+    quiet = getattr(args, "quiet", False)
     floor, note = floor_for(
         universe,
         results=results,
         tasks=kw.get("tasks"),
         baselines_dir=args.baselines,
         cache_dir=args.cache_dir,
+        notify=None if quiet else (lambda line: notice(args, line)),
+        progress=show_progress(args),
     )
     return {"floor": floor, "floor_note": note}
 
@@ -168,6 +178,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         default="md",
         help="output format; 'all' needs --out (default: %(default)s)",
     )
+    add_json_alias(p)
     p.add_argument("--out", type=Path, default=None, help="write report.<ext> files into this directory")
     add_aggregation_args(p)
     p.set_defaults(func=run)
@@ -176,15 +187,14 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     """Build the report and print or write it."""
     from agenticvbench.cli.common import print_json
+    from agenticvbench.errors import ConfigError
     from agenticvbench.report import build_report, render_html, render_markdown
     from agenticvbench.results.model import announce_invalid_results
 
     if args.format == "all" and args.out is None:
-        print("avb report: --format all needs --out DIR", file=sys.stderr)
-        return 2
+        raise ConfigError("--format all writes report.md, report.html and report.json: it needs --out DIR")
     if args.resamples < 0:
-        print("avb report: --resamples must be >= 0", file=sys.stderr)
-        return 2
+        raise ConfigError(f"--resamples must be >= 0, got {args.resamples}")
     results, skipped, key, notes = load_for_report(args)
     kw = aggregation_kwargs(args)
     from agenticvbench.dataset.loader import default_cache_dir
@@ -202,6 +212,10 @@ def run(args: argparse.Namespace) -> int:
         "json": lambda: with_costs(report.to_dict(), report),
     }
     formats = ["md", "html", "json"] if args.format == "all" else [args.format]
+    if args.quiet and args.format == "md":  # -q: the headline table alone, as `avb demo` prints it
+        from agenticvbench.report.markdown import render_summary
+
+        render["md"] = lambda: render_summary(report)
     if args.out is None:
         out = render[args.format]()
         if args.format == "json":

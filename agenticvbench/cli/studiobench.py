@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 
-from agenticvbench.cli.common import print_json
+from agenticvbench.cli.common import add_format_args, print_json
 
 
 def _yn(flag: bool) -> str:
@@ -75,7 +75,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     inner = p.add_subparsers(dest="studiobench_command", metavar="SUBCOMMAND", required=True)
     vt = inner.add_parser("validate-task", help="check task JSON files against the StudioBench task format")
     vt.add_argument("files", nargs="+", metavar="FILE")
-    vt.add_argument("--json", action="store_true", help="machine-readable output")
+    add_format_args(vt)
     vt.set_defaults(func=_validate_task)
     vr = inner.add_parser(
         "validate-run", help="check runs/<batch>/<task>/<model>/ directories (or a batch folder)"
@@ -88,5 +88,5 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="task JSON file or folder of them (repeatable); a run's task is its parent folder's name "
         "and is needed for the duration rule and the wall-clock limit",
     )
-    vr.add_argument("--json", action="store_true", help="machine-readable output")
+    add_format_args(vr)
     vr.set_defaults(func=_validate_run)

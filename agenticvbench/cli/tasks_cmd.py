@@ -5,7 +5,13 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from agenticvbench.cli.common import add_dataset_args, add_selection_args, load_selected, print_json
+from agenticvbench.cli.common import (
+    add_dataset_args,
+    add_format_args,
+    add_selection_args,
+    load_selected,
+    print_json,
+)
 from agenticvbench.dataset.loader import DatasetSource, load_tasks, repo_relative
 
 #: Rubric keys that are not answers (shown by `tasks show` without --with-answers); everything else is hidden.
@@ -14,18 +20,31 @@ PUBLIC_RUBRIC_KEYS = ("n_slots", "film", "duration_sec")
 
 def _list(args: argparse.Namespace) -> int:
     tasks = load_selected(args)
-    if args.json:
-        print_json(
-            [
-                {
-                    "task_id": t.task_id,
-                    "task_family": t.family,
-                    "prompt": t.prompt,
-                    "n_materials": len(t.reference_file_urls),
-                }
-                for t in tasks
-            ]
-        )
+    rows = [
+        {
+            "task_id": t.task_id,
+            "task_family": t.family,
+            "prompt": t.prompt,
+            "n_materials": len(t.reference_file_urls),
+        }
+        for t in tasks
+    ]
+    if args.format == "json":
+        print_json(rows)
+        return 0
+    if args.format in ("md", "csv"):
+        from agenticvbench.tables import md_table
+
+        headers = list(rows[0]) if rows else ["task_id", "task_family", "prompt", "n_materials"]
+        if args.format == "md":
+            print(md_table(headers, [[str(r[h]) for h in headers] for r in rows], "llll"))
+        else:
+            import csv
+            import sys
+
+            w = csv.writer(sys.stdout, lineterminator="\n")
+            w.writerow(headers)
+            w.writerows([[r[h] for h in headers] for r in rows])
         return 0
     print(f"{'id':>4}  {'family':<11} {'urls':>5}  prompt")  # dataset URLs (a zip counts once), not clips
     for t in tasks:
@@ -57,6 +76,25 @@ def hide_answers(summary: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def show_answers(summary: dict[str, Any]) -> dict[str, Any]:
+    """The whole task summary (the full rubric, as before) plus `answers`: exactly the rubric keys `hide_answers`
+    names under `hidden` (the recap checks as `items`), so `--with-answers` visibly prints what the plain view
+    leaves out."""
+    rubric = summary.get("rubric")
+    hidden = hide_answers(summary).get("hidden", [])
+    out = dict(summary)
+    if isinstance(rubric, dict):
+        out["answers"] = {k: rubric[k] for k in hidden}
+    elif isinstance(rubric, list):
+        out["answers"] = {"items": rubric}
+    if out.get("answers"):
+        out["note"] = (
+            f"answers shown under `answers` ({', '.join(out['answers'])}): verifier-only, never give them to an "
+            "agent"
+        )
+    return out
+
+
 def _show(args: argparse.Namespace) -> int:
     (task,) = load_tasks(
         task_ids=[args.task_id], dataset=args.dataset, revision=args.revision, cache_dir=args.cache_dir
@@ -67,7 +105,7 @@ def _show(args: argparse.Namespace) -> int:
         isinstance(src, DatasetSource) and src.kind != "hub" and src.root is not None
     ):  # where they are on disk
         summary["local_files"] = [str(src.root / repo_relative(u)) for u in task.reference_file_urls]
-    print_json(summary if args.with_answers else hide_answers(summary))
+    print_json(show_answers(summary) if args.with_answers else hide_answers(summary))
     return 0
 
 
@@ -76,7 +114,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("tasks", help="list the benchmark's tasks (or show one)")
     add_dataset_args(p)
     add_selection_args(p)
-    p.add_argument("--json", action="store_true", help="machine-readable output")
+    add_format_args(p, ("text", "md", "csv", "json"))
     p.set_defaults(func=_list)
     inner = p.add_subparsers(dest="tasks_command", metavar="SUBCOMMAND")
     show = inner.add_parser("show", help="show one task (prompt, files; answers only with --with-answers)")

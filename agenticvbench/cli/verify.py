@@ -20,6 +20,7 @@ from typing import Any
 from agenticvbench.cli.common import (
     LOG,
     add_dataset_args,
+    add_format_args,
     add_judge_args,
     add_selection_args,
     add_verbosity_args,
@@ -78,6 +79,40 @@ def _ids(ids: list[int]) -> str:
     return ",".join(parts)
 
 
+def dataset_label(tasks: list[Any], fallback: str) -> str:
+    """'NAME (revision REV)' of the dataset `tasks` come from (a local mirror's revision is `local`)."""
+    src = next((t.source for t in tasks if t.source is not None), None)
+    ident = src.provenance() if src is not None else {"dataset": fallback}
+    rev = ident.get("resolved_revision") or ident.get("revision")
+    name = str(ident.get("dataset") or fallback)
+    return f"{name} (revision {rev})" if rev else name
+
+
+def unknown_folder_notes(plans: list[Any], args: argparse.Namespace, selected: list[Any]) -> list[str]:
+    """One warning per run with task folders whose id is not a task of the dataset (they are not scored)."""
+    from agenticvbench.dataset.loader import default_dataset, load_tasks
+
+    narrowed = args.family is not None or args.tasks is not None or args.limit is not None
+    every = (
+        load_tasks(dataset=args.dataset, revision=args.revision, cache_dir=args.cache_dir)
+        if narrowed
+        else selected
+    )
+    known = {int(t.task_id) for t in every}
+    label = dataset_label(every, str(args.dataset or default_dataset()))
+    notes = []
+    for rp in plans:
+        unknown = sorted(tid for tid in rp.run.task_folders if tid not in known)
+        if unknown:
+            names = ", ".join(f"{rp.run.task_roots[t].name}/" for t in unknown[:20])
+            notes.append(
+                f"{rp.run.path}: ignored {len(unknown)} task folder(s) not in dataset {label}: {names}"
+                + (" ..." if len(unknown) > 20 else "")
+                + " (wrong --dataset or --revision?)"
+            )
+    return notes
+
+
 def _plan(args: argparse.Namespace) -> tuple[list[Any], list[str]]:
     """The engine's run plans (nothing scored yet) and one hinted line per refused run; raises when no run (or
     `--out`) can be used."""
@@ -102,6 +137,8 @@ def _verify(args: argparse.Namespace) -> int:
     bare = bare_parquet_note(tasks)
     if bare:
         LOG.warning(bare)
+    for line in unknown_folder_notes(plans, args, tasks):
+        LOG.warning(line)
     for line in refused:
         print(f"avb verify: refused {line}", file=sys.stderr)
     if args.dry_run:
@@ -170,7 +207,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--progress", action="store_true", help="show the progress bar even when not on a terminal"
     )
-    p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    add_format_args(p)
     p.add_argument(
         "--key-file",
         default=None,

@@ -3,14 +3,19 @@
 By default `avb export harbor` bakes a wheel of the running package into every task's `tests/` folder (the
 verifier image's build context) and the verifier Dockerfile installs that file, so an export builds offline and
 scores with exactly this code. The wheel is built from the source checkout the package runs from (a folder with
-`pyproject.toml` above the package), with pip, without build isolation and without dependencies, and cached under
-the package cache keyed by a hash of the package sources. Without a checkout (an installed wheel), there is
+`pyproject.toml` above the package), with pip and without dependencies, and cached under the package cache keyed by
+a hash of the package sources. The build runs without build isolation (offline, seconds) when the interpreter can
+build a wheel (setuptools with a `bdist_wheel` command: the `wheel` package, or setuptools 70.1 and later); a fresh
+venv has neither (setuptools 65 and no `wheel`), so the build then runs with isolation, pip fetching the build
+requirements from the configured index; when that fails too, the error is one line with the fix. Without a checkout (an installed wheel), there is
 nothing to build from: `--wheel FILE` or `--package-spec SPEC` is then required, and the export says so.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
+import os
 import shutil
 import subprocess
 import sys
@@ -67,8 +72,71 @@ def check_wheel(path: Path) -> Path:
     return path
 
 
-def build_wheel(cache: Path) -> Path:
-    """The wheel of the running checkout (built once per source digest into `cache/harbor-wheels/`)."""
+#: Asks an interpreter whether it can build a wheel without isolation: setuptools importable and a
+#: `bdist_wheel` command registered (by the `wheel` package, or by setuptools >= 70.1 itself).
+_PROBE = """
+import json, importlib.metadata as m
+out = {}
+for name in ("setuptools", "wheel"):
+    try:
+        out[name] = m.version(name)
+    except m.PackageNotFoundError:
+        out[name] = None
+out["bdist_wheel"] = any(e.name == "bdist_wheel" for e in m.entry_points(group="distutils.commands"))
+print(json.dumps(out))
+"""
+
+#: The one-line fix printed when no wheel can be built.
+WHEEL_FIX = (
+    "run `python -m pip install wheel 'setuptools>=68'` in this environment, or pass --wheel FILE "
+    "(built with `pip wheel --no-deps .` in the checkout) or --package-spec SPEC"
+)
+
+
+def build_tools_problem(python: str = sys.executable) -> str | None:
+    """None when `python` can build this package's wheel without build isolation, else what it lacks (one phrase).
+
+    It needs setuptools and a `bdist_wheel` command (the `wheel` package, or setuptools 70.1 and later, which has
+    its own). A fresh venv (setuptools 65, no `wheel`) lacks the command.
+    """
+    try:
+        proc = subprocess.run(
+            [python, "-c", _PROBE], capture_output=True, text=True, timeout=120, env=_quiet_env()
+        )
+        found = json.loads(proc.stdout.strip().splitlines()[-1])
+    except (OSError, subprocess.SubprocessError, ValueError, IndexError):
+        return f"{python} could not be asked for its build tools"
+    if not isinstance(found, dict):
+        return f"{python} could not be asked for its build tools"
+    if not found.get("setuptools"):
+        return "no setuptools"
+    if not found.get("bdist_wheel"):
+        return f"setuptools {found['setuptools']} without the `wheel` package (no bdist_wheel command)"
+    return None
+
+
+def _quiet_env() -> dict[str, str]:
+    """The environment for pip and the probe, without warnings that would garble their one line."""
+    env = dict(os.environ)
+    env["PYTHONWARNINGS"] = "ignore"
+    env.setdefault("PIP_DISABLE_PIP_VERSION_CHECK", "1")
+    return env
+
+
+def _pip_error(text: str) -> str:
+    """The last `error: ...` line of a pip log (the cause), else its last non-empty line; bounded."""
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    errors = [ln for ln in lines if ln.lower().startswith(("error:", "error "))]
+    pick = errors[-1] if errors else (lines[-1] if lines else "no output")
+    return pick[:300]
+
+
+def build_wheel(cache: Path, *, python: str = sys.executable) -> Path:
+    """The wheel of the running checkout (built once per source digest into `cache/harbor-wheels/`).
+
+    `python` runs pip (default: this interpreter). Without isolation when `build_tools_problem(python)` is None,
+    else with isolation; a failed build raises one line naming the cause and `WHEEL_FIX`.
+    """
     root = checkout_root()
     if root is None:
         raise NoWheelError(
@@ -91,28 +159,26 @@ def build_wheel(cache: Path) -> Path:
         for extra in ("pyproject.toml", "README.md", "LICENSE"):
             if (root / extra).is_file():
                 shutil.copy2(root / extra, build / extra)
-        proc = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "pip",
-                "wheel",
-                "--no-deps",
-                "--no-build-isolation",
-                "-q",
-                "-w",
-                str(Path(tmp) / "out"),
-                str(build),
-            ],
-            capture_output=True,
-            text=True,
-            timeout=600,
-        )
+        problem = build_tools_problem(python)
+        isolation = ["--no-build-isolation"] if problem is None else []  # fast and offline when possible
+        cmd = [python, "-m", "pip", "wheel", "--no-deps", *isolation, "-q", "-w", str(Path(tmp) / "out")]
+        cmd.append(str(build))
+        try:
+            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=_quiet_env())
+            log = (proc.stderr or "") + "\n" + (proc.stdout or "")
+            ok = proc.returncode == 0
+        except (OSError, subprocess.SubprocessError) as exc:
+            log, ok = str(exc), False
         wheels = sorted((Path(tmp) / "out").glob("agenticvbench-*.whl"))
-        if proc.returncode != 0 or not wheels:
+        if not ok or not wheels:
+            how = (
+                "pip wheel failed"
+                if problem is None
+                else f"this environment has {problem}, and the isolated build could not get them"
+            )
             raise AVBError(
-                f"building the agenticvbench wheel for the verifier image failed: "
-                f"{(proc.stderr or proc.stdout).strip()[-800:]} (pass --wheel or --package-spec)"
+                f"building the agenticvbench wheel for the verifier image failed ({how}: {_pip_error(log)}): "
+                f"{WHEEL_FIX}"
             )
         staged = Path(tmp) / "final"
         staged.mkdir()

@@ -138,8 +138,10 @@ def _score(job: Job, key: ResultKey | None) -> Result:
     if job.submission.folder is None and job.excluded:
         return _excluded(job, key, prov)
     if job.submission.folder is None:
-        return _base_result(
-            job, "missing", reason=f"no output folder for task {job.task.task_id} in the run", provenance=prov
+        reason = f"no output folder for task {job.task.task_id} in the run"
+        shown = f"{job.trial_failure}; {reason}" if job.trial_failure else reason  # as `score_job` words it
+        return _reused(job, key, "missing", shown, prov) or _base_result(
+            job, "missing", reason=reason, provenance=prov
         )
     t0 = time.perf_counter()
     try:
@@ -162,23 +164,32 @@ def _score(job: Job, key: ResultKey | None) -> Result:
         return _base_result(job, "malformed", reason=str(exc), provenance=prov)
 
 
+def _reused(job: Job, key: ResultKey | None, status: str, reason: str, prov: dict[str, Any]) -> Result | None:
+    """The previous result of a task that has nothing to score (no output folder: `missing` or `excluded`), when
+    it has the same status, reason, verifier version and dataset and a valid signature; else None. Reused like
+    any finished result, so a rerun does not rewrite it."""
+    if job.force:
+        return None
+    old, _ = read_result_checked(result_path(job.out_dir, job.task.task_id), key)
+    if (
+        old is None
+        or old.status != status
+        or old.reason != reason
+        or old.signature_status != "valid"
+        or any((old.provenance or {}).get(k) != prov.get(k) for k in ("verifier_version", "dataset"))
+    ):
+        return None
+    if old.run != job.run_info:
+        old.run = job.run_info
+        write_result(job.out_dir, old, key)
+    old.resumed = True
+    return old
+
+
 def _excluded(job: Job, key: ResultKey | None, prov: dict[str, Any]) -> Result:
     """The `excluded` result of a task the run declares left out (no output folder); a previous one with the same
     reason and a valid signature is reused, like any finished result."""
-    if not job.force:
-        old, _ = read_result_checked(result_path(job.out_dir, job.task.task_id), key)
-        if (
-            old is not None
-            and old.status == "excluded"
-            and old.reason == job.excluded
-            and old.signature_status == "valid"
-        ):
-            if old.run != job.run_info:
-                old.run = job.run_info
-                write_result(job.out_dir, old, key)
-            old.resumed = True
-            return old
-    return _base_result(
+    return _reused(job, key, "excluded", job.excluded, prov) or _base_result(
         job,
         "excluded",
         reason=job.excluded,

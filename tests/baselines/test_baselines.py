@@ -184,8 +184,8 @@ def test_the_floor_is_the_best_strategy_per_family(table):
 
 
 def test_leaderboard_floor_row_equals_avb_baselines(table, demo, tmp_path, capsys):
-    """The floor row of `avb leaderboard --baselines ROOT` is exactly the floor `avb baselines` prints, in JSON and
-    as the Markdown cells."""
+    """The floor row of `avb leaderboard --baselines ROOT` is the floor `avb baselines` prints: the same
+    numbers in JSON, and in Markdown the same cells at the rows' 4 decimals with the rows' marks."""
     assert main(["baselines", "--dataset", str(demo.mirror), "--format", "json"]) == 0
     printed = json.loads(capsys.readouterr().out)
     root = printed["root"]
@@ -213,8 +213,13 @@ def test_leaderboard_floor_row_equals_avb_baselines(table, demo, tmp_path, capsy
     assert board["floor"]["macro"] == printed["floor"]["macro"]
     assert main(["leaderboard", str(tmp_path / "perfect"), "--baselines", root, "--resamples", "0"]) == 0
     row = next(line for line in capsys.readouterr().out.splitlines() if "floor: best trivial" in line)
-    for cell in md_row.strip("|").split("|")[1:]:
-        assert cell.strip() in row
+    for cell in md_row.strip("|").split("|")[1:]:  # `0.683 (black_picture)` -> `0.6833 † (black_picture)`
+        value, strategy = cell.split()
+        shown = next(c.strip() for c in row.split("|") if c.strip().endswith(strategy))
+        assert shown.startswith(value.rstrip("!")) and len(shown.split()[0]) == 6  # the rows' 4 decimals
+    assert (
+        "0.6833 † (black_picture)" in row and "0.6811 ! (one_frame_whole_window)" in row
+    )  # marks as any row
     assert main(["leaderboard", str(tmp_path / "perfect"), "--no-floor", "--resamples", "0"]) == 0
     assert "floor: best trivial" not in capsys.readouterr().out
 

@@ -82,7 +82,7 @@ def test_floor_row_in_every_leaderboard_format():
     )
     for fmt in ("md", "latex", "html"):
         text = board.render(fmt)
-        assert "0.600 (one" in text and "floor" in text, fmt
+        assert "0.6000 (one" in text and "floor" in text, fmt
     assert "0.100 (given" in board.render("md") and "from a test" in board.render("md")
     csv_rows = board.render("csv").splitlines()
     assert any(line.startswith(",baseline,floor: best trivial strategy") for line in csv_rows)
@@ -126,3 +126,44 @@ def test_baselines_dir_with_missing_tasks_says_so(tmp_path):
     floor, note = floor_for(universe, baselines_dir=tmp_path)
     assert floor is not None and floor.families["repair"].mean == pytest.approx((0.6 + 0.3 + 0.9) / 4)
     assert "1 task(s) of this table have no baseline there" in note
+
+
+def test_floor_row_carries_marks_at_the_rows_precision(tmp_path):
+    """The floor row used to print `0.683 (black_picture)` with no † although its recap was unjudged, no ! although
+    its repair results were flagged, and 3 decimals beside the rows' 4. Its cells now carry the marks of the chosen
+    strategy's results (as `cell_marks` gives any row), macro/micro their union, and the footer the legend."""
+    from agenticvbench.analysis.comparability import cell_marks
+
+    tasks = {"recap": (1, 2), "repair": (65, 66, 67)}
+    rows = [_result(t, "recap", 0.7, "black_picture") for t in (1, 2)]
+    for r in rows:
+        r.components = {"unscored": 3}
+    rows += [_result(t, "repair", 0.6, "one_frame") for t in (65, 66, 67)]
+    rows[2].integrity = ["degenerate_video"]
+    rows += [_result(t, "repair", 0.1, "copy_input") for t in (65, 66, 67)]  # flagged nowhere, but lower
+    for r in rows:
+        run = tmp_path / r.run["model"]
+        r.run = {**r.run, "path": str(run)}
+        write_result(run / "avb-results", r)
+    universe = task_universe([], tasks={k: list(v) for k, v in tasks.items()})
+    floor, note = floor_for(universe, baselines_dir=tmp_path)
+    assert floor is not None
+    assert floor.marks == {
+        "recap": ["unscored"],
+        "repair": ["integrity"],
+        "macro": ["unscored", "integrity"],
+        "micro": ["unscored", "integrity"],
+    }
+    assert cell_marks([r for r in rows if r.run["model"] == "one_frame"])[0] == ["integrity"]  # same rule
+    agent = [_result(t, f, 0.5, "m", harness="h") for f, ids in tasks.items() for t in ids]
+    board = build_leaderboard(
+        agent, tasks={k: list(v) for k, v in tasks.items()}, resamples=0, floor=floor, floor_note=note
+    )
+    md = board.render("md")
+    floor_line = next(line for line in md.splitlines() if "floor: best trivial" in line)
+    assert "0.7000 † (black_picture)" in floor_line and "0.6000 ! (one_frame)" in floor_line
+    assert f"{(0.7 + 0.6) / 2:.4f} †!" in floor_line
+    assert "floor † = recap llm items unscored" in md and "floor ! = some results carry integrity" in md
+    frame = board.frame().iloc[-1]
+    assert frame["recap_marks"] == "† black_picture" and frame["macro_marks"] == "†!"
+    assert json.loads(board.render("json"))["floor"]["marks"]["repair"] == ["integrity"]

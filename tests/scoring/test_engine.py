@@ -183,7 +183,7 @@ def test_resumed_result_takes_the_runs_current_identity(tmp_path, fake):
     (run / "run.json").write_text(json.dumps({"harness": "h", "model": "m2", "rep": 2}))
     fake.calls.clear()
     s = verify_run(run, tasks=[_task(37), _task(38)], jobs=1)
-    assert fake.calls == [] and s.n_resumed == 1
+    assert fake.calls == [] and s.n_resumed == 2  # 37 and the missing 38: both reused, both re-identified
     assert {r.run["model"] for r in s.results} == {"m2"}
     assert read_result(run / "avb-results" / "37.json").run["rep"] == 2
 

@@ -1,0 +1,131 @@
+"""One grammar across the CLI: every subcommand's help opens with a description stating its exit codes, every
+command takes `-q`, every `--format` that offers json also takes `--json` (and the reverse), errors are one line
+starting with `avb: error:`, and `-q` shortens what it promises to.
+
+A new user found `tasks`, `score`, `demo`, `grade`, `gold`, `judge agree` and every `harbor` subcommand with no
+description, `-q` changing nothing on `leaderboard`, `--json` here and `--format` there, and `avb report --format
+all` without `--out` failing in its own wording.
+"""
+
+from __future__ import annotations
+
+import json
+
+from agenticvbench.cli.descriptions import subparsers, walk
+from agenticvbench.cli.main import EXIT_USAGE, build_parser, main
+from agenticvbench.results.model import Result
+
+
+def _options(p) -> set[str]:
+    return {o for a in p._actions for o in a.option_strings}
+
+
+def test_every_subcommand_has_a_description_with_exit_codes():
+    """Walk the whole `avb --help` tree: each subcommand's help has a description paragraph and says its exit
+    codes (in the description or the epilog)."""
+    tree = walk(build_parser())
+    assert len(tree) >= 35
+    lacking = []
+    for path, p in tree:
+        text = " ".join(p.format_help().split())
+        if not (p.description and p.description.strip()):
+            lacking.append(f"{' '.join(path)}: no description")
+        if "exit code" not in text.lower():
+            lacking.append(f"{' '.join(path)}: no exit codes")
+    assert not lacking, "\n".join(lacking)
+
+
+def test_every_command_takes_quiet_and_json_goes_with_format():
+    """Each runnable command accepts -q/-v; `--json` exists exactly where a json `--format` does (`harbor metric`
+    excepted: its table format is another change)."""
+    problems = []
+    for path, p in walk(build_parser()):
+        runs = not subparsers(p) or p.get_default("func") is not None
+        opts = _options(p)
+        if runs and not {"-q", "-v"} <= opts:
+            problems.append(f"{' '.join(path)}: no -q/-v")
+        fmt = next((a for a in p._actions if "--format" in a.option_strings), None)
+        if fmt is not None and "json" in (fmt.choices or ()) and "--json" not in opts:
+            problems.append(f"{' '.join(path)}: --format json without --json")
+        if "--json" in opts and fmt is None and path != ("harbor", "metric"):
+            problems.append(f"{' '.join(path)}: --json without --format")
+    assert not problems, "\n".join(problems)
+
+
+def test_json_alias_prints_what_format_json_prints(seq_mirror, capsys):
+    """`--json` is `--format json`, byte for byte; `--format csv` and `md` list the same tasks."""
+    assert main(["tasks", "--dataset", str(seq_mirror), "--json"]) == 0
+    alias = capsys.readouterr().out
+    assert main(["tasks", "--dataset", str(seq_mirror), "--format", "json"]) == 0
+    assert capsys.readouterr().out == alias
+    ids = [d["task_id"] for d in json.loads(alias)]
+    assert main(["tasks", "--dataset", str(seq_mirror), "--format", "csv"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "task_id,task_family,prompt,n_materials" and len(lines) == len(ids) + 1
+    assert main(["tasks", "--dataset", str(seq_mirror), "--format", "md"]) == 0
+    assert capsys.readouterr().out.count("\n| 3") == sum(1 for i in ids if str(i).startswith("3"))
+
+
+def test_report_format_all_without_out_is_a_one_line_usage_error(seq_mirror, seq_run, tmp_path, capsys):
+    """`avb report --format all` without --out: exit 2 and one `avb: error:` line naming the fix (it used to
+    print `avb report: ...`, against the convention the troubleshooting page states)."""
+    run = seq_run("a", {37: ["1", "2", "3"]})
+    cache = str(tmp_path / "c")
+    main(["verify", str(run), "--dataset", str(seq_mirror), "--cache-dir", cache, "-q"])
+    capsys.readouterr()
+    assert main(["report", str(run), "--format", "all", "--no-floor"]) == EXIT_USAGE
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("avb: error: ") and "--out DIR" in err[0]
+    assert main(["leaderboard", str(run), "--resamples", "-1"]) == EXIT_USAGE
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("avb: error: --resamples")
+
+
+def test_quiet_leaderboard_and_report_print_only_the_table(seq_mirror, seq_run, tmp_path, capsys):
+    """`-q` on `leaderboard` prints the table alone (no caption, no notes) and on `report` the headline summary;
+    without -q both keep their caption and notes."""
+    run = seq_run("a", {37: ["1", "2", "3"], 38: ["3", "1", "2"]})
+    cache = str(tmp_path / "c")
+    main(["verify", str(run), "--dataset", str(seq_mirror), "--cache-dir", cache, "-q"])
+    capsys.readouterr()
+    base = ["leaderboard", str(run), "--no-floor", "--resamples", "0"]
+    assert main(base) == 0
+    full = capsys.readouterr().out
+    assert main([*base, "-q"]) == 0
+    quiet = capsys.readouterr().out
+    assert "Per family: mean headline score" in full and "Per family" not in quiet
+    assert [ln for ln in quiet.splitlines() if ln.startswith("|")] == [
+        ln for ln in full.splitlines() if ln.startswith("|")
+    ]
+    assert all(ln.startswith("|") for ln in quiet.strip().splitlines())
+    assert main(["report", str(run), "--no-floor", "--resamples", "0"]) == 0
+    long = capsys.readouterr().out
+    assert main(["report", str(run), "--no-floor", "--resamples", "0", "-q"]) == 0
+    short = capsys.readouterr().out
+    assert short.startswith("Headline") and len(short) < len(long)
+
+
+def test_explain_never_puts_scored_beside_reason_malformed():
+    """An assembly answer with 1 of 4 segments: the official scorer reports `malformed: ...` and scores it 0, so
+    the result is `scored`. `avb explain` showed `scored` and `reason: malformed` together; now the message is
+    the scorer's note, saying the task counts as scored."""
+    from agenticvbench.analysis.explain import explain_result, lost_points
+
+    r = Result(
+        task_id=83,
+        family="assembly",
+        status="scored",
+        final_score=0.0,
+        headline_score=0.0,
+        reason="malformed: expected 4 segments, got 1",
+        run={"path": "/r/o", "harness": "h", "model": "m", "rep": 1},
+    )
+    text = explain_result(r).to_text()
+    assert "reason: malformed" not in text and ": scored," in text
+    assert "official scorer's message 'malformed: expected 4 segments, got 1'" in text
+    assert "counts as scored" in text
+    assert not any(line.startswith("note: malformed") for line in lost_points(r))
+    bad = Result(
+        task_id=83, family="assembly", status="malformed", reason="solution.json: not JSON", run=r.run
+    )
+    assert "reason: solution.json: not JSON" in explain_result(bad).to_text()
