@@ -109,3 +109,17 @@ def score_run(demo: DemoBenchmark) -> Callable[..., RunSummary]:
 
 
 from result_fixtures import make_run, mk, scored_demo  # noqa: E402,F401 - fixtures for the analysis, cost and report tests
+
+#: Folders whose every test runs again as a user without root in CI (`-m privileges`): the hostile-input suite,
+#: because root reads mode-000 files, owns every folder and may mount, so its containment checks must also hold
+#: for the users who actually run the scorer.
+PRIVILEGES_FOLDERS = ("security",)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark the tests of `PRIVILEGES_FOLDERS` with `privileges` (other such tests carry the mark themselves)."""
+    tests = Path(__file__).resolve().parent
+    for item in items:
+        rel = Path(str(item.fspath)).resolve().relative_to(tests)
+        if rel.parts and rel.parts[0] in PRIVILEGES_FOLDERS:
+            item.add_marker(pytest.mark.privileges)

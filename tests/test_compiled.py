@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import numba
+import pytest
 
 from agenticvbench import compiled as compiled_module
 
 
+@pytest.mark.privileges
 def test_a_refused_cache_falls_back_to_compiling_in_process(monkeypatch) -> None:
     """numba raises at decoration time when no cache locator exists (read-only install and home); the kernel
     must still be built, without the cache, rather than breaking the import of its module."""

@@ -155,6 +155,7 @@ def test_oversized_or_non_regular_entry_is_a_miss_without_reading_it(tmp_path: P
     assert store.read("dir.json") is MISSING and store.read("fifo.json") is MISSING
 
 
+@pytest.mark.privileges
 def test_unwritable_root_is_recorded_not_raised(tmp_path: Path) -> None:
     """A root under a regular file (mkdir fails even for root) and a value JSON cannot hold (NaN) are both
     returned and noted in `errors`, one line each naming the label, and never raised."""

@@ -46,6 +46,7 @@ def test_dataset_mirror_task_folder_and_results_folder_are_refused(kind, seq_mir
     assert sorted(p.name for p in target.rglob("*")) == before
 
 
+@pytest.mark.privileges
 def test_unwritable_out_fails_before_scoring(seq_mirror, seq_run, tmp_path, capsys):
     """Regression: `--out /proc/nope` scored everything, then failed every write."""
     run = seq_run("a", {37: ["1", "2", "3"]})

@@ -474,6 +474,7 @@ def test_fix_at_double_rate_runs_past_the_source_band(clips: dict[str, Path]) ->
     assert first["video_ssim_out"] > 0.1  # 46 more samples at -1 would pull the mean below 0 (clamped to 0)
 
 
+@pytest.mark.privileges
 def test_unwritable_cache_changes_no_score(clips: dict[str, Path], tmp_path: Path) -> None:
     """Regression: the source cache is best-effort, but a failed write (here the cache dir lies under a regular
     file, so mkdir fails even for root) raised OSError out of `score_edit` and turned the task into an error.

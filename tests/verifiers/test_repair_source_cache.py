@@ -45,6 +45,7 @@ def test_source_cache_round_trip_is_atomic(tmp_path: Path) -> None:
     assert SourceCache(tmp_path / "c", src).lookup(3) == (None, None)
 
 
+@pytest.mark.privileges
 def test_source_cache_write_failure_is_noted_not_raised(tmp_path: Path) -> None:
     """Regression: `save()` / `save_audio_spans()` let OSError escape (and `score_edit` with it) when the cache dir
     cannot be created; the cache is best-effort, so the failure is recorded and the data stays usable in memory.
