@@ -1,9 +1,10 @@
 """Agent cost: token usage per trial (kept by `avb import harbor`) priced with a versioned list-price table.
 
-Prices are USD per 1M tokens in four buckets (input, cache_read, cache_write, output), shipped as
-`agent_prices.json` (source and date per vendor) or given as a file of the same shape. A model is matched by its
-name with the provider prefix (`anthropic/`) and a trailing date (`-20250805`) removed, against the table's ids
-and aliases; nothing fuzzier, so a model that is not listed is *unpriced*, never $0. A trial whose usage has a
+Prices are USD per 1M tokens in four buckets (input, cache_read, cache_write, output). Two tables are shipped:
+`paper` (the default, `agent_prices.json`: the paper's Table 7) and `vendors` (`vendor_prices.json`: vendors' list
+prices for models the paper did not run); any file of the same shape can be given instead. A model is matched by
+its name with every provider prefix (`openrouter/qwen/`) and a trailing date (`-20250805`, `-2025-08-05`) removed,
+against the table's ids and aliases; nothing fuzzier, so a model that is not listed is *unpriced*, never $0. A trial whose usage has a
 per-model breakdown is priced model by model (subagents often run a cheaper model); it is unpriced if any of its
 models is. A trial without usage is *missing*, never free. A cache-write bucket that was not reported (Harbor's
 totals alone have none) counts 0 tokens, and the row says how many trials reported it.
@@ -27,7 +28,10 @@ from agenticvbench.fsutil import parse_json_bounded, read_capped
 
 PRICE_KEYS = ("input", "cache_read", "cache_write", "output")
 MAX_PRICES_BYTES = 1024 * 1024
-_DATE = re.compile(r"[-@]20\d{6}$")
+_DATE = re.compile(r"(?:[-@]20\d{6}|-20\d{2}-\d{2}-\d{2})$")
+#: The shipped tables by name (`--prices NAME`); the first is the default.
+NAMED_TABLES = {"paper": "agent_prices.json", "vendors": "vendor_prices.json"}
+DEFAULT_TABLE = "paper"
 
 
 @dataclass(frozen=True)
@@ -102,10 +106,13 @@ def parse_prices(data: Any, origin: str) -> PriceTable:
 
 
 def load_prices(path: str | Path | None = None) -> PriceTable:
-    """The shipped table, or the one in `path` (bounded read; `ConfigError` when it is not a price table)."""
-    if path is None:
-        text = resources.files("agenticvbench.cost").joinpath("agent_prices.json").read_text(encoding="utf-8")
-        return parse_prices(json.loads(text), "agenticvbench/cost/agent_prices.json")
+    """A shipped table by name (`NAMED_TABLES`; None = the paper's), or the one in the file `path` (bounded read;
+    `ConfigError` when it is not a price table). A name wins over a file of that name (give `./vendors`)."""
+    name = DEFAULT_TABLE if path is None else str(path)
+    if name in NAMED_TABLES:
+        fname = NAMED_TABLES[name]
+        text = resources.files("agenticvbench.cost").joinpath(fname).read_text(encoding="utf-8")
+        return parse_prices(json.loads(text), f"agenticvbench/cost/{fname}")
     try:
         data = parse_json_bounded(read_capped(path, MAX_PRICES_BYTES), str(path))
     except (OSError, ValueError) as exc:

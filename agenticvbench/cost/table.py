@@ -232,6 +232,27 @@ def build_cost_table(
     return CostTable(cost_rows(trials), prices, notes)
 
 
+def unpriced_hint(table: CostTable) -> list[str]:
+    """A note naming the unpriced models another shipped table prices (`--prices NAME`), if any."""
+    from agenticvbench.cost.pricing import NAMED_TABLES, load_prices
+
+    missing = sorted({m for r in table.rows for m in r.unpriced_models})
+    out = []
+    for name in NAMED_TABLES:
+        other = load_prices(name)
+        if other.version == table.prices.version:
+            continue
+        known = [m for m in missing if other.lookup(m)]
+        if known:
+            out.append(
+                f"unpriced in {table.prices.label}: {', '.join(known)}; the shipped '{name}' table prices "
+                f"them (--prices {name}), but those are not the paper's prices"
+                if table.prices.version == "paper-table-7"
+                else f"unpriced in {table.prices.label}: {', '.join(known)}; --prices {name} prices them"
+            )
+    return out
+
+
 def group_costs(paths: list[str | Path], prices: PriceTable) -> dict[tuple[str, str], dict[str, Any]]:
     """(harness, model) -> the 'all' row as a dict (for the leaderboard's cost columns)."""
     table = build_cost_table(paths, prices)
