@@ -37,6 +37,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         default="md",
         help="output format (default: %(default)s)",
     )
+    p.add_argument(
+        "--paper",
+        action="store_true",
+        help="lay the table out as the paper's Table 8: Repurpose (recap) and the other three families",
+    )
     p.add_argument("--out", type=Path, default=None, help="write to this file instead of the terminal")
     add_verbosity_args(p)
     p.set_defaults(func=run)
@@ -52,6 +57,11 @@ def run(args: argparse.Namespace) -> int:
     table.notes += unpriced_hint(table)
     for note in table.notes:
         LOG.warning(note)
-    text = table.render(args.format)
+    if args.paper:
+        from agenticvbench.cost.paper_table import build_paper_table
+
+        text = build_paper_table(table.trials, table.prices).render(args.format)
+    else:
+        text = table.render(args.format)
     write_output(text, args.out)
     return 0

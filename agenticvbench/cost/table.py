@@ -9,7 +9,6 @@ as missing. A Harbor job directory is read trial by trial, as the importer does.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -17,11 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from agenticvbench.cost.pricing import CostRow, PriceTable, TrialCost, cost_rows, family_of, price_trial
+from agenticvbench.cost.render import render
 from agenticvbench.errors import SubmissionError
 from agenticvbench.fsutil import parse_json_bounded, read_capped
-from agenticvbench.tables import md_table
 
-FORMATS = ("md", "csv", "json", "latex")
 _RUN_JSON_MAX = 5 * 1024 * 1024
 
 
@@ -95,6 +93,7 @@ class CostTable:
     rows: list[CostRow]
     prices: PriceTable
     notes: list[str] = field(default_factory=list)
+    trials: list[TrialCost] = field(default_factory=list)  # the priced trials the rows are over
 
     @property
     def caption(self) -> str:
@@ -160,65 +159,41 @@ class CostTable:
         return headers, out
 
     def render(self, fmt_name: str) -> str:
-        """md, csv, json or latex."""
+        """md, csv, json or latex (`cost.render`)."""
         headers, rows = self.table()
-        if fmt_name == "md":
-            foot = "".join(f"\n- {n}" for n in self.notes)
-            return (
-                md_table(headers, rows, "lll" + "r" * 13)
-                + f"\n\n{self.caption}\n"
-                + (foot + "\n" if foot else "")
-            )
-        if fmt_name == "json":
-            doc = {
-                "caption": self.caption,
-                "prices": {
-                    "version": self.prices.version,
-                    "origin": self.prices.origin,
-                    "sources": self.prices.sources,
-                },
-                "rows": [
-                    {**asdict(r), "total_tokens": r.total_tokens, "cost_per_trial": r.cost_per_trial}
-                    for r in self.rows
-                ],
-                "notes": self.notes,
-            }
-            return json.dumps(doc, indent=2) + "\n"
-        if fmt_name == "csv":
-            import pandas as pd
-
-            flat = [
-                {
-                    **{k: v for k, v in asdict(r).items() if k != "tokens"},
-                    **r.tokens,
-                    "unpriced_models": ";".join(r.unpriced_models),
-                    "cost_per_trial": r.cost_per_trial,
-                }
+        doc = {
+            "caption": self.caption,
+            "prices": {
+                "version": self.prices.version,
+                "origin": self.prices.origin,
+                "sources": self.prices.sources,
+            },
+            "rows": [
+                {**asdict(r), "total_tokens": r.total_tokens, "cost_per_trial": r.cost_per_trial}
                 for r in self.rows
-            ]
-            return pd.DataFrame(flat).to_csv(index=False)
-        if fmt_name == "latex":
-            from agenticvbench.tables import latex_escape
-
-            spec = "lll" + "r" * 13
-            lines = [
-                "\\begin{table}[t]",
-                "\\centering",
-                "\\small",
-                f"\\begin{{tabular}}{{{spec}}}",
-                "\\toprule",
-                " & ".join(latex_escape(h) for h in headers) + " \\\\",
-                "\\midrule",
-            ]
-            lines += [" & ".join(latex_escape(c) for c in row) + " \\\\" for row in rows]
-            lines += [
-                "\\bottomrule",
-                "\\end{tabular}",
-                f"\\caption{{{latex_escape(self.caption)}}}",
-                "\\end{table}",
-            ]
-            return "\n".join(lines) + "\n"
-        raise ValueError(f"unknown format {fmt_name!r}; expected one of {', '.join(FORMATS)}")
+            ],
+            "notes": self.notes,
+        }
+        records = [
+            {
+                **{k: v for k, v in asdict(r).items() if k != "tokens"},
+                **r.tokens,
+                "unpriced_models": ";".join(r.unpriced_models),
+                "cost_per_trial": r.cost_per_trial,
+            }
+            for r in self.rows
+        ]
+        return render(
+            fmt_name,
+            headers,
+            rows,
+            caption=self.caption,
+            notes=self.notes,
+            doc=doc,
+            records=records,
+            label="tab:agent-cost",
+            align="lll" + "r" * 13,
+        )
 
 
 def build_cost_table(
@@ -229,7 +204,7 @@ def build_cost_table(
     trials = load_trials(paths, notes, read_job)
     for t in trials:
         price_trial(t, prices)
-    return CostTable(cost_rows(trials), prices, notes)
+    return CostTable(cost_rows(trials), prices, notes, trials)
 
 
 def unpriced_hint(table: CostTable) -> list[str]:

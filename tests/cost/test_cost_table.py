@@ -58,7 +58,7 @@ def test_cli_formats(tmp_path, capsys):
     assert capsys.readouterr().out.count("\n") == 10
     out = tmp_path / "cost.tex"
     assert main(["cost", str(JOB), "--prices", "vendors", "--format", "latex", "--out", str(out)]) == 0
-    assert out.read_text().startswith("\\begin{table}")
+    assert out.read_text().startswith("\\begin{table*}")
 
 
 def test_cli_price_file_overrides_the_table(tmp_path, capsys):

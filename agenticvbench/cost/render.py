@@ -1,0 +1,64 @@
+"""One renderer for the cost tables (`avb cost` and `avb cost --paper`) in md, csv, json and latex.
+
+Every cell an agent or harness could have chosen (harness and model names, notes) goes through `sanitize`: the
+Markdown and LaTeX tables through the shared renderers of `agenticvbench.tables`, CSV cells through
+`sanitize.csv_cell` (a leading `=`, `+`, `-`, `@` is defused, so a spreadsheet never runs a formula), and JSON is
+strict (`allow_nan=False`: a NaN or an infinity is a bug to surface, never a token to print).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from agenticvbench.sanitize import csv_cell, one_line
+from agenticvbench.tables import latex_table, md_table
+
+FORMATS = ("md", "csv", "json", "latex")
+
+
+def strict_json(doc: Any) -> str:
+    """`doc` as indented JSON; `ValueError` on NaN or infinity (never written)."""
+    return json.dumps(doc, indent=2, allow_nan=False) + "\n"
+
+
+def csv_text(records: Sequence[Mapping[str, Any]]) -> str:
+    """CSV with a header from the first record's keys; every string cell through `sanitize.csv_cell`."""
+    if not records:
+        return ""
+    out = io.StringIO()
+    fields = list(records[0])
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow([csv_cell(f) for f in fields])
+    for rec in records:
+        writer.writerow(["" if rec.get(f) is None else csv_cell(rec.get(f)) for f in fields])
+    return out.getvalue()
+
+
+def render(
+    fmt_name: str,
+    headers: Sequence[str],
+    rows: Sequence[Sequence[str]],
+    *,
+    caption: str,
+    notes: Sequence[str],
+    doc: Mapping[str, Any],
+    records: Sequence[Mapping[str, Any]],
+    label: str,
+    align: str = "",
+) -> str:
+    """The table in `fmt_name`: md (table, caption, notes), json (`doc`), csv (`records`) or latex (a float
+    labelled `label`, notes as comments). `ValueError` for an unknown format."""
+    if fmt_name == "md":
+        foot = "".join(f"\n- {one_line(n).replace('<', '&lt;')}" for n in notes)
+        return md_table(headers, rows, align) + f"\n\n{caption}\n" + (foot + "\n" if foot else "")
+    if fmt_name == "json":
+        return strict_json(dict(doc))
+    if fmt_name == "csv":
+        return csv_text(records)
+    if fmt_name == "latex":
+        return latex_table(headers, rows, caption=caption, label=label, comments=notes)
+    raise ValueError(f"unknown format {fmt_name!r}; expected one of {', '.join(FORMATS)}")
