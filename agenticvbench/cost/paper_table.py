@@ -17,7 +17,7 @@ from typing import Any
 
 from agenticvbench.cost.pricing import PriceTable, TrialCost
 from agenticvbench.cost.render import render
-from agenticvbench.cost.usage import BUCKETS
+from agenticvbench.cost.tokens import BUCKETS
 
 #: The paper's two slices: (name, families).
 SLICES = (

@@ -21,7 +21,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from agenticvbench.cost.usage import BUCKETS, tokens_from_dict
+from agenticvbench.cost.tokens import BUCKETS, tokens_from_dict
 from agenticvbench.dataset.tasks import FAMILIES, FAMILY_ID_RANGES
 from agenticvbench.errors import ConfigError
 from agenticvbench.fsutil import parse_json_bounded, read_capped
