@@ -3,7 +3,8 @@
 RUN is a run directory made by `avb import harbor` (usage from its run.json) or a Harbor job directory.
 Prices: the paper's Table 7 by default (`--prices paper`), the vendors' list prices for other models
 (`--prices vendors`), or `--prices FILE` of the same shape (a model not in the table is unpriced, never $0).
-Exit codes: 0 ok; 2 bad price file; 3 a path is not a run or job directory.
+When no trial has usage the output says why (for example runs not imported from Harbor) instead of rows of
+zeros. Exit codes: 0 ok (also for an empty table); 2 bad price file; 3 a path is not a run or job directory.
 """
 
 from __future__ import annotations
@@ -57,10 +58,13 @@ def run(args: argparse.Namespace) -> int:
     table.notes += unpriced_hint(table)
     for note in table.notes:
         LOG.warning(note)
-    if args.paper:
+    if table.empty_reason:
+        LOG.warning(table.empty_reason)
+        text = table.render(args.format)
+    elif args.paper:
         from agenticvbench.cost.paper_table import build_paper_table
 
-        text = build_paper_table(table.trials, table.prices).render(args.format)
+        text = build_paper_table(table.trials, table.prices, table.notes).render(args.format)
     else:
         text = table.render(args.format)
     write_output(text, args.out)

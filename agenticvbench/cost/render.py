@@ -62,3 +62,24 @@ def render(
     if fmt_name == "latex":
         return latex_table(headers, rows, caption=caption, label=label, comments=notes)
     raise ValueError(f"unknown format {fmt_name!r}; expected one of {', '.join(FORMATS)}")
+
+
+def render_empty(fmt_name: str, reason: str, prices: Any, notes: Sequence[str]) -> str:
+    """A table with no usage: the reason in place of the rows (md/latex a sentence, json `rows: []` and
+    `empty_reason`, csv nothing: the reason goes to stderr through the notes)."""
+    if fmt_name == "md":
+        foot = "".join(f"\n- {one_line(n).replace('<', '&lt;')}" for n in notes)
+        return f"No cost table: {one_line(reason)}.\n" + (foot + "\n" if foot else "")
+    if fmt_name == "json":
+        doc = {
+            "rows": [],
+            "empty_reason": reason,
+            "prices": {"version": prices.version},
+            "notes": list(notes),
+        }
+        return strict_json(doc)
+    if fmt_name == "csv":
+        return ""
+    if fmt_name == "latex":
+        return f"% No cost table: {one_line(reason)}.\n"
+    raise ValueError(f"unknown format {fmt_name!r}; expected one of {', '.join(FORMATS)}")

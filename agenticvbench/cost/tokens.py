@@ -11,9 +11,11 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from agenticvbench.runs.jobdir import JobDir
+from agenticvbench.sanitize import one_line
 
 MAX_LOG_BYTES = 8 * 1024 * 1024
 MAX_TOKENS = 10**13
+MAX_USD = 1e9  # a reported cost at or above this (per trial or model) is not believed
 BUCKETS = ("input_tokens", "cache_read_tokens", "cache_write_tokens", "output_tokens")
 
 
@@ -52,7 +54,7 @@ def usd_amount(value: Any, where: str, notes: list[str]) -> float | None:
         isinstance(value, (int, float))
         and not isinstance(value, bool)
         and math.isfinite(value)
-        and value >= 0
+        and 0 <= value < MAX_USD
     )
     if not ok:
         notes.append(f"{where}: not a cost in USD ({str(value)[:40]!r}); ignored")
@@ -95,11 +97,14 @@ def _sum(values: list[int | None]) -> int | None:
     return sum(known) if known else None
 
 
-def tokens_from_dict(data: Any) -> Tokens:
-    """A `Tokens` back from its JSON form (bad fields become None)."""
-    notes: list[str] = []
+def tokens_from_dict(data: Any, where: str = "tokens", notes: list[str] | None = None) -> Tokens:
+    """A `Tokens` back from its JSON form; a bad field becomes None with a note `<where>.<field>: ...` (into
+    `notes` when given)."""
+    notes = [] if notes is None else notes
+    if data is not None and not isinstance(data, dict):
+        notes.append(f"{where}: not an object ({one_line(str(data)[:40])!r}); ignored")
     d = data if isinstance(data, dict) else {}
-    counts = [token_count(d.get(b), b, notes) for b in BUCKETS]
+    counts = [token_count(d.get(b), f"{where}.{b}", notes) for b in BUCKETS]
     return Tokens(
-        counts[0], counts[1], counts[2], counts[3], usd_amount(d.get("cost_usd"), "cost_usd", notes)
+        counts[0], counts[1], counts[2], counts[3], usd_amount(d.get("cost_usd"), f"{where}.cost_usd", notes)
     )

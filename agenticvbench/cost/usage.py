@@ -24,6 +24,7 @@ dropped with a note, and nothing here touches a score.
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -40,10 +41,14 @@ from agenticvbench.cost.tokens import (
 from agenticvbench.cost.usage_stores import store_totals
 from agenticvbench.fsutil import parse_json_bounded
 from agenticvbench.runs.jobdir import JobDir
+from agenticvbench.sanitize import one_line
 
 __all__ = ["BUCKETS", "Tokens", "TrialUsage", "harness_totals", "tokens_from_dict", "trial_usage"]
 
 MAX_SESSION_FILES = 64
+MAX_MODELS = 32
+MAX_TEXT = 200
+_HARBOR_FIELDS = ("n_input_tokens", "n_cache_tokens", "n_output_tokens", "cost_usd")
 
 
 @dataclass
@@ -73,6 +78,68 @@ class TrialUsage:
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict."""
         return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Any, where: str, notes: list[str]) -> TrialUsage | None:
+        """The strict reader of one `run.json` usage entry (the submitter's file: every field unproven).
+        Counts must be non-negative integers below `MAX_TOKENS` and costs finite; strings are capped and put
+        on one line; at most `MAX_MODELS` per-model entries; a bad field is dropped (None) with a note
+        `<where>.<field>: ...`. None, with a note, when the entry is not an object."""
+        if not isinstance(data, dict):
+            notes.append(f"{where}: not an object ({one_line(str(data)[:40])!r}); ignored")
+            return None
+
+        def text(key: str, default: str | None = None) -> str | None:
+            v = data.get(key)
+            if v is None:
+                return default
+            if not isinstance(v, str):
+                notes.append(f"{where}.{key}: not a string; ignored")
+                return default
+            return one_line(v[:MAX_TEXT]) or default
+
+        def flag(key: str) -> bool | None:
+            v = data.get(key)
+            if v is not None and not isinstance(v, bool):
+                notes.append(f"{where}.{key}: not true/false; ignored")
+                return None
+            return v
+
+        by_model: dict[str, Tokens] = {}
+        raw_models = data.get("by_model")
+        if raw_models is not None and not isinstance(raw_models, dict):
+            notes.append(f"{where}.by_model: not an object; ignored")
+        for name, t in list(raw_models.items() if isinstance(raw_models, dict) else [])[:MAX_MODELS]:
+            key = one_line(str(name)[:MAX_TEXT])
+            by_model[key] = tokens_from_dict(t, f"{where}.by_model.{key[:60]}", notes)
+        if isinstance(raw_models, dict) and len(raw_models) > MAX_MODELS:
+            notes.append(f"{where}.by_model: more than {MAX_MODELS} models; the rest ignored")
+        raw_harbor = data.get("harbor")
+        harbor = {
+            k: v
+            for k, v in (raw_harbor.items() if isinstance(raw_harbor, dict) else [])
+            if k in _HARBOR_FIELDS
+            and (v is None or (isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)))
+        }
+        raw_notes = data.get("notes")
+        return cls(
+            agent=text("agent", "unknown") or "unknown",
+            agent_version=text("agent_version"),
+            model=text("model", "none") or "none",
+            harbor_version=text("harbor_version"),
+            source=text("source", "none") or "none",
+            tokens=tokens_from_dict(data.get("tokens"), f"{where}.tokens", notes),
+            by_model=by_model,
+            harbor=harbor,
+            input_includes_cache=flag("input_includes_cache"),
+            agent_started=text("agent_started"),
+            agent_finished=text("agent_finished"),
+            errored=bool(flag("errored")),
+            exception_type=text("exception_type"),
+            notes=[
+                one_line(str(n)[:MAX_TEXT]) for n in (raw_notes if isinstance(raw_notes, list) else [])[:20]
+            ],
+        )
 
 
 def _sub(a: int | None, b: int | None) -> int | None:
