@@ -182,7 +182,7 @@ def parse_prices(data: Any, origin: str) -> PriceTable:
 
 def load_prices(path: str | Path | None = None) -> PriceTable:
     """A shipped table by name (`NAMED_TABLES`; None = the paper's), or the one in the file `path` (bounded read;
-    `ConfigError` when it is not a price table). A name wins over a file of that name (give `./vendors`)."""
+    `ConfigError` when it is not a price table). A name wins over a file of that name in the current folder (give its full path)."""
     name = DEFAULT_TABLE if path is None else str(path)
     if name in NAMED_TABLES:
         fname = NAMED_TABLES[name]
