@@ -12,18 +12,22 @@ Both are found anywhere under the trial's `agent/` folder (at most `MAX_DEPTH` f
 read through `JobDir` (no symlink, regular files only). The database is copied out, bounded (`MAX_DB_BYTES`, its
 `-wal` file too), into a private temporary folder and opened there read-only (`sqlite3` URI `mode=ro`, queries
 only, untrusted schema off, at most `MAX_ROWS` rows of at most `MAX_ROW_BYTES`, a step budget); session files
-are read from their last `usage.MAX_LOG_BYTES`. A bad row or field is dropped with a note, never a traceback.
+are streamed whole (at most `MAX_SESSION_BYTES`, lines of at most `MAX_LINE_BYTES`). These are sums, so a store
+that cannot be read whole is not summed at all (a note says why) rather than undercounted. A bad row, line or
+field is dropped with a note, never a traceback.
 """
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 from urllib.parse import quote
 
-from agenticvbench.cost.tokens import Tokens, get_path, read_log_tail, summed, token_count, usd_amount
+from agenticvbench.cost.tokens import Tokens, get_path, summed, token_count, usd_amount
 from agenticvbench.fsutil import parse_json_bounded
 from agenticvbench.runs.jobdir import JobDir
 
@@ -34,6 +38,8 @@ MAX_DB_BYTES = 256 * 1024 * 1024
 MAX_ROWS = 200_000
 MAX_ROW_BYTES = 1024 * 1024
 MAX_MODELS = 32
+MAX_SESSION_BYTES = 256 * 1024 * 1024
+MAX_LINE_BYTES = 16 * 1024 * 1024
 _STEP_BUDGET = 50_000_000  # sqlite VM steps / 1000 (progress handler granularity)
 
 
@@ -140,9 +146,9 @@ def opencode_totals(
         except sqlite3.Error as exc:
             notes.append(f"{where}: not a readable OpenCode database ({str(exc)[:200]})")
             return None
-    if len(rows) > MAX_ROWS:
-        notes.append(f"{where}: more than {MAX_ROWS} messages; only the first {MAX_ROWS} are summed")
-        rows = rows[:MAX_ROWS]
+    if len(rows) > MAX_ROWS:  # a sum over part of the rows would undercount: not made
+        notes.append(f"{where}: more than {MAX_ROWS} messages; its usage is not summed")
+        return None
     by_model: dict[str, list[Tokens]] = {}
     for rid, data in rows:
         w = f"{where}: message {str(rid)[:60]!r}"
@@ -180,21 +186,78 @@ def openclaw_line(obj: Any, where: str, notes: list[str]) -> tuple[str, Tokens] 
     return model, tokens
 
 
+def session_lines(job: JobDir, parts: tuple[str, ...], notes: list[str]) -> Iterator[tuple[int, str]] | None:
+    """(line number, line) of a whole session file, streamed; None (with a note) when it is unreadable or over
+    `MAX_SESSION_BYTES`: a sum over part of a session would undercount, so it is not made. A line over
+    `MAX_LINE_BYTES` is skipped with a note."""
+    where = "/".join(parts)
+    try:
+        fd, size = job.open_file(*parts)
+    except OSError as exc:
+        notes.append(f"{where}: not read ({str(exc)[:200]})")
+        return None
+    if size > MAX_SESSION_BYTES:
+        os.close(fd)
+        notes.append(f"{where}: {size} bytes, over the {MAX_SESSION_BYTES} byte cap; its usage is not summed")
+        return None
+
+    def lines() -> Iterator[tuple[int, str]]:
+        os.set_blocking(fd, True)
+        with os.fdopen(fd, "rb") as fh:
+            n = 0
+            for raw in _bounded_lines(fh, MAX_SESSION_BYTES):
+                n += 1
+                if raw is None:
+                    notes.append(f"{where}:{n}: line over {MAX_LINE_BYTES} bytes; skipped")
+                    continue
+                yield n, raw.decode("utf-8", errors="replace")
+
+    return lines()
+
+
+def _bounded_lines(fh: BinaryIO, budget: int) -> Iterator[bytes | None]:
+    """Lines of a binary stream (None for one over `MAX_LINE_BYTES`), reading at most `budget` bytes."""
+    buf = b""
+    skipping = False
+    read = 0
+    while read < budget and (block := fh.read(min(1 << 20, budget - read))):
+        read += len(block)
+        buf += block
+        start = 0
+        while (i := buf.find(b"\n", start)) >= 0:
+            line, start = buf[start:i], i + 1
+            if skipping:
+                skipping = False
+                continue
+            yield line if len(line) <= MAX_LINE_BYTES else None
+        buf = buf[start:]
+        if len(buf) > MAX_LINE_BYTES:
+            if not skipping:
+                yield None
+            skipping, buf = True, b""
+    if buf and not skipping:
+        yield buf if len(buf) <= MAX_LINE_BYTES else None
+
+
 def openclaw_totals(
     job: JobDir, files: list[tuple[str, ...]], notes: list[str]
 ) -> tuple[Tokens, dict[str, Tokens]] | None:
-    """Summed assistant usage of the session files (module docstring); None when no line has usage."""
+    """Summed assistant usage of the whole session files (module docstring); None when no line has usage, or
+    when a file cannot be read whole (a partial sum would undercount)."""
     by_model: dict[str, list[Tokens]] = {}
     for parts in files:
         where = "/".join(parts)
-        text = read_log_tail(job, parts) or ""
-        for n, line in enumerate(text.splitlines(), 1):
+        stream = session_lines(job, parts, notes)
+        if stream is None:
+            return None
+        for n, line in stream:
             line = line.strip()
             if not (line.startswith("{") and '"assistant"' in line and '"usage"' in line):
                 continue
             try:
                 obj = parse_json_bounded(line.encode("utf-8", errors="replace"), f"{where}:{n}")
             except ValueError:
+                notes.append(f"{where}:{n}: not a JSON line; skipped")
                 continue
             row = openclaw_line(obj, f"{where}:{n}", notes)
             if row is not None:

@@ -187,3 +187,34 @@ def test_bad_session_lines_are_dropped_with_a_note(job):
     assert u["tokens"]["cache_write_tokens"] == sum(m[6] for m in asst)
     notes = "\n".join(u["notes"])
     assert "usage.input: not a token count ('12abc')" in notes and "usage.output" in notes
+
+
+def test_a_session_longer_than_the_log_tail_is_summed_whole(job, monkeypatch):
+    """The usage is a sum, so the whole session counts, not the last `MAX_LOG_BYTES` that suffice for a final
+    result line (a 21 MB session of 50,000 messages used to be summed from its last 8 MB: a third of the
+    tokens)."""
+    from agenticvbench.cost import tokens as tokens_mod
+
+    monkeypatch.setattr(tokens_mod, "MAX_LOG_BYTES", 600)
+    u = _usage(job, fx.OPENCLAW_TRIAL)
+    assert u["tokens"]["output_tokens"] == sum(m[4] for m in fx.OPENCLAW_MESSAGES if m[0] == "assistant")
+
+
+def test_a_session_over_the_cap_is_not_undercounted(job, monkeypatch):
+    """A session file over the cap is not summed at all (a partial sum would undercount): no usage, one note."""
+    monkeypatch.setattr(usage_stores, "MAX_SESSION_BYTES", 1000)
+    u = _usage(job, fx.OPENCLAW_TRIAL)
+    assert u["source"] == "none" and any("over the 1000 byte cap" in n for n in u["notes"])
+
+
+def test_an_overlong_session_line_is_skipped_with_a_note(job, monkeypatch):
+    """A line over the line cap (an inlined image, say) is skipped with a note naming the file and line; the
+    assistant lines around it still sum."""
+    session = job / fx.OPENCLAW_TRIAL / Path(*fx.OPENCLAW_SESSION)
+    lines = session.read_text().splitlines()
+    lines.insert(3, json.dumps({"type": "message", "message": {"role": "user", "content": "x" * 5000}}))
+    session.write_text("\n".join(lines) + "\n")
+    monkeypatch.setattr(usage_stores, "MAX_LINE_BYTES", 1000)
+    u = _usage(job, fx.OPENCLAW_TRIAL)
+    assert u["tokens"]["output_tokens"] == sum(m[4] for m in fx.OPENCLAW_MESSAGES if m[0] == "assistant")
+    assert any(n.endswith(":4: line over 1000 bytes; skipped") for n in u["notes"]), u["notes"]
