@@ -274,7 +274,7 @@ def build_cost_table(
 
 def unpriced_hint(table: CostTable) -> list[str]:
     """A note naming the unpriced models another shipped table prices (`--prices NAME`), if any."""
-    from agenticvbench.cost.pricing import NAMED_TABLES, load_prices
+    from agenticvbench.cost.pricing import DEFAULT_TABLE, NAMED_TABLES, load_prices
 
     missing = sorted({m for r in table.rows for m in r.unpriced_models})
     out = []
@@ -287,13 +287,7 @@ def unpriced_hint(table: CostTable) -> list[str]:
             out.append(
                 f"unpriced in {table.prices.label}: {', '.join(known)}; the shipped '{name}' table prices "
                 f"them (--prices {name}), but those are not the paper's prices"
-                if table.prices.version == "paper-table-7"
+                if table.prices.version == load_prices(DEFAULT_TABLE).version
                 else f"unpriced in {table.prices.label}: {', '.join(known)}; --prices {name} prices them"
             )
     return out
-
-
-def group_costs(paths: list[str | Path], prices: PriceTable) -> dict[tuple[str, str], dict[str, Any]]:
-    """(harness, model) -> the 'all' row as a dict (for the leaderboard's cost columns)."""
-    table = build_cost_table(paths, prices)
-    return {(r.harness, r.model): asdict(r) for r in table.rows if r.slice == "all"}
