@@ -20,6 +20,12 @@ from agenticvbench.tables import latex_table, md_table
 FORMATS = ("md", "csv", "json", "latex")
 
 
+def md_text(value: Any) -> str:
+    """A caption or note line in Markdown: one line, raw HTML neutralised (a price-table version or a path
+    could carry `<img onerror=...>`)."""
+    return one_line(value).replace("<", "&lt;")
+
+
 def strict_json(doc: Any) -> str:
     """`doc` as indented JSON; `ValueError` on NaN or infinity (never written)."""
     return json.dumps(doc, indent=2, allow_nan=False) + "\n"
@@ -53,8 +59,8 @@ def render(
     """The table in `fmt_name`: md (table, caption, notes), json (`doc`), csv (`records`) or latex (a float
     labelled `label`, notes as comments). `ValueError` for an unknown format."""
     if fmt_name == "md":
-        foot = "".join(f"\n- {one_line(n).replace('<', '&lt;')}" for n in notes)
-        return md_table(headers, rows, align) + f"\n\n{caption}\n" + (foot + "\n" if foot else "")
+        foot = "".join(f"\n- {md_text(n)}" for n in notes)
+        return md_table(headers, rows, align) + f"\n\n{md_text(caption)}\n" + (foot + "\n" if foot else "")
     if fmt_name == "json":
         return strict_json(dict(doc))
     if fmt_name == "csv":
@@ -68,8 +74,8 @@ def render_empty(fmt_name: str, reason: str, prices: Any, notes: Sequence[str]) 
     """A table with no usage: the reason in place of the rows (md/latex a sentence, json `rows: []` and
     `empty_reason`, csv nothing: the reason goes to stderr through the notes)."""
     if fmt_name == "md":
-        foot = "".join(f"\n- {one_line(n).replace('<', '&lt;')}" for n in notes)
-        return f"No cost table: {one_line(reason)}.\n" + (foot + "\n" if foot else "")
+        foot = "".join(f"\n- {md_text(n)}" for n in notes)
+        return f"No cost table: {md_text(reason)}.\n" + (foot + "\n" if foot else "")
     if fmt_name == "json":
         doc = {
             "rows": [],

@@ -178,3 +178,16 @@ def test_a_bad_price_file_is_one_line_and_exit_2(make_run, tmp_path, capsys, mod
     assert main(["cost", str(run), "--prices", path]) == 2
     _, err = _err_lines(capsys)
     assert len(err) == 1 and err[0].startswith(f"avb: error: {path}") and field in err[0], err
+
+
+def test_markdown_caption_and_notes_carry_no_raw_html(make_run, tmp_path, capsys):
+    """A price file's version '<img src=x onerror=alert(1)>' reaches the Markdown caption neutralised, and a
+    model named with markup reaches the unpriced note neutralised."""
+    run = make_run("r", "h", "<b>m</b>", 1, {1: tokens(1, 0, 0, 1)})
+    path = _prices(tmp_path, {"m": OK})
+    doc = json.loads(open(path).read())
+    doc["version"] = "<img src=x onerror=alert(1)>"
+    open(path, "w").write(json.dumps(doc))
+    assert main(["cost", str(run), "--prices", path]) == 0
+    out = capsys.readouterr().out
+    assert "<img" not in out and "<b>" not in out and "&lt;img src=x" in out

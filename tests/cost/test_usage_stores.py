@@ -218,3 +218,21 @@ def test_an_overlong_session_line_is_skipped_with_a_note(job, monkeypatch):
     u = _usage(job, fx.OPENCLAW_TRIAL)
     assert u["tokens"]["output_tokens"] == sum(m[4] for m in fx.OPENCLAW_MESSAGES if m[0] == "assistant")
     assert any(n.endswith(":4: line over 1000 bytes; skipped") for n in u["notes"]), u["notes"]
+
+
+def test_imported_runs_give_the_same_costs_as_the_job(tmp_path):
+    """`avb harbor import` keeps the stores' usage in run.json, and reading it back through the strict reader
+    gives the rows read from the job itself (per-model figures included, so pricing is the same)."""
+    from agenticvbench.cost.pricing import load_prices
+    from agenticvbench.cost.table import build_cost_table
+    from agenticvbench.harbor.importer import import_jobs
+    from agenticvbench.harbor.trials import job_trial_costs
+
+    runs = import_jobs([JOB], tmp_path / "runs").runs
+    direct = build_cost_table([JOB], load_prices(), read_job=job_trial_costs)
+    imported = build_cost_table(runs, load_prices())
+    key = lambda r: (r.harness, r.model, r.slice)  # noqa: E731
+    assert [(key(r), r.extracted, r.tokens, r.cost_usd) for r in sorted(direct.rows, key=key)] == [
+        (key(r), r.extracted, r.tokens, r.cost_usd) for r in sorted(imported.rows, key=key)
+    ]
+    assert not imported.notes and all(r.cost_usd for r in imported.rows)
