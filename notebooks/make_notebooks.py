@@ -84,7 +84,7 @@ def leaderboard_notebook() -> nbformat.NotebookNode:
             "By default it builds and scores the embedded demo (perfect / partial / broken runs). Point `RUN_DIRS` at "
             "your scored runs (`avb verify RUN...` first) to rank real runs."),
         _params("DEMO_FAMILIES = None     # demo only: score only these families (None = all four)\n"
-                "PRICES = None            # price table for agent cost (None = the shipped list prices)\n"),
+                "PRICES = None            # price table for agent cost (None = the paper's, 'vendors', or a file)\n"),
         new_code_cell(SETUP + '''\
 from agenticvbench.report import build_leaderboard
 
@@ -115,8 +115,9 @@ print(f"worked example {worked['harness']} + {worked['model']} {worked['family']
       f"-> {combine_run_means(worked['run_means']):.4f} (published {worked['headline']:.4f})")'''),
         new_markdown_cell(
             "## Agent cost, and is the gap real?\n\nAgent cost comes from the token usage `avb import harbor` keeps "
-            "in each run's `run.json`, priced with the shipped list prices (`agenticvbench/agent_prices.json`, "
-            "source and date per vendor) or `PRICES`; a run without usage is listed, never costed at $0. Then the "
+            "in each run's `run.json`, priced with the paper's list prices (its Table 7, "
+            "`agenticvbench/cost/agent_prices.json`), `PRICES = 'vendors'` (vendors' prices for other models) or "
+            "a price file; a run without usage is listed, never costed at $0. Then the "
             "two best rows are compared task by task (`compare_runs`: paired differences, interval clustered by "
             "task, sign-flip p-value; see docs/comparisons.md)."),
         new_code_cell('''\

@@ -1,8 +1,10 @@
 """`avb cost RUN...`: agent tokens and dollars per (harness, model) and family, priced from a list-price table.
 
 RUN is a run directory made by `avb import harbor` (usage from its run.json) or a Harbor job directory.
-Prices: the shipped table (`agenticvbench/agent_prices.json`, vendors' list prices with source and date), or
-`--prices FILE` of the same shape. Exit codes: 0 ok; 2 bad price file; 3 a path is not a run or job directory.
+Prices: the paper's Table 7 by default (`--prices paper`), the vendors' list prices for other models
+(`--prices vendors`), or `--prices FILE` of the same shape (a model not in the table is unpriced, never $0).
+When no trial has usage the output says why (for example runs not imported from Harbor) instead of rows of
+zeros. Exit codes: 0 ok (also for an empty table); 2 bad price file; 3 a path is not a run or job directory.
 """
 
 from __future__ import annotations
@@ -25,13 +27,21 @@ def register(sub: argparse._SubParsersAction) -> None:
         "paths", nargs="+", metavar="RUN", help="imported run directories or Harbor job directories"
     )
     p.add_argument(
-        "--prices", type=Path, default=None, help="price table (JSON, the shape of agent_prices.json)"
+        "--prices",
+        default=None,
+        metavar="NAME|FILE",
+        help="price table: 'paper' (default: the paper's Table 7), 'vendors', or a JSON file of that shape",
     )
     p.add_argument(
         "--format",
         choices=("md", "csv", "json", "latex"),
         default="md",
         help="output format (default: %(default)s)",
+    )
+    p.add_argument(
+        "--paper",
+        action="store_true",
+        help="lay the table out as the paper's Table 8: Repurpose (recap) and the other three families",
     )
     p.add_argument("--out", type=Path, default=None, help="write to this file instead of the terminal")
     add_verbosity_args(p)
@@ -41,12 +51,21 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     """Build and print (or write) the cost table."""
     from agenticvbench.cost.pricing import load_prices
-    from agenticvbench.cost.table import build_cost_table
+    from agenticvbench.cost.table import build_cost_table, unpriced_hint
     from agenticvbench.harbor.trials import job_trial_costs
 
     table = build_cost_table(args.paths, load_prices(args.prices), read_job=job_trial_costs)
+    table.notes += unpriced_hint(table)
     for note in table.notes:
         LOG.warning(note)
-    text = table.render(args.format)
+    if table.empty_reason:
+        LOG.warning(table.empty_reason)
+        text = table.render(args.format)
+    elif args.paper:
+        from agenticvbench.cost.paper_table import build_paper_table
+
+        text = build_paper_table(table.trials, table.prices, table.notes).render(args.format)
+    else:
+        text = table.render(args.format)
     write_output(text, args.out)
     return 0

@@ -1,9 +1,10 @@
 """Agent cost: token usage per trial (kept by `avb import harbor`) priced with a versioned list-price table.
 
-Prices are USD per 1M tokens in four buckets (input, cache_read, cache_write, output), shipped as
-`agent_prices.json` (source and date per vendor) or given as a file of the same shape. A model is matched by its
-name with the provider prefix (`anthropic/`) and a trailing date (`-20250805`) removed, against the table's ids
-and aliases; nothing fuzzier, so a model that is not listed is *unpriced*, never $0. A trial whose usage has a
+Prices are USD per 1M tokens in four buckets (input, cache_read, cache_write, output). Two tables are shipped:
+`paper` (the default, `agent_prices.json`: the paper's Table 7) and `vendors` (`vendor_prices.json`: vendors' list
+prices for models the paper did not run); any file of the same shape can be given instead. A model is matched by
+its name with every provider prefix (`openrouter/qwen/`) and a trailing date (`-20250805`, `-2025-08-05`) removed,
+against the table's ids and aliases; nothing fuzzier, so a model that is not listed is *unpriced*, never $0. A trial whose usage has a
 per-model breakdown is priced model by model (subagents often run a cheaper model); it is unpriced if any of its
 models is. A trial without usage is *missing*, never free. A cache-write bucket that was not reported (Harbor's
 totals alone have none) counts 0 tokens, and the row says how many trials reported it.
@@ -20,14 +21,18 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from agenticvbench.cost.usage import BUCKETS, tokens_from_dict
+from agenticvbench.cost.tokens import BUCKETS, tokens_from_dict
 from agenticvbench.dataset.tasks import FAMILIES, FAMILY_ID_RANGES
 from agenticvbench.errors import ConfigError
 from agenticvbench.fsutil import parse_json_bounded, read_capped
+from agenticvbench.sanitize import one_line
 
 PRICE_KEYS = ("input", "cache_read", "cache_write", "output")
 MAX_PRICES_BYTES = 1024 * 1024
-_DATE = re.compile(r"[-@]20\d{6}$")
+_DATE = re.compile(r"(?:[-@]20\d{6}|-20\d{2}-\d{2}-\d{2})$")
+#: The shipped tables by name (`--prices NAME`); the first is the default.
+NAMED_TABLES = {"paper": "agent_prices.json", "vendors": "vendor_prices.json"}
+DEFAULT_TABLE = "paper"
 
 
 @dataclass(frozen=True)
@@ -71,41 +76,118 @@ class PriceTable:
         return f"prices {self.version} ({self.origin})"
 
 
+MAX_MODELS = 10_000
+MAX_NAME = 200
+MAX_RATE = 1e6  # USD per 1M tokens: far above any list price, low enough that no sum can overflow
+_ENTRY_KEYS = (*PRICE_KEYS, "source", "aliases")
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def _shown(value: Any) -> str:
+    return one_line(repr(value)[:60])
+
+
 def _rate(value: Any, where: str) -> float:
     if (
         isinstance(value, bool)
         or not isinstance(value, (int, float))
         or not math.isfinite(value)
-        or value < 0
+        or not 0 <= value <= MAX_RATE
     ):
-        raise ConfigError(f"{where}: must be a non-negative number of USD per 1M tokens, got {value!r}")
+        raise ConfigError(
+            f"{where}: must be a number of USD per 1M tokens from 0 to {MAX_RATE:g}, got {_shown(value)}"
+        )
     return float(value)
 
 
+def _name(value: Any, where: str, what: str = "a model name", *, lower: bool = True) -> str:
+    """A one-line name of 1 to `MAX_NAME` characters (lower-cased unless `lower` is False); `ConfigError`
+    naming `where` otherwise."""
+    if not isinstance(value, str) or not 0 < len(value.strip()) <= MAX_NAME or _CONTROL.search(value):
+        raise ConfigError(f"{where}: must be {what} (one line, 1-{MAX_NAME} characters), got {_shown(value)}")
+    return value.strip().lower() if lower else value.strip()
+
+
+def _text(data: dict[str, Any], key: str, where: str, default: str = "") -> str:
+    value = data.get(key, default)
+    if not isinstance(value, str) or len(value) > 4000:
+        raise ConfigError(f"{where}: field '{key}' must be a string of at most 4000 characters")
+    return one_line(value)
+
+
+def _sources(value: Any, origin: str) -> dict[str, dict[str, str]]:
+    if value is None:
+        return {}
+    if not isinstance(value, dict) or len(value) > MAX_MODELS:
+        raise ConfigError(f"{origin}: field 'sources' must be an object of source name -> description")
+    out: dict[str, dict[str, str]] = {}
+    for name, entry in value.items():
+        where = f"{origin}: field 'sources.{one_line(str(name)[:60])}'"
+        if not isinstance(entry, dict):
+            raise ConfigError(f"{where} must be an object of strings")
+        out[_name(name, where, "a source name", lower=False)] = {
+            _name(k, where, "a field name", lower=False): _text(entry, k, where) for k in entry
+        }
+    return out
+
+
 def parse_prices(data: Any, origin: str) -> PriceTable:
-    """Validate a price document (`agent_prices.json` shape); `ConfigError` names the file and field."""
-    if not isinstance(data, dict) or not isinstance(data.get("models"), dict):
-        raise ConfigError(f"{origin}: field 'models' must be an object of model id -> prices")
+    """The one reader of a price document (`agent_prices.json` shape), strict: rates are numbers from 0 to
+    `MAX_RATE`, ids, aliases and source names one-line strings, `aliases` a list, no unknown field in a model
+    entry (a typo would otherwise price a bucket at 0), no alias naming two models, currency USD. `ConfigError`
+    names the file and the field."""
+    if not isinstance(data, dict):
+        raise ConfigError(f"{origin}: must be a JSON object with a field 'models'")
+    if data.get("currency", "USD") != "USD":
+        raise ConfigError(f"{origin}: field 'currency' must be \"USD\", got {_shown(data.get('currency'))}")
+    raw = data.get("models")
+    if not isinstance(raw, dict) or not raw or len(raw) > MAX_MODELS:
+        raise ConfigError(f"{origin}: field 'models' must be an object of 1-{MAX_MODELS} model id -> prices")
     models: dict[str, Price] = {}
     aliases: dict[str, str] = {}
-    for mid, entry in data["models"].items():
+    for mid, entry in raw.items():
+        where = f"{origin}: field 'models.{one_line(str(mid)[:60])}"
+        key = _name(mid, where + "'", "a model id")
         if not isinstance(entry, dict):
-            raise ConfigError(f"{origin}: field 'models.{mid}' must be an object")
-        key = str(mid).lower()
-        r = [_rate(entry.get(k), f"{origin}: field 'models.{mid}.{k}'") for k in PRICE_KEYS]
-        models[key] = Price(r[0], r[1], r[2], r[3], source=str(entry.get("source", "")))
-        for alias in entry.get("aliases") or []:
-            if isinstance(alias, str):
-                aliases[alias.lower()] = key
-    sources: dict[str, Any] = data["sources"] if isinstance(data.get("sources"), dict) else {}
-    return PriceTable(str(data.get("version", "unversioned")), origin, models, aliases, sources)
+            raise ConfigError(f"{where}' must be an object")
+        unknown = sorted(k for k in entry if k not in _ENTRY_KEYS)
+        if unknown:
+            raise ConfigError(
+                f"{where}.{one_line(str(unknown[0])[:60])}' is not a price field (expected {', '.join(_ENTRY_KEYS)})"
+            )
+        r = [_rate(entry.get(k), f"{where}.{k}'") for k in PRICE_KEYS]
+        models[key] = Price(r[0], r[1], r[2], r[3], source=_text(entry, "source", where + "'")[:MAX_NAME])
+        names = entry.get("aliases", [])
+        if not isinstance(names, list) or len(names) > 1000:
+            raise ConfigError(f"{where}.aliases' must be a list of model names, got {_shown(names)}")
+        for i, alias in enumerate(names):
+            name = _name(alias, f"{where}.aliases[{i}]'")
+            if aliases.get(name, key) != key:
+                raise ConfigError(f"{where}.aliases[{i}]': {name!r} is already an alias of {aliases[name]!r}")
+            aliases[name] = key
+    clash = sorted(a for a, k in aliases.items() if a in models and a != k)
+    if clash:
+        raise ConfigError(f"{origin}: alias {clash[0]!r} is also a model id")
+    version = data.get("version", "unversioned")
+    if not isinstance(version, str):
+        raise ConfigError(f"{origin}: field 'version' must be a string, got {_shown(version)}")
+    return PriceTable(
+        _name(version, f"{origin}: field 'version'", "a version", lower=False),
+        origin,
+        models,
+        aliases,
+        _sources(data.get("sources"), origin),
+    )
 
 
 def load_prices(path: str | Path | None = None) -> PriceTable:
-    """The shipped table, or the one in `path` (bounded read; `ConfigError` when it is not a price table)."""
-    if path is None:
-        text = resources.files("agenticvbench.cost").joinpath("agent_prices.json").read_text(encoding="utf-8")
-        return parse_prices(json.loads(text), "agenticvbench/cost/agent_prices.json")
+    """A shipped table by name (`NAMED_TABLES`; None = the paper's), or the one in the file `path` (bounded read;
+    `ConfigError` when it is not a price table). A name wins over a file of that name in the current folder (give its full path)."""
+    name = DEFAULT_TABLE if path is None else str(path)
+    if name in NAMED_TABLES:
+        fname = NAMED_TABLES[name]
+        text = resources.files("agenticvbench.cost").joinpath(fname).read_text(encoding="utf-8")
+        return parse_prices(json.loads(text), f"agenticvbench/cost/{fname}")
     try:
         data = parse_json_bounded(read_capped(path, MAX_PRICES_BYTES), str(path))
     except (OSError, ValueError) as exc:

@@ -9,42 +9,73 @@ as missing. A Harbor job directory is read trial by trial, as the importer does.
 
 from __future__ import annotations
 
-import json
 import os
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from agenticvbench.cost.pricing import CostRow, PriceTable, TrialCost, cost_rows, family_of, price_trial
+from agenticvbench.cost.render import render, render_empty
+from agenticvbench.cost.usage import TrialUsage
 from agenticvbench.errors import SubmissionError
 from agenticvbench.fsutil import parse_json_bounded, read_capped
-from agenticvbench.tables import md_table
+from agenticvbench.sanitize import one_line
 
-FORMATS = ("md", "csv", "json", "latex")
 _RUN_JSON_MAX = 5 * 1024 * 1024
 
 
-def _run_dir_trials(path: Path, notes: list[str]) -> list[TrialCost]:
+_TASK_ID = re.compile(r"[0-9]{1,4}")
+MAX_NOTES_PER_RUN = 20
+MAX_USAGE_ENTRIES = 10_000
+
+
+def _task_ids(keys: Iterable[Any], where: str, notes: list[str]) -> set[str]:
+    """The keys that are task ids (ASCII digits: `"²"` is not one), a note for each other key."""
+    out = set()
+    for k in keys:
+        if isinstance(k, str) and _TASK_ID.fullmatch(k):
+            out.add(str(int(k)))
+        else:
+            notes.append(f"{where}: key {one_line(str(k)[:40])!r} is not a task id; ignored")
+    return out
+
+
+def _run_dir_trials(path: Path, notes: list[str], stats: dict[str, int]) -> list[TrialCost]:
     from agenticvbench.runs.identity import RunIdentity
 
+    run_json = path / "run.json"
+    mine: list[str] = []
     try:
-        data = parse_json_bounded(read_capped(path / "run.json", _RUN_JSON_MAX), str(path / "run.json"))
+        data = parse_json_bounded(read_capped(run_json, _RUN_JSON_MAX), str(run_json))
     except (OSError, ValueError) as exc:
-        notes.append(f"{path / 'run.json'}: unreadable ({exc}); its tasks count as missing")
+        mine.append(f"{run_json}: unreadable ({one_line(str(exc)[:200])}); its tasks count as missing")
         data = {}
     data = data if isinstance(data, dict) else {}
     ident = RunIdentity.resolve(path, {k: data.get(k) for k in ("harness", "model", "rep")})
-    usage: dict[str, Any] = data["usage"] if isinstance(data.get("usage"), dict) else {}
+    raw_usage = data.get("usage")
+    if raw_usage is not None and not isinstance(raw_usage, dict):
+        mine.append(f"{run_json}: field 'usage' is not an object; its tasks count as missing")
+    usage: dict[str, Any] = (
+        dict(list(raw_usage.items())[:MAX_USAGE_ENTRIES]) if isinstance(raw_usage, dict) else {}
+    )
+    if isinstance(raw_usage, dict):
+        stats["runs_with_usage_block"] += 1
     harbor: dict[str, Any] = data["harbor"] if isinstance(data.get("harbor"), dict) else {}
     trials: dict[str, Any] = harbor["trials"] if isinstance(harbor.get("trials"), dict) else {}
-    ids = {k for k in usage if str(k).isdigit()} | {k for k in trials if str(k).isdigit()}
+    ids = _task_ids(usage, f"{run_json}: usage", mine)
+    ids |= _task_ids(list(trials)[:MAX_USAGE_ENTRIES], f"{run_json}: harbor.trials", mine)
     ids |= {
-        n for n in os.listdir(path) if n.isdigit() and (path / n).is_dir() and not (path / n).is_symlink()
+        str(int(n))
+        for n in os.listdir(path)
+        if _TASK_ID.fullmatch(n) and (path / n).is_dir() and not (path / n).is_symlink()
     }
+    by_id = {str(int(k)): v for k, v in usage.items() if isinstance(k, str) and _TASK_ID.fullmatch(k)}
     out = []
     for tid in sorted(ids, key=int):
-        entry = usage.get(tid)
+        entry = by_id.get(tid)
+        parsed = None if entry is None else TrialUsage.from_dict(entry, f"{run_json}: usage.{tid}", mine)
         out.append(
             TrialCost(
                 ident.harness,
@@ -52,9 +83,12 @@ def _run_dir_trials(path: Path, notes: list[str]) -> list[TrialCost]:
                 str(ident.rep or ""),
                 int(tid),
                 family_of(int(tid)),
-                entry if isinstance(entry, dict) else None,
+                None if parsed is None else parsed.to_dict(),
             )
         )
+    notes += mine[:MAX_NOTES_PER_RUN]
+    if len(mine) > MAX_NOTES_PER_RUN:
+        notes.append(f"{run_json}: {len(mine) - MAX_NOTES_PER_RUN} more note(s) not shown")
     return out
 
 
@@ -71,10 +105,16 @@ JobReader = Callable[[Path, list[str]], list[TrialCost]]
 
 
 def load_trials(
-    paths: list[str | Path], notes: list[str], read_job: JobReader | None = None
+    paths: list[str | Path],
+    notes: list[str],
+    read_job: JobReader | None = None,
+    stats: dict[str, int] | None = None,
 ) -> list[TrialCost]:
     """Every trial of the given run directories and (with `read_job`) Harbor job directories (`SubmissionError`
-    for a bad path, or a job directory when no job reader is given)."""
+    for a bad path, or a job directory when no job reader is given); `stats` counts the kinds of folder read."""
+    stats = {} if stats is None else stats
+    for k in ("runs", "jobs", "runs_with_usage_block"):
+        stats.setdefault(k, 0)
     out: list[TrialCost] = []
     for p in map(Path, paths):
         if not p.is_dir():
@@ -82,10 +122,29 @@ def load_trials(
         if is_job_dir(p):
             if read_job is None:
                 raise SubmissionError(f"{p}: a Harbor job directory; import it first (avb import harbor)")
+            stats["jobs"] += 1
             out += read_job(p, notes)
         else:
-            out += _run_dir_trials(p, notes)
+            stats["runs"] += 1
+            out += _run_dir_trials(p, notes, stats)
     return out
+
+
+def empty_reason(trials: list[TrialCost], stats: dict[str, int]) -> str:
+    """Why no trial has usage ('' when some trial has), so a table never shows rows of zeros unexplained."""
+    if any(t.has_usage for t in trials):
+        return ""
+    if not trials:
+        return "no trial found: the folders hold no task folder, run.json usage entry or Harbor trial"
+    if stats.get("runs") and not stats.get("runs_with_usage_block") and not stats.get("jobs"):
+        return (
+            f"no trial has usage: these runs were not imported from Harbor (their run.json has no 'usage' "
+            f"block; `avb harbor import` writes one), so their {len(trials)} trial(s) have no token counts"
+        )
+    return (
+        f"no trial has usage: none of the {len(trials)} trial(s) recorded token counts (neither Harbor's "
+        "result.json nor a harness log the importer reads had any)"
+    )
 
 
 @dataclass
@@ -95,6 +154,8 @@ class CostTable:
     rows: list[CostRow]
     prices: PriceTable
     notes: list[str] = field(default_factory=list)
+    trials: list[TrialCost] = field(default_factory=list)  # the priced trials the rows are over
+    empty_reason: str = ""  # why no trial has usage ('' when some has): shown instead of rows of zeros
 
     @property
     def caption(self) -> str:
@@ -160,65 +221,43 @@ class CostTable:
         return headers, out
 
     def render(self, fmt_name: str) -> str:
-        """md, csv, json or latex."""
+        """md, csv, json or latex (`cost.render`); when no trial has usage, the reason instead of the rows."""
+        if self.empty_reason:
+            return render_empty(fmt_name, self.empty_reason, self.prices, self.notes)
         headers, rows = self.table()
-        if fmt_name == "md":
-            foot = "".join(f"\n- {n}" for n in self.notes)
-            return (
-                md_table(headers, rows, "lll" + "r" * 13)
-                + f"\n\n{self.caption}\n"
-                + (foot + "\n" if foot else "")
-            )
-        if fmt_name == "json":
-            doc = {
-                "caption": self.caption,
-                "prices": {
-                    "version": self.prices.version,
-                    "origin": self.prices.origin,
-                    "sources": self.prices.sources,
-                },
-                "rows": [
-                    {**asdict(r), "total_tokens": r.total_tokens, "cost_per_trial": r.cost_per_trial}
-                    for r in self.rows
-                ],
-                "notes": self.notes,
-            }
-            return json.dumps(doc, indent=2) + "\n"
-        if fmt_name == "csv":
-            import pandas as pd
-
-            flat = [
-                {
-                    **{k: v for k, v in asdict(r).items() if k != "tokens"},
-                    **r.tokens,
-                    "unpriced_models": ";".join(r.unpriced_models),
-                    "cost_per_trial": r.cost_per_trial,
-                }
+        doc = {
+            "caption": self.caption,
+            "prices": {
+                "version": self.prices.version,
+                "origin": self.prices.origin,
+                "sources": self.prices.sources,
+            },
+            "rows": [
+                {**asdict(r), "total_tokens": r.total_tokens, "cost_per_trial": r.cost_per_trial}
                 for r in self.rows
-            ]
-            return pd.DataFrame(flat).to_csv(index=False)
-        if fmt_name == "latex":
-            from agenticvbench.tables import latex_escape
-
-            spec = "lll" + "r" * 13
-            lines = [
-                "\\begin{table}[t]",
-                "\\centering",
-                "\\small",
-                f"\\begin{{tabular}}{{{spec}}}",
-                "\\toprule",
-                " & ".join(latex_escape(h) for h in headers) + " \\\\",
-                "\\midrule",
-            ]
-            lines += [" & ".join(latex_escape(c) for c in row) + " \\\\" for row in rows]
-            lines += [
-                "\\bottomrule",
-                "\\end{tabular}",
-                f"\\caption{{{latex_escape(self.caption)}}}",
-                "\\end{table}",
-            ]
-            return "\n".join(lines) + "\n"
-        raise ValueError(f"unknown format {fmt_name!r}; expected one of {', '.join(FORMATS)}")
+            ],
+            "notes": self.notes,
+        }
+        records = [
+            {
+                **{k: v for k, v in asdict(r).items() if k != "tokens"},
+                **r.tokens,
+                "unpriced_models": ";".join(r.unpriced_models),
+                "cost_per_trial": r.cost_per_trial,
+            }
+            for r in self.rows
+        ]
+        return render(
+            fmt_name,
+            headers,
+            rows,
+            caption=self.caption,
+            notes=self.notes,
+            doc=doc,
+            records=records,
+            label="tab:agent-cost",
+            align="lll" + "r" * 13,
+        )
 
 
 def build_cost_table(
@@ -226,13 +265,29 @@ def build_cost_table(
 ) -> CostTable:
     """Load, price and tabulate the trials of `paths` (job directories through `read_job`)."""
     notes: list[str] = []
-    trials = load_trials(paths, notes, read_job)
+    stats: dict[str, int] = {}
+    trials = load_trials(paths, notes, read_job, stats)
     for t in trials:
         price_trial(t, prices)
-    return CostTable(cost_rows(trials), prices, notes)
+    return CostTable(cost_rows(trials), prices, notes, trials, empty_reason(trials, stats))
 
 
-def group_costs(paths: list[str | Path], prices: PriceTable) -> dict[tuple[str, str], dict[str, Any]]:
-    """(harness, model) -> the 'all' row as a dict (for the leaderboard's cost columns)."""
-    table = build_cost_table(paths, prices)
-    return {(r.harness, r.model): asdict(r) for r in table.rows if r.slice == "all"}
+def unpriced_hint(table: CostTable) -> list[str]:
+    """A note naming the unpriced models another shipped table prices (`--prices NAME`), if any."""
+    from agenticvbench.cost.pricing import DEFAULT_TABLE, NAMED_TABLES, load_prices
+
+    missing = sorted({m for r in table.rows for m in r.unpriced_models})
+    out = []
+    for name in NAMED_TABLES:
+        other = load_prices(name)
+        if other.version == table.prices.version:
+            continue
+        known = [m for m in missing if other.lookup(m)]
+        if known:
+            out.append(
+                f"unpriced in {table.prices.label}: {', '.join(known)}; the shipped '{name}' table prices "
+                f"them (--prices {name}), but those are not the paper's prices"
+                if table.prices.version == load_prices(DEFAULT_TABLE).version
+                else f"unpriced in {table.prices.label}: {', '.join(known)}; --prices {name} prices them"
+            )
+    return out

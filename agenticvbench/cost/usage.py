@@ -13,7 +13,9 @@ are read too and win when present:
 - Codex CLI (`agent/codex.txt` and `agent/sessions/**/rollout-*.jsonl`): the last `token_count` event's
   `info.total_token_usage` (`input_tokens` includes `cached_input_tokens`; `cache_write_input_tokens` if present);
 - Gemini CLI (`agent/gemini-cli.txt`, `--output-format json`): the final object's `stats.models.<m>.tokens`
-  (`prompt` includes `cached`; `candidates` and `thoughts` are output).
+  (`prompt` includes `cached`; `candidates` and `thoughts` are output);
+- OpenCode (the summed assistant rows of `opencode.db`) and OpenClaw (the summed assistant usage of its session
+  JSONL), anywhere under `agent/`: `usage_stores`.
 
 The four buckets kept are disjoint: uncached input, cache read, cache write, output. Every file is hostile: read
 through `JobDir` (no symlinks, regular files only), logs only from their last `MAX_LOG_BYTES`, a bad field is
@@ -23,34 +25,30 @@ dropped with a note, and nothing here touches a score.
 from __future__ import annotations
 
 import math
-import os
-from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from agenticvbench.cost.tokens import (
+    BUCKETS,
+    Tokens,
+    get_path,
+    read_log_tail,
+    summed,
+    token_count,
+    tokens_from_dict,
+    usd_amount,
+)
+from agenticvbench.cost.usage_stores import store_totals
 from agenticvbench.fsutil import parse_json_bounded
 from agenticvbench.runs.jobdir import JobDir
+from agenticvbench.sanitize import one_line
 
-MAX_LOG_BYTES = 8 * 1024 * 1024
-MAX_TOKENS = 10**13
+__all__ = ["BUCKETS", "Tokens", "TrialUsage", "harness_totals", "tokens_from_dict", "trial_usage"]
+
 MAX_SESSION_FILES = 64
-BUCKETS = ("input_tokens", "cache_read_tokens", "cache_write_tokens", "output_tokens")
-
-
-@dataclass
-class Tokens:
-    """Disjoint token buckets and a reported cost (None = not reported)."""
-
-    input_tokens: int | None = None
-    cache_read_tokens: int | None = None
-    cache_write_tokens: int | None = None
-    output_tokens: int | None = None
-    cost_usd: float | None = None
-
-    @property
-    def empty(self) -> bool:
-        """True when nothing was reported."""
-        return all(v is None for v in asdict(self).values())
+MAX_MODELS = 32
+MAX_TEXT = 200
+_HARBOR_FIELDS = ("n_input_tokens", "n_cache_tokens", "n_output_tokens", "cost_usd")
 
 
 @dataclass
@@ -81,43 +79,75 @@ class TrialUsage:
         """JSON-ready dict."""
         return asdict(self)
 
+    @classmethod
+    def from_dict(cls, data: Any, where: str, notes: list[str]) -> TrialUsage | None:
+        """The strict reader of one `run.json` usage entry (the submitter's file: every field unproven).
+        Counts must be non-negative integers below `MAX_TOKENS` and costs finite; strings are capped and put
+        on one line; at most `MAX_MODELS` per-model entries; a bad field is dropped (None) with a note
+        `<where>.<field>: ...`. None, with a note, when the entry is not an object."""
+        if not isinstance(data, dict):
+            notes.append(f"{where}: not an object ({one_line(str(data)[:40])!r}); ignored")
+            return None
 
-def _count(value: Any, where: str, notes: list[str]) -> int | None:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < MAX_TOKENS:
-        notes.append(f"{where}: not a token count ({str(value)[:40]!r}); ignored")
-        return None
-    return value
+        def text(key: str, default: str | None = None) -> str | None:
+            v = data.get(key)
+            if v is None:
+                return default
+            if not isinstance(v, str):
+                notes.append(f"{where}.{key}: not a string; ignored")
+                return default
+            return one_line(v[:MAX_TEXT]) or default
 
+        def flag(key: str) -> bool | None:
+            v = data.get(key)
+            if v is not None and not isinstance(v, bool):
+                notes.append(f"{where}.{key}: not true/false; ignored")
+                return None
+            return v
 
-def _cost(value: Any, where: str, notes: list[str]) -> float | None:
-    if value is None:
-        return None
-    ok = (
-        isinstance(value, (int, float))
-        and not isinstance(value, bool)
-        and math.isfinite(value)
-        and value >= 0
-    )
-    if not ok:
-        notes.append(f"{where}: not a cost in USD ({str(value)[:40]!r}); ignored")
-        return None
-    return float(value)
+        by_model: dict[str, Tokens] = {}
+        raw_models = data.get("by_model")
+        if raw_models is not None and not isinstance(raw_models, dict):
+            notes.append(f"{where}.by_model: not an object; ignored")
+        for name, t in list(raw_models.items() if isinstance(raw_models, dict) else [])[:MAX_MODELS]:
+            key = one_line(str(name)[:MAX_TEXT])
+            by_model[key] = tokens_from_dict(t, f"{where}.by_model.{key[:60]}", notes)
+        if isinstance(raw_models, dict) and len(raw_models) > MAX_MODELS:
+            notes.append(f"{where}.by_model: more than {MAX_MODELS} models; the rest ignored")
+        raw_harbor = data.get("harbor")
+        harbor = {
+            k: v
+            for k, v in (raw_harbor.items() if isinstance(raw_harbor, dict) else [])
+            if k in _HARBOR_FIELDS
+            and (v is None or (isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)))
+        }
+        raw_notes = data.get("notes")
+        return cls(
+            agent=text("agent", "unknown") or "unknown",
+            agent_version=text("agent_version"),
+            model=text("model", "none") or "none",
+            harbor_version=text("harbor_version"),
+            source=text("source", "none") or "none",
+            tokens=tokens_from_dict(data.get("tokens"), f"{where}.tokens", notes),
+            by_model=by_model,
+            harbor=harbor,
+            input_includes_cache=flag("input_includes_cache"),
+            agent_started=text("agent_started"),
+            agent_finished=text("agent_finished"),
+            errored=bool(flag("errored")),
+            exception_type=text("exception_type"),
+            notes=[
+                one_line(str(n)[:MAX_TEXT]) for n in (raw_notes if isinstance(raw_notes, list) else [])[:20]
+            ],
+        )
 
 
 def _sub(a: int | None, b: int | None) -> int | None:
     return None if a is None else max(0, a - (b or 0))
 
 
-def _get(obj: Any, *keys: str) -> Any:
-    for k in keys:
-        obj = obj.get(k) if isinstance(obj, dict) else None
-    return obj
-
-
 def _text(obj: Any, *keys: str) -> str | None:
-    v = _get(obj, *keys)
+    v = get_path(obj, *keys)
     return v[:200] if isinstance(v, str) and v else None
 
 
@@ -125,31 +155,15 @@ def harbor_tokens(ctx: Any, where: str, notes: list[str], includes_cache: bool |
     """Harbor's `AgentContext` (or `ModelUsage`) as disjoint buckets: uncached input = input - cache."""
     if not isinstance(ctx, dict):
         return Tokens()
-    n_in = _count(ctx.get("n_input_tokens"), f"{where}.n_input_tokens", notes)
-    n_cache = _count(ctx.get("n_cache_tokens"), f"{where}.n_cache_tokens", notes)
+    n_in = token_count(ctx.get("n_input_tokens"), f"{where}.n_input_tokens", notes)
+    n_cache = token_count(ctx.get("n_cache_tokens"), f"{where}.n_cache_tokens", notes)
     return Tokens(
         n_in if includes_cache is False else _sub(n_in, n_cache),
         n_cache,
         None,
-        _count(ctx.get("n_output_tokens"), f"{where}.n_output_tokens", notes),
-        _cost(ctx.get("cost_usd"), f"{where}.cost_usd", notes),
+        token_count(ctx.get("n_output_tokens"), f"{where}.n_output_tokens", notes),
+        usd_amount(ctx.get("cost_usd"), f"{where}.cost_usd", notes),
     )
-
-
-def read_log_tail(job: JobDir, parts: tuple[str, ...]) -> str | None:
-    """The last `MAX_LOG_BYTES` of a log file as text (None when missing or unsafe)."""
-    try:
-        fd, size = job.open_file(*parts)
-    except OSError:
-        return None
-    try:
-        os.set_blocking(fd, True)
-        os.lseek(fd, max(0, size - MAX_LOG_BYTES), os.SEEK_SET)
-        with os.fdopen(os.dup(fd), "rb") as fh:
-            raw = fh.read(MAX_LOG_BYTES)
-    finally:
-        os.close(fd)
-    return raw.decode("utf-8", errors="replace")
 
 
 def _json_lines(text: str, needle: str, where: str) -> list[dict[str, Any]]:
@@ -174,11 +188,13 @@ def claude_code_totals(text: str, where: str, notes: list[str]) -> tuple[Tokens,
     last = results[-1]
     u: dict[str, Any] = last["usage"] if isinstance(last.get("usage"), dict) else {}
     tokens = Tokens(
-        _count(u.get("input_tokens"), f"{where}: usage.input_tokens", notes),
-        _count(u.get("cache_read_input_tokens"), f"{where}: usage.cache_read_input_tokens", notes),
-        _count(u.get("cache_creation_input_tokens"), f"{where}: usage.cache_creation_input_tokens", notes),
-        _count(u.get("output_tokens"), f"{where}: usage.output_tokens", notes),
-        _cost(last.get("total_cost_usd"), f"{where}: total_cost_usd", notes),
+        token_count(u.get("input_tokens"), f"{where}: usage.input_tokens", notes),
+        token_count(u.get("cache_read_input_tokens"), f"{where}: usage.cache_read_input_tokens", notes),
+        token_count(
+            u.get("cache_creation_input_tokens"), f"{where}: usage.cache_creation_input_tokens", notes
+        ),
+        token_count(u.get("output_tokens"), f"{where}: usage.output_tokens", notes),
+        usd_amount(last.get("total_cost_usd"), f"{where}: total_cost_usd", notes),
     )
     by_model: dict[str, Tokens] = {}
     models = last.get("modelUsage")
@@ -186,11 +202,11 @@ def claude_code_totals(text: str, where: str, notes: list[str]) -> tuple[Tokens,
         if isinstance(m, dict) and len(by_model) < 32:
             w = f"{where}: modelUsage.{str(name)[:60]}"
             by_model[str(name)[:200]] = Tokens(
-                _count(m.get("inputTokens"), w, notes),
-                _count(m.get("cacheReadInputTokens"), w, notes),
-                _count(m.get("cacheCreationInputTokens"), w, notes),
-                _count(m.get("outputTokens"), w, notes),
-                _cost(m.get("costUSD"), w, notes),
+                token_count(m.get("inputTokens"), w, notes),
+                token_count(m.get("cacheReadInputTokens"), w, notes),
+                token_count(m.get("cacheCreationInputTokens"), w, notes),
+                token_count(m.get("outputTokens"), w, notes),
+                usd_amount(m.get("costUSD"), w, notes),
             )
     return tokens, by_model
 
@@ -200,20 +216,20 @@ def codex_totals(text: str, where: str, notes: list[str]) -> Tokens | None:
     found = None
     for event in _json_lines(text, "token_count", where):
         payload = event.get("payload") if isinstance(event.get("payload"), dict) else event.get("msg")
-        total = _get(payload, "info", "total_token_usage")
+        total = get_path(payload, "info", "total_token_usage")
         if isinstance(payload, dict) and payload.get("type") == "token_count" and isinstance(total, dict):
             found = total
     if found is None:
         return None
     w = f"{where}: total_token_usage"
-    n_in = _count(found.get("input_tokens"), f"{w}.input_tokens", notes)
-    cached = _count(found.get("cached_input_tokens"), f"{w}.cached_input_tokens", notes)
-    write = _count(found.get("cache_write_input_tokens"), f"{w}.cache_write_input_tokens", notes)
+    n_in = token_count(found.get("input_tokens"), f"{w}.input_tokens", notes)
+    cached = token_count(found.get("cached_input_tokens"), f"{w}.cached_input_tokens", notes)
+    write = token_count(found.get("cache_write_input_tokens"), f"{w}.cache_write_input_tokens", notes)
     return Tokens(
         _sub(_sub(n_in, cached), write),
         cached,
         write,
-        _count(found.get("output_tokens"), f"{w}.output_tokens", notes),
+        token_count(found.get("output_tokens"), f"{w}.output_tokens", notes),
         None,
     )
 
@@ -235,35 +251,23 @@ def gemini_totals(text: str, where: str, notes: list[str]) -> tuple[Tokens, dict
             obj = parse_json_bounded(chunk.encode("utf-8"), where)
         except ValueError:
             continue
-        if isinstance(obj, dict) and isinstance(_get(obj, "stats", "models"), dict):
+        if isinstance(obj, dict) and isinstance(get_path(obj, "stats", "models"), dict):
             stats = obj["stats"]["models"]
             break
     if stats is None:
         return None
     by_model: dict[str, Tokens] = {}
     for name, m in list(stats.items())[:32]:
-        t = _get(m, "tokens")
+        t = get_path(m, "tokens")
         if not isinstance(t, dict):
             continue
         w = f"{where}: stats.models.{str(name)[:60]}.tokens"
-        prompt, cached = _count(t.get("prompt"), w, notes), _count(t.get("cached"), w, notes)
-        out, thoughts = _count(t.get("candidates"), w, notes), _count(t.get("thoughts"), w, notes)
+        prompt, cached = token_count(t.get("prompt"), w, notes), token_count(t.get("cached"), w, notes)
+        out, thoughts = token_count(t.get("candidates"), w, notes), token_count(t.get("thoughts"), w, notes)
         by_model[str(name)[:200]] = Tokens(
             _sub(prompt, cached), cached, None, None if out is None else out + (thoughts or 0), None
         )
     return summed(by_model.values(), None), by_model
-
-
-def summed(parts: Iterable[Tokens], cost_usd: float | None) -> Tokens:
-    """The bucket-wise sums of several `Tokens` (a bucket no part reports stays None), with `cost_usd`."""
-    parts = list(parts)
-    sums = [_sum([getattr(t, b) for t in parts]) for b in BUCKETS]
-    return Tokens(sums[0], sums[1], sums[2], sums[3], cost_usd)
-
-
-def _sum(values: list[int | None]) -> int | None:
-    known = [v for v in values if v is not None]
-    return sum(known) if known else None
 
 
 def _codex_text(job: JobDir, trial: str) -> str:
@@ -301,7 +305,7 @@ def harness_totals(job: JobDir, trial: str, notes: list[str]) -> tuple[str, Toke
         found = gemini_totals(text or "", f"{trial}/agent/gemini-cli.txt", notes)
         if found:
             return "gemini-cli stats", found[0], found[1]
-    return None
+    return store_totals(job, trial, notes)
 
 
 def trial_usage(
@@ -312,13 +316,13 @@ def trial_usage(
     where = f"{trial}/result.json: agent_result"
     includes = (
         True
-        if "schema_version" in result or isinstance(_get(result, "agent_result", "model_usage"), dict)
+        if "schema_version" in result or isinstance(get_path(result, "agent_result", "model_usage"), dict)
         else None
     )
     ctx = result.get("agent_result")
     h_tokens = harbor_tokens(ctx, where, notes, includes)
     h_models: dict[str, Tokens] = {}
-    mu = _get(ctx, "model_usage")
+    mu = get_path(ctx, "model_usage")
     for name, m in list(mu.items())[:32] if isinstance(mu, dict) else []:
         h_models[str(name)[:200]] = harbor_tokens(m, f"{where}.model_usage.{str(name)[:60]}", notes, includes)
     raw = (
@@ -356,11 +360,3 @@ def trial_usage(
         exception_type=_text(exc, "exception_type"),
         notes=notes[:20],
     )
-
-
-def tokens_from_dict(data: Any) -> Tokens:
-    """A `Tokens` back from its JSON form (bad fields become None)."""
-    notes: list[str] = []
-    d = data if isinstance(data, dict) else {}
-    counts = [_count(d.get(b), b, notes) for b in BUCKETS]
-    return Tokens(counts[0], counts[1], counts[2], counts[3], _cost(d.get("cost_usd"), "cost_usd", notes))

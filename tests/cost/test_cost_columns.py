@@ -37,12 +37,14 @@ def test_pareto_frontier_by_hand():
     assert rows[0].points_per_usd == pytest.approx(50.0) and rows[4].points_per_usd is None
 
 
-@pytest.fixture()
-def scored_runs(tmp_path, mk) -> list[Path]:
-    """The usage job imported, with a synthetic scored result per imported task (score 0.6)."""
+def _scored(tmp_path: Path, mk, renames: dict[str, str]) -> list[Path]:
     runs = import_jobs([JOB], tmp_path / "runs").runs
     for run in runs:
-        meta = json.loads((run / "run.json").read_text())
+        text = (run / "run.json").read_text()
+        for old, new in renames.items():
+            text = text.replace(old, new)
+        (run / "run.json").write_text(text)
+        meta = json.loads(text)
         for tid in meta["usage"]:
             fam = next(
                 f
@@ -69,10 +71,45 @@ def scored_runs(tmp_path, mk) -> list[Path]:
     return runs
 
 
+@pytest.fixture()
+def scored_runs(tmp_path, mk) -> list[Path]:
+    """The usage job imported, with a synthetic scored result per imported task (score 0.6)."""
+    return _scored(tmp_path, mk, {})
+
+
+@pytest.fixture()
+def paper_runs(tmp_path, mk) -> list[Path]:
+    """As `scored_runs`, with the Claude models renamed to two the paper ran (Opus 4.7, Sonnet 4.6 as the
+    subagent), so the default table (the paper's) prices them."""
+    return _scored(
+        tmp_path,
+        mk,
+        {
+            "claude-opus-4-1-20250805": "claude-opus-4-7-20260101",
+            "claude-opus-4-1": "claude-opus-4-7",
+            "claude-3-5-haiku-20241022": "claude-sonnet-4-6",
+        },
+    )
+
+
 def test_leaderboard_gains_cost_columns_when_runs_have_usage(scored_runs, capsys):
     """claude-code: $1.1637 over the 2 of 3 trials with usage = 0.58185 $/task; the unpriced model says so; the
     caption says what the cost is over."""
-    assert main(["leaderboard", *map(str, scored_runs), "--format", "json", "--resamples", "50"]) == 0
+    assert (
+        main(
+            [
+                "leaderboard",
+                *map(str, scored_runs),
+                "--format",
+                "json",
+                "--resamples",
+                "50",
+                "--prices",
+                "vendors",
+            ]
+        )
+        == 0
+    )
     doc = json.loads(capsys.readouterr().out)
     cols = doc["extra_columns"]
     per_task, cover = cols["$/task"]["claude-code/anthropic/claude-opus-4-1"].split(" ")
@@ -105,19 +142,23 @@ def test_compare_to_column_is_the_paired_macro(scored_runs, mk, tmp_path, capsys
     assert col["claude-code/anthropic/claude-opus-4-1"].startswith("not compared: ")
 
 
-def test_report_has_a_cost_section_and_plot(scored_runs, tmp_path):
-    """report.md and report.html carry the cost table, report.json an `agent_cost` block; the HTML has the
-    score-versus-cost plot and lists the rows it could not plot (never at $0)."""
+def test_report_has_a_cost_section_and_plot(paper_runs, tmp_path):
+    """report.md and report.html carry the cost table (the paper's prices), report.json an `agent_cost` block;
+    the HTML has the score-versus-cost plot and lists the rows it could not plot (never at $0).
+    claude-code by hand at Table 7 prices: recap-001 Opus 4.7 1000 x 5 + 200000 x 0.5 + 10000 x 6.25 + 5000 x 25
+    = 0.2925 plus Sonnet 4.6 1500 x 3 = 0.0045; recap-002 (Harbor's totals) 10000 x 5 + 40000 x 0.5 + 1000 x 25
+    = 0.095 (per 1M); total 0.392."""
     out = tmp_path / "rep"
     assert main(
-        ["report", *map(str, scored_runs), "--format", "all", "--out", str(out), "--resamples", "20"]
+        ["report", *map(str, paper_runs), "--format", "all", "--out", str(out), "--resamples", "20"]
     ) in (0, 1)
     md = (out / "report.md").read_text()
     html = (out / "report.html").read_text()
-    assert "## Agent cost" in md and "| 2/3 | 1.16 |" in md
+    assert "## Agent cost" in md and "| 2/3 | 0.39 |" in md
     assert "macro score versus agent cost per task" in html
     assert "Not plotted (no cost)" in html and "unpriced: acme/unlisted-model" in html
     cost = {
         (c["harness"], c["model"]): c for c in json.loads((out / "report.json").read_text())["agent_cost"]
     }
-    assert cost[("claude-code", "anthropic/claude-opus-4-1")]["total_usd"] == pytest.approx(1.1637)
+    assert cost[("claude-code", "anthropic/claude-opus-4-7")]["total_usd"] == pytest.approx(0.392)
+    assert cost[("codex", "openai/gpt-5")]["unpriced_models"] == ["openai/gpt-5"]  # not a model of the paper

@@ -19,8 +19,8 @@ JOB = Path(__file__).resolve().parents[1] / "harbor" / "data" / "usage_job"
 def test_job_folder_and_its_imported_runs_give_the_same_table(tmp_path):
     """Reading the job directly or the run directories `avb import harbor` made from it: the same rows."""
     runs = import_jobs([JOB], tmp_path / "runs").runs
-    direct = build_cost_table([JOB], load_prices(), read_job=job_trial_costs).rows
-    imported = build_cost_table(runs, load_prices()).rows
+    direct = build_cost_table([JOB], load_prices("vendors"), read_job=job_trial_costs).rows
+    imported = build_cost_table(runs, load_prices("vendors")).rows
     key = lambda r: (r.harness, r.model, r.slice)  # noqa: E731
     assert [(key(r), r.trials, r.extracted, r.tokens, r.cost_usd) for r in sorted(direct, key=key)] == [
         (key(r), r.trials, r.extracted, r.tokens, r.cost_usd) for r in sorted(imported, key=key)
@@ -32,7 +32,8 @@ def test_claude_code_row_by_hand():
     alone: 10000 x 15 + 40000 x 1.50 + 1000 x 75 per 1M = 0.15 + 0.06 + 0.075 = 0.285; assembly-083 errored
     without usage (missing). Row 'all': 3 trials, 2 extracted, 1 missing, cost 1.1637, 1 of 2 with cache writes."""
     rows = {
-        (r.harness, r.slice): r for r in build_cost_table([JOB], load_prices(), read_job=job_trial_costs).rows
+        (r.harness, r.slice): r
+        for r in build_cost_table([JOB], load_prices("vendors"), read_job=job_trial_costs).rows
     }
     r = rows[("claude-code", "all")]
     assert (r.trials, r.extracted, r.missing, r.errored, r.cache_write_reported) == (3, 2, 1, 1, 1)
@@ -47,17 +48,17 @@ def test_claude_code_row_by_hand():
 
 def test_cli_formats(tmp_path, capsys):
     """md shows 'unpriced' (never $0) and the caption; json and csv carry the same rows; latex is a table."""
-    assert main(["cost", str(JOB)]) == 0
+    assert main(["cost", str(JOB), "--prices", "vendors"]) == 0
     md = capsys.readouterr().out
     assert "unpriced: acme/unlisted-model" in md and "trials without (counted, never as free)" in md
-    assert main(["cost", str(JOB), "--format", "json"]) == 0
+    assert main(["cost", str(JOB), "--prices", "vendors", "--format", "json"]) == 0
     doc = json.loads(capsys.readouterr().out)
-    assert doc["prices"]["version"] == load_prices().version and len(doc["rows"]) == 9
-    assert main(["cost", str(JOB), "--format", "csv"]) == 0
+    assert doc["prices"]["version"] == load_prices("vendors").version and len(doc["rows"]) == 9
+    assert main(["cost", str(JOB), "--prices", "vendors", "--format", "csv"]) == 0
     assert capsys.readouterr().out.count("\n") == 10
     out = tmp_path / "cost.tex"
-    assert main(["cost", str(JOB), "--format", "latex", "--out", str(out)]) == 0
-    assert out.read_text().startswith("\\begin{table}")
+    assert main(["cost", str(JOB), "--prices", "vendors", "--format", "latex", "--out", str(out)]) == 0
+    assert out.read_text().startswith("\\begin{table*}")
 
 
 def test_cli_price_file_overrides_the_table(tmp_path, capsys):

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from agenticvbench.cost import usage as usage_mod
+from agenticvbench.cost import tokens as tokens_mod
 from agenticvbench.cost.usage import claude_code_totals, codex_totals, gemini_totals, trial_usage
 from agenticvbench.harbor.importer import import_jobs
 from agenticvbench.runs.jobdir import JobDir
@@ -160,13 +160,13 @@ def test_a_symlinked_log_is_not_followed(tmp_path):
 
 def test_only_the_tail_of_a_huge_log_is_read(tmp_path, monkeypatch):
     """A log larger than MAX_LOG_BYTES is read from its end only (the result line is last), never whole."""
-    monkeypatch.setattr(usage_mod, "MAX_LOG_BYTES", 4096)
+    monkeypatch.setattr(tokens_mod, "MAX_LOG_BYTES", 4096)
     job = tmp_path / "job"
     shutil.copytree(JOB, job)
     log = job / "recap-001__aaa" / "agent" / "claude-code.txt"
     log.write_text("x" * 100000 + "\n" + (LOGS / "claude-code.txt").read_text().splitlines()[-1] + "\n")
     with JobDir(job) as j:
-        text = usage_mod.read_log_tail(j, ("recap-001__aaa", "agent", "claude-code.txt"))
+        text = tokens_mod.read_log_tail(j, ("recap-001__aaa", "agent", "claude-code.txt"))
         u = trial_usage(j, "recap-001__aaa", j.read_json("recap-001__aaa", "result.json"))
     assert len(text.encode()) <= 4096
     assert u.source == "claude-code stream-json result" and u.tokens.cache_write_tokens == 10000
