@@ -42,6 +42,7 @@ def _tasks(demo: DemoBenchmark) -> dict[int, object]:
     return {t.task_id: t for t in load_tasks(dataset=demo.mirror)}
 
 
+@pytest.mark.slow
 def test_build_is_byte_for_byte_deterministic(demo: DemoBenchmark, tmp_path: Path) -> None:
     """Two builds into different folders give the same file set with identical bytes (the marker included)."""
     again = build_demo(tmp_path / "second")
@@ -95,6 +96,7 @@ def test_force_and_stale_versions_rebuild_atomically(tmp_path: Path, monkeypatch
     assert sorted(p.name for p in tmp_path.iterdir()) == ["demo"]  # no staging or old folders left behind
 
 
+@pytest.mark.slow
 def test_an_interrupted_build_resumes_from_its_finished_steps(
     demo: DemoBenchmark, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -375,6 +377,7 @@ def _gray_frames(path: Path) -> list[np.ndarray]:
     return [f.image.astype(np.int16) for f in iter_frames(path, pix_fmt="bgr24")]
 
 
+@pytest.mark.slow
 def test_freeze_defect_is_real_and_confined_to_its_window(demo: DemoBenchmark) -> None:
     src = _gray_frames(demo.mirror / "repair/sources/demo1_source.mp4")
     broken = _gray_frames(demo.mirror / "repair/materials/65/broken.mp4")
@@ -387,6 +390,7 @@ def test_freeze_defect_is_real_and_confined_to_its_window(demo: DemoBenchmark) -
     assert still < moving / 2
 
 
+@pytest.mark.slow
 def test_colour_defect_is_real_and_confined_to_its_window(demo: DemoBenchmark) -> None:
     src = _gray_frames(demo.mirror / "repair/sources/demo2_source.mp4")
     broken = _gray_frames(demo.mirror / "repair/materials/66/broken.mp4")

@@ -26,6 +26,7 @@ def demo_copy(demo, tmp_path_factory):
     return root
 
 
+@pytest.mark.slow
 def test_avb_demo_scores_every_family_and_prints_the_report(demo_copy, capsys, monkeypatch):
     """`avb demo` (no network, no judge): perfect = 1.0 per family, broken = 0 with reasons, no errors."""
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
@@ -60,6 +61,7 @@ def test_avb_demo_scores_every_family_and_prints_the_report(demo_copy, capsys, m
     assert repair_broken_as_is and max(r.final_score for r in repair_broken_as_is) < 0.9
 
 
+@pytest.mark.slow
 def test_recap_through_loopback_judge_then_replay_is_identical(demo_copy, tmp_path, monkeypatch):
     """Recap llm items are judged by the OpenAI-compatible loopback server, then replayed from the cache with
     identical results and no request at all."""

@@ -81,6 +81,7 @@ def tiny(tmp_path_factory: pytest.TempPathFactory) -> DemoBenchmark:
     return build_demo(tmp_path_factory.mktemp("tiny") / "demo", size=TINY)
 
 
+@pytest.mark.slow
 def test_tiny_full_layout_loads_as_the_real_benchmark(tiny: DemoBenchmark) -> None:
     """A full-layout build must give `load_tasks` 100 typed tasks with the real ids, and be marked by size."""
     tasks = load_tasks(dataset=tiny.mirror)
@@ -97,6 +98,7 @@ def test_tiny_full_layout_loads_as_the_real_benchmark(tiny: DemoBenchmark) -> No
     assert all(p.is_dir() for p in tiny.runs.values())
 
 
+@pytest.mark.slow
 def test_tiny_full_layout_perfect_run_scores_one(
     tiny: DemoBenchmark, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

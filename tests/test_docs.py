@@ -62,6 +62,7 @@ def test_every_printed_defect_id_is_documented() -> None:
     assert not used - documented, f"undocumented defect ids: {sorted(used - documented)}"
 
 
+@pytest.mark.slow
 def test_no_file_points_outside_the_repository() -> None:
     """Docs, code, data and tests cite public sources only, never a ticket number or an internal spec folder."""
     hits = []
@@ -75,6 +76,7 @@ def test_no_file_points_outside_the_repository() -> None:
     assert not hits, "\n".join(hits)
 
 
+@pytest.mark.slow
 def test_troubleshooting_shows_the_real_messages(
     demo: DemoBenchmark, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

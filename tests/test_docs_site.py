@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import agenticvbench
 
 REPO = Path(__file__).resolve().parents[1]
@@ -56,6 +58,7 @@ def _copy_project(tmp: Path) -> Path:
     return root
 
 
+@pytest.mark.slow
 def test_the_site_builds_strict_and_offline(tmp_path: Path) -> None:
     """The real docs build with no warning; the generated pages hold what they promise (the CLI reference every
     command, the API page the docstrings, the schema page the shipped schema)."""
@@ -73,6 +76,7 @@ def test_the_site_builds_strict_and_offline(tmp_path: Path) -> None:
         assert (site / page).is_file(), page
 
 
+@pytest.mark.slow
 def test_strict_build_fails_on_a_broken_link_and_a_page_outside_the_nav(tmp_path: Path) -> None:
     """Strict mode is what makes the build a check: a link to a missing page, and a page no navigation entry
     reaches, each fail it with a message naming the file."""
@@ -88,6 +92,7 @@ def test_strict_build_fails_on_a_broken_link_and_a_page_outside_the_nav(tmp_path
     assert "orphan.md" in proc.stderr
 
 
+@pytest.mark.slow
 def test_strict_build_fails_when_the_cli_reference_lags_the_parser(tmp_path: Path) -> None:
     """A command or option added to the parser without regenerating docs/reference/cli.md fails the docs build,
     and the message says how to regenerate."""

@@ -7,9 +7,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
+@pytest.mark.slow
 def test_package_settings_are_scrubbed_and_test_switches_kept(tmp_path: Path) -> None:
     """An AVB_* package setting from the caller (here the cache directory) must not reach the tests, while the
     opt-in switches must: the scrub once removed AVB_REPAIR_HD_MEDIA, so the documented full-size repair run

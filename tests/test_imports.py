@@ -8,6 +8,8 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[1]
 PACKAGE = REPO / "agenticvbench"
 BARE = {"verifiers", "ground_truth"}
@@ -93,6 +95,7 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return out
 
 
+@pytest.mark.slow
 def test_no_bare_verifiers_or_ground_truth_imports() -> None:
     """`verifiers` is also PyPI's package (and `ground_truth` a generic name): our code, tests and benchmarks must
     import them only as `agenticvbench.verifiers` / `agenticvbench.ground_truth`, or a user's install breaks."""
@@ -105,6 +108,7 @@ def test_no_bare_verifiers_or_ground_truth_imports() -> None:
     assert not bad, "\n".join(bad)
 
 
+@pytest.mark.slow
 def test_detector_sees_the_package() -> None:
     """Guard for the cycle test: the graph covers the verifiers and resolves known edges."""
     graph = _graph()
@@ -113,6 +117,7 @@ def test_detector_sees_the_package() -> None:
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
 
 
+@pytest.mark.slow
 def test_no_import_cycles() -> None:
     """Modules of the package form no import cycle, counting lazy and TYPE_CHECKING imports too: a cycle makes
     import order matter and hides a missing boundary (e.g. a type that belongs in a lower module)."""
@@ -166,6 +171,7 @@ def test_layer_detector_finds_an_upward_import() -> None:
     assert _layer("agenticvbench.verifiers.repair.edit") == 4 and _layer("agenticvbench.results.model") == 3
 
 
+@pytest.mark.slow
 def test_imports_follow_the_layers() -> None:
     """core -> plug-ins -> engine -> outputs -> cli: a module imports only its own layer or lower ones (lazy and
     TYPE_CHECKING imports count). An upward import means a rule lives in the wrong layer (e.g. the engine's

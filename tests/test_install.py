@@ -153,6 +153,7 @@ print(json.dumps({"files": mods, "verifiers_version": md.version("verifiers"),
     return json.loads(_run([venv / "bin" / "python", "-c", code], cwd=cwd).stdout)
 
 
+@pytest.mark.slow
 def test_wheel_holds_one_top_level_package(wheel: Path) -> None:
     """Only `agenticvbench/` goes into site-packages: `verifiers` and `ground_truth` ship inside it (a top-level
     `verifiers` would overwrite PyPI's package of that name), and the repair ground truth is packaged."""
@@ -163,6 +164,7 @@ def test_wheel_holds_one_top_level_package(wheel: Path) -> None:
     assert sum(n.startswith("agenticvbench/ground_truth/repair/ground_truth/") for n in names) == 22
 
 
+@pytest.mark.slow
 def test_installs_beside_pypi_verifiers(venv: Path, tmp_path: Path) -> None:
     """In the venv, `import verifiers` is PyPI's package and `agenticvbench.verifiers` ours, both from the venv
     (not the development tree), and the install needs exactly one OpenCV distribution: the headless one."""
@@ -225,6 +227,7 @@ def _without_gl(cmd: list[str]) -> list[str]:
     ]
 
 
+@pytest.mark.slow
 def test_demo_runs_without_libgl(venv: Path, tmp_path: Path) -> None:
     """`import cv2` and the whole demo (build, score three runs, report) work from the wheel install where no
     libGL can be loaded, as in slim containers and clusters; the first command proves libGL is really gone."""

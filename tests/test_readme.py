@@ -73,6 +73,7 @@ def test_excerpt_matching_rejects_what_it_should() -> None:
     assert excerpt_mismatch(["a", ELLIPSIS, "x", ELLIPSIS], out) is not None
 
 
+@pytest.mark.slow
 def test_quickstart_excerpt_matches_a_fresh_demo(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -89,6 +90,7 @@ def test_quickstart_excerpt_matches_a_fresh_demo(
         assert problem is None, f"`{step.command}`: {problem}\n--- printed ---\n" + "\n".join(printed)
 
 
+@pytest.mark.slow
 def test_readme_python_example_runs(
     demo: DemoBenchmark, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -13,6 +13,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(1200)
 def test_mypy_is_clean() -> None:
     """`mypy -p agenticvbench` (verifiers and ground truth included) reports

@@ -13,6 +13,8 @@ from agenticvbench.cli.main import main
 from agenticvbench.errors import SubmissionError
 from agenticvbench.results.model import write_result
 
+pytestmark = pytest.mark.slow  # every test here scores the demo or builds an environment
+
 FAMS = {
     1: "recap",
     2: "recap",

@@ -18,6 +18,8 @@ from agenticvbench.media import probe
 from agenticvbench.scoring.engine import verify_run
 from agenticvbench.verifiers.assembly import adjust
 
+pytestmark = pytest.mark.slow  # every test here scores the demo or builds an environment
+
 #: What the engine produced for each (strategy, task) on the small demo (headline score). Pinned so that a change
 #: of any verifier, writer or flag shows here; the properties below say why each value is what it is.
 PINNED: dict[tuple[str, int], float] = {

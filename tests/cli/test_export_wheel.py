@@ -17,6 +17,8 @@ import pytest
 from agenticvbench.errors import AVBError
 from agenticvbench.harbor.wheel import WHEEL_FIX, build_tools_problem, build_wheel, check_wheel
 
+pytestmark = pytest.mark.slow  # every test here scores the demo or builds an environment
+
 
 @pytest.fixture(scope="module")
 def fresh_python(tmp_path_factory) -> str:

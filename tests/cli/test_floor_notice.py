@@ -32,6 +32,7 @@ def _fake_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(sys.stderr, "isatty", lambda: True, raising=False)
 
 
+@pytest.mark.slow
 def test_leaderboard_announces_the_floor_once_then_reuses_it(seq_mirror, seq_run, tmp_path, capsys):
     """The first leaderboard prints one `avb:` line before scoring the floor (job count, estimate, cache folder,
     --no-floor); the second finds everything cached and says nothing; `--no-floor` and `-q` never print it."""
@@ -151,6 +152,7 @@ def test_demo_step_lines_on_a_terminal_and_throttled_elsewhere(capsys, monkeypat
     assert capsys.readouterr().err.count("step\n") == 3
 
 
+@pytest.mark.slow
 def test_demo_announces_build_and_scoring(demo, tmp_path, capsys, monkeypatch):
     """`avb demo` on a new folder says it is building and then scoring (stderr) before the summary, even with
     stderr redirected; `-q` keeps only the summary."""

@@ -11,7 +11,10 @@ import sys
 import urllib.error
 import urllib.request
 
+import pytest
 
+
+@pytest.mark.slow
 def test_avb_grade_serves_on_loopback_with_a_token(demo, tmp_path) -> None:
     """The command binds 127.0.0.1, prints the URL with its token, lists the run's recap submissions, and
     refuses a request without the token."""

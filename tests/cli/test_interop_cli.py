@@ -144,6 +144,7 @@ def test_export_openvibe_missing_dataset_is_an_input_error(tmp_path: Path, capsy
     assert code == 3 and "avb: error" in err
 
 
+@pytest.mark.slow
 def test_export_openvibe_demo_benchmark(tmp_path: Path, capsys) -> None:
     """The embedded demo benchmark (every family, inline repair profiles) exports to a valid document."""
     from agenticvbench.demo import build_demo

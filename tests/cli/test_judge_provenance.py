@@ -6,6 +6,8 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
+
 from agenticvbench import verify_run
 from agenticvbench.cli.main import main
 from agenticvbench.judge import JudgeSettings
@@ -31,6 +33,7 @@ def test_off_settings_record_what_no_judge_records():
     assert JudgeSettings(mode="cache").provenance()["judge_model"] == "gpt-4o-mini"
 
 
+@pytest.mark.slow
 def test_cli_and_api_agree_on_judge_off_and_do_not_rescore(demo, tmp_path, capsys):
     """Regression: the CLI recorded judge_model gpt-4o-mini and api.openai.com with the judge off, the API None, so
     every switch between them rescored recap and two judge-off reps were marked "mixes 2 judge settings"."""

@@ -53,6 +53,7 @@ def verdict_texts(pg) -> list[str]:
     return pg.eval_on_selector_all(".item .v", "els => els.map(e => e.textContent)")
 
 
+@pytest.mark.slow
 def test_play_seek_grade_reload_then_verify_human(page, served, setup, tmp_path) -> None:
     """End to end with a person's keyboard: play (currentTime moves), seek +5 s, grade two submissions with p/f,
     reload (verdicts kept), then `avb verify --judge human` turns exactly those verdicts into item outcomes."""
@@ -140,6 +141,7 @@ def test_play_seek_grade_reload_then_verify_human(page, served, setup, tmp_path)
     json.dumps([r.to_dict() for r in human.values()])
 
 
+@pytest.mark.slow
 def test_pass_fail_skip_buttons_grade_without_a_keyboard(page, served) -> None:
     """Regression: the page could only be graded with the p/f/s keys (no use on a trackpad or tablet); each item
     now has pass / fail / skip buttons that save the verdict and show which one is chosen."""

@@ -36,6 +36,7 @@ def _dirs(export: Path) -> dict[int, Path]:
     return {t["task_id"]: export / t["path"] for t in listing["tasks"]}
 
 
+@pytest.mark.slow
 def test_every_task_has_harbors_layout_and_a_separate_verifier(harbor_export, demo):
     """Each task dir has task.toml, instruction.md, both Dockerfiles, test.sh and solve.sh; the verifier runs
     separately; timeouts and resources come from the family settings; the instruction states the contract."""
@@ -160,6 +161,7 @@ def _score_in_root(d: Path, root: Path, env: dict[str, str]) -> dict[str, float]
     return reward
 
 
+@pytest.mark.slow
 def test_exported_solve_then_test_sh_gives_one_where_gold_exists(harbor_export, avb_on_path, tmp_path):
     """solve.sh then test.sh, in a scratch root: reward 1.0 on every sequencing, assembly and repair task (repair
     within 1e-5), 0 on recap (no gold), and the solve.sh of recap still succeeds."""
@@ -172,6 +174,7 @@ def test_exported_solve_then_test_sh_gives_one_where_gold_exists(harbor_export, 
         assert reward["reward"] == pytest.approx(expected, abs=1e-5), (tid, reward)
 
 
+@pytest.mark.slow
 def test_exported_test_sh_scores_wrong_outputs_like_avb_verify(harbor_export, demo, avb_on_path, tmp_path):
     """test.sh on wrong outputs (the demo's partial run for sequencing and assembly, its broken run for repair and
     recap) gives exactly the headline `avb verify` computes from the dataset for the same files."""
@@ -195,6 +198,7 @@ def test_exported_test_sh_scores_wrong_outputs_like_avb_verify(harbor_export, de
     assert any(0.0 < rewards[t]["reward"] < 1.0 for t in (37, 38, 83, 84))
 
 
+@pytest.mark.slow
 def test_verifier_image_installs_the_wheel_of_this_checkout(harbor_export, tmp_path):
     """agenticvbench is not on PyPI, so a pinned `agenticvbench==X` never builds: the export bakes a wheel of this
     source into tests/; it is this version, and installed alone (no dependencies) it provides the reward code."""

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from agenticvbench.cli.main import main
 from agenticvbench.dataset.loader import load_tasks
 from agenticvbench.harbor.gold import RECAP_NONE, gold_output, seconds_text
@@ -16,6 +18,7 @@ from agenticvbench.scoring.engine import verify_run
 from agenticvbench.verifiers.repair.report_grammar import parse_timestamp
 
 
+@pytest.mark.slow
 def test_gold_run_scores_one_on_every_task_with_gold(demo, tmp_path, capsys):
     """`avb gold` writes sequencing, assembly and repair outputs, lists recap as having none, and each written
     task verifies at 1.0 (the official headline; exactly, except repair's float edit term within 1e-5)."""

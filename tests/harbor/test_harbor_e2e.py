@@ -53,6 +53,7 @@ def _harbor(
     )
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(3600)
 def test_harbor_lint_run_import_verify_round_trip(harbor_bin, demo, avb_on_path, tmp_path):
     """lint is clean; oracle scores 1.0 where gold exists and 0 on recap; nop scores 0; no trial raises; the

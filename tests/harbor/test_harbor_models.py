@@ -35,6 +35,7 @@ def harbor_job(tmp_path_factory) -> Path:
     return job
 
 
+@pytest.mark.slow
 def test_every_injected_failure_gets_its_class(harbor_job, tmp_path):
     """The outcome class is the suffix of each trial's name; two infrastructure failures are listed for rerun;
     the agent timeout's note leads with Harbor's message."""
@@ -90,6 +91,7 @@ def test_trajectory_facts_from_harbors_atif_file(harbor_job, tmp_path):
     assert "| claude-code | 7 | 1 | 3.0 | 4.0 | Bash 3, Read 1 | 0.3 | 100% | 100% |" in text
 
 
+@pytest.mark.slow
 def test_exclude_policy_gives_the_same_numbers_in_metric_and_leaderboard(harbor_job, demo, tmp_path):
     """Under `--infra-policy exclude`, `avb verify` gives the two infrastructure failures an `excluded` result and
     `avb leaderboard` leaves them out exactly as `avb harbor metric` does. The scored (37) and agent-error (65)

@@ -74,6 +74,7 @@ def _inspect_oracle(inspect_bin: Path, task_dir: Path, scratch: Path, env: dict[
     return json.loads(log.read_text())
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(3600)
 def test_inspect_eval_oracle_then_import_and_verify(inspect_bin, demo, avb_on_path, tmp_path):
     """Inspect scores every gold output 1.0 with our verifier (reward.json's one key), and `avb verify` on the

@@ -89,6 +89,7 @@ def test_valid_run_passes_every_rule(sb_demo: dict[str, Path], tasks) -> None:
         ("over_limits", set(), True, True, True),
     ],
 )
+@pytest.mark.slow
 def test_demo_scenarios(
     sb_demo: dict[str, Path],
     tasks,

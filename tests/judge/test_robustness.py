@@ -17,6 +17,7 @@ from agenticvbench.judge.settings import add_judge_args, settings_from_args
 REQS = [JudgeRequest(f"L-{i:02d}", f"Criterion number {i} holds.") for i in range(8)]
 
 
+@pytest.mark.slow
 def test_silent_endpoint_costs_about_one_deadline_for_all_items(clip, fake, make_settings, tmp_path) -> None:
     """An endpoint that accepts connections and never answers: the per-request deadline fires, three consecutive
     timeouts open the breaker, and the other items (and retries) are skipped, so 8 items with 3 retries each
@@ -147,6 +148,7 @@ def test_timeout_and_retries_from_options_and_env(monkeypatch: pytest.MonkeyPatc
         JudgeSettings(timeout=0)
 
 
+@pytest.mark.slow
 def test_demo_recap_against_silent_endpoint_costs_under_three_deadlines(
     demo, fake, tmp_path, monkeypatch
 ) -> None:

@@ -33,6 +33,7 @@ def reference() -> dict[str, np.ndarray]:
         return {k: data[k] for k in data.files}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", FILES)
 def test_spans_equal_ffmpeg_51(reference: dict[str, np.ndarray], name: str) -> None:
     """Every span has ffmpeg 5.1's length and its samples within 2 LSB: the first 16,000 (where a fresh decoder's
@@ -129,6 +130,7 @@ def _tone(tmp: Path, name: str, *extra: str, inputs: int = 1) -> Path:
     return out
 
 
+@pytest.mark.slow
 def test_seven_one_audio_falls_back_to_the_command_line(tmp_path: Path) -> None:
     """Regression: 7.1 audio crashed the process (PyAV's `to_ndarray` on a 9-plane frame read past its data).
     Only mono and stereo are emulated; the rest takes the official command line, run by the bundled ffmpeg."""

@@ -61,6 +61,7 @@ def every_colour() -> tuple[np.ndarray, np.ndarray, np.ndarray, av.VideoFrame]:
     return y, u, v, frame
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("colorspace", "full"), sorted(PINNED))
 def test_every_colour_is_libswscale_x86_output(every_colour, colorspace: int, full: bool) -> None:
     """All 2^24 colours of each matrix and range give the pinned x86 bytes; on x86 also exactly what PyAV's
@@ -160,6 +161,7 @@ def _libavutil_found() -> bool:
 @pytest.mark.skipif(
     not (X86 and _libavutil_found()), reason="needs x86 and PyAV's bundled libavutil to compare"
 )
+@pytest.mark.slow
 def test_without_libav_simd_libswscale_drifts_and_the_portable_converter_does_not() -> None:
     """The reason the converter exists: with libav's SIMD switched off (its code path on CPUs it has no x86
     assembly for) libswscale's BGR changes, the portable converter's does not."""

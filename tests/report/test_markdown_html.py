@@ -197,6 +197,7 @@ def test_provenance_lists_versions_and_judge(mk) -> None:
     assert "verifier versions: recap recap-1; sequencing sequencing-1" in md
 
 
+@pytest.mark.slow
 def test_cli_report_dataset_universe(two_runs, demo, capsys) -> None:
     """`--dataset MIRROR` counts every task of that dataset: tasks the runs lack appear as 'no result' (= 0)."""
     assert (
@@ -256,6 +257,7 @@ def test_lost_points_explains_each_family(mk) -> None:
     ]
 
 
+@pytest.mark.slow
 def test_html_lists_only_published_rows_this_comparison_has(two_runs, make_run) -> None:
     """Regression: the HTML report listed the published codex_cli / gpt-5.5 row as "not in this comparison" on
     every report (the Markdown did not), under a heading of its own size; both now show only matched rows."""

@@ -15,6 +15,8 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
+pytestmark = pytest.mark.slow  # every test here scores the demo or builds an environment
+
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 
 

@@ -47,6 +47,7 @@ def _key(r):
     return (r.run["path"], r.task_id)
 
 
+@pytest.mark.slow
 def test_dask_scores_equal_local_scores(cluster, local, tmp_path) -> None:
     """`verify_run(executor="dask", scheduler=ADDRESS)` writes, on the worker, the same per-task results as local."""
     out = tmp_path / "dask-results"
@@ -157,6 +158,7 @@ def _stall_or_score(job):
     return _Result(task_id=job.task.task_id, family="sequencing", status="scored", headline_score=1.0)
 
 
+@pytest.mark.slow
 def test_stalled_task_is_cut_at_the_deadline_and_the_worker_restarted(cluster) -> None:
     """Regression: on Dask a stalled task hung the run (no per-task deadline); now it is an `error` at the
     deadline, its worker (with a nanny) is restarted and the other tasks are scored."""
@@ -191,6 +193,7 @@ def _kill_worker_or_score(job):
     return _Result(task_id=job.task.task_id, family="sequencing", status="scored", headline_score=1.0)
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(180)
 def test_dead_worker_without_nanny_does_not_hang_the_run() -> None:
     """Regression: a `--no-nanny` worker killed by a submission is never replaced and the run waited forever;
@@ -243,6 +246,7 @@ def test_dead_worker_without_nanny_does_not_hang_the_run() -> None:
             worker.kill()
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(300)
 def test_task_that_kills_its_worker_does_not_take_honest_tasks_down() -> None:
     """Regression: a submission that kills its worker made Dask give up (`KilledWorker`) on the honest tasks

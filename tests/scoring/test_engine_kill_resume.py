@@ -11,6 +11,8 @@ import textwrap
 import time
 from pathlib import Path
 
+import pytest
+
 from agenticvbench.results.model import read_result
 
 SCRIPT = textwrap.dedent("""
@@ -51,6 +53,7 @@ def _make_run(root: Path) -> Path:
     return run
 
 
+@pytest.mark.slow
 def test_sigkill_mid_run_then_rerun_resumes(tmp_path):
     run = _make_run(tmp_path)
     script = tmp_path / "slow.py"

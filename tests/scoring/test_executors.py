@@ -6,6 +6,8 @@ import os
 import time
 from dataclasses import dataclass
 
+import pytest
+
 from agenticvbench.results.model import Result
 from agenticvbench.scoring.executors import ProcessExecutor, SerialExecutor
 
@@ -31,6 +33,7 @@ def work(job: FakeJob) -> Result:
     return Result(task_id=job.task.task_id, family="sequencing", status="scored", headline_score=1.0)
 
 
+@pytest.mark.slow
 def test_dead_worker_becomes_that_tasks_error_and_the_rest_finish():
     """Regression guard: a BrokenProcessPool used to propagate and end the whole run."""
     jobs = [FakeJob(FakeTask(t), {"path": "r"}) for t in range(37, 47)]
@@ -58,6 +61,7 @@ def stall(job: FakeJob) -> Result:
     return Result(task_id=job.task.task_id, family="sequencing", status="scored", headline_score=1.0)
 
 
+@pytest.mark.slow
 def test_stalled_pool_worker_is_stopped_at_the_deadline_and_the_others_rerun():
     """Regression: a stalled pool worker hung the whole run (no per-task deadline)."""
     jobs = [FakeJob(FakeTask(t), {"path": "r"}) for t in range(37, 45)]

@@ -31,6 +31,7 @@ def _clean(text: str) -> None:
     text.encode("utf-8")
 
 
+@pytest.mark.slow
 def test_verify_explain_report_and_leaderboard_survive_hostile_strings(
     hostile_strings, demo, tmp_path, capsys
 ):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 
+import pytest
 from adversarial import by_id, long_media
 
 from agenticvbench.integrity.screen import MAX_FRAME_SIDE
@@ -27,6 +28,7 @@ def test_manifest_over_5mb_is_refused(hostile_run, score_run):
     assert r.status == "malformed" and "5242880 byte limit" in r.reason
 
 
+@pytest.mark.slow
 def test_media_cap_is_documented_and_can_be_raised(hostile_run, score_run):
     """Media have a cap too (default 4 GiB); the message names the option that raises it, and raising it works."""
     run = hostile_run()

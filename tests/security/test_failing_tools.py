@@ -32,6 +32,7 @@ def _script(path: Path, body: str) -> str:
     return str(path)
 
 
+@pytest.mark.slow
 def test_killed_ffmpeg_is_an_error_not_a_clean_recap(hostile_run, score_run, tmp_path, monkeypatch):
     """Regression: an ffmpeg that exits 137 (killed) printed no black run, so a recap with a black gap went from
     0.857 to 1.0 with rc 0; now the task is an `error` naming the tool and nothing is reused."""

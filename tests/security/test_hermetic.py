@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[2]
 
 
@@ -44,6 +46,7 @@ def test_conftest_scrubs_the_callers_settings():
     assert "avb-tests-hf-home-" in os.environ["HF_HOME"]
 
 
+@pytest.mark.slow
 def test_hub_tests_pass_on_an_offline_cluster():
     """With HF_HUB_OFFLINE=1 (usual on offline clusters) and unrelated endpoints set, 7 Hub tests used to fail."""
     env = {**os.environ, **HOSTILE_ENV, "PYTHONPATH": str(REPO)}

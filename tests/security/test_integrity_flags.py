@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from adversarial import audio_only, by_id, one_frame, rotated
 
 from agenticvbench.demo.repair import source_path
@@ -24,6 +25,7 @@ def test_audio_only_fixed_video_is_flagged(hostile_run, score_run, demo, tmp_pat
     assert json.loads((run.results() / "65.json").read_text())["integrity"] == ["audio_only"]
 
 
+@pytest.mark.slow
 def test_rotated_fixed_video_is_flagged(hostile_run, score_run, demo, tmp_path):
     """A display rotation matrix is ignored by frame comparisons but not by players: flagged, score kept."""
     run = hostile_run()
@@ -35,6 +37,7 @@ def test_rotated_fixed_video_is_flagged(hostile_run, score_run, demo, tmp_path):
     assert plain.integrity == []
 
 
+@pytest.mark.slow
 def test_fixed_video_identical_to_the_broken_input_is_flagged(hostile_run, score_run):
     """Handing back the agent's own broken input earns partial official credit; the result says what happened."""
     run = hostile_run("partial")  # the partial run copies broken.mp4 to fixed.mp4
@@ -43,6 +46,7 @@ def test_fixed_video_identical_to_the_broken_input_is_flagged(hostile_run, score
     assert any("INTEGRITY identical_to_input" in w for w in r.warnings)
 
 
+@pytest.mark.slow
 def test_single_frame_with_full_audio_is_flagged_degenerate(
     hostile_run, score_run, demo, tmp_path, monkeypatch
 ):
@@ -66,6 +70,7 @@ def test_single_frame_with_full_audio_is_flagged_degenerate(
     assert plain.integrity == [] and plain.headline_score == r.headline_score
 
 
+@pytest.mark.slow
 def test_honest_outputs_carry_no_flags(hostile_run, score_run):
     """Flags must not fire on ordinary outputs of any family."""
     res = by_id(score_run(hostile_run().root, [1, 37, 65, 83]))

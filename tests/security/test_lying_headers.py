@@ -3,6 +3,7 @@ decoded, and a header that lies is a clean `malformed` with the reason."""
 
 from __future__ import annotations
 
+import pytest
 from adversarial import by_id, ffmpeg, lying_sample_table, scale_durations
 
 from agenticvbench.media import probe
@@ -34,6 +35,7 @@ def test_halved_header_durations_do_not_pass_a_length_check(hostile_run, score_r
     assert r.status == "malformed" and "header declares" in r.reason and "packets span" in r.reason
 
 
+@pytest.mark.slow
 def test_hours_of_frames_behind_a_short_header_are_not_scored(hostile_run, score_run, tmp_path):
     """Regression: 5 h of frames behind a 10-s header was scored (decoded in full); the packet scan sees 18000 s
     without decoding a frame."""

@@ -10,6 +10,8 @@ import textwrap
 import time
 from pathlib import Path
 
+import pytest
+
 SCRIPT = textwrap.dedent("""
     import json, os, sys, time
     from pathlib import Path
@@ -77,6 +79,7 @@ def _workers_gone(pids: Path, within: float) -> bool:
     return False
 
 
+@pytest.mark.slow
 def test_sigkill_of_verify_takes_its_workers_down(tmp_path, demo):
     """kill -9 of `avb verify` left its pool workers running (and writing results) for as long as their tasks ran."""
     proc, pids = _start(tmp_path, demo)
@@ -85,6 +88,7 @@ def test_sigkill_of_verify_takes_its_workers_down(tmp_path, demo):
     assert _workers_gone(pids, within=5.0), "workers outlived their parent by more than 5 s"
 
 
+@pytest.mark.slow
 def test_ctrl_c_exits_130_without_leftovers(tmp_path, demo):
     """Ctrl-C keeps its behaviour: exit status 130, a one-line message, and no worker left running."""
     proc, pids = _start(tmp_path, demo)

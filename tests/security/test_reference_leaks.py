@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from adversarial import by_id
 
 from agenticvbench.dataset.loader import load_tasks
@@ -11,6 +12,7 @@ from agenticvbench.demo.repair import source_path
 from agenticvbench.integrity.leaks import dataset_references, leaked_references
 
 
+@pytest.mark.slow
 def test_copy_of_another_tasks_reference_is_flagged_not_rescored(hostile_run, score_run, demo, monkeypatch):
     """Task 65's fixed.mp4 replaced by task 66's verifier-only source: only the own-reference check existed, so
     this passed silently. It is evidence the agent saw verifier-only material: flagged `verifier_reference`

@@ -33,6 +33,7 @@ def _edit(path, **changes):
     return data
 
 
+@pytest.mark.slow
 def test_real_results_validate_against_the_shipped_schema(hostile_run, score_run):
     """The schema in agenticvbench/results documents what `avb verify` writes; every family's real result fits."""
     run = hostile_run("partial")
@@ -65,6 +66,7 @@ def test_hand_edited_score_is_rescored_with_a_note(scored, score_run):
         ({"schema_version": 1}, "schema_version"),
     ],
 )
+@pytest.mark.slow
 def test_schema_violations_are_rescored(scored, score_run, changes, words):
     """Out-of-range, string-typed and unknown-status results crashed or were trusted; the schema rejects them."""
     path = scored.results() / "83.json"
@@ -96,6 +98,7 @@ def test_invalid_results_are_counted_not_dropped(scored):
     assert sorted(rows.task_id) == [37, 38, 84] and (rows.headline_score == 0).all()
 
 
+@pytest.mark.slow
 def test_result_naming_another_task_is_invalid(scored):
     """A 38.json holding task 37 would make one task count twice."""
     (scored.results() / "38.json").write_bytes((scored.results() / "37.json").read_bytes())
@@ -103,6 +106,7 @@ def test_result_naming_another_task_is_invalid(scored):
     assert "holds task 37" in bad[38]
 
 
+@pytest.mark.slow
 def test_fifo_or_huge_result_file_never_hangs(scored):
     """Result files sit in the submission's own folder: a FIFO or a sparse 100 MB file is invalid, not a hang."""
     import os
@@ -129,6 +133,7 @@ def test_report_and_leaderboard_list_invalid_results_and_exit_1(scored, capsys, 
     assert ("| invalid |" in out) if command == "leaderboard" else ("invalid result file" in out), out[-1500:]
 
 
+@pytest.mark.slow
 def test_invalid_result_counts_zero_in_the_report_not_dropped(scored, tmp_path):
     """An invalid result file used to drop its task from the report: with task 83 (the run's worst assembly
     result) corrupted, assembly rose from the mean of 83 and 84 to 84 alone. It now counts as its task scoring 0,

@@ -193,6 +193,7 @@ def test_record_name_taken_by_a_folder_does_not_stop_scoring(genuine, score_run)
     assert score_run(run.root, [84]).n_resumed == 1
 
 
+@pytest.mark.slow
 def test_cli_key_file_options(genuine, demo, tmp_path, capsys):
     """`avb verify --key-file` inside the run folder is a usage error (exit 2, one line naming it); outside, it
     signs, and `avb leaderboard --key-file` with the same key counts the result as signed (another key: 0)."""

@@ -50,6 +50,7 @@ def test_the_verifier_and_the_registry_name_one_function(family: str) -> None:
     assert VERIFIERS[family].explain is family_explainer(family)
 
 
+@pytest.mark.slow
 def test_explaining_repair_and_recap_loads_no_media_stack() -> None:
     """`avb report` explains every result; before the explanations moved beside the verifiers behind light
     package `__init__`s, reading a repair or recap result imported PyAV (the repair package's entry point)."""

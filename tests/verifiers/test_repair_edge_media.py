@@ -76,6 +76,7 @@ def _score(media, fixed: Path, tmp_path: Path):
     )
 
 
+@pytest.mark.slow
 def test_one_frame_fix_is_scored_not_crashed(media, tmp_path):
     assert probe(media["one_frame"]).video.nb_frames in (1, None)
     out = _score(media, media["one_frame"], tmp_path)

@@ -50,6 +50,7 @@ def golden(tmp_path_factory: pytest.TempPathFactory) -> dict[str, EditResult]:
     }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("name", "setting"), [(n, s) for n in CASES for s in SETTINGS if s in CASES[n]])
 def test_golden_edit_score_within_tolerance(golden: dict[str, EditResult], name: str, setting: str) -> None:
     exp = CASES[name][setting]
@@ -394,6 +395,7 @@ def _edit(clips: dict[str, Path], name: str, **kw: Any) -> EditResult:
     return score_edit(clips[name], clips["source"], **(args | kw))
 
 
+@pytest.mark.slow
 def test_copy_scores_full_and_is_independent_of_workers_and_cache(
     clips: dict[str, Path], tmp_path: Path
 ) -> None:
@@ -413,6 +415,7 @@ def test_copy_scores_full_and_is_independent_of_workers_and_cache(
     )
 
 
+@pytest.mark.slow
 def test_short_fix_is_not_penalised_d_r7(clips: dict[str, Path]) -> None:
     """D-R7: frames and audio past the fix's end just drop out of the weighted means."""
     res = _edit(clips, "short")
@@ -431,6 +434,7 @@ def test_short_fix_is_not_penalised_d_r7(clips: dict[str, Path]) -> None:
     )
 
 
+@pytest.mark.slow
 def test_fix_with_another_size_is_resized_to_the_source(clips: dict[str, Path]) -> None:
     """A 2x fix is shrunk with INTER_AREA; blur costs SSIM and sharpness exactly as in the literal search."""
     res = _edit(clips, "big")
@@ -444,6 +448,7 @@ def test_fix_with_another_size_is_resized_to_the_source(clips: dict[str, Path]) 
     )
 
 
+@pytest.mark.slow
 def test_audio_starting_late_is_read_as_the_official_seek_reads_it(clips: dict[str, Path]) -> None:
     """An audio stream 50 ms late. The official per-chunk `-ss` (ffmpeg 5.1) decodes chunk 0 from the file's
     first packet, whose AAC priming is then not skipped (lag 1024 samples, 21.3 ms), and chunk 1 from the packet
@@ -463,6 +468,7 @@ def test_audio_starting_late_is_read_as_the_official_seek_reads_it(clips: dict[s
     assert sliced[2] != c1["audio_peak_lag_ms_out"]  # slicing one decode would have been wrong here
 
 
+@pytest.mark.slow
 def test_fix_at_double_rate_runs_past_the_source_band(clips: dict[str, Path]) -> None:
     """Upstream matches fixed offset i against source offsets i-10..i+10 of a 240-frame buffer: at 48 fps over a
     24-fps source, offsets 250 and up have no candidate and the official loop skips them (`lo >= hi: continue`),
@@ -474,6 +480,7 @@ def test_fix_at_double_rate_runs_past_the_source_band(clips: dict[str, Path]) ->
     assert first["video_ssim_out"] > 0.1  # 46 more samples at -1 would pull the mean below 0 (clamped to 0)
 
 
+@pytest.mark.slow
 @pytest.mark.privileges
 def test_unwritable_cache_changes_no_score(clips: dict[str, Path], tmp_path: Path) -> None:
     """Regression: the source cache is best-effort, but a failed write (here the cache dir lies under a regular

@@ -31,6 +31,7 @@ def _score(case: dict[str, Any]) -> Any:
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_edit_matches_the_official_scorer(name: str) -> None:
     """Edit within 0.001 of the official value (measured: within 2e-7), and every chunk's video and audio signal
@@ -47,6 +48,7 @@ def test_edit_matches_the_official_scorer(name: str) -> None:
                 assert mine[key] == pytest.approx(theirs[key], abs=1e-6), (theirs["start_s"], key)
 
 
+@pytest.mark.slow
 def test_the_chunk_after_a_fix_that_ends_on_a_boundary_is_its_end_padding() -> None:
     """Regression: the Opus fix ends at 20.000 s, the profile at 32 s. The official chunk at 20 s compares the
     fix's 648 samples of end padding with the source's first 648 samples after its keyframe at 20 s, where the

@@ -52,6 +52,7 @@ def audio() -> dict[str, tuple[list[dict[str, Any] | str], AudioPass]]:
     return {cell: _audio_chunks(case) for cell, case in CASES.items()}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cell", sorted(CASES))
 def test_hd_audio_chunks_match_official(audio: dict[str, Any], cell: str) -> None:
     """Every chunk's audio signal equals the official one (None where the official has none), including the
@@ -137,6 +138,7 @@ def test_score_edit_past_the_end_of_a_short_fix(tmp_path: Path) -> None:
     )  # identical audio: FFT round-off, as upstream
 
 
+@pytest.mark.slow
 def test_score_edit_fix_longer_than_the_source(tmp_path: Path) -> None:
     """A 3-s fix of a 2-s source over a 3-s profile: samples whose +/-10-frame band lies past the source's 40
     frames are skipped as upstream (25 of the 30 remain), and the source audio reaches 2 s plus its 256

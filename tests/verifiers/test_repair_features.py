@@ -69,6 +69,7 @@ def test_dhash_matches_reference_bit_order_free() -> None:
         assert hamming(h, h) == 0 and hamming(h, h ^ 0b1011) == 3
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("shape", [(1080, 1920), (360, 640), (64, 72), (97, 131), (8, 9)])
 def test_dhash_many_matches_one(shape: tuple[int, int]) -> None:
     """The batched dHash (four frames as the channels of one resize) must give the official single-frame bits

@@ -69,6 +69,7 @@ def clips(tmp_path_factory) -> dict[str, Path]:
         ("noaudio", {"audio_codec", "audio_sample_rate"}),
     ],
 )
+@pytest.mark.slow
 def test_each_item_fails_alone(clips, name, failing):
     res = score_format(clips[name], clips["source"])
     failed = {k for k, v in res.detail["items"].items() if not v["pass"]}

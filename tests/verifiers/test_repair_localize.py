@@ -56,6 +56,7 @@ def test_golden_vector_count():
     assert len(CASES) == 98
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", CASES, ids=[f"{c['cell']}-{c['case']}" for c in CASES])
 def test_golden_localisation(case):
     res = loc(case["report_md"], case["cell"])

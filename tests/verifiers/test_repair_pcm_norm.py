@@ -57,6 +57,7 @@ def _cases() -> list[np.ndarray]:
     return out
 
 
+@pytest.mark.slow
 def test_matches_the_kernel_spelt_out() -> None:
     """Every float32 rounding of the kernel, including the lane fold and the float64 tail, in exact integers,
     on lengths around the 32-lane blocks and on full chunks."""
@@ -74,6 +75,7 @@ def test_silence_is_exactly_zero_and_sizes_are_exact() -> None:
 _AVX2 = platform.machine() in ("x86_64", "AMD64") and "avx2" in open("/proc/cpuinfo").read()  # noqa: SIM115
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not _AVX2, reason="OpenBLAS's AVX2 kernel runs only on an x86-64 CPU with AVX2")
 def test_equals_numpy_with_openblas_avx2_kernel() -> None:
     """Regression: `np.linalg.norm` of the float32 PCM gave per-chunk audio signals ~4e-6 apart between an

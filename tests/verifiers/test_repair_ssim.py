@@ -85,6 +85,7 @@ def test_rejects_what_skimage_rejects() -> None:
         structural_similarity(np.zeros((20, 20), np.uint8), np.zeros((20, 21), np.uint8))
 
 
+@pytest.mark.slow
 @pytest.mark.privileges
 def test_imports_and_computes_where_numba_cannot_cache(tmp_path: Path) -> None:
     """numba refuses `cache=True` at import time when neither the module's folder nor the user's cache folder is

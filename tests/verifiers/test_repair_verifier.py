@@ -308,6 +308,7 @@ def test_verifier_broken_source_raises(tmp_path, fake_edit):
         ("f_noaudio.mp4", 0.0, 25 / 7),
     ],
 )
+@pytest.mark.slow
 def test_real_end_to_end_against_golden(tmp_path, name, edit_of_60, fmt_of_5):
     """Official numbers from tests/data/repair-edit/expected.json (default shares, window [8, 10]).
 

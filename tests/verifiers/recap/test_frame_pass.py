@@ -51,6 +51,7 @@ def _run_all(facts: MediaFacts) -> list[tuple[bool, str, str]]:
     return [(r.passed, r.evidence, r.error) for r in (run_kind(k, p, facts) for k, p in EVERYTHING)]
 
 
+@pytest.mark.slow
 def test_every_whole_file_measurement_decodes_once(text_clip: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The point of the grouped passes: with the needs declared, shots, OCR at two rates, black and freeze runs
     and the decode-error log cost one PyAV decode and one ffmpeg run, and every verdict and evidence string is
@@ -64,6 +65,7 @@ def test_every_whole_file_measurement_decodes_once(text_clip: Path, monkeypatch:
     assert facts.computed["shots"] == 1 and facts.computed["ocr"] == 2 and facts.computed["decode"] == 1
 
 
+@pytest.mark.slow
 def test_undeclared_measurements_still_work(text_clip: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Without `expect` each measurement runs its own pass (slower, same values): a caller that never
     declares needs loses nothing."""
@@ -119,6 +121,7 @@ def test_decode_failure_fails_every_member(monkeypatch: pytest.MonkeyPatch, text
     assert facts.computed["shots"] == 1 and facts.computed["ocr"] == 1
 
 
+@pytest.mark.slow
 def test_ocr_queue_is_bounded(ramp_clip: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Decoding may run ahead of a slow recogniser by at most OCR_QUEUE frames (memory bound)."""
     import threading

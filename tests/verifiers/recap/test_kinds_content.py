@@ -103,6 +103,7 @@ def test_silence_max_run(main_clip: Path, freeze_clip: Path) -> None:
     assert not _ok("librosa_silence_max_run", {"max_seconds": 100}, MediaFacts(freeze_clip))
 
 
+@pytest.mark.slow
 def test_rms_frames_equals_librosa() -> None:
     """Our block-wise RMS must equal librosa.feature.rms (the official silence measurement)."""
     import librosa

@@ -26,6 +26,7 @@ def _ok(kind: str, params: dict, facts: MediaFacts) -> bool:
     return res.passed
 
 
+@pytest.mark.slow
 def test_blackdetect(main: MediaFacts) -> None:
     """main.mp4 has one 3 s black run, 1.5-4.5 s."""
     assert _ok("ffmpeg_blackdetect_max_run", {"max_seconds": 3.5}, main)

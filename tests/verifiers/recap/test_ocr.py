@@ -35,6 +35,7 @@ def test_other_kinds_do_not_need_the_engine(no_rapidocr: None, text_clip: Path) 
     assert not res.error and res.passed
 
 
+@pytest.mark.slow
 def test_rapidocr_runs_one_onnx_thread_and_reads_the_same(text_clip: Path) -> None:
     """The engine asks ONNX Runtime for one intra-op thread (its spinning workers competed with the decoder for
     ~20% more CPU), and that setting must not change what is read: same lines, boxes and scores as the default."""
