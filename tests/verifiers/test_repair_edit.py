@@ -50,7 +50,6 @@ def golden(tmp_path_factory: pytest.TempPathFactory) -> dict[str, EditResult]:
     }
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize(("name", "setting"), [(n, s) for n in CASES for s in SETTINGS if s in CASES[n]])
 def test_golden_edit_score_within_tolerance(golden: dict[str, EditResult], name: str, setting: str) -> None:
     exp = CASES[name][setting]

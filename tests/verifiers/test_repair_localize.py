@@ -56,7 +56,6 @@ def test_golden_vector_count():
     assert len(CASES) == 98
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("case", CASES, ids=[f"{c['cell']}-{c['case']}" for c in CASES])
 def test_golden_localisation(case):
     res = loc(case["report_md"], case["cell"])
