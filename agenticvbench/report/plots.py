@@ -95,8 +95,7 @@ def family_bars(
                 color="#d62728",
                 bbox={"facecolor": "white", "alpha": 0.85, "edgecolor": "none", "pad": 1},
             )
-    _draw_floor(ax, cols, floor)
-    ax.set_xticks(x, cols)
+    ax.set_xticks(x, _draw_floor(ax, cols, floor), fontsize=8)
     ax.set_ylim(0, 1.08)
     ax.set_ylabel("headline (mean over runs x tasks)")
     used = legend(groups)
@@ -110,10 +109,12 @@ def family_bars(
     return to_png(fig)
 
 
-def _draw_floor(ax: Any, cols: Sequence[str], floor: Floor | None) -> None:
-    """The floor of each family (and macro/micro) as a dotted line, labelled with its strategy."""
+def _draw_floor(ax: Any, cols: Sequence[str], floor: Floor | None) -> list[str]:
+    """The floor of each family (and macro/micro) as a dotted line; its value and strategy go into the column's
+    tick label (returned), below the axis, so that no label ever covers a bar or its whisker."""
+    ticks = list(cols)
     if floor is None:
-        return
+        return ticks
     for i, c in enumerate(cols):
         entry = floor.families.get(c)
         value = (
@@ -122,16 +123,8 @@ def _draw_floor(ax: Any, cols: Sequence[str], floor: Floor | None) -> None:
         if value is None:
             continue
         ax.hlines(value, i - 0.45, i + 0.45, colors="#444444", linestyles=":", linewidth=2)
-        label = f"floor {value:.2f}" + (f"\n{entry.strategy}" if entry else "")
-        ax.text(
-            i,
-            value - 0.06 if value > 0.1 else value + 0.02,
-            label,
-            ha="center",
-            fontsize=7,
-            color="#444444",
-            bbox={"facecolor": "white", "alpha": 0.8, "edgecolor": "none", "pad": 1},
-        )
+        ticks[i] = f"{c}\nfloor {value:.2f}" + (f"\n{entry.strategy}" if entry else "")
+    return ticks
 
 
 def task_grid(results: Sequence[Result], runs: Sequence[RunRef], tasks: Mapping[str, Sequence[int]]) -> bytes:

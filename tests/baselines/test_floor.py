@@ -167,3 +167,24 @@ def test_floor_row_carries_marks_at_the_rows_precision(tmp_path):
     frame = board.frame().iloc[-1]
     assert frame["recap_marks"] == "† black_picture" and frame["macro_marks"] == "†!"
     assert json.loads(board.render("json"))["floor"]["marks"]["repair"] == ["integrity"]
+
+
+def test_floor_labels_sit_under_the_axis_not_over_the_bars():
+    """The floor's labels were drawn at the floor's height in the middle of each column, on top of the bars
+    and whiskers of every stack; they now extend the column's tick label, and no text is drawn in the plot area."""
+    from matplotlib.figure import Figure
+
+    from agenticvbench.report.plots import _draw_floor
+
+    floor = BaselineTable(_baseline_results(), dict(TASKS)).floor()
+    ax = Figure().add_subplot()
+    cols = [*TASKS, "macro", "micro"]
+    ticks = _draw_floor(ax, cols, floor)
+    assert not ax.texts and len(ax.collections) == len(
+        cols
+    )  # one dotted line per column, no label in the plot
+    seq = ticks[cols.index("sequencing")]
+    assert seq.startswith("sequencing\nfloor 0.10\n") and ticks[cols.index("macro")].startswith(
+        "macro\nfloor "
+    )
+    assert _draw_floor(ax, cols, None) == cols
