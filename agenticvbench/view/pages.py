@@ -27,6 +27,11 @@ from agenticvbench.view.thumbs import Thumbnailer, video_duration
 
 MEDIA_MODES = ("none", "thumbs", "full")
 SHOWN_TEXT_CHARS = 20_000
+#: Families whose output videos a bundle never holds, and why: a good repair reproduces the verifier-only source
+#: (a perfect one byte for byte, a stream-copied one packet for packet).
+WITHHELD_FAMILIES = {
+    "repair": "a repair output reproduces the verifier-only source video (the better, the closer)"
+}
 CSP = (
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; media-src 'self'; "
     "connect-src 'self'; base-uri 'none'; form-action 'none'"
@@ -135,9 +140,12 @@ def task_context(model: ViewModel, site: Site, thumbs: Thumbnailer, run: int, ta
     task = model.tasks.get(task_id)
     outputs, out_notes = model.outputs(run, task_id, cell.family)
     players, texts, links = [], [], []
+    withheld = site.public and cell.family in WITHHELD_FAMILIES
     for name, i in outputs:
         ref = model.files[i]
-        url = site.file_url(model, i)
+        if withheld and ref.is_video:
+            out_notes.append(f"{name} is withheld from this bundle: {WITHHELD_FAMILIES[cell.family]}")
+        url = None if withheld and ref.is_video else site.file_url(model, i)
         if ref.is_video:
             players.append({"name": name, "url": url, "id": f"out-{len(players)}", "index": i})
         elif ref.ctype.startswith("text/") or ref.ext in (".md", ".json", ".txt"):
