@@ -16,6 +16,7 @@ from typing import Any
 
 import jinja2
 
+from agenticvbench.analysis.comparability import legend
 from agenticvbench.analysis.explain import explain_result
 from agenticvbench.fsutil import read_capped
 from agenticvbench.report.html import headline_html
@@ -102,6 +103,7 @@ def overview(model: ViewModel, site: Site, comparison: Any = None) -> str:
             runs=model.runs,
             grid=grid,
             notes=model.notes + rep.notes,
+            legend=legend(rep.groups),
             universe=rep.universe.label,
             compare_html=compare_html,
             compare_caption=comparison.caption if comparison is not None else "",

@@ -32,7 +32,11 @@ from agenticvbench.view.pages import CSP, Site, compare_page, overview, task_pag
 from agenticvbench.view.thumbs import Thumbnailer
 
 COOKIE = "avb_view"
-STATIC = {"view.css": "text/css; charset=utf-8", "view.js": "text/javascript; charset=utf-8"}
+STATIC = {
+    "view.css": "text/css; charset=utf-8",
+    "view.js": "text/javascript; charset=utf-8",
+    "favicon.svg": "image/svg+xml",
+}
 _TASK = re.compile(r"/task-([0-9]{1,4})-([0-9]{1,6})\.html")
 _COMPARE = re.compile(r"/compare-([0-9]{1,6})\.html")
 _FILE = re.compile(r"/files/([0-9]{1,7})\.[a-z0-9]{1,5}")

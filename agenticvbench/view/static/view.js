@@ -35,4 +35,5 @@
     });
   });
   window.avbReady = true;
+  document.documentElement.setAttribute("data-avb-ready", "1");
 })();
