@@ -55,6 +55,15 @@ def _num(x: Any) -> float | None:
     return float(x) if isinstance(x, (int, float)) and not isinstance(x, bool) and x == x else None
 
 
+def _strs(value: Any) -> list[str]:
+    """A list of clip ids as text; [] for anything that is not a list (a result file is read as found)."""
+    return [str(v) for v in value] if isinstance(value, list) else []
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
 def _window(value: Any) -> tuple[float, float] | None:
     if isinstance(value, (list, tuple)) and len(value) == 2:
         a, b = _num(value[0]), _num(value[1])
@@ -89,7 +98,7 @@ def _clip_thumb(thumbs: Thumbnailer, files: dict[str, Path], clip: str, mark: st
 def recap(result: Result, video: Path | None, thumbs: Thumbnailer, duration: float | None) -> Evidence:
     """Rubric items with weight, outcome, reason and evidence, each with the frames at the times it names."""
     ev = Evidence("recap")
-    items = result.detail.get("items") if isinstance(result.detail, dict) else None
+    items = _dict(result.detail).get("items")
     for it in items if isinstance(items, list) else []:
         if not isinstance(it, dict):
             continue
@@ -123,9 +132,8 @@ def recap(result: Result, video: Path | None, thumbs: Thumbnailer, duration: flo
 def sequencing(result: Result, model: ViewModel, thumbs: Thumbnailer, public: bool) -> Evidence:
     """Clips in the submitted order (misplaced ones marked) above the correct order; the official metrics."""
     ev = Evidence("sequencing")
-    detail = result.detail if isinstance(result.detail, dict) else {}
-    pred = [str(c) for c in detail.get("pred") or []]
-    correct = [str(c) for c in detail.get("correct") or []]
+    detail = _dict(result.detail)
+    pred, correct = _strs(detail.get("pred")), _strs(detail.get("correct"))
     files = _clip_files(model, result.task_id)
     rank = {c: i for i, c in enumerate(correct)}
     marks = ["" if public else ("good" if rank.get(c) == k else "bad") for k, c in enumerate(pred)]
@@ -145,7 +153,7 @@ def sequencing(result: Result, model: ViewModel, thumbs: Thumbnailer, public: bo
             + (": " + ", ".join(f"{a} before {b}" for a, b in pairs[:30]) if pairs else "")
         )
     for key in ("nd_score", "lis_score", "adj_score", "strict_match", "adjusted_final_score", "final_score"):
-        if (v := _num(result.official.get(key))) is not None:
+        if (v := _num(_dict(result.official).get(key))) is not None:
             ev.metrics.append((key, f"{v:.4f}"))
     return ev
 
@@ -153,10 +161,10 @@ def sequencing(result: Result, model: ViewModel, thumbs: Thumbnailer, public: bo
 def assembly(result: Result, model: ViewModel, thumbs: Thumbnailer, public: bool) -> Evidence:
     """The storyboard slots: the chosen clip per slot, and (not in a bundle) the expected one."""
     ev = Evidence("assembly")
-    detail = result.detail if isinstance(result.detail, dict) else {}
-    picks = [str(c) for c in detail.get("picks") or []]
-    correct = [] if public else [str(c) for c in detail.get("correct") or []]
-    durations = result.extra.get("slot_durations") if isinstance(result.extra, dict) else None
+    detail = _dict(result.detail)
+    picks = _strs(detail.get("picks"))
+    correct = [] if public else _strs(detail.get("correct"))
+    durations = _dict(result.extra).get("slot_durations")
     files = _clip_files(model, result.task_id)
     for k in range(max(len(picks), len(correct))):
         pick = picks[k] if k < len(picks) else ""
@@ -172,7 +180,7 @@ def assembly(result: Result, model: ViewModel, thumbs: Thumbnailer, public: bool
             }
         )
     for key in ("n_correct", "n_slots", "final_score", "adjusted_final_score"):
-        if (v := _num(result.official.get(key))) is not None:
+        if (v := _num(_dict(result.official).get(key))) is not None:
             ev.metrics.append((key, f"{v:g}"))
     return ev
 
@@ -180,10 +188,11 @@ def assembly(result: Result, model: ViewModel, thumbs: Thumbnailer, public: bool
 def repair(result: Result, public: bool) -> Evidence:
     """The per-chunk similarity as a timeline with the predicted (and, locally, the gold) defect window."""
     ev = Evidence("repair")
-    detail = result.detail if isinstance(result.detail, dict) else {}
-    edit = detail.get("edit") if isinstance(detail.get("edit"), dict) else {}
-    loc = detail.get("localization") if isinstance(detail.get("localization"), dict) else {}
-    chunks = [c for c in edit.get("chunks") or [] if isinstance(c, dict)]
+    detail = _dict(result.detail)
+    edit, loc = _dict(detail.get("edit")), _dict(detail.get("localization"))
+    chunks = (
+        [c for c in edit.get("chunks") if isinstance(c, dict)] if isinstance(edit.get("chunks"), list) else []
+    )
     pred = _window(loc.get("predicted_window_s"))
     gold = None if public else _window(loc.get("truth_window_s"))
     ends = [v for c in chunks if (v := _num(c.get("end_s"))) is not None]
@@ -223,7 +232,7 @@ def repair(result: Result, public: bool) -> Evidence:
         "span": span,
     }
     for key in ("format_score", "localization_score", "edit_score", "final_score"):
-        if (v := _num(result.official.get(key))) is not None:
+        if (v := _num(_dict(result.official).get(key))) is not None:
             ev.metrics.append((key, f"{v:.4f}"))
     if not chunks:
         ev.notes.append("no per-chunk similarity in this result (the edit was not measured)")

@@ -172,7 +172,11 @@ def task_context(model: ViewModel, site: Site, thumbs: Thumbnailer, run: int, ta
             ev = evidence.assembly(r, model, thumbs, site.public)
         elif cell.family == "repair":
             ev = evidence.repair(r, site.public)
-    exp = explain_result(r) if r is not None else None
+    try:
+        exp = explain_result(r) if r is not None else None
+    except Exception as exc:  # a result file of an unexpected shape: the page shows everything else
+        exp = None
+        out_notes.append(f"avb explain cannot read this result ({type(exc).__name__})")
     explanation = None
     if exp is not None:
         explanation = _public_explanation(exp, cell.family) if site.public else exp.to_dict()

@@ -91,3 +91,38 @@ def test_files_by_index_only_with_checked_ranges(served) -> None:
 def test_unknown_routes_are_404(served, path: str) -> None:
     """Pages of unknown cells, compare pages without --compare, and thumbnails never rendered are 404."""
     assert get(served.base + path, auth(served))[0] == 404
+
+
+def test_result_files_of_odd_shapes_still_render(demo, runs, tmp_path) -> None:
+    """A result file is schema-valid with any `detail` object: clip lists that are not lists, chunks that are a
+    string, items that are numbers. The task pages still render (200, no traceback) with what can be read."""
+    import json
+
+    from conftest import serve
+
+    from agenticvbench.results.model import canonical_sha256
+    from agenticvbench.view import Thumbnailer, ViewApp, build_model
+
+    odd = {
+        37: {"pred": {"a": 1}, "correct": 5},
+        65: {"edit": {"chunks": "x"}, "localization": []},
+        1: {"items": [1, {"reason": 5, "weight": "heavy"}]},
+        83: {"picks": None, "correct": [[1], {}]},
+    }
+    for tid, detail in odd.items():
+        path = runs[0] / "avb-results" / f"{tid}.json"
+        data = json.loads(path.read_text())
+        data["detail"] = detail
+        data.pop("signature", None)
+        data["result_sha256"] = canonical_sha256(data)
+        path.write_text(json.dumps(data))
+    model = build_model([runs[0]], dataset=demo.mirror, resamples=50)
+    assert all(model.cell(0, tid).result.detail == d for tid, d in odd.items())
+    gen = serve(ViewApp(model, Thumbnailer(tmp_path / "c", progress=False)))
+    served = next(gen)
+    try:
+        for tid in odd:
+            status, _, body = get(f"{served.base}/task-0-{tid}.html", auth(served))
+            assert status == 200 and b"Traceback" not in body, (tid, body[:300])
+    finally:
+        gen.close()
