@@ -143,6 +143,10 @@ def test_overview_task_back_play_seek_timeline_and_items(served, browser, tmp_pa
     assert pg.locator("video[data-sync]").count() == 2
     plays_and_seeks(b, "#out-0")
     pg.wait_for_function("Math.abs(document.getElementById('src-0').currentTime - 3) < 0.1", timeout=20_000)
+    head = "parseFloat(document.querySelector('svg.timeline .playhead').getAttribute('x1'))"
+    pg.wait_for_function(f"{head} > parseFloat(document.querySelector('svg.timeline').dataset.x0)")
+    pg.click("svg.timeline", position={"x": 600, "y": 60})  # near the end of the time axis: seeks there
+    pg.wait_for_function("document.getElementById('out-0').currentTime > 8", timeout=20_000)
     b.shot(tmp_path, "view-repair.png")
     pg.click("#back")
     b.ready()

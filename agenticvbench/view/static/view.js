@@ -34,6 +34,25 @@
       });
     });
   });
+  // The repair timeline: a playhead follows the fixed video; a click on the timeline seeks it.
+  document.querySelectorAll("svg.timeline[data-target]").forEach(function (svg) {
+    var video = document.getElementById(svg.getAttribute("data-target"));
+    var head = svg.querySelector(".playhead");
+    var x0 = parseFloat(svg.getAttribute("data-x0"));
+    var xend = parseFloat(svg.getAttribute("data-xend"));
+    var span = parseFloat(svg.getAttribute("data-span")) || 1;
+    if (!video || !head) return;
+    video.addEventListener("timeupdate", function () {
+      var x = x0 + (xend - x0) * Math.min(1, video.currentTime / span);
+      head.setAttribute("x1", x.toFixed(1));
+      head.setAttribute("x2", x.toFixed(1));
+    });
+    svg.addEventListener("click", function (e) {
+      var box = svg.getBoundingClientRect();
+      var x = (e.clientX - box.left) * (svg.viewBox.baseVal.width / box.width);
+      seek(video, Math.max(0, Math.min(span, (x - x0) / (xend - x0) * span)));
+    });
+  });
   window.avbReady = true;
   document.documentElement.setAttribute("data-avb-ready", "1");
 })();
