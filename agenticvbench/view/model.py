@@ -21,7 +21,7 @@ from agenticvbench.dataset.tasks import OUTPUT_FILES
 from agenticvbench.errors import SubmissionError
 from agenticvbench.report.summary import Report, build_report, load_available
 from agenticvbench.results.model import Result
-from agenticvbench.runs.submission import InputRejected, RunDir, open_run
+from agenticvbench.runs.submission import InputRejected, RunDir, media_max_bytes, open_run
 
 MAX_INPUT_FILES = 64  # per task: a sequencing or assembly task has a few dozen clips at most
 
@@ -93,6 +93,7 @@ class ViewModel:
     tasks: dict[int, Any]
     local: bool
     notes: list[str] = field(default_factory=list)
+    media_cap: int = field(default_factory=media_max_bytes)  # as scoring: $AVB_MAX_MEDIA_MB, else 4096 MiB
     files: list[FileRef] = field(default_factory=list)
     _index: dict[tuple[str, bool], int] = field(default_factory=dict)
     _cells: dict[tuple[int, int], Cell] = field(default_factory=dict)
@@ -132,7 +133,7 @@ class ViewModel:
         folder = self.runs[run].folder
         if folder is None:
             return [], []
-        sub = folder.submission(task_id)
+        sub = folder.submission(task_id, self.media_cap)
         found: list[tuple[str, int]] = []
         notes: list[str] = []
         for name in OUTPUT_FILES.get(family, ()):

@@ -126,3 +126,31 @@ def test_result_files_of_odd_shapes_still_render(demo, runs, tmp_path) -> None:
             assert status == 200 and b"Traceback" not in body, (tid, body[:300])
     finally:
         gen.close()
+
+
+def test_outputs_follow_the_scoring_rules(demo, runs, tmp_path, monkeypatch) -> None:
+    """An output that scoring would refuse is not offered, and the page says why: a symlink out of the task
+    folder (to a file the agent wants served), and a video over `$AVB_MAX_MEDIA_MB`."""
+    from conftest import serve
+
+    from agenticvbench.view import Thumbnailer, ViewApp, build_model
+
+    secret = tmp_path / "secret.mp4"
+    secret.write_bytes(b"private bytes")
+    final = runs[0] / "2" / "final.mp4"
+    final.unlink()
+    final.symlink_to(secret)
+    monkeypatch.setenv("AVB_MAX_MEDIA_MB", "1")
+    big = runs[0] / "1" / "final.mp4"
+    big.write_bytes(b"\0" * (2 << 20))
+    model = build_model([runs[0]], dataset=demo.mirror, resamples=50)
+    gen = serve(ViewApp(model, Thumbnailer(tmp_path / "c", progress=False)))
+    served = next(gen)
+    try:
+        for tid, why in ((2, "outside the task folder"), (1, "over the 1048576 byte limit")):
+            page = get(f"{served.base}/task-0-{tid}.html", auth(served))[2].decode()
+            assert "final.mp4 not offered" in page and why in page, (tid, page[-2000:])
+            assert "<video" not in page
+        assert not any(f.path in (secret.resolve(), big.resolve()) for f in model.files)
+    finally:
+        gen.close()
