@@ -105,7 +105,7 @@ def recap(result: Result, video: Path | None, thumbs: Thumbnailer, duration: flo
         reason = str(it.get("reason", ""))
         times = item_times(reason)
         frames = thumbs.frames(video, times) if video is not None and times else [None] * len(times)
-        evidence = it.get("evidence") if isinstance(it.get("evidence"), dict) else {}
+        evidence = _dict(it.get("evidence"))
         ev.items.append(
             {
                 "item_id": str(it.get("item_id", "")),
@@ -190,9 +190,8 @@ def repair(result: Result, public: bool) -> Evidence:
     ev = Evidence("repair")
     detail = _dict(result.detail)
     edit, loc = _dict(detail.get("edit")), _dict(detail.get("localization"))
-    chunks = (
-        [c for c in edit.get("chunks") if isinstance(c, dict)] if isinstance(edit.get("chunks"), list) else []
-    )
+    raw_chunks = edit.get("chunks")
+    chunks = [c for c in raw_chunks if isinstance(c, dict)] if isinstance(raw_chunks, list) else []
     pred = _window(loc.get("predicted_window_s"))
     gold = None if public else _window(loc.get("truth_window_s"))
     ends = [v for c in chunks if (v := _num(c.get("end_s"))) is not None]

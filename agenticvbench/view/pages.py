@@ -141,7 +141,9 @@ def task_context(model: ViewModel, site: Site, thumbs: Thumbnailer, run: int, ta
         raise KeyError((run, task_id))
     task = model.tasks.get(task_id)
     outputs, out_notes = model.outputs(run, task_id, cell.family)
-    players, texts, links = [], [], []
+    players: list[dict[str, Any]] = []
+    texts: list[dict[str, Any]] = []
+    links: list[dict[str, Any]] = []
     withheld = site.public and cell.family in WITHHELD_FAMILIES
     for name, i in outputs:
         ref = model.files[i]

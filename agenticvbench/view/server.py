@@ -45,7 +45,7 @@ _THUMB = re.compile(r"/thumbs/([^/]{1,120})")
 
 def static_bytes(name: str) -> bytes:
     """A file of `agenticvbench/view/static` (package data)."""
-    return resources.files("agenticvbench.view").joinpath("static", name).read_bytes()
+    return resources.files("agenticvbench.view").joinpath("static").joinpath(name).read_bytes()
 
 
 @dataclass

@@ -13,6 +13,7 @@ import re
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from agenticvbench.fsutil import file_sha256
 
@@ -86,12 +87,12 @@ class Thumbnailer:
             self.failed.add(sha)  # not a video we can decode: the page shows the player (or nothing) instead
 
 
-def _frame_at(container: object, stream: object, t: float) -> object | None:
+def _frame_at(container: Any, stream: Any, t: float) -> Any:
     """The first decoded frame at or after `t` seconds (the last one when `t` is past the end)."""
-    tb = stream.time_base  # type: ignore[attr-defined]
-    container.seek(max(0, int(t / tb)) if tb else 0, stream=stream, backward=True)  # type: ignore[attr-defined]
+    tb = stream.time_base
+    container.seek(max(0, int(t / tb)) if tb else 0, stream=stream, backward=True)
     last = None
-    for frame in container.decode(stream):  # type: ignore[attr-defined]
+    for frame in container.decode(stream):
         last = frame
         if frame.time is None or frame.time >= t - 1e-3:
             return frame
