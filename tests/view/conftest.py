@@ -3,37 +3,14 @@
 from __future__ import annotations
 
 import shutil
-import threading
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from view_fixtures import Served, serve
 
 from agenticvbench.runs.submission import RESULTS_DIRNAME
-from agenticvbench.view import Thumbnailer, ViewApp, build_model, make_server, url_of
-
-
-@dataclass
-class Served:
-    """A running view server."""
-
-    app: ViewApp
-    url: str
-    base: str
-
-
-def serve(app: ViewApp) -> Iterator[Served]:
-    """Run `app` on 127.0.0.1 until the generator is closed."""
-    httpd = make_server(app)
-    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    url = url_of(httpd, app)
-    try:
-        yield Served(app, url, url.split("/?")[0])
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
+from agenticvbench.view import Thumbnailer, ViewApp, build_model
 
 
 @pytest.fixture(scope="session")

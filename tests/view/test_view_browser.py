@@ -16,7 +16,7 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-from conftest import serve
+from view_fixtures import serve
 
 from agenticvbench.cli.view import _comparison
 from agenticvbench.view import Thumbnailer, ViewApp, build_model, write_bundle

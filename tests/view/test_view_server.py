@@ -98,7 +98,7 @@ def test_result_files_of_odd_shapes_still_render(demo, runs, tmp_path) -> None:
     string, items that are numbers. The task pages still render (200, no traceback) with what can be read."""
     import json
 
-    from conftest import serve
+    from view_fixtures import serve
 
     from agenticvbench.results.model import canonical_sha256
     from agenticvbench.view import Thumbnailer, ViewApp, build_model
@@ -131,7 +131,7 @@ def test_result_files_of_odd_shapes_still_render(demo, runs, tmp_path) -> None:
 def test_outputs_follow_the_scoring_rules(demo, runs, tmp_path, monkeypatch) -> None:
     """An output that scoring would refuse is not offered, and the page says why: a symlink out of the task
     folder (to a file the agent wants served), and a video over `$AVB_MAX_MEDIA_MB`."""
-    from conftest import serve
+    from view_fixtures import serve
 
     from agenticvbench.view import Thumbnailer, ViewApp, build_model
 
