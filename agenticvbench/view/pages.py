@@ -156,7 +156,10 @@ def task_context(model: ViewModel, site: Site, thumbs: Thumbnailer, run: int, ta
             texts.append({"name": name, "text": _text_of(ref.path), "url": url})
         else:
             links.append({"name": name, "url": url})
-    inputs = [{"name": n, "url": site.file_url(model, i)} for n, i in model.inputs(task_id)]
+    # A bundle lists the inputs by name only: they are the dataset's files (whole films), not the run's results.
+    inputs = [
+        {"name": n, "url": None if site.public else site.file_url(model, i)} for n, i in model.inputs(task_id)
+    ]
     refs = (
         []
         if site.public

@@ -13,8 +13,11 @@ import pytest
 
 from agenticvbench.cli.main import main
 from agenticvbench.dataset.loader import load_tasks
+from agenticvbench.dataset.tasks import OUTPUT_FILES
 from agenticvbench.results.model import iter_results
 from agenticvbench.view import Thumbnailer, build_model, write_bundle
+
+OUTPUT_NAMES = {name for names in OUTPUT_FILES.values() for name in names}
 
 
 def answers(run: Path) -> list[str]:
@@ -89,6 +92,9 @@ def test_bundle_holds_no_answer_and_no_verifier_byte(demo, runs, tmp_path: Path,
     counts = write_bundle(model, out, Thumbnailer(tmp_path / "cache", progress=False), media=media)
     assert counts["pages"] == 1 + 9 and counts["thumbs"] > 20
     assert (counts["files"] > 0) == (media == "full")
+    outputs = {f.name for f in (out / "files").glob("*")} if media == "full" else set()
+    offered = {f"{i}{model.files[i].ext}" for i, ref in enumerate(model.files) if ref.name in OUTPUT_NAMES}
+    assert outputs <= offered  # only outputs of the run: no task input (the dataset's films and clips)
     assert scan(out, forbidden, windows) == []
     assert not list(out.rglob("*source*"))
 
