@@ -25,13 +25,11 @@ def _view(args: argparse.Namespace) -> int:
     from agenticvbench.errors import ConfigError
     from agenticvbench.view import Thumbnailer, ViewApp, build_model, make_server, url_of, write_bundle
 
-    runs = list(args.run_dirs or [])
-    if args.compare:
-        runs = [*args.compare, *(r for r in runs if r not in args.compare)]
+    if args.compare and args.run_dirs:
+        raise ConfigError("--compare A B takes exactly the two runs to compare (no other RUN_DIR)")
+    runs = list(args.compare or args.run_dirs or [])
     if not runs:
         raise ConfigError("name at least one run directory (or --compare A B)")
-    if args.compare and len(runs) != 2:
-        raise ConfigError("--compare A B takes exactly the two runs to compare (no other RUN)")
     cache = default_cache_dir() if args.cache_dir is None else Path(args.cache_dir).expanduser()
     model = build_model(
         runs,
