@@ -8,14 +8,17 @@ from pathlib import Path
 from agenticvbench.cli.main import main
 
 
-def test_usage_errors(runs, capsys) -> None:
+def test_usage_errors(runs, tmp_path: Path, capsys) -> None:
     """No run at all, or --compare with a third run: exit 2 and one line naming what is wrong; a run folder
     that does not exist: exit 3."""
     assert main(["view"]) == 2
     assert "name at least one run directory" in capsys.readouterr().err
-    assert main(["view", str(runs[0]), "--compare", str(runs[0]), str(runs[1]), "--bundle", "x"]) == 2
+    assert (
+        main(["view", str(runs[0]), "--compare", str(runs[0]), str(runs[1]), "--bundle", str(tmp_path / "x")])
+        == 2
+    )
     assert "exactly the two runs" in capsys.readouterr().err
-    assert main(["view", "/nonexistent/run", "--bundle", "x"]) == 3
+    assert main(["view", "/nonexistent/run", "--bundle", str(tmp_path / "y")]) == 3
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "/nonexistent/run" in err[0]
 
