@@ -140,6 +140,7 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
     ("cost", frozenset({"cost"})),
     ("tools", frozenset({"harbor", "interop", "demo", "baselines", "grade"})),
     ("report", frozenset({"report"})),
+    ("view", frozenset({"view"})),
     ("cli", frozenset({"cli"})),
 )
 

@@ -130,6 +130,62 @@ def page_html() -> bytes:
     return resources.files("agenticvbench.grade").joinpath("page.html").read_bytes()
 
 
+def send_file(handler: BaseHTTPRequestHandler, path: Path, size: int, ctype: str) -> None:
+    """Answer a GET/HEAD for the file at `path` (`size` bytes, checked by the caller) with HTTP range support:
+    one `bytes=a-b`, `bytes=a-` or suffix `bytes=-n` range gets 206 + `Content-Range`; a malformed or
+    unsatisfiable one 416; no range 200. Streams in chunks; a client that hangs up (a seeking player) is normal.
+    Shared by the grading page and `avb view`."""
+    start, end = 0, size - 1
+    status = 200
+    rng = handler.headers.get("Range")
+    if rng:
+        m = _RANGE.match(rng.strip())
+        if m is None or (not m.group(1) and not m.group(2)):
+            _refuse_range(handler, size)
+            return
+        if m.group(1):
+            start = int(m.group(1))
+            end = min(int(m.group(2)), size - 1) if m.group(2) else size - 1
+        else:  # suffix range: the last N bytes
+            start = max(0, size - int(m.group(2)))
+        if start >= size or end < start:
+            _refuse_range(handler, size)
+            return
+        status = 206
+    length = end - start + 1
+    handler.send_response(status)
+    handler.send_header("Content-Type", ctype)
+    handler.send_header("Accept-Ranges", "bytes")
+    handler.send_header("X-Content-Type-Options", "nosniff")
+    handler.send_header("Content-Security-Policy", "sandbox")
+    handler.send_header("Content-Length", str(length))
+    if status == 206:
+        handler.send_header("Content-Range", f"bytes {start}-{end}/{size}")
+    handler.end_headers()
+    if handler.command == "HEAD":
+        return
+    try:
+        with open(path, "rb") as f:
+            f.seek(start)
+            left = length
+            while left > 0:
+                chunk = f.read(min(CHUNK, left))
+                if not chunk:
+                    break
+                handler.wfile.write(chunk)
+                left -= len(chunk)
+    except (BrokenPipeError, ConnectionResetError):  # the player moved on (seeking): normal
+        pass
+
+
+def _refuse_range(handler: BaseHTTPRequestHandler, size: int) -> None:
+    handler.send_response(416)
+    handler.send_header("Content-Type", "text/plain")
+    handler.send_header("Content-Length", "0")
+    handler.send_header("Content-Range", f"bytes */{size}")
+    handler.end_headers()
+
+
 def _handler(app: GradingApp) -> type[BaseHTTPRequestHandler]:
     page = page_html()
 
@@ -224,47 +280,7 @@ def _handler(app: GradingApp) -> type[BaseHTTPRequestHandler]:
             self._json(200, result)
 
         def _file(self, video: Path, size: int, ctype: str) -> None:
-            start, end = 0, size - 1
-            status = 200
-            rng = self.headers.get("Range")
-            if rng:
-                m = _RANGE.match(rng.strip())
-                if m is None or (not m.group(1) and not m.group(2)):
-                    self._send(416, b"", "text/plain", {"Content-Range": f"bytes */{size}"})
-                    return
-                if m.group(1):
-                    start = int(m.group(1))
-                    end = min(int(m.group(2)), size - 1) if m.group(2) else size - 1
-                else:  # suffix range: the last N bytes
-                    start = max(0, size - int(m.group(2)))
-                if start >= size or end < start:
-                    self._send(416, b"", "text/plain", {"Content-Range": f"bytes */{size}"})
-                    return
-                status = 206
-            length = end - start + 1
-            self.send_response(status)
-            self.send_header("Content-Type", ctype)
-            self.send_header("Accept-Ranges", "bytes")
-            self.send_header("X-Content-Type-Options", "nosniff")
-            self.send_header("Content-Security-Policy", "sandbox")
-            self.send_header("Content-Length", str(length))
-            if status == 206:
-                self.send_header("Content-Range", f"bytes {start}-{end}/{size}")
-            self.end_headers()
-            if self.command == "HEAD":
-                return
-            try:
-                with open(video, "rb") as f:
-                    f.seek(start)
-                    left = length
-                    while left > 0:
-                        chunk = f.read(min(CHUNK, left))
-                        if not chunk:
-                            break
-                        self.wfile.write(chunk)
-                        left -= len(chunk)
-            except (BrokenPipeError, ConnectionResetError):  # the player moved on (seeking): normal
-                pass
+            send_file(self, video, size, ctype)
 
     return Handler
 

@@ -1,0 +1,99 @@
+"""`avb view RUN...`: look at runs in a local web page (or write them as a static bundle with `--bundle`)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import webbrowser
+from pathlib import Path
+from typing import Any
+
+
+def _comparison(model: Any) -> Any:
+    from agenticvbench.analysis.aggregate import run_ref
+    from agenticvbench.analysis.compare import compare_runs
+
+    a, b = (r.ref.path for r in model.runs[:2])
+    results = model.report.results
+    return compare_runs(
+        [r for r in results if run_ref(r).path == a], [r for r in results if run_ref(r).path == b]
+    )
+
+
+def _view(args: argparse.Namespace) -> int:
+    from agenticvbench.dataset.loader import default_cache_dir
+    from agenticvbench.errors import ConfigError
+    from agenticvbench.view import Thumbnailer, ViewApp, build_model, make_server, url_of, write_bundle
+
+    if args.compare and args.run_dirs:
+        raise ConfigError("--compare A B takes exactly the two runs to compare (no other RUN_DIR)")
+    runs = list(args.compare or args.run_dirs or [])
+    if not runs:
+        raise ConfigError("name at least one run directory (or --compare A B)")
+    cache = default_cache_dir() if args.cache_dir is None else Path(args.cache_dir).expanduser()
+    model = build_model(
+        runs,
+        dataset=args.dataset,
+        revision=args.revision,
+        cache_dir=args.cache_dir,
+        local=args.bundle is None,
+    )
+    comparison = _comparison(model) if args.compare and len(model.runs) == 2 else None
+    thumbs = Thumbnailer(cache)
+    for note in model.notes:
+        print(f"avb view: {note}", file=sys.stderr)
+    if args.bundle is not None:
+        counts = write_bundle(model, args.bundle, thumbs, media=args.media, comparison=comparison)
+        print(
+            f"bundle: {args.bundle} ({counts['pages']} page(s), {counts['files']} file(s), "
+            f"{counts['thumbs']} thumbnail(s)); open index.html from a static file server"
+        )
+        return 0
+    app = ViewApp(model, thumbs, comparison)
+    httpd = make_server(app, "127.0.0.1", args.port)
+    url = url_of(httpd, app)
+    print(f"viewing {len(model.runs)} run(s)")
+    print(f"open: {url}", flush=True)
+    if not args.no_open:
+        webbrowser.open(url)
+    try:
+        httpd.serve_forever()
+    except KeyboardInterrupt:
+        print("avb view: stopped", file=sys.stderr)
+    finally:
+        httpd.server_close()
+    return 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add `view`."""
+    from agenticvbench.cli.common import add_dataset_args
+
+    p = sub.add_parser(
+        "view",
+        help="look at runs in a local web page: outputs, evidence, explain (or --bundle a static site)",
+        description=__doc__,
+    )
+    p.add_argument("run_dirs", nargs="*", metavar="RUN_DIR")
+    add_dataset_args(p)
+    p.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: a free one)")
+    p.add_argument("--no-open", action="store_true", help="print the URL without opening a browser")
+    p.add_argument(
+        "--compare",
+        nargs=2,
+        metavar=("A", "B"),
+        help="two runs side by side per task, with the paired difference and the avb compare table",
+    )
+    p.add_argument(
+        "--bundle",
+        type=Path,
+        metavar="DIR",
+        help="write a static site into DIR instead of serving (no answers, no verifier-only files)",
+    )
+    p.add_argument(
+        "--media",
+        choices=("none", "thumbs", "full"),
+        default="thumbs",
+        help="with --bundle: none, frame thumbnails, or also the output files (default: %(default)s)",
+    )
+    p.set_defaults(func=_view)

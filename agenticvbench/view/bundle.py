@@ -1,0 +1,66 @@
+"""`avb view --bundle DIR`: the same pages as a static site for publishing results.
+
+A bundle is rendered with `Site(public=True)`: no verifier-only file (the repair source) is ever registered for
+it, and the pages drop every answer (correct order, gold windows, expected clips; see `evidence`). `media` says
+how much of the outputs goes in: `none` (pages only), `thumbs` (frame thumbnails of the outputs and inputs) or
+`full` (also the output files themselves, playable). Files are copied under `files/<n>.<ext>` and `thumbs/`; the
+pages link them relatively, so the folder opens from any static file server.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+from agenticvbench.fsutil import atomic_write_text
+from agenticvbench.view.model import ViewModel
+from agenticvbench.view.pages import MEDIA_MODES, Site, compare_page, overview, task_page
+from agenticvbench.view.server import STATIC, static_bytes
+from agenticvbench.view.thumbs import Thumbnailer
+
+
+def write_bundle(
+    model: ViewModel, out: Path, thumbs: Thumbnailer, *, media: str = "thumbs", comparison: Any = None
+) -> dict[str, int]:
+    """Write the static site into `out` (created; existing pages overwritten) and return what it holds."""
+    if media not in MEDIA_MODES:
+        raise ValueError(f"media: one of {', '.join(MEDIA_MODES)}")
+    if model.local:
+        raise ValueError("a bundle is built from a model made with local=False (no verifier-only files)")
+    site = Site(public=True, media=media)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "static").mkdir(exist_ok=True)
+    for name in STATIC:
+        (out / "static" / name).write_bytes(static_bytes(name))
+    atomic_write_text(out / "index.html", overview(model, site, comparison))
+    cells = [
+        c
+        for fam in model.families
+        for tid in model.task_ids(fam)
+        for r in model.runs
+        if (c := model.cell(r.index, tid)) is not None
+    ]
+    for k, cell in enumerate(cells, 1):
+        atomic_write_text(out / cell.page, task_page(model, site, thumbs, cell.run, cell.task_id))
+        if k % 25 == 0:
+            print(f"avb view: {k}/{len(cells)} task page(s) written", file=sys.stderr, flush=True)
+    if comparison is not None and len(model.runs) == 2:
+        for fam in model.families:
+            for tid in model.task_ids(fam):
+                atomic_write_text(out / f"compare-{tid}.html", compare_page(model, site, thumbs, tid))
+    if site.files:
+        (out / "files").mkdir(exist_ok=True)
+    for i in sorted(site.files):
+        ref = model.files[i]
+        if ref.verifier_only:  # never: Site.file_url refuses them; kept as a second lock
+            continue
+        shutil.copyfile(ref.path, out / "files" / f"{i}{ref.ext}")
+    if site.thumbs:
+        (out / "thumbs").mkdir(exist_ok=True)
+    for name in sorted(site.thumbs):
+        p = thumbs.path_of(name)
+        if p is not None:
+            shutil.copyfile(p, out / "thumbs" / name)
+    return {"pages": 1 + len(cells), "files": len(site.files), "thumbs": len(site.thumbs)}

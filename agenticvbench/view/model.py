@@ -1,0 +1,230 @@
+"""What `avb view` shows, gathered once: the runs' results and report, the tasks, and every file a page may offer.
+
+Files are addressed by their index in `ViewModel.files`, never by a path the client names. Agent outputs are
+found with the scoring rules (`RunDir.submission(...).file`: contained in the task folder, a regular file, under
+the byte cap of its kind); a file those rules reject is not offered, and the page says why. Task inputs come from
+the dataset (`Task.materials`). Verifier-only references (the repair source) are registered only when the model is
+built for a local server (`local=True`): a bundle never has them.
+"""
+
+from __future__ import annotations
+
+import mimetypes
+import os
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agenticvbench.analysis.aggregate import NO_RESULT, RunRef, integrity_of, run_ref
+from agenticvbench.dataset.tasks import OUTPUT_FILES
+from agenticvbench.errors import SubmissionError
+from agenticvbench.report.summary import Report, build_report, load_available
+from agenticvbench.results.model import Result
+from agenticvbench.runs.submission import InputRejected, RunDir, media_max_bytes, open_run
+
+MAX_INPUT_FILES = 64  # per task: a sequencing or assembly task has a few dozen clips at most
+
+
+@dataclass(frozen=True)
+class FileRef:
+    """One file a page may offer: its display name, checked real path, size and type."""
+
+    name: str
+    path: Path
+    size: int
+    ctype: str
+    verifier_only: bool = False
+
+    @property
+    def ext(self) -> str:
+        """The suffix the file is served under (`.mp4`, `.md`, ...), lower case, or `.bin`."""
+        suffix = Path(self.name).suffix.lower()
+        return suffix if suffix[1:].isalnum() and len(suffix) <= 6 else ".bin"
+
+    @property
+    def is_video(self) -> bool:
+        """True for a video the browser can try to play."""
+        return self.ctype.startswith("video/")
+
+
+@dataclass
+class ViewRun:
+    """One run on the page: its position, the report's key and label, and its folder."""
+
+    index: int
+    ref: RunRef
+    label: str
+    folder: RunDir | None
+
+
+@dataclass
+class Cell:
+    """One run x task cell of the grid."""
+
+    run: int
+    task_id: int
+    family: str
+    status: str
+    score: float | None
+    flags: list[str]
+    n_warnings: int
+    result: Result | None
+
+    @property
+    def page(self) -> str:
+        """The task page of this cell (relative URL)."""
+        return f"task-{self.run}-{self.task_id}.html"
+
+    @property
+    def shade(self) -> str:
+        """A CSS class for the score (s0..s10) or the status."""
+        if self.score is None:
+            return f"st-{self.status}"
+        return f"s{max(0, min(10, round(self.score * 10)))}"
+
+
+@dataclass
+class ViewModel:
+    """Runs, report, tasks and the file registry behind every page."""
+
+    runs: list[ViewRun]
+    report: Report
+    tasks: dict[int, Any]
+    local: bool
+    notes: list[str] = field(default_factory=list)
+    media_cap: int = field(default_factory=media_max_bytes)  # as scoring: $AVB_MAX_MEDIA_MB, else 4096 MiB
+    files: list[FileRef] = field(default_factory=list)
+    _index: dict[tuple[str, bool], int] = field(default_factory=dict)
+    _cells: dict[tuple[int, int], Cell] = field(default_factory=dict)
+
+    @property
+    def families(self) -> list[str]:
+        """The families of the task universe, in report order."""
+        return list(self.report.universe.families)
+
+    def task_ids(self, family: str) -> list[int]:
+        """The universe's tasks of one family."""
+        return list(self.report.universe.tasks[family])
+
+    def cell(self, run: int, task_id: int) -> Cell | None:
+        """The cell of run index `run` and `task_id`, or None when either is unknown."""
+        return self._cells.get((run, task_id))
+
+    def add_file(self, name: str, path: Path, *, verifier_only: bool = False) -> int | None:
+        """Register a regular file (symlinks resolved) and return its index; None when it is not a regular file."""
+        real = os.path.realpath(path)
+        key = (real, verifier_only)
+        if key in self._index:
+            return self._index[key]
+        try:
+            st = os.stat(real)
+        except OSError:
+            return None
+        if not stat.S_ISREG(st.st_mode):
+            return None
+        ctype = mimetypes.guess_type(name)[0] or "application/octet-stream"
+        self.files.append(FileRef(Path(name).name, Path(real), st.st_size, ctype, verifier_only))
+        self._index[key] = len(self.files) - 1
+        return self._index[key]
+
+    def outputs(self, run: int, task_id: int, family: str) -> tuple[list[tuple[str, int]], list[str]]:
+        """The run's output files for a task as (name, file index), and a note per file the scoring rules reject."""
+        folder = self.runs[run].folder
+        if folder is None:
+            return [], []
+        sub = folder.submission(task_id, self.media_cap)
+        found: list[tuple[str, int]] = []
+        notes: list[str] = []
+        for name in OUTPUT_FILES.get(family, ()):
+            try:
+                p = sub.file(name)
+            except InputRejected as exc:
+                notes.append(f"{name} not offered: {exc}")
+                continue
+            if p is not None and (i := self.add_file(name, p)) is not None:
+                found.append((name, i))
+        return found, notes
+
+    def inputs(self, task_id: int) -> list[tuple[str, int]]:
+        """The task's input files (what the agent was given) as (name, file index); [] when unavailable."""
+        return self._task_files(task_id, verifier_only=False)
+
+    def references(self, task_id: int) -> list[tuple[str, int]]:
+        """The verifier-only references of a task, only when serving locally; otherwise []."""
+        return self._task_files(task_id, verifier_only=True) if self.local else []
+
+    def _task_files(self, task_id: int, *, verifier_only: bool) -> list[tuple[str, int]]:
+        task = self.tasks.get(task_id)
+        if task is None:
+            return []
+        try:
+            paths = task.verifier_references() if verifier_only else task.materials()
+        except Exception as exc:  # offline, no source, a download error: the page works without them
+            self.notes.append(f"task {task_id}: files unavailable ({type(exc).__name__})")
+            return []
+        out: list[tuple[str, int]] = []
+        for p in paths:
+            for f in sorted(p.rglob("*")) if p.is_dir() else [p]:
+                if len(out) >= MAX_INPUT_FILES:
+                    return out
+                if (i := self.add_file(f.name, f, verifier_only=verifier_only)) is not None:
+                    out.append((f.name, i))
+        return out
+
+
+def _tasks(
+    dataset: str | Path | None, revision: str | None, cache_dir: str | Path | None
+) -> tuple[dict, str]:
+    from agenticvbench.dataset.loader import load_tasks
+
+    try:
+        tasks = load_tasks(dataset=dataset, revision=revision, cache_dir=cache_dir)
+    except Exception as exc:  # offline without a mirror: scores still show, prompts and inputs do not
+        return {}, f"tasks not loaded ({type(exc).__name__}: {str(exc)[:200]}); prompts and inputs not shown"
+    return {int(t.task_id): t for t in tasks}, ""
+
+
+def build_model(
+    run_dirs: list[str | Path],
+    *,
+    dataset: str | Path | None = None,
+    revision: str | None = None,
+    cache_dir: str | Path | None = None,
+    local: bool = True,
+    resamples: int = 1000,
+) -> ViewModel:
+    """Read the runs' results (signatures checked with this scorer's key), build the report over the dataset's
+    task universe, and index the cells. Raises `SubmissionError` when no run has results."""
+    from agenticvbench.results.signatures import reader_key
+
+    key, _ = reader_key(None)
+    results, skipped = load_available([Path(p) for p in run_dirs], key)
+    tasks, note = _tasks(dataset, revision, cache_dir)
+    report = build_report(results, tasks=list(tasks.values()) or None, key=key, resamples=resamples)
+    labels = report.run_labels()
+    runs = []
+    for i, ref in enumerate(report.runs):
+        try:
+            folder: RunDir | None = open_run(ref.path)
+        except (SubmissionError, OSError):
+            folder = None  # a results folder given on its own: scores without outputs
+        runs.append(ViewRun(i, ref, labels[ref.path], folder))
+    model = ViewModel(runs, report, tasks, local, notes=[*skipped, *([note] if note else [])])
+    by_key = {(run_ref(r).path, int(r.task_id)): r for r in report.results}
+    for fam in model.families:
+        for tid in model.task_ids(fam):
+            for run in runs:
+                r = by_key.get((run.ref.path, tid))
+                scored = r is not None and r.status == "scored"
+                model._cells[(run.index, tid)] = Cell(
+                    run.index,
+                    tid,
+                    fam,
+                    r.status if r else NO_RESULT,
+                    float(r.headline_score) if scored and r is not None else None,
+                    integrity_of(r) if r else [],
+                    len(r.warnings) if r else 0,
+                    r,
+                )
+    return model

@@ -1,0 +1,244 @@
+"""The pages of `avb view`, rendered with Jinja2 templates that escape every value (autoescape on).
+
+The same pages serve a local server and a static bundle; a `Site` says which: in a bundle (`public`) no answer
+and no verifier-only file is shown, and `media` decides whether output files and thumbnails are linked. Pages
+use relative links only (`index.html`, `task-<run>-<task>.html`, `files/<n>.mp4`, `thumbs/<name>.jpg`), so a
+bundle opens from any static file server. Scripts and styles are separate files (`static/`) so the Content
+Security Policy needs no `unsafe-inline`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+from agenticvbench.analysis.comparability import legend
+from agenticvbench.analysis.explain import explain_result
+from agenticvbench.fsutil import read_capped
+from agenticvbench.report.html import headline_html
+from agenticvbench.runs.submission import TEXT_MAX_BYTES
+from agenticvbench.tables import html_table
+from agenticvbench.view import evidence
+from agenticvbench.view.model import ViewModel
+from agenticvbench.view.thumbs import Thumbnailer, video_duration
+
+MEDIA_MODES = ("none", "thumbs", "full")
+SHOWN_TEXT_CHARS = 20_000
+#: Families whose output videos a bundle never holds, and why: a good repair reproduces the verifier-only source
+#: (a perfect one byte for byte, a stream-copied one packet for packet).
+WITHHELD_FAMILIES = {
+    "repair": "a repair output reproduces the verifier-only source video (the better, the closer)"
+}
+CSP = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; media-src 'self'; "
+    "connect-src 'self'; base-uri 'none'; form-action 'none'"
+)
+
+
+@dataclass
+class Site:
+    """Where the pages go: a local server (everything) or a public bundle (`media`: none, thumbs or full)."""
+
+    public: bool = False
+    media: str = "full"
+    files: set[int] = field(default_factory=set)
+    thumbs: set[str] = field(default_factory=set)
+
+    def file_url(self, model: ViewModel, index: int) -> str | None:
+        """The URL of file `index`, or None when this site does not offer it."""
+        ref = model.files[index]
+        if self.public and (ref.verifier_only or self.media != "full"):
+            return None
+        self.files.add(index)
+        return f"files/{index}{ref.ext}"
+
+    def thumb_url(self, name: str | None) -> str | None:
+        """The URL of a thumbnail, or None (not made, or a bundle without media)."""
+        if name is None or (self.public and self.media == "none"):
+            return None
+        self.thumbs.add(name)
+        return f"thumbs/{name}"
+
+
+@lru_cache(maxsize=1)
+def environment() -> jinja2.Environment:
+    """The template environment (package templates, autoescape on for every template)."""
+    return jinja2.Environment(
+        loader=jinja2.PackageLoader("agenticvbench.view", "templates"),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+
+
+def _base(site: Site, title: str) -> dict[str, Any]:
+    return {"title": title, "csp": CSP, "public": site.public, "media": site.media}
+
+
+def overview(model: ViewModel, site: Site, comparison: Any = None) -> str:
+    """The leaderboard, the signature counts and the task x run grid (and the paired comparison, if any)."""
+    rep = model.report
+    grid = []
+    for fam in model.families:
+        for tid in model.task_ids(fam):
+            grid.append(
+                {"family": fam, "task_id": tid, "cells": [model.cell(r.index, tid) for r in model.runs]}
+            )
+    compare_html = None
+    if comparison is not None:
+        headers, rows = comparison.table()
+        compare_html = html_table(headers, rows, "lrrrrrrrrrrl")
+    return (
+        environment()
+        .get_template("overview.html")
+        .render(
+            **_base(site, "avb view"),
+            leaderboard=headline_html(rep.groups, rep.universe.families),
+            signatures=rep.signatures.get("per_run", {}),
+            runs=model.runs,
+            grid=grid,
+            notes=model.notes + rep.notes,
+            legend=legend(rep.groups),
+            universe=rep.universe.label,
+            compare_html=compare_html,
+            compare_caption=comparison.caption if comparison is not None else "",
+            compare_pages=comparison is not None and len(model.runs) == 2,
+        )
+    )
+
+
+def _text_of(path: Path) -> str:
+    try:
+        raw = read_capped(path, TEXT_MAX_BYTES)
+    except (OSError, ValueError) as exc:
+        return f"(not shown: {exc})"
+    text = raw.decode("utf-8", "replace")
+    return text if len(text) <= SHOWN_TEXT_CHARS else text[:SHOWN_TEXT_CHARS] + "\n… (cut)"
+
+
+def _public_explanation(exp: Any, family: str) -> dict[str, Any]:
+    """What a bundle keeps of `avb explain`: how the headline was computed; for recap the lost points (the
+    items' own reasons); warnings by their code only (their text can name a gold window)."""
+    return {
+        "computation": exp.computation,
+        "reason": exp.reason,
+        "lost": exp.lost if family == "recap" else [],
+        "sections": {},
+        "warnings": sorted({w.split(":", 1)[0] for w in exp.warnings}),
+        "integrity": exp.integrity,
+    }
+
+
+def task_context(model: ViewModel, site: Site, thumbs: Thumbnailer, run: int, task_id: int) -> dict[str, Any]:
+    """Everything one (run, task) page shows."""
+    cell = model.cell(run, task_id)
+    if cell is None:
+        raise KeyError((run, task_id))
+    task = model.tasks.get(task_id)
+    outputs, out_notes = model.outputs(run, task_id, cell.family)
+    players: list[dict[str, Any]] = []
+    texts: list[dict[str, Any]] = []
+    links: list[dict[str, Any]] = []
+    withheld = site.public and cell.family in WITHHELD_FAMILIES
+    for name, i in outputs:
+        ref = model.files[i]
+        if withheld and ref.is_video:
+            out_notes.append(f"{name} is withheld from this bundle: {WITHHELD_FAMILIES[cell.family]}")
+        url = None if withheld and ref.is_video else site.file_url(model, i)
+        if ref.is_video:
+            players.append({"name": name, "url": url, "id": f"out-{len(players)}", "index": i})
+        elif ref.ctype.startswith("text/") or ref.ext in (".md", ".json", ".txt"):
+            texts.append({"name": name, "text": _text_of(ref.path), "url": url})
+        else:
+            links.append({"name": name, "url": url})
+    # A bundle lists the inputs by name only: they are the dataset's files (whole films), not the run's results.
+    inputs = [
+        {"name": n, "url": None if site.public else site.file_url(model, i)} for n, i in model.inputs(task_id)
+    ]
+    refs = (
+        []
+        if site.public
+        else [{"name": n, "url": site.file_url(model, i)} for n, i in model.references(task_id)]
+    )
+    r = cell.result
+    ev = None
+    if r is not None:
+        video = model.files[players[0]["index"]].path if players else None
+        if cell.family == "recap":
+            ev = evidence.recap(r, video, thumbs, video_duration(video) if video else None)
+        elif cell.family == "sequencing":
+            ev = evidence.sequencing(r, model, thumbs, site.public)
+        elif cell.family == "assembly":
+            ev = evidence.assembly(r, model, thumbs, site.public)
+        elif cell.family == "repair":
+            ev = evidence.repair(r, site.public)
+    try:
+        exp = explain_result(r) if r is not None else None
+    except Exception as exc:  # a result file of an unexpected shape: the page shows everything else
+        exp = None
+        out_notes.append(f"avb explain cannot read this result ({type(exc).__name__})")
+    explanation = None
+    if exp is not None:
+        explanation = _public_explanation(exp, cell.family) if site.public else exp.to_dict()
+    prov = r.provenance if r is not None and isinstance(r.provenance, dict) else {}
+    return {
+        **_base(site, f"task {task_id} · {model.runs[run].label}"),
+        "cell": cell,
+        "run": model.runs[run],
+        "prompt": getattr(task, "prompt", None),
+        "players": players,
+        "texts": texts,
+        "links": links,
+        "inputs": inputs,
+        "references": [x for x in refs if x["url"]],
+        "output_notes": out_notes,
+        "evidence": ev,
+        "explanation": explanation,
+        "warnings": (explanation or {}).get("warnings", []),
+        "provenance": _provenance_rows(prov),
+        "signature": r.signature_status if r is not None else "",
+        "site": site,
+    }
+
+
+def _provenance_rows(prov: dict[str, Any]) -> list[tuple[str, str]]:
+    rows = []
+    for k, v in sorted(prov.items()):
+        if isinstance(v, dict):
+            rows.append((k, ", ".join(f"{a}={b}" for a, b in sorted(v.items(), key=lambda kv: str(kv[0])))))
+        else:
+            rows.append((k, str(v)))
+    return rows
+
+
+def task_page(model: ViewModel, site: Site, thumbs: Thumbnailer, run: int, task_id: int) -> str:
+    """One (run, task) page."""
+    ctx = task_context(model, site, thumbs, run, task_id)
+    return (
+        environment()
+        .get_template("task.html")
+        .render(**_base(site, ctx["title"]), c=ctx, thumb_url=site.thumb_url)
+    )
+
+
+def compare_page(model: ViewModel, site: Site, thumbs: Thumbnailer, task_id: int) -> str:
+    """Two runs' pages for one task side by side, with the paired difference A - B."""
+    sides = [task_context(model, site, thumbs, r.index, task_id) for r in model.runs[:2]]
+    scores = [c["cell"].score for c in sides]
+    diff = None if len(sides) < 2 or None in scores else (scores[0] - scores[1])  # type: ignore[operator]
+    return (
+        environment()
+        .get_template("compare.html")
+        .render(
+            **_base(site, f"task {task_id}: A vs B"),
+            task_id=task_id,
+            sides=sides,
+            diff=diff,
+            thumb_url=site.thumb_url,
+        )
+    )

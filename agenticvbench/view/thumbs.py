@@ -1,0 +1,127 @@
+"""Frames of videos as small JPEG thumbnails, made once and cached by the video's content hash.
+
+A thumbnail is named `<sha256 of the video>-<time in ms>-w<width>.jpg` in `<cache>/view-thumbs/`; the same video
+under another name or in another run reuses it. Frames are decoded with PyAV and scaled while being converted
+(`VideoFrame.to_ndarray(width=...)`), so memory stays at one decoded frame plus one small image even for a 1080p
+source. The content hash of a file is memoised per (path, size, mtime) for the life of the process.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from agenticvbench.fsutil import file_sha256
+
+WIDTH = 160
+NAME_RE = re.compile(r"[0-9a-f]{64}-[0-9]{1,9}-w[0-9]{2,4}\.jpg", re.ASCII)
+_HASHES: dict[tuple[str, int, int], str] = {}
+
+
+def content_hash(path: Path) -> str:
+    """SHA-256 of a file, memoised per (real path, size, mtime_ns)."""
+    st = os.stat(path)
+    key = (os.path.realpath(path), st.st_size, st.st_mtime_ns)
+    if key not in _HASHES:
+        _HASHES[key] = file_sha256(path)
+    return _HASHES[key]
+
+
+class Thumbnailer:
+    """Makes and finds cached thumbnails under `cache_dir/view-thumbs`; counts what it made (for progress)."""
+
+    def __init__(self, cache_dir: Path, *, progress: bool = True) -> None:
+        self.folder = Path(cache_dir) / "view-thumbs"
+        self.progress = progress
+        self.made = 0
+        self.failed: set[str] = set()
+
+    def path_of(self, name: str) -> Path | None:
+        """The cached file of a thumbnail name, or None when the name is not one of ours or was never made."""
+        if not NAME_RE.fullmatch(name):
+            return None
+        p = self.folder / name
+        return p if p.is_file() else None
+
+    def frames(self, video: Path, times: list[float], width: int = WIDTH) -> list[str | None]:
+        """Thumbnail names of `video` at each time (seconds); None where no frame could be decoded."""
+        try:
+            sha = content_hash(video)
+        except OSError:
+            return [None] * len(times)
+        names = [f"{sha}-{max(0, round(t * 1000))}-w{width}.jpg" for t in times]
+        todo = [(t, n) for t, n in zip(times, names, strict=True) if not (self.folder / n).is_file()]
+        if todo and sha not in self.failed:
+            self._make(video, sha, todo, width)
+        return [n if (self.folder / n).is_file() else None for n in names]
+
+    def _make(self, video: Path, sha: str, todo: list[tuple[float, str]], width: int) -> None:
+        import av
+        import cv2
+
+        self.folder.mkdir(parents=True, exist_ok=True)
+        try:
+            with av.open(str(video)) as container:
+                if not container.streams.video:
+                    self.failed.add(sha)
+                    return
+                stream = container.streams.video[0]
+                stream.thread_type = "AUTO"
+                height = max(2, round(width * (stream.height or 9) / (stream.width or 16) / 2) * 2)
+                for t, name in sorted(todo):
+                    frame = _frame_at(container, stream, t)
+                    if frame is None:
+                        continue
+                    img = frame.to_ndarray(format="bgr24", width=width, height=height)
+                    ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 80])
+                    if ok:
+                        _write_bytes(self.folder / name, buf.tobytes())
+                        self.made += 1
+                        if self.progress and self.made % 20 == 0:
+                            print(f"avb view: {self.made} thumbnail(s) made", file=sys.stderr, flush=True)
+        except (av.error.FFmpegError, OSError, ValueError):
+            self.failed.add(sha)  # not a video we can decode: the page shows the player (or nothing) instead
+
+
+def _frame_at(container: Any, stream: Any, t: float) -> Any:
+    """The first decoded frame at or after `t` seconds (the last one when `t` is past the end)."""
+    tb = stream.time_base
+    container.seek(max(0, int(t / tb)) if tb else 0, stream=stream, backward=True)
+    last = None
+    for frame in container.decode(stream):
+        last = frame
+        if frame.time is None or frame.time >= t - 1e-3:
+            return frame
+    return last
+
+
+def _write_bytes(path: Path, data: bytes) -> None:
+    """Write atomically (a temporary file in the same folder, then rename): a reader never sees half a JPEG."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".jpg")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def video_duration(path: Path) -> float | None:
+    """A video's duration in seconds from its container (None when it cannot be read)."""
+    import av
+
+    try:
+        with av.open(str(path)) as container:
+            if container.duration:
+                return float(container.duration) / 1_000_000
+            streams = container.streams.video
+            if streams and streams[0].duration and streams[0].time_base:
+                return float(streams[0].duration * streams[0].time_base)
+    except (av.error.FFmpegError, OSError, ValueError):
+        return None
+    return None
