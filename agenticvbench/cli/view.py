@@ -1,4 +1,7 @@
-"""`avb view RUN...`: look at runs in a local web page (or write them as a static bundle with `--bundle`)."""
+"""`avb view RUN...`: look at runs in a local web page (or write them as a static bundle with `--bundle`).
+
+Exit codes: 0 stopped with Ctrl-C (or the bundle written); 2 usage error; 3 a run directory, the dataset or a
+result cannot be read."""
 
 from __future__ import annotations
 
