@@ -15,6 +15,8 @@ frame every 1/24-1/60 s.
 
 from __future__ import annotations
 
+import numpy as np
+
 from agenticvbench.integrity.identity import MediaContent
 
 MIN_FRAMES_PER_S = 1.0
@@ -25,7 +27,7 @@ def sparse_frames(content: MediaContent, source_s: float | None) -> str:
     """Why the first video stream of `content` is degenerate against its audio or `source_s` ("" when it is
     not, or when there is no video or nothing to compare with)."""
     video, audio = content.first("video"), content.first("audio")
-    if video is None or not content.frame_times:
+    if video is None or not len(content.frame_times):
         return ""
     cover = max(audio.span if audio is not None else 0.0, source_s or 0.0)
     if cover <= 0:
@@ -35,10 +37,9 @@ def sparse_frames(content: MediaContent, source_s: float | None) -> str:
     if n / cover < MIN_FRAMES_PER_S:
         return f" ({n} frame(s) over {cover:.1f} s)"
     origin = min(s.start for s in (video, audio) if s is not None and s.start is not None)
-    edges = [origin, *times, origin + cover]
-    gaps = [b - a for a, b in zip(edges, edges[1:], strict=False)]
-    longest = max(gaps)
-    if longest > MAX_GAP_S:
-        at = edges[gaps.index(longest)] - origin
-        return f" (no new frame for {longest:.1f} s from {max(at, 0.0):.1f} s)"
+    edges = np.concatenate([[origin], times, [origin + cover]])
+    gaps = np.diff(edges)
+    at = int(np.argmax(gaps))
+    if gaps[at] > MAX_GAP_S:
+        return f" (no new frame for {gaps[at]:.1f} s from {max(edges[at] - origin, 0.0):.1f} s)"
     return ""

@@ -20,10 +20,13 @@ A reference is described once per process (`reference_content`, cached by real p
 from __future__ import annotations
 
 import os
+from array import array
 from dataclasses import dataclass, field
 from functools import lru_cache
 from hashlib import blake2b
 from pathlib import Path
+
+import numpy as np
 
 #: Share of each reference stream's payload bytes that must be found in the file.
 MATCH_SHARE = 0.9
@@ -68,14 +71,20 @@ def payload_digest(payload: bytes, codec: str) -> int:
 
 @dataclass(frozen=True)
 class StreamPackets:
-    """One stream's packets: kind, codec, payload digests with their sizes, first/last timestamps (s)."""
+    """One stream's packets: kind, codec, the payload digest and size of each non-empty packet (file order),
+    first/last timestamps (s). Arrays of 12 bytes a packet, so a file at the packet cap stays near 70 MB."""
 
     kind: str
     codec: str
-    payload_bytes: int
-    digests: dict[int, int] = field(default_factory=dict)  # digest -> payload bytes of the packets with it
+    digests: np.ndarray = field(default_factory=lambda: np.zeros(0, np.uint64))
+    sizes: np.ndarray = field(default_factory=lambda: np.zeros(0, np.uint32))
     start: float | None = None
     end: float | None = None
+
+    @property
+    def payload_bytes(self) -> int:
+        """Payload bytes of the stream's packets."""
+        return int(self.sizes.sum(dtype=np.int64))
 
     @property
     def span(self) -> float:
@@ -91,7 +100,7 @@ class MediaContent:
     packets: int = 0
     span: float | None = None
     streams: tuple[StreamPackets, ...] = ()
-    frame_times: tuple[float, ...] = ()
+    frame_times: np.ndarray = field(default_factory=lambda: np.zeros(0))
     over_cap: bool = False
     readable: bool = False
 
@@ -105,6 +114,30 @@ class MediaContent:
         return sum(s.payload_bytes for s in self.streams if s.kind in ("audio", "video"))
 
 
+@dataclass
+class _Acc:
+    """One stream's packets while they are read."""
+
+    kind: str
+    codec: str
+    digests: array = field(default_factory=lambda: array("Q"))
+    sizes: array = field(default_factory=lambda: array("I"))
+    start: float | None = None
+    end: float | None = None
+
+    def add(self, payload: bytes, start: float | None, end: float | None) -> None:
+        self.digests.append(payload_digest(payload, self.codec))
+        self.sizes.append(min(len(payload), 0xFFFFFFFF))
+        if start is not None and end is not None:
+            self.start = start if self.start is None else min(self.start, start)
+            self.end = end if self.end is None else max(self.end, end)
+
+    def packets(self) -> StreamPackets:
+        d = np.frombuffer(self.digests, np.uint64) if self.digests else np.zeros(0, np.uint64)
+        z = np.frombuffer(self.sizes, np.uint32) if self.sizes else np.zeros(0, np.uint32)
+        return StreamPackets(self.kind, self.codec, d, z, self.start, self.end)
+
+
 def read_content(path: Path, max_packets: int) -> MediaContent:
     """Demux `path` once without decoding (edit lists ignored: they are header too), stopping after
     `max_packets`; an unreadable file gives `MediaContent(readable=False)` (the verifier says why)."""
@@ -113,29 +146,23 @@ def read_content(path: Path, max_packets: int) -> MediaContent:
     from agenticvbench.errors import MediaError
     from agenticvbench.media.container import open_input
 
-    n, lo, hi = 0, None, None
-    acc: dict[int, dict[str, object]] = {}
-    times: list[float] = []
+    n = 0
+    lo: float | None = None
+    hi: float | None = None
+    acc: dict[int, _Acc] = {}
+    times = array("d")
     first_video: int | None = None
     try:
         with open_input(path, options={"ignore_editlist": "1"}) as container:
             for s in container.streams:
                 name = s.codec_context.name if s.codec_context is not None else ""
-                acc[s.index] = {
-                    "kind": s.type,
-                    "codec": name or "",
-                    "bytes": 0,
-                    "d": {},
-                    "lo": None,
-                    "hi": None,
-                }
+                acc[s.index] = _Acc(str(s.type), name or "")
                 if s.type == "video" and first_video is None:
                     first_video = s.index
             for packet in container.demux():
                 n += 1
                 if n > max_packets:
                     break
-                st = acc.get(packet.stream.index)
                 t = packet.pts if packet.pts is not None else packet.dts
                 start = end = None
                 if t is not None and packet.time_base is not None:
@@ -143,34 +170,18 @@ def read_content(path: Path, max_packets: int) -> MediaContent:
                     end = start + float((packet.duration or 0) * packet.time_base)
                     lo = start if lo is None else min(lo, start)
                     hi = end if hi is None else max(hi, end)
+                st = acc.get(packet.stream.index)
                 if st is None or packet.size == 0:
                     continue
-                payload = bytes(packet)
-                digests = st["d"]
-                assert isinstance(digests, dict)
-                key = payload_digest(payload, str(st["codec"]))
-                digests[key] = digests.get(key, 0) + len(payload)
-                st["bytes"] = int(st["bytes"]) + len(payload)  # type: ignore[call-overload]
-                if start is not None and end is not None:
-                    st["lo"] = start if st["lo"] is None else min(st["lo"], start)  # type: ignore[type-var]
-                    st["hi"] = end if st["hi"] is None else max(st["hi"], end)  # type: ignore[type-var]
-                    if packet.stream.index == first_video:
-                        times.append(start)
+                st.add(bytes(packet), start, end)
+                if start is not None and packet.stream.index == first_video:
+                    times.append(start)
     except (MediaError, av.FFmpegError, OSError, ValueError):
         return MediaContent()
-    streams = tuple(
-        StreamPackets(
-            str(a["kind"]),
-            str(a["codec"]),
-            int(a["bytes"]),  # type: ignore[call-overload]
-            a["d"],  # type: ignore[arg-type]
-            a["lo"],  # type: ignore[arg-type]
-            a["hi"],  # type: ignore[arg-type]
-        )
-        for a in acc.values()
-    )
+    streams = tuple(a.packets() for a in acc.values())
     span = None if lo is None or hi is None else hi - lo
-    return MediaContent(min(n, max_packets + 1), span, streams, tuple(sorted(times)), n > max_packets, True)
+    frames = np.sort(np.frombuffer(times, np.float64)) if times else np.zeros(0)
+    return MediaContent(min(n, max_packets + 1), span, streams, frames, n > max_packets, True)
 
 
 @lru_cache(maxsize=64)
@@ -191,11 +202,11 @@ def holds(content: MediaContent, reference: MediaContent) -> bool:
     if not wanted or not content.readable:
         return False
     for ref_stream in wanted:
-        present: set[int] = set()
-        for s in content.streams:
-            if s.kind == ref_stream.kind:
-                present.update(s.digests)
-        found = sum(size for d, size in ref_stream.digests.items() if d in present)
+        same_kind = [s.digests for s in content.streams if s.kind == ref_stream.kind]
+        if not same_kind:
+            return False
+        present = np.isin(ref_stream.digests, np.unique(np.concatenate(same_kind)))
+        found = int(ref_stream.sizes[present].sum(dtype=np.int64))
         if found < MATCH_SHARE * ref_stream.payload_bytes:
             return False
     return True

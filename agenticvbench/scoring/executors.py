@@ -89,7 +89,7 @@ class SerialExecutor:
             if not armed:
                 yield capped(job)
                 continue
-            yield self._one(capped, job)
+            yield self._one(capped, job)  # type: ignore[misc]
 
     def _one(self, fn: Callable[[J], R], job: J) -> R | Result:
         def alarm(signum: int, frame: Any) -> None:
