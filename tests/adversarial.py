@@ -243,3 +243,52 @@ def lying_sample_table(source: Path, path: Path, samples: int = 30_000_000) -> P
     data[i + 8 : i + 16] = (1).to_bytes(4, "big") + samples.to_bytes(4, "big")
     path.write_bytes(bytes(data))
     return path
+
+
+def appended(source: Path, path: Path, extra: bytes = b"\0" * 64) -> Path:
+    """`source` with `extra` bytes after its end (`cat src zeros > out`: demuxers ignore them)."""
+    path.write_bytes(source.read_bytes() + extra)
+    return path
+
+
+def prepended(source: Path, path: Path, extra: bytes = b"\0" * 1000) -> Path:
+    """`source` behind `extra` bytes (an MPEG-TS demuxer resyncs past them; an MP4 would no longer decode)."""
+    path.write_bytes(extra + source.read_bytes())
+    return path
+
+
+def remuxed(source: Path, path: Path, *extra: str) -> Path:
+    """Every stream of `source` stream-copied into `path` (its container from the suffix), with options `extra`
+    (e.g. `-movflags +faststart`, `-bsf:v h264_metadata=aud=insert`) and a new tag."""
+    ffmpeg("-i", str(source), "-map", "0", "-c", "copy", *extra, "-metadata", "title=mine", str(path))
+    return path
+
+
+def with_extra_stream(source: Path, path: Path) -> Path:
+    """`source`'s streams copied, plus a second (sine) audio stream and tags."""
+    ffmpeg(
+        "-i",
+        str(source),
+        "-f",
+        "lavfi",
+        "-i",
+        "sine=f=300:d=3",
+        "-map",
+        "0",
+        "-map",
+        "1:a",
+        "-c",
+        "copy",
+        "-c:a:1",
+        "aac",
+        "-metadata",
+        "comment=restored",
+        str(path),
+    )
+    return path
+
+
+def reencoded(source: Path, path: Path) -> Path:
+    """`source` re-encoded (x264 CRF 23, AAC): every packet differs, the pictures and sound nearly not."""
+    ffmpeg("-i", str(source), "-map", "0", "-c:v", "libx264", "-crf", "23", "-c:a", "aac", str(path))
+    return path

@@ -468,7 +468,7 @@ def test_perfect_run_is_perfect(demo: DemoBenchmark) -> None:
     for spec in REPAIRS:
         folder = run.task_folders[spec.task_id]
         fixed, source = folder / "fixed.mp4", source_path(demo.mirror, spec.task_id)
-        # the source's streams remuxed: a byte copy of the verifier-only source would be rejected as malformed
+        # the source losslessly re-encoded: a byte copy or a remux of the verifier-only source is malformed
         assert fixed.read_bytes() != source.read_bytes()
         assert [s.nb_frames for s in probe(fixed).streams] == [s.nb_frames for s in probe(source).streams]
         start, end = _report_window(folder / "report.md")

@@ -385,6 +385,63 @@ def remux(src: Path, out: Path, comment: str) -> Path:
     return out
 
 
+def _decode_lead(src: Path) -> int:
+    """How many frames the first video packet of `src` is decoded ahead of its display (B-frame reordering):
+    (its pts - its dts) / its duration; 0 without video or timestamps."""
+    import av
+
+    with av.open(str(src)) as container:
+        if not container.streams.video:
+            return 0
+        for packet in container.demux(container.streams.video[0]):
+            if packet.pts is None or packet.dts is None or not packet.duration:
+                return 0
+            return max(0, round((packet.pts - packet.dts) / packet.duration))
+    return 0
+
+
+def oracle_copy(src: Path, out: Path, comment: str) -> Path:
+    """The oracle's answer built from a verifier-only source: its video re-encoded losslessly (x264 `-qp 0`,
+    same pixel format, timestamps and key frames, so every decoded frame is the source's), every other stream
+    copied. The video's decode timestamps lead its display by as many frames as the source's do (the edit list
+    an MP4 muxer writes from them moves where a seek lands), so per-chunk audio extraction starts at the same
+    packets and the sound scores what the source's does.
+
+    A remux would hand back the source's very packets, which scoring refuses as a copy of the reference."""
+    lead = _decode_lead(src)
+    shift = ["-bsf:v", f"setts=dts=DTS-{lead}*DURATION"] if lead else []
+    run_ffmpeg(
+        [
+            *_GLOBAL,
+            "-i",
+            str(src),
+            "-map",
+            "0",
+            "-c",
+            "copy",
+            "-c:v",
+            "libx264",
+            "-qp",
+            "0",
+            "-preset",
+            "ultrafast",
+            "-threads",
+            "1",
+            "-fps_mode",
+            "passthrough",
+            "-force_key_frames",
+            "source",
+            *shift,
+            *BITEXACT,
+            "-metadata",
+            f"comment={comment}",
+            str(out),
+        ],
+        check=True,
+    )
+    return out
+
+
 def strip_audio(src: Path, out: Path) -> Path:
     """Copy `src` without its audio streams (video stream-copied)."""
     run_ffmpeg(

@@ -21,7 +21,7 @@ from agenticvbench.demo.media_gen import (
     inject_color_shift,
     inject_freeze,
     inject_noise_burst,
-    remux,
+    oracle_copy,
     render,
     strip_audio,
 )
@@ -265,10 +265,10 @@ def build_repair_task(
     _break(spec, source, broken, fmt)
     profile = {**base, "injection": _injection(spec)(base["narrative"]["scene_list"])}
     kind = _REPORT_TYPE[spec.defect]
-    # perfect: the source's streams, remuxed (a byte copy of the verifier-only source is malformed), and the
-    # exact window (every third task writes M:SS.ff timestamps).
+    # perfect: the source's pictures and sound, its video re-encoded losslessly (a byte copy or a remux of the
+    # verifier-only source is malformed), and the exact window (every third task writes M:SS.ff timestamps).
     perfect = ctx.task_dir("perfect", spec.task_id)
-    remux(source, perfect / "fixed.mp4", "restored by the demo perfect run")
+    oracle_copy(source, perfect / "fixed.mp4", "restored by the demo perfect run")
     fmt_t = _clock if i % 3 == 1 else (lambda t: f"{t:g}")
     write_text(
         perfect / "report.md",

@@ -2,8 +2,8 @@
 
 - sequencing: `solution.json` listing the clips in `correct_order`;
 - assembly: `solution.json` with one segment per slot, the correct take and its duration;
-- repair: `fixed.mp4` = the verifier-only source video's streams, remuxed (a byte copy of a verifier-only
-  reference is `malformed`), and a `report.md` whose `## Diagnosis` windows are the
+- repair: `fixed.mp4` = the verifier-only source's pictures and sound, its video re-encoded losslessly (a
+  byte copy or a remux of a verifier-only reference is `malformed`), and a `report.md` whose `## Diagnosis` windows are the
   truth regions derived from the cell's profile (numbered window lines for the multi-region variants);
 - recap: none. Its rubric is checked by python checks and a judge against the brief; there is no reference video.
 
@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from agenticvbench.dataset.tasks import AssemblyTask, RecapTask, RepairTask, SequencingTask, Task
-from agenticvbench.demo.media_gen import remux
+from agenticvbench.demo.media_gen import oracle_copy
 from agenticvbench.fsutil import atomic_write_json, atomic_write_text
 
 RECAP_NONE = (
@@ -47,8 +47,8 @@ class GoldOutput:
             out.append(folder / name)
         for name, src in sorted(self.copies.items()):
             tmp = folder / f".{name}.partial{Path(name).suffix}"
-            if Path(name).suffix.lower() == ".mp4":  # a byte copy of a verifier-only reference is malformed
-                remux(src, tmp, "agenticvbench gold output")
+            if Path(name).suffix.lower() == ".mp4":  # a byte copy or remux of a reference is malformed
+                oracle_copy(src, tmp, "agenticvbench gold output")
             else:
                 shutil.copyfile(src, tmp)
             tmp.replace(folder / name)

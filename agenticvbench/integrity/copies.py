@@ -8,6 +8,11 @@ scaling) and the RMS of the sound (mono, 8 kHz). A second matches when the thumb
 `PICTURE_TOL` grey levels on average and the RMS by at most `SOUND_TOL` (relative to the film's loudest second,
 so silence matches silence); the output is a near copy when at least `MIN_MATCHING` of the film's seconds match.
 Either signature alone decides when the other stream is absent from both files.
+
+The output is aligned with the film before comparing (`aligned_share`): its signature is taken every quarter
+second, and the shifts where its loudness (or brightness) correlates best with the film's are tried, so the film
+behind seconds of black, or with its first seconds cut, is still the film. The same test tells a re-encode of a
+verifier-only reference (`leaks`), with the output's length bounded on both sides.
 """
 
 from __future__ import annotations
@@ -27,6 +32,8 @@ SOUND_TOL = 0.1  # share of the film's loudest second's RMS
 THUMB_W, THUMB_H = 16, 9
 AUDIO_RATE = 8000
 MAX_SECONDS = 4 * 3600  # the longest recap output screening accepts (integrity.MAX_DURATION_S)
+OUTPUT_SAMPLES_PER_S = 4  # the output's signature is sampled every quarter second, so shifts align to 0.25 s
+CANDIDATE_LAGS = 4  # lags tried per phase, besides 0 (the best correlations of the 1-D series)
 
 
 def _duration(path: Path) -> float:
@@ -36,14 +43,14 @@ def _duration(path: Path) -> float:
     return float(info.duration or 0.0)
 
 
-def thumbnails(path: Path, seconds: int) -> np.ndarray:
-    """One 16x9 grey thumbnail per second of `path` (at most `seconds`), shape (n, 9, 16) uint8; (0, 9, 16) when
-    there is no video stream."""
+def thumbnails(path: Path, seconds: int, per_second: int = 1) -> np.ndarray:
+    """`per_second` 16x9 grey thumbnails per second of `path` (at most `seconds` seconds), shape (n, 9, 16)
+    uint8, sample j at j / per_second s; (0, 9, 16) when there is no video stream."""
     from agenticvbench.media import probe, run_ffmpeg
 
     if probe(path).video is None:
         return np.zeros((0, THUMB_H, THUMB_W), np.uint8)
-    vf = f"fps=1,scale={THUMB_W}:{THUMB_H}:flags=area,format=gray"
+    vf = f"fps={per_second},scale={THUMB_W}:{THUMB_H}:flags=area,format=gray"
     proc = run_ffmpeg(
         [
             "-v",
@@ -55,7 +62,7 @@ def thumbnails(path: Path, seconds: int) -> np.ndarray:
             "-vf",
             vf,
             "-frames:v",
-            str(seconds),
+            str(seconds * per_second),
             "-f",
             "rawvideo",
             "pipe:1",
@@ -66,15 +73,21 @@ def thumbnails(path: Path, seconds: int) -> np.ndarray:
     return np.frombuffer(proc.stdout[: n * THUMB_W * THUMB_H], np.uint8).reshape(n, THUMB_H, THUMB_W)
 
 
-def loudness(path: Path, seconds: int) -> np.ndarray:
-    """RMS of each second of `path`'s first audio stream (mono, 8 kHz), at most `seconds`; empty without audio."""
+def loudness(path: Path, seconds: int, per_second: int = 1) -> np.ndarray:
+    """RMS of one-second windows of `path`'s first audio stream (mono, 8 kHz), one window starting every
+    1 / `per_second` s, within at most `seconds` s; empty without audio."""
     from agenticvbench.media import decode_audio, probe
 
     if probe(path).audio is None:
         return np.zeros(0, np.float64)
     pcm = decode_audio(path, sample_rate=AUDIO_RATE, mono=True, duration_s=float(seconds)).astype(np.float64)
-    n = len(pcm) // AUDIO_RATE
-    return np.sqrt(np.mean(pcm[: n * AUDIO_RATE].reshape(n, AUDIO_RATE) ** 2, axis=1)) if n else np.zeros(0)
+    hop = AUDIO_RATE // per_second
+    n = (len(pcm) - AUDIO_RATE) // hop + 1 if len(pcm) >= AUDIO_RATE else 0
+    if n <= 0:
+        return np.zeros(0)
+    cs = np.concatenate([[0.0], np.cumsum(pcm**2)])
+    starts = np.arange(n) * hop
+    return np.sqrt(np.maximum(cs[starts + AUDIO_RATE] - cs[starts], 0.0) / AUDIO_RATE)
 
 
 @lru_cache(maxsize=16)
@@ -91,33 +104,97 @@ def film_signature(path: Path) -> tuple[np.ndarray, np.ndarray, float]:
     return _film_signature(real, st.st_size, st.st_mtime_ns)
 
 
+def share_at(
+    out_thumbs: np.ndarray, out_rms: np.ndarray, film_thumbs: np.ndarray, film_rms: np.ndarray, lag: int = 0
+) -> float:
+    """Share of the film's seconds that the output matches when film second k is compared with output second
+    k + `lag` (a second outside the output matches nothing; see the module docstring)."""
+    n_film = max(len(film_thumbs), len(film_rms))
+    if n_film == 0:
+        return 0.0
+    k = np.arange(n_film)
+    j = k + lag
+    checks: list[np.ndarray] = []
+    if len(film_thumbs) or len(out_thumbs):
+        pic = np.zeros(n_film, bool)
+        idx = np.nonzero((j >= 0) & (j < len(out_thumbs)) & (k < len(film_thumbs)))[0]
+        if idx.size:
+            a, b = out_thumbs[j[idx]].astype(np.int16), film_thumbs[idx].astype(np.int16)
+            pic[idx] = np.abs(a - b).mean(axis=(1, 2)) <= PICTURE_TOL
+        checks.append(pic)
+    if len(film_rms) or len(out_rms):
+        scale = float(film_rms.max()) if len(film_rms) and film_rms.max() > 0 else 1.0
+        snd = np.zeros(n_film, bool)
+        idx = np.nonzero((j >= 0) & (j < len(out_rms)) & (k < len(film_rms)))[0]
+        snd[idx] = np.abs(out_rms[j[idx]] - film_rms[idx]) <= SOUND_TOL * scale
+        checks.append(snd)
+    return float(np.logical_and.reduce(checks).mean())
+
+
 def matching_share(
     out_thumbs: np.ndarray, out_rms: np.ndarray, film_thumbs: np.ndarray, film_rms: np.ndarray
 ) -> float:
     """Share of the film's seconds that the output matches at the same second (see the module docstring)."""
-    n_film = max(len(film_thumbs), len(film_rms))
-    if n_film == 0:
-        return 0.0
-    checks: list[np.ndarray] = []
-    if len(film_thumbs) or len(out_thumbs):
-        k = min(len(out_thumbs), len(film_thumbs))
-        pic = np.zeros(n_film, bool)
-        diff = np.abs(out_thumbs[:k].astype(np.int16) - film_thumbs[:k].astype(np.int16)).mean(axis=(1, 2))
-        pic[:k] = diff <= PICTURE_TOL
-        checks.append(pic)
-    if len(film_rms) or len(out_rms):
-        k = min(len(out_rms), len(film_rms))
-        scale = float(film_rms.max()) if len(film_rms) and film_rms.max() > 0 else 1.0
-        snd = np.zeros(n_film, bool)
-        snd[:k] = np.abs(out_rms[:k] - film_rms[:k]) <= SOUND_TOL * scale
-        checks.append(snd)
-    together = np.logical_and.reduce(checks)
-    return float(together.mean())
+    return share_at(out_thumbs, out_rms, film_thumbs, film_rms, 0)
 
 
-def nearly_same_media(path: Path, film: Path) -> bool:
-    """True when `path` lasts at least `MIN_COVERAGE` of `film` and matches it on at least `MIN_MATCHING` of
-    the film's seconds, picture and sound. Raises `MediaError` when `path` cannot be read."""
+def _candidate_lags(out: np.ndarray, film: np.ndarray, keep: int = CANDIDATE_LAGS) -> list[int]:
+    """The `keep` lags (output index minus film index) where the two 1-D series correlate best (FFT, after
+    removing each one's mean), for lags that leave at least half the film inside the output."""
+    from scipy.signal import correlate
+
+    if len(out) == 0 or len(film) == 0:
+        return [0]
+    a, b = out - out.mean(), film - film.mean()
+    corr = correlate(a, b, mode="full", method="fft")
+    lags = np.arange(-(len(b) - 1), len(a))
+    overlap = np.minimum(len(a), lags + len(b)) - np.maximum(0, lags)
+    corr = np.where(overlap >= len(b) / 2, corr / np.maximum(overlap, 1), -np.inf)
+    best = np.argsort(corr)[::-1][:keep]
+    return sorted({0, *(int(lags[i]) for i in best if np.isfinite(corr[i]))})
+
+
+def aligned_share(
+    out_thumbs: np.ndarray,
+    out_rms: np.ndarray,
+    film_thumbs: np.ndarray,
+    film_rms: np.ndarray,
+    per_second: int,
+) -> float:
+    """The best `share_at` over time shifts: the output is sampled `per_second` times a second (thumbnails and
+    RMS windows), the film once a second; for each phase of the output the lags are found by correlating the
+    loudness (or, without sound, the mean brightness) series, so a film behind seconds of black or with its
+    start cut is compared with itself. The sound alone bounds the share, so without a sound match no picture
+    lag is tried."""
+    best = 0.0
+    for phase in range(per_second):
+        o_t, o_r = out_thumbs[phase::per_second], out_rms[phase::per_second]
+        if len(film_rms) and len(o_r):
+            lags = _candidate_lags(o_r, film_rms)
+        else:
+            lags = _candidate_lags(
+                o_t.reshape(len(o_t), -1).mean(axis=1), film_thumbs.reshape(len(film_thumbs), -1).mean(axis=1)
+            )
+        for lag in lags:
+            best = max(best, share_at(o_t, o_r, film_thumbs, film_rms, lag))
+    return best
+
+
+def _sound_bound(out_rms: np.ndarray, film_rms: np.ndarray, per_second: int) -> float:
+    """The best share the sound alone allows (an upper bound of `aligned_share` when the film has sound)."""
+    empty = np.zeros((0, THUMB_H, THUMB_W), np.uint8)
+    best = 0.0
+    for phase in range(per_second):
+        o_r = out_rms[phase::per_second]
+        for lag in _candidate_lags(o_r, film_rms):
+            best = max(best, share_at(empty, o_r, empty, film_rms, lag))
+    return best
+
+
+def nearly_same_media(path: Path, film: Path, *, max_coverage: float | None = None) -> bool:
+    """True when `path` lasts at least `MIN_COVERAGE` of `film` (and at most `max_coverage` times it, when
+    given) and matches it, after alignment, on at least `MIN_MATCHING` of the film's seconds, picture and
+    sound. The sound is compared first (cheap); the pictures are decoded only when it matches."""
     film_thumbs, film_rms, film_s = film_signature(film)
     if film_s <= 0:
         return False
@@ -125,8 +202,11 @@ def nearly_same_media(path: Path, film: Path) -> bool:
         out_s = _duration(path)
     except MediaError:
         return False  # an unreadable output is the verifier's to report
-    if out_s < MIN_COVERAGE * film_s:
+    if out_s < MIN_COVERAGE * film_s or (max_coverage is not None and out_s > max_coverage * film_s):
         return False
-    seconds = max(len(film_thumbs), len(film_rms))
-    share = matching_share(thumbnails(path, seconds), loudness(path, seconds), film_thumbs, film_rms)
-    return share >= MIN_MATCHING
+    seconds = min(MAX_SECONDS, int(out_s) + 1)
+    out_rms = loudness(path, seconds, OUTPUT_SAMPLES_PER_S)
+    if len(film_rms) and _sound_bound(out_rms, film_rms, OUTPUT_SAMPLES_PER_S) < MIN_MATCHING:
+        return False
+    out_thumbs = thumbnails(path, seconds, OUTPUT_SAMPLES_PER_S)
+    return aligned_share(out_thumbs, out_rms, film_thumbs, film_rms, OUTPUT_SAMPLES_PER_S) >= MIN_MATCHING

@@ -3,7 +3,9 @@
 Rejections (the engine scores the task `malformed`, reason from `InputRejected`):
 
 - a submitted media file byte-identical (same SHA-256) to one of the task's verifier-only references (the repair
-  source video): an agent that found the reference would otherwise score 0.99999;
+  source video), or holding it packet for packet in another container (bytes appended or prepended, a remux,
+  moved atoms, added streams or tags; `identity`): an agent that found the reference would otherwise score
+  0.99999;
 - a media header declaring a duration absurd for the family, or a frame larger than 4096x4096 pixels (or 8192 on
   a side), checked on the probe (header) before any frame is decoded;
 - headers that lie, checked against what the file holds before anything is decoded: an MP4/MOV sample table
@@ -19,15 +21,17 @@ Flags (the official score is kept, the result's `integrity` list names the hole,
 - `rotation`: a video carrying a display rotation matrix (players rotate it, frame comparisons do not);
 - `identical_to_input`: a repair or recap output byte-identical to the agent's own input (the broken video, the
   film);
-- `degenerate_video`: a repair `fixed.mp4` whose video holds far fewer frames than its own audio or the source
-  last (one frame, a still): the official edit rubric weights chunks by the frames it finds, so one frame plus the
-  full audio keeps most of the edit points (`video_far_shorter_than_audio_or_source`, counted on packets);
+- `degenerate_video`: a repair `fixed.mp4` whose video shows too few frames for the seconds of its own audio or
+  the source (under one frame per second on average, or a gap of more than 3 s without a new frame): the
+  official edit rubric weights chunks by the frames it finds, so one frame plus the full audio keeps most of the
+  edit points (`frames`, frames counted, not spans);
 - `near_copy_of_input`: a recap that is nearly the input film: the same decoded pictures and audio, second by
-  second, over most of the film (`recap_nearly_the_input_film`, in `integrity_copy`);
+  second after alignment, over most of the film (`recap_nearly_the_input_film`, in `copies`);
 - `given_order`: a sequencing order equal to the order the clips were given in (numeric, or as listed), when the
   answer is another order (`sequencing_order_is_the_given_order`);
 - `verifier_reference`: a submitted file byte-identical to a verifier-only reference of *another* task of the
-  dataset (`leaks`): the agent saw verifier-only material.
+  dataset (`leaks`), holding its packets in another container (`identity`), or a re-encode of it (the aligned
+  per-second signature of `copies`): the agent saw verifier-only material.
 
 Each flag is documented with an id and the official scorer's number for the same input in
 docs/upstream-defects.md ("Integrity flags").
@@ -44,6 +48,9 @@ from pathlib import Path
 from agenticvbench.dataset.tasks import SequencingTask, Task
 from agenticvbench.errors import AVBError, MediaError
 from agenticvbench.fsutil import file_sha256
+from agenticvbench.integrity.copies import MIN_COVERAGE
+from agenticvbench.integrity.frames import sparse_frames
+from agenticvbench.integrity.identity import MediaContent, could_hold, holds, read_content, reference_content
 from agenticvbench.integrity.leaks import DatasetReference, leaked_references
 from agenticvbench.runs.submission import InputRejected, Submission
 
@@ -63,14 +70,12 @@ FLAGS: dict[str, str] = {
     "audio_only": "has audio but no video stream; only format and localisation can score",
     "rotation": "carries a display rotation matrix; players rotate it but frame comparisons do not",
     "identical_to_input": "is byte-identical to the task's own input given to the agent",
-    "degenerate_video": "holds far fewer video frames than its audio or the source last (one frame, a still); the "
-    "official edit rubric scores the frames present and skips chunks without any",
+    "degenerate_video": "shows too few video frames for the seconds of its audio or the source (one frame, a "
+    "few, long gaps); the official edit rubric scores the frames present and skips chunks without any",
     "near_copy_of_input": "is nearly the input film (the same pictures and audio over most of its length)",
     "given_order": "lists the clips in the order they were given, not a story order",
-    "verifier_reference": "is byte-identical to a verifier-only reference of another task, which agents never see",
+    "verifier_reference": "holds a verifier-only reference of another task, which agents never see",
 }
-#: `degenerate_video` fires when the video covers less than this share of max(own audio, source) duration.
-DEGENERATE_VIDEO_SHARE = 0.5
 #: `given_order` needs at least this many clips (with 2 clips the given order is a coin flip).
 GIVEN_ORDER_MIN_CLIPS = 3
 
@@ -115,9 +120,10 @@ def _same_bytes(path: Path, sha: str, candidates: list[Path]) -> Path | None:
     return None
 
 
-def _check_header(path: Path, family: str) -> tuple[bool, bool]:
-    """Probe the header; raise `InputRejected` for absurd duration/size. Returns (has_video, has_audio);
-    (True, True) when the file cannot be probed (the verifier reports that in its own words)."""
+def _check_header(path: Path, family: str) -> tuple[bool, bool, MediaContent]:
+    """Probe the header; raise `InputRejected` for absurd duration/size or a header its packets contradict.
+    Returns (has_video, has_audio, the packets' content); (True, True, unreadable) when the file cannot be
+    probed (the verifier reports that in its own words)."""
     from agenticvbench.media import probe
     from agenticvbench.media.sample_tables import lying_table
     from agenticvbench.runs.pinned import pinned
@@ -129,7 +135,7 @@ def _check_header(path: Path, family: str) -> tuple[bool, bool]:
     try:
         info = probe(path)
     except MediaError:
-        return True, True
+        return True, True, MediaContent()
     limit = MAX_DURATION_S.get(family, 3600.0)
     durations = [d for d in [info.duration, *(s.duration for s in info.streams)] if d is not None]
     longest = max(durations, default=0.0)
@@ -145,49 +151,24 @@ def _check_header(path: Path, family: str) -> tuple[bool, bool]:
                 f"{path}: the header declares a {w}x{h} frame, over the limit of {MAX_FRAME_SIDE} "
                 f"px on a side and {MAX_FRAME_PIXELS} pixels; not decoded"
             )
-    _check_span(path, family, info.duration)
-    return info.video is not None, info.audio is not None
+    content = _check_span(path, family, info.duration)
+    return info.video is not None, info.audio is not None, content
 
 
-def _packet_span(path: Path, max_packets: int) -> tuple[int, float | None]:
-    """(packets read, seconds from the first packet's start to the last one's end), demuxing without decoding,
-    edit lists ignored (they are header too), stopping after `max_packets`; (0, None) when the file cannot be
-    demuxed (the verifier says why)."""
-    import av
-
-    from agenticvbench.media.container import open_input
-
-    n, lo, hi = 0, None, None
-    try:
-        with open_input(path, options={"ignore_editlist": "1"}) as container:
-            for packet in container.demux():
-                n += 1
-                if n > max_packets:
-                    break
-                t = packet.pts if packet.pts is not None else packet.dts
-                if t is None or packet.time_base is None:
-                    continue
-                start = float(t * packet.time_base)
-                end = start + float((packet.duration or 0) * packet.time_base)
-                lo = start if lo is None else min(lo, start)
-                hi = end if hi is None else max(hi, end)
-    except (MediaError, av.FFmpegError, OSError, ValueError):
-        return 0, None
-    return n, (None if lo is None or hi is None else hi - lo)
-
-
-def _check_span(path: Path, family: str, declared: float | None) -> None:
-    """Raise `InputRejected` when the packets the file holds contradict its header (see the module docstring)."""
+def _check_span(path: Path, family: str, declared: float | None) -> MediaContent:
+    """Demux `path` once (`identity.read_content`) and raise `InputRejected` when its packets contradict its
+    header (see the module docstring); returns what the demux saw."""
     limit = MAX_DURATION_S.get(family, 3600.0)
     cap = int(limit * MAX_PACKETS_PER_S)
-    n, span = _packet_span(path, cap)
-    if n > cap:
+    content = read_content(path, cap)
+    if content.over_cap:
         raise InputRejected(
             f"{path}: holds more than {cap} packets ({MAX_PACKETS_PER_S} per second of the "
             f"{limit:.0f} s limit for a {family} output); not decoded"
         )
+    span = content.span
     if span is None:
-        return
+        return content
     if span > limit:
         raise InputRejected(
             f"{path}: its packets span {span:.0f} s, over the {limit:.0f} s limit for a {family} "
@@ -200,6 +181,7 @@ def _check_span(path: Path, family: str, declared: float | None) -> None:
                 f"{path}: the header declares {declared:.2f} s but its packets span {span:.2f} s; "
                 "a header that lies about the duration is not scored"
             )
+    return content
 
 
 def _rotation(path: Path) -> float:
@@ -219,11 +201,64 @@ def _rotation(path: Path) -> float:
 
 def _flag_leaks(
     screening: Screening, task: Task, submitted: dict[Path, str], refs: Iterable[DatasetReference]
-) -> None:
-    """Flag `verifier_reference` for each submitted file identical to another task's verifier-only reference."""
+) -> set[Path]:
+    """Flag `verifier_reference` for each submitted file identical to another task's verifier-only reference;
+    returns the files flagged."""
+    found: set[Path] = set()
     for p, ref in leaked_references(task.task_id, submitted, refs, reference_sha256):
         ids = ", ".join(str(i) for i in ref.task_ids)
         screening.flag("verifier_reference", p, f" ({ref.name} of task {ids})")
+        found.add(p)
+    return found
+
+
+def _own_media_references(task: Task) -> list[Path]:
+    """The task's own verifier-only media references (empty without any)."""
+    if not task.verifier_reference_urls:
+        return []
+    return [r for r in task.verifier_references() if r.suffix.lower() in MEDIA_SUFFIXES]
+
+
+def _reject_own_content(path: Path, content: MediaContent, task: Task, own: list[Path]) -> None:
+    """Raise `InputRejected` when `path` holds one of the task's own references packet for packet."""
+    for ref in own:
+        if could_hold(content, ref.stat().st_size) and holds(content, reference_content(ref)):
+            raise InputRejected(
+                f"{path}: holds the verifier-only reference {ref.name} of task {task.task_id} (the same "
+                "packets in each of its audio and video streams, in another container); a submission may "
+                "not contain it"
+            )
+
+
+def _flag_content_leaks(
+    screening: Screening,
+    task: Task,
+    contents: dict[Path, MediaContent],
+    refs: Iterable[DatasetReference],
+    skip: set[Path],
+) -> None:
+    """Flag `verifier_reference` for submitted media holding another task's reference (its packets, in any
+    container) or nearly it (a re-encode: the aligned per-second signature of `copies`). Files already flagged
+    for a byte copy are not looked at again."""
+    from agenticvbench.integrity.copies import nearly_same_media
+
+    others = [
+        r for r in refs if task.task_id not in r.task_ids and Path(r.name).suffix.lower() in MEDIA_SUFFIXES
+    ]
+    for p, content in contents.items():
+        if not others or p in skip or not content.readable:
+            continue
+        for ref in others:
+            ids = ", ".join(str(i) for i in ref.task_ids)
+            try:
+                if could_hold(content, ref.size) and holds(content, reference_content(Path(ref.path))):
+                    screening.flag("verifier_reference", p, f" ({ref.name} of task {ids}, remuxed)")
+                    break
+                if nearly_same_media(p, Path(ref.path), max_coverage=1 / MIN_COVERAGE):
+                    screening.flag("verifier_reference", p, f" ({ref.name} of task {ids}, re-encoded)")
+                    break
+            except (AVBError, OSError, ValueError, RuntimeError) as exc:
+                screening.warnings.append(f"integrity: could not compare {p.name} with {ref.name} ({exc})")
 
 
 def screen_inputs(
@@ -232,27 +267,30 @@ def screen_inputs(
     """Screen the submitted media among `hashes` (input path -> SHA-256); raises `InputRejected` (malformed).
     `dataset_refs` lists the dataset's verifier-only references (`leaks.dataset_references`)."""
     screening = Screening()
-    _flag_leaks(screening, task, {p: h for p, h in hashes.items() if submission.owns(p)}, dataset_refs)
+    refs = tuple(dataset_refs)
+    copied = _flag_leaks(screening, task, {p: h for p, h in hashes.items() if submission.owns(p)}, refs)
     if isinstance(task, SequencingTask) and (found := _sequencing_prediction(submission)) is not None:
         manifest, pred = found
         _check(screening, "given_order", manifest, lambda: sequencing_order_is_the_given_order(task, pred))
     media = [p for p in hashes if submission.owns(p) and p.suffix.lower() in MEDIA_SUFFIXES]
     if not media:
         return screening
-    if task.verifier_reference_urls:
-        refs = task.verifier_references()
-        for p in media:
-            if (ref := _same_bytes(p, hashes[p], refs)) is not None:
-                raise InputRejected(
-                    f"{p}: identical to the verifier-only reference {ref.name} of task "
-                    f"{task.task_id} (same SHA-256); a submission may not contain it"
-                )
+    own = _own_media_references(task)
+    for p in media:  # a byte copy first: nothing of it is read as media
+        if (ref := _same_bytes(p, hashes[p], own)) is not None:
+            raise InputRejected(
+                f"{p}: identical to the verifier-only reference {ref.name} of task "
+                f"{task.task_id} (same SHA-256); a submission may not contain it"
+            )
+    contents: dict[Path, MediaContent] = {}
     for p in media:
-        has_video, has_audio = _check_header(p, task.family)
+        has_video, has_audio, contents[p] = _check_header(p, task.family)
+        _reject_own_content(p, contents[p], task, own)
         if has_audio and not has_video:
             screening.flag("audio_only", p)
         elif has_video and _rotation(p):
             screening.flag("rotation", p)
+    _flag_content_leaks(screening, task, contents, refs, copied)
     if task.family in ("repair", "recap") and task.reference_file_urls:
         try:
             inputs = task.materials()
@@ -267,7 +305,7 @@ def screen_inputs(
     if task.family == "repair":
         for p in media:
             if p.name == "fixed.mp4":
-                _check(screening, "degenerate_video", p, partial(_degenerate_fixed_video, p, task))
+                _check_degenerate(screening, p, contents[p], task)
     return screening
 
 
@@ -282,58 +320,28 @@ def _check(screening: Screening, code: str, path: Path, test: Callable[[], bool]
         screening.flag(code, path)
 
 
-def _degenerate_fixed_video(path: Path, task: Task) -> bool:
-    return video_far_shorter_than_audio_or_source(path, _source_duration(task))
+def _check_degenerate(screening: Screening, path: Path, content: MediaContent, task: Task) -> None:
+    """Flag `degenerate_video` when `path` shows too few frames for its audio or the source (`frames`)."""
+    try:
+        why = video_too_sparse(content, _source_duration(task))
+    except (AVBError, OSError, ValueError) as exc:
+        screening.warnings.append(f"integrity: could not check degenerate_video on {path.name} ({exc})")
+        return
+    if why:
+        screening.flag("degenerate_video", path, why)
 
 
 def _source_duration(task: Task) -> float | None:
     """The probed duration of the repair task's verifier-only source (trusted), or None without one."""
     from agenticvbench.media import probe
 
-    if not task.verifier_reference_urls:
-        return None
-    refs = [p for p in task.verifier_references() if p.suffix.lower() in MEDIA_SUFFIXES]
+    refs = _own_media_references(task)
     return probe(refs[0]).duration if refs else None
 
 
-def stream_spans(path: Path) -> tuple[int, float, float]:
-    """(video packets, video seconds, audio seconds) of `path`, counted on the demuxed packets, not the header.
-
-    A header's frame count and duration are the submitter's to write; the packets are what a decoder reads. A
-    span is from the first packet's timestamp to the end of the last one.
-    """
-    import av
-
-    from agenticvbench.media.container import open_input
-
-    spans: dict[str, list[float]] = {}
-    n_video = 0
-    with open_input(path) as container:
-        streams = [s for s in (container.streams.video[:1] + container.streams.audio[:1])]
-        if not streams:
-            return 0, 0.0, 0.0
-        try:
-            for packet in container.demux(streams):
-                if packet.pts is None or packet.size == 0 or packet.time_base is None:
-                    continue
-                kind = packet.stream.type
-                n_video += kind == "video"
-                t0 = float(packet.pts * packet.time_base)
-                t1 = t0 + float((packet.duration or 0) * packet.time_base)
-                lo_hi = spans.setdefault(kind, [t0, t1])
-                lo_hi[0], lo_hi[1] = min(lo_hi[0], t0), max(lo_hi[1], t1)
-        except av.FFmpegError as exc:
-            raise ValueError(f"demux failed ({exc})") from None
-    video, audio = spans.get("video", [0.0, 0.0]), spans.get("audio", [0.0, 0.0])
-    return n_video, video[1] - video[0], audio[1] - audio[0]
-
-
-def video_far_shorter_than_audio_or_source(path: Path, source_s: float | None) -> bool:
-    """True when `path`'s video lasts less than `DEGENERATE_VIDEO_SHARE` of its own audio or of the source
-    (`source_s`), counted on packets: one frame over the full audio, a still. False without a video stream."""
-    n_video, video_s, audio_s = stream_spans(path)
-    reference = max(audio_s, source_s or 0.0)
-    return n_video > 0 and reference > 0 and video_s < DEGENERATE_VIDEO_SHARE * reference
+def video_too_sparse(content: MediaContent, source_s: float | None) -> str:
+    """Why the video is degenerate (`frames.sparse_frames`), "" when it is not."""
+    return sparse_frames(content, source_s)
 
 
 def recap_nearly_the_input_film(path: Path, inputs: list[Path]) -> bool:

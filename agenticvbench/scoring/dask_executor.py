@@ -42,6 +42,7 @@ from typing import Any
 
 from agenticvbench.errors import ConfigError
 from agenticvbench.results.model import Result, lost_result
+from agenticvbench.scoring.memory_cap import task_memory_mb
 from agenticvbench.scoring.task_deadline import TaskDeadline, task_deadline
 
 NO_WORKER_GRACE_S = 60.0
@@ -55,10 +56,13 @@ class DaskExecutor:
     `close()`), or None to start a private local cluster (closed on `close()`).
     """
 
-    def __init__(self, scheduler: Any = None, timeout: float | None = None) -> None:
+    def __init__(
+        self, scheduler: Any = None, timeout: float | None = None, memory_mb: int | None = None
+    ) -> None:
         from distributed import Client
 
         self.timeout = task_deadline(timeout)
+        self.memory_mb = task_memory_mb(memory_mb)
         self.no_worker_grace = NO_WORKER_GRACE_S
         self._own = not isinstance(scheduler, Client)
         if isinstance(scheduler, Client):
@@ -77,7 +81,7 @@ class DaskExecutor:
 
         if not jobs:
             return
-        task = _OnWorker(fn)
+        task = _OnWorker(fn, self.memory_mb)
         futures = self.client.map(task, jobs, pure=False)
         job_of = {fut.key: job for fut, job in zip(futures, jobs, strict=True)}
         pending = {fut.key: fut for fut in futures}
@@ -176,13 +180,18 @@ def _executing_keys(dask_worker: Any) -> list[str]:
 
 class _OnWorker:
     """`fn` run on a Dask worker after restoring glibc's reuse of frame-sized buffers (see `allocator`: the
-    nanny's `MALLOC_TRIM_THRESHOLD_` made repair scoring 2.3x slower). Picklable: workers import this module."""
+    nanny's `MALLOC_TRIM_THRESHOLD_` made repair scoring 2.3x slower), under the per-task memory cap
+    (`memory_cap`; it limits the worker process, so run one thread per worker). Picklable: workers import this
+    module."""
 
-    def __init__(self, fn: Callable[[Any], Result]) -> None:
+    def __init__(self, fn: Callable[[Any], Result], memory_mb: int = 0) -> None:
         self.fn = fn
+        self.memory_mb = memory_mb
 
     def __call__(self, job: Any) -> Result:
         from agenticvbench.scoring.allocator import reuse_frame_buffers
+        from agenticvbench.scoring.memory_cap import memory_cap
 
         reuse_frame_buffers()
-        return self.fn(job)
+        with memory_cap(self.memory_mb):
+            return self.fn(job)

@@ -44,6 +44,7 @@ from agenticvbench.runs.run_plan import RunPlan, plan_runs
 from agenticvbench.runs.submission import InputRejected, RunDir, Submission, cap_for, media_max_bytes
 from agenticvbench.runs.trial_outcomes import run_exclusions, run_failures
 from agenticvbench.scoring.executors import Executor, make_executor
+from agenticvbench.scoring.memory_cap import cap_hit, over_cap_reason
 from agenticvbench.verifiers import get_verifier, headline_field
 from agenticvbench.verifiers.base import VerifyContext
 
@@ -308,6 +309,8 @@ def score_job(job: Job) -> Result:
     key, key_problem = worker_key(job.key)
     try:
         result = _score(job, key)
+        if cap_hit():  # an allocation may have failed under the cap, caught by a verifier: no number
+            raise MemoryError
         if result.resumed:
             return result
         if job.trial_failure and result.status not in (
@@ -319,6 +322,8 @@ def score_job(job: Job) -> Result:
             result.warnings.append(job.trial_failure)
     except DatasetError as exc:  # a dataset file the task needs is missing: not a crash of the verifier
         result = _base_result(job, "error", reason=f"dataset: {exc}")
+    except MemoryError:  # over the per-task memory cap (`memory_cap`): name it, not as a crash
+        result = _base_result(job, "error", reason=over_cap_reason())
     except Exception as exc:  # the whole point: one task's crash never stops the run
         result = _base_result(
             job,

@@ -7,6 +7,9 @@ Every local executor enforces a per-task deadline (`task_deadline`: `verify_run(
 written (the next run retries it): in-process by a `SIGALRM` that raises `TaskDeadline` (a `BaseException`, so no
 verifier's `except Exception` can turn it into a failed check), in the pool by killing the stalled worker's pool
 and resubmitting the other tasks that were in flight.
+
+Every executor also caps the memory each task may allocate (`memory_cap`: `make_executor(memory_mb=)`,
+`$AVB_TASK_MEMORY_MB`, default 6144 MiB): a task over it is an `error` naming the cap, the others score.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from typing import Any, Protocol, TypeVar
 
 from agenticvbench.errors import ConfigError
 from agenticvbench.results.model import Result, lost_result
+from agenticvbench.scoring.memory_cap import memory_cap, task_memory_mb
 from agenticvbench.scoring.task_deadline import TaskDeadline, task_deadline
 
 J = TypeVar("J")
@@ -33,6 +37,28 @@ _POLL_S = 1.0
 
 def _deadline_result(job: Any, seconds: float) -> Result:
     return lost_result(job, TaskDeadline(f"the task ran past its {seconds:g} s deadline (--task-timeout)"))
+
+
+class CappedCall:
+    """`fn(job)` with the task's memory cap in force (`memory_cap`); picklable, so pool workers and Dask
+    workers run it as it is."""
+
+    def __init__(self, fn: Callable[[Any], Any], cap_mb: int) -> None:
+        self.fn = fn
+        self.cap_mb = cap_mb
+
+    def __call__(self, job: Any) -> Any:
+        with memory_cap(self.cap_mb):
+            return self.fn(job)
+
+
+def _died(job: Any, exc: BaseException, cap_mb: int) -> Result:
+    """The `error` of a job whose worker died while it ran alone, naming the memory cap when one was set (a
+    native allocator that cannot report failure aborts the process instead)."""
+    result = lost_result(job, exc)
+    if cap_mb:
+        result.reason += f"; it may have gone over its memory cap of {cap_mb} MiB ($AVB_TASK_MEMORY_MB)"
+    return result
 
 
 class Executor(Protocol):
@@ -51,17 +77,19 @@ class SerialExecutor:
     """Runs jobs one by one in this process (`--jobs 1`; easiest to debug), each under the deadline (main thread
     only: signals cannot interrupt other threads)."""
 
-    def __init__(self, timeout: float | None = None) -> None:
+    def __init__(self, timeout: float | None = None, memory_mb: int | None = None) -> None:
         self.timeout = task_deadline(timeout)
+        self.memory_mb = task_memory_mb(memory_mb)
 
     def map_unordered(self, fn: Callable[[J], R], jobs: list[J]) -> Iterator[R]:
         """Yield results in job order."""
         armed = threading.current_thread() is threading.main_thread()
+        capped = CappedCall(fn, self.memory_mb)
         for job in jobs:
             if not armed:
-                yield fn(job)
+                yield capped(job)
                 continue
-            yield self._one(fn, job)  # type: ignore[misc]
+            yield self._one(capped, job)  # type: ignore[misc]
 
     def _one(self, fn: Callable[[J], R], job: J) -> R | Result:
         def alarm(signum: int, frame: Any) -> None:
@@ -122,9 +150,10 @@ class ProcessExecutor:
     Workers exit within a second when this process dies, even by SIGKILL (`worker_init`).
     """
 
-    def __init__(self, workers: int, timeout: float | None = None) -> None:
+    def __init__(self, workers: int, timeout: float | None = None, memory_mb: int | None = None) -> None:
         self.workers = max(1, workers)
         self.timeout = task_deadline(timeout)
+        self.memory_mb = task_memory_mb(memory_mb)
         self._pool = self._new_pool()
 
     def _new_pool(self) -> ProcessPoolExecutor:
@@ -139,6 +168,7 @@ class ProcessExecutor:
 
     def map_unordered(self, fn: Callable[[Any], Result], jobs: list[Any]) -> Iterator[Result]:
         """Submit jobs with a bounded window and yield results as they complete."""
+        fn = CappedCall(fn, self.memory_mb)
         pending: dict[Future[Result], Any] = {}
         suspects: list[Any] = []  # jobs in flight when a worker died: rerun alone
         queue = iter(jobs)
@@ -179,7 +209,7 @@ class ProcessExecutor:
                 except BrokenProcessPool as exc:
                     broken = True
                     if alone:
-                        yield lost_result(job, exc)
+                        yield _died(job, exc, self.memory_mb)
                     else:
                         suspects.append(job)
                 except Exception as exc:  # score_job never raises; this is pickling or the like
@@ -205,17 +235,21 @@ def default_jobs() -> int:
 
 
 def make_executor(
-    name: str = "process", jobs: int | None = None, scheduler: str | None = None, timeout: float | None = None
+    name: str = "process",
+    jobs: int | None = None,
+    scheduler: str | None = None,
+    timeout: float | None = None,
+    memory_mb: int | None = None,
 ) -> Executor:
     """Build an executor by name: `process` (serial when jobs == 1) or `dask` (needs a scheduler address);
-    `timeout` is the per-task deadline of the local executors (`task_deadline`)."""
+    `timeout` is the per-task deadline (`task_deadline`), `memory_mb` the per-task memory cap (`memory_cap`)."""
     if name == "dask":
         from agenticvbench.scoring.dask_executor import DaskExecutor
 
         if not scheduler:
             raise ConfigError("--executor dask needs --scheduler ADDRESS (e.g. tcp://10.0.0.5:8786)")
-        return DaskExecutor(scheduler, timeout)
+        return DaskExecutor(scheduler, timeout, memory_mb)
     if name != "process":
         raise ConfigError(f"unknown executor {name!r} (process or dask)")
     n = jobs or default_jobs()
-    return SerialExecutor(timeout) if n == 1 else ProcessExecutor(n, timeout)
+    return SerialExecutor(timeout, memory_mb) if n == 1 else ProcessExecutor(n, timeout, memory_mb)

@@ -11,14 +11,12 @@ import numpy as np
 from adversarial import ffmpeg
 
 from agenticvbench.dataset.loader import load_tasks
-from agenticvbench.integrity.copies import PICTURE_TOL, matching_share
-from agenticvbench.integrity.screen import (
-    FLAGS,
-    given_orders,
-    sequencing_order_is_the_given_order,
-    stream_spans,
-    video_far_shorter_than_audio_or_source,
-)
+from agenticvbench.integrity.copies import PICTURE_TOL, aligned_share, matching_share
+from agenticvbench.integrity.frames import sparse_frames
+from agenticvbench.integrity.identity import MediaContent, read_content
+from agenticvbench.integrity.screen import FLAGS, given_orders, sequencing_order_is_the_given_order
+from agenticvbench.media import probe
+from agenticvbench.media.probe import parse_rate
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 
@@ -31,10 +29,12 @@ def _clip(out: Path, seconds: float, video_seconds: float | None = None) -> Path
     return out
 
 
-def test_one_frame_over_full_audio_is_degenerate(tmp_path):
-    """One video frame over 6 s of audio: the packets say 1 frame, 0.04 s of video, 6 s of audio."""
-    src = _clip(tmp_path / "src.mp4", 6.0)
-    one = tmp_path / "one.mp4"
+def _content(path: Path) -> MediaContent:
+    return read_content(path, 10**6)
+
+
+def _sparse(src: Path, out: Path, vf: str, *extra: str) -> Path:
+    """`src`'s video through `vf` (frames dropped, timestamps kept), its audio copied."""
     ffmpeg(
         "-i",
         str(src),
@@ -43,36 +43,69 @@ def test_one_frame_over_full_audio_is_degenerate(tmp_path):
         "-map",
         "0:a",
         "-vf",
-        "select=eq(n\\,0)",
-        "-fps_mode",
-        "passthrough",
+        vf,
+        *extra,
         "-c:v",
         "libx264",
         "-c:a",
         "copy",
-        str(one),
+        str(out),
     )
-    n, video_s, audio_s = stream_spans(one)
-    assert n == 1 and video_s < 0.1 and audio_s > 5.9
-    assert video_far_shorter_than_audio_or_source(one, None)
-    assert not video_far_shorter_than_audio_or_source(src, 6.0)
+    return out
 
 
-def test_short_video_is_measured_against_the_source_too(tmp_path):
-    """A video that is short together with its audio escapes the audio comparison, not the source's duration;
-    one covering most of the source is not flagged."""
-    short = _clip(tmp_path / "short.mp4", 2.0)
-    most = _clip(tmp_path / "most.mp4", 5.0)
-    assert not video_far_shorter_than_audio_or_source(short, None)
-    assert video_far_shorter_than_audio_or_source(short, 6.0)
-    assert not video_far_shorter_than_audio_or_source(most, 6.0)
+def test_sparse_videos_are_degenerate_whatever_their_spans(tmp_path):
+    """The old check measured the span of the video packets, which the submitter writes: one frame whose single
+    packet lasts the whole 6 s, or the first and last frame alone, spanned the audio and passed. Frames are
+    counted now: under one per second of the audio or the source, or a gap of more than 3 s, is degenerate.
+    Each case names what it shows; the honest clip and one slightly shorter than the source are not."""
+    src = _clip(tmp_path / "src.mp4", 6.0)
+    long_frame = _sparse(src, tmp_path / "long.mp4", "trim=end_frame=1", "-r", "1/6")
+    ends = _sparse(src, tmp_path / "ends.mp4", "select=eq(n\\,0)+eq(n\\,149)", "-fps_mode", "passthrough")
+    every_2s = _sparse(src, tmp_path / "vfr.mp4", "select=not(mod(n\\,50))", "-fps_mode", "passthrough")
+    burst = _sparse(src, tmp_path / "burst.mp4", "select=lt(n\\,25)+eq(n\\,149)", "-fps_mode", "passthrough")
+    lie = tmp_path / "lie.mkv"
+    ffmpeg("-i", str(every_2s), "-c", "copy", str(lie))  # its header declares a frame rate over 24
+    long = _content(long_frame)
+    assert len(long.frame_times) == 1 and long.first("video").span > 5.9, "one packet over the whole audio"
+    assert sparse_frames(long, None) == " (1 frame(s) over 6.0 s)"
+    assert _content(ends).first("video").span > 5.9
+    assert sparse_frames(_content(ends), None) == " (2 frame(s) over 6.0 s)"
+    assert "frame(s) over" in sparse_frames(_content(every_2s), 6.0)
+    assert (parse_rate(probe(lie).video.r_frame_rate) or 0) >= 24 and sparse_frames(_content(lie), None)
+    assert "no new frame for 5.0 s from 1.0 s" in sparse_frames(_content(burst), None)
+    assert sparse_frames(_content(src), 6.0) == ""
+    assert sparse_frames(_content(_clip(tmp_path / "most.mp4", 5.0)), 6.0) == ""
+    assert sparse_frames(_content(_clip(tmp_path / "short.mp4", 2.0)), 6.0), (
+        "a short video against the source"
+    )
 
 
 def test_a_video_without_frames_is_not_degenerate(tmp_path):
     """Audio only is another flag's (`audio_only`) business; this check needs a video stream."""
     wav = tmp_path / "a.m4a"
     ffmpeg("-f", "lavfi", "-t", "2", "-i", "sine=f=440:r=48000", "-c:a", "aac", str(wav))
-    assert not video_far_shorter_than_audio_or_source(wav, 2.0)
+    assert sparse_frames(_content(wav), 2.0) == ""
+
+
+def test_a_shifted_or_trimmed_film_aligns_with_itself():
+    """`near_copy_of_input` compared second k of the output with second k of the film, so the film behind 2 s
+    of black matched nothing. Aligned (quarter-second output samples, lags from the loudness correlation) the
+    padded, the trimmed and a 2.25-s shifted film all match; another film does not."""
+    rng = np.random.default_rng(3)
+    per = 4
+    film_t = rng.integers(0, 256, (30, 9, 16), dtype=np.uint8)
+    film_r = rng.uniform(0.05, 1.0, 30)
+    fine_t, fine_r = np.repeat(film_t, per, axis=0), np.repeat(film_r, per)  # 4 samples a second, as sampled
+    for pad in (8, 9):  # 2 s and 2.25 s of black and silence first
+        out_t = np.concatenate([np.zeros((pad, 9, 16), np.uint8), fine_t])
+        out_r = np.concatenate([np.zeros(pad), fine_r])
+        assert matching_share(out_t[::per], out_r[::per], film_t, film_r) < 0.2
+        assert aligned_share(out_t, out_r, film_t, film_r, per) >= 0.95
+    trimmed_t, trimmed_r = fine_t[2 * per :], fine_r[2 * per :]
+    assert aligned_share(trimmed_t, trimmed_r, film_t, film_r, per) >= 0.9
+    other_t, other_r = rng.integers(0, 256, fine_t.shape, dtype=np.uint8), rng.uniform(0.05, 1.0, len(fine_r))
+    assert aligned_share(other_t, other_r, film_t, film_r, per) < 0.2
 
 
 def test_given_order_is_not_flagged_when_it_is_the_answer(demo):

@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 
 import pytest
-from adversarial import audio_only, by_id, one_frame, rotated
+from adversarial import audio_only, by_id, ffmpeg, one_frame, rotated
 
+from agenticvbench.dataset.loader import load_tasks
 from agenticvbench.demo.repair import source_path
 from agenticvbench.media import probe
 
@@ -27,10 +28,11 @@ def test_audio_only_fixed_video_is_flagged(hostile_run, score_run, demo, tmp_pat
 
 @pytest.mark.slow
 def test_rotated_fixed_video_is_flagged(hostile_run, score_run, demo, tmp_path):
-    """A display rotation matrix is ignored by frame comparisons but not by players: flagged, score kept."""
+    """A display rotation matrix is ignored by frame comparisons but not by players: flagged, score kept. (The
+    perfect run's output is rotated: the source itself with a matrix holds the source's packets, `malformed`.)"""
     run = hostile_run()
     plain = by_id(score_run(run.root, [66]))[66]
-    run.copy(66, "fixed.mp4", rotated(source_path(demo.mirror, 66), tmp_path / "rot.mp4"))
+    run.copy(66, "fixed.mp4", rotated(run.folder(66) / "fixed.mp4", tmp_path / "rot.mp4"))
     r = by_id(score_run(run.root, [66]))[66]
     assert r.status == "scored" and r.integrity == ["rotation"]
     assert abs(r.headline_score - plain.headline_score) < 1e-9
@@ -63,9 +65,7 @@ def test_single_frame_with_full_audio_is_flagged_degenerate(
     assert r.status == "scored" and r.integrity == ["degenerate_video"]
     assert r.components["edit"] > 0.9, "the official rubric keeps nearly the whole video budget"
     assert any(w.startswith("INTEGRITY degenerate_video: fixed.mp4") for w in r.warnings), r.warnings
-    monkeypatch.setattr(
-        "agenticvbench.integrity.screen.video_far_shorter_than_audio_or_source", lambda *a: False
-    )  # the flag off
+    monkeypatch.setattr("agenticvbench.integrity.screen.video_too_sparse", lambda *a: "")  # the flag off
     plain = by_id(score_run(run.root, [65], force=True))[65]
     assert plain.integrity == [] and plain.headline_score == r.headline_score
 
@@ -75,3 +75,40 @@ def test_honest_outputs_carry_no_flags(hostile_run, score_run):
     """Flags must not fire on ordinary outputs of any family."""
     res = by_id(score_run(hostile_run().root, [1, 37, 65, 83]))
     assert all(r.integrity == [] for r in res.values())
+
+
+def test_one_frame_lasting_the_whole_audio_is_flagged(hostile_run, score_run, demo, tmp_path, monkeypatch):
+    """One frame whose single packet lasts 14 s, over the source's whole audio, scored 0.9836 with no flag: the
+    old check measured the packet span (14 s, as long as the audio). Counting frames flags it; the number is
+    the same with the flag off."""
+    source = source_path(demo.mirror, 65)
+    fixed = tmp_path / "long.mp4"
+    ffmpeg(
+        "-i", str(source), "-map", "0:v", "-map", "0:a", "-vf", "trim=end_frame=1", "-r", "1/14",
+        "-c:v", "libx264", "-c:a", "copy", str(fixed),
+    )  # fmt: skip
+    run = hostile_run()
+    run.copy(65, "fixed.mp4", fixed)
+    r = by_id(score_run(run.root, [65]))[65]
+    assert r.status == "scored" and r.integrity == ["degenerate_video"], (r.status, r.integrity, r.reason)
+    assert any("INTEGRITY degenerate_video: fixed.mp4" in w and "1 frame(s) over 14" in w for w in r.warnings)
+    monkeypatch.setattr("agenticvbench.integrity.screen.video_too_sparse", lambda *a: "")
+    plain = by_id(score_run(run.root, [65], force=True))[65]
+    assert plain.integrity == [] and plain.headline_score == r.headline_score
+
+
+def test_film_behind_black_is_a_near_copy(demo, score_run, tmp_path):
+    """The recap film behind 2 s of black and silence matched none of the film's seconds at the same second,
+    so `near_copy_of_input` missed it. Aligned before comparing, it is flagged."""
+    film = load_tasks(task_ids=[2], dataset=demo.mirror)[0].materials()[0]
+    v = probe(film).video
+    run = tmp_path / "run"
+    (run / "2").mkdir(parents=True)
+    ffmpeg(
+        "-f", "lavfi", "-i", f"color=black:s={v.width}x{v.height}:r={v.fps}:d=2",
+        "-f", "lavfi", "-i", "anullsrc=r=48000:cl=stereo:d=2", "-i", str(film),
+        "-filter_complex", "[0:v][1:a][2:v][2:a]concat=n=2:v=1:a=1[v][a]", "-map", "[v]", "-map", "[a]",
+        "-c:v", "libx264", "-pix_fmt", "yuv420p", "-c:a", "aac", str(run / "2" / "final.mp4"),
+    )  # fmt: skip
+    r = by_id(score_run(run, [2]))[2]
+    assert "near_copy_of_input" in r.integrity, (r.status, r.integrity, r.reason)

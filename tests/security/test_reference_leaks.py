@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from adversarial import by_id
+from adversarial import appended, by_id, prepended, reencoded, remuxed, with_extra_stream
 
 from agenticvbench.dataset.loader import load_tasks
 from agenticvbench.demo.repair import source_path
@@ -63,3 +63,70 @@ def test_references_are_listed_once_and_compared_by_size_first(demo, tmp_path):
     same_size = tmp_path / "same.mp4"
     same_size.write_bytes(b"\0" * refs[1].size)
     assert leaked_references(65, {same_size: "x"}, refs, sha) == [(same_size, refs[1])] and len(calls) == 1
+
+
+CONTAINERS = {
+    "64 zero bytes appended": lambda src, d: appended(src, d / "a.mp4"),
+    "remuxed with faststart": lambda src, d: remuxed(src, d / "c.mp4", "-movflags", "+faststart"),
+    "an added stream and tags": lambda src, d: with_extra_stream(src, d / "d.mp4"),
+    "access unit delimiters inserted": lambda src, d: remuxed(
+        src, d / "e.mp4", "-bsf:v", "h264_metadata=aud=insert"
+    ),
+    "remuxed to MPEG-TS (Annex B, ADTS)": lambda src, d: remuxed(src, d / "f.ts"),
+    "MPEG-TS with bytes prepended": lambda src, d: prepended(remuxed(src, d / "g.ts"), d / "h.ts"),
+}
+
+
+def test_own_reference_in_another_container_is_malformed(hostile_run, score_run, demo, tmp_path):
+    """The task's own verifier-only source with 64 zero bytes appended scored 1.0: the own-reference rule
+    compared file bytes, and demuxers ignore trailing bytes. The same for a faststart remux, an added stream with
+    tags, inserted access unit delimiters, a remux to MPEG-TS (other NAL and AAC framing) and one behind bytes
+    the demuxer skips. Each holds the source's packets, so each is `malformed` now, naming the reference. (Bytes
+    in front of an MP4 shift its sample offsets: that file no longer decodes and scores 0.4, no cheat.)"""
+    source = source_path(demo.mirror, 65)
+    run = hostile_run()
+    for what, make in CONTAINERS.items():
+        fixed = make(source, tmp_path)
+        run.copy(65, "fixed.mp4", fixed)
+        r = by_id(score_run(run.root, [65], force=True))[65]
+        assert r.status == "malformed", (what, r.status, r.headline_score)
+        assert f"holds the verifier-only reference {source.name} of task 65" in r.reason, (what, r.reason)
+
+
+@pytest.mark.parametrize("how", ["remuxed", "re-encoded"])
+def test_another_tasks_reference_in_another_form_is_flagged(hostile_run, score_run, demo, tmp_path, how):
+    """Task 66's source remuxed with bytes appended, or re-encoded, as task 65's fixed.mp4 was not flagged (only a
+    byte copy was). The remux holds its packets (`identity`); the re-encode matches its aligned per-second
+    pictures and sound (`copies`). Both are flagged `verifier_reference`, naming how, with the number kept."""
+    other = source_path(demo.mirror, 66)
+    if how == "remuxed":
+        fixed = appended(remuxed(other, tmp_path / "r.mp4", "-movflags", "+faststart"), tmp_path / "ra.mp4")
+    else:
+        fixed = reencoded(other, tmp_path / "e.mp4")
+    run = hostile_run()
+    run.copy(65, "fixed.mp4", fixed)
+    r = by_id(score_run(run.root, [65]))[65]
+    assert r.status == "scored" and r.integrity == ["verifier_reference"], (r.status, r.integrity, r.reason)
+    assert any(f"{other.name} of task 66, 67, {how}" in w for w in r.warnings), r.warnings
+
+
+def test_recap_that_is_a_remux_of_a_source_is_flagged(hostile_run, score_run, demo, tmp_path):
+    """A recap final.mp4 that is a remux of a repair source was not flagged (its bytes differ from the
+    source's): it is now `verifier_reference`."""
+    run = hostile_run()
+    run.copy(1, "final.mp4", remuxed(source_path(demo.mirror, 65), tmp_path / "s.mp4"))
+    r = by_id(score_run(run.root, [1]))[1]
+    assert "verifier_reference" in r.integrity, (r.status, r.integrity, r.reason)
+
+
+def test_the_broken_input_with_the_sources_video_is_not_the_source(demo, score_run, tmp_path):
+    """Task 67's broken.mp4 keeps the source's video packet for packet (only the sound was broken) and task
+    66's broken run hands back the source's video alone: neither holds every stream of the source, so the
+    partial run's copy of the input is scored and flagged `identical_to_input` only, and the video-only copy
+    is scored as before."""
+    partial = {
+        r.task_id: r for r in score_run(demo.runs["partial"], [65, 66, 67], out=tmp_path / "p").results
+    }
+    assert all(r.status == "scored" and r.integrity == ["identical_to_input"] for r in partial.values())
+    broken = by_id(score_run(demo.runs["broken"], [66], out=tmp_path / "b"))[66]
+    assert broken.status == "scored" and "verifier_reference" not in broken.integrity
