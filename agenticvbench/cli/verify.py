@@ -29,6 +29,7 @@ from agenticvbench.cli.common import (
     print_json,
 )
 from agenticvbench.cli.guards import with_hint
+from agenticvbench.scoring.task_deadline import task_deadline
 
 __all__ = ["positive_int", "register"]
 
@@ -96,6 +97,7 @@ def _verify(args: argparse.Namespace) -> int:
     from agenticvbench.dataset.loader import bare_parquet_note
     from agenticvbench.scoring.engine import verify_run
 
+    task_deadline(args.task_timeout)  # out of range (option or variable): one line, exit 2, before planning
     plans, refused = _plan(args)
     judge = judge_from_args(args)
     tasks = load_selected(args)
@@ -184,7 +186,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=None,
         metavar="S",
         help="per-task deadline in seconds; a task past it is an error, retried next run "
-        "(default $AVB_TASK_TIMEOUT_S, else 7200)",
+        "(at most one week; default $AVB_TASK_TIMEOUT_S, else 7200)",
     )
     p.add_argument(
         "--max-media-mb",

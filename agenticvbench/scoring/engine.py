@@ -44,6 +44,7 @@ from agenticvbench.runs.run_plan import RunPlan, plan_runs
 from agenticvbench.runs.submission import InputRejected, RunDir, Submission, cap_for, media_max_bytes
 from agenticvbench.runs.trial_outcomes import run_exclusions, run_failures
 from agenticvbench.scoring.executors import Executor, make_executor
+from agenticvbench.scoring.task_deadline import task_deadline
 from agenticvbench.verifiers import get_verifier, headline_field
 from agenticvbench.verifiers.base import VerifyContext
 
@@ -422,6 +423,8 @@ def verify_run(
     `refused` and the other runs are scored; when no run can be planned its `RunPlanError` is raised.
     """
     validate_jobs(jobs)
+    if isinstance(executor, str):
+        task_deadline(task_timeout)  # out of range: a ConfigError before anything is planned or written
     if isinstance(run_dirs, (str, Path, RunPlan)):
         run_dirs = [run_dirs]
     given = [d for d in run_dirs if isinstance(d, RunPlan)]
