@@ -1,0 +1,74 @@
+"""The last hostile round's open cases: an unreadable task folder, a reused --out, leftover temporary files,
+oversized result files, agent line breaks in output, and a file deleted while it is scored."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from agenticvbench.scoring.engine import verify_run
+
+
+def _mode_000_is_enforced(tmp_path: Path) -> bool:
+    probe = tmp_path / "probe"
+    probe.mkdir()
+    probe.chmod(0)
+    try:
+        os.listdir(probe)
+        return False
+    except PermissionError:
+        return True
+    finally:
+        probe.chmod(0o755)
+
+
+def test_unreadable_task_folder_is_that_tasks_malformed(hostile_run, demo, tmp_path):
+    """Regression: a task folder the agent made unreadable (mode 000) stopped every run of the invocation (exit 3,
+    the good run got none of its results). It is that task's `malformed`, naming the folder; every other task of
+    the run and every other run scores."""
+    if not _mode_000_is_enforced(tmp_path):
+        pytest.skip(
+            "running as root (or with CAP_DAC_OVERRIDE): root reads mode 000 folders, so the case cannot occur"
+        )
+    bad = hostile_run("perfect")
+    good = bad.from_run(demo.runs["perfect"], tmp_path / "good")
+    locked = bad.root / "37"
+    locked.chmod(0)
+    try:
+        s = verify_run([bad.root, good.root], dataset=demo.mirror, task_ids=[37, 38, 83], jobs=1)
+    finally:
+        locked.chmod(0o755)
+    assert not s.refused, s.refused
+    got = {(Path(r.run["path"]).name, r.task_id): r for r in s.results}
+    assert got[("run-perfect", 37)].status == "malformed"
+    assert "permission denied" in got[("run-perfect", 37)].reason.lower()
+    assert got[("run-perfect", 38)].status == "scored" and got[("run-perfect", 83)].status == "scored"
+    assert all(got[("good", t)].status == "scored" for t in (37, 38, 83))
+
+
+def test_unreadable_task_folder_on_the_cli_scores_the_other_runs(hostile_run, demo, tmp_path, capsys):
+    """The same through `avb verify BAD GOOD` (worker pool): exit 1 at most (no run refused), the good run's
+    results all written."""
+    from agenticvbench.cli.main import main
+
+    if not _mode_000_is_enforced(tmp_path):
+        pytest.skip(
+            "running as root (or with CAP_DAC_OVERRIDE): root reads mode 000 folders, so the case cannot occur"
+        )
+    bad = hostile_run("perfect")
+    good = bad.from_run(demo.runs["perfect"], tmp_path / "good")
+    locked = bad.root / "37"
+    locked.chmod(0)
+    try:
+        code = main(
+            ["verify", str(bad.root), str(good.root), "--dataset", str(demo.mirror), "--jobs", "2", "-q"]
+        )
+    finally:
+        locked.chmod(0o755)
+    err = capsys.readouterr().err
+    assert code in (0, 1), err
+    assert sorted(p.name for p in (good.root / "avb-results").glob("*.json")) == sorted(
+        f"{t}.json" for t in (1, 2, 37, 38, 65, 66, 67, 83, 84)
+    )
