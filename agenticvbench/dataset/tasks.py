@@ -50,7 +50,7 @@ OUTPUT_FILES: dict[str, tuple[str, ...]] = {
     "repair": ("fixed.mp4", "report.md"),
     "assembly": ("solution.json", "solution.mp4"),
 }
-GROUND_TRUTH_DIR = Path(__file__).parent / "ground_truth" / "repair"
+GROUND_TRUTH_DIR = Path(__file__).parent.parent / "ground_truth" / "repair"
 RUBRIC_MAX_CHARS = 5 * 1024 * 1024
 
 
