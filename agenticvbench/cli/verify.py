@@ -126,7 +126,9 @@ def _verify(args: argparse.Namespace) -> int:
         key_file=args.key_file,
         task_timeout=args.task_timeout,
     )
-    summary.refused = refused
+    for line in summary.refused:  # results folders that hold another run's results (a reused --out)
+        print(f"avb verify: refused {line}", file=sys.stderr)
+    summary.refused = refused + summary.refused
     for note in summary.notes:
         LOG.warning(note)
     if args.json:
@@ -135,7 +137,7 @@ def _verify(args: argparse.Namespace) -> int:
         if args.verbose:
             print("\n".join(summary.task_lines()))
         print(summary.to_text(quiet=args.quiet, notes=False))  # the notes went to the log above
-    code = EXIT_REFUSED if refused else 1 if summary.n_errors else 0
+    code = EXIT_REFUSED if summary.refused else 1 if summary.n_errors else 0
     if args.judge_required and summary.unscored_items:
         top = "; ".join(f"{n}x {why}" for why, n in list(summary.unscored_reasons.items())[:3])
         print(

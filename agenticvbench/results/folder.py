@@ -27,6 +27,7 @@ from typing import Any
 
 from agenticvbench.fsutil import atomic_write_json, parse_json_bounded, read_capped
 from agenticvbench.results.signing import ALG, ResultKey
+from agenticvbench.runs.run_plan import RunPlan, RunPlanError
 
 RECORD_NAME = ".avb-folder"
 RECORD_MAX_BYTES = 256 * 1024
@@ -47,6 +48,7 @@ class FolderRecord:
     folder: str = ""  # the folder's real path when the record was written
     inode: str = ""  # "device:inode" of the folder
     nonce: str = ""  # 16 random hex digits: no two records are the same payload
+    run: str = ""  # the real path of the run scored into it first ('' when not given)
 
     def describe(self, folder: Path) -> str:
         """One line for notes: '' when the folder was empty at its first scoring."""
@@ -115,6 +117,7 @@ def read_record(folder: Path, key: ResultKey | None) -> tuple[FolderRecord | Non
             folder=str(data["folder"]),
             inode=str(data["inode"]),
             nonce=str(data.get("nonce", "")),
+            run=str(data.get("run", "")),
         )
     except (OSError, ValueError, TypeError, KeyError, AttributeError) as exc:
         return None, f"its {RECORD_NAME} cannot be read ({exc})"
@@ -163,8 +166,41 @@ def _entries(folder: Path) -> tuple[int, list[str]]:
     return count, first
 
 
-def claim(folder: Path, key: ResultKey) -> tuple[FolderRecord, str]:
-    """Before scoring into `folder`: its record, written now (signed) when it has none signed by `key`.
+def other_run(folder: Path, key: ResultKey | None, run: str | os.PathLike[str]) -> str:
+    """The run another scoring wrote `folder`'s results for, by its signed record ('' when it is `run`'s, or
+    when nothing signed says so): a reused `--out` must not overwrite another run's results."""
+    record, _why = read_record(folder, key)
+    if record is None or not record.run or record.run == os.path.realpath(run):
+        return ""
+    return record.run
+
+
+def refuse_other_runs(
+    plans: list[RunPlan], key: ResultKey | None
+) -> tuple[list[RunPlan], list[RunPlanError]]:
+    """The plans whose results folder is theirs, and one refusal per results folder whose signed record says it
+    holds another run's results (a reused `--out`, which used to overwrite them silently)."""
+    kept, refused = [], []
+    for plan in plans:
+        if other := other_run(plan.results_dir, key, plan.run.path):
+            refused.append(
+                RunPlanError(
+                    plan.results_dir,
+                    "out_other_run",
+                    f"{plan.results_dir}: holds the results of another run ({other}); refusing to score "
+                    f"{plan.run.path} into it (choose another --out, or remove that folder)",
+                )
+            )
+        else:
+            kept.append(plan)
+    return kept, refused
+
+
+def claim(
+    folder: Path, key: ResultKey, run: str | os.PathLike[str] | None = None
+) -> tuple[FolderRecord, str]:
+    """Before scoring into `folder` for run directory `run`: its record, written now (signed) when it has none
+    signed by `key`.
 
     Returns (record, note); the note says the folder held files before its first scoring ('' otherwise, and ''
     on every later scoring: the record keeps saying it to `avb report`).
@@ -182,6 +218,7 @@ def claim(folder: Path, key: ResultKey) -> tuple[FolderRecord, str]:
         folder=where,
         inode=inode,
         nonce=secrets.token_hex(8),
+        run=os.path.realpath(run) if run is not None else "",
     )
     body = asdict(record)
     body["signature"] = {"alg": ALG, "key_id": key.key_id, "mac": key.mac(_payload(asdict(record)))}

@@ -26,7 +26,7 @@ from agenticvbench.integrity.leaks import DatasetReference, dataset_references
 from agenticvbench.integrity.screen import reference_sha256, screen_inputs
 from agenticvbench.media.ffmpeg import TOOL_FAILURES
 from agenticvbench.media.toolchain import toolchain_identity
-from agenticvbench.results.folder import claim
+from agenticvbench.results.folder import claim, refuse_other_runs
 from agenticvbench.results.model import (
     SIGNATURE_STATUSES,
     Result,
@@ -442,12 +442,17 @@ def verify_run(
     ctx = VerifyContext(cache_dir=cache, judge=judge, threads=1)
     runs = [plan.run for plan in plans]
     key, key_notes = _result_key(key_file, runs)
+    plans, taken = refuse_other_runs(plans, key)
+    refused += taken
+    if not plans:
+        raise refused[0]
+    runs = [plan.run for plan in plans]
     refs, leak_notes = _reference_index(tasks)
     media_cap = media_max_bytes(max_media_bytes)
     work: list[Job] = []
     for plan in plans:
         run_info = RunIdentity.resolve(plan.run.path, plan.run.meta, run_meta).to_dict()
-        if note := claim(plan.results_dir, key)[1]:
+        if note := claim(plan.results_dir, key, plan.run.path)[1]:
             key_notes.append(note)
         failures = run_failures(plan.run.path)
         excluded, problems = run_exclusions(plan.run.path)

@@ -72,3 +72,45 @@ def test_unreadable_task_folder_on_the_cli_scores_the_other_runs(hostile_run, de
     assert sorted(p.name for p in (good.root / "avb-results").glob("*.json")) == sorted(
         f"{t}.json" for t in (1, 2, 37, 38, 65, 66, 67, 83, 84)
     )
+
+
+def test_out_reused_for_another_run_is_refused(hostile_run, demo, tmp_path, capsys):
+    """Regression: `avb verify B --out OUT` after `avb verify A --out OUT` overwrote A's results silently. The
+    folder's signed record names the run scored into it first, so B is refused (exit 3, naming A) and A's results
+    stay; A itself scores into OUT again, and B into another folder."""
+    from agenticvbench.cli.main import main
+
+    a = hostile_run("perfect")
+    b = a.from_run(demo.runs["partial"], tmp_path / "b")
+    out = tmp_path / "out"
+    base = ["--dataset", str(demo.mirror), "--tasks", "37,83", "--jobs", "1", "-q", "--out", str(out)]
+    assert main(["verify", str(a.root), *base]) == 0
+    before = (out / "37.json").read_bytes()
+    capsys.readouterr()
+    assert main(["verify", str(b.root), *base]) == 3
+    err = capsys.readouterr().err
+    assert (
+        "holds the results of another run" in err
+        and str(a.root) in err
+        and len(err.strip().splitlines()) == 1
+    )
+    assert (out / "37.json").read_bytes() == before
+    assert main(["verify", str(a.root), *base]) == 0
+    assert main(["verify", str(b.root), *base[:-1], str(tmp_path / "out-b")]) == 0
+    # with several runs, OUT/<run name> is checked the same way: a's folder refuses b of the same name
+    other = a.from_run(demo.runs["partial"], tmp_path / "elsewhere" / a.root.name)
+    multi = [
+        "--dataset",
+        str(demo.mirror),
+        "--tasks",
+        "37",
+        "--jobs",
+        "1",
+        "-q",
+        "--out",
+        str(tmp_path / "many"),
+    ]
+    assert main(["verify", str(a.root), str(b.root), *multi]) == 0
+    capsys.readouterr()
+    assert main(["verify", str(other.root), str(b.root), *multi]) == 3
+    assert "holds the results of another run" in capsys.readouterr().err
