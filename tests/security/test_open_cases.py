@@ -114,3 +114,68 @@ def test_out_reused_for_another_run_is_refused(hostile_run, demo, tmp_path, caps
     capsys.readouterr()
     assert main(["verify", str(other.root), str(b.root), *multi]) == 3
     assert "holds the results of another run" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("where", ["write", "fsync", "replace", "interrupt"])
+def test_a_failed_atomic_write_leaves_no_temporary_file(where, tmp_path, monkeypatch):
+    """A disk-full write (ENOSPC while writing, at fsync, or at the rename) or an interrupt leaves the old file
+    whole and no temporary file next to it (the last round found one left behind)."""
+    import errno
+
+    from agenticvbench import fsutil
+
+    target = tmp_path / "r.json"
+    fsutil.atomic_write_json(target, {"old": 1})
+    exc: BaseException = (
+        KeyboardInterrupt() if where == "interrupt" else OSError(errno.ENOSPC, "No space left")
+    )
+
+    def fail(*a: object, **k: object) -> None:
+        raise exc
+
+    real_fdopen = os.fdopen
+
+    class Full:
+        """The temporary file's handle on a full disk: the write fails."""
+
+        def __init__(self, fh: object) -> None:
+            self.fh = fh
+
+        def __enter__(self) -> Full:
+            return self
+
+        def __exit__(self, *a: object) -> None:
+            self.fh.close()
+
+        write = fail
+
+    if where in ("write", "interrupt"):
+        monkeypatch.setattr(fsutil.os, "fdopen", lambda fd, *a, **k: Full(real_fdopen(fd, *a, **k)))
+    else:
+        monkeypatch.setattr(fsutil.os, where, fail)
+    with pytest.raises(type(exc)):
+        fsutil.atomic_write_json(target, {"new": 2})
+    monkeypatch.undo()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.json"]
+    assert '"old": 1' in target.read_text()
+
+
+def test_a_failed_gold_copy_leaves_no_partial_file(tmp_path, monkeypatch):
+    """`avb harbor gold` copies media through a `.partial` file: a copy that fails (a full disk) removes it."""
+    import errno
+
+    from agenticvbench.harbor import gold
+
+    src = tmp_path / "src.bin"
+    src.write_bytes(b"x" * 100)
+    out = tmp_path / "out"
+
+    def full(a: object, b: object) -> None:
+        Path(str(b)).write_bytes(b"half")
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(gold.shutil, "copyfile", full)
+    files = gold.GoldOutput(task_id=65, family="repair", texts={}, copies={"x.bin": src})
+    with pytest.raises(OSError):
+        files.write(out)
+    assert list(out.iterdir()) == []
