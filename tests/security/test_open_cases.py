@@ -179,3 +179,28 @@ def test_a_failed_gold_copy_leaves_no_partial_file(tmp_path, monkeypatch):
     with pytest.raises(OSError):
         files.write(out)
     assert list(out.iterdir()) == []
+
+
+def test_result_files_over_the_cap_are_skipped_by_size_before_reading(hostile_run, score_run, monkeypatch):
+    """Regression: 200 sparse 63 MB files in avb-results (under the old 64 MB cap) added 96 s to `avb report`,
+    each read in full. The cap is 16 MiB and is checked by size: such files are invalid without a byte read."""
+    import time
+
+    from agenticvbench.results import model
+
+    run = hostile_run("perfect")
+    score_run(run.root, [37])
+    folder = run.results()
+    for tid in range(100, 300):
+        with open(folder / f"{tid}.json", "wb") as fh:
+            fh.truncate(63 * 1024 * 1024)
+    reads: list[str] = []
+    real = model.read_capped
+    monkeypatch.setattr(model, "read_capped", lambda p, cap: reads.append(Path(p).name) or real(p, cap))
+    t0 = time.perf_counter()
+    scan = model.scan_results(run.root)
+    elapsed = time.perf_counter() - t0
+    assert [r.task_id for r in scan.results] == [37] and len(scan.invalid) == 200
+    assert all("over the 16777216 byte limit" in i.reason for i in scan.invalid)
+    assert reads == ["37.json"], "only the honest result is read"
+    assert elapsed < 5, elapsed
