@@ -204,3 +204,39 @@ def test_result_files_over_the_cap_are_skipped_by_size_before_reading(hostile_ru
     assert all("over the 16777216 byte limit" in i.reason for i in scan.invalid)
     assert reads == ["37.json"], "only the honest result is read"
     assert elapsed < 5, elapsed
+
+
+def test_every_line_an_agent_wrote_is_one_line_on_output(hostile_run, demo, tmp_path, capsys):
+    """Regression: a line break in a clip id (sequencing) or a slot's source (assembly) started a forged line
+    in `avb explain` and in the reports' "why tasks lost points" section. Every output line starts where ours
+    do; the agent's text is shown with `\\n` escaped."""
+    import json
+
+    from agenticvbench.cli.main import main
+
+    run = hostile_run("perfect")
+    forged = "\nFORGED line"
+    run.run_json({"harness": "h" + forged, "model": "m" + forged, "rep": "r" + forged})
+    for tid in (38, 83):
+        sol = json.loads((run.folder(tid) / "solution.json").read_text())
+        sol["segments"][0]["source"] = "x" + forged
+        run.write(tid, "solution.json", json.dumps(sol))
+    root = str(run.root)
+    outputs = []
+    assert (
+        main(["verify", root, "--dataset", str(demo.mirror), "--tasks", "37,38,83", "--jobs", "1", "-v"]) == 0
+    )
+    outputs.append(capsys.readouterr())
+    for tid in ("38", "83"):
+        assert main(["explain", root, tid]) == 0
+        outputs.append(capsys.readouterr())
+    out = tmp_path / "report"
+    assert main(["report", root, "--dataset", str(demo.mirror), "--format", "all", "--out", str(out)]) == 0
+    outputs.append(capsys.readouterr())
+    texts = [o.out + o.err for o in outputs] + [f.read_text() for f in sorted(out.iterdir())]
+    assert any("x\\nFORGED line" in t for t in texts[1:3]), "explain shows the escaped id"
+    import re
+
+    start = re.compile(r"^(?:\s|<[^>]*>)*FORGED")  # a line (after HTML tags) that the agent started
+    for text in texts:
+        assert not [line for line in text.splitlines() if start.match(line)]
