@@ -49,6 +49,7 @@ from agenticvbench.verifiers import get_verifier, headline_field
 from agenticvbench.verifiers.base import VerifyContext
 
 UNSIGNED_NOTE = "result not signed"
+VANISHED = "the file changed or vanished while it was scored"
 PREVIOUS_NOTE = "the previous result "
 
 
@@ -193,7 +194,23 @@ def _drifted(job: Job, pins: list[Pin], prov: dict[str, Any], hashes: dict[str, 
     changed = [why for pin in pins if (why := pin.drift())]
     if not changed:
         return None
-    return _base_result(job, "error", reason="; ".join(changed), provenance={**prov, "input_hashes": hashes})
+    reason = f"{VANISHED}: " + "; ".join(changed)
+    return _base_result(job, "error", reason=reason, provenance={**prov, "input_hashes": hashes})
+
+
+def _vanished(job: Job, exc: BaseException, prov: dict[str, Any]) -> Result | None:
+    """An `error` naming what happened when the verifier failed because a file of the task folder is gone (the
+    agent, or a harness still writing, removed it while it was scored), instead of "verifier crashed"."""
+    name = getattr(exc, "filename", None)
+    root = job.submission.task_root
+    if not isinstance(exc, FileNotFoundError) or not name or root is None or not inside(name, root):
+        return None
+    return _base_result(
+        job,
+        "error",
+        reason=f"{VANISHED}: {name}: removed; rescore once the run has finished writing",
+        provenance=prov,
+    )
 
 
 def _score_pinned(
@@ -241,6 +258,10 @@ def _score_pinned(
         )
     except ToolError as exc:
         return _base_result(job, "error", reason=f"a scoring tool failed: {exc}", provenance=prov)
+    except Exception as exc:  # a verifier that failed because an input changed or vanished: say that
+        if (why := _drifted(job, pins, prov, hashes) or _vanished(job, exc, prov)) is not None:
+            return why
+        raise
     if (drift := _drifted(job, pins, prov, hashes)) is not None:
         return drift
     if len(TOOL_FAILURES) > tools_before:  # a verifier turned the failure into a failed check: still no score
