@@ -2,7 +2,9 @@
 
 Before anything is scored every RUN_DIR is planned by the engine (it must hold task folders named in ASCII digits;
 a dataset mirror, a results folder or a single task folder is refused; its results folder must not be a symlink or
-a file) and `--out` must be writable. A refused run is named on stderr and the other runs are still scored.
+a file) and `--out` must be writable. A results folder whose signed record names another run (an `--out` reused
+for a second run) is refused rather than overwritten. A refused run is named on stderr and the other runs are
+still scored. `--task-timeout` (or $AVB_TASK_TIMEOUT_S) must be above 0 and at most one week.
 `--dry-run` lists what would be scored and what is missing. `-v` adds one line per task saying what lost points,
 `-q` prints only the summary tables. Results are signed with the result key (`--key-file`, else
 $AVB_RESULT_KEY_FILE, else the package cache's, created on first use); a previous result is reused only when its
