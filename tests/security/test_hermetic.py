@@ -48,7 +48,7 @@ def test_hub_tests_pass_on_an_offline_cluster():
     """With HF_HUB_OFFLINE=1 (usual on offline clusters) and unrelated endpoints set, 7 Hub tests used to fail."""
     env = {**os.environ, **HOSTILE_ENV, "PYTHONPATH": str(REPO)}
     out = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_loader_hub.py"],
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/dataset/test_loader_hub.py"],
         cwd=REPO,
         env=env,
         capture_output=True,
