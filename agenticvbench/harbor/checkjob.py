@@ -3,7 +3,8 @@
 Read from the job's `lock.json` (what Harbor resolved for every trial) and its trials' `result.json`, each
 through its strict reader (`files.py`):
 - no timeout multiplier (`timeout_multiplier` 1, the per-phase multipliers unset or 1; a multiplier that is not
-  a number, such as the string `"4.0"`, is not comparable either) and no per-agent or verifier timeout override: a longer budget buys score, so such a run answers another question;
+  a number, such as the string `"4.0"`, is not comparable either) and no per-agent or verifier timeout
+  override: a longer budget buys score, so such a run answers another question;
 - no resource override (`override_cpus`, `override_memory_mb`, `override_storage_mb`, `override_gpus`);
 - the same exported dataset: every trial's task digest (Harbor's content hash, as in our `dataset.toml`) equals
   the export's (`--tasks-dir`), or, without it, all jobs checked together ran the same task digests. The digest
