@@ -6,6 +6,8 @@ their measured values; sequencing: misplaced clips; assembly: wrong slots; repai
 report.md lines read or ignored, the worst chunks); this module adds what every result has and lays it out.
 Everything is read from the result file: nothing is rescored. `explain_result` builds an `Explanation` (used by
 `avb explain`, `avb verify -v` and the reports); `lost_points` is the short list the family-report notebook shows.
+Every line of an explanation is one line (`sanitize.one_line`): a clip id, a report.md line or a file name the
+agent wrote with a line break in it never starts a line of its own in any of those outputs.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from agenticvbench.results.model import Result
+from agenticvbench.sanitize import one_line
 from agenticvbench.verifiers import family_explainer, headline_name
 from agenticvbench.verifiers.base import FamilyExplanation
 
@@ -49,11 +52,11 @@ def _family(result: Result) -> FamilyExplanation:
 def lost_points(result: Result) -> list[str]:
     """Lines explaining the points a result lost: its status reason, the family's deductions, its warnings."""
     if result.status != "scored":
-        return [f"{result.status}: {result.reason or 'no reason given'}"]
+        return [one_line(f"{result.status}: {result.reason or 'no reason given'}")]
     lines = list(_family(result).lost)
     if result.reason:
         lines.append(f"note: {scorer_note(result.reason, float(result.headline_score))}")
-    return lines + [f"warning: {w}" for w in result.warnings]
+    return [one_line(x) for x in lines + [f"warning: {w}" for w in result.warnings]]
 
 
 @dataclass
@@ -152,19 +155,19 @@ def explain_result(result: Result) -> Explanation:
             judge=fam.judge,
         )
     return Explanation(
-        run=run_ref(result).short,
+        run=one_line(run_ref(result).short),
         task_id=int(result.task_id),
-        family=result.family,
-        status=result.status,
+        family=one_line(result.family),
+        status=one_line(result.status),
         headline=float(result.headline_score),
         headline_field=headline_name(result.family),
-        computation=fam.computation,
-        reason=result.reason,
-        lost=fam.lost,
-        sections=fam.sections,
-        items=fam.items,
-        warnings=list(result.warnings),
-        integrity=integrity_of(result),
+        computation=one_line(fam.computation),
+        reason=one_line(result.reason),
+        lost=[one_line(x) for x in fam.lost],
+        sections={one_line(k): [one_line(x) for x in v] for k, v in fam.sections.items()},
+        items=[{k: one_line(v) if isinstance(v, str) else v for k, v in it.items()} for it in fam.items],
+        warnings=[one_line(w) for w in result.warnings],
+        integrity=[one_line(f) for f in integrity_of(result)],
         judge=fam.judge,
     )
 

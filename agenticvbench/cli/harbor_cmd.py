@@ -26,8 +26,10 @@ def _metric(args: argparse.Namespace) -> int:
     from agenticvbench.harbor.metric import job_metrics, to_text
 
     groups, skipped = job_metrics(args.job_dirs, tasks_dir=args.tasks_dir, infra_policy=args.infra_policy)
+    from agenticvbench.sanitize import one_line
+
     for s in skipped:
-        print(f"skipped: {s}", file=sys.stderr)
+        print(f"skipped: {one_line(s)}", file=sys.stderr)
     if args.json:
         print(json.dumps([g.to_dict() for g in groups], indent=2))
     else:

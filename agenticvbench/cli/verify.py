@@ -2,7 +2,9 @@
 
 Before anything is scored every RUN_DIR is planned by the engine (it must hold task folders named in ASCII digits;
 a dataset mirror, a results folder or a single task folder is refused; its results folder must not be a symlink or
-a file) and `--out` must be writable. A refused run is named on stderr and the other runs are still scored.
+a file) and `--out` must be writable. A results folder whose signed record names another run (an `--out` reused
+for a second run) is refused rather than overwritten. A refused run is named on stderr and the other runs are
+still scored. `--task-timeout` (or $AVB_TASK_TIMEOUT_S) must be above 0 and at most one week.
 `--dry-run` lists what would be scored and what is missing. `-v` adds one line per task saying what lost points,
 `-q` prints only the summary tables. Results are signed with the result key (`--key-file`, else
 $AVB_RESULT_KEY_FILE, else the package cache's, created on first use); a previous result is reused only when its
@@ -30,6 +32,7 @@ from agenticvbench.cli.common import (
     print_json,
 )
 from agenticvbench.cli.guards import with_hint
+from agenticvbench.scoring.task_deadline import task_deadline
 
 __all__ = ["positive_int", "register"]
 
@@ -131,6 +134,7 @@ def _verify(args: argparse.Namespace) -> int:
     from agenticvbench.dataset.loader import bare_parquet_note
     from agenticvbench.scoring.engine import verify_run
 
+    task_deadline(args.task_timeout)  # out of range (option or variable): one line, exit 2, before planning
     plans, refused = _plan(args)
     judge = judge_from_args(args)
     tasks = load_selected(args)
@@ -161,7 +165,9 @@ def _verify(args: argparse.Namespace) -> int:
         key_file=args.key_file,
         task_timeout=args.task_timeout,
     )
-    summary.refused = refused
+    for line in summary.refused:  # results folders that hold another run's results (a reused --out)
+        print(f"avb verify: refused {line}", file=sys.stderr)
+    summary.refused = refused + summary.refused
     for note in summary.notes:
         LOG.warning(note)
     if args.json:
@@ -170,7 +176,7 @@ def _verify(args: argparse.Namespace) -> int:
         if args.verbose:
             print("\n".join(summary.task_lines()))
         print(summary.to_text(quiet=args.quiet, notes=False))  # the notes went to the log above
-    code = EXIT_REFUSED if refused else 1 if summary.n_errors else 0
+    code = EXIT_REFUSED if summary.refused else 1 if summary.n_errors else 0
     if args.judge_required and summary.unscored_items:
         top = "; ".join(f"{n}x {why}" for why, n in list(summary.unscored_reasons.items())[:3])
         print(
@@ -221,7 +227,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=None,
         metavar="S",
         help="per-task deadline in seconds; a task past it is an error, retried next run "
-        "(default $AVB_TASK_TIMEOUT_S, else 7200)",
+        "(at most one week; default $AVB_TASK_TIMEOUT_S, else 7200)",
     )
     p.add_argument(
         "--max-media-mb",

@@ -1,8 +1,10 @@
 """`avb harbor check-job JOB...`: is a Harbor job comparable on a leaderboard, and if not, why.
 
-Read from the job's `lock.json` (what Harbor resolved for every trial) and its trials' `result.json`:
-- no timeout multiplier (`timeout_multiplier` 1, the per-phase multipliers unset or 1) and no per-agent or
-  verifier timeout override: a longer budget buys score, so such a run answers another question;
+Read from the job's `lock.json` (what Harbor resolved for every trial) and its trials' `result.json`, each
+through its strict reader (`files.py`):
+- no timeout multiplier (`timeout_multiplier` 1, the per-phase multipliers unset or 1; a multiplier that is not
+  a number, such as the string `"4.0"`, is not comparable either) and no per-agent or verifier timeout
+  override: a longer budget buys score, so such a run answers another question;
 - no resource override (`override_cpus`, `override_memory_mb`, `override_storage_mb`, `override_gpus`);
 - the same exported dataset: every trial's task digest (Harbor's content hash, as in our `dataset.toml`) equals
   the export's (`--tasks-dir`), or, without it, all jobs checked together ran the same task digests. The digest
@@ -19,17 +21,11 @@ from pathlib import Path
 from typing import Any
 
 from agenticvbench.errors import SubmissionError
+from agenticvbench.harbor.files import lock_trial, read_document
 from agenticvbench.harbor.manifest import dataset_digest
 from agenticvbench.harbor.trials import read_trials, task_id_of
 from agenticvbench.runs.jobdir import JobDir
 
-MULTIPLIERS = (
-    "timeout_multiplier",
-    "agent_timeout_multiplier",
-    "verifier_timeout_multiplier",
-    "agent_setup_timeout_multiplier",
-    "environment_build_timeout_multiplier",
-)
 RESOURCE_OVERRIDES = ("override_cpus", "override_memory_mb", "override_storage_mb", "override_gpus")
 TIMEOUT_OVERRIDES = (
     ("agent", "override_timeout_sec"),
@@ -60,14 +56,6 @@ class JobCheck:
         return "\n".join([f"{self.job}: NOT comparable"] + [f"  - {p}" for p in self.problems])
 
 
-def _dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def _num(value: Any) -> float | None:
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
-
-
 def short_name(name: str) -> str:
     """A task's name without its org (`agenticvbench/sequencing-037` and a local task's folder name
     `sequencing-037` are the same task: Harbor's lock names local tasks by folder)."""
@@ -84,22 +72,10 @@ def _lock_problems(lock: dict[str, Any]) -> tuple[list[str], dict[str, str]]:
     for t in trials:
         if not isinstance(t, dict):
             continue
-        for key in MULTIPLIERS:
-            v = _num(t.get(key))
-            if v is not None and v != 1.0:
-                problems.add(f"{key} = {v:g} (the exported timeouts are part of the task)")
-        env = _dict(t.get("environment"))
-        for key in RESOURCE_OVERRIDES:
-            if env.get(key) is not None:
-                problems.add(f"environment.{key} = {str(env[key])[:40]} (resources are part of the task)")
-        for section, key in TIMEOUT_OVERRIDES:
-            part = _dict(t.get(section))
-            if part.get(key) is not None:
-                problems.add(f"{section}.{key} = {str(part[key])[:40]}")
-        task = _dict(t.get("task"))
-        name, digest = task.get("name"), task.get("digest")
-        if isinstance(name, str) and isinstance(digest, str):
-            digests[short_name(name)] = digest[:80]
+        checked = lock_trial(t, RESOURCE_OVERRIDES, TIMEOUT_OVERRIDES)
+        problems.update(checked.problems)
+        if checked.task_name and checked.task_digest:
+            digests[short_name(checked.task_name)] = checked.task_digest
     return sorted(problems), digests
 
 
@@ -132,11 +108,13 @@ def check_jobs(
         with JobDir(path) as job:
             check = JobCheck(str(path))
             try:
-                lock = job.read_json("lock.json")
+                notes: list[str] = []
+                lock = read_document(job, ("lock.json",), notes)
             except SubmissionError as exc:
                 check.problems.append(f"no readable lock.json ({exc})")
                 checks.append(check)
                 continue
+            check.problems += notes
             problems, digests = _lock_problems(lock if isinstance(lock, dict) else {})
             check.problems += problems
             check.dataset_digest = dataset_digest(sorted(set(digests.values()))) if digests else ""

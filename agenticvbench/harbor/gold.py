@@ -47,11 +47,15 @@ class GoldOutput:
             out.append(folder / name)
         for name, src in sorted(self.copies.items()):
             tmp = folder / f".{name}.partial{Path(name).suffix}"
-            if Path(name).suffix.lower() == ".mp4":  # a byte copy or remux of a reference is malformed
-                oracle_copy(src, tmp, "agenticvbench gold output")
-            else:
-                shutil.copyfile(src, tmp)
-            tmp.replace(folder / name)
+            try:
+                if Path(name).suffix.lower() == ".mp4":  # a byte copy or remux of a reference is malformed
+                    oracle_copy(src, tmp, "agenticvbench gold output")
+                else:
+                    shutil.copyfile(src, tmp)
+                tmp.replace(folder / name)
+            except BaseException:  # a full disk, a failed copy, an interrupt: no partial file is left
+                tmp.unlink(missing_ok=True)
+                raise
             out.append(folder / name)
         return out
 

@@ -7,7 +7,9 @@ from the trials' `result.json` (task name and the reward Harbor recorded, which 
 `avb leaderboard` defines it: per (agent, model), attempt k of every task is run k; a family's headline is the
 mean over runs x the family's tasks, a task without a reward (no trial, a crash) counts 0; macro = mean of the
 family headlines; micro = mean over all run x task cells. With `infra_policy="exclude"` an infrastructure
-failure's cell is left out of the means instead (the counts say how many).
+failure's cell is left out of the means instead (the counts say how many). A trial whose recorded reward is
+not a reward (not a number, outside [0, 1]: `files.TrialResult`) is invalid: its cell counts 0 and it is
+listed, so 1e6 and -3 never enter a mean. Names are printed one line each (`sanitize.one_line`).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from agenticvbench.dataset.tasks import FAMILIES, FAMILY_ID_RANGES
 from agenticvbench.errors import SubmissionError
 from agenticvbench.harbor.trials import Trial, read_trials
 from agenticvbench.runs.jobdir import JobDir
+from agenticvbench.sanitize import one_line
 
 
 @dataclass
@@ -36,6 +39,8 @@ class GroupMetric:
     cells: int
     infra_failures: list[str] = field(default_factory=list)
     excluded: int = 0
+    #: Trials whose reward is not a reward: "job/trial (task N): why"; their cells count 0.
+    invalid: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form (what `--json` prints)."""
@@ -49,6 +54,7 @@ class GroupMetric:
             "cells": self.cells,
             "excluded": self.excluded,
             "infra_failures": self.infra_failures,
+            "invalid": self.invalid,
         }
 
 
@@ -80,6 +86,7 @@ def group_metrics(
         fams: dict[str, float] = {}
         sizes: dict[str, int] = {}
         infra: list[str] = []
+        invalid: list[str] = []
         excluded = 0
         for fam, ids in universe.items():
             cells: list[float] = []
@@ -91,6 +98,8 @@ def group_metrics(
                         if infra_policy == "exclude":
                             excluded += 1
                             continue
+                    if t is not None and t.invalid:
+                        invalid.append(f"{t.job}/{t.name} (task {tid}): {t.invalid}")
                     cells.append(t.reward if t is not None and t.reward is not None else 0.0)
             fams[fam] = sum(cells) / len(cells) if cells else 0.0
             sizes[fam] = len(cells)
@@ -106,6 +115,7 @@ def group_metrics(
                 total,
                 infra,
                 excluded,
+                invalid,
             )
         )
     return out
@@ -132,21 +142,27 @@ def job_metrics(
 
 
 def to_text(groups: list[GroupMetric]) -> str:
-    """A plain table: agent, model, runs, each family, macro, micro, infrastructure failures."""
+    """A plain table (TSV): agent, model, runs, each family, macro, micro, infrastructure failures, invalid
+    trials; then one line per invalid trial. Every cell is one line (`sanitize.one_line`)."""
     fams = [f for f in FAMILIES if any(f in g.families for g in groups)]
-    lines = ["\t".join(["agent", "model", "runs", *fams, "macro", "micro", "infra_failures"])]
+    lines = ["\t".join(["agent", "model", "runs", *fams, "macro", "micro", "infra_failures", "invalid"])]
     for g in groups:
         lines.append(
             "\t".join(
                 [
-                    g.agent,
-                    g.model,
+                    one_line(g.agent),
+                    one_line(g.model),
                     str(g.runs),
                     *(f"{g.families.get(f, 0.0):.4f}" for f in fams),
                     f"{g.macro:.4f}",
                     f"{g.micro:.4f}",
                     str(len(g.infra_failures)),
+                    str(len(g.invalid)),
                 ]
             )
         )
+    for g in groups:
+        lines += [
+            f"invalid (counted 0): {one_line(g.agent)}/{one_line(g.model)}: {one_line(i)}" for i in g.invalid
+        ]
     return "\n".join(lines)

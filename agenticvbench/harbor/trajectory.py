@@ -6,7 +6,7 @@ whether the agent inspected the media: `ffprobe` calls, and frame extractions (a
 images or selects frames: `-frames:v`/`-vframes`, a `select=`/`thumbnail`/`fps=` filter, or an image output).
 
 The trajectory is hostile input like every file of a job: read through `JobDir` (no symlink, regular file, at
-most `MAX_TRAJECTORY_BYTES`), wrong types read as absent, at most `MAX_TOOL_NAMES` distinct tool names kept
+most `MAX_TRAJECTORY_BYTES`) and its strict reader (`files.read_document`: no NaN, capped strings), wrong types read as absent, at most `MAX_TOOL_NAMES` distinct tool names kept
 (the rest counted under `other`), and only the first `MAX_ARG_CHARS` characters of each call's arguments
 searched.
 """
@@ -19,7 +19,9 @@ from datetime import datetime
 from typing import Any
 
 from agenticvbench.errors import SubmissionError
+from agenticvbench.harbor.files import read_document
 from agenticvbench.runs.jobdir import JobDir
+from agenticvbench.sanitize import one_line
 
 TRAJECTORY_PARTS = ("agent", "trajectory.json")
 MAX_TRAJECTORY_BYTES = 64 * 1024 * 1024
@@ -96,7 +98,9 @@ def facts_from(trajectory: Any, result: dict[str, Any]) -> TrajectoryFacts:
             if not isinstance(call, dict):
                 continue
             name = call.get("function_name")
-            name = " ".join(name.split())[:60] if isinstance(name, str) and name.strip() else "unnamed"
+            name = (
+                one_line(" ".join(name.split()))[:60] if isinstance(name, str) and name.strip() else "unnamed"
+            )
             if name not in facts.tool_calls and len(facts.tool_calls) >= MAX_TOOL_NAMES:
                 name = "other"
             facts.tool_calls[name] = facts.tool_calls.get(name, 0) + 1
@@ -113,7 +117,8 @@ def trial_facts(job: JobDir, trial: str, result: dict[str, Any], problems: list[
     trajectory = None
     if "trajectory.json" in job.listdir(trial, "agent"):
         try:
-            trajectory = job.read_json(trial, *TRAJECTORY_PARTS, max_bytes=MAX_TRAJECTORY_BYTES)
+            parts = (trial, *TRAJECTORY_PARTS)
+            trajectory = read_document(job, parts, problems, max_bytes=MAX_TRAJECTORY_BYTES)
         except SubmissionError as exc:
             problems.append(str(exc))
     return facts_from(trajectory, result)

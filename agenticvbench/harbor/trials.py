@@ -1,12 +1,13 @@
 """The trials of a Harbor job directory: task, agent, model, start, Harbor's reward and the outcome of each.
 
-Shared by `avb import harbor`, `avb harbor metric` and `avb harbor check-job`; read through `jobfiles.JobDir`
-(hostile input). The task id comes from the exported task name `<family>-<NNN>` (id within its family's range).
+Shared by `avb import harbor`, `avb harbor metric` and `avb harbor check-job`; each `result.json` is read
+through its strict reader (`files.TrialResult`: finite numbers, capped one-line names, a reward in [0, 1] or
+the trial invalid). The task id comes from the exported task name `<family>-<NNN>` (id within its family's
+range).
 """
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,6 +17,7 @@ from agenticvbench.cost.pricing import TrialCost, family_of
 from agenticvbench.cost.usage import trial_usage
 from agenticvbench.dataset.tasks import FAMILY_ID_RANGES
 from agenticvbench.errors import SubmissionError
+from agenticvbench.harbor.files import TrialResult, read_trial_result
 from agenticvbench.harbor.trajectory import TrajectoryFacts, trial_facts
 from agenticvbench.runs.jobdir import JobDir
 from agenticvbench.runs.trial_outcomes import Outcome, classify
@@ -38,6 +40,8 @@ class Trial:
     facts: TrajectoryFacts | None = None
     problems: list[str] = field(default_factory=list)
     usage: dict[str, Any] = field(default_factory=dict)  # `usage.TrialUsage` as a dict
+    #: Why the trial's recorded reward is not a reward (not a number, outside [0, 1]); '' when it is valid.
+    invalid: str = ""
 
 
 def str_at(obj: Any, *keys: str) -> str:
@@ -56,14 +60,6 @@ def task_id_of(result: dict[str, Any], trial_name: str) -> int | None:
     return None
 
 
-def _reward(result: dict[str, Any]) -> float | None:
-    rewards = result.get("verifier_result")
-    rewards = rewards.get("rewards") if isinstance(rewards, dict) else None
-    value: Any = rewards.get("reward") if isinstance(rewards, dict) else None
-    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-    return float(value) if ok else None
-
-
 def read_trials(job: JobDir, skipped: list[str], *, trajectories: bool = False) -> list[Trial]:
     """Every trial of one job directory (a subfolder with a `result.json`); with `trajectories`, each trial's
     trajectory facts too (`trajectory.py`)."""
@@ -72,35 +68,30 @@ def read_trials(job: JobDir, skipped: list[str], *, trajectories: bool = False) 
         if not job.is_dir(name) or "result.json" not in job.listdir(name):
             continue
         try:
-            result = job.read_json(name, "result.json")
-            if not isinstance(result, dict):
-                raise SubmissionError(f"{job.path / name / 'result.json'}: top level is not an object")
+            checked: TrialResult = read_trial_result(job, name)
         except SubmissionError as exc:
             skipped.append(str(exc))
             continue
+        result = checked.data
         tid = task_id_of(result, name)
         if tid is None:
             skipped.append(
-                f"{job.path / name}: task_name {str_at(result, 'task_name')!r} is not an exported "
+                f"{job.path / name}: task_name {checked.task_name[:80]!r} is not an exported "
                 "AgenticVBench task (<family>-<id>)"
             )
             continue
-        agent = str_at(result, "agent_info", "name") or str_at(result, "config", "agent", "name") or "unknown"
-        model = (
-            str_at(result, "config", "agent", "model_name")
-            or str_at(result, "agent_info", "model_info", "name")
-            or "none"
-        )
         trial = Trial(
             job.path.name,
             name,
             tid,
-            agent,
-            model,
-            str_at(result, "started_at"),
-            _reward(result),
+            checked.agent,
+            checked.model,
+            checked.started_at,
+            checked.reward,
             classify(result),
+            problems=list(checked.notes),
             usage=trial_usage(job, name, result).to_dict(),
+            invalid=checked.invalid,
         )
         if trajectories:
             trial.facts = trial_facts(job, name, result, trial.problems)

@@ -6,6 +6,11 @@ with that key, listing what was already there; every later `avb verify`, `avb re
 reads it back. A folder whose record is missing, unsigned or signed with another key is being scored for the
 first time by this key, so whatever it holds was not written by this scorer: it is reported, and its result
 files are rescored (their signatures do not verify), never reused.
+
+The record names its folder inside the signed payload: the folder's real path, its (device, inode) and a random
+nonce. A genuine record copied into another folder (to hide files planted there) names a different path and
+inode, so it is refused with a note and the folder is treated as having no record: a new record is written
+listing what is there. A results folder moved or copied by the operator is, by the same rule, a new folder.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from __future__ import annotations
 import heapq
 import json
 import os
+import secrets
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
@@ -21,11 +27,14 @@ from typing import Any
 
 from agenticvbench.fsutil import atomic_write_json, parse_json_bounded, read_capped
 from agenticvbench.results.signing import ALG, ResultKey
+from agenticvbench.runs.run_plan import RunPlan, RunPlanError
 
 RECORD_NAME = ".avb-folder"
 RECORD_MAX_BYTES = 256 * 1024
 MAX_NAMES = 20  # names listed in the record; the count is always exact
 KIND = "agenticvbench results folder"
+_COPIED = "it was copied or moved here"
+_UNBOUND = "names no folder (written by an older agenticvbench, or copied)"
 
 
 @dataclass
@@ -36,6 +45,10 @@ class FolderRecord:
     preexisting_count: int = 0
     preexisting: list[str] = field(default_factory=list)  # at most MAX_NAMES names
     kind: str = KIND
+    folder: str = ""  # the folder's real path when the record was written
+    inode: str = ""  # "device:inode" of the folder
+    nonce: str = ""  # 16 random hex digits: no two records are the same payload
+    run: str = ""  # the real path of the run scored into it first ('' when not given)
 
     def describe(self, folder: Path) -> str:
         """One line for notes: '' when the folder was empty at its first scoring."""
@@ -55,8 +68,30 @@ def _payload(body: dict[str, Any]) -> bytes:
     return json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode("ascii")
 
 
+def folder_place(folder: Path) -> tuple[str, str]:
+    """(real path, "device:inode") of `folder`: what a record is bound to; ('', '') when it cannot be stat'ed."""
+    try:
+        st = os.stat(folder)
+    except OSError:
+        return "", ""
+    return os.path.realpath(folder), f"{st.st_dev}:{st.st_ino}"
+
+
+def _bound_elsewhere(data: dict[str, Any], folder: Path) -> str:
+    """Why the signed record `data` does not belong to `folder` ('' when it does)."""
+    where, inode = folder_place(folder)
+    named, named_inode = data.get("folder"), data.get("inode")
+    if not isinstance(named, str) or not named or not isinstance(named_inode, str) or not named_inode:
+        return f"its {RECORD_NAME} {_UNBOUND}"
+    if named != where or named_inode != inode:
+        shown = named[:200].encode("ascii", "backslashreplace").decode("ascii")
+        return f"its {RECORD_NAME} was written for another folder ({shown}); {_COPIED}"
+    return ""
+
+
 def read_record(folder: Path, key: ResultKey | None) -> tuple[FolderRecord | None, str]:
-    """The folder's record when it is present and signed by `key`: (record, ''); else (None, why not)."""
+    """The folder's record when it is present, signed by `key` and bound to this folder (its real path and
+    inode): (record, ''); else (None, why not)."""
     path = Path(folder) / RECORD_NAME
     if not os.path.lexists(path):
         return None, "no record"
@@ -73,24 +108,41 @@ def read_record(folder: Path, key: ResultKey | None) -> tuple[FolderRecord | Non
         )
         if not ok:
             return None, f"its {RECORD_NAME} is not signed with this scorer's key"
+        if why := _bound_elsewhere(data, Path(folder)):
+            return None, why
         record = FolderRecord(
             first_scored=str(data["first_scored"]),
             preexisting_count=int(data["preexisting_count"]),
             preexisting=[str(n) for n in data["preexisting"]][:MAX_NAMES],
+            folder=str(data["folder"]),
+            inode=str(data["inode"]),
+            nonce=str(data.get("nonce", "")),
+            run=str(data.get("run", "")),
         )
     except (OSError, ValueError, TypeError, KeyError, AttributeError) as exc:
         return None, f"its {RECORD_NAME} cannot be read ({exc})"
     return record, ""
 
 
+def _misplaced(why: str) -> bool:
+    """Whether `read_record`'s reason is a genuinely signed record that is not bound to its folder."""
+    return why.endswith(_COPIED) or why.endswith(_UNBOUND)
+
+
+def _refused_note(folder: Path, why: str) -> str:
+    return f"{folder}: {why}; the record is refused and the folder treated as having none"
+
+
 def record_notes(folders: list[Path], key: ResultKey | None) -> list[str]:
-    """For reports: one note per results folder whose record (signed by `key`) says it held files before its
-    first scoring."""
+    """For reports: one note per results folder whose record (signed by `key`, bound to it) says it held files
+    before its first scoring, and one per folder whose genuinely signed record belongs to another folder."""
     notes = []
     for folder in folders:
-        record, _why = read_record(folder, key)
+        record, why = read_record(folder, key)
         if record is not None and (line := record.describe(Path(folder))):
             notes.append(line)
+        elif _misplaced(why):
+            notes.append(_refused_note(Path(folder), why))
     return notes
 
 
@@ -114,25 +166,65 @@ def _entries(folder: Path) -> tuple[int, list[str]]:
     return count, first
 
 
-def claim(folder: Path, key: ResultKey) -> tuple[FolderRecord, str]:
-    """Before scoring into `folder`: its record, written now (signed) when it has none signed by `key`.
+def other_run(folder: Path, key: ResultKey | None, run: str | os.PathLike[str]) -> str:
+    """The run another scoring wrote `folder`'s results for, by its signed record ('' when it is `run`'s, or
+    when nothing signed says so): a reused `--out` must not overwrite another run's results."""
+    record, _why = read_record(folder, key)
+    if record is None or not record.run or record.run == os.path.realpath(run):
+        return ""
+    return record.run
+
+
+def refuse_other_runs(
+    plans: list[RunPlan], key: ResultKey | None
+) -> tuple[list[RunPlan], list[RunPlanError]]:
+    """The plans whose results folder is theirs, and one refusal per results folder whose signed record says it
+    holds another run's results (a reused `--out`, which used to overwrite them silently)."""
+    kept, refused = [], []
+    for plan in plans:
+        if other := other_run(plan.results_dir, key, plan.run.path):
+            refused.append(
+                RunPlanError(
+                    plan.results_dir,
+                    "out_other_run",
+                    f"{plan.results_dir}: holds the results of another run ({other}); refusing to score "
+                    f"{plan.run.path} into it (choose another --out, or remove that folder)",
+                )
+            )
+        else:
+            kept.append(plan)
+    return kept, refused
+
+
+def claim(
+    folder: Path, key: ResultKey, run: str | os.PathLike[str] | None = None
+) -> tuple[FolderRecord, str]:
+    """Before scoring into `folder` for run directory `run`: its record, written now (signed) when it has none
+    signed by `key`.
 
     Returns (record, note); the note says the folder held files before its first scoring ('' otherwise, and ''
     on every later scoring: the record keeps saying it to `avb report`).
     """
     folder = Path(folder)
-    record, _why = read_record(folder, key)
+    record, why = read_record(folder, key)
     if record is not None:
         return record, ""
     count, names = _entries(folder)
+    where, inode = folder_place(folder)
     record = FolderRecord(
         first_scored=datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         preexisting_count=count,
         preexisting=names,
+        folder=where,
+        inode=inode,
+        nonce=secrets.token_hex(8),
+        run=os.path.realpath(run) if run is not None else "",
     )
     body = asdict(record)
     body["signature"] = {"alg": ALG, "key_id": key.key_id, "mac": key.mac(_payload(asdict(record)))}
     note = record.describe(folder)
+    if _misplaced(why):
+        note = "; ".join(n for n in (_refused_note(folder, why), note) if n)
     try:
         atomic_write_json(folder / RECORD_NAME, body)
     except OSError as exc:  # e.g. the agent made the record's name a folder: score anyway, say so

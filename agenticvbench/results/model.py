@@ -29,7 +29,10 @@ if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
 RESULT_SCHEMA_VERSION = 2
-RESULT_MAX_BYTES = 64 * 1024 * 1024
+#: The largest result file read. An honest result is tens of KB (the demo's largest is 15 KB); the cap is
+#: checked against the file's size before a byte is read, so sparse files planted in a results folder cost a
+#: `stat` each, not a read.
+RESULT_MAX_BYTES = 16 * 1024 * 1024
 INVALID_STATUS: Literal["invalid"] = "invalid"
 _RESULT_NAME_RE = re.compile(r"[0-9]+\.json", re.ASCII)
 #: `invalid` exists only in memory: readers give a result file that is not valid a stand-in `Result` with it
@@ -245,7 +248,8 @@ def result_problem(data: Any) -> str:
 
 def read_result_checked(path: Path, key: ResultKey | None = None) -> tuple[Result | None, str]:
     """Read one result file as untrusted input: (result, '') when valid, (None, '') when absent, and
-    (None, reason) when present but invalid (not a regular file, over 64 MB, torn, failing schema or hash).
+    (None, reason) when present but invalid (not a regular file, over `RESULT_MAX_BYTES` (16 MiB, by size
+    before any read), torn, failing schema or hash).
     The result's `signature_status` says what its signature is under `key` (`check_signature`)."""
     p = Path(path)
     try:
@@ -256,6 +260,8 @@ def read_result_checked(path: Path, key: ResultKey | None = None) -> tuple[Resul
         return None, f"cannot be examined ({exc.strerror or exc})"
     if os.path.islink(p):
         return None, f"is a symlink (to {os.path.realpath(p)}); results must be regular files"
+    if st.st_size > RESULT_MAX_BYTES:  # by size, before reading (a sparse file's apparent size counts)
+        return None, f"{st.st_size} bytes, over the {RESULT_MAX_BYTES} byte limit"
     try:
         raw = read_capped(p, RESULT_MAX_BYTES)
         data = parse_json_bounded(raw, p.name, max_depth=256)

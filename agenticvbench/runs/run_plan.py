@@ -32,7 +32,8 @@ class RunPlanError(SubmissionError):
     """A run (or `--out`) cannot be scored or written; `kind` says why, for the CLI's hint.
 
     Kinds: `not_found`, `mirror`, `results`, `no_task_folders`, `results_symlink`, `results_not_folder`,
-    `out_protected`, `out_not_folder`, `not_writable`.
+    `out_protected`, `out_not_folder`, `not_writable`, `out_other_run` (the scorer refuses it: the folder's
+    signed record names another run).
     """
 
     def __init__(self, path: Path, kind: str, message: str) -> None:

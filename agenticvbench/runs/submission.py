@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -252,6 +253,15 @@ class RunDir:
         )
 
 
+def _is_real_dir(p: Path) -> bool:
+    """Whether `p` is a folder and not a symlink; False when absent; `OSError` when it cannot be checked (an
+    unreadable parent)."""
+    try:
+        return stat.S_ISDIR(os.lstat(p).st_mode)
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+
+
 def _symlink_problem(p: Path) -> str:
     if os.path.islink(p):
         return f"{p}: is a symlink (to {os.path.realpath(p)}); task folders and output/ must be real folders"
@@ -262,7 +272,8 @@ def open_run(path: str | Path) -> RunDir:
     """Read a run directory: every plain ASCII-digit folder (`38`, `038`) is a task folder; `run.json` is parsed.
 
     Other entries are ignored (the ignored folders are listed in one note). Two folders for one id, a task folder
-    or `output/` that is a symlink, or a non-folder with a task name make that task rejected (`malformed`).
+    or `output/` that is a symlink or cannot be read (mode 000), or a non-folder with a task name make that task
+    rejected (`malformed`); the run's other tasks score.
     """
     root = Path(path).expanduser()
     if not root.is_dir():
@@ -291,7 +302,19 @@ def open_run(path: str | Path) -> RunDir:
         d = dirs[0]
         run.task_roots[tid] = d
         out = d / "output"
-        run.task_folders[tid] = out if out.is_dir() and not os.path.islink(out) else d
+        try:
+            out_is_dir = _is_real_dir(out)
+            if _is_real_dir(d):
+                os.scandir(d).close()  # the agent may have made it unreadable (mode 000): that task only
+            if out_is_dir:
+                os.scandir(out).close()
+        except OSError as exc:
+            run.task_folders[tid] = d
+            run.rejections[tid] = (
+                f"{d}: cannot be read ({exc.strerror or exc}); a task folder must be readable"
+            )
+            continue
+        run.task_folders[tid] = out if out_is_dir else d
         if len(dirs) > 1:
             run.rejections[tid] = (
                 f"{' and '.join(str(x) for x in dirs)}: {len(dirs)} folders for task {tid}; keep one"

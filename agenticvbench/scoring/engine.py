@@ -26,7 +26,7 @@ from agenticvbench.integrity.leaks import DatasetReference, dataset_references
 from agenticvbench.integrity.screen import reference_sha256, screen_inputs
 from agenticvbench.media.ffmpeg import TOOL_FAILURES
 from agenticvbench.media.toolchain import toolchain_identity
-from agenticvbench.results.folder import claim
+from agenticvbench.results.folder import claim, refuse_other_runs
 from agenticvbench.results.model import (
     SIGNATURE_STATUSES,
     Result,
@@ -45,10 +45,12 @@ from agenticvbench.runs.submission import InputRejected, RunDir, Submission, cap
 from agenticvbench.runs.trial_outcomes import run_exclusions, run_failures
 from agenticvbench.scoring.executors import Executor, make_executor
 from agenticvbench.scoring.memory_cap import cap_hit, over_cap_reason
+from agenticvbench.scoring.task_deadline import task_deadline
 from agenticvbench.verifiers import get_verifier, headline_field
 from agenticvbench.verifiers.base import VerifyContext
 
 UNSIGNED_NOTE = "result not signed"
+VANISHED = "the file changed or vanished while it was scored"
 PREVIOUS_NOTE = "the previous result "
 
 
@@ -204,7 +206,23 @@ def _drifted(job: Job, pins: list[Pin], prov: dict[str, Any], hashes: dict[str, 
     changed = [why for pin in pins if (why := pin.drift())]
     if not changed:
         return None
-    return _base_result(job, "error", reason="; ".join(changed), provenance={**prov, "input_hashes": hashes})
+    reason = f"{VANISHED}: " + "; ".join(changed)
+    return _base_result(job, "error", reason=reason, provenance={**prov, "input_hashes": hashes})
+
+
+def _vanished(job: Job, exc: BaseException, prov: dict[str, Any]) -> Result | None:
+    """An `error` naming what happened when the verifier failed because a file of the task folder is gone (the
+    agent, or a harness still writing, removed it while it was scored), instead of "verifier crashed"."""
+    name = getattr(exc, "filename", None)
+    root = job.submission.task_root
+    if not isinstance(exc, FileNotFoundError) or not name or root is None or not inside(name, root):
+        return None
+    return _base_result(
+        job,
+        "error",
+        reason=f"{VANISHED}: {name}: removed; rescore once the run has finished writing",
+        provenance=prov,
+    )
 
 
 def _score_pinned(
@@ -252,6 +270,10 @@ def _score_pinned(
         )
     except ToolError as exc:
         return _base_result(job, "error", reason=f"a scoring tool failed: {exc}", provenance=prov)
+    except Exception as exc:  # a verifier that failed because an input changed or vanished: say that
+        if (why := _drifted(job, pins, prov, hashes) or _vanished(job, exc, prov)) is not None:
+            return why
+        raise
     if (drift := _drifted(job, pins, prov, hashes)) is not None:
         return drift
     if len(TOOL_FAILURES) > tools_before:  # a verifier turned the failure into a failed check: still no score
@@ -438,6 +460,8 @@ def verify_run(
     `refused` and the other runs are scored; when no run can be planned its `RunPlanError` is raised.
     """
     validate_jobs(jobs)
+    if isinstance(executor, str):
+        task_deadline(task_timeout)  # out of range: a ConfigError before anything is planned or written
     if isinstance(run_dirs, (str, Path, RunPlan)):
         run_dirs = [run_dirs]
     given = [d for d in run_dirs if isinstance(d, RunPlan)]
@@ -455,12 +479,17 @@ def verify_run(
     ctx = VerifyContext(cache_dir=cache, judge=judge, threads=1)
     runs = [plan.run for plan in plans]
     key, key_notes = _result_key(key_file, runs)
+    plans, taken = refuse_other_runs(plans, key)
+    refused += taken
+    if not plans:
+        raise refused[0]
+    runs = [plan.run for plan in plans]
     refs, leak_notes = _reference_index(tasks)
     media_cap = media_max_bytes(max_media_bytes)
     work: list[Job] = []
     for plan in plans:
         run_info = RunIdentity.resolve(plan.run.path, plan.run.meta, run_meta).to_dict()
-        if note := claim(plan.results_dir, key)[1]:
+        if note := claim(plan.results_dir, key, plan.run.path)[1]:
             key_notes.append(note)
         failures = run_failures(plan.run.path)
         excluded, problems = run_exclusions(plan.run.path)

@@ -216,3 +216,31 @@ def test_cli_key_file_options(genuine, demo, tmp_path, capsys):
         == 0
     )
     assert capsys.readouterr().out.splitlines()[1].endswith(",0,1")
+
+
+def test_signed_record_copied_from_another_folder_is_refused(genuine, hostile_run, score_run, capsys):
+    """A genuinely signed `.avb-folder` of a folder that was empty at its first scoring, copied into a results
+    folder that holds a planted result, used to hide the planted file: the record was not bound to its folder.
+    It names its folder (real path and inode) in the signed payload, so the copy is refused with a note, a new
+    record lists the planted file, and `avb report` says so."""
+    run, data = genuine
+    score_run(run.root, [84])  # empty at its first scoring: its record lists nothing
+    honest_record = run.results() / RECORD_NAME
+    assert json.loads(honest_record.read_text())["preexisting_count"] == 0
+    other = hostile_run("perfect")
+    folder = other.results()
+    folder.mkdir()
+    (folder / "84.json").write_text(json.dumps(_planted(data, final_score=1.0, headline_score=1.0)))
+    (folder / RECORD_NAME).write_bytes(honest_record.read_bytes())
+    s = score_run(other.root, [84])
+    assert any("written for another folder" in n and "refused" in n for n in s.notes), s.notes
+    assert any("held 1 file(s) before avb verify first scored" in n and "84.json" in n for n in s.notes)
+    record = json.loads((folder / RECORD_NAME).read_text())
+    assert record["folder"] == os.path.realpath(folder) and record["preexisting"] == ["84.json"]
+    assert main(["report", str(other.root), "--resamples", "0"]) == 0
+    assert "84.json" in capsys.readouterr().out
+    # the copy again, now after the folder has its own record: reports refuse it and say so
+    (folder / RECORD_NAME).write_bytes(honest_record.read_bytes())
+    assert main(["report", str(other.root), "--resamples", "0"]) == 0
+    out = capsys.readouterr().out
+    assert "written for another folder" in out and "held 1 file(s)" not in out

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 
+import pytest
 from adversarial import by_id
 
 import agenticvbench.scoring.engine as engine
@@ -68,3 +69,16 @@ def test_file_edited_in_place_mid_score_is_an_error(hostile_run, score_run, monk
     _after_hashing(monkeypatch, scribble)
     r = by_id(score_run(run.root, [65]))[65]
     assert r.status == "error" and "changed while it was scored" in r.reason
+
+
+@pytest.mark.parametrize(("task_id", "name"), [(1, "final.mp4"), (65, "fixed.mp4")])
+def test_media_deleted_mid_score_names_what_happened(hostile_run, score_run, monkeypatch, task_id, name):
+    """Regression: a media output deleted while it was scored was an `error` whose reason read "verifier crashed:
+    FileNotFoundError". The reason says the file changed or vanished while it was scored, and names it."""
+    run = hostile_run()
+    media = run.folder(task_id) / name
+    _after_hashing(monkeypatch, media.unlink)
+    r = by_id(score_run(run.root, [task_id]))[task_id]
+    assert r.status == "error" and not r.fingerprint
+    assert r.reason.startswith(engine.VANISHED) and str(media) in r.reason, r.reason
+    assert "verifier crashed" not in r.reason
