@@ -170,19 +170,3 @@ def explain_result(result: Result) -> Explanation:
         integrity=[one_line(f) for f in integrity_of(result)],
         judge=fam.judge,
     )
-
-
-def explain_table(results: list[Result]) -> list[dict[str, Any]]:
-    """One row per result: run, task, status, headline and the lost-points lines joined (for a DataFrame)."""
-    from agenticvbench.analysis.aggregate import run_ref
-
-    return [
-        {
-            "task_id": r.task_id,
-            "run": run_ref(r).short,
-            "status": r.status,
-            "headline": r.headline_score,
-            "why": "; ".join(lost_points(r)),
-        }
-        for r in results
-    ]

@@ -193,3 +193,28 @@ def judge_from_args(args: argparse.Namespace):
     if note:
         LOG.warning(note)
     return settings
+
+
+def serve_until_interrupted(httpd: Any, stopped: str) -> int:
+    """Serve `httpd` until Ctrl-C, then say `stopped` on stderr and close the socket; returns 0 (the exit code)."""
+    try:
+        httpd.serve_forever()
+    except KeyboardInterrupt:
+        print(stopped, file=sys.stderr)
+    finally:
+        httpd.server_close()
+    return 0
+
+
+def add_cluster_args(p: argparse.ArgumentParser) -> None:
+    """`--dataset`, `--revision` and `--no-cluster` of the commands that cluster tasks by source material
+    (`compare`, `power`): the dataset defaults to the local one the results name."""
+    p.add_argument(
+        "--dataset",
+        default=None,
+        help="dataset the tasks' source material is read from (default: the local dataset the results name)",
+    )
+    p.add_argument("--revision", default=None, help="dataset revision (with --dataset)")
+    p.add_argument(
+        "--no-cluster", action="store_true", help="every task its own cluster, even when sources are known"
+    )

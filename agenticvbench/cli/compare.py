@@ -14,7 +14,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from agenticvbench.cli.common import add_verbosity_args, write_output
+from agenticvbench.cli.common import add_cluster_args, add_verbosity_args, write_output
 from agenticvbench.errors import ConfigError, SubmissionError
 from agenticvbench.results.model import Result
 from agenticvbench.sanitize import one_line
@@ -81,15 +81,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="cluster tasks by source material (film, repair source): the default whenever it is known",
     )
-    p.add_argument(
-        "--no-cluster", action="store_true", help="every task its own cluster, even when sources are known"
-    )
-    p.add_argument(
-        "--dataset",
-        default=None,
-        help="dataset the tasks' source material is read from (default: the local dataset the results name)",
-    )
-    p.add_argument("--revision", default=None, help="dataset revision (with --dataset)")
+    add_cluster_args(p)
     p.add_argument(
         "--format",
         choices=("md", "csv", "json", "latex"),

@@ -10,6 +10,7 @@ from pathlib import Path
 
 
 def _grade(args: argparse.Namespace) -> int:
+    from agenticvbench.cli.common import serve_until_interrupted
     from agenticvbench.dataset.loader import default_cache_dir, load_tasks
     from agenticvbench.errors import SubmissionError
     from agenticvbench.grade import (
@@ -43,13 +44,7 @@ def _grade(args: argparse.Namespace) -> int:
     )
     print(f"verdicts: {app.store.path(grader)}")
     print(f"open: {url_of(httpd, app)}", flush=True)
-    try:
-        httpd.serve_forever()
-    except KeyboardInterrupt:
-        print("avb grade: stopped; every verdict is already saved", file=sys.stderr)
-    finally:
-        httpd.server_close()
-    return 0
+    return serve_until_interrupted(httpd, "avb grade: stopped; every verdict is already saved")
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -18,7 +18,7 @@ import sys
 
 import numpy as np
 
-from agenticvbench.cli.common import add_verbosity_args
+from agenticvbench.cli.common import add_cluster_args, add_verbosity_args
 from agenticvbench.dataset.tasks import FAMILIES
 from agenticvbench.sanitize import md_cell, one_line
 from agenticvbench.tables import md_table
@@ -81,15 +81,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--family", choices=FAMILIES, default=None, help="only this family's tasks")
     p.add_argument("--power", type=float, default=0.8, help="power (default: %(default)s)")
     p.add_argument("--format", choices=("md", "json"), default="md")
-    p.add_argument(
-        "--dataset",
-        default=None,
-        help="dataset the tasks' source material is read from (default: the local dataset the results name)",
-    )
-    p.add_argument("--revision", default=None, help="dataset revision (with --dataset)")
-    p.add_argument(
-        "--no-cluster", action="store_true", help="every task its own cluster, even when sources are known"
-    )
+    add_cluster_args(p)
     add_verbosity_args(p)
     p.set_defaults(func=run)
 

@@ -24,6 +24,7 @@ def _comparison(model: Any) -> Any:
 
 
 def _view(args: argparse.Namespace) -> int:
+    from agenticvbench.cli.common import serve_until_interrupted
     from agenticvbench.dataset.loader import default_cache_dir
     from agenticvbench.errors import ConfigError
     from agenticvbench.view import Thumbnailer, ViewApp, build_model, make_server, url_of, write_bundle
@@ -59,13 +60,7 @@ def _view(args: argparse.Namespace) -> int:
     print(f"open: {url}", flush=True)
     if not args.no_open:
         webbrowser.open(url)
-    try:
-        httpd.serve_forever()
-    except KeyboardInterrupt:
-        print("avb view: stopped", file=sys.stderr)
-    finally:
-        httpd.server_close()
-    return 0
+    return serve_until_interrupted(httpd, "avb view: stopped")
 
 
 def register(sub: argparse._SubParsersAction) -> None:

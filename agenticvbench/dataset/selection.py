@@ -79,15 +79,6 @@ def validate_jobs(jobs: Any) -> int | None:
     return jobs
 
 
-def validate_limit(limit: Any) -> int | None:
-    """None (no limit) or an int >= 1."""
-    if limit is None:
-        return None
-    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
-        raise ValueError(f"limit must be an int >= 1, got {limit!r}")
-    return limit
-
-
 def apply_limit(items: Sequence[T], limit: int | None) -> list[T]:
     """The first `limit` items (all when None)."""
     return list(items) if limit is None else list(items)[:limit]

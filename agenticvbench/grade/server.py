@@ -285,15 +285,28 @@ def _handler(app: GradingApp) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
-def make_server(app: GradingApp, host: str = "127.0.0.1", port: int = 0) -> ThreadingHTTPServer:
-    """A server for `app` (not started); `port` 0 picks a free one."""
-    httpd = ThreadingHTTPServer((host, port), _handler(app))
+def loopback_server(
+    handler: type[BaseHTTPRequestHandler], host: str = "127.0.0.1", port: int = 0
+) -> ThreadingHTTPServer:
+    """A threading server for `handler` (not started, daemon threads); `port` 0 picks a free one. The grading
+    page and `avb view` both start theirs here."""
+    httpd = ThreadingHTTPServer((host, port), handler)
     httpd.daemon_threads = True
     return httpd
 
 
-def url_of(httpd: ThreadingHTTPServer, app: GradingApp) -> str:
-    """The page's URL, token included."""
+def token_url(httpd: ThreadingHTTPServer, token: str) -> str:
+    """The server's first page, with the session token the page trades for its access."""
     host, port = httpd.server_address[:2]
     host_text = host.decode() if isinstance(host, bytes) else str(host)
-    return f"http://{host_text}:{port}/?token={app.token}"
+    return f"http://{host_text}:{port}/?token={token}"
+
+
+def make_server(app: GradingApp, host: str = "127.0.0.1", port: int = 0) -> ThreadingHTTPServer:
+    """The grading page's server for `app` (not started)."""
+    return loopback_server(_handler(app), host, port)
+
+
+def url_of(httpd: ThreadingHTTPServer, app: GradingApp) -> str:
+    """The page's URL, token included."""
+    return token_url(httpd, app.token)

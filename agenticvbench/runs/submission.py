@@ -231,11 +231,6 @@ class RunDir:
     notes: list[str] = field(default_factory=list)
 
     @property
-    def meta_error(self) -> str:
-        """All notes about the run in one string (kept for callers of the older single-note API)."""
-        return "; ".join(self.notes)
-
-    @property
     def harness(self) -> str:
         """Harness name from run.json (or 'unknown')."""
         return self.meta.harness or "unknown"

@@ -59,11 +59,6 @@ class Outcome:
     kind: str
     reason: str = ""
 
-    @property
-    def agent_failed(self) -> bool:
-        """True when the agent's own run failed (timeout or error): its output may be partial or absent."""
-        return self.kind in ("agent_timeout", "agent_error")
-
 
 def _get(obj: Any, *keys: str) -> Any:
     for key in keys:

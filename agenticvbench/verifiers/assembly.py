@@ -72,11 +72,6 @@ def norm_clip(x: Any) -> str:
     return s if s.endswith(".mp4") else s + ".mp4"
 
 
-def picks_of(segments: list[dict[str, Any]]) -> list[str]:
-    """The official normalised picks, one per segment in list order (a missing `source` becomes `.mp4`)."""
-    return [norm_clip(seg.get("source", "")) for seg in segments]
-
-
 def adjust(final: float) -> float:
     """D-S4 chance adjustment, by division exactly as the official code computes it."""
     return max(0.0, (final - CHANCE_FLOOR) / (1 - CHANCE_FLOOR))

@@ -26,7 +26,7 @@ from importlib import resources
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from agenticvbench.grade.server import send_file
+from agenticvbench.grade.server import loopback_server, send_file, token_url
 from agenticvbench.view.model import ViewModel
 from agenticvbench.view.pages import CSP, Site, compare_page, overview, task_page
 from agenticvbench.view.thumbs import Thumbnailer
@@ -170,13 +170,9 @@ def _handler(app: ViewApp) -> type[BaseHTTPRequestHandler]:
 
 def make_server(app: ViewApp, host: str = "127.0.0.1", port: int = 0) -> ThreadingHTTPServer:
     """A server for `app` (not started); `port` 0 picks a free one."""
-    httpd = ThreadingHTTPServer((host, port), _handler(app))
-    httpd.daemon_threads = True
-    return httpd
+    return loopback_server(_handler(app), host, port)
 
 
 def url_of(httpd: ThreadingHTTPServer, app: ViewApp) -> str:
     """The overview's URL, token included (the first visit trades it for a cookie)."""
-    host, port = httpd.server_address[:2]
-    host_text = host.decode() if isinstance(host, bytes) else str(host)
-    return f"http://{host_text}:{port}/?token={app.token}"
+    return token_url(httpd, app.token)
