@@ -54,9 +54,9 @@ def refuse_repeated_runs(paths: list[str], results: list[Result]) -> None:
         ref = run_ref(r)
         if ref.rep not in ("", "None"):
             claims.setdefault((ref.harness, ref.model, ref.rep), set()).add(ref.path)
-    for (h, m, rep), where in sorted(claims.items()):
-        if len(where) > 1:
-            first, second = sorted(where)[:2]
+    for (h, m, rep), claimed in sorted(claims.items()):
+        if len(claimed) > 1:
+            first, second = sorted(claimed)[:2]
             raise ConfigError(
                 f"{one_line(second)}: the same run as {one_line(first)} ({one_line(h)}/{one_line(m)} rep "
                 f"{one_line(rep)}) is given twice; give each run once"

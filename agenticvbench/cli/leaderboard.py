@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agenticvbench.cli.common import LOG, add_json_alias, write_output
 from agenticvbench.cli.report import (
@@ -20,6 +21,9 @@ from agenticvbench.cli.report import (
     load_for_report,
     select_results,
 )
+
+if TYPE_CHECKING:
+    from agenticvbench.report.leaderboard import Leaderboard
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -92,32 +96,32 @@ def run(args: argparse.Namespace) -> int:
     return 1 if announce_invalid_results(args.paths, "avb leaderboard") or errors else 0
 
 
-def quiet_table(board: object) -> str:
+def quiet_table(board: Leaderboard) -> str:
     """`-q` in Markdown: the table alone, without the caption and the notes under it (machine formats keep
     everything: they are read by programs, not skimmed)."""
     from agenticvbench.tables import column_spec, md_table
 
-    headers, rows = board._display_rows()  # type: ignore[attr-defined]
+    headers, rows = board._display_rows()
     return md_table(headers, rows, column_spec(headers)) + "\n"
 
 
-def add_columns(board: object, results: list, args: argparse.Namespace) -> None:
+def add_columns(board: Leaderboard, results: list, args: argparse.Namespace) -> None:
     """The optional columns: agent cost (when some run has usage) and `--compare-to ROW`."""
     from agenticvbench.analysis.compare import paired_columns
     from agenticvbench.cost import columns as cost_columns
     from agenticvbench.cost.pricing import load_prices
 
-    costs = cost_columns.group_costs(board.groups, load_prices(args.prices))  # type: ignore[attr-defined]
+    costs = cost_columns.group_costs(board.groups, load_prices(args.prices))
     if cost_columns.any_usage(costs):
-        board.extra_columns.update(cost_columns.leaderboard_columns(costs))  # type: ignore[attr-defined]
-        board.extra_captions.append(cost_columns.CAPTION)  # type: ignore[attr-defined]
+        board.extra_columns.update(cost_columns.leaderboard_columns(costs))
+        board.extra_captions.append(cost_columns.CAPTION)
     if args.compare_to:
         from agenticvbench.analysis.clusters import resolve_clustering
 
         found = resolve_clustering(
             results, dataset=args.dataset, revision=args.revision, enabled=not args.no_cluster
         )
-        board.extra_columns.update(  # type: ignore[attr-defined]
+        board.extra_columns.update(
             paired_columns(
                 board.groups,
                 results,
@@ -126,7 +130,7 @@ def add_columns(board: object, results: list, args: argparse.Namespace) -> None:
                 unclustered_reason=found.reason,
             )
         )
-        board.extra_captions.append(  # type: ignore[attr-defined]
+        board.extra_captions.append(
             f"vs {args.compare_to}: paired macro difference (row - {args.compare_to}) in points on the tasks both "
             "rows have, 95% interval clustered as `avb compare` does, sign-flip p-value (as `avb compare`)."
         )

@@ -157,7 +157,9 @@ def components(args: argparse.Namespace):  # noqa: ANN201 - returns (power.Compo
     ]
     notes += [s.sentence() for n, m in zip(names, mats, strict=True) if (s := rep_spread(n, m, design))]
     full = [_impute(m) for m in mats]
-    comp = design_one_stack(full[0], design) if len(full) == 1 else design_two_stacks(*full, design)
+    comp = (
+        design_one_stack(full[0], design) if len(full) == 1 else design_two_stacks(full[0], full[1], design)
+    )
     return comp, notes
 
 

@@ -189,7 +189,7 @@ def load_prices(path: str | Path | None = None) -> PriceTable:
         text = resources.files("agenticvbench.cost").joinpath(fname).read_text(encoding="utf-8")
         return parse_prices(json.loads(text), f"agenticvbench/cost/{fname}")
     try:
-        data = parse_json_bounded(read_capped(path, MAX_PRICES_BYTES), str(path))
+        data = parse_json_bounded(read_capped(name, MAX_PRICES_BYTES), name)
     except (OSError, ValueError) as exc:
         raise ConfigError(f"{path}: not a readable price table ({exc})") from None
     return parse_prices(data, str(path))

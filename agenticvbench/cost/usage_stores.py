@@ -82,8 +82,9 @@ def _cost_sum(ts: list[Tokens]) -> float | None:
     return sum(known) if known else None
 
 
-def opencode_row(data: Any, where: str, notes: list[str]) -> tuple[str, Tokens] | None:
-    """(model, tokens) of one `message.data` object, or None when it is not an assistant message."""
+def opencode_row(data: Any, where: str, notes: list[str]) -> tuple[Any, Tokens] | None:
+    """(model, tokens) of one `message.data` object, or None when it is not an assistant message (the model as
+    recorded: `_add` names a missing or odd one)."""
     if not isinstance(data, dict) or data.get("role") != "assistant":
         return None
     t = data.get("tokens")
@@ -166,7 +167,7 @@ def opencode_totals(
     return _totals(by_model)
 
 
-def openclaw_line(obj: Any, where: str, notes: list[str]) -> tuple[str, Tokens] | None:
+def openclaw_line(obj: Any, where: str, notes: list[str]) -> tuple[Any, Tokens] | None:
     """(model, tokens) of one session line, or None when it is not an assistant message with usage."""
     msg = obj.get("message") if isinstance(obj, dict) and obj.get("type") == "message" else None
     u = msg.get("usage") if isinstance(msg, dict) and msg.get("role") == "assistant" else None
@@ -179,8 +180,8 @@ def openclaw_line(obj: Any, where: str, notes: list[str]) -> tuple[str, Tokens] 
         token_count(u.get("output"), f"{where}: usage.output", notes),
         usd_amount(get_path(u, "cost", "total"), f"{where}: usage.cost.total", notes),
     )
-    model = msg.get("model")
-    provider = msg.get("provider")
+    model = msg.get("model") if isinstance(msg, dict) else None
+    provider = msg.get("provider") if isinstance(msg, dict) else None
     if isinstance(model, str) and isinstance(provider, str) and provider and "/" not in model:
         model = f"{provider}/{model}"
     return model, tokens

@@ -248,12 +248,14 @@ def lock_trial(
             )
         elif value != 1.0:
             problems.append(f"{key} = {value:g} (the exported timeouts are part of the task)")
-    env = t.get("environment") if isinstance(t.get("environment"), dict) else {}
+    raw_env = t.get("environment")
+    env: dict[str, Any] = raw_env if isinstance(raw_env, dict) else {}
     for key in resource_overrides:
         if env.get(key) is not None:
             problems.append(f"environment.{key} = {_override(env[key])} (resources are part of the task)")
     for section, key in timeouts:
-        part = t.get(section) if isinstance(t.get(section), dict) else {}
+        raw_part = t.get(section)
+        part: dict[str, Any] = raw_part if isinstance(raw_part, dict) else {}
         if part.get(key) is not None:
             problems.append(f"{section}.{key} = {_override(part[key])}")
     task = t.get("task") if isinstance(t.get("task"), dict) else {}
