@@ -97,6 +97,7 @@ def test_one_frame_lasting_the_whole_audio_is_flagged(hostile_run, score_run, de
     assert plain.integrity == [] and plain.headline_score == r.headline_score
 
 
+@pytest.mark.slow
 def test_film_behind_black_is_a_near_copy(demo, score_run, tmp_path):
     """The recap film behind 2 s of black and silence matched none of the film's seconds at the same second,
     so `near_copy_of_input` missed it. Aligned before comparing, it is flagged."""

@@ -93,6 +93,7 @@ def test_own_reference_in_another_container_is_malformed(hostile_run, score_run,
         assert f"holds the verifier-only reference {source.name} of task 65" in r.reason, (what, r.reason)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("how", ["remuxed", "re-encoded"])
 def test_another_tasks_reference_in_another_form_is_flagged(hostile_run, score_run, demo, tmp_path, how):
     """Task 66's source remuxed with bytes appended, or re-encoded, as task 65's fixed.mp4 was not flagged (only a
@@ -119,6 +120,7 @@ def test_recap_that_is_a_remux_of_a_source_is_flagged(hostile_run, score_run, de
     assert "verifier_reference" in r.integrity, (r.status, r.integrity, r.reason)
 
 
+@pytest.mark.slow
 def test_the_broken_input_with_the_sources_video_is_not_the_source(demo, score_run, tmp_path):
     """Task 67's broken.mp4 keeps the source's video packet for packet (only the sound was broken) and task
     66's broken run hands back the source's video alone: neither holds every stream of the source, so the
