@@ -206,6 +206,7 @@ def test_result_files_over_the_cap_are_skipped_by_size_before_reading(hostile_ru
     assert elapsed < 5, elapsed
 
 
+@pytest.mark.slow
 def test_every_line_an_agent_wrote_is_one_line_on_output(hostile_run, demo, tmp_path, capsys):
     """Regression: a line break in a clip id (sequencing) or a slot's source (assembly) started a forged line
     in `avb explain` and in the reports' "why tasks lost points" section. Every output line starts where ours

@@ -35,9 +35,12 @@ ARGS = [
 DOC_IMG = Path(__file__).resolve().parents[2] / "docs" / "img"
 
 sync_api = pytest.importorskip("playwright.sync_api")
-pytestmark = pytest.mark.skipif(
-    shutil.which(CHROMIUM) is None, reason="needs the chromium package (.ci/run installs it)"
-)
+pytestmark = [
+    pytest.mark.slow,  # a real browser
+    pytest.mark.skipif(
+        shutil.which(CHROMIUM) is None, reason="needs the chromium package (.ci/run installs it)"
+    ),
+]
 
 
 class Browser:
