@@ -218,3 +218,38 @@ def add_cluster_args(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--no-cluster", action="store_true", help="every task its own cluster, even when sources are known"
     )
+
+
+def add_key_file_arg(p: argparse.ArgumentParser) -> None:
+    """`--key-file`: the result key every reader of results checks signatures with (never created)."""
+    p.add_argument(
+        "--key-file",
+        default=None,
+        metavar="PATH",
+        help="result key to check signatures with (default $AVB_RESULT_KEY_FILE, else result-key in the "
+        "package cache: the key `avb verify` signs with); never created here",
+    )
+
+
+def add_trust_args(p: argparse.ArgumentParser) -> None:
+    """`--key-file` and `--require-signed` of the commands that read results beside `report`/`leaderboard`."""
+    add_key_file_arg(p)
+    p.add_argument(
+        "--require-signed",
+        action="store_true",
+        help="refuse (exit 3) when a result is not signed with that key, instead of warning",
+    )
+
+
+def check_trust(results: list[Any], key: Any, args: argparse.Namespace, command: str) -> None:
+    """Warn by run about results not signed with the reader's key; with `--require-signed`, refuse them
+    (`SubmissionError`, exit 3, naming the first run)."""
+    from agenticvbench.errors import SubmissionError
+    from agenticvbench.results.signatures import trust_lines
+
+    lines = trust_lines(results, key)
+    if lines and getattr(args, "require_signed", False):
+        more = f" (and {len(lines) - 1} more run(s))" if len(lines) > 1 else ""
+        raise SubmissionError(f"{lines[0]}{more}; --require-signed refuses them")
+    for line in lines:
+        print(f"{command}: warning: {line}", file=sys.stderr)

@@ -14,23 +14,31 @@ import argparse
 import sys
 from pathlib import Path
 
-from agenticvbench.cli.common import add_cluster_args, add_verbosity_args, write_output
+from agenticvbench.cli.common import (
+    add_cluster_args,
+    add_trust_args,
+    add_verbosity_args,
+    check_trust,
+    write_output,
+)
 from agenticvbench.errors import ConfigError, SubmissionError
 from agenticvbench.results.model import Result
+from agenticvbench.results.signing import ResultKey
 from agenticvbench.sanitize import one_line
 
 
-def stack_results(spec: str, runs: list[str] | None) -> list[Result]:
-    """The results of one stack: a run path, or a `harness/model` row among `runs` (`SubmissionError` if none)."""
+def stack_results(spec: str, runs: list[str] | None, key: ResultKey | None = None) -> list[Result]:
+    """The results of one stack: a run path, or a `harness/model` row among `runs` (`SubmissionError` if none);
+    signatures checked with `key`."""
     from agenticvbench.analysis.aggregate import run_ref
     from agenticvbench.report.summary import load_available
 
     if not runs or Path(spec).exists():
-        results, skipped = load_available(Path(spec))
+        results, skipped = load_available(Path(spec), key)
         if skipped:
             raise SubmissionError(skipped[0])
         return results
-    pool, _ = load_available([Path(r) for r in runs])
+    pool, _ = load_available([Path(r) for r in runs], key)
     chosen = [r for r in pool if "/".join(run_ref(r).group) == spec]
     if not chosen:
         rows = sorted({"/".join(run_ref(r).group) for r in pool})
@@ -82,6 +90,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="cluster tasks by source material (film, repair source): the default whenever it is known",
     )
     add_cluster_args(p)
+    add_trust_args(p)
     p.add_argument(
         "--format",
         choices=("md", "csv", "json", "latex"),
@@ -111,7 +120,11 @@ def run(args: argparse.Namespace) -> int:
     if args.cluster and args.no_cluster:
         print("avb compare: --cluster and --no-cluster exclude each other", file=sys.stderr)
         return 2
-    results_a, results_b = stack_results(args.a, args.runs), stack_results(args.b, args.runs)
+    from agenticvbench.results.signatures import reader_key
+
+    key, _ = reader_key(args.key_file)
+    results_a, results_b = stack_results(args.a, args.runs, key), stack_results(args.b, args.runs, key)
+    check_trust([*results_a, *results_b], key, args, "avb compare")
     given = list(args.runs) if args.runs else []
     given += [x for x in (args.a, args.b) if not args.runs or Path(x).exists()]
     refuse_repeated_runs(given, [*results_a, *results_b])

@@ -28,23 +28,26 @@ def _no_result(run: Path, folder: Path, path: Path, task_id: int) -> str:
 
 def _explain(args: argparse.Namespace) -> int:
     from agenticvbench.analysis.explain import explain_result
-    from agenticvbench.results.model import read_result, result_path, results_dir_for
+    from agenticvbench.results.model import read_result_checked, result_path, results_dir_for
+    from agenticvbench.results.signatures import key_label, reader_key
 
     run = Path(args.run)
     if not run.is_dir():
         raise SubmissionError(f"{run}: no such run directory or results folder")
     folder = results_dir_for(run)
     path = result_path(folder, args.task_id)
-    result = read_result(path) if path.is_file() else None
+    key, _ = reader_key(None)  # the key every reader of results checks signatures with
+    result = read_result_checked(path, key)[0] if path.is_file() else None
     if result is None:
         raise SubmissionError(_no_result(run, folder, path, args.task_id))
     if not result.run.get("path"):
         result.run = {**result.run, "path": str(run.resolve())}
     exp = explain_result(result)
+    signature = f"{result.signature_status} (checked with {key_label(key)})"
     if args.json:
-        print_json(exp.to_dict())
+        print_json({**exp.to_dict(), "signature": signature})
     else:
-        print(exp.to_text())
+        print(exp.to_text() + f"\n  signature: {signature}")
     return 0
 
 

@@ -18,7 +18,7 @@ import sys
 
 import numpy as np
 
-from agenticvbench.cli.common import add_cluster_args, add_verbosity_args
+from agenticvbench.cli.common import add_cluster_args, add_trust_args, add_verbosity_args
 from agenticvbench.dataset.tasks import FAMILIES
 from agenticvbench.sanitize import md_cell, one_line
 from agenticvbench.tables import md_table
@@ -82,6 +82,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--power", type=float, default=0.8, help="power (default: %(default)s)")
     p.add_argument("--format", choices=("md", "json"), default="md")
     add_cluster_args(p)
+    add_trust_args(p)
     add_verbosity_args(p)
     p.set_defaults(func=run)
 
@@ -127,7 +128,12 @@ def components(args: argparse.Namespace):  # noqa: ANN201 - returns (power.Compo
         ]
     if not args.paths:
         raise ConfigError("give runs to estimate the variance from, or --sd POINTS")
-    loaded = load_comparison(args.paths)
+    from agenticvbench.cli.common import check_trust
+    from agenticvbench.results.signatures import reader_key
+
+    key, _ = reader_key(args.key_file)
+    loaded = load_comparison(args.paths, key, find_key=False)
+    check_trust(loaded, key, args, "avb power")
     refuse_repeated_runs(list(args.paths), loaded)
     results = [r for r in loaded if args.family in (None, r.family)]
     groups: dict[str, list] = {}

@@ -16,6 +16,7 @@ from agenticvbench.analysis.aggregate import DEFAULT_RESAMPLES, DEFAULT_SEED
 from agenticvbench.cli.common import (
     LOG,
     add_json_alias,
+    add_key_file_arg,
     add_selection_args,
     add_verbosity_args,
     notice,
@@ -63,13 +64,7 @@ def add_aggregation_args(p: argparse.ArgumentParser) -> None:
     )
     f.add_argument("--no-floor", action="store_true", help="no floor row")
     add_verbosity_args(p)
-    p.add_argument(
-        "--key-file",
-        default=None,
-        metavar="PATH",
-        help="result key to check signatures with (default $AVB_RESULT_KEY_FILE, else result-key in the "
-        "package cache: the key `avb verify` signs with); never created here",
-    )
+    add_key_file_arg(p)
     b = p.add_argument_group("bootstrap confidence intervals")
     b.add_argument(
         "--resamples",

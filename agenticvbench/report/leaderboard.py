@@ -437,9 +437,15 @@ def _bootstrap_text(clustering: Clustering, universe: TaskUniverse) -> str:
 
 
 def leaderboard_from_runs(
-    paths: list[str | Path], key: ResultKey | None = None, **kwargs: Any
+    paths: list[str | Path], key: ResultKey | None = None, *, find_key: bool = True, **kwargs: Any
 ) -> Leaderboard:
     """`build_leaderboard` over the results found in run directories / results folders, signatures checked
-    with `key`; runs without results are named in `Leaderboard.skipped` (a path that does not exist raises)."""
+    with `key`, by default the key `avb leaderboard` uses (`signatures.reader_key`: as `avb verify` finds it;
+    `find_key=False` checks none); runs without results are named in `Leaderboard.skipped` (a path that does not
+    exist raises)."""
+    if key is None and find_key:
+        from agenticvbench.results.signatures import reader_key
+
+        key, _ = reader_key(None)
     results, skipped = load_available(paths, key)
     return build_leaderboard(results, skipped=skipped, key=key, **kwargs)

@@ -38,7 +38,7 @@ from agenticvbench.results.model import (
     results_dir_for,
     scan_results,
 )
-from agenticvbench.results.signatures import key_label, signature_counts
+from agenticvbench.results.signatures import key_label, reader_key, signature_counts
 from agenticvbench.results.signing import ResultKey
 from agenticvbench.runs.identity import duplicate_identities
 from agenticvbench.version import __version__
@@ -50,13 +50,19 @@ def load_published() -> dict[str, Any]:
     return json.loads(text)
 
 
-def load_comparison(paths: list[str | Path] | str | Path) -> list[Result]:
+def load_comparison(
+    paths: list[str | Path] | str | Path, key: ResultKey | None = None, *, find_key: bool = True
+) -> list[Result]:
     """Results of every given run directory / results folder; a result without `run.path` gets its folder's.
+    Signatures are checked with `key`, by default the key every reader uses (`signatures.reader_key`;
+    `find_key=False` checks none).
 
     A (run, task) seen twice (the same folder given twice) is kept once. Raises `SubmissionError` when a
     path does not exist or holds no result at all, so a typo is not reported as an all-zero run.
     """
-    results, skipped = load_available(paths)
+    if key is None and find_key:
+        key, _ = reader_key(None)
+    results, skipped = load_available(paths, key)
     if skipped:
         raise SubmissionError(skipped[0])
     return results
@@ -288,8 +294,11 @@ def build_report(
     """Aggregate `results` into a `Report`. `tasks`/`full_benchmark` choose the task universe (see aggregate);
     `notes` (e.g. runs without results) are shown with the report's own (duplicate run identities). With
     `cache_dir`, recap results judged by a model are compared with the human verdicts stored there
-    (`judge_agreement`). `key` names the key the results' signatures were checked with; `floor` (from
-    `baselines.floor.floor_for`) is shown beside the headlines."""
+    (`judge_agreement`). `key` names the key the results' signatures were checked with (by default, when some
+    result's signature verified, the reader's key that checked it: `load_comparison` looks it up the same way);
+    `floor` (from `baselines.floor.floor_for`) is shown beside the headlines."""
+    if key is None and any(r.signature_status == "valid" for r in results):
+        key, _ = reader_key(None)
     universe = task_universe(results, tasks=tasks, full_benchmark=full_benchmark, source=dataset_label)
     kept, outside = split_by_universe(results, universe)
     ignored = [

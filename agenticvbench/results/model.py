@@ -378,8 +378,9 @@ def iter_results(paths: list[str | Path] | str | Path) -> list[Result]:
     return scan_results(paths).results
 
 
-def load_results(paths: list[str | Path] | str | Path) -> pd.DataFrame:
-    """One row per (run, task) with the run's harness/model/rep, family, status and scores.
+def load_results(paths: list[str | Path] | str | Path, key: ResultKey | None = None) -> pd.DataFrame:
+    """One row per (run, task) with the run's harness/model/rep, family, status, scores and `signature` (the
+    result's signature status under `key`, by default the key every reader uses: as `avb verify` finds it).
 
     An invalid result file is a row with status `invalid`, scores 0 and the reason naming the file. A path that
     does not exist raises `SubmissionError` (a typo must not read as an empty run).
@@ -392,8 +393,10 @@ def load_results(paths: list[str | Path] | str | Path) -> pd.DataFrame:
         if not Path(p).exists():
             raise SubmissionError(f"{p}: no such run directory or results folder")
 
+    from agenticvbench.results.signing import load_key
+
     rows = []
-    scan = scan_results(paths)
+    scan = scan_results(paths, key if key is not None else load_key(None, create=False)[0])
     for bad in scan.invalid:  # counted, never dropped: an invalid file scores 0 like a missing output
         rows.append(
             {
@@ -412,6 +415,7 @@ def load_results(paths: list[str | Path] | str | Path) -> pd.DataFrame:
                 "reason": f"invalid result {bad.path}: {bad.reason}",
                 "n_warnings": 0,
                 "seconds": None,
+                "signature": "",
             }
         )
     for r in scan.results:
@@ -431,6 +435,7 @@ def load_results(paths: list[str | Path] | str | Path) -> pd.DataFrame:
                 "reason": r.reason,
                 "n_warnings": len(r.warnings),
                 "seconds": r.timings.get("total_s"),
+                "signature": r.signature_status,
             }
         )
     cols = [
@@ -447,6 +452,7 @@ def load_results(paths: list[str | Path] | str | Path) -> pd.DataFrame:
         "reason",
         "n_warnings",
         "seconds",
+        "signature",
     ]
     return pd.DataFrame(rows, columns=cols)
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from agenticvbench.results.model import INVALID_STATUS, SIGNATURE_STATUSES, Result
 from agenticvbench.results.signing import ResultKey, load_key
+from agenticvbench.sanitize import one_line
 
 
 def signature_counts(results: Iterable[Result]) -> dict[str, int]:
@@ -56,5 +57,33 @@ def describe(counts: dict[str, Any]) -> str:
 
 
 def reader_key(key_file: str | Path | None = None) -> tuple[ResultKey | None, list[str]]:
-    """The key `avb report`/`avb leaderboard` check signatures with: as `avb verify` finds it, never created."""
+    """The key every reader of results checks signatures with (`avb report`, `leaderboard`, `compare`, `power`,
+    `view`, and the Python API's `leaderboard_from_runs` / `load_results`): as `avb verify` finds it (`key_file`,
+    else `$AVB_RESULT_KEY_FILE`, else the package cache's `result-key`), never created."""
     return load_key(key_file, create=False)
+
+
+def untrusted_runs(results: Iterable[Result]) -> dict[str, dict[str, int]]:
+    """run path -> {signature status: count} of the results whose signature does not verify under the
+    reader's key (unsigned, another key, a bad MAC, unchecked); runs whose every result is valid are absent."""
+    out: dict[str, dict[str, int]] = {}
+    for r in results:
+        if r.status == INVALID_STATUS or r.signature_status == "valid":
+            continue
+        status = r.signature_status or "unsigned"
+        per_run = out.setdefault(r.identity.path or "?", {})
+        per_run[status] = per_run.get(status, 0) + 1
+    return out
+
+
+def trust_lines(results: Iterable[Result], key: ResultKey | None) -> list[str]:
+    """One line per run whose results are not all signed with the reader's key, naming the run and the counts
+    (the warning `avb compare` and `avb power` print, and what `--require-signed` refuses)."""
+    lines = []
+    for run, counts in sorted(untrusted_runs(results).items()):
+        what = "; ".join(f"{n} {s}" for s, n in counts.items())
+        lines.append(
+            f"{one_line(run)}: {sum(counts.values())} result(s) not signed with {key_label(key)} ({what}): "
+            "they may not come from `avb verify` with this key"
+        )
+    return lines

@@ -210,3 +210,14 @@ def test_explain_spells_localization_one_way(tmp_path):
 
     text = explain_result(_repair_result(tmp_path / "run")).to_text()
     assert "localization" in text and "localisation" not in text
+
+
+def test_explain_says_whether_the_result_is_signed(tmp_path, capsys):
+    """`avb explain` read results without checking their signature, so a planted result explained like a real
+    one; it now states the signature status under the key every reader uses (text and JSON)."""
+    run = tmp_path / "run"
+    write_result(run / "avb-results", _repair_result(run))  # written without a key: unsigned
+    assert main(["explain", str(run), "65"]) == 0
+    assert "  signature: unsigned (checked with " in capsys.readouterr().out
+    assert main(["explain", str(run), "65", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["signature"].startswith("unsigned")
