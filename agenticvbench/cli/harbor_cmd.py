@@ -21,8 +21,6 @@ def _reward(args: argparse.Namespace) -> int:
 
 
 def _metric(args: argparse.Namespace) -> int:
-    import json
-
     from agenticvbench.harbor.metric import job_metrics, to_text
 
     groups, skipped = job_metrics(args.job_dirs, tasks_dir=args.tasks_dir, infra_policy=args.infra_policy)
@@ -30,10 +28,7 @@ def _metric(args: argparse.Namespace) -> int:
 
     for s in skipped:
         print(f"skipped: {one_line(s)}", file=sys.stderr)
-    if args.json:
-        print(json.dumps([g.to_dict() for g in groups], indent=2))
-    else:
-        print(to_text(groups))
+    print(to_text(groups, args.format))
     return 0
 
 
@@ -87,7 +82,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         default="zero",
         help="infrastructure failures count 0 (default) or are left out of the means",
     )
-    m.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    m.add_argument(
+        "--format", choices=("tsv", "md", "json"), default="tsv", help="output format (default: %(default)s)"
+    )
     m.set_defaults(func=_metric)
     c = inner.add_parser(
         "check-job",

@@ -14,6 +14,7 @@ listed, so 1e6 and -3 never enter a mean. Names are printed one line each (`sani
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,6 +25,7 @@ from agenticvbench.errors import SubmissionError
 from agenticvbench.harbor.trials import Trial, read_trials
 from agenticvbench.runs.jobdir import JobDir
 from agenticvbench.sanitize import one_line
+from agenticvbench.tables import md_table
 
 
 @dataclass
@@ -41,6 +43,8 @@ class GroupMetric:
     excluded: int = 0
     #: Trials whose reward is not a reward: "job/trial (task N): why"; their cells count 0.
     invalid: list[str] = field(default_factory=list)
+    #: Cells counted 0 because no reward was recorded (no trial for the task in that run, or no reward in it).
+    no_reward: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form (what `--json` prints)."""
@@ -55,6 +59,7 @@ class GroupMetric:
             "excluded": self.excluded,
             "infra_failures": self.infra_failures,
             "invalid": self.invalid,
+            "no_reward": self.no_reward,
         }
 
 
@@ -87,7 +92,7 @@ def group_metrics(
         sizes: dict[str, int] = {}
         infra: list[str] = []
         invalid: list[str] = []
-        excluded = 0
+        excluded = no_reward = 0
         for fam, ids in universe.items():
             cells: list[float] = []
             for rep in range(runs):
@@ -100,6 +105,8 @@ def group_metrics(
                             continue
                     if t is not None and t.invalid:
                         invalid.append(f"{t.job}/{t.name} (task {tid}): {t.invalid}")
+                    if t is None or t.reward is None:
+                        no_reward += 1
                     cells.append(t.reward if t is not None and t.reward is not None else 0.0)
             fams[fam] = sum(cells) / len(cells) if cells else 0.0
             sizes[fam] = len(cells)
@@ -116,6 +123,7 @@ def group_metrics(
                 infra,
                 excluded,
                 invalid,
+                no_reward,
             )
         )
     return out
@@ -141,28 +149,54 @@ def job_metrics(
     return group_metrics(trials, listing=listing, infra_policy=infra_policy), skipped
 
 
-def to_text(groups: list[GroupMetric]) -> str:
-    """A plain table (TSV): agent, model, runs, each family, macro, micro, infrastructure failures, invalid
-    trials; then one line per invalid trial. Every cell is one line (`sanitize.one_line`)."""
+FORMATS = ("tsv", "md", "json")
+
+
+def _table(groups: list[GroupMetric]) -> tuple[list[str], list[list[str]]]:
+    """Headers and one-line cells: agent, model, runs, each family, macro, micro, the counted problems."""
     fams = [f for f in FAMILIES if any(f in g.families for g in groups)]
-    lines = ["\t".join(["agent", "model", "runs", *fams, "macro", "micro", "infra_failures", "invalid"])]
-    for g in groups:
-        lines.append(
-            "\t".join(
-                [
-                    one_line(g.agent),
-                    one_line(g.model),
-                    str(g.runs),
-                    *(f"{g.families.get(f, 0.0):.4f}" for f in fams),
-                    f"{g.macro:.4f}",
-                    f"{g.micro:.4f}",
-                    str(len(g.infra_failures)),
-                    str(len(g.invalid)),
-                ]
-            )
-        )
-    for g in groups:
-        lines += [
-            f"invalid (counted 0): {one_line(g.agent)}/{one_line(g.model)}: {one_line(i)}" for i in g.invalid
+    headers = ["agent", "model", "runs", *fams, "macro", "micro", "infra_failures", "invalid", "no_reward"]
+    rows = [
+        [
+            one_line(g.agent),
+            one_line(g.model),
+            str(g.runs),
+            *(f"{g.families.get(f, 0.0):.4f}" for f in fams),
+            f"{g.macro:.4f}",
+            f"{g.micro:.4f}",
+            str(len(g.infra_failures)),
+            str(len(g.invalid)),
+            str(g.no_reward),
         ]
-    return "\n".join(lines)
+        for g in groups
+    ]
+    return headers, rows
+
+
+def notes(groups: list[GroupMetric]) -> list[str]:
+    """One line per invalid trial, and one per row with cells that had no reward (each counted 0)."""
+    out = []
+    for g in groups:
+        name = f"{one_line(g.agent)}/{one_line(g.model)}"
+        out += [f"invalid (counted 0): {name}: {one_line(i)}" for i in g.invalid]
+        if g.no_reward:
+            out.append(
+                f"no reward (counted 0): {name}: {g.no_reward} of {g.cells} cell(s) (no trial for the task in "
+                "that run, or Harbor recorded no reward)"
+            )
+    return out
+
+
+def to_text(groups: list[GroupMetric], fmt_name: str = "tsv") -> str:
+    """The table as TSV (default) or Markdown, then the notes (`notes`); `json` is the list of `to_dict`s.
+    Every cell is one line (`sanitize.one_line`; Markdown cells through `tables.md_table`)."""
+    if fmt_name == "json":
+        return json.dumps([g.to_dict() for g in groups], indent=2, allow_nan=False)
+    headers, rows = _table(groups)
+    if fmt_name == "md":
+        body = md_table(headers, rows)
+    elif fmt_name == "tsv":
+        body = "\n".join("\t".join(r) for r in [headers, *rows])
+    else:
+        raise ValueError(f"unknown format {fmt_name!r}; expected one of {', '.join(FORMATS)}")
+    return "\n".join([body, *notes(groups)])

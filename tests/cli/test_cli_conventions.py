@@ -36,8 +36,7 @@ def test_every_subcommand_has_a_description_with_exit_codes():
 
 
 def test_every_command_takes_quiet_and_json_goes_with_format():
-    """Each runnable command accepts -q/-v; `--json` exists exactly where a json `--format` does (`harbor metric`
-    excepted: its table format is another change)."""
+    """Each runnable command accepts -q/-v; `--json` exists exactly where a json `--format` does."""
     problems = []
     for path, p in walk(build_parser()):
         runs = not subparsers(p) or p.get_default("func") is not None
@@ -47,7 +46,7 @@ def test_every_command_takes_quiet_and_json_goes_with_format():
         fmt = next((a for a in p._actions if "--format" in a.option_strings), None)
         if fmt is not None and "json" in (fmt.choices or ()) and "--json" not in opts:
             problems.append(f"{' '.join(path)}: --format json without --json")
-        if "--json" in opts and fmt is None and path != ("harbor", "metric"):
+        if "--json" in opts and fmt is None:
             problems.append(f"{' '.join(path)}: --json without --format")
     assert not problems, "\n".join(problems)
 

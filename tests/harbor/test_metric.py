@@ -46,3 +46,18 @@ def test_exported_listing_sets_the_tasks_and_infra_policy_the_cells(job, tmp_pat
     assert g.micro == pytest.approx((0 + 0 + 1 + 0 + 0 + 1 + 0 + 0) / 8) and len(g.infra_failures) == 1
     (g,), _ = job_metrics([job], tasks_dir=export, infra_policy="exclude")
     assert g.families["repair"] == 1.0 and g.excluded == 1 and g.cells == 7
+
+
+def test_metric_formats_and_the_note_on_cells_without_a_reward(job, capsys):  # noqa: F811
+    """`avb harbor metric` printed TSV only and said nothing about trials without a reward (counted 0); it takes
+    `--format tsv|md|json` (`--json` its alias) and each row says how many of its cells had no reward."""
+    (g,), _ = job_metrics([job])
+    assert g.no_reward == 2  # task 83: one attempt without a reward, and no second attempt
+    assert main(["harbor", "metric", str(job), "--format", "md"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("| agent | model | runs |") and "| 2 |" in out.splitlines()[2]
+    assert "no reward (counted 0): codex/openai/gpt-5: 2 of 4 cell(s)" in out
+    assert main(["harbor", "metric", str(job)]) == 0
+    assert capsys.readouterr().out.splitlines()[0].endswith("\tinvalid\tno_reward")
+    assert main(["harbor", "metric", str(job), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)[0]["no_reward"] == 2
