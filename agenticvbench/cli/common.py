@@ -241,9 +241,10 @@ def add_trust_args(p: argparse.ArgumentParser) -> None:
     )
 
 
-def check_trust(results: list[Any], key: Any, args: argparse.Namespace, command: str) -> None:
-    """Warn by run about results not signed with the reader's key; with `--require-signed`, refuse them
-    (`SubmissionError`, exit 3, naming the first run)."""
+def check_trust(results: list[Any], key: Any, args: argparse.Namespace) -> list[str]:
+    """The warnings, one per run, about results not signed with the reader's key (the caller prints them with
+    `warn_lines` once its work succeeded, so that an error stays one line); with `--require-signed`, a refusal
+    instead (`SubmissionError`, exit 3, naming the first run)."""
     from agenticvbench.errors import SubmissionError
     from agenticvbench.results.signatures import trust_lines
 
@@ -251,5 +252,10 @@ def check_trust(results: list[Any], key: Any, args: argparse.Namespace, command:
     if lines and getattr(args, "require_signed", False):
         more = f" (and {len(lines) - 1} more run(s))" if len(lines) > 1 else ""
         raise SubmissionError(f"{lines[0]}{more}; --require-signed refuses them")
+    return lines
+
+
+def warn_lines(lines: list[str], command: str) -> None:
+    """Each line on stderr as `COMMAND: warning: LINE`."""
     for line in lines:
         print(f"{command}: warning: {line}", file=sys.stderr)

@@ -19,6 +19,7 @@ from agenticvbench.cli.common import (
     add_trust_args,
     add_verbosity_args,
     check_trust,
+    warn_lines,
     write_output,
 )
 from agenticvbench.errors import ConfigError, SubmissionError
@@ -124,10 +125,10 @@ def run(args: argparse.Namespace) -> int:
 
     key, _ = reader_key(args.key_file)
     results_a, results_b = stack_results(args.a, args.runs, key), stack_results(args.b, args.runs, key)
-    check_trust([*results_a, *results_b], key, args, "avb compare")
     given = list(args.runs) if args.runs else []
     given += [x for x in (args.a, args.b) if not args.runs or Path(x).exists()]
     refuse_repeated_runs(given, [*results_a, *results_b])
+    untrusted = check_trust([*results_a, *results_b], key, args)
     clustering = resolve_clustering(
         [*results_a, *results_b], dataset=args.dataset, revision=args.revision, enabled=not args.no_cluster
     )
@@ -140,5 +141,6 @@ def run(args: argparse.Namespace) -> int:
         unclustered_reason=clustering.reason,
     )
     text = comparison.render(args.format)
+    warn_lines(untrusted, "avb compare")
     write_output(text, args.out)
     return 0

@@ -18,7 +18,7 @@ import sys
 
 import numpy as np
 
-from agenticvbench.cli.common import add_cluster_args, add_trust_args, add_verbosity_args
+from agenticvbench.cli.common import add_cluster_args, add_trust_args, add_verbosity_args, warn_lines
 from agenticvbench.dataset.tasks import FAMILIES
 from agenticvbench.sanitize import md_cell, one_line
 from agenticvbench.tables import md_table
@@ -133,8 +133,8 @@ def components(args: argparse.Namespace):  # noqa: ANN201 - returns (power.Compo
 
     key, _ = reader_key(args.key_file)
     loaded = load_comparison(args.paths, key, find_key=False)
-    check_trust(loaded, key, args, "avb power")
     refuse_repeated_runs(list(args.paths), loaded)
+    args.untrusted = check_trust(loaded, key, args)  # printed once the table is made
     results = [r for r in loaded if args.family in (None, r.family)]
     groups: dict[str, list] = {}
     for r in results:
@@ -178,6 +178,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"avb power: {problem}", file=sys.stderr)
         return 2
     comp, notes = components(args)
+    warn_lines(getattr(args, "untrusted", []), "avb power")
     clean = md_cell if args.format == "md" else one_line  # stack names are agent-chosen strings
     kw = {"power": args.power}
     rows = []
