@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import shutil
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from loopback import serving
 
 from agenticvbench.dataset.loader import load_tasks
 from agenticvbench.grade import GradingApp, VerdictStore, build_submissions, make_server, url_of
@@ -51,14 +51,9 @@ def serve(setup: Setup, grader: str = "alice", blind: bool = False) -> Iterator[
     )
     app = GradingApp(subs, VerdictStore(setup.cache / "grades"), grader, blind=blind, seed=seed)
     httpd = make_server(app)
-    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
     url = url_of(httpd, app)
-    try:
+    with serving(httpd):
         yield Served(app, url, url.split("/?")[0])
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
 
 
 @pytest.fixture

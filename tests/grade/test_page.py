@@ -12,20 +12,12 @@ import shutil
 from pathlib import Path
 
 import pytest
+from loopback import CHROMIUM, CHROMIUM_ARGS
 
 from agenticvbench.cli.main import main
 from agenticvbench.results.model import iter_results
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
+ARGS = CHROMIUM_ARGS
 SCREENSHOT = Path(__file__).resolve().parents[2] / "docs" / "img" / "grading-page.png"
 
 sync_api = pytest.importorskip("playwright.sync_api")

@@ -16,22 +16,13 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from loopback import CHROMIUM, CHROMIUM_ARGS
 from view_fixtures import serve
 
 from agenticvbench.cli.view import _comparison
 from agenticvbench.view import Thumbnailer, ViewApp, build_model, write_bundle
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--autoplay-policy=no-user-gesture-required",
-]
+ARGS = [*CHROMIUM_ARGS, "--autoplay-policy=no-user-gesture-required"]
 DOC_IMG = Path(__file__).resolve().parents[2] / "docs" / "img"
 
 sync_api = pytest.importorskip("playwright.sync_api")

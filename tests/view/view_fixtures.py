@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
+
+from loopback import serving
 
 from agenticvbench.view import ViewApp, make_server, url_of
 
@@ -21,11 +22,6 @@ class Served:
 def serve(app: ViewApp) -> Iterator[Served]:
     """Run `app` on 127.0.0.1 until the generator is closed."""
     httpd = make_server(app)
-    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
     url = url_of(httpd, app)
-    try:
+    with serving(httpd):
         yield Served(app, url, url.split("/?")[0])
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
