@@ -63,7 +63,7 @@ def test_every_row_has_as_many_cells_as_the_spec_has_columns(wide_board):
     """Regression: the spec was built as "rllll" + "r" * (families + 4) and stayed 13 columns when the 14th
     (invalid) column was added, so pdflatex stopped with "Extra alignment tab" on every row."""
     spec, rows = _spec_and_rows(wide_board.to_latex())
-    headers, _ = wide_board._display_rows()
+    headers, _ = wide_board.display_rows()
     assert spec == column_spec(headers) and len(spec) == len(headers) and "invalid" in headers
     assert len(rows) == 3
     for cells in rows:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Any
 
 from agenticvbench.cli.common import (
     add_cluster_args,
@@ -72,6 +73,23 @@ def refuse_repeated_runs(paths: list[str], results: list[Result]) -> None:
             )
 
 
+def compare_stacks(
+    results_a: list[Any], results_b: list[Any], clustering: Any, *, permutations: int = 10000, seed: int = 0
+) -> Any:
+    """The comparison `avb compare` prints (A minus B, `clustering` from `clusters.resolve_clustering`): the one
+    call every surface that compares two stacks makes (`avb view --compare` too)."""
+    from agenticvbench.analysis.compare import compare_runs
+
+    return compare_runs(
+        results_a,
+        results_b,
+        clusters=clustering.clusters,
+        permutations=permutations,
+        seed=seed,
+        unclustered_reason=clustering.reason,
+    )
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the `compare` command."""
     p = sub.add_parser(
@@ -113,7 +131,6 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     """Compare the two stacks and print (or write) the table."""
     from agenticvbench.analysis.clusters import resolve_clustering
-    from agenticvbench.analysis.compare import compare_runs
 
     if args.permutations < 1:
         print("avb compare: --permutations must be >= 1", file=sys.stderr)
@@ -132,13 +149,8 @@ def run(args: argparse.Namespace) -> int:
     clustering = resolve_clustering(
         [*results_a, *results_b], dataset=args.dataset, revision=args.revision, enabled=not args.no_cluster
     )
-    comparison = compare_runs(
-        results_a,
-        results_b,
-        clusters=clustering.clusters,
-        permutations=args.permutations,
-        seed=args.seed,
-        unclustered_reason=clustering.reason,
+    comparison = compare_stacks(
+        results_a, results_b, clustering, permutations=args.permutations, seed=args.seed
     )
     text = comparison.render(args.format)
     warn_lines(untrusted, "avb compare")

@@ -1,7 +1,9 @@
 """`avb explain RUN TASK_ID [--json]`: why one task of a scored run got its score.
 
 Shows the status, the headline and how it was computed, what lost points (per family), the warnings and any
-integrity flags, read from `RUN/avb-results/<TASK_ID>.json`. Exit 3 when the run has no result for the task.
+integrity flags, read from `RUN/avb-results/<TASK_ID>.json`, and whether its signature verifies (with
+`--require-signed`, a result not signed with the key is refused). Exit 3 when the run has no result for the task
+or `--require-signed` refuses it.
 """
 
 from __future__ import annotations
@@ -9,7 +11,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from agenticvbench.cli.common import add_format_args, print_json
+from agenticvbench.cli.common import add_format_args, add_trust_args, check_trust, print_json, warn_lines
 from agenticvbench.errors import SubmissionError
 from agenticvbench.runs.submission import RESULTS_DIRNAME
 
@@ -36,18 +38,20 @@ def _explain(args: argparse.Namespace) -> int:
         raise SubmissionError(f"{run}: no such run directory or results folder")
     folder = results_dir_for(run)
     path = result_path(folder, args.task_id)
-    key, _ = reader_key(None)  # the key every reader of results checks signatures with
+    key, _ = reader_key(args.key_file)  # the key every reader of results checks signatures with
     result = read_result_checked(path, key)[0] if path.is_file() else None
     if result is None:
         raise SubmissionError(_no_result(run, folder, path, args.task_id))
     if not result.run.get("path"):
         result.run = {**result.run, "path": str(run.resolve())}
+    untrusted = check_trust([result], key, args)
     exp = explain_result(result)
     signature = f"{result.signature_status} (checked with {key_label(key)})"
     if args.json:
         print_json({**exp.to_dict(), "signature": signature})
     else:
         print(exp.to_text() + f"\n  signature: {signature}")
+    warn_lines(untrusted, "avb explain")
     return 0
 
 
@@ -62,4 +66,5 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("run", metavar="RUN_DIR", help="run directory (or its avb-results folder)")
     p.add_argument("task_id", type=int, metavar="TASK_ID")
     add_format_args(p)
+    add_trust_args(p)
     p.set_defaults(func=_explain)

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from agenticvbench.cli.common import LOG, add_json_alias, write_output
 from agenticvbench.cli.report import (
     add_aggregation_args,
+    aggregation_from_args,
     aggregation_kwargs,
     floor_kwargs,
     load_for_report,
@@ -59,12 +60,6 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="price table for the agent-cost columns (default: the shipped list prices); cost columns "
         "appear when some run has agent usage (avb import harbor)",
     )
-    p.add_argument(
-        "--no-cluster",
-        action="store_true",
-        help="bootstrap tasks one by one even when their source material is known (default: clusters of "
-        "tasks cut from one film / repair source are resampled together, within families)",
-    )
     add_aggregation_args(p)
     p.set_defaults(func=run)
 
@@ -74,15 +69,16 @@ def run(args: argparse.Namespace) -> int:
     from agenticvbench.report.leaderboard import build_leaderboard
     from agenticvbench.results.model import announce_invalid_results
 
-    if args.resamples < 0:
-        from agenticvbench.errors import ConfigError
-
-        raise ConfigError(f"--resamples must be >= 0, got {args.resamples}")
     results, skipped, key, notes = load_for_report(args)
     kw = aggregation_kwargs(args)
     chosen = select_results(args, results, kw)
     board = build_leaderboard(
-        chosen, skipped=skipped, key=key, cluster=not args.no_cluster, **kw, **floor_kwargs(args, chosen, kw)
+        chosen,
+        skipped=skipped,
+        key=key,
+        aggregation=aggregation_from_args(args, chosen, kw),
+        **kw,
+        **floor_kwargs(args, chosen, kw),
     )
     board.notes += notes
     add_columns(board, chosen, args)
@@ -99,10 +95,7 @@ def run(args: argparse.Namespace) -> int:
 def quiet_table(board: Leaderboard) -> str:
     """`-q` in Markdown: the table alone, without the caption and the notes under it (machine formats keep
     everything: they are read by programs, not skimmed)."""
-    from agenticvbench.tables import column_spec, md_table
-
-    headers, rows = board._display_rows()
-    return md_table(headers, rows, column_spec(headers)) + "\n"
+    return board.markdown_table() + "\n"
 
 
 def add_columns(board: Leaderboard, results: list, args: argparse.Namespace) -> None:
@@ -116,11 +109,7 @@ def add_columns(board: Leaderboard, results: list, args: argparse.Namespace) -> 
         board.extra_columns.update(cost_columns.leaderboard_columns(costs))
         board.extra_captions.append(cost_columns.CAPTION)
     if args.compare_to:
-        from agenticvbench.analysis.clusters import resolve_clustering
-
-        found = resolve_clustering(
-            results, dataset=args.dataset, revision=args.revision, enabled=not args.no_cluster
-        )
+        found = board.aggregation.clustering  # the board's clusters: one resolution per command
         board.extra_columns.update(
             paired_columns(
                 board.groups,

@@ -73,15 +73,35 @@ def add_aggregation_args(p: argparse.ArgumentParser) -> None:
         help="bootstrap resamples, 0 = no intervals (default: %(default)s)",
     )
     b.add_argument("--seed", type=int, default=DEFAULT_SEED, help="bootstrap seed (default: %(default)s)")
+    b.add_argument(
+        "--no-cluster",
+        action="store_true",
+        help="bootstrap tasks one by one even when their source material is known (default: clusters of "
+        "tasks cut from one film / repair source are resampled together, within families)",
+    )
+
+
+def aggregation_from_args(args: argparse.Namespace, results: list[Result], kw: dict[str, Any]) -> Any:
+    """The command's one `Aggregation` (resamples, seed, clustering) from the parsed options, for the results
+    and the tasks `kw` chose (`aggregation_kwargs`, `select_results`); every number the command prints uses it."""
+    from agenticvbench.analysis.settings import Aggregation
+    from agenticvbench.errors import ConfigError
+
+    if args.resamples < 0:
+        raise ConfigError(f"--resamples must be >= 0, got {args.resamples}")
+    return Aggregation.resolve(
+        results,
+        tasks=kw.get("tasks"),
+        cluster=not args.no_cluster,
+        resamples=args.resamples,
+        seed=args.seed,
+    )
 
 
 def aggregation_kwargs(args: argparse.Namespace) -> dict[str, Any]:
-    """Keyword arguments for `build_report` / `build_leaderboard` from the parsed options."""
-    kw: dict[str, Any] = {
-        "full_benchmark": args.full_benchmark,
-        "resamples": args.resamples,
-        "seed": args.seed,
-    }
+    """The task universe's keyword arguments for `build_report` / `build_leaderboard` from the parsed options
+    (the bootstrap's come from `aggregation_from_args`)."""
+    kw: dict[str, Any] = {"full_benchmark": args.full_benchmark}
     if args.dataset:
         from agenticvbench.dataset.loader import load_tasks
 
@@ -188,8 +208,6 @@ def run(args: argparse.Namespace) -> int:
 
     if args.format == "all" and args.out is None:
         raise ConfigError("--format all writes report.md, report.html and report.json: it needs --out DIR")
-    if args.resamples < 0:
-        raise ConfigError(f"--resamples must be >= 0, got {args.resamples}")
     results, skipped, key, notes = load_for_report(args)
     kw = aggregation_kwargs(args)
     from agenticvbench.dataset.loader import default_cache_dir
@@ -197,7 +215,13 @@ def run(args: argparse.Namespace) -> int:
     cache = Path(args.cache_dir).expanduser() if args.cache_dir else default_cache_dir()
     chosen = select_results(args, results, kw)
     report = build_report(
-        chosen, notes=[*skipped, *notes], cache_dir=cache, key=key, **kw, **floor_kwargs(args, chosen, kw)
+        chosen,
+        notes=[*skipped, *notes],
+        cache_dir=cache,
+        key=key,
+        aggregation=aggregation_from_args(args, chosen, kw),
+        **kw,
+        **floor_kwargs(args, chosen, kw),
     )
     for line in skipped:
         LOG.warning(f"not in the report: {line}")

@@ -13,20 +13,24 @@ from typing import Any
 
 
 def _comparison(model: Any) -> Any:
+    """`avb compare A B` on the model's two runs, A and B in the order given, clustered as the board is."""
     from agenticvbench.analysis.aggregate import run_ref
-    from agenticvbench.analysis.compare import compare_runs
+    from agenticvbench.cli.compare import compare_stacks
 
     a, b = (r.ref.path for r in model.runs[:2])
     results = model.report.results
-    return compare_runs(
-        [r for r in results if run_ref(r).path == a], [r for r in results if run_ref(r).path == b]
+    return compare_stacks(
+        [r for r in results if run_ref(r).path == a],
+        [r for r in results if run_ref(r).path == b],
+        model.report.aggregation.clustering,
     )
 
 
 def _view(args: argparse.Namespace) -> int:
-    from agenticvbench.cli.common import serve_until_interrupted
+    from agenticvbench.cli.common import check_trust, serve_until_interrupted, warn_lines
     from agenticvbench.dataset.loader import default_cache_dir
     from agenticvbench.errors import ConfigError
+    from agenticvbench.results.signatures import reader_key
     from agenticvbench.view import Thumbnailer, ViewApp, build_model, make_server, url_of, write_bundle
 
     if args.compare and args.run_dirs:
@@ -35,17 +39,22 @@ def _view(args: argparse.Namespace) -> int:
     if not runs:
         raise ConfigError("name at least one run directory (or --compare A B)")
     cache = default_cache_dir() if args.cache_dir is None else Path(args.cache_dir).expanduser()
+    key, _ = reader_key(args.key_file)
     model = build_model(
         runs,
         dataset=args.dataset,
         revision=args.revision,
         cache_dir=args.cache_dir,
         local=args.bundle is None,
+        cluster=not args.no_cluster,
+        key=key,
     )
+    untrusted = check_trust(model.report.results, key, args)
     comparison = _comparison(model) if args.compare and len(model.runs) == 2 else None
     thumbs = Thumbnailer(cache)
     for note in model.notes:
         print(f"avb view: {note}", file=sys.stderr)
+    warn_lines(untrusted, "avb view")
     if args.bundle is not None:
         counts = write_bundle(model, args.bundle, thumbs, media=args.media, comparison=comparison)
         print(
@@ -65,7 +74,7 @@ def _view(args: argparse.Namespace) -> int:
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add `view`."""
-    from agenticvbench.cli.common import add_dataset_args
+    from agenticvbench.cli.common import add_dataset_args, add_trust_args
 
     p = sub.add_parser(
         "view",
@@ -74,6 +83,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("run_dirs", nargs="*", metavar="RUN_DIR")
     add_dataset_args(p)
+    p.add_argument(
+        "--no-cluster",
+        action="store_true",
+        help="intervals and the comparison draw tasks one by one even when their source material is known",
+    )
+    add_trust_args(p)
     p.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: a free one)")
     p.add_argument("--no-open", action="store_true", help="print the URL without opening a browser")
     p.add_argument(

@@ -9,12 +9,10 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-from agenticvbench.analysis.aggregate import GroupHeadline
-from agenticvbench.analysis.comparability import coverage_text, judge_text, judge_total, symbols
+from agenticvbench.analysis.comparability import symbols
 from agenticvbench.cost import columns as cost_columns
 from agenticvbench.report import cost_section, judge_agreement, plots
 from agenticvbench.report.explain_section import explain_html, where
-from agenticvbench.report.infra import infra_text
 from agenticvbench.report.markdown import (
     STATUS_LABEL,
     aggregation_notes,
@@ -49,41 +47,6 @@ def _score(mean: float | None, lo: float | None, hi: float | None) -> Markup:
 def _marked(score: Markup, keys: list[str]) -> Markup:
     sym = symbols(keys)
     return Markup(f"{score} <b class='mark' title='not comparable'>{escape(sym)}</b>") if sym else score
-
-
-def headline_html(groups: list[GroupHeadline], families: list[str]) -> str:
-    """Headline table with coverage, per-family, macro and micro scores, their CIs and not-comparable marks."""
-    rows = []
-    for g in groups:
-        cells = [
-            _marked(
-                _score(g.families[f].mean, g.families[f].ci_low, g.families[f].ci_high), g.marks.get(f, [])
-            )
-            if f in g.families
-            else "-"
-            for f in families
-        ]
-        err = Markup(f"<span class='status-error'>{g.n_errors}</span>") if g.n_errors else "0"
-        row_marks = g.marks.get("macro", [])
-        rows.append(
-            [
-                g.harness,
-                g.model,
-                len(g.runs),
-                coverage_text(g),
-                *cells,
-                _marked(_score(g.macro, *g.macro_ci), row_marks),
-                _marked(_score(g.micro, *g.micro_ci), row_marks),
-                judge_text(judge_total(g)) or "0",
-                err,
-                infra_text(g),
-            ]
-        )
-    return html_table(
-        ["harness", "model", "runs", "coverage", *families, "macro", "micro", "judge", "errors", "infra"],
-        rows,
-        "llll" + "r" * (len(families) + 5),
-    )
 
 
 def _detail_plots(report: Report, family: str, fn: Any, title: str, why: str, css: str = "grid") -> list[str]:
@@ -124,7 +87,7 @@ def render_html(report: Report) -> str:
         )
     parts += [
         "<h2>Headline</h2>",
-        headline_html(report.groups, fams),
+        report.board.html_table(),
         "<ul class='notes'>" + "".join(f"<li>{escape(n)}</li>" for n in aggregation_notes(report)) + "</ul>",
     ]
     if report.groups:

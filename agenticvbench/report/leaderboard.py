@@ -24,7 +24,6 @@ from agenticvbench.analysis.aggregate import (
     GroupHeadline,
     headlines,
 )
-from agenticvbench.analysis.clusters import Clustering, family_clusters, resolve_clustering
 from agenticvbench.analysis.comparability import (
     annotate,
     coverage_text,
@@ -34,6 +33,7 @@ from agenticvbench.analysis.comparability import (
     symbols,
 )
 from agenticvbench.analysis.compare import RANGE_MARK
+from agenticvbench.analysis.settings import Aggregation
 from agenticvbench.analysis.task_universe import TaskUniverse, split_by_universe, task_universe
 from agenticvbench.baselines.floor import floor_display_row, floor_frame_row
 from agenticvbench.baselines.table import Floor
@@ -71,15 +71,13 @@ COUNT_COLUMNS = (
 )
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Leaderboard:
     """Ranked (harness, model) headlines plus the rules that produced them."""
 
     groups: list[GroupHeadline]
     universe: TaskUniverse
-    resamples: int
-    seed: int
-    level: float
+    aggregation: Aggregation  # the settings every number and the caption come from
     skipped: list[str] = field(default_factory=list)  # paths given without results (not verified yet)
     notes: list[str] = field(default_factory=list)  # duplicate run identities
     checked_with: str = key_label(None)  # which key checked the signatures (`signatures.key_label`)
@@ -88,8 +86,26 @@ class Leaderboard:
     #: extra display columns appended to every format: name -> {(harness, model): text} (cost, paired comparison)
     extra_columns: dict[str, dict[tuple[str, str], str]] = field(default_factory=dict)
     extra_captions: list[str] = field(default_factory=list)
-    #: how the bootstrap drew tasks: clustered by source material within families, or one by one and why
-    clustering: str = "tasks (tasks stratified by family)"
+
+    @property
+    def resamples(self) -> int:
+        """Bootstrap resamples (`aggregation.resamples`)."""
+        return self.aggregation.resamples
+
+    @property
+    def seed(self) -> int:
+        """Bootstrap seed (`aggregation.seed`)."""
+        return self.aggregation.seed
+
+    @property
+    def level(self) -> float:
+        """Interval level (`aggregation.level`)."""
+        return self.aggregation.level
+
+    @property
+    def clustering(self) -> str:
+        """What the bootstrap drew besides runs (`Aggregation.units`)."""
+        return self.aggregation.units(dict(self.universe.tasks))
 
     @property
     def families(self) -> list[str]:
@@ -100,11 +116,9 @@ class Leaderboard:
     def caption(self) -> str:
         """How every number in the table was computed."""
         return (
-            f"Per family: mean headline score ({headline_rule('/')}) over runs x tasks; a task with no result, an invalid result file or "
-            f"missing/malformed/error counts 0. "
+            f"Per family: mean headline score ({headline_rule('/')}) over runs x tasks; {self.aggregation.exclusion}. "
             f"macro = unweighted mean of the {len(self.families)} family means; micro = mean over all tasks. "
-            f"[lo, hi] = {self.level:.0%} percentile bootstrap over runs and {self.clustering}, "
-            f"{self.resamples} resamples, seed {self.seed}. "
+            f"{self.aggregation.interval_text(dict(self.universe.tasks))}. "
             + (
                 f"{RANGE_MARK} = the interval runs past the possible range [0, 1]; shown as computed. "
                 if self._any_out_of_range()
@@ -202,7 +216,9 @@ class Leaderboard:
         df[counts] = df[counts].astype("Int64")  # counts stay integers beside the floor row's empty cells
         return df
 
-    def _display_rows(self) -> tuple[list[str], list[list[str]]]:
+    def display_rows(self) -> tuple[list[str], list[list[str]]]:
+        """The one row model every rendering of the board shows: headers and text cells, ranked rows first
+        (means to 4 decimals, intervals to 2, marks after them), then the floor row when there is one."""
         headers = [
             "#",
             "harness",
@@ -265,14 +281,28 @@ class Leaderboard:
             out.append(f"Floor: {self.floor_note}")
         return out + [f"Warning: {n}" for n in self.notes]
 
+    def markdown_table(self) -> str:
+        """The board's rows as a Markdown table (no caption): what the report and `-q` print."""
+        headers, rows = self.display_rows()
+        return md_table(headers, rows, column_spec(headers))
+
+    def html_table(self) -> str:
+        """The board's rows as an HTML `<table>` (no caption): what the HTML report and `avb view` show."""
+        headers, rows = self.display_rows()
+        head = "".join(f"<th>{escape(h)}</th>" for h in headers)
+        body = "".join(
+            "<tr>"
+            + "".join(_html_cell(c, a) for c, a in zip(row, column_spec(headers), strict=True))
+            + "</tr>"
+            for row in rows
+        )
+        return f"<table class='board'><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
     def to_markdown(self) -> str:
         """Markdown table followed by its caption and the notes on marked cells and skipped runs."""
-        headers, rows = self._display_rows()
         foot = "".join(f"\n- {line}" for line in self._footer())
         return markdown_document(
-            md_table(headers, rows, column_spec(headers))
-            + f"\n\n{self.caption}\n"
-            + (foot + "\n" if foot else "")
+            self.markdown_table() + f"\n\n{self.caption}\n" + (foot + "\n" if foot else "")
         )
 
     def to_json(self) -> str:
@@ -286,12 +316,7 @@ class Leaderboard:
                 "label": self.universe.label,
                 "tasks": {k: list(v) for k, v in self.universe.tasks.items()},
             },
-            "bootstrap": {
-                "resamples": self.resamples,
-                "seed": self.seed,
-                "level": self.level,
-                "clustering": self.clustering,
-            },
+            "bootstrap": self.aggregation.to_dict(dict(self.universe.tasks)),
             "rows": [
                 {"rank": i, **asdict(g), "judge_total": judge_total(g)} for i, g in enumerate(self.groups, 1)
             ],
@@ -311,7 +336,7 @@ class Leaderboard:
 
     def to_latex(self) -> str:
         """A booktabs `table*` that fits the line width (`report.latex`); needs booktabs and graphicx."""
-        headers, rows = self._display_rows()
+        headers, rows = self.display_rows()
         return latex_table(
             headers,
             rows,
@@ -322,22 +347,14 @@ class Leaderboard:
 
     def to_html(self) -> str:
         """A self-contained HTML page with the table and its caption."""
-        headers, rows = self._display_rows()
-        head = "".join(f"<th>{escape(h)}</th>" for h in headers)
-        body = "".join(
-            "<tr>"
-            + "".join(_html_cell(c, a) for c, a in zip(row, column_spec(headers), strict=True))
-            + "</tr>"
-            for row in rows
-        )
         page = (
             "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>AgenticVBench leaderboard</title>"
             "<style>body{font-family:system-ui,sans-serif;margin:2em}table{border-collapse:collapse}"
             "td,th{border:1px solid #ddd;padding:.3em .6em}td{text-align:right;white-space:nowrap}"
             "td.l{text-align:left}.ci{color:#777;font-size:.85em}th{background:#f3f3f3}"
-            "caption{caption-side:bottom;text-align:left;color:#555;font-size:.85em;max-width:60em}</style>"
-            f"</head><body><h1>AgenticVBench leaderboard</h1><table><caption>{escape(self.caption)}</caption>"
-            f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+            "p.caption{color:#555;font-size:.85em;max-width:60em}</style>"
+            f"</head><body><h1>AgenticVBench leaderboard</h1>{self.html_table()}"
+            f"<p class='caption'>{escape(self.caption)}</p>"
             + "".join(f"<p>{escape(line)}</p>" for line in self._footer())
             + "</body></html>\n"
         )
@@ -372,7 +389,8 @@ def _html_cell(cell: str, align: str) -> str:
     if parts is None:
         return f"<td class='l'>{escape(cell)}</td>" if align == "l" else f"<td>{escape(cell)}</td>"
     value, ci, marks = parts
-    return f"<td>{escape(value)} <span class='ci'>{escape(ci)}</span>{escape(marks)}</td>"
+    mark = f" <b class='mark' title='see the legend'>{escape(marks.strip())}</b>" if marks.strip() else ""
+    return f"<td>{escape(value)} <span class='ci'>{escape(ci)}</span>{mark}</td>"
 
 
 def build_leaderboard(
@@ -381,6 +399,7 @@ def build_leaderboard(
     tasks: Any = None,
     full_benchmark: bool = False,
     dataset_label: str = "",
+    aggregation: Aggregation | None = None,
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
     level: float = DEFAULT_LEVEL,
@@ -392,47 +411,39 @@ def build_leaderboard(
 ) -> Leaderboard:
     """Rank every (harness, model) in `results` (task universe as in `aggregate.task_universe`); `skipped`
     names runs given without results; `key` is the key the results' signatures were checked with (caption);
-    `floor` (from `baselines.floor.floor_for`) is shown as the last row. The bootstrap resamples source clusters
-    within families whenever the source material is known (`clusters.resolve_clustering`: `tasks`, else the
-    local dataset the results name); `cluster=False` (`--no-cluster`) resamples tasks one by one."""
+    `floor` (from `baselines.floor.floor_for`) is shown as the last row. `aggregation` carries the bootstrap and
+    the clustering (a command resolves it once and passes it to every surface); without it one is resolved here
+    from `resamples`, `seed`, `level` and `cluster` (source clusters from `tasks`, else the local dataset the
+    results name; `cluster=False` draws tasks one by one)."""
     universe = task_universe(results, tasks=tasks, full_benchmark=full_benchmark, source=dataset_label)
     kept, _ = split_by_universe(results, universe)
-    clustering = resolve_clustering(kept, tasks=tasks, enabled=cluster)
+    if aggregation is None:
+        aggregation = Aggregation.resolve(
+            kept, tasks=tasks, cluster=cluster, resamples=resamples, seed=seed, level=level
+        )
     groups = (
-        headlines(kept, universe, resamples=resamples, seed=seed, level=level, clusters=clustering.clusters)
+        headlines(
+            kept,
+            universe,
+            resamples=aggregation.resamples,
+            seed=aggregation.seed,
+            level=aggregation.level,
+            clusters=aggregation.clusters,
+        )
         if kept
         else []
     )
     annotate(groups, kept)
     notes = duplicate_identities((r.harness, r.model, r.rep, r.path) for g in groups for r in g.runs)
     return Leaderboard(
-        groups,
-        universe,
-        resamples,
-        seed,
-        level,
-        list(skipped or []),
-        notes,
-        key_label(key),
-        floor,
-        floor_note,
-        clustering=_bootstrap_text(clustering, universe),
-    )
-
-
-def _bootstrap_text(clustering: Clustering, universe: TaskUniverse) -> str:
-    """What the caption says the bootstrap drew besides runs."""
-    if clustering.clusters is None:
-        return f"tasks (tasks stratified by family; not clustered: {clustering.reason})"
-    if family_clusters(clustering.clusters, universe.tasks) is None:
-        return (
-            "tasks (tasks stratified by family; clustered by source material, but clustering changed nothing: "
-            "within each family every task has a source of its own)"
-        )
-    keys = [(f, t) for f in universe.families for t in universe.tasks[f]]
-    return (
-        f"{clustering.label(keys)}, resampled within families; each family's replicates stretched about its "
-        "mean by sqrt(G/(G-1)) t/z for its G clusters"
+        groups=groups,
+        universe=universe,
+        aggregation=aggregation,
+        skipped=list(skipped or []),
+        notes=notes,
+        checked_with=key_label(key),
+        floor=floor,
+        floor_note=floor_note,
     )
 
 

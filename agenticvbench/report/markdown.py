@@ -8,18 +8,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from agenticvbench.analysis.aggregate import NO_RESULT, GroupHeadline
+from agenticvbench.analysis.aggregate import NO_RESULT
 from agenticvbench.analysis.comparability import (
-    coverage_text,
     judge_text,
-    judge_total,
     legend,
     symbols,
 )
 from agenticvbench.analysis.reward_agreement import markdown_lines as harbor_markdown_lines
 from agenticvbench.report import judge_agreement
 from agenticvbench.report.explain_section import explain_markdown, where
-from agenticvbench.report.infra import infra_lines, infra_text
+from agenticvbench.report.infra import infra_lines
 from agenticvbench.report.summary import Report, human_references, published_comparison
 from agenticvbench.results.signatures import describe, signed_text
 from agenticvbench.sanitize import markdown_document
@@ -52,60 +50,13 @@ def fmt_score_ci(mean: float | None, lo: float | None, hi: float | None) -> str:
     return f"{fmt(mean)} {fmt_ci(lo, hi)}".strip()
 
 
-def headline_table(groups: list[GroupHeadline], families: list[str]) -> str:
-    """Headline table: one row per (harness, model): coverage, each family and macro/micro with its 95 % CI and
-    the marks of cells that are not comparable, judge usage and errors."""
-    headers = [
-        "harness",
-        "model",
-        "runs",
-        "coverage",
-        *families,
-        "macro",
-        "micro",
-        "judge",
-        "errors",
-        "infra",
-    ]
-    rows = []
-    for g in groups:
-        fam_cells = [
-            joined(
-                fmt_score_ci(g.families[f].mean, g.families[f].ci_low, g.families[f].ci_high),
-                symbols(g.marks.get(f, [])),
-            )
-            if f in g.families
-            else "-"
-            for f in families
-        ]
-        row_mark = symbols(g.marks.get("macro", []))
-        rows.append(
-            [
-                g.harness,
-                g.model,
-                len(g.runs),
-                coverage_text(g),
-                *fam_cells,
-                joined(fmt_score_ci(g.macro, *g.macro_ci), row_mark),
-                joined(fmt_score_ci(g.micro, *g.micro_ci), row_mark),
-                judge_text(judge_total(g)) or "0",
-                g.n_errors,
-                infra_text(g),
-            ]
-        )
-    return md_table(headers, rows, "llll" + "r" * (len(families) + 5))
-
-
 def aggregation_notes(report: Report) -> list[str]:
     """The sentences saying how every headline number was aggregated."""
     notes = [
         report.universe.label,
-        f"Family cell: mean of the headline score ({headline_rule()}) over all runs x tasks of that (harness, model); a task with "
-        "no result, an invalid result file, or missing/malformed/error, counts 0; an excluded cell "
-        "(infrastructure failure imported with --infra-policy exclude) is left out of the means (a family "
-        "with no cell left shows 0).",
-        f"[lo, hi]: {report.level:.0%} percentile bootstrap interval, {report.resamples} resamples, seed "
-        f"{report.seed}; runs resampled with replacement, tasks resampled with replacement within each family.",
+        f"Family cell: mean of the headline score ({headline_rule()}) over all runs x tasks of that (harness, "
+        f"model); {report.aggregation.exclusion}.",
+        report.aggregation.interval_text(dict(report.universe.tasks)) + ".",
     ]
     if report.groups:
         notes += [
@@ -175,7 +126,7 @@ def render_summary(report: Report) -> str:
     out = [
         "Headline (per family: mean headline score [95% CI]; macro/micro over families/tasks)",
         "",
-        headline_table(report.groups, report.universe.families),
+        report.board.markdown_table(),
         "",
     ]
     out += [f"- {n}" for n in legend(report.groups)]
@@ -199,7 +150,7 @@ def render_markdown(report: Report, *, per_task: bool = True, max_problems: int 
             "below, but the scores are not trustworthy until they are fixed (see the list of problems).",
             "",
         ]
-    out += ["## Headline", "", headline_table(report.groups, fams), ""]
+    out += ["## Headline", "", report.board.markdown_table(), ""]
     out += [f"- {n}" for n in aggregation_notes(report)] + [""]
     from agenticvbench.cost.columns import group_costs
     from agenticvbench.report.cost_section import cost_markdown

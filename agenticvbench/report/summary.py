@@ -12,7 +12,7 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agenticvbench.analysis.aggregate import (
     CELL_STATUSES,
@@ -22,11 +22,11 @@ from agenticvbench.analysis.aggregate import (
     NO_RESULT,
     GroupHeadline,
     RunRef,
-    headlines,
     run_ref,
 )
-from agenticvbench.analysis.comparability import annotate, judge_identity
-from agenticvbench.analysis.task_universe import TaskUniverse, split_by_universe, task_universe
+from agenticvbench.analysis.comparability import judge_identity
+from agenticvbench.analysis.settings import Aggregation
+from agenticvbench.analysis.task_universe import TaskUniverse, split_by_universe
 from agenticvbench.baselines.table import Floor
 from agenticvbench.errors import SubmissionError
 from agenticvbench.report.judge_agreement import judge_agreement
@@ -40,8 +40,10 @@ from agenticvbench.results.model import (
 )
 from agenticvbench.results.signatures import key_label, reader_key, signature_counts
 from agenticvbench.results.signing import ResultKey
-from agenticvbench.runs.identity import duplicate_identities
 from agenticvbench.version import __version__
+
+if TYPE_CHECKING:
+    from agenticvbench.report.leaderboard import Leaderboard
 
 
 def load_published() -> dict[str, Any]:
@@ -137,12 +139,12 @@ class Problem:
     reason: str
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Report:
-    """A comparison of one or more runs, ready to render."""
+    """A comparison of one or more runs, ready to render: the leaderboard (`board`, the one computation of every
+    headline and interval, with the settings that made them) and what the report adds around it."""
 
-    universe: TaskUniverse
-    groups: list[GroupHeadline]
+    board: Leaderboard
     runs: list[RunRef]
     results: list[Result]
     status_counts: dict[str, dict[str, int]]
@@ -150,9 +152,6 @@ class Report:
     warnings: list[tuple[str, int]]
     provenance: dict[str, Any]
     ignored: list[str]
-    resamples: int
-    seed: int
-    level: float
     published: dict[str, Any] = field(default_factory=dict)
     package_version: str = __version__
     notes: list[str] = field(default_factory=list)  # duplicate run identities, runs without results
@@ -161,8 +160,46 @@ class Report:
         None  # model judge vs human graders on recap (judge_agreement.py)
     )
     signatures: dict[str, Any] = field(default_factory=dict)  # {key, per_run: {label: counts}, total: counts}
-    floor: Floor | None = None  # the best trivial strategy per family over the same tasks (`avb baselines`)
-    floor_note: str = ""  # where the floor came from, or why there is none
+
+    @property
+    def universe(self) -> TaskUniverse:
+        """The task universe the board counts."""
+        return self.board.universe
+
+    @property
+    def groups(self) -> list[GroupHeadline]:
+        """The board's rows, best first."""
+        return self.board.groups
+
+    @property
+    def aggregation(self) -> Aggregation:
+        """The settings every number of the report was computed with."""
+        return self.board.aggregation
+
+    @property
+    def resamples(self) -> int:
+        """Bootstrap resamples."""
+        return self.aggregation.resamples
+
+    @property
+    def seed(self) -> int:
+        """Bootstrap seed."""
+        return self.aggregation.seed
+
+    @property
+    def level(self) -> float:
+        """Interval level."""
+        return self.aggregation.level
+
+    @property
+    def floor(self) -> Floor | None:
+        """The best trivial strategy per family over the same tasks (`avb baselines`), if any."""
+        return self.board.floor
+
+    @property
+    def floor_note(self) -> str:
+        """Where the floor came from, or why there is none."""
+        return self.board.floor_note
 
     @property
     def n_errors(self) -> int:
@@ -219,13 +256,7 @@ class Report:
                 "label": self.universe.label,
                 "tasks": {k: list(v) for k, v in self.universe.tasks.items()},
             },
-            "bootstrap": {
-                "resamples": self.resamples,
-                "seed": self.seed,
-                "level": self.level,
-                "scheme": "percentile; runs resampled with replacement, tasks resampled with "
-                "replacement within each family",
-            },
+            "bootstrap": self.aggregation.to_dict(dict(self.universe.tasks)),
             "groups": [g.to_dict() for g in self.groups],
             "runs": [asdict(r) for r in self.runs],
             "status_counts": self.status_counts,
@@ -282,52 +313,58 @@ def build_report(
     tasks: Any = None,
     full_benchmark: bool = False,
     dataset_label: str = "",
+    aggregation: Aggregation | None = None,
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
     level: float = DEFAULT_LEVEL,
+    cluster: bool = True,
     notes: list[str] | None = None,
     cache_dir: str | Path | None = None,
     key: ResultKey | None = None,
     floor: Floor | None = None,
     floor_note: str = "",
 ) -> Report:
-    """Aggregate `results` into a `Report`. `tasks`/`full_benchmark` choose the task universe (see aggregate);
-    `notes` (e.g. runs without results) are shown with the report's own (duplicate run identities). With
-    `cache_dir`, recap results judged by a model are compared with the human verdicts stored there
+    """Aggregate `results` into a `Report`: the leaderboard (`build_leaderboard`, with the same `tasks`,
+    `full_benchmark`, `aggregation` or `resamples`/`seed`/`level`/`cluster`, `floor`) and what the report shows
+    around it. `notes` (e.g. runs without results) are shown with the report's own (duplicate run identities).
+    With `cache_dir`, recap results judged by a model are compared with the human verdicts stored there
     (`judge_agreement`). `key` names the key the results' signatures were checked with (by default, when some
-    result's signature verified, the reader's key that checked it: `load_comparison` looks it up the same way);
-    `floor` (from `baselines.floor.floor_for`) is shown beside the headlines."""
+    result's signature verified, the reader's key that checked it: `load_comparison` looks it up the same way)."""
+    from agenticvbench.report.leaderboard import build_leaderboard
+
     if key is None and any(r.signature_status == "valid" for r in results):
         key, _ = reader_key(None)
-    universe = task_universe(results, tasks=tasks, full_benchmark=full_benchmark, source=dataset_label)
+    board = build_leaderboard(
+        results,
+        tasks=tasks,
+        full_benchmark=full_benchmark,
+        dataset_label=dataset_label,
+        aggregation=aggregation,
+        resamples=resamples,
+        seed=seed,
+        level=level,
+        cluster=cluster,
+        key=key,
+        floor=floor,
+        floor_note=floor_note,
+    )
+    universe = board.universe
     kept, outside = split_by_universe(results, universe)
     ignored = [
         f"{run_ref(r).short}: task {r.task_id} ({r.family}) is not in the task universe; ignored"
         for r in outside
     ]
-    from agenticvbench.analysis.clusters import resolve_clustering  # the leaderboard's clustered bootstrap
-
-    clusters = resolve_clustering(kept, tasks=tasks).clusters if kept else None
-    groups = (
-        headlines(kept, universe, resamples=resamples, seed=seed, level=level, clusters=clusters)
-        if kept
-        else []
-    )
     runs = sorted({run_ref(r) for r in kept})
     report = Report(
-        universe,
-        groups,
-        runs,
-        kept,
-        {},
-        [],
-        [],
-        _provenance(kept),
-        ignored,
-        resamples,
-        seed,
-        level,
-        load_published(),
+        board=board,
+        runs=runs,
+        results=kept,
+        status_counts={},
+        problems=[],
+        warnings=[],
+        provenance=_provenance(kept),
+        ignored=ignored,
+        published=load_published(),
     )
     counts = {f: dict.fromkeys(CELL_STATUSES, 0) for f in universe.families}
     problems: list[Problem] = []
@@ -343,11 +380,9 @@ def build_report(
     for r in sorted(kept, key=lambda r: (run_ref(r).path, int(r.task_id))):
         for w in dict.fromkeys(r.warnings):
             report.warning_sites.setdefault(w, []).append(f"{labels[run_ref(r).path]} task {r.task_id}")
-    annotate(groups, kept)
     if cache_dir is not None:
         report.judge_agreement = judge_agreement(kept, cache_dir)
-    report.floor, report.floor_note = floor, floor_note
-    report.notes = [*(notes or []), *duplicate_identities((x.harness, x.model, x.rep, x.path) for x in runs)]
+    report.notes = [*(notes or []), *board.notes]
     report.signatures = {
         "key": key_label(key),
         "total": signature_counts(kept),

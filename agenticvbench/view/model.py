@@ -16,11 +16,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agenticvbench.analysis.aggregate import NO_RESULT, RunRef, integrity_of, run_ref
+from agenticvbench.analysis.aggregate import DEFAULT_RESAMPLES, NO_RESULT, RunRef, integrity_of, run_ref
 from agenticvbench.dataset.tasks import OUTPUT_FILES
 from agenticvbench.errors import SubmissionError
 from agenticvbench.report.summary import Report, build_report, load_available
 from agenticvbench.results.model import Result
+from agenticvbench.results.signing import ResultKey
 from agenticvbench.runs.submission import InputRejected, RunDir, media_max_bytes, open_run
 
 MAX_INPUT_FILES = 64  # per task: a sequencing or assembly task has a few dozen clips at most
@@ -192,19 +193,32 @@ def build_model(
     revision: str | None = None,
     cache_dir: str | Path | None = None,
     local: bool = True,
-    resamples: int = 1000,
+    cluster: bool = True,
+    resamples: int = DEFAULT_RESAMPLES,
+    key: ResultKey | None = None,
 ) -> ViewModel:
-    """Read the runs' results (signatures checked with this scorer's key), build the report over the dataset's
-    task universe, and index the cells. Raises `SubmissionError` when no run has results."""
+    """Read the runs' results (signatures checked with `key`, by default the reader's key `avb verify` finds),
+    build the report over the dataset's task universe (`dataset`, else the local dataset the results name) with
+    the same settings `avb report` uses (`Aggregation.resolve`: `resamples`, by default 2000, seed 0, clusters
+    from the tasks unless `cluster=False`), and index the cells in the order the runs were given. Raises `SubmissionError` when
+    no run has results."""
+    from agenticvbench.analysis.clusters import local_dataset
+    from agenticvbench.analysis.settings import Aggregation
     from agenticvbench.results.signatures import reader_key
 
-    key, _ = reader_key(None)
+    if key is None:
+        key, _ = reader_key(None)
     results, skipped = load_available([Path(p) for p in run_dirs], key)
-    tasks, note = _tasks(dataset, revision, cache_dir)
-    report = build_report(results, tasks=list(tasks.values()) or None, key=key, resamples=resamples)
+    named = dataset if dataset is not None else local_dataset(results)
+    tasks, note = _tasks(named, revision if dataset is not None else None, cache_dir)
+    task_list = list(tasks.values()) or None
+    aggregation = Aggregation.resolve(results, tasks=task_list, cluster=cluster, resamples=resamples)
+    report = build_report(results, tasks=task_list, key=key, aggregation=aggregation)
     labels = report.run_labels()
+    given = [str(Path(p).resolve()) for p in run_dirs]
+    refs = sorted(report.runs, key=lambda r: _given_position(r.path, given))
     runs = []
-    for i, ref in enumerate(report.runs):
+    for i, ref in enumerate(refs):
         try:
             folder: RunDir | None = open_run(ref.path)
         except (SubmissionError, OSError):
@@ -228,3 +242,11 @@ def build_model(
                     r,
                 )
     return model
+
+
+def _given_position(path: str, given: list[str]) -> tuple[int, str]:
+    """Where a run's folder stands among the paths given (a results folder counts as its run directory)."""
+    for i, g in enumerate(given):
+        if path == g or Path(path).parent == Path(g) or Path(g).parent == Path(path):
+            return (i, path)
+    return (len(given), path)

@@ -19,7 +19,6 @@ import jinja2
 from agenticvbench.analysis.comparability import legend
 from agenticvbench.analysis.explain import explain_result
 from agenticvbench.fsutil import read_capped
-from agenticvbench.report.html import headline_html
 from agenticvbench.runs.submission import TEXT_MAX_BYTES
 from agenticvbench.tables import html_table
 from agenticvbench.view import evidence
@@ -98,7 +97,8 @@ def overview(model: ViewModel, site: Site, comparison: Any = None) -> str:
         .get_template("overview.html")
         .render(
             **_base(site, "avb view"),
-            leaderboard=headline_html(rep.groups, rep.universe.families),
+            leaderboard=rep.board.html_table(),
+            caption=rep.board.caption,
             signatures=rep.signatures.get("per_run", {}),
             runs=model.runs,
             grid=grid,

@@ -77,7 +77,7 @@ def test_report_marks_the_cell_beside_the_human_reference(judged_and_not) -> Non
     assert "- judge usage per run (recap): h/off rep 1: 2 calls, 200+10 tok, $0.0020" in md
     assert "issue" not in md.lower()
     html = render_html(report)
-    assert "<b class='mark' title='not comparable'>†</b>" in html and "Why tasks lost points" in html
+    assert "0.4500 †" in html and "Why tasks lost points" in html
 
 
 def test_mixed_verifier_versions_and_integrity_flags_are_marked(tmp_path, mk) -> None:

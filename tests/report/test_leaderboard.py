@@ -67,7 +67,7 @@ def test_formats(board_runs) -> None:
     assert "\\toprule" in tex and "m\\&b" in tex and "gpt\\_5" in tex and "95\\% percentile bootstrap" in tex
     assert tex.count(" \\\\\n") == 3  # header + 2 rows (a score's interval is a nested line, not a row)
     html = board.to_html()
-    assert "<td class='l'>m&amp;b</td>" in html and "<caption>" in html
+    assert "<td class='l'>m&amp;b</td>" in html and "class='caption'" in html
     with pytest.raises(ValueError, match="unknown format"):
         board.render("xlsx")
     assert latex_escape("a_b%c{d}~") == "a\\_b\\%c\\{d\\}\\textasciitilde{}"
@@ -112,7 +112,7 @@ def test_empty_counts_show_zero_and_csv_has_micro_marks(board_runs) -> None:
     """Regression: the judge, errors and invalid cells were blank instead of 0, and the CSV had macro_marks but no
     micro_marks; the HTML page right-aligned names and wrapped intervals."""
     board = leaderboard_from_runs(board_runs, resamples=20)
-    headers, rows = board._display_rows()
+    headers, rows = board.display_rows()
     first = dict(zip(headers, rows[0], strict=True))
     assert (first["judge"], first["errors"], first["invalid"]) == ("0", "0", "0")
     assert dict(zip(headers, rows[1], strict=True))["errors"] == "1"

@@ -1,0 +1,112 @@
+"""How numbers are aggregated, resolved once per command and carried with the numbers it made.
+
+`Aggregation` holds every setting a headline, an interval or a comparison depends on: the bootstrap's resamples,
+seed and level, the clustering (the source clusters, or why there are none) and the rule for excluded cells. A
+command builds it once (`Aggregation.resolve`, from the CLI's one argument helper
+`cli.common.aggregation_from_args`), passes it to every computation, and renders every caption, note and JSON
+block from it, so a caption cannot contradict its JSON and two surfaces showing the same runs cannot have been
+computed with different settings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from agenticvbench.analysis.aggregate import DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED
+from agenticvbench.analysis.clusters import Clustering, family_clusters, resolve_clustering
+from agenticvbench.results.model import Result
+
+#: The one rule for cells that are not a score, as every caption states it.
+EXCLUSION_RULE = (
+    "a task with no result, an invalid result file, or status missing/malformed/error counts 0; an excluded "
+    "cell (an infrastructure failure imported with --infra-policy exclude) is left out of the means, and a "
+    "family with no cell left shows 0"
+)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Aggregation:
+    """The settings behind every headline and interval of one command (module docstring)."""
+
+    resamples: int = DEFAULT_RESAMPLES
+    seed: int = DEFAULT_SEED
+    level: float = DEFAULT_LEVEL
+    clustering: Clustering = field(default_factory=lambda: Clustering(None, ""))
+    exclusion: str = EXCLUSION_RULE
+
+    @classmethod
+    def resolve(
+        cls,
+        results: Sequence[Result],
+        *,
+        tasks: Any = None,
+        dataset: str | None = None,
+        revision: str | None = None,
+        cluster: bool = True,
+        resamples: int = DEFAULT_RESAMPLES,
+        seed: int = DEFAULT_SEED,
+        level: float = DEFAULT_LEVEL,
+    ) -> Aggregation:
+        """The settings for `results`, with the clusters from `tasks`, else `dataset`, else the local dataset the
+        results name (`clusters.resolve_clustering`); none with `cluster=False`."""
+        if resamples < 0:
+            raise ValueError(f"resamples must be >= 0, got {resamples}")
+        if not 0 < level < 1:
+            raise ValueError(f"level must be in (0, 1), got {level}")
+        clustering = (
+            resolve_clustering(results, tasks=tasks, dataset=dataset, revision=revision, enabled=cluster)
+            if results or not cluster
+            else Clustering(None, "no results")
+        )
+        return cls(resamples=resamples, seed=seed, level=level, clustering=clustering)
+
+    @property
+    def clusters(self) -> dict[tuple[str, int], str] | None:
+        """(family, task id) -> source cluster key, or None when every task is its own cluster."""
+        return self.clustering.clusters
+
+    def clustered_families(self, universe_tasks: dict[str, Sequence[int]]) -> bool:
+        """True when some family of the universe has a cluster of 2+ tasks (the bootstrap draws clusters)."""
+        return family_clusters(self.clusters, universe_tasks) is not None
+
+    def units(self, universe_tasks: dict[str, Sequence[int]]) -> str:
+        """What the bootstrap draws besides runs, as captions say it."""
+        if self.clusters is None:
+            return f"tasks (stratified by family; not clustered: {self.clustering.reason or 'no clusters'})"
+        if not self.clustered_families(universe_tasks):
+            return (
+                "tasks (stratified by family; clustered by source material, but clustering changed nothing: "
+                "within each family every task has a source of its own)"
+            )
+        keys = [(f, t) for f, ids in universe_tasks.items() for t in ids]
+        return (
+            f"{self.clustering.label(keys)}, resampled within families; each family's replicates stretched about "
+            "its mean by sqrt(G/(G-1)) t/z for its G clusters"
+        )
+
+    def interval_text(self, universe_tasks: dict[str, Sequence[int]]) -> str:
+        """The sentence every surface prints about the intervals."""
+        if self.resamples == 0:
+            return "no intervals (0 resamples)"
+        return (
+            f"[lo, hi] = {self.level:.0%} percentile bootstrap over runs and {self.units(universe_tasks)}, "
+            f"{self.resamples} resamples, seed {self.seed}"
+        )
+
+    def to_dict(self, universe_tasks: dict[str, Sequence[int]]) -> dict[str, Any]:
+        """The JSON block (`bootstrap`) of the leaderboard and the report: the published field names
+        (`resamples`, `seed`, `level`, `clustering`) plus what they mean."""
+        keys: Iterable[tuple[str, int]] = [(f, t) for f, ids in universe_tasks.items() for t in ids]
+        return {
+            "resamples": self.resamples,
+            "seed": self.seed,
+            "level": self.level,
+            "clustering": self.units(universe_tasks),
+            "clustered": self.clustered_families(universe_tasks),
+            "clusters": self.clustering.label(keys),
+            "unclustered_reason": self.clustering.reason,
+            "scheme": self.interval_text(universe_tasks),
+            "exclusion": self.exclusion,
+        }
