@@ -121,14 +121,14 @@ class GroupHeadline:
     macro_label: str
     micro_label: str
     status_counts: dict[str, int] = field(default_factory=dict)
-    #: family (or "macro"/"micro") -> mark keys of `report.comparability.MARKS`; filled by `comparability.annotate`
+    #: family (or "macro"/"micro") -> keys of `analysis.comparability.MARKS`; set by `comparability.annotate`
     marks: dict[str, list[str]] = field(default_factory=dict)
     mark_notes: list[str] = field(default_factory=list)
     coverage: dict[str, int] = field(default_factory=dict)  # {"with_result": n, "counted": runs x tasks}
     judge: dict[str, dict[str, Any]] = field(default_factory=dict)  # run path -> judge calls, tokens, cost
     signatures: dict[str, int] = field(
         default_factory=dict
-    )  # `report.signatures.signature_counts` of its results
+    )  # `results.signatures.signature_counts` of its results
     #: Infrastructure failures to rerun, "run path: task N (excluded|counted 0)" (`infra_failures`)
     infra: list[str] = field(default_factory=list)
 

@@ -11,7 +11,7 @@ rows or beside a published reference as it is:
 - `integrity` (!): some result carries integrity flags (e.g. `audio_only`, `identical_to_input`).
 
 Coverage is stated beside every row: cells with a result file / cells counted (runs x tasks of the universe).
-Judge usage (calls, tokens, cost) is summed per run, and signatures (`report.signatures`) are counted per row.
+Judge usage (calls, tokens, cost) is summed per run; signatures (`results.signatures`) are counted per row.
 """
 
 from __future__ import annotations

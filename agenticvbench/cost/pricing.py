@@ -46,7 +46,7 @@ class Price:
     source: str = ""
 
     def cost(self, tokens: Mapping[str, int | None]) -> float:
-        """Cost of disjoint token buckets (`harbor.usage.BUCKETS` names; None counts 0)."""
+        """Cost of disjoint token buckets (`cost.usage.BUCKETS` names; None counts 0)."""
         rates = (self.input, self.cache_read, self.cache_write, self.output)
         return sum((tokens.get(b) or 0) * r for b, r in zip(BUCKETS, rates, strict=True)) / 1e6
 
@@ -204,7 +204,7 @@ class TrialCost:
     rep: str
     task_id: int
     family: str
-    usage: dict[str, Any] | None  # `harbor.usage.TrialUsage` dict; None = no usage recorded
+    usage: dict[str, Any] | None  # `cost.usage.TrialUsage` dict; None = no usage recorded
     cost_usd: float | None = None
     unpriced: list[str] = field(default_factory=list)  # model names without a price
 

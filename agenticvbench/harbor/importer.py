@@ -2,12 +2,12 @@
 
 One run directory per (agent, model, attempt): attempt k holds, for every task, the k-th trial of that task
 (ordered by start time, then trial name). `run.json` carries the harness (the agent), the model and the
-repetition from the trial's config, plus `notes` (the trial's failure, see `outcomes.py`, and outputs that could
-not be imported), `harbor_rewards` (the reward Harbor recorded, to compare with our score) and, under `harbor`,
-each task's trial outcome. Each trial's declared output folder (`artifacts/workspace/output/`) becomes
-`RUN/<task_id>/`: top-level regular files only, read through `jobfiles.JobDir` (no symlink followed, bounded
-sizes). `harbor.trajectories` holds each task's trajectory facts (turns, tool calls, agent time, media
-inspection; `trajectory.py`).
+repetition from the trial's config, plus `notes` (the trial's failure, see `runs/trial_outcomes.py`, and
+outputs that could not be imported), `harbor_rewards` (the reward Harbor recorded, to compare with our score)
+and, under `harbor`, each task's trial outcome. Each trial's declared output folder
+(`artifacts/workspace/output/`) becomes `RUN/<task_id>/`: top-level regular files only, read via
+`runs.jobdir.JobDir` (no symlink followed, bounded sizes). `harbor.trajectories` holds each task's trajectory
+facts (turns, tool calls, agent time, media inspection; `trajectory.py`).
 
 Infrastructure failures follow a stated policy: `zero` (default, as the official aggregation: the task is
 imported with whatever the trial left, usually nothing, and scores 0) or `exclude` (no task folder; the trial is

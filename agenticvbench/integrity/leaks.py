@@ -2,14 +2,14 @@
 
 The verifier-only references (the repair `sources/*_source.mp4`) are never given to agents. A submission holding
 a copy of one is evidence the agent reached material it should not have seen. A copy of the task's *own*
-reference is `malformed` (`integrity.screen_inputs`, it would score 0.99999); a copy of another task's
+reference is `malformed` (`integrity.screen.screen_inputs`, it would score 0.99999); a copy of another task's
 reference scores what the official scorer gives it and is flagged `verifier_reference`.
 
 Cost is bounded: the client lists the dataset's references once per `avb verify` (path and size; nothing is
-read), jobs carry that small index, and a submitted file is hashed against a reference only when their sizes are
-equal. A reference is hashed at most once per process (`integrity.reference_sha256`, cached by path, size, mtime
-and inode). For a Hub dataset only references already in the local Hub cache are listed (nothing is downloaded
-for this check); mirrors and parquet files list them all.
+read), jobs carry that small index, and a submitted file is hashed against a reference only when their sizes
+are equal. A reference is hashed at most once per process (`integrity.screen.reference_sha256`, cached by
+path, size, mtime and inode). For a Hub dataset only references already in the local Hub cache are listed
+(nothing is downloaded for this check); mirrors and parquet files list them all.
 """
 
 from __future__ import annotations

@@ -345,7 +345,7 @@ def video_too_sparse(content: MediaContent, source_s: float | None) -> str:
 
 
 def recap_nearly_the_input_film(path: Path, inputs: list[Path]) -> bool:
-    """True when the recap `path` is nearly one of the task's input films (see `integrity_copy`)."""
+    """True when the recap `path` is nearly one of the task's input films (see `integrity.copies`)."""
     from agenticvbench.integrity.copies import nearly_same_media
 
     films = [p for p in inputs if p.suffix.lower() in MEDIA_SUFFIXES]

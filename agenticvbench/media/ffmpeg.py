@@ -3,10 +3,13 @@
 A tool that fails is never read as a measurement: a missing or unrunnable binary, or an ffmpeg killed by a
 signal (a negative return code, or a shell-style 128+N exit such as 137 after the OOM killer), raises `ToolError`
 (the task becomes an `error`) instead of handing its truncated log to a parser, where no black frame found would
-have read as "no black gap". Every such failure is also counted in `TOOL_FAILURES`, which the engine checks after
-each task, so a verifier that turns exceptions into failed checks cannot hide one. ffmpeg's own exit codes for a
-bad input (1, 69, or an error code such as 183 for invalid data) are the tool's verdict on the file and are left
-to the caller.
+have read as "no black gap". Every such failure is also recorded in the current task's collector
+(`collect_tool_failures`, which the engine wraps around each verifier call), so a verifier that turns exceptions
+into failed checks cannot hide one. The collector lives in a `contextvars.ContextVar`, so tasks scored at once on
+the threads of one process (Dask with several threads per worker) each see only their own failures; a verifier
+that calls ffmpeg on a thread of its own runs that thread in a copy of its context
+(`contextvars.copy_context().run`). ffmpeg's own exit codes for a bad input (1, 69, or an error code such as 183
+for invalid data) are the tool's verdict on the file and are left to the caller.
 
 Submitted files pinned for the job (`agenticvbench.runs.pinned`) are passed to ffmpeg as their pinned descriptor path,
 and that path is mapped back to the file's name in what ffmpeg prints.
@@ -14,9 +17,12 @@ and that path is mapped back to the file's name in what ffmpeg prints.
 
 from __future__ import annotations
 
+import logging
 import signal
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from functools import lru_cache
 
 import imageio_ffmpeg
@@ -40,12 +46,36 @@ SIGNAL_EXITS: frozenset[int] = frozenset(
         signal.SIGTERM,
     )
 )
-#: One line per tool failure in this process (the engine compares the length before and after a task).
-TOOL_FAILURES: list[str] = []
+LOG = logging.getLogger(__name__)
+#: The failure lists of the collectors open in this context, innermost last (empty: no task is collecting).
+_COLLECTORS: ContextVar[tuple[list[str], ...]] = ContextVar("avb_tool_failures", default=())
+
+
+@contextmanager
+def collect_tool_failures() -> Iterator[list[str]]:
+    """Collect the tool failures of the code run inside (one task): yields the list they are appended to.
+
+    Each failure goes to every collector open in the current context (nested ones included), never to another
+    thread's or task's collector. Threads started inside see it only when run in a copy of this context."""
+    failures: list[str] = []
+    token = _COLLECTORS.set((*_COLLECTORS.get(), failures))
+    try:
+        yield failures
+    finally:
+        _COLLECTORS.reset(token)
+
+
+def record_tool_failure(message: str) -> None:
+    """Add `message` to the current context's open collectors; with none open (no task), only log it."""
+    collectors = _COLLECTORS.get()
+    for failures in collectors:
+        failures.append(message)
+    if not collectors:
+        LOG.warning("tool failure outside any task: %s", message)
 
 
 def _fail(message: str) -> ToolError:
-    TOOL_FAILURES.append(message)
+    record_tool_failure(message)
     return ToolError(message)
 
 

@@ -2,7 +2,7 @@
 
 One type, three uses: the engine resolves it for each run and writes it into every result (`Result.run`, via
 `to_dict`), reports read it back from the results (`Result.identity`, via `from_dict`), and the report's run key
-(`report.aggregate.RunRef`) is built from it.
+(`analysis.aggregate.RunRef`) is built from it.
 
 Precedence when resolving: explicit values (`avb verify --harness/--model/--rep`, `verify_run(run_meta=...)`),
 then the run's `run.json`, then the folder name as the model (harness "unknown"). Two distinct folders are always

@@ -24,7 +24,7 @@ from agenticvbench.dataset.tasks import Task
 from agenticvbench.errors import AVBError, ConfigError, DatasetError, ToolError
 from agenticvbench.integrity.leaks import DatasetReference, dataset_references
 from agenticvbench.integrity.screen import reference_sha256, screen_inputs
-from agenticvbench.media.ffmpeg import TOOL_FAILURES
+from agenticvbench.media.ffmpeg import collect_tool_failures
 from agenticvbench.media.toolchain import toolchain_identity
 from agenticvbench.results.folder import claim, refuse_other_runs
 from agenticvbench.results.model import (
@@ -255,10 +255,10 @@ def _score_pinned(
                     write_result(job.out_dir, old, key)
                 old.resumed = True
                 return old
-    tools_before = len(TOOL_FAILURES)
     try:
-        screening = screen_inputs(job.task, job.submission, by_path, job.dataset_refs)
-        outcome = verifier.verify(job.task, job.submission, job.ctx)
+        with collect_tool_failures() as tool_failures:
+            screening = screen_inputs(job.task, job.submission, by_path, job.dataset_refs)
+            outcome = verifier.verify(job.task, job.submission, job.ctx)
     except InputRejected as exc:
         return _drifted(job, pins, prov, hashes) or _base_result(
             job,
@@ -276,8 +276,8 @@ def _score_pinned(
         raise
     if (drift := _drifted(job, pins, prov, hashes)) is not None:
         return drift
-    if len(TOOL_FAILURES) > tools_before:  # a verifier turned the failure into a failed check: still no score
-        failed = "; ".join(TOOL_FAILURES[tools_before:][:3])
+    if tool_failures:  # a verifier turned the failure into a failed check: still no score
+        failed = "; ".join(tool_failures[:3])
         return _base_result(job, "error", reason=f"a scoring tool failed: {failed}", provenance=prov)
     scores = [outcome.final_score, outcome.headline(headline_field(job.task.family))]
     if not all(isinstance(x, (int, float)) and math.isfinite(x) for x in scores):

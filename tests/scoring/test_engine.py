@@ -9,6 +9,9 @@ import pytest
 
 from agenticvbench import verifiers
 from agenticvbench.dataset.tasks import task_from_row
+from agenticvbench.errors import ToolError
+from agenticvbench.media import ffmpeg as ffmpeg_mod
+from agenticvbench.media.ffmpeg import run_ffmpeg
 from agenticvbench.results.model import RESULT_SCHEMA_VERSION, read_result
 from agenticvbench.scoring.engine import verify_run
 from agenticvbench.verifiers.base import VerifierOutcome
@@ -33,6 +36,11 @@ class FakeVerifier:
         text = p.read_text()
         if text == "crash":
             raise RuntimeError("boom")
+        if text == "swallow-tool":  # a check that turns a failed ffmpeg into a failed check
+            try:
+                run_ffmpeg(["-version"])
+            except ToolError:
+                return VerifierOutcome(0.0, 0.0)
         if text == "nan":
             return VerifierOutcome(1.0, 1.0, detail={"ssim": float("nan")})
         if text == "inf-detail":
@@ -83,6 +91,18 @@ def test_crash_is_that_tasks_error_not_the_runs(tmp_path, fake):
     assert by[39].headline_score == 0.5
     assert s.n_errors == 1
     assert read_result(run / "avb-results" / "38.json").status == "error"
+
+
+def test_a_swallowed_tool_failure_still_makes_that_task_an_error(tmp_path, fake, monkeypatch):
+    """A verifier that turns a failed ffmpeg into a failed check must not get a score: the engine's per-task
+    collector sees the failure and the task is an `error`; a task scored after it in the same process is not."""
+    monkeypatch.setattr(ffmpeg_mod, "ffmpeg_exe", lambda: str(tmp_path / "no-such-ffmpeg"))
+    run = _run(tmp_path, {37: "swallow-tool", 38: "good"})
+    s = verify_run(run, tasks=[_task(37), _task(38)], jobs=1)
+    by = {r.task_id: r for r in s.results}
+    assert by[37].status == "error" and by[37].headline_score == 0.0
+    assert by[37].reason.startswith("a scoring tool failed: ffmpeg could not be run")
+    assert by[38].status == "scored" and by[38].headline_score == 1.0
 
 
 def test_missing_folder_and_missing_file_are_missing_and_count_zero(tmp_path, fake):

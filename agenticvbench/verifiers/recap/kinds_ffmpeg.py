@@ -44,7 +44,7 @@ def _longest(runs: list[Run]) -> str:
 def blackdetect_max_run(facts: MediaFacts, params: dict[str, Any]) -> KindResult:
     """No black run (blackdetect d=max/2, pix_th) ending by duration - exclude_last_seconds lasts > max_seconds.
 
-    Runs are detected once per pix_th with d=0 (see `agenticvbench.media.filters.detect_black_and_freeze`):
+    Runs are detected once per pix_th with d=0 (see `agenticvbench.media.filters.video_pass`):
     every run longer than max_seconds is also at least d = max_seconds/2 long, so the verdict is the official one.
     """
     limit = num(req(params, "max_seconds"), "max_seconds")

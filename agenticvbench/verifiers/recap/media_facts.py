@@ -15,6 +15,7 @@ groups' passes on a background thread so the ffmpeg run and the Python decode us
 
 from __future__ import annotations
 
+import contextvars
 import json
 import threading
 from collections import Counter
@@ -274,8 +275,11 @@ class MediaFacts:
             if any(k not in self._memo for k in self._group_members(other)):
                 with self._guard:
                     self._started.add(other)
-                thread = threading.Thread(
-                    target=self._fill_group, args=(other, None), daemon=True, name=f"avb-{other}"
+                thread = threading.Thread(  # in this task's context: its ffmpeg failures stay this task's
+                    target=contextvars.copy_context().run,
+                    args=(self._fill_group, other, None),
+                    daemon=True,
+                    name=f"avb-{other}",
                 )
                 self._threads.append(thread)
                 thread.start()

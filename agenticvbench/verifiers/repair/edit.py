@@ -17,6 +17,7 @@ source or at a fixed frame rate above the source's) is skipped, as the official 
 
 from __future__ import annotations
 
+import contextvars
 import math
 import time
 from collections.abc import Sequence
@@ -330,7 +331,10 @@ def score_edit(
         if pr_fix.audio is None or pr_src.audio is None:  # D-R8: every chunk will fail; learn it first
             audio = audio_pass(fixed, source, plans, win, cache)
         elif pool is not None:
-            audio_job = pool.submit(audio_pass, fixed, source, plans, win, cache)
+            # in this task's context, so an ffmpeg failure there is still this task's (collect_tool_failures)
+            audio_job = pool.submit(
+                contextvars.copy_context().run, audio_pass, fixed, source, plans, win, cache
+            )
         if audio is not None and audio.all_failed:
             video = VideoPass.skipped(len(plans))  # nothing would survive
         else:
