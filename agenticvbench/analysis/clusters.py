@@ -1,9 +1,15 @@
 """Source-material clusters: which tasks were cut from the same material, and the clustered bootstrap.
 
 Tasks cut from one film (or one repair source) tend to succeed or fail together, so an interval that treats them
-as independent is too narrow. `source_clusters(tasks)` groups them: sequencing and assembly tasks by their film
-(`provenance.film`, `film`), repair tasks by the source `sM` of their cell `vN/sM`; recap tasks, and tasks whose
-source is not recorded, stay alone.
+as independent is too narrow. `source_clusters(tasks)` groups them by the material they were cut from. Repair
+tasks by their source video: the file name of the verifier-only reference the task names
+(`verifier_reference_urls`, e.g. `demo2_source.mp4`), else the profile's `source_file` (inline or shipped),
+else the `source_path` of the cell in `ground_truth/repair/cells.json`, else, only when none is recorded, the
+`vN` of a cell `vN/sM` (the cells of one `vN` share one source); key `repair-source:<file>`
+(`repair-group:vN`). Every other task by its film (`film`, else `provenance.film`), key `film:<title>`:
+sequencing by `provenance.film`, assembly by `film`; recap tasks record no film, so each stays alone, as does
+every task whose source is unknown (`task:<family>-<id>`). The prefixes keep a repair source and a film of the
+same name apart; a film used by sequencing and assembly is the same material and is one key across families.
 
 `resolve_clustering` decides, once for `avb compare`, `avb power` and the leaderboard, whether the clusters are
 known: from the tasks given (a dataset), else from the one local dataset every result's provenance names; off
@@ -21,10 +27,12 @@ quantiles at the interval's level): for 7 clusters x 1.41, for 36 x 1.05.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
+from urllib.parse import urlsplit
 
 import numpy as np
 from scipy import stats as _st
@@ -54,19 +62,57 @@ class Clustering:
         return text
 
 
+_GROUP = re.compile(r"(v\d+)/s\d+")
+
+
+def _text(value: Any) -> str:
+    """`value` stripped when it is a non-empty string, else ''."""
+    return value.strip() if isinstance(value, str) else ""
+
+
+def _file_name(ref: str) -> str:
+    """The file name a URL or a repo-relative path ends in (query and fragment dropped)."""
+    return PurePosixPath(urlsplit(ref.strip()).path).name
+
+
+def _repair_source(task: Any) -> str:
+    """The source video of a repair task (module docstring), '' when nothing records it."""
+    refs = getattr(task, "verifier_reference_urls", None) or []
+    names = sorted({n for n in (_file_name(r) for r in refs if isinstance(r, str)) if n})
+    if names:
+        return "repair-source:" + "+".join(names)
+    profile = getattr(task, "profile", None)
+    named = _text(profile.get("source_file")) if isinstance(profile, Mapping) else ""
+    if named:
+        return f"repair-source:{PurePosixPath(named).name}"
+    cell = _text(getattr(task, "cell", ""))
+    if not cell:
+        return ""
+    from agenticvbench.dataset.tasks import load_cells
+
+    shipped = _text(load_cells().get(cell, {}).get("source_path"))
+    if shipped:
+        return f"repair-source:{PurePosixPath(shipped).name}"
+    group = _GROUP.fullmatch(cell)
+    return f"repair-group:{group[1]}" if group else ""
+
+
+def _film(task: Any) -> str:
+    """The film a task was cut from (`film`, else `provenance.film`), '' when none is recorded."""
+    film = _text(getattr(task, "film", ""))
+    prov = getattr(task, "provenance", None)
+    if not film and isinstance(prov, Mapping):
+        film = _text(prov.get("film"))
+    return f"film:{film}" if film else ""
+
+
 def source_clusters(tasks: Iterable[Any]) -> dict[tuple[str, int], str]:
     """(family, task id) -> cluster key from the tasks' source material (rules in the module docstring)."""
     out: dict[tuple[str, int], str] = {}
     for t in tasks:
         fam, tid = str(t.family), int(t.task_id)
-        key = f"task:{fam}-{tid}"
-        film = getattr(t, "film", "") or (getattr(t, "provenance", None) or {}).get("film")
-        if isinstance(film, str) and film.strip():
-            key = f"film:{film.strip()}"
-        cell = getattr(t, "cell", "")
-        if fam == "repair" and isinstance(cell, str) and "/" in cell:
-            key = f"repair-source:{cell.split('/', 1)[1]}"
-        out[(fam, tid)] = key
+        key = _repair_source(t) if fam == "repair" else _film(t)
+        out[(fam, tid)] = key or f"task:{fam}-{tid}"
     return out
 
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from agenticvbench.analysis.aggregate import bootstrap
-from agenticvbench.analysis.clusters import Clustering, resolve_clustering, stretch
+from agenticvbench.analysis.clusters import Clustering, resolve_clustering, source_clusters, stretch
 from agenticvbench.analysis.compare import compare_runs
 from agenticvbench.report.leaderboard import build_leaderboard
 
@@ -21,6 +21,8 @@ class FakeTask:
     film: str = ""
     provenance: dict = dataclasses.field(default_factory=dict)
     cell: str = ""
+    profile: dict = dataclasses.field(default_factory=dict)
+    verifier_reference_urls: list[str] | None = None
 
 
 TASKS = [
@@ -145,3 +147,88 @@ def test_a_leaderboard_interval_past_zero_one_is_marked(mk):
         "§" in text.split("\n\n")[0]
         and "§ = the interval runs past the possible range [0, 1]" in board.caption
     )
+
+
+def _per_family(clusters: dict[tuple[str, int], str]) -> dict[str, dict[str, list[int]]]:
+    """family -> cluster key -> its task ids."""
+    out: dict[str, dict[str, list[int]]] = {}
+    for (fam, tid), key in sorted(clusters.items()):
+        out.setdefault(fam, {}).setdefault(key, []).append(tid)
+    return out
+
+
+def test_the_demo_repair_tasks_cluster_by_their_source_video(demo):
+    """The demo's repair tasks 65-67 are cut from two sources (66 and 67 both from demo2_source.mp4), but their
+    cells `demo/<subtask>` all differ, so clustering by the subtask made three clusters. By the source: two. The
+    demo's sequencing provenance also records a `source` that is the generator, not a film: it must not merge."""
+    from agenticvbench.dataset.loader import load_tasks
+
+    tasks = load_tasks(dataset=demo.mirror)
+    fams = _per_family(source_clusters(tasks))
+    assert fams["repair"] == {
+        "repair-source:demo1_source.mp4": [65],
+        "repair-source:demo2_source.mp4": [66, 67],
+    }
+    films = {t.provenance["film"] for t in tasks if t.family == "sequencing"}
+    assert len(fams["sequencing"]) == len(films) == sum(1 for t in tasks if t.family == "sequencing")
+    assert all(len(ids) == 1 for ids in fams["recap"].values())
+
+
+def test_the_real_layout_has_the_real_number_of_sources_per_family():
+    """On a 100-task dataset laid out like the real one: recap 36 (no recap task names a film), sequencing 27,
+    repair 6, assembly 9 clusters. The subtask rule gave 4 repair clusters (s1-s4), each mixing cells of
+    different source videos; now every repair cluster is the cells of one source."""
+    from real_layout import EXPECTED_CLUSTERS, real_layout_tasks
+
+    tasks = real_layout_tasks()
+    assert [t.task_id for t in tasks] == list(range(1, 101))
+    fams = _per_family(source_clusters(tasks))
+    assert {f: len(keys) for f, keys in fams.items()} == EXPECTED_CLUSTERS
+    cell = {t.task_id: t.cell for t in tasks if t.family == "repair"}
+    for key, ids in fams["repair"].items():
+        groups = {cell[t].split("/")[0] for t in ids}
+        assert len(groups) == 1 and key == f"repair-source:{groups.pop()}_source.mp4"
+    assert fams["sequencing"]["film:Sequencing Film 27"] == [63, 64]
+
+
+def test_a_repair_source_is_read_from_what_the_task_records_first():
+    """Precedence: the verifier-only file the task names, else the profile's `source_file`, else the cells.json
+    `source_path`, else the `vN` of a `vN/sM` cell; a task recording none of them stays alone. Under the subtask
+    rule tasks 1 and 2 (both `s1`) merged and 3, 4 and 5 did not."""
+    tasks = [
+        FakeTask(
+            "repair", 1, cell="v1/s1", verifier_reference_urls=["https://h/r/alpha_source.mp4?download=1"]
+        ),
+        FakeTask("repair", 2, cell="v2/s1", verifier_reference_urls=["repair/sources/beta_source.mp4"]),
+        FakeTask("repair", 3, cell="v3/s2", profile={"source_file": "alpha_source.mp4"}),
+        FakeTask("repair", 4, cell="v1/s3"),  # shipped cell: cells.json says sources/v1_source.mp4
+        FakeTask("repair", 5, cell="v9/s2"),
+        FakeTask("repair", 6, cell="v9/s3"),
+        FakeTask("repair", 7, cell="demo/pink_noise"),
+    ]
+    assert source_clusters(tasks) == {
+        ("repair", 1): "repair-source:alpha_source.mp4",
+        ("repair", 2): "repair-source:beta_source.mp4",
+        ("repair", 3): "repair-source:alpha_source.mp4",
+        ("repair", 4): "repair-source:v1_source.mp4",
+        ("repair", 5): "repair-group:v9",
+        ("repair", 6): "repair-group:v9",
+        ("repair", 7): "task:repair-7",
+    }
+
+
+def test_films_merge_across_families_but_never_with_a_repair_source():
+    """A film used by a sequencing and an assembly task is the same material: one key. A repair source whose file
+    has a film's name stays apart (its key is `repair-source:`), and a recap task naming no film stays alone."""
+    tasks = [
+        FakeTask("sequencing", 37, provenance={"film": "Harbour", "source": "generator"}),
+        FakeTask("assembly", 83, film=" Harbour "),
+        FakeTask("repair", 65, cell="v1/s1", verifier_reference_urls=["sources/Harbour"]),
+        FakeTask("recap", 1),
+    ]
+    assert source_clusters(tasks) == {
+        ("sequencing", 37): "film:Harbour",
+        ("assembly", 83): "film:Harbour",
+        ("repair", 65): "repair-source:Harbour",
+        ("recap", 1): "task:recap-1",
+    }
