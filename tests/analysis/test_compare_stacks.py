@@ -142,7 +142,8 @@ def test_refuses_mixed_dataset_revisions_and_verifier_versions(mk):
 
 def test_source_clusters_group_films_and_repair_sources():
     """Tasks of one film (sequencing provenance or assembly film) share a cluster across families; repair
-    cells group by their source; recap tasks stay alone."""
+    cells group by their source video (cells.json: v1/s2 and v3/s2 are cut from different sources); recap tasks
+    stay alone."""
 
     @dataclasses.dataclass
     class T:
@@ -164,8 +165,8 @@ def test_source_clusters_group_films_and_repair_sources():
     assert got == {
         ("sequencing", 37): "film:Sintel",
         ("assembly", 83): "film:Sintel",
-        ("repair", 65): "repair-source:s2",
-        ("repair", 66): "repair-source:s2",
+        ("repair", 65): "repair-source:v1_source.mp4",
+        ("repair", 66): "repair-source:v3_source.mp4",
         ("recap", 1): "task:recap-1",
     }
 
