@@ -3,7 +3,7 @@
 `Aggregation` holds every setting a headline, an interval or a comparison depends on: the bootstrap's resamples,
 seed and level, the clustering (the source clusters, or why there are none) and the rule for excluded cells. A
 command builds it once (`Aggregation.resolve`, from the CLI's one argument helper
-`cli.common.aggregation_from_args`), passes it to every computation, and renders every caption, note and JSON
+`agenticvbench.cli.report.aggregation_from_args`), passes it to every computation, and renders every caption, note and JSON
 block from it, so a caption cannot contradict its JSON and two surfaces showing the same runs cannot have been
 computed with different settings.
 """
