@@ -180,11 +180,10 @@ def unscored_items(result: Result) -> int:
     """How many of a stored result's items were left unscored (a judge off, failed or a replay miss); 0 for a
     family that never leaves any. The one reader of that count: reuse, the run summary, comparability."""
     spec = FAMILY_SPECS.get(result.family)
-    fn = (
-        _hook(spec.unscored)
-        if spec is not None and spec.unscored
-        else _plugin(result.family, "unscored_items", None)
-    )
+    if spec is None:
+        fn = _plugin(result.family, "unscored_items", None)
+    else:
+        fn = _hook(spec.unscored) if spec.unscored else None
     return int(fn(result)) if fn is not None else 0
 
 
