@@ -24,6 +24,7 @@ from agenticvbench.analysis.aggregate import NO_RESULT, GroupHeadline, integrity
 from agenticvbench.analysis.reward_agreement import harbor_job_problems
 from agenticvbench.results.model import INVALID_STATUS, Result
 from agenticvbench.results.signatures import signature_counts
+from agenticvbench.verifiers import unscored_items, uses_judge
 from agenticvbench.verifiers.recap.explain import judge_usage
 
 #: mark key -> (symbol, legend sentence)
@@ -78,9 +79,7 @@ def cell_marks(results: Sequence[Result]) -> tuple[list[str], list[str]]:
     """(mark keys, human-readable reasons) for the results of one cell."""
     marks: list[str] = []
     why: list[str] = []
-    unscored = [
-        r for r in results if r.family == "recap" and int((r.components or {}).get("unscored", 0) or 0) > 0
-    ]
+    unscored = [r for r in results if unscored_items(r) > 0]
     if unscored:
         marks.append("unscored")
         why.append(f"{len(unscored)} recap result(s) with llm items unscored")
@@ -94,7 +93,7 @@ def cell_marks(results: Sequence[Result]) -> tuple[list[str], list[str]]:
         versions = {verifier_key(r) for r in of_fam}
         if len(versions) > 1:
             mixed.append(f"{len(versions)} {fam} verifier versions")
-        if fam == "recap":
+        if uses_judge(fam):
             judges = {_key(judge_identity(r.provenance or {})) for r in of_fam}
             if len(judges) > 1:
                 mixed.append(f"{len(judges)} judge settings")

@@ -17,7 +17,7 @@ from typing import Any
 
 from agenticvbench.results.model import Result
 from agenticvbench.sanitize import one_line
-from agenticvbench.verifiers import family_explainer, headline_name
+from agenticvbench.verifiers import explanation_leads_with_arithmetic, family_explainer, headline_name
 from agenticvbench.verifiers.base import FamilyExplanation
 
 
@@ -87,7 +87,7 @@ class Explanation:
         head = f"[{self.status}] {self.family} {self.task_id} {self.headline:.4f}"
         if self.status != "scored":
             return f"{head}: {self.reason or 'no reason given'}"
-        what = self.lost if self.family != "sequencing" else self.lost[1:] or self.lost[:1]
+        what = self.lost[1:] or self.lost[:1] if explanation_leads_with_arithmetic(self.family) else self.lost
         ids = sorted({w.split(":", 1)[0] for w in self.warnings if w[:2] in ("D-", "d-")})
         tail = (
             clip_words("; ".join(what), 200, f" … (more: avb explain RUN {self.task_id})") or "nothing lost"

@@ -9,6 +9,7 @@ from typing import Any
 from agenticvbench.dataset.tasks import Task
 from agenticvbench.results.model import STATUSES, Result
 from agenticvbench.sanitize import one_line
+from agenticvbench.verifiers import unscored_items
 
 
 @dataclass
@@ -157,9 +158,7 @@ def summarize(
         by_run.setdefault(str(r.run.get("path")), []).append(r)
     summary = RunSummary(runs=runs, results=results, notes=list(notes or []))
     summary.n_resumed = sum(r.resumed for r in results)
-    summary.unscored_items = sum(
-        int(r.components.get("unscored", 0) or 0) for r in results if r.family == "recap"
-    )
+    summary.unscored_items = sum(unscored_items(r) for r in results)
     from agenticvbench.verifiers.recap.explain import judge_usage, unscored_reasons
 
     summary.unscored_reasons = unscored_reasons(results)

@@ -30,10 +30,11 @@ from agenticvbench.harbor.contract import OUTPUT_DIR, instruction
 from agenticvbench.harbor.gold import RECAP_NONE, gold_output
 from agenticvbench.harbor.manifest import write_manifest
 from agenticvbench.harbor.wheel import build_wheel, check_wheel
+from agenticvbench.verifiers import uses_judge
 from agenticvbench.version import __version__
 
 SETTINGS_PATH = Path(__file__).with_name("family_settings.json")
-#: Recap judge settings passed from the host into the verifier (Harbor resolves `${VAR:-}` at run time).
+#: Judge settings (a family that `verifiers.uses_judge`: recap) passed from the host into the verifier (Harbor resolves `${VAR:-}` at run time).
 JUDGE_ENV = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "AVB_JUDGE_MODE", "AVB_JUDGE_MODEL", "AVB_JUDGE_BASE_URL")
 LISTING = "agenticvbench-tasks.json"
 
@@ -124,7 +125,7 @@ def task_toml(task: Task, opts: ExportOptions) -> str:
     text += _table(
         "verifier", {"timeout_sec": float(s["verifier_timeout_sec"]), "environment_mode": "separate"}
     )
-    if isinstance(task, RecapTask):
+    if uses_judge(task.family):
         text += _table("verifier.env", {var: f"${{{var}:-}}" for var in JUDGE_ENV})
     return text
 

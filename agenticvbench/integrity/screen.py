@@ -33,6 +33,9 @@ Flags (the official score is kept, the result's `integrity` list names the hole,
   dataset (`leaks`), holding its packets in another container (`identity`), or a re-encode of it (the aligned
   per-second signature of `copies`): the agent saw verifier-only material.
 
+What differs between families (the duration limit, which outputs are compared with the task's inputs, which are
+checked for too few frames) is each family's `ScreenSpec` in the verifier registry (`verifiers.screen_spec`).
+
 Each flag is documented with an id and the official scorer's number for the same input in
 docs/upstream-defects.md ("Integrity flags").
 """
@@ -53,15 +56,9 @@ from agenticvbench.integrity.frames import sparse_frames
 from agenticvbench.integrity.identity import MediaContent, could_hold, holds, read_content, reference_content
 from agenticvbench.integrity.leaks import DatasetReference, leaked_references
 from agenticvbench.runs.submission import InputRejected, Submission
+from agenticvbench.verifiers import screen_spec
 
 MEDIA_SUFFIXES: frozenset[str] = frozenset({".mp4", ".mov", ".m4v", ".mkv", ".webm", ".avi", ".wav", ".m4a"})
-#: Longest plausible output per family, in seconds (benchmark outputs run seconds to minutes).
-MAX_DURATION_S: dict[str, float] = {
-    "recap": 4 * 3600.0,
-    "sequencing": 3600.0,
-    "assembly": 3600.0,
-    "repair": 3600.0,
-}
 MAX_FRAME_SIDE = 8192  # pixels; 8K UHD is 7680 wide
 MAX_FRAME_PIXELS = 4096 * 4096  # covers 4K UHD and DCI 4K; 8192x8192 10-bit 4:4:4 peaks at 2.4 GB when scored
 MAX_PACKETS_PER_S = 400  # 240 fps video plus several audio streams stay far below
@@ -136,7 +133,7 @@ def _check_header(path: Path, family: str) -> tuple[bool, bool, MediaContent]:
         info = probe(path)
     except MediaError:
         return True, True, MediaContent()
-    limit = MAX_DURATION_S.get(family, 3600.0)
+    limit = screen_spec(family).max_output_s
     durations = [d for d in [info.duration, *(s.duration for s in info.streams)] if d is not None]
     longest = max(durations, default=0.0)
     if longest > limit:
@@ -158,7 +155,7 @@ def _check_header(path: Path, family: str) -> tuple[bool, bool, MediaContent]:
 def _check_span(path: Path, family: str, declared: float | None) -> MediaContent:
     """Demux `path` once (`identity.read_content`) and raise `InputRejected` when its packets contradict its
     header (see the module docstring); returns what the demux saw."""
-    limit = MAX_DURATION_S.get(family, 3600.0)
+    limit = screen_spec(family).max_output_s
     cap = int(limit * MAX_PACKETS_PER_S)
     content = read_content(path, cap)
     if content.over_cap:
@@ -291,22 +288,30 @@ def screen_inputs(
         elif has_video and _rotation(p):
             screening.flag("rotation", p)
     _flag_content_leaks(screening, task, contents, refs, copied)
-    if task.family in ("repair", "recap") and task.reference_file_urls:
-        try:
-            inputs = task.materials()
-        except (AVBError, OSError) as exc:
-            screening.warnings.append(f"integrity: could not compare with the task's inputs ({exc})")
-            inputs = []
-        for p in media:
-            if _same_bytes(p, hashes[p], inputs) is not None:
-                screening.flag("identical_to_input", p)
-            elif task.family == "recap" and p.suffix.lower() != ".wav":
-                _check(screening, "near_copy_of_input", p, partial(recap_nearly_the_input_film, p, inputs))
-    if task.family == "repair":
-        for p in media:
-            if p.name == "fixed.mp4":
-                _check_degenerate(screening, p, contents[p], task)
+    spec = screen_spec(task.family)
+    if spec.identical_to_input and task.reference_file_urls:
+        _flag_input_copies(screening, task, media, hashes, spec.near_copy_of_input)
+    for p in media:
+        if p.name in spec.sparse_video:
+            _check_degenerate(screening, p, contents[p], task)
     return screening
+
+
+def _flag_input_copies(
+    screening: Screening, task: Task, media: list[Path], hashes: dict[Path, str], near: bool
+) -> None:
+    """Flag `identical_to_input` for each output byte-identical to one of the task's inputs and, when `near`,
+    `near_copy_of_input` for a video output that is nearly an input film (a `.wav` has no pictures to compare)."""
+    try:
+        inputs = task.materials()
+    except (AVBError, OSError) as exc:
+        screening.warnings.append(f"integrity: could not compare with the task's inputs ({exc})")
+        inputs = []
+    for p in media:
+        if _same_bytes(p, hashes[p], inputs) is not None:
+            screening.flag("identical_to_input", p)
+        elif near and p.suffix.lower() != ".wav":
+            _check(screening, "near_copy_of_input", p, partial(recap_nearly_the_input_film, p, inputs))
 
 
 def _check(screening: Screening, code: str, path: Path, test: Callable[[], bool]) -> None:

@@ -6,6 +6,7 @@ the runs x tasks score grid, the repair edit signals per chunk over time and seq
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from html import escape
 from typing import Any
 
@@ -22,6 +23,7 @@ from agenticvbench.report.markdown import (
     provenance_lines,
 )
 from agenticvbench.report.summary import Report, human_references, published_comparison
+from agenticvbench.results.model import Result
 from agenticvbench.sanitize import text as sanitize_text
 from agenticvbench.tables import Markup, html_table, img_tag, joined
 
@@ -47,6 +49,25 @@ def _score(mean: float | None, lo: float | None, hi: float | None) -> Markup:
 def _marked(score: Markup, keys: list[str]) -> Markup:
     sym = symbols(keys)
     return Markup(f"{score} <b class='mark' title='not comparable'>{escape(sym)}</b>") if sym else score
+
+
+#: The per-result plots a family's scored results get, in the order the page shows them: family -> (plot, title,
+#: caption, CSS class of the grid). A table rather than branches: adding a family's plot is one entry here.
+DETAIL_PLOTS: dict[str, tuple[Callable[[Result], bytes | None], str, str, str]] = {
+    "repair": (
+        plots.repair_chunks,
+        "Repair: edit signals per chunk",
+        "Similarity of fixed.mp4 to the source per 10-s chunk; solid = inside the defect window "
+        "(weighted 2.5x), dotted = outside (1x).",
+        "grid wide",
+    ),
+    "sequencing": (
+        plots.sequencing_order,
+        "Sequencing: predicted vs true order",
+        "Each clip at (true position, predicted position); on the diagonal = correct.",
+        "grid",
+    ),
+}
 
 
 def _detail_plots(report: Report, family: str, fn: Any, title: str, why: str, css: str = "grid") -> list[str]:
@@ -159,22 +180,8 @@ def render_html(report: Report) -> str:
         + html_table(["family", "task", "run", "status", "headline", "warnings", "reason"], rows, "lrllrrl")
         + "</details>"
     )
-    parts += _detail_plots(
-        report,
-        "repair",
-        plots.repair_chunks,
-        "Repair: edit signals per chunk",
-        "Similarity of fixed.mp4 to the source per 10-s chunk; solid = inside the defect window "
-        "(weighted 2.5x), dotted = outside (1x).",
-        css="grid wide",
-    )
-    parts += _detail_plots(
-        report,
-        "sequencing",
-        plots.sequencing_order,
-        "Sequencing: predicted vs true order",
-        "Each clip at (true position, predicted position); on the diagonal = correct.",
-    )
+    for family, (fn, title, why, css) in DETAIL_PLOTS.items():
+        parts += _detail_plots(report, family, fn, title, why, css)
     parts += explain_html(report)
     if report.judge_agreement:
         parts += [

@@ -23,23 +23,24 @@ from agenticvbench.errors import ConfigError
 from agenticvbench.grade.agreement import compare, load_source
 from agenticvbench.grade.store import Key, VerdictStore
 from agenticvbench.results.model import Result
+from agenticvbench.verifiers import judged_output
 
-#: The recap verifier's output; its SHA-256 (the engine's `input_hashes`) names the video that was judged.
-VIDEO_NAME = "final.mp4"
 #: Judge modes whose verdicts come from a model (`off` has none, `human` uses the graders themselves).
 MODEL_MODES = ("cache", "replay")
 
 
 def judged_videos(results: Iterable[Result]) -> dict[str, set[tuple[int, str]]]:
-    """Model name -> {(task id, video SHA-256)} of the scored recap results that model judged."""
+    """Model name -> {(task id, video SHA-256)} of the scored recap results that model judged (the video is the
+    family's judged output, `verifiers.judged_output`; its SHA-256 is the engine's `input_hashes` entry)."""
     out: dict[str, set[tuple[int, str]]] = {}
     for r in results:
         prov = r.provenance if isinstance(r.provenance, dict) else {}
-        if r.family != "recap" or r.status != "scored":
+        video = judged_output(r.family)
+        if video is None or r.status != "scored":
             continue
         ident = judge_identity(prov) or {}
         hashes = prov.get("input_hashes")
-        sha = hashes.get(VIDEO_NAME) if isinstance(hashes, dict) else None
+        sha = hashes.get(video) if isinstance(hashes, dict) else None
         if ident.get("mode") not in MODEL_MODES or not isinstance(sha, str) or len(sha) != 64:
             continue
         ensemble = prov.get("judge_ensemble")

@@ -6,14 +6,11 @@ resume and parallelism. One task's crash is that task's `error` result, never th
 
 from __future__ import annotations
 
-import hashlib
-import json
 import math
 import os
 import time
 import traceback
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +22,6 @@ from agenticvbench.errors import AVBError, ConfigError, DatasetError, ToolError
 from agenticvbench.integrity.leaks import DatasetReference, dataset_references
 from agenticvbench.integrity.screen import reference_sha256, screen_inputs
 from agenticvbench.media.ffmpeg import collect_tool_failures
-from agenticvbench.media.toolchain import toolchain_identity
 from agenticvbench.results.folder import claim, refuse_other_runs
 from agenticvbench.results.model import (
     SIGNATURE_STATUSES,
@@ -36,95 +32,59 @@ from agenticvbench.results.model import (
     write_result,
 )
 from agenticvbench.results.provenance import base_provenance
-from agenticvbench.results.signing import KeyRef, ResultKey, inside, load_key, worker_key
+from agenticvbench.results.signing import ResultKey, inside, load_key, worker_key
 from agenticvbench.runs.identity import RunIdentity, duplicate_identities
 from agenticvbench.runs.layout_hints import misplaced_hint
 from agenticvbench.runs.pinned import Pin, PinError, pin_inputs
 from agenticvbench.runs.run_plan import RunPlan, plan_runs
-from agenticvbench.runs.submission import InputRejected, RunDir, Submission, cap_for, media_max_bytes
+from agenticvbench.runs.submission import InputRejected, RunDir, cap_for, media_max_bytes
 from agenticvbench.runs.trial_outcomes import run_exclusions, run_failures
 from agenticvbench.scoring.executors import Executor, make_executor
+from agenticvbench.scoring.job import Job, fingerprint, reusable
 from agenticvbench.scoring.memory_cap import cap_hit, over_cap_reason
 from agenticvbench.scoring.task_deadline import task_deadline
 from agenticvbench.verifiers import get_verifier, headline_field
-from agenticvbench.verifiers.base import VerifyContext
+from agenticvbench.verifiers.base import VerifierOutcome, VerifyContext
 
 UNSIGNED_NOTE = "result not signed"
 VANISHED = "the file changed or vanished while it was scored"
 PREVIOUS_NOTE = "the previous result "
 
 
-@dataclass
-class Job:
-    """Everything a worker needs to score one (run, task); picklable."""
-
-    task: Task
-    submission: Submission
-    out_dir: Path
-    run_info: dict[str, Any]
-    ctx: VerifyContext
-    dataset: dict[str, Any]
-    force: bool = False
-    key: KeyRef | None = None  # the result key the worker signs and checks with (`signing.worker_key`)
-    dataset_refs: tuple[DatasetReference, ...] = ()  # every verifier-only reference of the dataset (`leaks`)
-    #: What the harness recorded about this task's trial when it failed (`avb import harbor`), shown with the score.
-    trial_failure: str = ""
-    #: The `excluded` result's reason when the run declares this task left out of the means (`run_exclusions`).
-    excluded: str = ""
-
-
-def _judge_identity(judge: Any) -> Any:
-    """What about the judge changes a recap score: mode, model, endpoint host, frame sampling, prompt template."""
-    from agenticvbench.judge import PROMPT_TEMPLATE_VERSION, prompt_hash
-    from agenticvbench.judge.settings import judge_provenance
-
-    prov = getattr(judge, "provenance", None)
-    ident = judge_provenance(None) if judge is None else prov() if callable(prov) else repr(judge)
-    return {
-        "settings": ident,
-        "prompt": [PROMPT_TEMPLATE_VERSION, prompt_hash()],
-        "ocr_engine": os.environ.get("AVB_OCR_ENGINE", ""),
-    }
-
-
-def fingerprint(job: Job, verifier_version: str, input_hashes: dict[str, str]) -> str:
-    """Identity of a result's inputs: a result is reused only when this is unchanged.
-
-    It covers the verifier version, the task's rubric (and, for repair, the resolved ground-truth profile, which
-    `rubric_json` names only by cell), the resolved dataset revision, every input file's SHA-256 and, for recap,
-    the judge's identity and prompt template, and the decoding toolchain (ffmpeg binary, PyAV and its libav).
-    """
-    profile = getattr(job.task, "profile", None)
-    payload = {
-        "family": job.task.family,
-        "verifier_version": verifier_version,
-        "rubric": job.task.rubric_json,
-        "profile": hashlib.sha256(json.dumps(profile, sort_keys=True).encode()).hexdigest()
-        if profile
-        else None,
-        "dataset": job.dataset.get("resolved_revision"),
-        "inputs": input_hashes,
-        "judge": _judge_identity(job.ctx.judge) if job.task.family == "recap" else None,
-        "toolchain": toolchain_identity(),
-    }
-    return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
-
-
-def _reusable(old: Result | None, fp: str, job: Job) -> bool:
-    """A finished result is reused when its inputs are unchanged, it is not an `error`, and it has no judge items
-    left unscored by a judge that was on (those calls failed and deserve another try)."""
-    if old is None or old.fingerprint != fp or old.status == "error":
-        return False
-    judge_on = job.ctx.judge is not None and getattr(job.ctx.judge, "mode", "off") != "off"
-    return not (judge_on and int(old.components.get("unscored", 0) or 0) > 0)
-
-
-def _base_result(job: Job, status: str, **kw: Any) -> Result:
+def _result(
+    job: Job, status: str, reason: str = "", outcome: VerifierOutcome | None = None, **kw: Any
+) -> Result:
+    """The one constructor of the engine's results. Without `outcome`: a result of a status the engine decides
+    (`missing`, `malformed`, `error`, `excluded`) with `reason` and the fields in `kw`. With `outcome`: the
+    verifier's verdict, its scores (0 unless `scored`; a non-finite one is a ValueError, i.e. an `error`), its
+    reason (plus where the outputs seem to be, when `missing`) and its diagnostics, non-finite values stored as
+    null with a warning; `kw` adds the engine's fields (provenance, timings, warnings, fingerprint, integrity)."""
+    if outcome is not None:
+        scores = [outcome.final_score, outcome.headline(headline_field(job.task.family))]
+        if not all(isinstance(x, (int, float)) and math.isfinite(x) for x in scores):
+            raise ValueError(f"verifier returned a non-finite score {scores}")
+        replaced = 0
+        for name in ("components", "detail", "extra", "official"):
+            value, n = json_safe(getattr(outcome, name))
+            kw[name] = value
+            replaced += n
+        if replaced:
+            kw.setdefault("warnings", []).append(
+                f"{replaced} non-finite diagnostic value(s) (inf/NaN) are stored as null"
+            )
+        scored = status == "scored"
+        adjusted = outcome.adjusted_final_score
+        kw["final_score"] = float(outcome.final_score) if scored else 0.0
+        kw["adjusted_final_score"] = None if adjusted is None else float(adjusted) if scored else 0.0
+        kw["headline_score"] = float(scores[1]) if scored else 0.0  # type: ignore[arg-type]  # finite
+        hint = job.submission.task_root, job.task.task_id, job.task.family
+        reason = outcome.reason + (misplaced_hint(*hint) if status == "missing" else "")
     return Result(
         task_id=job.task.task_id,
         family=job.task.family,
         status=status,  # type: ignore[arg-type]
         run=job.run_info,
+        reason=reason,
         **kw,
     )
 
@@ -143,7 +103,7 @@ def _score(job: Job, key: ResultKey | None) -> Result:
     if job.submission.folder is None:
         reason = f"no output folder for task {job.task.task_id} in the run"
         shown = f"{job.trial_failure}; {reason}" if job.trial_failure else reason  # as `score_job` words it
-        return _reused(job, key, "missing", shown, prov) or _base_result(
+        return _reused(job, key, "missing", shown, prov) or _result(
             job, "missing", reason=reason, provenance=prov
         )
     t0 = time.perf_counter()
@@ -162,9 +122,9 @@ def _score(job: Job, key: ResultKey | None) -> Result:
                 job, verifier, prov, by_path, list(pins.values()), time.perf_counter() - t0, key
             )
     except InputRejected as exc:
-        return _base_result(job, "malformed", reason=str(exc), provenance=prov)
+        return _result(job, "malformed", reason=str(exc), provenance=prov)
     except PinError as exc:  # escaped, grew past its cap, or swapped for a FIFO since it was checked
-        return _base_result(job, "malformed", reason=str(exc), provenance=prov)
+        return _result(job, "malformed", reason=str(exc), provenance=prov)
 
 
 def _reused(job: Job, key: ResultKey | None, status: str, reason: str, prov: dict[str, Any]) -> Result | None:
@@ -192,7 +152,7 @@ def _reused(job: Job, key: ResultKey | None, status: str, reason: str, prov: dic
 def _excluded(job: Job, key: ResultKey | None, prov: dict[str, Any]) -> Result:
     """The `excluded` result of a task the run declares left out (no output folder); a previous one with the same
     reason and a valid signature is reused, like any finished result."""
-    return _reused(job, key, "excluded", job.excluded, prov) or _base_result(
+    return _reused(job, key, "excluded", job.excluded, prov) or _result(
         job,
         "excluded",
         reason=job.excluded,
@@ -207,7 +167,7 @@ def _drifted(job: Job, pins: list[Pin], prov: dict[str, Any], hashes: dict[str, 
     if not changed:
         return None
     reason = f"{VANISHED}: " + "; ".join(changed)
-    return _base_result(job, "error", reason=reason, provenance={**prov, "input_hashes": hashes})
+    return _result(job, "error", reason=reason, provenance={**prov, "input_hashes": hashes})
 
 
 def _vanished(job: Job, exc: BaseException, prov: dict[str, Any]) -> Result | None:
@@ -217,7 +177,7 @@ def _vanished(job: Job, exc: BaseException, prov: dict[str, Any]) -> Result | No
     root = job.submission.task_root
     if not isinstance(exc, FileNotFoundError) or not name or root is None or not inside(name, root):
         return None
-    return _base_result(
+    return _result(
         job,
         "error",
         reason=f"{VANISHED}: {name}: removed; rescore once the run has finished writing",
@@ -242,7 +202,7 @@ def _score_pinned(
         old, problem = read_result_checked(path, key)
         if problem:
             notes.append(f"the previous result {path} was invalid ({problem}); rescored")
-        if _reusable(old, fp, job):
+        if reusable(old, fp, job):
             assert old is not None
             if old.signature_status != "valid":  # only results this scorer wrote are reused
                 notes.append(
@@ -260,7 +220,7 @@ def _score_pinned(
             screening = screen_inputs(job.task, job.submission, by_path, job.dataset_refs)
             outcome = verifier.verify(job.task, job.submission, job.ctx)
     except InputRejected as exc:
-        return _drifted(job, pins, prov, hashes) or _base_result(
+        return _drifted(job, pins, prov, hashes) or _result(
             job,
             "malformed",
             reason=str(exc),
@@ -269,7 +229,7 @@ def _score_pinned(
             fingerprint=fp,
         )
     except ToolError as exc:
-        return _base_result(job, "error", reason=f"a scoring tool failed: {exc}", provenance=prov)
+        return _result(job, "error", reason=f"a scoring tool failed: {exc}", provenance=prov)
     except Exception as exc:  # a verifier that failed because an input changed or vanished: say that
         if (why := _drifted(job, pins, prov, hashes) or _vanished(job, exc, prov)) is not None:
             return why
@@ -278,46 +238,15 @@ def _score_pinned(
         return drift
     if tool_failures:  # a verifier turned the failure into a failed check: still no score
         failed = "; ".join(tool_failures[:3])
-        return _base_result(job, "error", reason=f"a scoring tool failed: {failed}", provenance=prov)
-    scores = [outcome.final_score, outcome.headline(headline_field(job.task.family))]
-    if not all(isinstance(x, (int, float)) and math.isfinite(x) for x in scores):
-        raise ValueError(f"verifier returned a non-finite score {scores}")
-    replaced = 0
-    for name in ("components", "detail", "extra", "official"):
-        value, n = json_safe(getattr(outcome, name))
-        setattr(outcome, name, value)
-        replaced += n
-    if replaced:
-        outcome.warnings.append(f"{replaced} non-finite diagnostic value(s) (inf/NaN) are stored as null")
+        return _result(job, "error", reason=f"a scoring tool failed: {failed}", provenance=prov)
     prov.update(outcome.provenance)
     prov["input_hashes"] = hashes
-    status = outcome.status
-    scored = status == "scored"
-    timings = {**outcome.timings, "hash_s": round(t_hash, 4)}
-    return _base_result(
+    return _result(
         job,
-        status,
-        final_score=float(outcome.final_score) if scored else 0.0,
-        adjusted_final_score=(
-            None
-            if outcome.adjusted_final_score is None
-            else float(outcome.adjusted_final_score)
-            if scored
-            else 0.0
-        ),
-        headline_score=float(scores[1]) if scored else 0.0,  # type: ignore[arg-type]  # checked finite above
-        reason=outcome.reason
-        + (
-            misplaced_hint(job.submission.task_root, job.task.task_id, job.task.family)
-            if status == "missing"
-            else ""
-        ),
+        outcome.status,
+        outcome=outcome,
         warnings=[*notes, *screening.warnings, *outcome.warnings],
-        components=outcome.components,
-        extra=outcome.extra,
-        detail=outcome.detail,
-        official=outcome.official,
-        timings=timings,
+        timings={**outcome.timings, "hash_s": round(t_hash, 4)},
         provenance=prov,
         fingerprint=fp,
         integrity=list(screening.flags),
@@ -343,11 +272,11 @@ def score_job(job: Job) -> Result:
         elif job.trial_failure and result.status == "scored":
             result.warnings.append(job.trial_failure)
     except DatasetError as exc:  # a dataset file the task needs is missing: not a crash of the verifier
-        result = _base_result(job, "error", reason=f"dataset: {exc}")
+        result = _result(job, "error", reason=f"dataset: {exc}")
     except MemoryError:  # over the per-task memory cap (`memory_cap`): name it, not as a crash
-        result = _base_result(job, "error", reason=over_cap_reason())
+        result = _result(job, "error", reason=over_cap_reason())
     except Exception as exc:  # the whole point: one task's crash never stops the run
-        result = _base_result(
+        result = _result(
             job,
             "error",
             reason=f"verifier crashed: {type(exc).__name__}: {exc}",
@@ -359,7 +288,7 @@ def score_job(job: Job) -> Result:
     try:
         write_result(job.out_dir, result, key)
     except (ValueError, TypeError) as exc:  # e.g. a NaN in the detail: keep the run going, say what happened
-        result = _base_result(
+        result = _result(
             job, "error", reason=f"result could not be saved as JSON: {exc}", timings=result.timings
         )
         try:
@@ -367,7 +296,7 @@ def score_job(job: Job) -> Result:
         except OSError as os_exc:
             result.reason += f"; and writing the error failed: {os_exc}"
     except OSError as exc:  # disk full, permissions: the result exists in memory, the file does not
-        result = _base_result(
+        result = _result(
             job,
             "error",
             reason=f"result could not be written to {job.out_dir}: {exc}",

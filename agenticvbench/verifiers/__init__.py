@@ -13,6 +13,15 @@ final_score of this package's rubric runner.
 Each family explains its own stored results (`FamilyExplanation`): `FAMILY_SPECS` names the light function that does
 it (the same one the verifier exposes as `explain`), and `family_explainer(family)` is what `avb explain` and the
 reports ask, again without loading a family's decoding stack.
+
+Everything else the layers above need to know about a family is declared here too, so that no module outside
+`verifiers/` branches on a family's name: whether it is judged and which output the judge watches (`uses_judge`,
+`judged_output`: the engine's fingerprint, comparability, judge agreement, the Harbor verifier's judge settings),
+how many of a stored result's items were left unscored (`unscored_items`, the one reader of that count), how its
+media are screened (`screen_spec`: the duration limit and which checks compare an output with the task's inputs),
+and whether its explanation's first lost line restates the headline arithmetic (`explanation_leads_with_arithmetic`).
+Hooks are "module:function" strings imported on first use, like the explainer, so asking loads no decoder.
+A plug-in family (registered, not in `FAMILY_SPECS`) answers through attributes of its verifier of the same name.
 """
 
 from __future__ import annotations
@@ -20,7 +29,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 if TYPE_CHECKING:  # pragma: no cover
     from agenticvbench.results.model import Result
@@ -31,12 +40,33 @@ HeadlineField = Literal["final_score", "adjusted_final_score"]
 
 
 @dataclass(frozen=True)
+class ScreenSpec:
+    """How `integrity.screen` treats a family's submitted media (defaults: a plain output of up to an hour)."""
+
+    #: Longest plausible output, in seconds: a longer header or packet span is rejected before decoding.
+    max_output_s: float = 3600.0
+    #: Flag an output byte-identical to one of the task's own inputs (`identical_to_input`).
+    identical_to_input: bool = False
+    #: Also flag an output that is nearly an input film, pictures and audio (`near_copy_of_input`).
+    near_copy_of_input: bool = False
+    #: Output names checked for too few video frames for their seconds (`degenerate_video`).
+    sparse_video: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class Family:
     """What the registry knows about a built-in family before importing its module."""
 
     module: str  # registers the verifier when imported
     headline_field: HeadlineField
     explainer: str  # "module:function" explaining a stored result; importing it loads no media stack
+    #: The output file an LLM judge watches (its SHA-256 names the judged video); None: the family has no judge.
+    judged_output: str | None = None
+    #: "module:function" counting a stored result's items left unscored; None: the family never leaves any.
+    unscored: str | None = None
+    screen: ScreenSpec = ScreenSpec()
+    #: The explanation's first lost line is the headline arithmetic, not a loss (one-line summaries skip it).
+    leads_with_arithmetic: bool = False
 
 
 FAMILY_SPECS: dict[str, Family] = {
@@ -44,6 +74,7 @@ FAMILY_SPECS: dict[str, Family] = {
         "agenticvbench.verifiers.sequencing",
         "adjusted_final_score",
         "agenticvbench.verifiers.sequencing:explain_sequencing",
+        leads_with_arithmetic=True,
     ),
     "assembly": Family(
         "agenticvbench.verifiers.assembly",
@@ -54,11 +85,15 @@ FAMILY_SPECS: dict[str, Family] = {
         "agenticvbench.verifiers.repair.verifier",
         "final_score",
         "agenticvbench.verifiers.repair.explain:explain_repair",
+        screen=ScreenSpec(identical_to_input=True, sparse_video=("fixed.mp4",)),
     ),
     "recap": Family(
         "agenticvbench.verifiers.recap.verifier",
         "final_score",
         "agenticvbench.verifiers.recap.explain:explain_recap",
+        judged_output="final.mp4",
+        unscored="agenticvbench.verifiers.recap.explain:unscored_items",
+        screen=ScreenSpec(max_output_s=4 * 3600.0, identical_to_input=True, near_copy_of_input=True),
     ),
 }
 _REGISTRY: dict[str, Verifier] = {}
@@ -115,9 +150,58 @@ def family_explainer(family: str) -> Callable[[Result], FamilyExplanation] | Non
     family has none (reports then show the generic explanation)."""
     spec = FAMILY_SPECS.get(family)
     if spec is not None:
-        module, name = spec.explainer.split(":")
-        return getattr(importlib.import_module(module), name)
+        return _hook(spec.explainer)
     return getattr(_REGISTRY.get(family), "explain", None)
+
+
+def _hook(ref: str) -> Any:
+    """The function a "module:function" hook names, importing its (light) module on first use."""
+    module, name = ref.split(":")
+    return getattr(importlib.import_module(module), name)
+
+
+def _plugin(family: str, name: str, default: Any) -> Any:
+    """Attribute `name` of the verifier registered for a plug-in family, `default` when it has none."""
+    return getattr(_REGISTRY.get(family), name, default)
+
+
+def judged_output(family: str) -> str | None:
+    """The output file an LLM judge watches for `family` (recap: `final.mp4`); None for a family without a judge."""
+    spec = FAMILY_SPECS.get(family)
+    return spec.judged_output if spec is not None else _plugin(family, "judged_output", None)
+
+
+def uses_judge(family: str) -> bool:
+    """True when `family`'s scores depend on an LLM judge (its identity is part of a result's fingerprint)."""
+    return judged_output(family) is not None
+
+
+def unscored_items(result: Result) -> int:
+    """How many of a stored result's items were left unscored (a judge off, failed or a replay miss); 0 for a
+    family that never leaves any. The one reader of that count: reuse, the run summary, comparability."""
+    spec = FAMILY_SPECS.get(result.family)
+    if spec is None:
+        fn = _plugin(result.family, "unscored_items", None)
+    else:
+        fn = _hook(spec.unscored) if spec.unscored else None
+    return int(fn(result)) if fn is not None else 0
+
+
+def screen_spec(family: str) -> ScreenSpec:
+    """How `family`'s submitted media are screened (`ScreenSpec`; the defaults for a family nobody declared)."""
+    spec = FAMILY_SPECS.get(family)
+    return spec.screen if spec is not None else _plugin(family, "screen", ScreenSpec())
+
+
+def explanation_leads_with_arithmetic(family: str) -> bool:
+    """True when `family`'s explanation opens its lost lines with the headline's arithmetic (sequencing), which
+    a one-line summary leaves out unless it is all there is."""
+    spec = FAMILY_SPECS.get(family)
+    return (
+        spec.leads_with_arithmetic
+        if spec is not None
+        else bool(_plugin(family, "leads_with_arithmetic", False))
+    )
 
 
 def headline_name(family: str) -> str:

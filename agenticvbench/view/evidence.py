@@ -3,18 +3,25 @@
 Every builder takes `public`: True for a bundle, which must hold no answer. A public page keeps what the agent
 made and the scores, and drops the correct order, the gold defect window, the expected clip per slot and anything
 derived from them (the misplaced marks, the per-slot right/wrong).
+
+`FAMILY_VIEWS` is the one table of what the viewer does per family: the builder of its evidence, whether a bundle
+may show its explanation's lost lines, and why a bundle never holds its output videos. The table lives here, not
+in the verifier registry, because everything in it is about rendering and publishing pages (thumbnails, timeline
+geometry, what a public bundle may reveal), which `verifiers/` must not import; `task_page_evidence` and the pages
+look a family up in it instead of branching on its name.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from agenticvbench.results.model import Result
 from agenticvbench.view.model import ViewModel
-from agenticvbench.view.thumbs import Thumbnailer
+from agenticvbench.view.thumbs import Thumbnailer, video_duration
 
 TIMELINE_W, TIMELINE_H, TIMELINE_PAD = 720, 150, 30
 MAX_ITEM_FRAMES = 6
@@ -241,3 +248,53 @@ def repair(result: Result, public: bool) -> Evidence:
 def _ticks(span: float) -> list[float]:
     step = next(s for s in (1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 1800, 3600, 1e9) if span / s <= 10)
     return [k * step for k in range(int(span // step) + 1)]
+
+
+@dataclass(frozen=True)
+class EvidenceInput:
+    """What a family's evidence builder may read: the result, the view model, the thumbnailer, whether the page
+    is public, and the task's first output video (None without one)."""
+
+    result: Result
+    model: ViewModel
+    thumbs: Thumbnailer
+    public: bool
+    video: Path | None
+
+
+@dataclass(frozen=True)
+class FamilyView:
+    """What the viewer does for one family (see the module docstring)."""
+
+    build: Callable[[EvidenceInput], Evidence]
+    #: A bundle may show the explanation's lost lines: they hold no answer (recap: the items' own reasons).
+    public_lost: bool = False
+    #: Why a bundle never holds the family's output videos; "" when it may.
+    withheld: str = ""
+
+
+FAMILY_VIEWS: dict[str, FamilyView] = {
+    "recap": FamilyView(
+        lambda x: recap(x.result, x.video, x.thumbs, video_duration(x.video) if x.video else None),
+        public_lost=True,
+    ),
+    "sequencing": FamilyView(lambda x: sequencing(x.result, x.model, x.thumbs, x.public)),
+    "assembly": FamilyView(lambda x: assembly(x.result, x.model, x.thumbs, x.public)),
+    # A good repair output reproduces the verifier-only source (a perfect one byte for byte, a stream-copied one
+    # packet for packet).
+    "repair": FamilyView(
+        lambda x: repair(x.result, x.public),
+        withheld="a repair output reproduces the verifier-only source video (the better, the closer)",
+    ),
+}
+
+
+def family_view(family: str) -> FamilyView | None:
+    """The viewer's entry for `family`; None for a family it has nothing special for."""
+    return FAMILY_VIEWS.get(family)
+
+
+def task_page_evidence(family: str, given: EvidenceInput) -> Evidence | None:
+    """The evidence a task page of `family` draws; None for a family without a builder."""
+    view = family_view(family)
+    return view.build(given) if view is not None else None

@@ -23,15 +23,10 @@ from agenticvbench.runs.submission import TEXT_MAX_BYTES
 from agenticvbench.tables import html_table
 from agenticvbench.view import evidence
 from agenticvbench.view.model import ViewModel
-from agenticvbench.view.thumbs import Thumbnailer, video_duration
+from agenticvbench.view.thumbs import Thumbnailer
 
 MEDIA_MODES = ("none", "thumbs", "full")
 SHOWN_TEXT_CHARS = 20_000
-#: Families whose output videos a bundle never holds, and why: a good repair reproduces the verifier-only source
-#: (a perfect one byte for byte, a stream-copied one packet for packet).
-WITHHELD_FAMILIES = {
-    "repair": "a repair output reproduces the verifier-only source video (the better, the closer)"
-}
 CSP = (
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; media-src 'self'; "
     "connect-src 'self'; base-uri 'none'; form-action 'none'"
@@ -122,12 +117,14 @@ def _text_of(path: Path) -> str:
 
 
 def _public_explanation(exp: Any, family: str) -> dict[str, Any]:
-    """What a bundle keeps of `avb explain`: how the headline was computed; for recap the lost points (the
-    items' own reasons); warnings by their code only (their text can name a gold window)."""
+    """What a bundle keeps of `avb explain`: how the headline was computed; the lost points of a family whose
+    lost lines hold no answer (`evidence.FamilyView.public_lost`: recap, the items' own reasons); warnings by
+    their code only (their text can name a gold window)."""
+    view = evidence.family_view(family)
     return {
         "computation": exp.computation,
         "reason": exp.reason,
-        "lost": exp.lost if family == "recap" else [],
+        "lost": exp.lost if view is not None and view.public_lost else [],
         "sections": {},
         "warnings": sorted({w.split(":", 1)[0] for w in exp.warnings}),
         "integrity": exp.integrity,
@@ -144,11 +141,13 @@ def task_context(model: ViewModel, site: Site, thumbs: Thumbnailer, run: int, ta
     players: list[dict[str, Any]] = []
     texts: list[dict[str, Any]] = []
     links: list[dict[str, Any]] = []
-    withheld = site.public and cell.family in WITHHELD_FAMILIES
+    view = evidence.family_view(cell.family)
+    why_withheld = view.withheld if view is not None else ""
+    withheld = site.public and bool(why_withheld)
     for name, i in outputs:
         ref = model.files[i]
         if withheld and ref.is_video:
-            out_notes.append(f"{name} is withheld from this bundle: {WITHHELD_FAMILIES[cell.family]}")
+            out_notes.append(f"{name} is withheld from this bundle: {why_withheld}")
         url = None if withheld and ref.is_video else site.file_url(model, i)
         if ref.is_video:
             players.append({"name": name, "url": url, "id": f"out-{len(players)}", "index": i})
@@ -169,14 +168,8 @@ def task_context(model: ViewModel, site: Site, thumbs: Thumbnailer, run: int, ta
     ev = None
     if r is not None:
         video = model.files[players[0]["index"]].path if players else None
-        if cell.family == "recap":
-            ev = evidence.recap(r, video, thumbs, video_duration(video) if video else None)
-        elif cell.family == "sequencing":
-            ev = evidence.sequencing(r, model, thumbs, site.public)
-        elif cell.family == "assembly":
-            ev = evidence.assembly(r, model, thumbs, site.public)
-        elif cell.family == "repair":
-            ev = evidence.repair(r, site.public)
+        given = evidence.EvidenceInput(r, model, thumbs, site.public, video)
+        ev = evidence.task_page_evidence(cell.family, given)
     try:
         exp = explain_result(r) if r is not None else None
     except Exception as exc:  # a result file of an unexpected shape: the page shows everything else

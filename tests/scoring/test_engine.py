@@ -219,7 +219,7 @@ def test_results_with_unscored_judge_items_are_retried_when_the_judge_is_on(tmp_
     """A recap result whose judge calls failed (unscored items) is not reused while a judge is configured."""
     from agenticvbench.results.model import Result
     from agenticvbench.runs.submission import Submission
-    from agenticvbench.scoring.engine import Job, _reusable
+    from agenticvbench.scoring.job import Job, reusable
     from agenticvbench.verifiers.base import VerifyContext
 
     old = Result(task_id=1, family="recap", status="scored", components={"unscored": 2}, fingerprint="f")
@@ -227,18 +227,18 @@ def test_results_with_unscored_judge_items_are_retried_when_the_judge_is_on(tmp_
         _task(37), Submission(37, tmp_path), tmp_path, {}, VerifyContext(tmp_path, judge=_JudgeOn()), {}
     )
     job_off = Job(_task(37), Submission(37, tmp_path), tmp_path, {}, VerifyContext(tmp_path, judge=None), {})
-    assert not _reusable(old, "f", job_on)
-    assert _reusable(old, "f", job_off)
+    assert not reusable(old, "f", job_on)
+    assert reusable(old, "f", job_off)
     old.components["unscored"] = 0
-    assert _reusable(old, "f", job_on)
-    assert not _reusable(old, "other", job_on)
+    assert reusable(old, "f", job_on)
+    assert not reusable(old, "other", job_on)
 
 
 def test_repair_profile_is_part_of_the_fingerprint(tmp_path):
     """rubric_json names a repair cell only; a changed ground-truth profile must invalidate the result."""
     from agenticvbench.dataset.tasks import task_from_row
     from agenticvbench.runs.submission import Submission
-    from agenticvbench.scoring.engine import Job, fingerprint
+    from agenticvbench.scoring.job import Job, fingerprint
     from agenticvbench.verifiers.base import VerifyContext
 
     row = {

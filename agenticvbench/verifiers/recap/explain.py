@@ -3,7 +3,8 @@ value or verdict, the failed and unscored items, and what the judge cost.
 
 Reads only the result (`detail.RecapItemDetail` rows, falling back to the official rows of an imported result);
 light enough for `avb report` and `avb explain`, which must not load PyAV or the judge client. `judge_usage` and
-`unscored_reasons` sum over many results, for run summaries.
+`unscored_reasons` sum over many results, for run summaries; `unscored_items` is the registry's hook for
+the count of unscored items.
 """
 
 from __future__ import annotations
@@ -83,6 +84,12 @@ def judge_usage(results: list[Result]) -> dict[str, Any]:
             if isinstance(j.get("cost_usd"), (int, float)):
                 cost = (cost or 0.0) + float(j["cost_usd"])
     return {"calls": calls, "prompt_tokens": prompt, "completion_tokens": completion, "cost_usd": cost}
+
+
+def unscored_items(result: Result) -> int:
+    """The number of llm items a stored recap result left unscored (`components["unscored"]`, 0 when absent);
+    read through the registry's `unscored_items`, never directly."""
+    return int((result.components or {}).get("unscored", 0) or 0)
 
 
 def unscored_reasons(results: list[Result]) -> dict[str, int]:
