@@ -22,7 +22,7 @@ from typing import Any
 
 from agenticvbench.baselines.strategies import RANDOM_REPS, STRATEGIES, WRITER_VERSION, Strategy, get_strategy
 from agenticvbench.baselines.table import HARNESS, BaselineTable
-from agenticvbench.dataset.loader import DEFAULT_DATASET, default_cache_dir, load_tasks
+from agenticvbench.dataset.loader import default_cache_dir, default_dataset, load_tasks
 from agenticvbench.dataset.tasks import FAMILIES, Task
 from agenticvbench.fsutil import atomic_write_json, parse_json_bounded, read_capped
 from agenticvbench.results.model import Result
@@ -178,7 +178,7 @@ class _KeptOpen:
 
 def baselines(
     *,
-    dataset: str | os.PathLike[str] = DEFAULT_DATASET,
+    dataset: str | os.PathLike[str] | None = None,
     revision: str | None = None,
     cache_dir: str | Path | None = None,
     family: str | None = None,
@@ -202,6 +202,7 @@ def baselines(
     from agenticvbench.scoring.engine import verify_run
 
     validate_jobs(jobs)
+    dataset = default_dataset() if dataset is None else dataset  # $AVB_DATASET, as the CLI
     if tasks is None:
         tasks = load_tasks(family, task_ids=task_ids, dataset=dataset, revision=revision, cache_dir=cache_dir)
     chosen = [get_strategy(n) for n in strategies] if strategies else list(STRATEGIES)

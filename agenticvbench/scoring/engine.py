@@ -15,7 +15,12 @@ from pathlib import Path
 from typing import Any
 
 from agenticvbench.analysis.run_summary import RunSummary, summarize
-from agenticvbench.dataset.loader import DEFAULT_DATASET, DatasetSource, default_cache_dir, load_tasks
+from agenticvbench.dataset.loader import (
+    DatasetSource,
+    default_cache_dir,
+    default_dataset,
+    load_tasks,
+)
 from agenticvbench.dataset.selection import validate_jobs
 from agenticvbench.dataset.tasks import Task
 from agenticvbench.errors import AVBError, ConfigError, DatasetError, ToolError
@@ -356,7 +361,7 @@ def _signature_notes(results: list[Result]) -> list[str]:
 def verify_run(
     run_dirs: str | Path | RunPlan | Sequence[str | Path | RunPlan],
     *,
-    dataset: str | os.PathLike[str] = DEFAULT_DATASET,
+    dataset: str | os.PathLike[str] | None = None,
     revision: str | None = None,
     cache_dir: str | Path | None = None,
     family: str | None = None,
@@ -402,6 +407,7 @@ def verify_run(
     plans = given + plans
     if not plans and refused:  # nothing can be scored: the run-directory error is the command's error
         raise refused[0]
+    dataset = default_dataset() if dataset is None else dataset  # $AVB_DATASET, as the CLI
     if tasks is None:
         tasks = load_tasks(family, task_ids=task_ids, dataset=dataset, revision=revision, cache_dir=cache_dir)
     cache = (Path(cache_dir).expanduser() if cache_dir else default_cache_dir()).resolve()
