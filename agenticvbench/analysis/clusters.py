@@ -13,9 +13,15 @@ clustering changed nothing (every task has a source of its own).
 `cluster_bootstrap` is the leaderboard's bootstrap when clusters are known: within each family its clusters are
 drawn with replacement (the runs, as before, once per replicate for all families), and each replicate's family
 mean is over the drawn clusters' cells (excluded cells left out). With few clusters the percentile interval of a
-cluster bootstrap is too narrow (its variance is `(G-1)/G` of the unbiased one, and it uses normal rather than t
-tails), so each family's replicates are stretched about the estimate by `sqrt(G/(G-1)) * t_{G-1} / z` (the
-quantiles at the interval's level): for 7 clusters x 1.41, for 36 x 1.05.
+cluster bootstrap is too narrow (its variance is about `(G-1)/G` of the unbiased one, and it has normal rather than
+t tails), so each family's replicates are stretched about the estimate (`stretch`) until their sd is the CR2
+standard error of the family mean (`paired.cluster_se` on the task means, clusters as given) times
+`t_df / z`, with df the Bell-McCaffrey degrees of freedom: the percentile interval then has the half width of
+the CR2/Bell-McCaffrey t interval, the same small-sample rule `avb compare` uses, while macro and micro (means of
+the stretched family replicates) keep the bootstrap's joint draw of runs. Stretching rather than replacing the
+percentile interval keeps one interval rule for every leaderboard cell, clustered or not. For 2 equal clusters
+the factor is about 9.2 (df 1), for 7 equal clusters about 1.41, for 36 about 1.05 (the old
+`sqrt(G/(G-1)) t_{G-1} / z`, which with unequal clusters overstated the df).
 """
 
 from __future__ import annotations
@@ -130,12 +136,13 @@ def family_clusters(
     return out if any(len(set(v)) < len(v) for v in out.values()) else None
 
 
-def stretch(g: int, level: float) -> float:
-    """The small-sample factor `sqrt(G/(G-1)) * t_{G-1} / z` applied to a cluster bootstrap of `g` clusters."""
-    if g < 2:
+def stretch(se: float, df: float, spread: float, level: float) -> float:
+    """The factor that turns bootstrap replicates of sd `spread` into ones of sd `t_{df} * se / z` (quantiles at
+    `level`): a percentile interval with the half width of the t interval `+- t_df * se`; 1 when `spread` is 0."""
+    if not (math.isfinite(spread) and spread > 0 and se > 0):
         return 1.0
     q = 1 - (1 - level) / 2
-    return math.sqrt(g / (g - 1)) * float(_st.t.ppf(q, g - 1)) / float(_st.norm.ppf(q))
+    return float(_st.t.ppf(q, df)) * se / (float(_st.norm.ppf(q)) * spread)
 
 
 def _counts(rng: np.random.Generator, n: int, resamples: int) -> np.ndarray:
@@ -155,6 +162,8 @@ def cluster_bootstrap(
     """Replicates of every family mean, macro and micro, resampling clusters within families (module docstring).
 
     `scores`: family -> runs x tasks (nan = excluded cell); `clusters`: family -> a key per task."""
+    from agenticvbench.analysis.paired import cluster_se
+
     rng = np.random.default_rng(seed)
     fams = [f for f in scores if scores[f].size]
     if not fams or resamples <= 0:
@@ -173,7 +182,14 @@ def cluster_bootstrap(
         reps = np.where(kept_of[fam] > 0, sums / np.maximum(kept_of[fam], 1e-300), 0.0)
         n_kept = kept.sum()
         est = float(filled.sum() / n_kept) if n_kept else 0.0
-        out[fam] = est + stretch(g, level) * (reps - est)
+        has = ~np.all(np.isnan(mat), axis=0)  # the CR2 interval of the task means (module docstring)
+        found = (
+            cluster_se(np.nanmean(mat[:, has], axis=0), clusters=list(c_idx.reshape(-1)[has]))
+            if has.sum() >= 2
+            else None
+        )
+        factor = 1.0 if found is None else stretch(found[0], found[1], float(np.std(reps)), level)
+        out[fam] = est + factor * (reps - est)
     stacked = np.stack([out[f] for f in fams])
     weights = np.stack([kept_of[f] for f in fams])
     out["macro"] = stacked.mean(axis=0)
