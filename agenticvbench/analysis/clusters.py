@@ -14,14 +14,15 @@ clustering changed nothing (every task has a source of its own).
 drawn with replacement (the runs, as before, once per replicate for all families), and each replicate's family
 mean is over the drawn clusters' cells (excluded cells left out). With few clusters the percentile interval of a
 cluster bootstrap is too narrow (its variance is about `(G-1)/G` of the unbiased one, and it has normal rather than
-t tails), so each family's replicates are stretched about the estimate (`stretch`) until their sd is the CR2
-standard error of the family mean (`paired.cluster_se` on the task means, clusters as given) times
-`t_df / z`, with df the Bell-McCaffrey degrees of freedom: the percentile interval then has the half width of
-the CR2/Bell-McCaffrey t interval, the same small-sample rule `avb compare` uses, while macro and micro (means of
-the stretched family replicates) keep the bootstrap's joint draw of runs. Stretching rather than replacing the
+t tails), so each family's replicates are stretched about the estimate (`stretch`) until their percentile
+interval has the half width `t_df * SE` of the CR2 / Bell-McCaffrey t interval of the family mean
+(`paired.cluster_se` on the task means, clusters as given): the same small-sample rule `avb compare` uses, while
+macro and micro (means of the stretched family replicates) keep the bootstrap's joint draw of runs. Matching the
+half width, not the sd, matters with 2-3 clusters, where the replicates take a few values and their percentile
+interval is narrower than `z` sds. Stretching rather than replacing the
 percentile interval keeps one interval rule for every leaderboard cell, clustered or not. For 2 equal clusters
-the factor is about 9.2 (df 1), for 7 equal clusters about 1.41, for 36 about 1.05 (the old
-`sqrt(G/(G-1)) t_{G-1} / z`, which with unequal clusters overstated the df).
+and one run the factor is 12.7 (df 1), for 36 singletons about 1.05 (the old `sqrt(G/(G-1)) t_{G-1} / z` gave 9.2
+for 2 clusters, and with unequal clusters it overstated the df).
 """
 
 from __future__ import annotations
@@ -136,13 +137,12 @@ def family_clusters(
     return out if any(len(set(v)) < len(v) for v in out.values()) else None
 
 
-def stretch(se: float, df: float, spread: float, level: float) -> float:
-    """The factor that turns bootstrap replicates of sd `spread` into ones of sd `t_{df} * se / z` (quantiles at
-    `level`): a percentile interval with the half width of the t interval `+- t_df * se`; 1 when `spread` is 0."""
-    if not (math.isfinite(spread) and spread > 0 and se > 0):
+def stretch(se: float, df: float, half: float, level: float) -> float:
+    """The factor that turns bootstrap replicates whose percentile interval (at `level`) has half width `half` into
+    ones whose interval has the half width `t_df * se` of the t interval; 1 when either is 0."""
+    if not (math.isfinite(half) and half > 0 and se > 0):
         return 1.0
-    q = 1 - (1 - level) / 2
-    return float(_st.t.ppf(q, df)) * se / (float(_st.norm.ppf(q)) * spread)
+    return float(_st.t.ppf(1 - (1 - level) / 2, df)) * se / half
 
 
 def _counts(rng: np.random.Generator, n: int, resamples: int) -> np.ndarray:
@@ -188,7 +188,8 @@ def cluster_bootstrap(
             if has.sum() >= 2
             else None
         )
-        factor = 1.0 if found is None else stretch(found[0], found[1], float(np.std(reps)), level)
+        lo, hi = np.quantile(reps, [(1 - level) / 2, 1 - (1 - level) / 2])
+        factor = 1.0 if found is None else stretch(found[0], found[1], float(hi - lo) / 2, level)
         out[fam] = est + factor * (reps - est)
     stacked = np.stack([out[f] for f in fams])
     weights = np.stack([kept_of[f] for f in fams])
