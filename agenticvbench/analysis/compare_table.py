@@ -124,7 +124,7 @@ class Comparison:
             f"result for a task counts 0: A {self.no_result_cells.get('a', 0)}, B "
             f"{self.no_result_cells.get('b', 0)} such cells). Differences A - B in points (score x 100). "
             f"macro = mean of the family differences, micro = mean over tasks. {self.level:.0%} interval "
-            f"clustered by {self.clustering}: CR2 (bias-reduced) variance, t quantile on Bell-McCaffrey "
+            f"clustered by {self.clustering}; CR2 (bias-reduced) variance, t quantile on Bell-McCaffrey "
             f"degrees of freedom ({self.df_text}); p = paired sign-flip permutation, two-sided; family p-values "
             f"Holm-adjusted "
             f"across the {sum(1 for r in self.rows if r.cell in FAMILIES)} families; verdict 'A better' / "
