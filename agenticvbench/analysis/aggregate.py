@@ -191,13 +191,7 @@ NOT_FINITE = "headline_score is not a finite number in a scored result; counted 
 def as_cell(result: Result) -> Result:
     """The result as a cell counts it: itself, or, for a `scored` result whose `headline_score` is nan or
     infinite, an `error` with score 0 and a one-line reason (module docstring)."""
-    if result.status != "scored":
-        return result
-    try:
-        value = float(result.headline_score)
-    except (TypeError, ValueError):
-        value = math.nan
-    if math.isfinite(value):
+    if result.status != "scored" or math.isfinite(float(result.headline_score)):
         return result
     return replace(
         result, status="error", headline_score=0.0, reason=f"{NOT_FINITE}: {result.headline_score!r}"
