@@ -3,7 +3,10 @@
 The rule: a family's headline is the mean of `headline_score`
 (adjusted for sequencing/assembly, final for repair/recap) over that family's tasks; with several runs of one
 (harness, model) it is the mean over the runs x tasks matrix. A task with no result, or with status missing,
-malformed or error, counts 0 (an `error` is also reported loudly by the report, never silently hidden).
+malformed or error, counts 0 (an `error` is also reported loudly by the report, never silently hidden). A
+`scored` result whose `headline_score` is not finite (nan, infinity: the schema's range check lets a nan through)
+is read as an `error` cell counting 0, with the reason saying so (`as_cell`), by every surface (leaderboard,
+compare, power), since they all read cells through `score_matrices`.
 A cell with status `excluded` (an infrastructure failure the run declares left out, `avb harbor import
 --infra-policy exclude`) is left out instead: the family mean is over the remaining cells, micro over all remaining
 cells, macro over the family headlines; a family with no cell left has headline 0 (as `avb harbor metric`), still
@@ -24,8 +27,9 @@ with `seed`, so a group's interval does not depend on which other groups are in 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -180,12 +184,26 @@ def group_results(results: Iterable[Result]) -> dict[tuple[str, str], list[Resul
     return dict(sorted(out.items()))
 
 
+#: The reason an `as_cell` error carries (the score's text appended).
+NOT_FINITE = "headline_score is not a finite number in a scored result; counted as an error (0)"
+
+
+def as_cell(result: Result) -> Result:
+    """The result as a cell counts it: itself, or, for a `scored` result whose `headline_score` is nan or
+    infinite, an `error` with score 0 and a one-line reason (module docstring)."""
+    if result.status != "scored" or math.isfinite(float(result.headline_score)):
+        return result
+    return replace(
+        result, status="error", headline_score=0.0, reason=f"{NOT_FINITE}: {result.headline_score!r}"
+    )
+
+
 def score_matrices(
     results: Iterable[Result], runs: Sequence[RunRef], universe: TaskUniverse
 ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """Per family: (scores, statuses), each runs x tasks; a cell without a result is (0.0, "no_result"), an
-    excluded cell is (nan, "excluded")."""
-    index = {(run_ref(r).path, int(r.task_id)): r for r in results}
+    excluded cell is (nan, "excluded"); a scored result with a non-finite score is an error (`as_cell`)."""
+    index = {(run_ref(r).path, int(r.task_id)): as_cell(r) for r in results}
     out: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     for fam in universe.families:
         ids = universe.tasks[fam]

@@ -19,9 +19,16 @@ clustering changed nothing (every task has a source of its own).
 `cluster_bootstrap` is the leaderboard's bootstrap when clusters are known: within each family its clusters are
 drawn with replacement (the runs, as before, once per replicate for all families), and each replicate's family
 mean is over the drawn clusters' cells (excluded cells left out). With few clusters the percentile interval of a
-cluster bootstrap is too narrow (its variance is `(G-1)/G` of the unbiased one, and it uses normal rather than t
-tails), so each family's replicates are stretched about the estimate by `sqrt(G/(G-1)) * t_{G-1} / z` (the
-quantiles at the interval's level): for 7 clusters x 1.41, for 36 x 1.05.
+cluster bootstrap is too narrow (its variance is about `(G-1)/G` of the unbiased one, and it has normal rather than
+t tails), so each family's replicates are stretched about the estimate (`stretch`) until their percentile
+interval has the half width `t_df * SE` of the CR2 / Bell-McCaffrey t interval of the family mean
+(`paired.cluster_se` on the task means, clusters as given): the same small-sample rule `avb compare` uses, while
+macro and micro (means of the stretched family replicates) keep the bootstrap's joint draw of runs. Matching the
+half width, not the sd, matters with 2-3 clusters, where the replicates take a few values and their percentile
+interval is narrower than `z` sds. Stretching rather than replacing the
+percentile interval keeps one interval rule for every leaderboard cell, clustered or not. For 2 equal clusters
+and one run the factor is 12.7 (df 1), for 36 singletons about 1.05 (the old `sqrt(G/(G-1)) t_{G-1} / z` gave 9.2
+for 2 clusters, and with unequal clusters it overstated the df).
 """
 
 from __future__ import annotations
@@ -176,12 +183,12 @@ def family_clusters(
     return out if any(len(set(v)) < len(v) for v in out.values()) else None
 
 
-def stretch(g: int, level: float) -> float:
-    """The small-sample factor `sqrt(G/(G-1)) * t_{G-1} / z` applied to a cluster bootstrap of `g` clusters."""
-    if g < 2:
+def stretch(se: float, df: float, half: float, level: float) -> float:
+    """The factor that turns bootstrap replicates whose percentile interval (at `level`) has half width `half` into
+    ones whose interval has the half width `t_df * se` of the t interval; 1 when either is 0."""
+    if not (math.isfinite(half) and half > 0 and se > 0):
         return 1.0
-    q = 1 - (1 - level) / 2
-    return math.sqrt(g / (g - 1)) * float(_st.t.ppf(q, g - 1)) / float(_st.norm.ppf(q))
+    return float(_st.t.ppf(1 - (1 - level) / 2, df)) * se / half
 
 
 def _counts(rng: np.random.Generator, n: int, resamples: int) -> np.ndarray:
@@ -201,6 +208,8 @@ def cluster_bootstrap(
     """Replicates of every family mean, macro and micro, resampling clusters within families (module docstring).
 
     `scores`: family -> runs x tasks (nan = excluded cell); `clusters`: family -> a key per task."""
+    from agenticvbench.analysis.paired import cluster_se
+
     rng = np.random.default_rng(seed)
     fams = [f for f in scores if scores[f].size]
     if not fams or resamples <= 0:
@@ -219,7 +228,15 @@ def cluster_bootstrap(
         reps = np.where(kept_of[fam] > 0, sums / np.maximum(kept_of[fam], 1e-300), 0.0)
         n_kept = kept.sum()
         est = float(filled.sum() / n_kept) if n_kept else 0.0
-        out[fam] = est + stretch(g, level) * (reps - est)
+        has = ~np.all(np.isnan(mat), axis=0)  # the CR2 interval of the task means (module docstring)
+        found = (
+            cluster_se(np.nanmean(mat[:, has], axis=0), clusters=list(c_idx.reshape(-1)[has]))
+            if has.sum() >= 2
+            else None
+        )
+        lo, hi = np.quantile(reps, [(1 - level) / 2, 1 - (1 - level) / 2])
+        factor = 1.0 if found is None else stretch(found[0], found[1], float(hi - lo) / 2, level)
+        out[fam] = est + factor * (reps - est)
     stacked = np.stack([out[f] for f in fams])
     weights = np.stack([kept_of[f] for f in fams])
     out["macro"] = stacked.mean(axis=0)

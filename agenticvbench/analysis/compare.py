@@ -1,10 +1,13 @@
 """`compare_runs`: stack A against stack B, task by task (paired), per family and overall.
 
-On the tasks both stacks have a result for: each stack's repetitions are averaged within each task (a run
-without a result for that task counts 0, the leaderboard's rule), the per-task differences `A - B` are
-combined per family (every task weighs the same), for macro (every family weighs the same) and for micro
+On the tasks both stacks have a result for (`paired_tasks`, the rule `avb power` uses too): each stack's
+repetitions are averaged within each task (a run without a result for that task counts 0, an excluded cell is
+left out: the leaderboard's rules), the per-task differences `A - B` over the tasks both stacks kept (a task
+every repetition of one stack excluded is left out of the pair) are combined per family (every task weighs the same), for macro (every family weighs the same) and for micro
 (every task weighs the same), with the clustered interval, sign-flip p-value and minimum detectable difference of
-`agenticvbench.analysis.paired`. Family p-values are Holm-adjusted across the families compared.
+`agenticvbench.analysis.paired`. Family p-values are Holm-adjusted across the families compared. The A and B
+columns are what the leaderboard prints for each stack over the compared tasks (`stack_headline`: its mean over
+its own kept cells), so a task one stack excluded still counts in the other stack's column.
 
 Clusters: `clusters` ((family, task id) -> key, from `clusters.source_clusters`, re-exported here) groups tasks
 cut from the same source material; without it every task is its own cluster (`unclustered_reason` says why in the
@@ -18,11 +21,12 @@ dataset revisions or (within a family) verifier versions.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
-from agenticvbench.analysis.aggregate import run_ref, score_matrices
+from agenticvbench.analysis.aggregate import GroupHeadline, group_headline, run_ref, score_matrices
 from agenticvbench.analysis.clusters import Clustering, source_clusters  # noqa: F401 - public name, re-exported
 from agenticvbench.analysis.comparability import dataset_key, verifier_key
 from agenticvbench.analysis.compare_table import (  # noqa: F401 - public names, re-exported
@@ -64,23 +68,66 @@ def _label(results: Sequence[Result]) -> str:
     return ", ".join(f"{h}/{m}" for h, m in groups)
 
 
-def _task_means(results: Sequence[Result], universe: TaskUniverse) -> tuple[dict[str, np.ndarray], int]:
-    """Per family, each task's mean over the runs that did not exclude it (`excluded` cells are nan in the
-    score matrix and are left out, the leaderboard's rule); nan where every run excluded the task."""
-    runs = sorted({run_ref(r) for r in results})
-    mats = score_matrices(results, runs, universe)
-    no_result = sum(int(np.sum(st == "no_result")) for _, st in mats.values())
-    out: dict[str, np.ndarray] = {}
-    for f, (sc, _) in mats.items():
-        kept = (~np.isnan(sc)).sum(axis=0)
-        out[f] = np.where(kept > 0, np.nansum(sc, axis=0) / np.maximum(kept, 1), np.nan)
-    return out, no_result
-
-
-def _run_matrix(results: Sequence[Result], universe: TaskUniverse) -> np.ndarray:
-    """Runs x tasks scores of one stack over the compared tasks, families concatenated (excluded cells nan)."""
+def stack_matrix(results: Sequence[Result], universe: TaskUniverse) -> np.ndarray:
+    """Runs x tasks scores of one stack over `universe`, families concatenated in order (excluded cells nan, a
+    cell without a result 0: `aggregate.score_matrices`)."""
     mats = score_matrices(results, sorted({run_ref(r) for r in results}), universe)
     return np.concatenate([mats[f][0] for f in universe.families], axis=1)
+
+
+def no_result_cells(results: Sequence[Result], universe: TaskUniverse) -> int:
+    """How many run x task cells of one stack over `universe` have no result (they count 0)."""
+    mats = score_matrices(results, sorted({run_ref(r) for r in results}), universe)
+    return sum(int(np.sum(st == "no_result")) for _, st in mats.values())
+
+
+def _universe(tasks: Iterable[tuple[str, int]]) -> TaskUniverse:
+    by_fam: dict[str, list[int]] = {}
+    for fam, tid in sorted(tasks):
+        by_fam.setdefault(fam, []).append(tid)
+    order = [f for f in FAMILIES if f in by_fam] + sorted(f for f in by_fam if f not in FAMILIES)
+    return TaskUniverse({f: tuple(by_fam[f]) for f in order}, "observed")
+
+
+@dataclass(frozen=True)
+class PairedTasks:
+    """The tasks a comparison (or a plan) is over: `shared` (every stack has a result), `kept` (every stack has
+    a cell that is not excluded: the paired differences), `compared` (the shared tasks of the families `kept`
+    still holds: each stack's own means), and per family the shared tasks left out of `kept`."""
+
+    shared: TaskUniverse
+    kept: TaskUniverse
+    compared: TaskUniverse
+    excluded: dict[str, int]
+
+
+def paired_tasks(stacks: Sequence[Sequence[Result]]) -> PairedTasks:
+    """The `PairedTasks` of stacks: one rule for `avb compare` and `avb power` (`SubmissionError` when the stacks
+    share no task, or every shared task is excluded by one of them)."""
+    have = [{(r.family, int(r.task_id)) for r in res if r.status != INVALID_STATUS} for res in stacks]
+    shared = _universe(set.intersection(*have))
+    if not shared.families:
+        raise SubmissionError(
+            f"cannot compare: {' and '.join(_label(res) or name for res, name in zip(stacks, 'AB', strict=False))} "
+            "share no task with a result"
+        )
+    ok = np.all([np.any(np.isfinite(stack_matrix(res, shared)), axis=0) for res in stacks], axis=0)
+    flat = [(f, t) for f in shared.families for t in shared.tasks[f]]
+    kept = _universe(k for k, good in zip(flat, ok, strict=True) if good)
+    excluded = {f: len(shared.tasks[f]) - len(kept.tasks.get(f, ())) for f in shared.families}
+    if not kept.families:
+        raise SubmissionError("cannot compare: every shared task is excluded (infrastructure failures)")
+    compared = TaskUniverse({f: shared.tasks[f] for f in kept.families}, "observed")
+    return PairedTasks(shared, kept, compared, excluded)
+
+
+def stack_headline(results: Sequence[Result], universe: TaskUniverse) -> GroupHeadline:
+    """What the leaderboard prints for one stack over `universe` (`aggregate.group_headline`, no bootstrap): each
+    family the mean of the stack's own kept cells, macro and micro by the leaderboard's rules. A stack of
+    several (harness, model) rows is taken as one."""
+    if len({run_ref(r).group for r in results}) > 1:
+        results = [replace(r, run={**(r.run or {}), "harness": "stack", "model": "stack"}) for r in results]
+    return group_headline(results, universe, resamples=0)
 
 
 def compare_runs(
@@ -96,81 +143,51 @@ def compare_runs(
 ) -> Comparison:
     """Compare stack A (`results_a`, one or several runs) with stack B, paired by task (module docstring)."""
     _refuse_mixed([*results_a, *results_b])
-    have_a = {(r.family, int(r.task_id)) for r in results_a if r.status != INVALID_STATUS}
-    have_b = {(r.family, int(r.task_id)) for r in results_b if r.status != INVALID_STATUS}
-    shared = have_a & have_b
-    if not shared:
-        raise SubmissionError(
-            f"cannot compare: {_label(results_a) or 'A'} and {_label(results_b) or 'B'} "
-            "share no task with a result"
-        )
-    by_fam: dict[str, list[int]] = {}
-    for fam, tid in sorted(shared):
-        by_fam.setdefault(fam, []).append(tid)
-    order = [f for f in FAMILIES if f in by_fam] + sorted(f for f in by_fam if f not in FAMILIES)
-    universe = TaskUniverse({f: tuple(by_fam[f]) for f in order}, "observed")
-    means_a, none_a = _task_means(results_a, universe)
-    means_b, none_b = _task_means(results_b, universe)
-    excluded: dict[str, int] = {}
-    for fam in list(order):
-        keep = np.isfinite(means_a[fam]) & np.isfinite(means_b[fam])
-        excluded[fam] = int(np.sum(~keep))
-        means_a[fam], means_b[fam] = means_a[fam][keep], means_b[fam][keep]
-        by_fam[fam] = [t for t, k in zip(by_fam[fam], keep, strict=True) if k]
-        if not by_fam[fam]:
-            order.remove(fam)
-    if not order:
-        raise SubmissionError("cannot compare: every shared task is excluded (infrastructure failures)")
-    universe = TaskUniverse({f: tuple(by_fam[f]) for f in order}, "observed")
+    tasks = paired_tasks([results_a, results_b])
+    universe, order = tasks.kept, list(tasks.kept.families)
+    heads = [stack_headline(res, tasks.compared) for res in (results_a, results_b)]
+    diffs = np.nanmean(stack_matrix(results_a, universe), axis=0) - np.nanmean(
+        stack_matrix(results_b, universe), axis=0
+    )
     key = (lambda f, t: clusters.get((f, t), f"task:{f}-{t}")) if clusters else (lambda f, t: f"task:{f}-{t}")
     kw: dict[str, Any] = {"level": level, "power": power, "permutations": permutations, "seed": seed}
+    all_f = [f for f in order for _ in universe.tasks[f]]
+    all_c = [key(f, t) for f in order for t in universe.tasks[f]]
+    fam_of = np.array(all_f)
     rows: list[CompareRow] = []
-    all_d, all_f, all_c, all_a, all_b = [], [], [], [], []
     for fam in order:
-        d = means_a[fam] - means_b[fam]
-        cl = [key(fam, t) for t in universe.tasks[fam]]
+        d = diffs[fam_of == fam]
+        cl = [c for c, f in zip(all_c, all_f, strict=True) if f == fam]
+        means = [h.families[fam].mean for h in heads]
         rows.append(
-            CompareRow(
-                fam,
-                float(means_a[fam].mean()),
-                float(means_b[fam].mean()),
-                paired_stat(d, clusters=cl, **kw),
-                None,
-                *_wlt(d),
-                excluded[fam],
-            )
+            CompareRow(fam, *means, paired_stat(d, clusters=cl, **kw), None, *_wlt(d), tasks.excluded[fam])
         )
-        all_d += list(d)
-        all_f += [fam] * len(d)
-        all_c += cl
-        all_a += list(means_a[fam])
-        all_b += list(means_b[fam])
     for r, p in zip(rows, holm([r.stat.p_value for r in rows]), strict=True):
         r.p_holm = p
+        r.holm_m = len(rows)
     sizes = {f: len(universe.tasks[f]) for f in order}
-    d_all = np.asarray(all_d)
     design = Design.macro(all_f, all_c)
     spreads = [
         found.sentence()
         for label, res in (("A", results_a), ("B", results_b))
-        if (found := rep_spread(label, _run_matrix(res, universe), design))
+        if (found := rep_spread(label, stack_matrix(res, universe), design))
     ]
     for cell, w in (
         ("macro", [1.0 / (len(order) * sizes[f]) for f in all_f]),
-        ("micro", [1.0 / len(all_d)] * len(all_d)),
+        ("micro", [1.0 / len(all_f)] * len(all_f)),
     ):
-        wa = np.asarray(w)
         rows.append(
             CompareRow(
                 cell,
-                float(np.dot(wa, all_a)),
-                float(np.dot(wa, all_b)),
-                paired_stat(d_all, weights=wa, strata=all_f, clusters=all_c, **kw),
+                *[float(getattr(h, cell)) for h in heads],
+                paired_stat(diffs, weights=np.asarray(w), strata=all_f, clusters=all_c, **kw),
                 None,
-                *_wlt(d_all),
-                sum(excluded.values()),
+                *_wlt(diffs),
+                sum(tasks.excluded.values()),
             )
         )
+    have_a = {(r.family, int(r.task_id)) for r in results_a if r.status != INVALID_STATUS}
+    have_b = {(r.family, int(r.task_id)) for r in results_b if r.status != INVALID_STATUS}
     return Comparison(
         _label(results_a),
         _label(results_b),
@@ -183,10 +200,10 @@ def compare_runs(
         ),
         level,
         power,
-        {"a": none_a, "b": none_b},
+        {"a": no_result_cells(results_a, tasks.compared), "b": no_result_cells(results_b, tasks.compared)},
         len(have_a - have_b),
         len(have_b - have_a),
-        excluded,
+        tasks.excluded,
         spreads,
     )
 

@@ -35,9 +35,26 @@ class CompareRow:
     won: int
     lost: int
     tied: int
-    #: tasks left out of this row because every repetition of A or of B is `excluded` (an infrastructure failure
-    #: under `--infra-policy exclude`), as the leaderboard leaves such cells out
+    #: tasks left out of this row's paired difference because every repetition of A or of B is `excluded` (an
+    #: infrastructure failure under `--infra-policy exclude`)
     excluded: int = 0
+    #: what Holm multiplies this row's smallest possible p by (the number of families compared; 1 for macro/micro)
+    holm_m: int = 1
+
+    @property
+    def reachable(self) -> bool:
+        """False when no difference can give a verdict: the sign-flip p's floor (`PairedStat.min_p`) times the
+        Holm multiplier is not below `ALPHA` (a family or macro of 5 or fewer clusters, exact enumeration)."""
+        return self.stat.reachable(self.holm_m if self.cell in FAMILIES else 1, ALPHA)
+
+    @property
+    def mdd_text(self) -> str:
+        """The MDD column in points, or 'no verdict possible (G clusters)' when no difference can meet it."""
+        if self.stat.mdd is None:
+            return "-"
+        if not self.reachable:
+            return f"no verdict possible ({self.stat.n_clusters} clusters)"
+        return f"{100 * self.stat.mdd:.1f}"
 
     @property
     def p_decisive(self) -> float | None:
@@ -54,6 +71,8 @@ class CompareRow:
             return "no detectable difference (no interval: fewer than 2 clusters)"
         if s.ci_high - s.ci_low <= TIE:
             return "no detectable difference (interval has zero width)"
+        if not self.reachable:
+            return f"no detectable difference (no verdict possible: {s.n_clusters} clusters)"
         if not s.detectable or p is None or p >= ALPHA:
             return "no detectable difference"
         return "A better" if s.estimate > 0 else "B better"
@@ -105,16 +124,20 @@ class Comparison:
             f"result for a task counts 0: A {self.no_result_cells.get('a', 0)}, B "
             f"{self.no_result_cells.get('b', 0)} such cells). Differences A - B in points (score x 100). "
             f"macro = mean of the family differences, micro = mean over tasks. {self.level:.0%} interval "
-            f"clustered by {self.clustering}, t quantile on clusters - families degrees of freedom "
-            f"({self.df_text}); p = paired sign-flip permutation, two-sided; family p-values Holm-adjusted "
+            f"clustered by {self.clustering}; CR2 (bias-reduced) variance, t quantile on Bell-McCaffrey "
+            f"degrees of freedom ({self.df_text}); p = paired sign-flip permutation, two-sided; family p-values "
+            f"Holm-adjusted "
             f"across the {sum(1 for r in self.rows if r.cell in FAMILIES)} families; verdict 'A better' / "
             f"'B better' only when the p (Holm for a family) is below {ALPHA:g} and the interval excludes 0; "
-            f"MDD = minimum detectable difference at {self.power:.0%} power for this n; "
+            f"MDD = minimum detectable difference at {self.power:.0%} power for this n ('no verdict possible' "
+            f"where the sign-flip p cannot go below {ALPHA:g} after Holm with that few clusters, whatever the "
+            f"difference); "
             f"W/L/T = tasks A won / lost / tied."
             + (
-                f" Left out as the leaderboard leaves them out: {n_out} shared task(s) whose every repetition of A "
-                f"or of B is excluded (infrastructure failures under --infra-policy exclude); an excluded "
-                f"repetition of a task is left out of that task's mean"
+                f" Excluded cells (infrastructure failures under --infra-policy exclude): the A and B columns are "
+                f"what the leaderboard prints for each stack over the compared tasks (its mean over its own kept "
+                f"cells); the differences leave out the {n_out} shared task(s) whose every repetition of A or of "
+                f"B is excluded, and an excluded repetition is left out of its task's mean"
                 + (f"; not compared (no task left): {', '.join(gone)}" if gone else "")
                 + "."
                 if (n_out := sum(self.excluded.values()))
@@ -135,7 +158,7 @@ class Comparison:
     @property
     def df_text(self) -> str:
         """The degrees of freedom each row's interval used ('-' without an interval)."""
-        return ", ".join(f"{r.cell} {'-' if r.stat.df is None else r.stat.df}" for r in self.rows)
+        return ", ".join(f"{r.cell} {'-' if r.stat.df is None else f'{r.stat.df:.1f}'}" for r in self.rows)
 
     def table(self) -> tuple[list[str], list[list[str]]]:
         """Display headers and rows (points, 1 decimal; p with 3 decimals)."""
@@ -169,7 +192,7 @@ class Comparison:
                     ci,
                     _p(s.p_value),
                     _p(r.p_holm),
-                    "-" if s.mdd is None else f"{100 * s.mdd:.1f}",
+                    r.mdd_text,
                     f"{r.won}/{r.lost}/{r.tied}" + (f" ({r.excluded} excluded)" if r.excluded else ""),
                     r.verdict,
                 ]
@@ -182,6 +205,7 @@ class Comparison:
         for row, r in zip(doc["rows"], self.rows, strict=True):
             row["verdict"] = r.verdict
             row["out_of_range"] = r.out_of_range
+            row["reachable"] = r.reachable
         doc["caption"] = self.caption
         return doc
 
@@ -210,6 +234,7 @@ class Comparison:
                         "p": r.stat.p_value,
                         "p_holm": r.p_holm,
                         "mdd": r.stat.mdd,
+                        "reachable": r.reachable,
                         "won": r.won,
                         "lost": r.lost,
                         "tied": r.tied,

@@ -4,19 +4,28 @@ The estimate is a weighted mean of task differences, `sum_t w_t d_t` with `sum_t
 (families): for one family every task weighs `1/n`; for the leaderboard's macro every family weighs the same
 (`w_t = 1 / (F n_f)`); for micro every task weighs the same (`w_t = 1/N`).
 
-Interval (stratified cluster-robust, the survey "with-replacement clusters within strata" estimator): with
-clusters `g` (a task alone, or every task cut from the same source material), strata `h` (families) holding
-`G_h` clusters, and residuals `e_t = d_t - mean of d in t's stratum`,
-`Var = sum_h G_h/(G_h-1) * sum_{g in h} (sum_{t in g} w_t e_t)^2`, and the interval is
-`estimate +- t_{1-a/2, df} * sqrt(Var)` with `df = G - H` (clusters minus strata). With one stratum and every
-task its own cluster this is the textbook paired interval `mean +- t_{n-1} * sd / sqrt(n)`. When a cluster spans
-two strata (a film used by sequencing and by assembly) or a stratum has a single cluster, the strata are dropped:
-one stratum, residuals from the overall estimate (wider: the spread between family means counts as noise).
+Interval (stratified cluster-robust, CR2 with Bell-McCaffrey degrees of freedom): with clusters `g` (a task alone,
+or every task cut from the same source material), strata `h` (families), `W_g`, `W_h` the weight a cluster and
+its stratum hold, and residuals `e_t = d_t - (weighted mean of d in t's stratum)`,
+`Var = sum_h sum_{g in h} (sum_{t in g} w_t e_t)^2 / (1 - W_g/W_h)`: the bias-reduced linearisation (CR2,
+`(I - H_gg)^{-1/2}` applied to the cluster's residuals of the regression on stratum dummies, which for this
+estimator reduces to that factor; with equal clusters it is the familiar `G_h/(G_h-1)`). The interval is
+`estimate +- t_{1-a/2, df} * sqrt(Var)` with `df` the Bell-McCaffrey (Satterthwaite) degrees of freedom of that
+variance under working independence: writing each cluster's term as `p_g' d` and `M = P P'`,
+`df = tr(M)^2 / sum(M * M)` (a real number; `G - 1` for one stratum of equal clusters, about 1 when one stratum of
+2 clusters carries the variance). The old factor `G_h/(G_h-1)` on `G - H` degrees of freedom covered 0.91 with 2
+clusters (`docs/comparisons.md`). With one stratum and every task its own cluster this is the textbook paired
+interval `mean +- t_{n-1} * sd / sqrt(n)`. When a cluster spans two strata (a film used by sequencing and by
+assembly) or a stratum has a single cluster, the strata are dropped: one stratum, residuals from the overall
+estimate (wider: the spread between family means counts as noise).
 
 p-value: paired permutation (sign flip): under "no difference" the sign of each cluster's differences is
 exchangeable, so the whole cluster's differences flip together. Two-sided, `P(|T*| >= |T|)`; exact enumeration
 when there are at most `EXACT_MAX_CLUSTERS` clusters, else `DEFAULT_PERMUTATIONS` random flips from a fixed seed
-with the `(hits + 1) / (B + 1)` correction (the convention of `scipy.stats.permutation_test`).
+with the `(hits + 1) / (B + 1)` correction (the convention of `scipy.stats.permutation_test`). So the p has a
+floor, `min_p`: `2 / 2^G` exact (every sign pattern and its mirror), `1 / (B + 1)` by Monte Carlo; a family whose
+floor times its Holm multiplier is not below 0.05 can never reach a verdict, whatever the difference
+(`PairedStat.reachable`).
 
 Minimum detectable difference at power `1 - b` for this design: the true difference at which the two-sided t
 test (size `a`, `df` degrees of freedom) rejects with probability `1 - b`, from the noncentral t distribution
@@ -57,7 +66,14 @@ class PairedStat:
     n_tasks: int
     n_clusters: int
     p_method: str
-    df: int | None = None
+    df: float | None = None
+    #: the smallest p the sign-flip test can give with these clusters (before any Holm adjustment)
+    min_p: float | None = None
+
+    def reachable(self, multiplier: int = 1, alpha: float = 0.05) -> bool:
+        """False when no difference can reach p < `alpha` after a Holm `multiplier` (the p's floor times it is
+        `alpha` or more): the MDD is then not a difference any verdict can meet."""
+        return self.min_p is not None and self.min_p * multiplier < alpha
 
     @property
     def detectable(self) -> bool:
@@ -89,34 +105,68 @@ def _arrays(
     return d, w, s_idx.reshape(-1), c_idx.reshape(-1)
 
 
+def _strata_or_one(s_idx: np.ndarray, c_idx: np.ndarray) -> np.ndarray:
+    """The strata index per task, or all zeros when a cluster spans two strata or a stratum has one cluster."""
+    g = int(c_idx.max()) + 1
+    pairs = np.unique(np.stack([c_idx, s_idx]), axis=1)
+    if pairs.shape[1] != g:  # a cluster in two strata
+        return np.zeros_like(s_idx)
+    per_stratum = np.bincount(pairs[1])
+    return s_idx if np.all(per_stratum[per_stratum > 0] >= 2) else np.zeros_like(s_idx)
+
+
+def cr2_terms(
+    d: np.ndarray, w: np.ndarray, s_idx: np.ndarray, c_idx: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """(terms, P): each cluster's CR2-adjusted term `sqrt(a_g) u_g` (the variance is the sum of their squares) and
+    the clusters x tasks matrix `P` with `terms = P @ d` (rows: `sqrt(a_g) (w 1_g - W_g/W_h w 1_h)`). Strata must
+    hold 2+ clusters each and clusters be nested in strata (`_strata_or_one`)."""
+    g = int(c_idx.max()) + 1
+    h_of = np.zeros(g, dtype=int)
+    h_of[c_idx] = s_idx
+    w_h = np.bincount(s_idx, weights=w)
+    share = np.bincount(c_idx, weights=w, minlength=g) / w_h[h_of]
+    adj = np.sqrt(1.0 / np.maximum(1.0 - share, 1e-12))
+    p = np.zeros((g, d.size))
+    p[c_idx, np.arange(d.size)] = w
+    p -= share[:, None] * (w[None, :] * (s_idx[None, :] == h_of[:, None]))
+    p *= adj[:, None]
+    return p @ d, p
+
+
+def bell_mccaffrey_df(p: np.ndarray) -> float:
+    """Satterthwaite degrees of freedom of `sum_g (p_g' d)^2` when the d are independent with equal variance:
+    `tr(M)^2 / sum(M * M)` with `M = P P'` (at least 1)."""
+    m = p @ p.T
+    denom = float(np.sum(m * m))
+    return max(1.0, float(np.trace(m)) ** 2 / denom) if denom > 0 else 1.0
+
+
 def cluster_se(
     diffs: Floats,
     *,
     weights: Floats | None = None,
     strata: Sequence[object] | None = None,
     clusters: Sequence[object] | None = None,
-) -> tuple[float, int] | None:
-    """(standard error, degrees of freedom) of the weighted mean difference (module docstring); None without
-    at least 2 clusters."""
+) -> tuple[float, float] | None:
+    """(standard error, degrees of freedom) of the weighted mean difference: CR2 with Bell-McCaffrey df (module
+    docstring); None without at least 2 clusters."""
     d, w, s_idx, c_idx = _arrays(diffs, weights, strata, clusters)
     g = int(c_idx.max()) + 1 if d.size else 0
     if g < 2:
         return None
-    stratum_of = {int(c): set(s_idx[c_idx == c].tolist()) for c in range(g)}
-    sizes = (
-        np.bincount([next(iter(v)) for v in stratum_of.values()])
-        if all(len(v) == 1 for v in stratum_of.values())
-        else np.array([])
-    )
-    if sizes.size == 0 or np.any(sizes[sizes > 0] < 2):
-        s_idx = np.zeros_like(s_idx)
-        stratum_of = {c: {0} for c in range(g)}
-        sizes = np.array([g])
-    means = np.bincount(s_idx, weights=w * d) / np.bincount(s_idx, weights=w)
-    contrib = np.bincount(c_idx, weights=w * (d - means[s_idx]), minlength=g)
-    factor = np.array([sizes[next(iter(stratum_of[c]))] for c in range(g)], dtype=float)
-    var = float(np.sum(factor / (factor - 1) * contrib**2))
-    return math.sqrt(var), g - int(np.count_nonzero(sizes))
+    terms, p = cr2_terms(d, w, _strata_or_one(s_idx, c_idx), c_idx)
+    return math.sqrt(float(np.sum(terms**2))), bell_mccaffrey_df(p)
+
+
+def min_p_value(n_clusters: int, permutations: int = DEFAULT_PERMUTATIONS) -> float:
+    """The smallest p the sign-flip test can return with `n_clusters` clusters: `2 / 2^G` when it enumerates,
+    `1 / (B + 1)` by Monte Carlo (1 without clusters)."""
+    if n_clusters < 1:
+        return 1.0
+    if n_clusters <= EXACT_MAX_CLUSTERS:
+        return 2.0 / 2**n_clusters
+    return 1.0 / (permutations + 1)
 
 
 def sign_flip_p(
@@ -151,12 +201,12 @@ def sign_flip_p(
     return (hits + 1) / (permutations + 1), f"Monte Carlo ({permutations} sign flips, seed {seed})"
 
 
-def t_quantile(prob: float, df: int) -> float:
+def t_quantile(prob: float, df: float) -> float:
     """Student t quantile."""
     return float(_st.t.ppf(prob, df))
 
 
-def t_test_power(noncentrality: float, df: int, *, level: float = DEFAULT_LEVEL) -> float:
+def t_test_power(noncentrality: float, df: float, *, level: float = DEFAULT_LEVEL) -> float:
     """Power of a two-sided t test of size `1 - level` with `df` degrees of freedom when the true effect is
     `noncentrality` standard errors: `P(|T| > t_crit)` under the noncentral t distribution."""
     crit = t_quantile(1 - (1 - level) / 2, df)
@@ -165,7 +215,7 @@ def t_test_power(noncentrality: float, df: int, *, level: float = DEFAULT_LEVEL)
 
 
 def min_detectable(
-    se: float, df: int, *, level: float = DEFAULT_LEVEL, power: float = DEFAULT_POWER
+    se: float, df: float, *, level: float = DEFAULT_LEVEL, power: float = DEFAULT_POWER
 ) -> float:
     """Smallest true difference a two-sided t test (`df` degrees of freedom, size `1 - level`) detects with
     probability `power`, given the standard error `se` of the estimate (solved exactly on the noncentral t)."""
@@ -198,8 +248,9 @@ def paired_stat(
     g = int(c_idx.max()) + 1
     found = cluster_se(d, weights=w, strata=strata, clusters=clusters)
     p, method = sign_flip_p(d, weights=w, clusters=clusters, permutations=permutations, seed=seed)
+    floor = min_p_value(g, permutations)
     if found is None:
-        return PairedStat(est, None, None, None, p, None, int(d.size), g, method)
+        return PairedStat(est, None, None, None, p, None, int(d.size), g, method, None, floor)
     se, df = found
     half = t_quantile(1 - (1 - level) / 2, df) * se
     return PairedStat(
@@ -213,6 +264,7 @@ def paired_stat(
         g,
         method,
         df,
+        floor,
     )
 
 

@@ -2,21 +2,28 @@
 
 `avb power` plans with the estimator `avb compare` reports: the macro difference (every family weighs the same;
 or one family with `--family`), its variance the stratified cluster-robust one of
-`agenticvbench.analysis.paired.cluster_se` (strata = families, clusters = source material when known), and a t
-quantile on clusters - families degrees of freedom. So the same design prints the same MDD in both commands.
+`agenticvbench.analysis.paired.cluster_se` (CR2; strata = families, clusters = source material when known), and a
+t quantile on its Bell-McCaffrey degrees of freedom, over the tasks and cells `avb compare` uses
+(`compare.paired_tasks`, `compare.stack_matrix`). So the same design prints the same MDD in both commands.
 
 The variance of the macro estimate when each stack runs `r` repetitions is split as `V(r) = between + within / r`:
 
 - `within` is the repetition noise, `sum_t w_t^2 (s_A,t^2 + s_B,t^2)` with `s_t^2` a task's variance across
   repetitions (needs 2+ repetitions; 0 with one);
 - `between` is what repetitions cannot remove: the clustered variance of the observed estimate minus the
-  repetition noise it holds (`Var_obs - sum_t w_t^2 (s_A,t^2/r_A + s_B,t^2/r_B)`, at least 0). With one stack,
+  repetition noise it holds (`Var_obs - sum_t w_t^2 (s_A,t^2/r_A + s_B,t^2/r_B)`). When that is below 0 (the
+  repetitions disagree more than the tasks do), `between` is 0 and `within` is scaled down so that at the observed
+  repetitions `V` is `Var_obs` again: all of the observed variance is repetition noise, and the MDD at the
+  observed design is still compare's (clipping `between` alone made it larger). With one stack,
   the other is assumed to have the same variance and to be *uncorrelated* task by task (twice the stack's own
   clustered variance): an upper bound, since real stacks find the same tasks hard and pairing then helps.
 
 `Components` holds both as per-task quantities (`n_tasks` x the variance of the estimate), so that with `n` tasks
 the standard error is `sd(r) / sqrt(n)`; a planned design with `n` tasks keeps the observed clusters per task
-and the number of families, so its degrees of freedom are `round(n x clusters / tasks) - families`.
+and the number of families, and its degrees of freedom are the observed Bell-McCaffrey df scaled by
+`n / observed tasks` (exactly compare's at the observed size). A design whose clusters (`round(n x clusters /
+tasks)`) are too few for the sign-flip p to reach 0.05 (after Holm's multiplier when one family is planned) is
+`reachable` False: no verdict is possible there, whatever the difference.
 With a single repetition `within` cannot be separated from `between`: all the variance is counted as `between`
 and more repetitions are shown as not helping (a conservative reading).
 
@@ -36,9 +43,11 @@ import numpy as np
 
 from agenticvbench.analysis.paired import (
     DEFAULT_LEVEL,
+    DEFAULT_PERMUTATIONS,
     DEFAULT_POWER,
     cluster_se,
     min_detectable,
+    min_p_value,
     t_test_power,
 )
 
@@ -57,14 +66,30 @@ class Components:
     basis: str
     clusters_per_task: float = 1.0
     strata: int = 1
+    #: the Bell-McCaffrey df of the observed design (None: `n - 1`, every task its own cluster)
+    df_obs: float | None = None
+    #: what Holm multiplies the smallest p by (1 for macro; the families compared when one family is planned)
+    holm_m: int = 1
 
     def sd(self, reps: int) -> float:
         """Standard deviation of one task's paired difference when each stack runs `reps` repetitions."""
         return math.sqrt(max(0.0, self.between + self.within / reps))
 
-    def df(self, n_tasks: int) -> int:
-        """Degrees of freedom of a design with `n_tasks` tasks: its clusters minus its strata (at least 1)."""
-        return max(1, round(n_tasks * self.clusters_per_task) - self.strata)
+    def df(self, n_tasks: int) -> float:
+        """Degrees of freedom of a design with `n_tasks` tasks: the observed Bell-McCaffrey df scaled by
+        `n_tasks / observed tasks` (at least 1); `n_tasks - 1` without an observed design."""
+        if self.df_obs is None or not self.n_tasks:
+            return max(1, n_tasks - 1)
+        return max(1.0, self.df_obs * n_tasks / self.n_tasks)
+
+    def clusters(self, n_tasks: int) -> int:
+        """Clusters of a design with `n_tasks` tasks (the observed clusters per task)."""
+        return max(1, round(n_tasks * self.clusters_per_task))
+
+    def reachable(self, n_tasks: int, permutations: int = DEFAULT_PERMUTATIONS, alpha: float = 0.05) -> bool:
+        """False when the sign-flip p of a design with `n_tasks` tasks can never be below `alpha` after Holm's
+        multiplier (`paired.min_p_value`): no verdict is possible, whatever the difference."""
+        return min_p_value(self.clusters(n_tasks), permutations) * self.holm_m < alpha
 
     def mdd(
         self, reps: int, n_tasks: int, *, level: float = DEFAULT_LEVEL, power: float = DEFAULT_POWER
@@ -89,10 +114,17 @@ class Design:
         return cls(w, list(families), list(clusters))
 
 
-def _clustered(values: np.ndarray, design: Design) -> tuple[float, int]:
+def _clustered(values: np.ndarray, design: Design) -> tuple[float, float]:
     """(variance, df) of the weighted mean of per-task `values` under `design` (0 and df 1 when undefined)."""
     found = cluster_se(values, weights=design.weights, strata=design.strata, clusters=design.clusters)
-    return (0.0, 1) if found is None else (found[0] ** 2, found[1])
+    return (0.0, 1.0) if found is None else (found[0] ** 2, found[1])
+
+
+def filled(matrix: np.ndarray) -> np.ndarray:
+    """Runs x tasks scores with excluded cells (nan) filled by the task's mean over its other runs, so a task's
+    mean is the mean of its kept cells (as compare takes it)."""
+    means = np.nanmean(matrix, axis=0)
+    return np.where(np.isnan(matrix), means[None, :], matrix)
 
 
 def _task_var(matrix: np.ndarray) -> np.ndarray:
@@ -100,15 +132,20 @@ def _task_var(matrix: np.ndarray) -> np.ndarray:
     return np.var(matrix, axis=0, ddof=1) if matrix.shape[0] >= 2 else np.zeros(matrix.shape[1])
 
 
-def _components(var_obs: float, df: int, w_obs: float, w_one: float, design: Design, reps, basis: str):  # noqa: ANN001, ANN202
+def _components(var_obs: float, df: float, w_obs: float, w_one: float, design: Design, reps, basis: str):  # noqa: ANN001, ANN202
     n = design.weights.size
     groups = len(set(design.clusters))
-    strata = groups - df if groups - df >= 1 else 1
-    return Components(n * max(0.0, var_obs - w_obs), n * w_one, n, tuple(reps), basis, groups / n, strata)
+    between, within = var_obs - w_obs, w_one
+    if between < 0:  # all the observed variance is repetition noise (module docstring)
+        between, within = 0.0, (w_one * var_obs / w_obs if w_obs > 0 else 0.0)
+    strata = len(set(design.strata))
+    return Components(n * between, n * within, n, tuple(reps), basis, groups / n, strata, df)
 
 
 def design_one_stack(matrix: np.ndarray, design: Design) -> Components:
-    """Components from one stack's runs x tasks scores (the uncorrelated-stack bound of the module docstring)."""
+    """Components from one stack's runs x tasks scores (the uncorrelated-stack bound of the module docstring;
+    excluded cells nan)."""
+    matrix = filled(matrix)
     r = matrix.shape[0]
     var, df = _clustered(matrix.mean(axis=0), design)
     s2 = _task_var(matrix)
@@ -125,7 +162,9 @@ def design_one_stack(matrix: np.ndarray, design: Design) -> Components:
 
 
 def design_two_stacks(a: np.ndarray, b: np.ndarray, design: Design) -> Components:
-    """Components from two stacks' runs x tasks scores on the same tasks (columns aligned), for `design`."""
+    """Components from two stacks' runs x tasks scores on the same tasks (columns aligned, excluded cells nan),
+    for `design`."""
+    a, b = filled(a), filled(b)
     ra, rb = a.shape[0], b.shape[0]
     var, df = _clustered(a.mean(axis=0) - b.mean(axis=0), design)
     sa, sb = _task_var(a), _task_var(b)
@@ -177,10 +216,9 @@ def rep_spread(label: str, matrix: np.ndarray, design: Design) -> RepSpread | No
     r = matrix.shape[0]
     if r < 2:
         return None
-    means = np.nanmean(matrix, axis=0)
-    filled = np.where(np.isnan(matrix), means[None, :], matrix)
-    run_macros = filled @ design.weights
-    var, _ = _clustered(filled.mean(axis=0), design)
+    full = filled(matrix)
+    run_macros = full @ design.weights
+    var, _ = _clustered(full.mean(axis=0), design)
     return RepSpread(
         label, [float(x) for x in run_macros], float(np.std(run_macros, ddof=1)), math.sqrt(var * r)
     )
@@ -224,7 +262,7 @@ def tasks_needed(
     *,
     level: float = DEFAULT_LEVEL,
     power: float = DEFAULT_POWER,
-    df: Callable[[int], int] | None = None,
+    df: Callable[[int], float] | None = None,
 ) -> int:
     """Smallest number of tasks at which a paired t test detects `delta` with probability `power`; `df(n)` gives
     the degrees of freedom with n tasks (default `n - 1`; a design's `Components.df`)."""

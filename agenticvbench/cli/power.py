@@ -15,8 +15,7 @@ import argparse
 import json
 import math
 import sys
-
-import numpy as np
+from dataclasses import replace
 
 from agenticvbench.cli.common import add_cluster_args, add_trust_args, add_verbosity_args, warn_lines
 from agenticvbench.dataset.tasks import FAMILIES
@@ -87,29 +86,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def _matrices(results: list, tasks: list[tuple[str, int]]) -> np.ndarray:
-    """Runs x tasks scores of one stack over `tasks` (excluded cells nan), families concatenated in order."""
-    from agenticvbench.analysis.aggregate import run_ref, score_matrices
-    from agenticvbench.analysis.task_universe import TaskUniverse
-
-    by_fam: dict[str, list[int]] = {}
-    for f, t in tasks:
-        by_fam.setdefault(f, []).append(t)
-    universe = TaskUniverse({f: tuple(v) for f, v in by_fam.items()}, "observed")
-    mats = score_matrices(results, sorted({run_ref(r) for r in results}), universe)
-    return np.concatenate([mats[f][0] for f in universe.families], axis=1)
-
-
-def _impute(matrix: np.ndarray) -> np.ndarray:
-    """Excluded cells (nan) filled with the task's mean over the other runs (as compare leaves them out)."""
-    means = np.nanmean(matrix, axis=0)
-    return np.where(np.isnan(matrix), means[None, :], matrix)
-
-
 def components(args: argparse.Namespace):  # noqa: ANN201 - returns (power.Components, notes)
     """The variance components from --sd or from the runs, with the caption's notes (clustering, spread)."""
     from agenticvbench.analysis.aggregate import run_ref
     from agenticvbench.analysis.clusters import resolve_clustering
+    from agenticvbench.analysis.compare import paired_tasks, stack_matrix
     from agenticvbench.analysis.power import (
         Components,
         Design,
@@ -120,7 +101,6 @@ def components(args: argparse.Namespace):  # noqa: ANN201 - returns (power.Compo
     from agenticvbench.cli.compare import refuse_repeated_runs
     from agenticvbench.errors import ConfigError
     from agenticvbench.report.summary import load_comparison
-    from agenticvbench.results.model import INVALID_STATUS
 
     if args.sd is not None:
         return Components((args.sd / 100) ** 2, 0.0, 0, (), "given --sd (repetition noise not separated)"), [
@@ -142,16 +122,12 @@ def components(args: argparse.Namespace):  # noqa: ANN201 - returns (power.Compo
     names = [args.a, args.b] if args.a and args.b else sorted(groups)
     if len(names) > 2 or any(n not in groups for n in names):
         raise ConfigError(f"name two stacks with --a/--b (rows: {', '.join(sorted(groups))})")
-    have = [{(r.family, int(r.task_id)) for r in groups[n] if r.status != INVALID_STATUS} for n in names]
-    shared = sorted(
-        set.intersection(*have), key=lambda k: (FAMILIES.index(k[0]) if k[0] in FAMILIES else 9, k[1])
-    )
-    mats = [_matrices(groups[n], shared) for n in names]
-    keep = np.all([np.any(np.isfinite(m), axis=0) for m in mats], axis=0)  # compare's rule for excluded cells
-    shared = [k for k, ok in zip(shared, keep, strict=True) if ok]
-    mats = [m[:, keep] for m in mats]
+    stacks = [groups[n] for n in names]
+    tasks = paired_tasks(stacks)  # compare's tasks and exclusion rule
+    shared = [(f, t) for f in tasks.kept.families for t in tasks.kept.tasks[f]]
     if len(shared) < 2:
         raise ConfigError("fewer than 2 tasks with results to estimate a variance from")
+    mats = [stack_matrix(res, tasks.kept) for res in stacks]
     found = resolve_clustering(
         results, dataset=args.dataset, revision=args.revision, enabled=not args.no_cluster
     )
@@ -162,11 +138,10 @@ def components(args: argparse.Namespace):  # noqa: ANN201 - returns (power.Compo
         f"{found.label(shared)}"
     ]
     notes += [s.sentence() for n, m in zip(names, mats, strict=True) if (s := rep_spread(n, m, design))]
-    full = [_impute(m) for m in mats]
     comp = (
-        design_one_stack(full[0], design) if len(full) == 1 else design_two_stacks(full[0], full[1], design)
+        design_one_stack(mats[0], design) if len(mats) == 1 else design_two_stacks(mats[0], mats[1], design)
     )
-    return comp, notes
+    return (replace(comp, holm_m=len(FAMILIES)) if args.family else comp), notes
 
 
 def run(args: argparse.Namespace) -> int:
@@ -192,6 +167,7 @@ def run(args: argparse.Namespace) -> int:
                     n: 100 * comp.mdd(r, n, **kw) for n in sorted({args.tasks, comp.n_tasks}) if n >= 2
                 },
                 "tasks_needed": {d: tasks_needed(sd, d / 100, df=comp.df, **kw) for d in args.delta},
+                "reachable": {n: comp.reachable(n) for n in sorted({args.tasks, comp.n_tasks}) if n >= 2},
             }
         )
     reps_at = {d: reps_needed(comp, args.tasks, d / 100, **kw) for d in args.delta}
@@ -204,8 +180,15 @@ def run(args: argparse.Namespace) -> int:
         )
         + f"; between = {1e4 * comp.between:.1f} pts^2 (not reduced by repetitions), within = "
         f"{1e4 * comp.within:.1f} pts^2 (divided by repetitions), per task. Two-sided paired t test at 5% on "
-        f"clusters - families degrees of freedom ({comp.df(args.tasks)} at {args.tasks} tasks), "
-        f"power {args.power:.0%}; points = score x 100. " + " ".join(f"{clean(n)}." for n in notes)
+        f"Bell-McCaffrey degrees of freedom ({comp.df(args.tasks):.1f} at {args.tasks} tasks), "
+        f"power {args.power:.0%}; points = score x 100. "
+        + "".join(
+            f"No verdict possible at {n} tasks ({comp.clusters(n)} clusters): the sign-flip p cannot go below "
+            f"0.05{' after Holm across the families' if comp.holm_m > 1 else ''}, whatever the difference. "
+            for n in sorted({args.tasks, comp.n_tasks} - {0, 1})
+            if not comp.reachable(n)
+        )
+        + " ".join(f"{clean(n)}." for n in notes)
     )
     if args.format == "json":
         print(
@@ -239,7 +222,12 @@ def run(args: argparse.Namespace) -> int:
         [
             str(r["reps"]),
             f"{r['sd_points']:.1f}",
-            *[f"{r['mdd_points'][n]:.1f}" for n in ns],
+            *[
+                f"{r['mdd_points'][n]:.1f}"
+                if r["reachable"][n]
+                else f"no verdict possible ({comp.clusters(n)} clusters)"
+                for n in ns
+            ],
             *[str(v) for v in r["tasks_needed"].values()],
         ]
         for r in rows

@@ -94,14 +94,16 @@ def test_leaderboard_says_when_clustering_changed_nothing(mk):
 
 def test_cluster_bootstrap_draws_whole_clusters():
     """Two clusters in one family, one holding tasks scoring 1 and the other 0 (one run): every replicate, before
-    the stretch, is 0, 1/2 or 1 (a cluster is never split); after it, the replicates are those values stretched
-    about the mean 0.5 by sqrt(2) t_1 / z."""
+    the stretch, is 0, 1/2 or 1 (a cluster is never split), so after it there are 3 values symmetric about the
+    mean 0.5; the stretch makes the percentile interval the CR2 / Bell-McCaffrey t interval: 0.5 +- t_1 x 0.5
+    (SE 0.5: two clusters of means 1 and 0; df 1 for 2 equal clusters)."""
     scores = {"sequencing": np.array([[1.0, 1.0, 0.0, 0.0]])}
     boot = bootstrap(scores, resamples=200, seed=1, clusters={"sequencing": ["a", "a", "b", "b"]}, level=0.95)
-    c = stretch(2, 0.95)
-    allowed = {round(0.5 + c * (v - 0.5), 9) for v in (0.0, 0.5, 1.0)}
-    assert {round(float(x), 9) for x in boot["sequencing"]} <= allowed
-    assert c == pytest.approx(np.sqrt(2) * 12.706204736174707 / 1.959963984540054)
+    values = {round(float(x), 9) for x in boot["sequencing"]}
+    assert len(values) == 3 and {round(1 - v, 9) for v in values} == values
+    lo, hi = np.quantile(boot["sequencing"], [0.025, 0.975])
+    assert (lo, hi) == pytest.approx((0.5 - 12.706204736174707 * 0.5, 0.5 + 12.706204736174707 * 0.5))
+    assert stretch(0.5, 1.0, 12.706204736174707 * 0.5, 0.95) == pytest.approx(1.0)
 
 
 def test_a_result_without_provenance_does_not_hide_the_dataset(mk, tmp_path):
@@ -134,7 +136,7 @@ def test_the_report_and_the_leaderboard_draw_the_same_intervals(mk):
 
 
 def test_a_leaderboard_interval_past_zero_one_is_marked(mk):
-    """Two films of two sequencing tasks each, one film solved and one not: with 2 clusters the stretch (x 9.2)
+    """Two films of two sequencing tasks each, one film solved and one not: with 2 clusters the stretch (x 12.7)
     carries the interval far past [0, 1]. It is shown as computed, marked with § (not ‡, the 'mixed' mark), and
     the caption says what § means."""
     tasks = [FakeTask("sequencing", t, provenance={"film": "A" if t < 39 else "B"}) for t in (37, 38, 39, 40)]

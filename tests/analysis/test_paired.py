@@ -53,16 +53,18 @@ def test_clustered_interval_matches_the_closed_form_worked_by_hand():
     """Four tasks, A - B = [0.1, 0.3, 0.0, 0.2]; tasks 1 and 2 share a film (cluster X), 3 and 4 are alone.
 
     mean = 0.6 / 4 = 0.15; residuals e = [-0.05, 0.15, -0.15, 0.05]; w e (w = 1/4) = [-0.0125, 0.0375,
-    -0.0375, 0.0125]; per cluster: X = 0.025, Y = -0.0375, Z = 0.0125; squares sum to 0.0021875;
-    Var = G/(G-1) * 0.0021875 = 1.5 * 0.0021875 = 0.00328125, SE = 0.0572822; t(0.975, 2) = 4.3026527,
-    half width = 0.2464644, interval [-0.0964644, 0.3964644].
+    -0.0375, 0.0125]; per cluster: X = 0.025, Y = -0.0375, Z = 0.0125; CR2 divides each square by 1 - (the
+    cluster's share of the weight): 0.025^2 / 0.5 + 0.0375^2 / 0.75 + 0.0125^2 / 0.75 = 0.00125 + 0.001875 +
+    0.000208333 = 0.003333333, SE = 0.0577350; Bell-McCaffrey df 1.8 (the unequal clusters carry less
+    information than 3 equal ones would: 2 df).
     Sign flips of the cluster sums of w d (X = 0.1, Y = 0.0, Z = 0.05): the 8 patterns give +-0.15 (4 times)
     and +-0.05 (4 times); |T| >= 0.15 in 4 of 8, p = 0.5.
     """
     s = paired_stat([0.1, 0.3, 0.0, 0.2], clusters=["X", "X", "Y", "Z"])
     assert s.estimate == pytest.approx(0.15)
-    assert s.se == pytest.approx(math.sqrt(0.00328125))
-    assert (s.ci_low, s.ci_high) == pytest.approx((-0.0964644, 0.3964644), abs=1e-6)
+    assert s.se == pytest.approx(math.sqrt(0.0033333333)) and s.df == pytest.approx(1.8)
+    half = stats.t.ppf(0.975, 1.8) * math.sqrt(0.0033333333)
+    assert (s.ci_low, s.ci_high) == pytest.approx((0.15 - half, 0.15 + half), abs=1e-6)
     assert s.p_value == pytest.approx(0.5)
     assert s.n_clusters == 3 and not s.detectable
 
@@ -95,7 +97,8 @@ def test_weighted_strata_residuals_are_taken_within_each_family():
     constant difference per family has zero standard error even though the family means differ."""
     d = [0.1, 0.1, 0.1, 0.3, 0.3]
     w = [1 / 6] * 3 + [1 / 4] * 2  # macro: each family weighs 1/2
-    assert cluster_se(d, weights=w, strata=["a", "a", "a", "b", "b"]) == (pytest.approx(0.0), 3)
+    se, _ = cluster_se(d, weights=w, strata=["a", "a", "a", "b", "b"])
+    assert se == pytest.approx(0.0)
     assert paired_stat(d, weights=w, strata=["a", "a", "a", "b", "b"]).estimate == pytest.approx(0.2)
 
 
@@ -109,12 +112,13 @@ def test_stratified_variance_matches_the_textbook_stratified_formula():
 
 def test_a_cluster_spanning_two_families_drops_the_strata():
     """A film used by a sequencing and an assembly task: the strata cannot hold the cluster, so the variance
-    is taken around the overall estimate (one stratum, G - 1 degrees of freedom) - wider, never narrower."""
+    is taken around the overall estimate (one stratum) - wider, never narrower."""
     d, w, strata = [0.1, 0.3, 0.5, 0.9], [0.25] * 4, ["a", "a", "b", "b"]
     se, df = cluster_se(d, weights=w, strata=strata, clusters=["f1", "t2", "f1", "t4"])
     # overall estimate 0.45; w e = [-0.0875, -0.0375, 0.0125, 0.1125]; clusters f1 = -0.075, t2 = -0.0375,
-    # t4 = 0.1125; 3/2 * (0.005625 + 0.00140625 + 0.01265625) = 0.0295312
-    assert se == pytest.approx(math.sqrt(1.5 * (0.075**2 + 0.0375**2 + 0.1125**2))) and df == 2
+    # t4 = 0.1125, holding 1/2, 1/4, 1/4 of the weight; CR2: 0.075^2/0.5 + 0.0375^2/0.75 + 0.1125^2/0.75 = 0.03
+    assert se == pytest.approx(math.sqrt(0.075**2 / 0.5 + 0.0375**2 / 0.75 + 0.1125**2 / 0.75))
+    assert df == pytest.approx(1.8)
 
 
 def test_holm_by_hand():
