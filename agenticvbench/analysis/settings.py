@@ -82,8 +82,8 @@ class Aggregation:
             )
         keys = [(f, t) for f, ids in universe_tasks.items() for t in ids]
         return (
-            f"{self.clustering.label(keys)}, resampled within families; each family's replicates stretched about "
-            "its mean by sqrt(G/(G-1)) t/z for its G clusters"
+            f"{self.clustering.label(keys)}, resampled within families; each clustered family's replicates "
+            "stretched so the interval's half width is the CR2 / Bell-McCaffrey t interval's"
         )
 
     def interval_text(self, universe_tasks: dict[str, Sequence[int]]) -> str:
