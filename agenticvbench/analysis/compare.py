@@ -158,9 +158,19 @@ def compare_runs(
     for fam in order:
         d = diffs[fam_of == fam]
         cl = [c for c, f in zip(all_c, all_f, strict=True) if f == fam]
-        means = [h.families[fam].mean for h in heads]
+        won, lost, tied = _wlt(d)
         rows.append(
-            CompareRow(fam, *means, paired_stat(d, clusters=cl, **kw), None, *_wlt(d), tasks.excluded[fam])
+            CompareRow(
+                cell=fam,
+                mean_a=heads[0].families[fam].mean,
+                mean_b=heads[1].families[fam].mean,
+                stat=paired_stat(d, clusters=cl, **kw),
+                p_holm=None,
+                won=won,
+                lost=lost,
+                tied=tied,
+                excluded=tasks.excluded[fam],
+            )
         )
     for r, p in zip(rows, holm([r.stat.p_value for r in rows]), strict=True):
         r.p_holm = p
@@ -176,14 +186,18 @@ def compare_runs(
         ("macro", [1.0 / (len(order) * sizes[f]) for f in all_f]),
         ("micro", [1.0 / len(all_f)] * len(all_f)),
     ):
+        won, lost, tied = _wlt(diffs)
         rows.append(
             CompareRow(
-                cell,
-                *[float(getattr(h, cell)) for h in heads],
-                paired_stat(diffs, weights=np.asarray(w), strata=all_f, clusters=all_c, **kw),
-                None,
-                *_wlt(diffs),
-                sum(tasks.excluded.values()),
+                cell=cell,
+                mean_a=float(getattr(heads[0], cell)),
+                mean_b=float(getattr(heads[1], cell)),
+                stat=paired_stat(diffs, weights=np.asarray(w), strata=all_f, clusters=all_c, **kw),
+                p_holm=None,
+                won=won,
+                lost=lost,
+                tied=tied,
+                excluded=sum(tasks.excluded.values()),
             )
         )
     have_a = {(r.family, int(r.task_id)) for r in results_a if r.status != INVALID_STATUS}

@@ -23,7 +23,7 @@ RANGE_MARK = "§"
 FORMATS = ("md", "csv", "json", "latex")
 
 
-@dataclass
+@dataclass(kw_only=True)
 class CompareRow:
     """One line of a comparison: a family, "macro" or "micro"."""
 
