@@ -137,3 +137,13 @@ def latex_table(
     ]
     lines += [f"% {latex_escape(line)}" for line in comments]
     return "\n".join(lines) + "\n"
+
+
+def fmt(x: float | None, decimals: int = 4) -> str:
+    """A score with fixed decimals ('-' for None)."""
+    return "-" if x is None else f"{x:.{decimals}f}"
+
+
+def fmt_ci(lo: float | None, hi: float | None, decimals: int = 2) -> str:
+    """A confidence interval as '[lo, hi]' ('' when not computed)."""
+    return "" if lo is None or hi is None else f"[{lo:.{decimals}f}, {hi:.{decimals}f}]"

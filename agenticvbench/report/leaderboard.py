@@ -38,15 +38,14 @@ from agenticvbench.analysis.task_universe import TaskUniverse, split_by_universe
 from agenticvbench.baselines.floor import floor_display_row, floor_frame_row
 from agenticvbench.baselines.table import Floor
 from agenticvbench.report.infra import infra_lines, infra_text
-from agenticvbench.report.markdown import fmt, fmt_ci, md_table
-from agenticvbench.report.summary import load_available
+from agenticvbench.report.loading import load_available
 from agenticvbench.results.model import Result
 from agenticvbench.results.signatures import key_label, signed_text
 from agenticvbench.results.signing import ResultKey
 from agenticvbench.runs.identity import duplicate_identities
 from agenticvbench.sanitize import csv_cell, markdown_document
 from agenticvbench.sanitize import text as sanitize_text
-from agenticvbench.tables import column_spec, joined, latex_table, split_joined
+from agenticvbench.tables import column_spec, fmt, fmt_ci, joined, latex_table, md_table, split_joined
 from agenticvbench.verifiers import headline_rule
 
 FORMATS = ("md", "csv", "latex", "html", "json")

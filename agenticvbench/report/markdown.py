@@ -21,7 +21,7 @@ from agenticvbench.report.infra import infra_lines
 from agenticvbench.report.summary import Report, human_references, published_comparison
 from agenticvbench.results.signatures import describe, signed_text
 from agenticvbench.sanitize import markdown_document
-from agenticvbench.tables import joined, md_table
+from agenticvbench.tables import fmt, fmt_ci, joined, md_table  # noqa: F401 - fmt and fmt_ci: public names here too
 from agenticvbench.verifiers import headline_rule
 
 STATUS_LABEL = {
@@ -33,16 +33,6 @@ STATUS_LABEL = {
     "invalid": "invalid result file",
     NO_RESULT: "no result",
 }
-
-
-def fmt(x: float | None, decimals: int = 4) -> str:
-    """A score with fixed decimals ('-' for None)."""
-    return "-" if x is None else f"{x:.{decimals}f}"
-
-
-def fmt_ci(lo: float | None, hi: float | None, decimals: int = 2) -> str:
-    """A confidence interval as '[lo, hi]' ('' when not computed)."""
-    return "" if lo is None or hi is None else f"[{lo:.{decimals}f}, {hi:.{decimals}f}]"
 
 
 def fmt_score_ci(mean: float | None, lo: float | None, hi: float | None) -> str:
