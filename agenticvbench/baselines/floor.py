@@ -176,7 +176,7 @@ def floor_legend(floor: Floor) -> str:
 
 
 def _score(x: float | None, marks: Sequence[str]) -> str:
-    """A floor number at the rows' precision (4 decimals) with its mark symbols: `0.6811 !`."""
+    """A floor number at the rows' precision (4 decimals) with its mark symbols: `0.6820 !`."""
     from agenticvbench.analysis.comparability import symbols
     from agenticvbench.tables import joined
 
