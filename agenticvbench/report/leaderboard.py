@@ -87,26 +87,6 @@ class Leaderboard:
     extra_captions: list[str] = field(default_factory=list)
 
     @property
-    def resamples(self) -> int:
-        """Bootstrap resamples (`aggregation.resamples`)."""
-        return self.aggregation.resamples
-
-    @property
-    def seed(self) -> int:
-        """Bootstrap seed (`aggregation.seed`)."""
-        return self.aggregation.seed
-
-    @property
-    def level(self) -> float:
-        """Interval level (`aggregation.level`)."""
-        return self.aggregation.level
-
-    @property
-    def clustering(self) -> str:
-        """What the bootstrap drew besides runs (`Aggregation.units`)."""
-        return self.aggregation.units(dict(self.universe.tasks))
-
-    @property
     def families(self) -> list[str]:
         """Families with tasks, in benchmark order."""
         return self.universe.families
@@ -373,9 +353,14 @@ class Leaderboard:
         return renderers[fmt_name]()
 
 
+#: How far past [0, 1] an interval must run to be marked: half the unit of its printed two decimals, so a bound that
+#: prints as 1.00 or 0.00 (a stretch of near-perfect scores: 1.0000003) is never marked.
+RANGE_TOLERANCE = 0.005
+
+
 def _out_of_range(lo: float | None, hi: float | None) -> bool:
-    """True when a score interval runs past [0, 1] (possible with the small-sample stretch of few clusters)."""
-    return lo is not None and hi is not None and (lo < -1e-9 or hi > 1 + 1e-9)
+    """True when a score interval visibly runs past [0, 1] (the small-sample stretch of few clusters can do that)."""
+    return lo is not None and hi is not None and (lo < -RANGE_TOLERANCE or hi > 1 + RANGE_TOLERANCE)
 
 
 def _range_mark(ci: tuple[float | None, float | None]) -> str:

@@ -124,3 +124,13 @@ def test_empty_counts_show_zero_and_csv_has_micro_marks(board_runs) -> None:
         and "<span class='ci'>[" in html
         and "white-space:nowrap" in html
     )
+
+
+def test_range_mark_only_when_the_printed_interval_runs_past() -> None:
+    """A near-perfect family stretched by the few-cluster correction ends at 1.0000003: it prints as [1.00, 1.00]
+    and must not carry §, which would say the interval runs past [0, 1] where the reader sees it does not."""
+    from agenticvbench.report.leaderboard import _out_of_range
+
+    assert not _out_of_range(0.9999, 1.0000003)
+    assert not _out_of_range(-0.004, 0.5)
+    assert _out_of_range(-0.32, 0.92) and _out_of_range(0.2, 1.01)
