@@ -97,21 +97,6 @@ class Report:
         return self.board.aggregation
 
     @property
-    def resamples(self) -> int:
-        """Bootstrap resamples."""
-        return self.aggregation.resamples
-
-    @property
-    def seed(self) -> int:
-        """Bootstrap seed."""
-        return self.aggregation.seed
-
-    @property
-    def level(self) -> float:
-        """Interval level."""
-        return self.aggregation.level
-
-    @property
     def floor(self) -> Floor | None:
         """The best trivial strategy per family over the same tasks (`avb baselines`), if any."""
         return self.board.floor
