@@ -33,7 +33,7 @@ CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2em auto;max-width:1200px;color:#222;
 padding:0 1em}
 h1{margin-bottom:.2em} h2{border-bottom:1px solid #ddd;padding-bottom:.2em;margin-top:1.6em}
-table{border-collapse:collapse;margin:.6em 0;font-size:.9em} th,td{border:1px solid #ddd;padding:.25em .6em}
+table{border-collapse:collapse;margin:.6em 0;font-size:.9em} th,td{border:1px solid #ddd;padding:.25em .6em} table.board td{white-space:nowrap;text-align:right} table.board td.l{text-align:left}
 th{background:#f3f3f3} td.r{text-align:right;font-variant-numeric:tabular-nums} .ci{color:#777;font-size:.85em}
 .banner{background:#fde2e1;border:1px solid #d62728;padding:.6em 1em;border-radius:4px}
 .notes li{color:#444;font-size:.9em} img{max-width:100%} .grid{display:flex;flex-wrap:wrap;gap:8px}

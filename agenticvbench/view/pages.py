@@ -16,7 +16,6 @@ from typing import Any
 
 import jinja2
 
-from agenticvbench.analysis.comparability import legend
 from agenticvbench.analysis.explain import explain_result
 from agenticvbench.fsutil import read_capped
 from agenticvbench.runs.submission import TEXT_MAX_BYTES
@@ -91,14 +90,13 @@ def overview(model: ViewModel, site: Site, comparison: Any = None) -> str:
         environment()
         .get_template("overview.html")
         .render(
-            **_base(site, "avb view"),
+            **_base(site, "runs"),
             leaderboard=rep.board.html_table(),
             caption=rep.board.caption,
             signatures=rep.signatures.get("per_run", {}),
             runs=model.runs,
             grid=grid,
             notes=model.notes + rep.notes,
-            legend=legend(rep.groups),
             universe=rep.universe.label,
             compare_html=compare_html,
             compare_caption=comparison.caption if comparison is not None else "",
