@@ -18,6 +18,7 @@ from agenticvbench.cli.common import (
     add_judge_args,
     add_selection_args,
     add_verbosity_args,
+    folder_arg,
     judge_from_args,
     load_selected,
     positive_int,
@@ -57,10 +58,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--out",
-        type=Path,
+        type=folder_arg,
         default=None,
         metavar="DIR",
-        help="baselines root holding one run folder per strategy (default: <cache>/baselines/<key>)",
+        help="baselines root holding one run folder per strategy (default: <cache>/baselines/<key>); the table "
+        "goes to --write FILE",
     )
     p.add_argument(
         "--format", choices=("md", "json", "csv"), default="md", help="output format (default: md)"

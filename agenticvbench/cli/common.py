@@ -6,6 +6,7 @@ import argparse
 import json
 import logging
 import sys
+from pathlib import Path
 from typing import Any
 
 from agenticvbench.dataset.loader import DEFAULT_DATASET
@@ -94,6 +95,26 @@ def load_selected(args: argparse.Namespace, task_ids: list[int] | None = None) -
         if not tasks:
             raise TaskError(",".join(map(str, ids[:5])), "task_id", f"no selected task is in {where}")
     return apply_limit(tasks, args.limit)
+
+
+#: Suffixes of a single document: a folder-valued option given one of these was meant as a file.
+DOCUMENT_SUFFIXES = frozenset(
+    {".md", ".json", ".csv", ".tsv", ".tex", ".html", ".htm", ".txt", ".pdf", ".png"}
+)
+
+
+def folder_arg(text: str) -> Path:
+    """argparse type of an option that names a folder the command fills (`--out DIR`): a path that is an existing
+    file, or that ends like one document (`floor.md`), is refused, so no command makes a folder where a file was
+    asked for (the options that write one table take a file: `--out` of leaderboard/compare/cost, `--write`)."""
+    path = Path(text)
+    if path.exists() and not path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text} is a file; this option names a folder to write into")
+    if path.suffix.lower() in DOCUMENT_SUFFIXES:
+        raise argparse.ArgumentTypeError(
+            f"{text} looks like a file ({path.suffix}); this option names a folder to write into"
+        )
+    return path
 
 
 def add_verbosity_args(p: argparse.ArgumentParser) -> None:

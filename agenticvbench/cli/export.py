@@ -11,7 +11,13 @@ import argparse
 import sys
 from pathlib import Path
 
-from agenticvbench.cli.common import add_dataset_args, add_selection_args, load_selected, print_json
+from agenticvbench.cli.common import (
+    add_dataset_args,
+    add_selection_args,
+    folder_arg,
+    load_selected,
+    print_json,
+)
 from agenticvbench.dataset.loader import default_dataset, load_tasks
 
 
@@ -103,7 +109,13 @@ HARBOR_EXPORT_HELP = "write one Harbor task directory per task (see docs/harbor.
 def add_harbor_export_args(hb: argparse.ArgumentParser) -> None:
     """The options of `avb harbor export` (also spelled `avb export harbor`)."""
     add_dataset_args(hb)
-    hb.add_argument("--out", required=True, help="folder to write the task directories into")
+    hb.add_argument(
+        "--out",
+        type=folder_arg,
+        required=True,
+        metavar="DIR",
+        help="folder to write the task directories into",
+    )
     add_selection_args(hb)
     hb.add_argument("--base-image", default=None, help="base image of both containers (pin it by digest)")
     hb.add_argument(

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from agenticvbench.cli.common import add_dataset_args, add_selection_args, load_selected
+from agenticvbench.cli.common import add_dataset_args, add_selection_args, folder_arg, load_selected
 
 
 def _gold(args: argparse.Namespace) -> int:
@@ -31,7 +31,13 @@ GOLD_HELP = "write gold (oracle) outputs as a run directory, to check the scorer
 
 def add_gold_args(p: argparse.ArgumentParser) -> None:
     """The options of `avb gold` (also spelled `avb harbor gold`: the oracle outputs Harbor's solutions hold)."""
-    p.add_argument("--out", required=True, help="run directory to write (one folder per task)")
+    p.add_argument(
+        "--out",
+        type=folder_arg,
+        required=True,
+        metavar="DIR",
+        help="run directory to write (one folder per task)",
+    )
     add_dataset_args(p)
     add_selection_args(p)
     p.set_defaults(func=_gold)

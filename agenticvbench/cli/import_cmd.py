@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from agenticvbench.cli.common import folder_arg
+
 
 def _harbor(args: argparse.Namespace) -> int:
     from agenticvbench.harbor.importer import import_jobs
@@ -29,7 +31,13 @@ HARBOR_IMPORT_HELP = "Harbor job directories -> one run directory per (agent, mo
 def add_harbor_import_args(hb: argparse.ArgumentParser) -> None:
     """The options of `avb harbor import` (also spelled `avb import harbor`)."""
     hb.add_argument("job_dirs", nargs="+", metavar="JOB_DIR")
-    hb.add_argument("--out", required=True, help="folder to write the run directories into")
+    hb.add_argument(
+        "--out",
+        type=folder_arg,
+        required=True,
+        metavar="DIR",
+        help="folder to write the run directories into",
+    )
     hb.add_argument("--force", action="store_true", help="replace run directories that already exist")
     hb.add_argument(
         "--infra-policy",

@@ -19,6 +19,7 @@ from agenticvbench.cli.common import (
     add_key_file_arg,
     add_selection_args,
     add_verbosity_args,
+    folder_arg,
     notice,
     show_progress,
 )
@@ -194,7 +195,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="output format; 'all' needs --out (default: %(default)s)",
     )
     add_json_alias(p)
-    p.add_argument("--out", type=Path, default=None, help="write report.<ext> files into this directory")
+    p.add_argument(
+        "--out",
+        type=folder_arg,
+        default=None,
+        metavar="DIR",
+        help="write report.<ext> files into this directory",
+    )
     add_aggregation_args(p)
     p.set_defaults(func=run)
 
