@@ -49,7 +49,7 @@ NO_RESULT = "no_result"
 CELL_STATUSES: tuple[str, ...] = (*STATUSES, INVALID_STATUS, NO_RESULT)
 
 
-@dataclass(frozen=True, order=True)
+@dataclass(kw_only=True, frozen=True, order=True)
 class RunRef:
     """One run as the report sorts and groups it: a `RunIdentity` with its rep as text (the path identifies it).
 
@@ -64,7 +64,7 @@ class RunRef:
     def of(cls, identity: RunIdentity) -> RunRef:
         """The report's key of `identity`, with the folder-name fallback applied (`RunIdentity.named`)."""
         named = identity.named()
-        return cls(named.harness, named.model, named.rep_label, named.path)
+        return cls(harness=named.harness, model=named.model, rep=named.rep_label, path=named.path)
 
     @property
     def group(self) -> tuple[str, str]:
@@ -95,7 +95,7 @@ def integrity_of(result: Result) -> list[str]:
     return [str(f) for f in flags] if isinstance(flags, (list, tuple)) else []
 
 
-@dataclass
+@dataclass(kw_only=True)
 class FamilyHeadline:
     """One family's headline for one (harness, model): the runs x tasks mean and its interval."""
 
@@ -110,7 +110,7 @@ class FamilyHeadline:
     aggregation: str
 
 
-@dataclass
+@dataclass(kw_only=True)
 class GroupHeadline:
     """All headlines of one (harness, model) over its runs."""
 
@@ -337,15 +337,15 @@ def group_headline(
     for fam, (scores, statuses) in mats.items():
         ci = _interval(boot[fam], level) if fam in boot else (None, None)
         fams[fam] = FamilyHeadline(
-            fam,
-            float(_nanmean(scores)),
-            ci[0],
-            ci[1],
-            scores.shape[1],
-            scores.shape[0],
-            [float(x) for x in _nanmean(scores, axis=1)],
-            _counts(statuses),
-            f"mean of {headline_name(fam)} over "
+            family=fam,
+            mean=float(_nanmean(scores)),
+            ci_low=ci[0],
+            ci_high=ci[1],
+            n_tasks=scores.shape[1],
+            n_runs=scores.shape[0],
+            run_means=[float(x) for x in _nanmean(scores, axis=1)],
+            status_counts=_counts(statuses),
+            aggregation=f"mean of {headline_name(fam)} over "
             f"{scores.shape[0]} run(s) x {scores.shape[1]} task(s); no result/invalid/missing/malformed/error = 0; "
             + (f"{n_out} excluded cell(s) left out; " if (n_out := int(np.isnan(scores).sum())) else "")
             + (
@@ -365,17 +365,17 @@ def group_headline(
     micro_ci = _interval(boot["micro"], level) if boot else (None, None)
     total: dict[str, int] = {s: sum(f.status_counts[s] for f in fams.values()) for s in CELL_STATUSES}
     return GroupHeadline(
-        runs[0].harness,
-        runs[0].model,
-        runs,
-        fams,
-        macro,
-        macro_ci,
-        micro,
-        micro_ci,
-        f"macro: unweighted mean of the {len(fams)} family headlines ({', '.join(fams)})",
-        f"micro: mean over all {int(sizes.sum())} tasks x {len(runs)} run(s) (each task weighs the same)",
-        total,
+        harness=runs[0].harness,
+        model=runs[0].model,
+        runs=runs,
+        families=fams,
+        macro=macro,
+        macro_ci=macro_ci,
+        micro=micro,
+        micro_ci=micro_ci,
+        macro_label=f"macro: unweighted mean of the {len(fams)} family headlines ({', '.join(fams)})",
+        micro_label=f"micro: mean over all {int(sizes.sum())} tasks x {len(runs)} run(s) (each task weighs the same)",
+        status_counts=total,
         infra=infra_failures(results),
     )
 

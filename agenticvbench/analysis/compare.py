@@ -203,22 +203,25 @@ def compare_runs(
     have_a = {(r.family, int(r.task_id)) for r in results_a if r.status != INVALID_STATUS}
     have_b = {(r.family, int(r.task_id)) for r in results_b if r.status != INVALID_STATUS}
     return Comparison(
-        _label(results_a),
-        _label(results_b),
-        sorted({run_ref(r).path for r in results_a}),
-        sorted({run_ref(r).path for r in results_b}),
-        rows,
-        {f: list(universe.tasks[f]) for f in order},
-        Clustering(dict(clusters) if clusters else None, unclustered_reason).label(
+        label_a=_label(results_a),
+        label_b=_label(results_b),
+        runs_a=sorted({run_ref(r).path for r in results_a}),
+        runs_b=sorted({run_ref(r).path for r in results_b}),
+        rows=rows,
+        tasks={f: list(universe.tasks[f]) for f in order},
+        clustering=Clustering(dict(clusters) if clusters else None, unclustered_reason).label(
             (f, t) for f in order for t in universe.tasks[f]
         ),
-        level,
-        power,
-        {"a": no_result_cells(results_a, tasks.compared), "b": no_result_cells(results_b, tasks.compared)},
-        len(have_a - have_b),
-        len(have_b - have_a),
-        tasks.excluded,
-        spreads,
+        level=level,
+        power=power,
+        no_result_cells={
+            "a": no_result_cells(results_a, tasks.compared),
+            "b": no_result_cells(results_b, tasks.compared),
+        },
+        only_a=len(have_a - have_b),
+        only_b=len(have_b - have_a),
+        excluded=tasks.excluded,
+        rep_spread=spreads,
     )
 
 

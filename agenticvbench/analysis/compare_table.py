@@ -85,7 +85,7 @@ class CompareRow:
         return s.ci_low is not None and s.ci_high is not None and (s.ci_low < -1 - TIE or s.ci_high > 1 + TIE)
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Comparison:
     """Everything `avb compare` prints, with the rules that produced it."""
 

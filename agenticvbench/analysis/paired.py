@@ -53,7 +53,7 @@ _TIE = 1e-12
 Floats = Sequence[float] | np.ndarray
 
 
-@dataclass(frozen=True)
+@dataclass(kw_only=True, frozen=True)
 class PairedStat:
     """The paired comparison of one cell (a family, macro or micro): estimate, interval, p-value, MDD."""
 
@@ -243,28 +243,50 @@ def paired_stat(
     """Estimate, clustered interval, sign-flip p-value and MDD of task differences (rules in the module docstring)."""
     d, w, _, c_idx = _arrays(diffs, weights, strata, clusters)
     if d.size == 0:
-        return PairedStat(0.0, None, None, None, None, None, 0, 0, "no tasks")
+        return PairedStat(
+            estimate=0.0,
+            se=None,
+            ci_low=None,
+            ci_high=None,
+            p_value=None,
+            mdd=None,
+            n_tasks=0,
+            n_clusters=0,
+            p_method="no tasks",
+        )
     est = float(np.dot(w, d))
     g = int(c_idx.max()) + 1
     found = cluster_se(d, weights=w, strata=strata, clusters=clusters)
     p, method = sign_flip_p(d, weights=w, clusters=clusters, permutations=permutations, seed=seed)
     floor = min_p_value(g, permutations)
     if found is None:
-        return PairedStat(est, None, None, None, p, None, int(d.size), g, method, None, floor)
+        return PairedStat(
+            estimate=est,
+            se=None,
+            ci_low=None,
+            ci_high=None,
+            p_value=p,
+            mdd=None,
+            n_tasks=int(d.size),
+            n_clusters=g,
+            p_method=method,
+            df=None,
+            min_p=floor,
+        )
     se, df = found
     half = t_quantile(1 - (1 - level) / 2, df) * se
     return PairedStat(
-        est,
-        se,
-        est - half,
-        est + half,
-        p,
-        min_detectable(se, df, level=level, power=power),
-        int(d.size),
-        g,
-        method,
-        df,
-        floor,
+        estimate=est,
+        se=se,
+        ci_low=est - half,
+        ci_high=est + half,
+        p_value=p,
+        mdd=min_detectable(se, df, level=level, power=power),
+        n_tasks=int(d.size),
+        n_clusters=g,
+        p_method=method,
+        df=df,
+        min_p=floor,
     )
 
 

@@ -54,7 +54,7 @@ from agenticvbench.analysis.paired import (
 MAX_TASKS = 100000
 
 
-@dataclass(frozen=True)
+@dataclass(kw_only=True, frozen=True)
 class Components:
     """Variance components of a per-task paired difference (score units, i.e. fractions of 1), with the
     design's clusters per task and number of strata (families) for the degrees of freedom."""
@@ -139,7 +139,16 @@ def _components(var_obs: float, df: float, w_obs: float, w_one: float, design: D
     if between < 0:  # all the observed variance is repetition noise (module docstring)
         between, within = 0.0, (w_one * var_obs / w_obs if w_obs > 0 else 0.0)
     strata = len(set(design.strata))
-    return Components(n * between, n * within, n, tuple(reps), basis, groups / n, strata, df)
+    return Components(
+        between=n * between,
+        within=n * within,
+        n_tasks=n,
+        reps=tuple(reps),
+        basis=basis,
+        clusters_per_task=groups / n,
+        strata=strata,
+        df_obs=df,
+    )
 
 
 def design_one_stack(matrix: np.ndarray, design: Design) -> Components:
@@ -237,11 +246,11 @@ def one_stack(matrix: np.ndarray) -> Components:
     s_w = _within(matrix)
     s_task = max(0.0, float(np.var(matrix.mean(axis=0), ddof=1)) - s_w / r) if matrix.shape[1] > 1 else 0.0
     return Components(
-        2 * s_task,
-        2 * s_w,
-        matrix.shape[1],
-        (r,),
-        "one stack, assuming a second stack with the same variance, uncorrelated by task",
+        between=2 * s_task,
+        within=2 * s_w,
+        n_tasks=matrix.shape[1],
+        reps=(r,),
+        basis="one stack, assuming a second stack with the same variance, uncorrelated by task",
     )
 
 
@@ -252,7 +261,11 @@ def two_stacks(a: np.ndarray, b: np.ndarray) -> Components:
     d = a.mean(axis=0) - b.mean(axis=0)
     var_d = float(np.var(d, ddof=1)) if d.size > 1 else 0.0
     return Components(
-        max(0.0, var_d - wa / ra - wb / rb), wa + wb, int(d.size), (ra, rb), "two stacks, paired by task"
+        between=max(0.0, var_d - wa / ra - wb / rb),
+        within=wa + wb,
+        n_tasks=int(d.size),
+        reps=(ra, rb),
+        basis="two stacks, paired by task",
     )
 
 

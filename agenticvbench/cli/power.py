@@ -103,9 +103,13 @@ def components(args: argparse.Namespace):  # noqa: ANN201 - returns (power.Compo
     from agenticvbench.report.summary import load_comparison
 
     if args.sd is not None:
-        return Components((args.sd / 100) ** 2, 0.0, 0, (), "given --sd (repetition noise not separated)"), [
-            "degrees of freedom: tasks - 1 (every task its own cluster)"
-        ]
+        return Components(
+            between=(args.sd / 100) ** 2,
+            within=0.0,
+            n_tasks=0,
+            reps=(),
+            basis="given --sd (repetition noise not separated)",
+        ), ["degrees of freedom: tasks - 1 (every task its own cluster)"]
     if not args.paths:
         raise ConfigError("give runs to estimate the variance from, or --sd POINTS")
     from agenticvbench.cli.common import check_trust

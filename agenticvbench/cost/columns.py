@@ -21,7 +21,7 @@ from agenticvbench.cost.table import build_cost_table
 from agenticvbench.results.model import RESULTS_DIRNAME
 
 
-@dataclass
+@dataclass(kw_only=True)
 class GroupCost:
     """One leaderboard row's agent cost."""
 
@@ -77,14 +77,14 @@ def group_costs(groups: Sequence[GroupHeadline], prices: PriceTable | None = Non
         r = rows.get((g.harness, g.model))
         out.append(
             GroupCost(
-                g.harness,
-                g.model,
-                g.macro,
-                g.macro_ci,
-                r.trials if r else 0,
-                r.extracted if r else 0,
-                r.cost_usd if r else None,
-                r.unpriced_models if r else [],
+                harness=g.harness,
+                model=g.model,
+                macro=g.macro,
+                macro_ci=g.macro_ci,
+                trials=r.trials if r else 0,
+                extracted=r.extracted if r else 0,
+                total_usd=r.cost_usd if r else None,
+                unpriced_models=r.unpriced_models if r else [],
             )
         )
     mark_pareto(out)

@@ -27,7 +27,7 @@ SLICES = (
 HEADERS = ("slice", "rows", "extracted", "missing", "input tokens", "output tokens", "cost")
 
 
-@dataclass
+@dataclass(kw_only=True)
 class PaperRow:
     """One row of Table 8."""
 
@@ -74,17 +74,19 @@ def paper_rows(trials: Sequence[TrialCost]) -> list[PaperRow]:
         toks = [_tokens(t) for t in used]
         out.append(
             PaperRow(
-                name,
-                [f for f in fams if any(t.family == f for t in ts)] or list(fams),
-                _reps(ts),
-                len(ts),
-                len(used),
-                len(ts) - len(used),
-                sum(k["input_tokens"] + k["cache_read_tokens"] + k["cache_write_tokens"] for k in toks),
-                sum(k["output_tokens"] for k in toks),
-                None if unpriced or not used else sum(t.cost_usd or 0.0 for t in used),
-                len(unpriced),
-                sorted({m for t in unpriced for m in t.unpriced}),
+                slice=name,
+                families=[f for f in fams if any(t.family == f for t in ts)] or list(fams),
+                reps=_reps(ts),
+                rows=len(ts),
+                extracted=len(used),
+                missing=len(ts) - len(used),
+                input_tokens=sum(
+                    k["input_tokens"] + k["cache_read_tokens"] + k["cache_write_tokens"] for k in toks
+                ),
+                output_tokens=sum(k["output_tokens"] for k in toks),
+                cost_usd=None if unpriced or not used else sum(t.cost_usd or 0.0 for t in used),
+                unpriced_trials=len(unpriced),
+                unpriced_models=sorted({m for t in unpriced for m in t.unpriced}),
             )
         )
     return out

@@ -195,7 +195,7 @@ def load_prices(path: str | Path | None = None) -> PriceTable:
     return parse_prices(data, str(path))
 
 
-@dataclass
+@dataclass(kw_only=True)
 class TrialCost:
     """One trial's usage and cost."""
 
@@ -239,7 +239,7 @@ def price_trial(trial: TrialCost, table: PriceTable) -> None:
     trial.cost_usd = None if trial.unpriced else total
 
 
-@dataclass
+@dataclass(kw_only=True)
 class CostRow:
     """One row of `avb cost`: a (harness, model) over one slice (a family, or 'all')."""
 
@@ -292,18 +292,20 @@ def _row(harness: str, model: str, sl: str, ts: Sequence[TrialCost]) -> CostRow:
         if ((t.usage or {}).get("tokens") or {}).get("cost_usd") is not None
     ]
     return CostRow(
-        harness,
-        model,
-        sl,
-        len(ts),
-        len(used),
-        len(ts) - len(used),
-        sum(1 for t in ts if (t.usage or {}).get("errored")),
-        tokens,
-        sum(1 for t in used if (t.usage or {}).get("tokens", {}).get("cache_write_tokens") is not None),
-        None if unpriced or not used else sum(t.cost_usd or 0.0 for t in used),
-        len(unpriced),
-        sorted({m for t in unpriced for m in t.unpriced}),
-        sum(reported) if reported else None,
-        len(reported),
+        harness=harness,
+        model=model,
+        slice=sl,
+        trials=len(ts),
+        extracted=len(used),
+        missing=len(ts) - len(used),
+        errored=sum(1 for t in ts if (t.usage or {}).get("errored")),
+        tokens=tokens,
+        cache_write_reported=sum(
+            1 for t in used if (t.usage or {}).get("tokens", {}).get("cache_write_tokens") is not None
+        ),
+        cost_usd=None if unpriced or not used else sum(t.cost_usd or 0.0 for t in used),
+        unpriced_trials=len(unpriced),
+        unpriced_models=sorted({m for t in unpriced for m in t.unpriced}),
+        reported_cost_usd=sum(reported) if reported else None,
+        reported_trials=len(reported),
     )

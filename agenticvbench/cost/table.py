@@ -78,12 +78,12 @@ def _run_dir_trials(path: Path, notes: list[str], stats: dict[str, int]) -> list
         parsed = None if entry is None else TrialUsage.from_dict(entry, f"{run_json}: usage.{tid}", mine)
         out.append(
             TrialCost(
-                ident.harness,
-                ident.model,
-                str(ident.rep or ""),
-                int(tid),
-                family_of(int(tid)),
-                None if parsed is None else parsed.to_dict(),
+                harness=ident.harness,
+                model=ident.model,
+                rep=str(ident.rep or ""),
+                task_id=int(tid),
+                family=family_of(int(tid)),
+                usage=None if parsed is None else parsed.to_dict(),
             )
         )
     notes += mine[:MAX_NOTES_PER_RUN]

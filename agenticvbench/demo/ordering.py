@@ -20,7 +20,7 @@ FMT = Format(width=320, height=180, fps=24, audio="aac")
 FMT_SILENT = Format(width=320, height=180, fps=24, audio=None)
 
 
-@dataclass(frozen=True)
+@dataclass(kw_only=True, frozen=True)
 class SeqSpec:
     """A sequencing task: the story's shots in true order and the clip id each shot is published under."""
 
@@ -49,9 +49,9 @@ def _story(
 
 SEQUENCING: tuple[SeqSpec, ...] = (
     SeqSpec(
-        37,
-        "The Paper Boat",
-        _story(
+        task_id=37,
+        title="The Paper Boat",
+        shots=_story(
             ["0x101830", "0x182848", "0x203860", "0x304878", "0x486090", "0x6078a8"],
             "yellow",
             [1.5, 1.0, 1.5, 1.0, 1.5, 1.0],
@@ -59,13 +59,13 @@ SEQUENCING: tuple[SeqSpec, ...] = (
             280,
             220.0,
         ),
-        ("4", "1", "6", "2", "5", "3"),
-        True,
+        correct_order=("4", "1", "6", "2", "5", "3"),
+        full_urls=True,
     ),
     SeqSpec(
-        38,
-        "Night Bus",
-        _story(
+        task_id=38,
+        title="Night Bus",
+        shots=_story(
             ["0x402010", "0x502818", "0x603020", "0x703828", "0x804030"],
             "cyan",
             [1.0, 1.5, 1.0, 1.5, 1.0],
@@ -73,8 +73,8 @@ SEQUENCING: tuple[SeqSpec, ...] = (
             0,
             262.0,
         ),
-        ("2", "5", "1", "4", "3"),
-        False,
+        correct_order=("2", "5", "1", "4", "3"),
+        full_urls=False,
     ),
 )
 
@@ -188,7 +188,16 @@ def sequencing_specs(size: DemoSize) -> tuple[SeqSpec, ...]:
         )
         order = [str(k) for k in range(1, n + 1)]
         rng.shuffle(order)
-        specs.append(SeqSpec(tid, f"Synthetic Story {tid}", shots, tuple(order), i % 2 == 0, fmt))
+        specs.append(
+            SeqSpec(
+                task_id=tid,
+                title=f"Synthetic Story {tid}",
+                shots=shots,
+                correct_order=tuple(order),
+                full_urls=i % 2 == 0,
+                fmt=fmt,
+            )
+        )
     return tuple(specs)
 
 

@@ -22,7 +22,7 @@ FMT_OPUS = Format(width=320, height=180, fps=24, audio="opus")
 FMT_SMALL = Format(width=256, height=144, fps=24, audio="aac")
 
 
-@dataclass(frozen=True)
+@dataclass(kw_only=True, frozen=True)
 class RecapSpec:
     """A recap task: its film, the perfect and partial cuts ([t0, t1] segments) and its rubric."""
 
@@ -224,10 +224,10 @@ RUBRIC_2: tuple[dict[str, Any], ...] = (
 
 RECAPS: tuple[RecapSpec, ...] = (
     RecapSpec(
-        1,
-        "The Lighthouse",
-        FMT,
-        (
+        task_id=1,
+        title="The Lighthouse",
+        fmt=FMT,
+        scenes=(
             Scene("card:THE LIGHTHOUSE", 3.0, (220.0, 277.0)),
             Scene("testsrc2", 4.0, (262.0, 330.0)),
             Scene("black", 2.0, ()),
@@ -245,10 +245,10 @@ RECAPS: tuple[RecapSpec, ...] = (
         full_urls=True,
     ),
     RecapSpec(
-        2,
-        "Night Market",
-        FMT_OPUS,
-        (
+        task_id=2,
+        title="Night Market",
+        fmt=FMT_OPUS,
+        scenes=(
             Scene("card:NIGHT MARKET|a demo film", 2.5, (247.0, 311.0)),
             Scene("box:0x301020:cyan:280:20", 4.0, (196.0, 294.0)),
             Scene("testsrc2", 4.0, (330.0, 440.0), vf="hue=h=120"),

@@ -50,7 +50,7 @@ SOURCES: dict[str, tuple[Format, tuple[Scene, ...]]] = {
 }
 
 
-@dataclass(frozen=True)
+@dataclass(kw_only=True, frozen=True)
 class RepairSpec:
     """One demo repair task: its cell, source, defect window and defect parameters."""
 
@@ -66,19 +66,35 @@ class RepairSpec:
 
 
 REPAIRS: tuple[RepairSpec, ...] = (
-    RepairSpec(65, "demo/frozen_video_only", "demo1", "freeze", 4.0, 5.5, 1, full_urls=True),
     RepairSpec(
-        66,
-        "demo/cold_desat",
-        "demo2",
-        "color",
-        4.4,
-        7.2,
-        1,
-        {"saturation": 0.55, "contrast": 1.13, "rr": 0.85, "gg": 0.98, "bb": 1.15},
+        task_id=65,
+        cell="demo/frozen_video_only",
+        source="demo1",
+        defect="freeze",
+        start=4.0,
+        end=5.5,
+        scene=1,
+        full_urls=True,
     ),
     RepairSpec(
-        67, "demo/pink_noise", "demo2", "noise", 8.8, 11.2, 2, {"color": "pink", "amplitude": 0.1, "seed": 11}
+        task_id=66,
+        cell="demo/cold_desat",
+        source="demo2",
+        defect="color",
+        start=4.4,
+        end=7.2,
+        scene=1,
+        params={"saturation": 0.55, "contrast": 1.13, "rr": 0.85, "gg": 0.98, "bb": 1.15},
+    ),
+    RepairSpec(
+        task_id=67,
+        cell="demo/pink_noise",
+        source="demo2",
+        defect="noise",
+        start=8.8,
+        end=11.2,
+        scene=2,
+        params={"color": "pink", "amplitude": 0.1, "seed": 11},
     ),
 )
 _REPORT_TYPE = {"freeze": "frozen_frames", "color": "color_grade_shift", "noise": "audio_noise_burst"}
@@ -232,7 +248,15 @@ def repair_plan(size: DemoSize) -> tuple[dict[str, tuple[Format, tuple[Scene, ..
             params["seed"] = tid
         specs.append(
             RepairSpec(
-                tid, _CELLS[defect], name, defect, s0 + 1, s0 + 1 + span, k, params, full_urls=i % 2 == 0
+                task_id=tid,
+                cell=_CELLS[defect],
+                source=name,
+                defect=defect,
+                start=s0 + 1,
+                end=s0 + 1 + span,
+                scene=k,
+                params=params,
+                full_urls=i % 2 == 0,
             )
         )
     return sources, tuple(specs)

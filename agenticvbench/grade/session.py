@@ -30,7 +30,7 @@ VIDEO_NAME = "final.mp4"
 MAX_MATERIALS = 50
 
 
-@dataclass
+@dataclass(kw_only=True)
 class GradeItem:
     """One rubric item a person grades."""
 
@@ -42,7 +42,7 @@ class GradeItem:
     dispatch: str
 
 
-@dataclass
+@dataclass(kw_only=True)
 class GradeSubmission:
     """One video to grade, with everything the page shows about it."""
 
@@ -110,7 +110,12 @@ def gradable_items(task: RecapTask, evidence: dict[str, dict[str, str]] | None =
         weight = raw.get("weight", 1.0)
         out.append(
             GradeItem(
-                str(raw["id"]), str(text), float(weight), pillar, pillar_name(pillar), str(raw["dispatch"])
+                item_id=str(raw["id"]),
+                text=str(text),
+                weight=float(weight),
+                pillar=pillar,
+                pillar_name=pillar_name(pillar),
+                dispatch=str(raw["dispatch"]),
             )
         )
     return out
@@ -204,18 +209,18 @@ def build_submissions(
                 fetched[task.task_id] = task_materials(task, notes)
             subs.append(
                 GradeSubmission(
-                    0,
-                    task.task_id,
-                    label,
-                    run.harness,
-                    run.model,
-                    video,
-                    file_sha256(video),
-                    video.stat().st_size,
-                    task.prompt,
-                    items,
-                    reference,
-                    fetched.get(task.task_id, []),
+                    index=0,
+                    task_id=task.task_id,
+                    run_label=label,
+                    harness=run.harness,
+                    model=run.model,
+                    video=video,
+                    video_sha256=file_sha256(video),
+                    size=video.stat().st_size,
+                    prompt=task.prompt,
+                    items=items,
+                    reference=reference,
+                    materials=fetched.get(task.task_id, []),
                 )
             )
     if blind:

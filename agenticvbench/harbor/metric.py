@@ -28,7 +28,7 @@ from agenticvbench.sanitize import one_line
 from agenticvbench.tables import md_table
 
 
-@dataclass
+@dataclass(kw_only=True)
 class GroupMetric:
     """One (agent, model): the headlines and how many cells each rests on."""
 
@@ -113,17 +113,17 @@ def group_metrics(
         total = sum(sizes.values())
         out.append(
             GroupMetric(
-                agent,
-                model,
-                runs,
-                fams,
-                sum(fams.values()) / len(fams) if fams else 0.0,
-                sum(fams[f] * sizes[f] for f in fams) / total if total else 0.0,
-                total,
-                infra,
-                excluded,
-                invalid,
-                no_reward,
+                agent=agent,
+                model=model,
+                runs=runs,
+                families=fams,
+                macro=sum(fams.values()) / len(fams) if fams else 0.0,
+                micro=sum(fams[f] * sizes[f] for f in fams) / total if total else 0.0,
+                cells=total,
+                infra_failures=infra,
+                excluded=excluded,
+                invalid=invalid,
+                no_reward=no_reward,
             )
         )
     return out

@@ -25,7 +25,7 @@ from agenticvbench.runs.trial_outcomes import Outcome, classify
 _TASK_RE = re.compile(r"(?:^|/)(recap|sequencing|repair|assembly)-0*(\d{1,3})(?:__[^/]*)?$")
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Trial:
     """What one trial contributes: where it sits, its task, agent, model and outcome."""
 
@@ -81,14 +81,14 @@ def read_trials(job: JobDir, skipped: list[str], *, trajectories: bool = False) 
             )
             continue
         trial = Trial(
-            job.path.name,
-            name,
-            tid,
-            checked.agent,
-            checked.model,
-            checked.started_at,
-            checked.reward,
-            classify(result),
+            job=job.path.name,
+            name=name,
+            task_id=tid,
+            agent=checked.agent,
+            model=checked.model,
+            started=checked.started_at,
+            reward=checked.reward,
+            outcome=classify(result),
             problems=list(checked.notes),
             usage=trial_usage(job, name, result).to_dict(),
             invalid=checked.invalid,
@@ -103,4 +103,14 @@ def job_trial_costs(path: Path, notes: list[str]) -> list[TrialCost]:
     """The trials of a Harbor job directory as `avb cost` rows (usage unpriced), notes for unreadable trials."""
     with JobDir(path) as job:
         trials = read_trials(job, notes)
-    return [TrialCost(t.agent, t.model, "", t.task_id, family_of(t.task_id), t.usage or None) for t in trials]
+    return [
+        TrialCost(
+            harness=t.agent,
+            model=t.model,
+            rep="",
+            task_id=t.task_id,
+            family=family_of(t.task_id),
+            usage=t.usage or None,
+        )
+        for t in trials
+    ]

@@ -69,7 +69,7 @@ def payload_digest(payload: bytes, codec: str) -> int:
     return int.from_bytes(blake2b(payload, digest_size=8).digest(), "big")
 
 
-@dataclass(frozen=True)
+@dataclass(kw_only=True, frozen=True)
 class StreamPackets:
     """One stream's packets: kind, codec, the payload digest and size of each non-empty packet (file order),
     first/last timestamps (s). Arrays of 12 bytes a packet, so a file at the packet cap stays near 70 MB."""
@@ -92,7 +92,7 @@ class StreamPackets:
         return 0.0 if self.start is None or self.end is None else self.end - self.start
 
 
-@dataclass(frozen=True)
+@dataclass(kw_only=True, frozen=True)
 class MediaContent:
     """What one demux pass saw: `packets` read (stopped past the cap: `over_cap`), their overall span, each
     stream, and the sorted presentation times of the first video stream's non-empty packets (its frames)."""
@@ -135,7 +135,9 @@ class _Acc:
     def packets(self) -> StreamPackets:
         d = np.frombuffer(self.digests, np.uint64) if self.digests else np.zeros(0, np.uint64)
         z = np.frombuffer(self.sizes, np.uint32) if self.sizes else np.zeros(0, np.uint32)
-        return StreamPackets(self.kind, self.codec, d, z, self.start, self.end)
+        return StreamPackets(
+            kind=self.kind, codec=self.codec, digests=d, sizes=z, start=self.start, end=self.end
+        )
 
 
 def read_content(path: Path, max_packets: int) -> MediaContent:
@@ -181,7 +183,14 @@ def read_content(path: Path, max_packets: int) -> MediaContent:
     streams = tuple(a.packets() for a in acc.values())
     span = None if lo is None or hi is None else hi - lo
     frames = np.sort(np.frombuffer(times, np.float64)) if times else np.zeros(0)
-    return MediaContent(min(n, max_packets + 1), span, streams, frames, n > max_packets, True)
+    return MediaContent(
+        packets=min(n, max_packets + 1),
+        span=span,
+        streams=streams,
+        frame_times=frames,
+        over_cap=n > max_packets,
+        readable=True,
+    )
 
 
 @lru_cache(maxsize=64)

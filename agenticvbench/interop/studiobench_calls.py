@@ -21,7 +21,7 @@ STUDIOBENCH_SERVER = "studiobench"
 CALLS_MAX_BYTES = 64 * 1024 * 1024
 
 
-@dataclass(frozen=True)
+@dataclass(kw_only=True, frozen=True)
 class ToolCall:
     """One parsed `.calls.jsonl` record."""
 
@@ -90,6 +90,14 @@ def parse_calls(path: Path) -> tuple[list[ToolCall], list[str]]:
         server, tool = split_tool_name(str(name), srv)
         backend = rec.get("backend") if isinstance(rec.get("backend"), str) else None
         calls.append(
-            ToolCall(n, str(name), server, tool, bool(ok), backend, float(dur) if dur is not None else None)
+            ToolCall(
+                line=n,
+                name=str(name),
+                server=server,
+                tool=tool,
+                ok=bool(ok),
+                backend=backend,
+                duration_s=float(dur) if dur is not None else None,
+            )
         )
     return calls, problems

@@ -48,7 +48,7 @@ def load_published() -> dict[str, Any]:
     return json.loads(text)
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Problem:
     """A run x task cell that scored 0 for a non-scoring reason (missing, malformed, error, invalid, no result)."""
 
@@ -276,7 +276,15 @@ def build_report(
     for row in report.task_rows():
         counts[row["family"]][row["status"]] += 1
         if row["status"] != "scored":
-            problems.append(Problem(row["run"], row["task_id"], row["family"], row["status"], row["reason"]))
+            problems.append(
+                Problem(
+                    run=row["run"],
+                    task_id=row["task_id"],
+                    family=row["family"],
+                    status=row["status"],
+                    reason=row["reason"],
+                )
+            )
     report.status_counts = counts
     report.problems = sorted(problems, key=lambda p: (_PROBLEM_ORDER.index(p.status), p.task_id, p.run))
     warns = Counter(w for r in kept for w in r.warnings)

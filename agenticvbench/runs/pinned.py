@@ -44,7 +44,7 @@ class PinError(OSError):
     """A submitted file cannot be pinned (escaped its folder, not a regular file, over its cap, unreadable)."""
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Pin:
     """One submitted file, open for the whole job."""
 
@@ -163,7 +163,15 @@ def pin_file(path: Path, root: Path, cap: int) -> Pin:
         os.close(fd)
         raise
     stamp = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
-    return Pin(Path(path), fd, digest, st.st_size, stamp, data, _proc_source(fd) or str(path))
+    return Pin(
+        path=Path(path),
+        fd=fd,
+        sha256=digest,
+        size=st.st_size,
+        stamp=stamp,
+        data=data,
+        source=_proc_source(fd) or str(path),
+    )
 
 
 @contextmanager

@@ -433,17 +433,17 @@ def verify_run(
             ds = task.source.provenance() if task.source else {"dataset": str(dataset)}
             work.append(
                 Job(
-                    task,
-                    plan.run.submission(task.task_id, media_cap),
-                    plan.results_dir,
-                    run_info,
-                    ctx,
-                    ds,
-                    force,
-                    key.ref(),
-                    refs,
-                    failures.get(task.task_id, ""),
-                    excluded.get(task.task_id, ""),
+                    task=task,
+                    submission=plan.run.submission(task.task_id, media_cap),
+                    out_dir=plan.results_dir,
+                    run_info=run_info,
+                    ctx=ctx,
+                    dataset=ds,
+                    force=force,
+                    key=key.ref(),
+                    dataset_refs=refs,
+                    trial_failure=failures.get(task.task_id, ""),
+                    excluded=excluded.get(task.task_id, ""),
                 )
             )
     ex = make_executor(executor, jobs, scheduler, task_timeout) if isinstance(executor, str) else executor

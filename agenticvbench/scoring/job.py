@@ -25,7 +25,7 @@ from agenticvbench.verifiers import unscored_items, uses_judge
 from agenticvbench.verifiers.base import VerifyContext
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Job:
     """Everything a worker needs to score one (run, task); picklable."""
 

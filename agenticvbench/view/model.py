@@ -27,7 +27,7 @@ from agenticvbench.runs.submission import InputRejected, RunDir, media_max_bytes
 MAX_INPUT_FILES = 64  # per task: a sequencing or assembly task has a few dozen clips at most
 
 
-@dataclass(frozen=True)
+@dataclass(kw_only=True, frozen=True)
 class FileRef:
     """One file a page may offer: its display name, checked real path, size and type."""
 
@@ -49,7 +49,7 @@ class FileRef:
         return self.ctype.startswith("video/")
 
 
-@dataclass
+@dataclass(kw_only=True)
 class ViewRun:
     """One run on the page: its position, the report's key and label, and its folder."""
 
@@ -59,7 +59,7 @@ class ViewRun:
     folder: RunDir | None
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Cell:
     """One run x task cell of the grid."""
 
@@ -85,7 +85,7 @@ class Cell:
         return f"s{max(0, min(10, round(self.score * 10)))}"
 
 
-@dataclass
+@dataclass(kw_only=True)
 class ViewModel:
     """Runs, report, tasks and the file registry behind every page."""
 
@@ -125,7 +125,15 @@ class ViewModel:
         if not stat.S_ISREG(st.st_mode):
             return None
         ctype = mimetypes.guess_type(name)[0] or "application/octet-stream"
-        self.files.append(FileRef(Path(name).name, Path(real), st.st_size, ctype, verifier_only))
+        self.files.append(
+            FileRef(
+                name=Path(name).name,
+                path=Path(real),
+                size=st.st_size,
+                ctype=ctype,
+                verifier_only=verifier_only,
+            )
+        )
         self._index[key] = len(self.files) - 1
         return self._index[key]
 
@@ -223,8 +231,10 @@ def build_model(
             folder: RunDir | None = open_run(ref.path)
         except (SubmissionError, OSError):
             folder = None  # a results folder given on its own: scores without outputs
-        runs.append(ViewRun(i, ref, labels[ref.path], folder))
-    model = ViewModel(runs, report, tasks, local, notes=[*skipped, *([note] if note else [])])
+        runs.append(ViewRun(index=i, ref=ref, label=labels[ref.path], folder=folder))
+    model = ViewModel(
+        runs=runs, report=report, tasks=tasks, local=local, notes=[*skipped, *([note] if note else [])]
+    )
     by_key = {(run_ref(r).path, int(r.task_id)): r for r in report.results}
     for fam in model.families:
         for tid in model.task_ids(fam):
@@ -232,14 +242,14 @@ def build_model(
                 r = by_key.get((run.ref.path, tid))
                 scored = r is not None and r.status == "scored"
                 model._cells[(run.index, tid)] = Cell(
-                    run.index,
-                    tid,
-                    fam,
-                    r.status if r else NO_RESULT,
-                    float(r.headline_score) if scored and r is not None else None,
-                    integrity_of(r) if r else [],
-                    len(r.warnings) if r else 0,
-                    r,
+                    run=run.index,
+                    task_id=tid,
+                    family=fam,
+                    status=r.status if r else NO_RESULT,
+                    score=float(r.headline_score) if scored and r is not None else None,
+                    flags=integrity_of(r) if r else [],
+                    n_warnings=len(r.warnings) if r else 0,
+                    result=r,
                 )
     return model
 

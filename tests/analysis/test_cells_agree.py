@@ -118,7 +118,11 @@ def test_power_and_compare_agree_when_the_between_part_is_clipped(make_run, caps
     )
     comp = design_two_stacks(a, b, design)
     old = Components(
-        0.0, comp.n_tasks * float(design.weights**2 @ (a.var(0, ddof=1) + b.var(0, ddof=1))), 14, (3, 3), ""
+        between=0.0,
+        within=comp.n_tasks * float(design.weights**2 @ (a.var(0, ddof=1) + b.var(0, ddof=1))),
+        n_tasks=14,
+        reps=(3, 3),
+        basis="",
     )
     old_mdd = min_detectable(old.sd(3) / math.sqrt(14), macro["stat"]["df"])
     assert old_mdd > macro["stat"]["mdd"] * 1.01

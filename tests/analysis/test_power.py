@@ -38,8 +38,8 @@ def test_reps_needed_by_hand():
     """No between-task part, repetition noise 0.09: sd(r) = 0.3 / sqrt(r); with 100 tasks MDD ~ 2.8 * 0.3 /
     (10 sqrt(r)) = 0.084 / sqrt(r) <= 0.05 first at r = 3. A between-task part of 0.1^2 alone has MDD ~0.028
     at 100 tasks, so 0.02 is not reachable by repetitions."""
-    assert reps_needed(Components(0.0, 0.09, 0, (), "x"), 100, 0.05) == 3
-    assert reps_needed(Components(0.01, 0.0, 0, (), "x"), 100, 0.02) is None
+    assert reps_needed(Components(between=0.0, within=0.09, n_tasks=0, reps=(), basis="x"), 100, 0.05) == 3
+    assert reps_needed(Components(between=0.01, within=0.0, n_tasks=0, reps=(), basis="x"), 100, 0.02) is None
     assert mdd(0.3, 100) == pytest.approx(0.084, rel=0.02)
 
 

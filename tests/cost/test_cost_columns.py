@@ -18,7 +18,14 @@ JOB = Path(__file__).resolve().parents[1] / "harbor" / "data" / "usage_job"
 
 def _cost(name: str, macro: float, usd: float | None, extracted: int = 1) -> GroupCost:
     return GroupCost(
-        "h", name, macro, (None, None), extracted, extracted, usd, [] if usd is not None else ["x"]
+        harness="h",
+        model=name,
+        macro=macro,
+        macro_ci=(None, None),
+        trials=extracted,
+        extracted=extracted,
+        total_usd=usd,
+        unpriced_models=[] if usd is not None else ["x"],
     )
 
 

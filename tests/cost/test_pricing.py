@@ -20,7 +20,14 @@ def _trial(
     errored: bool = False,
 ) -> TrialCost:
     usage = {"tokens": {"cost_usd": None, **tokens}, "by_model": by_model or {}, "errored": errored}
-    return TrialCost(harness, model, "1", task, "recap" if task <= 36 else "sequencing", usage)
+    return TrialCost(
+        harness=harness,
+        model=model,
+        rep="1",
+        task_id=task,
+        family="recap" if task <= 36 else "sequencing",
+        usage=usage,
+    )
 
 
 @pytest.mark.parametrize("name", ["paper", "vendors"])

@@ -68,7 +68,11 @@ def test_folder_name_fallback_is_the_same_from_a_run_folder_and_from_a_result(tm
     )  # an older file
     back = read_result(run / "avb-results" / "37.json")
     assert back is not None and back.run["model"] == "unknown"  # the file is read as written
-    assert run_ref(back) == RunRef.of(resolved) == RunRef("unknown", "alpha-run", "", str(run.resolve()))
+    assert (
+        run_ref(back)
+        == RunRef.of(resolved)
+        == RunRef(harness="unknown", model="alpha-run", rep="", path=str(run.resolve()))
+    )
     assert back.identity.named().sources["model"] == "folder name"
 
 

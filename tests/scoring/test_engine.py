@@ -224,9 +224,21 @@ def test_results_with_unscored_judge_items_are_retried_when_the_judge_is_on(tmp_
 
     old = Result(task_id=1, family="recap", status="scored", components={"unscored": 2}, fingerprint="f")
     job_on = Job(
-        _task(37), Submission(37, tmp_path), tmp_path, {}, VerifyContext(tmp_path, judge=_JudgeOn()), {}
+        task=_task(37),
+        submission=Submission(37, tmp_path),
+        out_dir=tmp_path,
+        run_info={},
+        ctx=VerifyContext(tmp_path, judge=_JudgeOn()),
+        dataset={},
     )
-    job_off = Job(_task(37), Submission(37, tmp_path), tmp_path, {}, VerifyContext(tmp_path, judge=None), {})
+    job_off = Job(
+        task=_task(37),
+        submission=Submission(37, tmp_path),
+        out_dir=tmp_path,
+        run_info={},
+        ctx=VerifyContext(tmp_path, judge=None),
+        dataset={},
+    )
     assert not reusable(old, "f", job_on)
     assert reusable(old, "f", job_off)
     old.components["unscored"] = 0
@@ -250,7 +262,14 @@ def test_repair_profile_is_part_of_the_fingerprint(tmp_path):
         "rubric_json": json.dumps({"cell": "v1/s1"}),
     }
     task = task_from_row(row)
-    job = Job(task, Submission(65, tmp_path), tmp_path, {}, VerifyContext(tmp_path), {})
+    job = Job(
+        task=task,
+        submission=Submission(65, tmp_path),
+        out_dir=tmp_path,
+        run_info={},
+        ctx=VerifyContext(tmp_path),
+        dataset={},
+    )
     a = fingerprint(job, "1", {})
     task.profile = {**task.profile, "format": {**task.profile["format"], "duration_s": 1.0}}
     assert fingerprint(job, "1", {}) != a

@@ -128,12 +128,12 @@ def test_worker_with_another_key_writes_unsigned_with_a_warning(genuine, demo, t
 
     task = load_tasks(task_ids=[84], dataset=demo.mirror)[0]
     job = Job(
-        task,
-        open_run(run.root).submission(84, 1 << 30),
-        tmp_path / "out",
-        {"path": str(run.root)},
-        VerifyContext(cache_dir=tmp_path),
-        task.source.provenance(),
+        task=task,
+        submission=open_run(run.root).submission(84, 1 << 30),
+        out_dir=tmp_path / "out",
+        run_info={"path": str(run.root)},
+        ctx=VerifyContext(cache_dir=tmp_path),
+        dataset=task.source.provenance(),
         key=KeyRef(key.path, "0" * 16),
     )
     r = score_job(job)

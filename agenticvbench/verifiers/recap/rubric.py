@@ -241,7 +241,7 @@ def parse_rubric(
     return items, warnings
 
 
-@dataclass
+@dataclass(kw_only=True)
 class RubricScore:
     """The final formula's inputs and result, plus the informational per-pillar breakdown."""
 
@@ -284,13 +284,13 @@ def aggregate(items: Sequence[RubricItem], outcomes: Mapping[str, Outcome]) -> R
         if m > 0
     }
     return RubricScore(
-        final,
-        earned,
-        deductions,
-        total,
-        breakdown,
-        counts["pass"],
-        counts["fail"],
-        counts["unscored"],
-        deducted,
+        final_score=final,
+        earned=earned,
+        deductions=deductions,
+        total_positive=total,
+        pillar_breakdown=breakdown,
+        passed=counts["pass"],
+        failed=counts["fail"],
+        unscored=counts["unscored"],
+        deducted_items=deducted,
     )

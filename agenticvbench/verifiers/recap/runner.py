@@ -104,7 +104,7 @@ def upstream_fill_note(template: str, evidence: Mapping[str, str]) -> str | None
     return None
 
 
-@dataclass
+@dataclass(kw_only=True)
 class ItemResult:
     """One item's outcome, reason, saved evidence (compound) and judge call (llm)."""
 
@@ -194,14 +194,24 @@ def _run_compound(
             ok, ev = _run_check(stage.kind, stage.params, facts, backend, item)
             evidence[stage.save_as or stage.kind] = ev
             if not ok:
-                return ItemResult(item, "fail", f"python stage '{stage.kind}' failed: {ev}", evidence)
+                return ItemResult(
+                    item=item,
+                    outcome="fail",
+                    reason=f"python stage '{stage.kind}' failed: {ev}",
+                    evidence=evidence,
+                )
         else:
             template = stage.prompt or ""
             note = upstream_fill_note(template, evidence)
             return evidence, fill_placeholders(template, evidence), [note] if note else []
     if not item.stages:
-        return ItemResult(item, "pass", "no stages", evidence)
-    return ItemResult(item, "pass", "all python stages passed: " + "; ".join(evidence.values()), evidence)
+        return ItemResult(item=item, outcome="pass", reason="no stages", evidence=evidence)
+    return ItemResult(
+        item=item,
+        outcome="pass",
+        reason="all python stages passed: " + "; ".join(evidence.values()),
+        evidence=evidence,
+    )
 
 
 def _declare_needs(items: list[RubricItem], facts: Any, backend: KindBackend) -> None:
@@ -234,7 +244,7 @@ def run_rubric(items: list[RubricItem], *, facts: Any, judge: _Judge, backend: K
         if item.dispatch == "python":
             assert item.kind is not None
             ok, ev = _run_check(item.kind, item.params, facts, backend, item)
-            done[i] = ItemResult(item, "pass" if ok else "fail", ev)
+            done[i] = ItemResult(item=item, outcome="pass" if ok else "fail", reason=ev)
         elif item.dispatch == "llm":
             pending.append((i, JudgeRequest(item.id, item.prompt or ""), {}, []))
         elif item.dispatch == "compound":
@@ -249,7 +259,13 @@ def run_rubric(items: list[RubricItem], *, facts: Any, judge: _Judge, backend: K
     calls = judge.judge_many([req for _, req, _, _ in pending])
     for (i, req, evidence, notes), call in zip(pending, calls, strict=True):
         done[i] = ItemResult(
-            items[i], call.outcome, call.reason, evidence, judge=call, judge_prompt=req.prompt, notes=notes
+            item=items[i],
+            outcome=call.outcome,
+            reason=call.reason,
+            evidence=evidence,
+            judge=call,
+            judge_prompt=req.prompt,
+            notes=notes,
         )
     t2 = time.perf_counter()
     return RunReport([done[i] for i in range(len(items))], {"python_s": t1 - t0, "judge_s": t2 - t1})

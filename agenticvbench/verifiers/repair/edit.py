@@ -65,7 +65,7 @@ class EditResult:
     timings: dict[str, float] = field(default_factory=dict)
 
 
-@dataclass(frozen=True)
+@dataclass(kw_only=True, frozen=True)
 class ChunkPlan:
     """One 10-s chunk: its time span and the frame ranges the official scorer reads for it."""
 
@@ -105,13 +105,13 @@ def plan_chunks(duration_s: float, fps_src: float, fps_fix: float) -> list[Chunk
         samples = tuple(range(0, round(dur * fps_fix), k))[:cap]
         plans.append(
             ChunkPlan(
-                len(plans),
-                t,
-                end,
-                opencv_seek_frame(t, fps_src),
-                round(dur * fps_src),
-                opencv_seek_frame(t, fps_fix),
-                samples,
+                index=len(plans),
+                start=t,
+                end=end,
+                src_first=opencv_seek_frame(t, fps_src),
+                src_count=round(dur * fps_src),
+                fix_first=opencv_seek_frame(t, fps_fix),
+                samples=samples,
             )
         )
         t += CHUNK_DURATION_S

@@ -46,7 +46,7 @@ AUDIO_MAX_LAG_MS = 150
 MAX_LAG_SAMPLES = round(AUDIO_MAX_LAG_MS / 1000 * AUDIO_SR)  # 7200
 
 
-@dataclass(frozen=True)
+@dataclass(kw_only=True, frozen=True)
 class ChunkAudio:
     """One chunk's audio signals, in- and out-of-window: xcorr score, peak norm, peak lag (ms), seconds."""
 
@@ -134,7 +134,16 @@ def _chunk_audio(
     else:
         sin, dur_in = (None, None, None), 0.0
         sout, dur_out = xcorr_score(a, b), plan.dur
-    return ChunkAudio(sin[0], sout[0], sin[1], sout[1], sin[2], sout[2], dur_in, dur_out)
+    return ChunkAudio(
+        xcorr_in=sin[0],
+        xcorr_out=sout[0],
+        peak_norm_in=sin[1],
+        peak_norm_out=sout[1],
+        peak_lag_ms_in=sin[2],
+        peak_lag_ms_out=sout[2],
+        dur_in=dur_in,
+        dur_out=dur_out,
+    )
 
 
 def audio_pass(

@@ -62,7 +62,7 @@ class ChunkVideo:
     fixed_ended: bool = False
 
 
-@dataclass(frozen=True)
+@dataclass(kw_only=True, frozen=True)
 class VideoPass:
     """Outcome of `video_pass`: per-chunk samples, the fixed video's decode error, and the pass's counters.
 
@@ -82,7 +82,7 @@ class VideoPass:
     @classmethod
     def skipped(cls, n_chunks: int) -> VideoPass:
         """The pass not run (nothing could be scored): `n_chunks` empty chunks, all counters 0."""
-        return cls(tuple(ChunkVideo() for _ in range(n_chunks)))
+        return cls(chunks=tuple(ChunkVideo() for _ in range(n_chunks)))
 
 
 @dataclass
@@ -166,7 +166,7 @@ def video_pass(
 
     chunks = [_ChunkSamples() for _ in plans]
     if not fix_idx:
-        return VideoPass(tuple(c.freeze() for c in chunks))
+        return VideoPass(chunks=tuple(c.freeze() for c in chunks))
     src = FrameWindow(
         source,
         _ranges_wanted(src_ranges),
@@ -243,11 +243,11 @@ def video_pass(
             raise MediaError(f"{source}: {src.error}")
     cache.save()  # best-effort: a failed write lands in cache.write_errors
     return VideoPass(
-        tuple(c.freeze() for c in chunks),
-        fixed_error,
-        tally.n_src_frames,
-        tally.n_ssim,
-        tally.n_pruned,
-        tally.n_hash_skipped,
-        tally.n_empty_band,
+        chunks=tuple(c.freeze() for c in chunks),
+        fixed_error=fixed_error,
+        n_src_frames=tally.n_src_frames,
+        n_ssim=tally.n_ssim,
+        n_pruned=tally.n_pruned,
+        n_hash_skipped=tally.n_hash_skipped,
+        n_empty_band=tally.n_empty_band,
     )
