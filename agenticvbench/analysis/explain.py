@@ -59,7 +59,7 @@ def lost_points(result: Result) -> list[str]:
     return [one_line(x) for x in lines + [f"warning: {w}" for w in result.warnings]]
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Explanation:
     """Everything `avb explain` shows for one (run, task) result."""
 

@@ -22,7 +22,7 @@ class FamilySummary:
     counts: dict[str, int]
 
 
-@dataclass
+@dataclass(kw_only=True)
 class RunSummary:
     """Everything `avb verify` prints: per-run, per-family headlines and the problems to look at."""
 

@@ -23,7 +23,7 @@ FORMATS = ("md", "json", "csv")
 HARNESS = "baseline"
 
 
-@dataclass(frozen=True)
+@dataclass(kw_only=True, frozen=True)
 class Cell:
     """One strategy x family: mean headline over runs x tasks, and what it was computed over."""
 
@@ -135,12 +135,12 @@ class BaselineTable:
                 ]
                 out.append(
                     Cell(
-                        s,
-                        f,
-                        sum(scores) / len(scores),
-                        len(ids),
-                        len(runs),
-                        sum(1 for r in mine if r.integrity),
+                        strategy=s,
+                        family=f,
+                        mean=sum(scores) / len(scores),
+                        n_tasks=len(ids),
+                        n_runs=len(runs),
+                        flagged=sum(1 for r in mine if r.integrity),
                     )
                 )
         return out

@@ -36,7 +36,9 @@ def _grade(args: argparse.Namespace) -> int:
     if not subs:  # a server with nothing on it would wait forever
         raise SubmissionError("nothing to grade: no recap final.mp4 with llm items in these runs")
     cache = default_cache_dir() if args.cache_dir is None else Path(args.cache_dir).expanduser()
-    app = GradingApp(subs, VerdictStore(cache / "grades"), grader, blind=args.blind, seed=seed)
+    app = GradingApp(
+        submissions=subs, store=VerdictStore(cache / "grades"), grader=grader, blind=args.blind, seed=seed
+    )
     httpd = make_server(app, args.host, args.port)
     print(
         f"grading {len(subs)} submission(s), {app.progress()['total']} item(s) as '{grader}'"

@@ -62,7 +62,7 @@ def _view(args: argparse.Namespace) -> int:
             f"{counts['thumbs']} thumbnail(s)); open index.html from a static file server"
         )
         return 0
-    app = ViewApp(model, thumbs, comparison)
+    app = ViewApp(model=model, thumbs=thumbs, comparison=comparison)
     httpd = make_server(app, "127.0.0.1", args.port)
     url = url_of(httpd, app)
     print(f"viewing {len(model.runs)} run(s)")

@@ -51,7 +51,7 @@ MAX_TEXT = 200
 _HARBOR_FIELDS = ("n_input_tokens", "n_cache_tokens", "n_output_tokens", "cost_usd")
 
 
-@dataclass
+@dataclass(kw_only=True)
 class TrialUsage:
     """What `run.json["usage"][task_id]` holds for one imported trial."""
 

@@ -98,7 +98,7 @@ def repo_relative(url: str) -> str:
     return path
 
 
-@dataclass
+@dataclass(kw_only=True)
 class DatasetSource:
     """Where tasks and media come from. Picklable, so worker processes can fetch media themselves."""
 
@@ -136,17 +136,39 @@ class DatasetSource:
         path = path.resolve() if path.exists() else path
         if path.is_file():
             root = path.parent.parent if path.parent.name == "data" else path.parent
-            return cls(str(path), "parquet", revision, "local", root, cache), path
+            return cls(
+                dataset=str(path),
+                kind="parquet",
+                revision=revision,
+                resolved_revision="local",
+                root=root,
+                cache_dir=cache,
+            ), path
         if path.is_dir():
             candidates = [path / PARQUET_PATH, *sorted((path / "data").glob("*.parquet"))]
             parquet = next((c for c in candidates if c.is_file()), None)
             if parquet is None:
                 raise DatasetError(f"{path}: no {PARQUET_PATH} in this mirror directory")
-            return cls(str(path), "mirror", revision, "local", path, cache), parquet
+            return cls(
+                dataset=str(path),
+                kind="mirror",
+                revision=revision,
+                resolved_revision="local",
+                root=path,
+                cache_dir=cache,
+            ), parquet
         if local or str(dataset).count("/") != 1:
             raise DatasetError(f"{dataset}: no such file or directory (nor a Hub id of the form owner/name)")
         hf_cache = cache / "hub" if cache_dir else None
-        src = cls(str(dataset), "hub", revision, revision, None, cache, hf_cache)
+        src = cls(
+            dataset=str(dataset),
+            kind="hub",
+            revision=revision,
+            resolved_revision=revision,
+            root=None,
+            cache_dir=cache,
+            hf_cache_dir=hf_cache,
+        )
         fetched = src._hub_download(PARQUET_PATH, revision)
         m = _SNAPSHOT_RE.search(str(fetched))
         src.resolved_revision = m.group("sha") if m else revision

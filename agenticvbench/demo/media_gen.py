@@ -52,7 +52,7 @@ class Scene:
     seed: int = 1
 
 
-@dataclass(frozen=True)
+@dataclass(kw_only=True, frozen=True)
 class Format:
     """Output geometry and codecs. `audio` is `aac`, `opus` or None (video only)."""
 

@@ -17,7 +17,7 @@ REAL_COUNTS: dict[str, int] = {"recap": 36, "sequencing": 28, "repair": 18, "ass
 FIRST_IDS: dict[str, int] = {"recap": 1, "sequencing": 37, "repair": 65, "assembly": 83}
 
 
-@dataclass(frozen=True)
+@dataclass(kw_only=True, frozen=True)
 class DemoSize:
     """One demo size. Durations are seconds, sizes are (width, height) pixels; ranges are (low, high).
 
@@ -56,9 +56,9 @@ class DemoSize:
         return replace(self, name=f"{self.name}-first{n}", counts=counts)  # type: ignore[arg-type]
 
 
-SMALL = DemoSize("small", counts=(2, 2, 3, 2), hand_written=True, preset="superfast", crf=30)
+SMALL = DemoSize(name="small", counts=(2, 2, 3, 2), hand_written=True, preset="superfast", crf=30)
 MEDIUM = DemoSize(
-    "medium",
+    name="medium",
     recap_film_s=(40.0, 80.0),
     recap_frame=(640, 360),
     repair_source_s=(30.0, 60.0),
@@ -70,10 +70,10 @@ MEDIUM = DemoSize(
     preset="superfast",
     crf=30,
 )
-FULL = DemoSize("full")
+FULL = DemoSize(name="full")
 #: Real counts and layout with tiny media (2-s shots at 64x36): for tests of the full layout.
 TINY = DemoSize(
-    "tiny",
+    name="tiny",
     recap_film_s=(20.0, 24.0),
     recap_frame=(64, 36),
     repair_source_s=(12.0, 16.0),

@@ -38,7 +38,7 @@ CHUNK = 256 * 1024
 _RANGE = re.compile(r"^bytes=(\d*)-(\d*)$")
 
 
-@dataclass
+@dataclass(kw_only=True)
 class GradingApp:
     """The state behind the server: the submissions, the store, the grader and the token."""
 

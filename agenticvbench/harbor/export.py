@@ -50,7 +50,7 @@ def task_dir_name(task: Task) -> str:
     return f"{task.family}-{task.task_id:03d}"
 
 
-@dataclass
+@dataclass(kw_only=True)
 class ExportOptions:
     """Choices that are the same for every exported task."""
 

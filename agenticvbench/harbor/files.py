@@ -149,7 +149,7 @@ def read_document(job: JobDir, parts: tuple[str, ...], notes: list[str], **kw: A
     return clean_document(data, "/".join(parts), notes)
 
 
-@dataclass
+@dataclass(kw_only=True)
 class TrialResult:
     """A trial's `result.json` (Harbor's `TrialResult`), checked. `data` is the cleaned document, for the
     readers of its other parts (outcome, usage, timing)."""

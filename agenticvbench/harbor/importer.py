@@ -47,7 +47,7 @@ RUN_JSON_BUDGET = RUN_JSON_MAX_BYTES * 9 // 10
 STAGING_PREFIX = ".avb-import-"
 
 
-@dataclass
+@dataclass(kw_only=True)
 class ImportSummary:
     """The run directories written and what was skipped (with the reason)."""
 

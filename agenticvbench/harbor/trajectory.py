@@ -34,7 +34,7 @@ _FRAMES = re.compile(
 )
 
 
-@dataclass
+@dataclass(kw_only=True)
 class TrajectoryFacts:
     """What one trial's agent did, as counts."""
 

@@ -114,7 +114,7 @@ class MediaContent:
         return sum(s.payload_bytes for s in self.streams if s.kind in ("audio", "video"))
 
 
-@dataclass
+@dataclass(kw_only=True)
 class _Acc:
     """One stream's packets while they are read."""
 
@@ -158,7 +158,7 @@ def read_content(path: Path, max_packets: int) -> MediaContent:
         with open_input(path, options={"ignore_editlist": "1"}) as container:
             for s in container.streams:
                 name = s.codec_context.name if s.codec_context is not None else ""
-                acc[s.index] = _Acc(str(s.type), name or "")
+                acc[s.index] = _Acc(kind=str(s.type), codec=name or "")
                 if s.type == "video" and first_video is None:
                     first_video = s.index
             for packet in container.demux():

@@ -72,7 +72,7 @@ class RuleResult:
         return {"rule": self.rule, "gates": RULES[self.rule], "ok": self.ok, "reason": self.reason}
 
 
-@dataclass
+@dataclass(kw_only=True)
 class RunValidation:
     """Everything `validate_run` found about one run directory."""
 

@@ -21,7 +21,7 @@ class JudgeRequest:
     prompt: str
 
 
-@dataclass
+@dataclass(kw_only=True)
 class JudgeCall:
     """The judge's answer for one item, with what it cost."""
 
@@ -42,7 +42,7 @@ class JudgeCall:
         return asdict(self)
 
 
-@dataclass
+@dataclass(kw_only=True)
 class JudgeStats:
     """Per-task judge accounting (updated only through `Tally`)."""
 
@@ -111,9 +111,9 @@ def vote(request: JudgeRequest, pairs: list[tuple[str, int]], calls: list[JudgeC
         reason = f"ensemble majority {outcome} ({tally})"
     costs = [c.cost_usd for c in calls]
     return JudgeCall(
-        request.item_id,
-        outcome,
-        reason,
+        item_id=request.item_id,
+        outcome=outcome,
+        reason=reason,
         cached=all(c.cached for c in calls),
         attempts=sum(c.attempts for c in calls),
         prompt_tokens=sum(c.prompt_tokens for c in calls),

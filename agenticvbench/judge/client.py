@@ -107,7 +107,11 @@ class VideoJudge:
         try:
             call = self._judge(request)
         except Exception as exc:  # anything unforeseen costs this item only, never the task's other items
-            call = JudgeCall(request.item_id, "unscored", f"judge failed: {type(exc).__name__}: {short(exc)}")
+            call = JudgeCall(
+                item_id=request.item_id,
+                outcome="unscored",
+                reason=f"judge failed: {type(exc).__name__}: {short(exc)}",
+            )
         if call.outcome == "unscored":
             self._tally.add(unscored=1)
         return call
@@ -129,19 +133,19 @@ class VideoJudge:
         self._tally.add(cache_hits=int(hit is not None), cache_misses=int(hit is None))
         if hit is not None:
             return JudgeCall(
-                request.item_id,
-                hit["outcome"],
-                str(hit.get("reason", "")),
+                item_id=request.item_id,
+                outcome=hit["outcome"],
+                reason=str(hit.get("reason", "")),
                 cached=True,
                 audio_included=bool(hit.get("audio_included", False)),
                 raw=str(hit.get("raw", "")),
             )
         if self.mode.calls_endpoint:
             if self._dead is not None:
-                return JudgeCall(request.item_id, "unscored", self._dead)
+                return JudgeCall(item_id=request.item_id, outcome="unscored", reason=self._dead)
             tripped = self.breaker.open_reason()
             if tripped is not None:
-                return JudgeCall(request.item_id, "unscored", tripped)
+                return JudgeCall(item_id=request.item_id, outcome="unscored", reason=tripped)
         try:
             call = self.mode.answer(request, model, self.settings.sample_temperature if sample else 0.0)
         except CallFailed as exc:
@@ -149,7 +153,7 @@ class VideoJudge:
             if exc.fatal:
                 with self._dead_lock:
                     self._dead = self._dead or reason
-            return JudgeCall(request.item_id, "unscored", reason)
+            return JudgeCall(item_id=request.item_id, outcome="unscored", reason=reason)
         if call.outcome != "unscored" and self.cache is not None and self.mode.calls_endpoint:
             self._store(key, request, call, key_model)
         return call

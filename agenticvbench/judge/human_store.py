@@ -40,7 +40,7 @@ STORE_SCHEMA = 1
 Key = tuple[int, str, str]  # (task_id, item_id, video_sha256)
 
 
-@dataclass(frozen=True)
+@dataclass(kw_only=True, frozen=True)
 class HumanVerdict:
     """One person's verdict on one rubric item of one video."""
 

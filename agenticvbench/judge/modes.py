@@ -42,7 +42,9 @@ class OffJudge(JudgeMode):
 
     def answer(self, request: JudgeRequest, model: str, temperature: float) -> JudgeCall:
         """Always `unscored`."""
-        return JudgeCall(request.item_id, "unscored", "judge off: no llm verdict requested")
+        return JudgeCall(
+            item_id=request.item_id, outcome="unscored", reason="judge off: no llm verdict requested"
+        )
 
 
 class HumanJudge(JudgeMode):
@@ -54,9 +56,13 @@ class HumanJudge(JudgeMode):
     def answer(self, request: JudgeRequest, model: str, temperature: float) -> JudgeCall:
         """The graders' majority for the item (marked `cached`: no model was called)."""
         if self.lookup is None:
-            return JudgeCall(request.item_id, "unscored", "no human verdict: no verdict store available")
+            return JudgeCall(
+                item_id=request.item_id,
+                outcome="unscored",
+                reason="no human verdict: no verdict store available",
+            )
         outcome, reason, votes = self.lookup(request.item_id)
-        return JudgeCall(request.item_id, outcome, reason, cached=True, votes=votes)
+        return JudgeCall(item_id=request.item_id, outcome=outcome, reason=reason, cached=True, votes=votes)
 
 
 class ReplayJudge(JudgeMode):
@@ -67,7 +73,9 @@ class ReplayJudge(JudgeMode):
     def answer(self, request: JudgeRequest, model: str, temperature: float) -> JudgeCall:
         """A cache miss: `unscored`."""
         return JudgeCall(
-            request.item_id, "unscored", f"replay miss: no cached verdict for item '{request.item_id}'"
+            item_id=request.item_id,
+            outcome="unscored",
+            reason=f"replay miss: no cached verdict for item '{request.item_id}'",
         )
 
 
@@ -118,9 +126,9 @@ class EndpointJudge(JudgeMode):
             content = None
         if content is not None and not isinstance(content, str):
             return JudgeCall(
-                request.item_id,
-                "unscored",
-                f"unexpected reply: not a chat completion with text content ({type(resp).__name__})",
+                item_id=request.item_id,
+                outcome="unscored",
+                reason=f"unexpected reply: not a chat completion with text content ({type(resp).__name__})",
                 attempts=attempts,
                 prompt_tokens=p_tok,
                 completion_tokens=c_tok,
@@ -129,9 +137,9 @@ class EndpointJudge(JudgeMode):
             )
         verdict = parse_verdict(content)
         return JudgeCall(
-            request.item_id,
-            verdict.outcome,
-            verdict.reason,
+            item_id=request.item_id,
+            outcome=verdict.outcome,
+            reason=verdict.reason,
             attempts=attempts,
             prompt_tokens=p_tok,
             completion_tokens=c_tok,

@@ -53,7 +53,7 @@ DEFAULT_PRICES: dict[str, tuple[float, float]] = {
 }
 
 
-@dataclass(frozen=True)
+@dataclass(kw_only=True, frozen=True)
 class JudgeSettings:
     """Everything the judge client needs; immutable so one instance can be shared by worker threads."""
 

@@ -38,7 +38,7 @@ def parse_rate(text: str | None) -> float | None:
     return None if d == 0 or n == 0 else n / d
 
 
-@dataclass(frozen=True)
+@dataclass(kw_only=True, frozen=True)
 class StreamInfo:
     """One stream, with ffprobe's field names."""
 
@@ -62,7 +62,7 @@ class StreamInfo:
         return parse_rate(self.avg_frame_rate) or parse_rate(self.r_frame_rate)
 
 
-@dataclass(frozen=True)
+@dataclass(kw_only=True, frozen=True)
 class ProbeResult:
     """What `ffprobe -show_format -show_streams` would say about a file."""
 

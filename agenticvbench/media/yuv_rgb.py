@@ -51,7 +51,7 @@ FORMATS = {"yuv420p": (1, False), "yuvj420p": (1, True), "yuv422p": (0, False), 
 """Pixel formats this converter handles: (vertical chroma shift, full range implied by the format)."""
 
 
-@dataclass(frozen=True)
+@dataclass(kw_only=True, frozen=True)
 class Coefficients:
     """The SIMD constants of one colour matrix and range (16-bit signed values)."""
 

@@ -113,8 +113,7 @@ class Report:
 
     def run_labels(self) -> dict[str, str]:
         """A unique display label per run path (`RunRef.short`, plus the path when two runs would share it)."""
-        shorts = [r.short for r in self.runs]
-        return {r.path: r.short if shorts.count(r.short) == 1 else f"{r.short} [{r.path}]" for r in self.runs}
+        return run_labels(self.runs)
 
     def result(self, run: RunRef, task_id: int) -> Result | None:
         """The result of one run x task, if any."""
@@ -125,31 +124,7 @@ class Report:
 
     def task_rows(self) -> list[dict[str, Any]]:
         """One row per (family, task, run): status, headline, final, adjusted, reason, warning count."""
-        index = {(run_ref(r).path, int(r.task_id)): r for r in self.results}
-        labels = self.run_labels()
-        rows = []
-        for fam in self.universe.families:
-            for tid in self.universe.tasks[fam]:
-                for run in self.runs:
-                    r = index.get((run.path, tid))
-                    rows.append(
-                        {
-                            "family": fam,
-                            "task_id": tid,
-                            "run": labels[run.path],
-                            "run_path": run.path,
-                            "harness": run.harness,
-                            "model": run.model,
-                            "rep": run.rep,
-                            "status": r.status if r else NO_RESULT,
-                            "headline": float(r.headline_score) if r and r.status == "scored" else 0.0,
-                            "final_score": r.final_score if r else None,
-                            "adjusted_final_score": r.adjusted_final_score if r else None,
-                            "reason": r.reason if r else "no result file for this task in this run",
-                            "n_warnings": len(r.warnings) if r else 0,
-                        }
-                    )
-        return rows
+        return task_rows(self.universe, self.runs, self.results)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready summary (per-task rows included; full per-task detail stays in the result files)."""
@@ -178,6 +153,41 @@ class Report:
             "floor": self.floor.to_dict() if self.floor else None,
             "floor_note": self.floor_note,
         }
+
+
+def run_labels(runs: list[RunRef]) -> dict[str, str]:
+    """A unique display label per run path (`RunRef.short`, plus the path when two runs would share it)."""
+    shorts = [r.short for r in runs]
+    return {r.path: r.short if shorts.count(r.short) == 1 else f"{r.short} [{r.path}]" for r in runs}
+
+
+def task_rows(universe: TaskUniverse, runs: list[RunRef], results: list[Result]) -> list[dict[str, Any]]:
+    """One row per (family, task, run) of the universe: status, headline, final, adjusted, reason, warnings."""
+    index = {(run_ref(r).path, int(r.task_id)): r for r in results}
+    labels = run_labels(runs)
+    rows = []
+    for fam in universe.families:
+        for tid in universe.tasks[fam]:
+            for run in runs:
+                r = index.get((run.path, tid))
+                rows.append(
+                    {
+                        "family": fam,
+                        "task_id": tid,
+                        "run": labels[run.path],
+                        "run_path": run.path,
+                        "harness": run.harness,
+                        "model": run.model,
+                        "rep": run.rep,
+                        "status": r.status if r else NO_RESULT,
+                        "headline": float(r.headline_score) if r and r.status == "scored" else 0.0,
+                        "final_score": r.final_score if r else None,
+                        "adjusted_final_score": r.adjusted_final_score if r else None,
+                        "reason": r.reason if r else "no result file for this task in this run",
+                        "n_warnings": len(r.warnings) if r else 0,
+                    }
+                )
+    return rows
 
 
 _PROBLEM_ORDER = ("error", INVALID_STATUS, "malformed", "missing", NO_RESULT)
@@ -260,49 +270,48 @@ def build_report(
         for r in outside
     ]
     runs = sorted({run_ref(r) for r in kept})
+    labels = run_labels(runs)
+    rows = task_rows(universe, runs, kept)
+    counts = {f: dict.fromkeys(CELL_STATUSES, 0) for f in universe.families}
+    for row in rows:
+        counts[row["family"]][row["status"]] += 1
+    problems = [
+        Problem(
+            run=row["run"],
+            task_id=row["task_id"],
+            family=row["family"],
+            status=row["status"],
+            reason=row["reason"],
+        )
+        for row in rows
+        if row["status"] != "scored"
+    ]
+    sites: dict[str, list[str]] = {}
+    for r in sorted(kept, key=lambda r: (run_ref(r).path, int(r.task_id))):
+        for w in dict.fromkeys(r.warnings):
+            sites.setdefault(w, []).append(f"{labels[run_ref(r).path]} task {r.task_id}")
+    warns = Counter(w for r in kept for w in r.warnings)
     report = Report(
         board=board,
         runs=runs,
         results=kept,
-        status_counts={},
-        problems=[],
-        warnings=[],
+        status_counts=counts,
+        problems=sorted(problems, key=lambda p: (_PROBLEM_ORDER.index(p.status), p.task_id, p.run)),
+        warnings=sorted(warns.items(), key=lambda kv: (-kv[1], kv[0])),
         provenance=_provenance(kept),
         ignored=ignored,
         published=load_published(),
-    )
-    counts = {f: dict.fromkeys(CELL_STATUSES, 0) for f in universe.families}
-    problems: list[Problem] = []
-    for row in report.task_rows():
-        counts[row["family"]][row["status"]] += 1
-        if row["status"] != "scored":
-            problems.append(
-                Problem(
-                    run=row["run"],
-                    task_id=row["task_id"],
-                    family=row["family"],
-                    status=row["status"],
-                    reason=row["reason"],
-                )
-            )
-    report.status_counts = counts
-    report.problems = sorted(problems, key=lambda p: (_PROBLEM_ORDER.index(p.status), p.task_id, p.run))
-    warns = Counter(w for r in kept for w in r.warnings)
-    report.warnings = sorted(warns.items(), key=lambda kv: (-kv[1], kv[0]))
-    labels = report.run_labels()
-    for r in sorted(kept, key=lambda r: (run_ref(r).path, int(r.task_id))):
-        for w in dict.fromkeys(r.warnings):
-            report.warning_sites.setdefault(w, []).append(f"{labels[run_ref(r).path]} task {r.task_id}")
-    if cache_dir is not None:
-        report.judge_agreement = judge_agreement(kept, cache_dir)
-    report.notes = [*(notes or []), *board.notes]
-    report.signatures = {
-        "key": key_label(key),
-        "total": signature_counts(kept),
-        "per_run": {
-            labels[x.path]: signature_counts(r for r in kept if run_ref(r).path == x.path) for x in runs
+        notes=[*(notes or []), *board.notes],
+        warning_sites=sites,
+        judge_agreement=judge_agreement(kept, cache_dir) if cache_dir is not None else None,
+        signatures={
+            "key": key_label(key),
+            "total": signature_counts(kept),
+            "per_run": {
+                labels[x.path]: signature_counts(r for r in kept if run_ref(r).path == x.path) for x in runs
+            },
         },
-    }
+    )
     return report
 
 

@@ -37,7 +37,7 @@ _COPIED = "it was copied or moved here"
 _UNBOUND = "names no folder (written by an older agenticvbench, or copied)"
 
 
-@dataclass
+@dataclass(kw_only=True)
 class FolderRecord:
     """What `.avb-folder` (JSON) says (persisted): when it was claimed and the files present before that."""
 

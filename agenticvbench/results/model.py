@@ -50,7 +50,7 @@ STATUSES: tuple[str, ...] = (
 _IDENTITY_TEXT = frozenset({"harness", "model", "rep"})  # run fields declared by the run (the path is ours)
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Result:
     """One (run, task) result. `headline_score` is what leaderboards average (0 unless status is `scored`)."""
 

@@ -55,7 +55,7 @@ def _rep(value: Any) -> int | str | None:
     return value if isinstance(value, (int, str)) else None
 
 
-@dataclass(frozen=True)
+@dataclass(kw_only=True, frozen=True)
 class RunIdentity:
     """Which run a result belongs to: its folder (`path`, the key), harness, model and rep, and per field the
     source it was resolved from (`source`: pairs of field and one of `SOURCES`; empty for results written
@@ -97,7 +97,7 @@ class RunIdentity:
             else:
                 sources.append((key, "default"))
         return cls(
-            str(path),
+            path=str(path),
             harness=values.get("harness", UNKNOWN),
             model=values.get("model", UNKNOWN),
             rep=values.get("rep"),
@@ -123,12 +123,12 @@ class RunIdentity:
         )
         recorded = data.get("recorded_path") if "recorded_path" in data else None
         return cls(
-            text("path", ""),
-            text("harness", UNKNOWN),
-            text("model", UNKNOWN),
-            _rep(data.get("rep")),
-            source,
-            recorded if isinstance(recorded, str) else None,
+            path=text("path", ""),
+            harness=text("harness", UNKNOWN),
+            model=text("model", UNKNOWN),
+            rep=_rep(data.get("rep")),
+            source=source,
+            recorded_path=recorded if isinstance(recorded, str) else None,
         )
 
     def to_dict(self) -> dict[str, Any]:

@@ -219,7 +219,7 @@ def read_run_json(path: Path) -> tuple[RunMeta, list[str]]:
     return RunMeta(**values), notes
 
 
-@dataclass
+@dataclass(kw_only=True)
 class RunDir:
     """A run directory: its task folders, its declared identity and the notes about what was ignored."""
 

@@ -53,7 +53,7 @@ class ScreenSpec:
     sparse_video: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@dataclass(kw_only=True, frozen=True)
 class Family:
     """What the registry knows about a built-in family before importing its module."""
 
@@ -71,26 +71,26 @@ class Family:
 
 FAMILY_SPECS: dict[str, Family] = {
     "sequencing": Family(
-        "agenticvbench.verifiers.sequencing",
-        "adjusted_final_score",
-        "agenticvbench.verifiers.sequencing:explain_sequencing",
+        module="agenticvbench.verifiers.sequencing",
+        headline_field="adjusted_final_score",
+        explainer="agenticvbench.verifiers.sequencing:explain_sequencing",
         leads_with_arithmetic=True,
     ),
     "assembly": Family(
-        "agenticvbench.verifiers.assembly",
-        "adjusted_final_score",
-        "agenticvbench.verifiers.assembly:explain_assembly",
+        module="agenticvbench.verifiers.assembly",
+        headline_field="adjusted_final_score",
+        explainer="agenticvbench.verifiers.assembly:explain_assembly",
     ),
     "repair": Family(
-        "agenticvbench.verifiers.repair.verifier",
-        "final_score",
-        "agenticvbench.verifiers.repair.explain:explain_repair",
+        module="agenticvbench.verifiers.repair.verifier",
+        headline_field="final_score",
+        explainer="agenticvbench.verifiers.repair.explain:explain_repair",
         screen=ScreenSpec(identical_to_input=True, sparse_video=("fixed.mp4",)),
     ),
     "recap": Family(
-        "agenticvbench.verifiers.recap.verifier",
-        "final_score",
-        "agenticvbench.verifiers.recap.explain:explain_recap",
+        module="agenticvbench.verifiers.recap.verifier",
+        headline_field="final_score",
+        explainer="agenticvbench.verifiers.recap.explain:explain_recap",
         judged_output="final.mp4",
         unscored="agenticvbench.verifiers.recap.explain:unscored_items",
         screen=ScreenSpec(max_output_s=4 * 3600.0, identical_to_input=True, near_copy_of_input=True),

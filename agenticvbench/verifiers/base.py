@@ -19,7 +19,7 @@ from agenticvbench.verifiers import HeadlineField
 OutcomeStatus = Literal["scored", "missing", "malformed"]
 
 
-@dataclass
+@dataclass(kw_only=True)
 class VerifierOutcome:
     """What a verifier found for one task.
 

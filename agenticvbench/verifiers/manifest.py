@@ -52,7 +52,7 @@ INVALID_JSON = "solution.json: invalid JSON ({msg})"
 ReadStatus = Literal["ok", "missing", "malformed"]
 
 
-@dataclass(frozen=True)
+@dataclass(kw_only=True, frozen=True)
 class ManifestRead:
     """The outcome of reading one manifest: the segments when `status == "ok"`, else an error text."""
 
@@ -150,39 +150,43 @@ def read_manifest(
     """Read and shape-check a manifest; `expected` names the path in the not-found message when `path` is None."""
     shown = Path(expected if path is None and expected is not None else path or MANIFEST_NAME)
     if path is None or not Path(path).is_file():
-        return ManifestRead(shown, "missing", error=NOT_FOUND.format(path=shown))
+        return ManifestRead(path=shown, status="missing", error=NOT_FOUND.format(path=shown))
     p = Path(path)
     try:
         size = p.stat().st_size
         if size > max_bytes:
             return ManifestRead(
-                p,
-                "malformed",
+                path=p,
+                status="malformed",
                 error=f"solution.json: file is {size} bytes, over the {max_bytes} byte limit for a manifest",
             )
         raw = read_submitted(p, max_bytes)  # the bytes hashed (pinned), else a bounded, non-blocking read
     except (OSError, TooLargeError) as exc:
         return ManifestRead(
-            p, "malformed", error=f"solution.json: unreadable ({getattr(exc, 'strerror', None) or exc})"
+            path=p,
+            status="malformed",
+            error=f"solution.json: unreadable ({getattr(exc, 'strerror', None) or exc})",
         )
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         return ManifestRead(
-            p, "malformed", error=f"solution.json: not UTF-8 text (byte {exc.start}: {exc.reason})"
+            path=p,
+            status="malformed",
+            error=f"solution.json: not UTF-8 text (byte {exc.start}: {exc.reason})",
         )
     try:
         data, warnings = _loads_noting_duplicates(text)
     except (
         ValueError
     ) as exc:  # JSONDecodeError, or an integer too long to convert (Python's 4300-digit limit)
-        return ManifestRead(p, "malformed", error=INVALID_JSON.format(msg=str(exc)))
+        return ManifestRead(path=p, status="malformed", error=INVALID_JSON.format(msg=str(exc)))
     except RecursionError:
-        return ManifestRead(p, "malformed", error=INVALID_JSON.format(msg="nested too deeply"))
+        return ManifestRead(path=p, status="malformed", error=INVALID_JSON.format(msg="nested too deeply"))
     if not isinstance(data, dict):
         return ManifestRead(
-            p,
-            "malformed",
+            path=p,
+            status="malformed",
             error=f"solution.json: top level is {_type_name(data)}, expected an "
             "object with a 'segments' list",
             crashes_official=True,
@@ -190,17 +194,17 @@ def read_manifest(
         )
     segments = data.get("segments")
     if not isinstance(segments, list):
-        return ManifestRead(p, "malformed", error=NOT_A_LIST, warnings=warnings)
+        return ManifestRead(path=p, status="malformed", error=NOT_A_LIST, warnings=warnings)
     for i, seg in enumerate(segments):
         if not isinstance(seg, dict):
             return ManifestRead(
-                p,
-                "malformed",
+                path=p,
+                status="malformed",
                 error=f"solution.json: segments[{i}] is {_type_name(seg)}, expected an object",
                 crashes_official=True,
                 warnings=warnings,
             )
-    return ManifestRead(p, "ok", segments=segments, warnings=warnings + _odd_numbers(segments))
+    return ManifestRead(path=p, status="ok", segments=segments, warnings=warnings + _odd_numbers(segments))
 
 
 def d_s1_warning(read: ManifestRead) -> list[str]:

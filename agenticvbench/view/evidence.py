@@ -45,7 +45,7 @@ class Thumb:
     mark: str = ""  # a CSS class: "bad" for a misplaced clip, "good" for a right one
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Evidence:
     """What one task page draws besides the players (all optional; the template shows what is set)."""
 
@@ -104,7 +104,7 @@ def _clip_thumb(thumbs: Thumbnailer, files: dict[str, Path], clip: str, mark: st
 
 def recap(result: Result, video: Path | None, thumbs: Thumbnailer, duration: float | None) -> Evidence:
     """Rubric items with weight, outcome, reason and evidence, each with the frames at the times it names."""
-    ev = Evidence("recap")
+    ev = Evidence(kind="recap")
     items = _dict(result.detail).get("items")
     for it in items if isinstance(items, list) else []:
         if not isinstance(it, dict):
@@ -138,7 +138,7 @@ def recap(result: Result, video: Path | None, thumbs: Thumbnailer, duration: flo
 
 def sequencing(result: Result, model: ViewModel, thumbs: Thumbnailer, public: bool) -> Evidence:
     """Clips in the submitted order (misplaced ones marked) above the correct order; the official metrics."""
-    ev = Evidence("sequencing")
+    ev = Evidence(kind="sequencing")
     detail = _dict(result.detail)
     pred, correct = _strs(detail.get("pred")), _strs(detail.get("correct"))
     files = _clip_files(model, result.task_id)
@@ -167,7 +167,7 @@ def sequencing(result: Result, model: ViewModel, thumbs: Thumbnailer, public: bo
 
 def assembly(result: Result, model: ViewModel, thumbs: Thumbnailer, public: bool) -> Evidence:
     """The storyboard slots: the chosen clip per slot, and (not in a bundle) the expected one."""
-    ev = Evidence("assembly")
+    ev = Evidence(kind="assembly")
     detail = _dict(result.detail)
     picks = _strs(detail.get("picks"))
     correct = [] if public else _strs(detail.get("correct"))
@@ -194,7 +194,7 @@ def assembly(result: Result, model: ViewModel, thumbs: Thumbnailer, public: bool
 
 def repair(result: Result, public: bool) -> Evidence:
     """The per-chunk similarity as a timeline with the predicted (and, locally, the gold) defect window."""
-    ev = Evidence("repair")
+    ev = Evidence(kind="repair")
     detail = _dict(result.detail)
     edit, loc = _dict(detail.get("edit")), _dict(detail.get("localization"))
     raw_chunks = edit.get("chunks")

@@ -48,7 +48,7 @@ def static_bytes(name: str) -> bytes:
     return resources.files("agenticvbench.view").joinpath("static").joinpath(name).read_bytes()
 
 
-@dataclass
+@dataclass(kw_only=True)
 class ViewApp:
     """The state behind the server: the model, the thumbnailer, the comparison (if any) and the token."""
 

@@ -49,7 +49,9 @@ def serve(setup: Setup, grader: str = "alice", blind: bool = False) -> Iterator[
     subs, _, seed = build_submissions(
         [setup.run], tasks, blind=blind, seed=7 if blind else None, materials=True
     )
-    app = GradingApp(subs, VerdictStore(setup.cache / "grades"), grader, blind=blind, seed=seed)
+    app = GradingApp(
+        submissions=subs, store=VerdictStore(setup.cache / "grades"), grader=grader, blind=blind, seed=seed
+    )
     httpd = make_server(app)
     url = url_of(httpd, app)
     with serving(httpd):

@@ -32,7 +32,9 @@ class FakeVerifier:
         type(self).calls.append(task.task_id)
         p = submission.file("out.txt")
         if p is None:
-            return VerifierOutcome(0.0, 0.0, status="missing", reason="out.txt not found")
+            return VerifierOutcome(
+                final_score=0.0, adjusted_final_score=0.0, status="missing", reason="out.txt not found"
+            )
         text = p.read_text()
         if text == "crash":
             raise RuntimeError("boom")
@@ -40,13 +42,15 @@ class FakeVerifier:
             try:
                 run_ffmpeg(["-version"])
             except ToolError:
-                return VerifierOutcome(0.0, 0.0)
+                return VerifierOutcome(final_score=0.0, adjusted_final_score=0.0)
         if text == "nan":
-            return VerifierOutcome(1.0, 1.0, detail={"ssim": float("nan")})
+            return VerifierOutcome(final_score=1.0, adjusted_final_score=1.0, detail={"ssim": float("nan")})
         if text == "inf-detail":
-            return VerifierOutcome(0.5, 0.5, detail={"window": [1.0, float("inf")], "ok": 2.0})
+            return VerifierOutcome(
+                final_score=0.5, adjusted_final_score=0.5, detail={"window": [1.0, float("inf")], "ok": 2.0}
+            )
         score = 1.0 if text == "good" else 0.5
-        return VerifierOutcome(score, score, components={"x": score})
+        return VerifierOutcome(final_score=score, adjusted_final_score=score, components={"x": score})
 
 
 def _task(tid: int):

@@ -109,10 +109,25 @@ def test_judge_hooks(family: str) -> None:
 def test_unscored_items_is_the_recap_count_and_zero_elsewhere() -> None:
     """The one reader of "items left unscored": recap's `components["unscored"]`, 0 when absent or null, and 0 for
     a family that has no such items even when a planted file carries the key."""
-    assert verifiers.unscored_items(Result(1, "recap", "scored", components={"unscored": 3})) == 3
-    assert verifiers.unscored_items(Result(1, "recap", "scored", components={"unscored": None})) == 0
-    assert verifiers.unscored_items(Result(1, "recap", "missing")) == 0
-    assert verifiers.unscored_items(Result(37, "sequencing", "scored", components={"unscored": 3})) == 0
+    assert (
+        verifiers.unscored_items(
+            Result(task_id=1, family="recap", status="scored", components={"unscored": 3})
+        )
+        == 3
+    )
+    assert (
+        verifiers.unscored_items(
+            Result(task_id=1, family="recap", status="scored", components={"unscored": None})
+        )
+        == 0
+    )
+    assert verifiers.unscored_items(Result(task_id=1, family="recap", status="missing")) == 0
+    assert (
+        verifiers.unscored_items(
+            Result(task_id=37, family="sequencing", status="scored", components={"unscored": 3})
+        )
+        == 0
+    )
 
 
 def test_screen_specs_keep_the_limits_and_checks_of_each_family() -> None:
@@ -137,7 +152,7 @@ def test_a_plugin_family_answers_through_its_verifier(monkeypatch) -> None:
     )
     monkeypatch.setitem(verifiers._REGISTRY, "plugin-x", plugin)
     assert verifiers.uses_judge("plugin-x") and verifiers.judged_output("plugin-x") == "out.mp4"
-    assert verifiers.unscored_items(Result(1, "plugin-x", "scored")) == 7
+    assert verifiers.unscored_items(Result(task_id=1, family="plugin-x", status="scored")) == 7
     assert verifiers.screen_spec("plugin-x").max_output_s == 10.0
     assert verifiers.explanation_leads_with_arithmetic("plugin-x")
 
@@ -146,7 +161,17 @@ def test_a_plugin_family_answers_through_its_verifier(monkeypatch) -> None:
 def test_one_line_skips_the_arithmetic_line_of_the_family_that_leads_with_it(family: str, shown: str) -> None:
     """`avb verify -v` shows what lost points: sequencing's first lost line restates the headline arithmetic, so
     its one-liner starts after it; other families' first line is a real loss."""
-    exp = Explanation("r", 1, family, "scored", 0.5, "final_score", "c", "", ["arithmetic", "misplaced: 3"])
+    exp = Explanation(
+        run="r",
+        task_id=1,
+        family=family,
+        status="scored",
+        headline=0.5,
+        headline_field="final_score",
+        computation="c",
+        reason="",
+        lost=["arithmetic", "misplaced: 3"],
+    )
     assert exp.one_line().split(": ", 1)[1].startswith(shown)
 
 
@@ -157,7 +182,7 @@ def test_hooks_load_no_decoder() -> None:
         "import sys\n"
         "from agenticvbench import verifiers\n"
         "from agenticvbench.results.model import Result\n"
-        "r = Result(1, 'recap', 'scored', components={'unscored': 2})\n"
+        "r = Result(task_id=1, family='recap', status='scored', components={'unscored': 2})\n"
         "assert verifiers.unscored_items(r) == 2 and verifiers.uses_judge('recap')\n"
         "assert verifiers.screen_spec('repair').sparse_video\n"
         "print(sorted(m for m in ('av', 'cv2') if m in sys.modules))\n"
@@ -184,7 +209,7 @@ def test_task_page_evidence_dispatches_to_the_familys_builder(family: str, tmp_p
     from agenticvbench.view.thumbs import Thumbnailer
 
     given = evidence.EvidenceInput(
-        Result(1, family, "scored"),
+        Result(task_id=1, family=family, status="scored"),
         None,
         Thumbnailer(tmp_path, progress=False),
         True,

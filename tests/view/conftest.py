@@ -46,4 +46,4 @@ def runs(view_demo, tmp_path: Path) -> list[Path]:
 def served(demo, runs, tmp_path: Path) -> Iterator[Served]:
     """A view server on the two runs (local: the repair source is offered)."""
     model = build_model(runs, dataset=demo.mirror, resamples=200)
-    yield from serve(ViewApp(model, Thumbnailer(tmp_path / "cache", progress=False)))
+    yield from serve(ViewApp(model=model, thumbs=Thumbnailer(tmp_path / "cache", progress=False)))

@@ -164,7 +164,9 @@ def test_compare_mode(demo, runs, browser, tmp_path) -> None:
     """`--compare A B`: the overview has the avb compare table and a compare link per task; a compare page shows
     both runs' outputs side by side with the paired difference A - B of this task."""
     model = build_model(runs, dataset=demo.mirror, resamples=100)
-    app = ViewApp(model, Thumbnailer(tmp_path / "cache", progress=False), _comparison(model))
+    app = ViewApp(
+        model=model, thumbs=Thumbnailer(tmp_path / "cache", progress=False), comparison=_comparison(model)
+    )
     gen = serve(app)
     served = next(gen)
     try:

@@ -118,7 +118,7 @@ def test_result_files_of_odd_shapes_still_render(demo, runs, tmp_path) -> None:
         path.write_text(json.dumps(data))
     model = build_model([runs[0]], dataset=demo.mirror, resamples=50)
     assert all(model.cell(0, tid).result.detail == d for tid, d in odd.items())
-    gen = serve(ViewApp(model, Thumbnailer(tmp_path / "c", progress=False)))
+    gen = serve(ViewApp(model=model, thumbs=Thumbnailer(tmp_path / "c", progress=False)))
     served = next(gen)
     try:
         for tid in odd:
@@ -144,7 +144,7 @@ def test_outputs_follow_the_scoring_rules(demo, runs, tmp_path, monkeypatch) -> 
     big = runs[0] / "1" / "final.mp4"
     big.write_bytes(b"\0" * (2 << 20))
     model = build_model([runs[0]], dataset=demo.mirror, resamples=50)
-    gen = serve(ViewApp(model, Thumbnailer(tmp_path / "c", progress=False)))
+    gen = serve(ViewApp(model=model, thumbs=Thumbnailer(tmp_path / "c", progress=False)))
     served = next(gen)
     try:
         for tid, why in ((2, "outside the task folder"), (1, "over the 1048576 byte limit")):

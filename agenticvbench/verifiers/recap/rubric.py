@@ -57,7 +57,7 @@ class Stage:
     prompt: str | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(kw_only=True, frozen=True)
 class RubricItem:
     """One validated rubric item."""
 

@@ -40,7 +40,7 @@ class _Judge(Protocol):
     def judge_many(self, requests: list[JudgeRequest]) -> list[JudgeCall]: ...
 
 
-@dataclass(frozen=True)
+@dataclass(kw_only=True, frozen=True)
 class KindBackend:
     """Where python checks come from (injectable for tests): the kind runner and its companions."""
 

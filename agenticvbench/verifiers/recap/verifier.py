@@ -77,7 +77,7 @@ def _provenance(settings: JudgeSettings | None) -> dict[str, Any]:
 
 def _zero(status: str, reason: str, task_id: int | None, settings: JudgeSettings | None) -> VerifierOutcome:
     return VerifierOutcome(
-        0.0,
+        final_score=0.0,
         status=status,  # type: ignore[arg-type]
         reason=reason,
         official=_official(task_id, 0, [], {}, 0.0, reason),

@@ -57,7 +57,7 @@ class TruthRegion:
     labels: dict[str, str] = field(default_factory=dict)  # v03: group; _combined: variant, subtask
 
 
-@dataclass(frozen=True)
+@dataclass(kw_only=True, frozen=True)
 class EditParams:
     """Inputs of the edit rubric: source duration (drives chunking), in-window, shares and weights."""
 
@@ -70,7 +70,7 @@ class EditParams:
     overrides: dict[str, Any] = field(default_factory=dict)  # the variant's raw (whitelisted) scoring block
 
 
-@dataclass(frozen=True)
+@dataclass(kw_only=True, frozen=True)
 class CellSpec:
     """Everything the format-independent rubrics need for one cell."""
 

@@ -151,7 +151,7 @@ class Slot:
         return "" if self.window else "end <= start"
 
 
-@dataclass
+@dataclass(kw_only=True)
 class ParsedReport:
     """Every grammar match in a report, before any variant-specific rule picks windows."""
 

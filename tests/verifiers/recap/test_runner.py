@@ -58,7 +58,7 @@ class StubJudge:
         out = []
         for r in requests:
             outcome = "fail" if "FAIL" in r.prompt else "unscored" if "SKIP" in r.prompt else "pass"
-            out.append(JudgeCall(r.item_id, outcome, f"judge said {outcome}"))
+            out.append(JudgeCall(item_id=r.item_id, outcome=outcome, reason=f"judge said {outcome}"))
         return out
 
 
