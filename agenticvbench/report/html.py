@@ -10,22 +10,24 @@ from collections.abc import Callable
 from html import escape
 from typing import Any
 
-from agenticvbench.analysis.comparability import symbols
+from agenticvbench.analysis.reward_agreement import markdown_lines as harbor_markdown_lines
 from agenticvbench.cost import columns as cost_columns
 from agenticvbench.report import cost_section, judge_agreement, plots
 from agenticvbench.report.explain_section import explain_html, where
 from agenticvbench.report.markdown import (
+    PUBLISHED_HEADERS,
     STATUS_LABEL,
     aggregation_notes,
     fmt,
-    fmt_ci,
-    marked,
     provenance_lines,
+    published_rows,
+    signature_rows,
 )
-from agenticvbench.report.summary import Report, human_references, published_comparison
+from agenticvbench.report.sections import SectionRenderer, signatures_shown, walk
+from agenticvbench.report.summary import Report, human_references
 from agenticvbench.results.model import Result
 from agenticvbench.sanitize import text as sanitize_text
-from agenticvbench.tables import Markup, html_table, img_tag, joined
+from agenticvbench.tables import Markup, html_table, img_tag
 
 MAX_DETAIL_PLOTS = 24
 
@@ -40,15 +42,6 @@ th{background:#f3f3f3} td.r{text-align:right;font-variant-numeric:tabular-nums} 
 .grid img{width:380px} .grid.wide img{width:580px} .status-error,.status-invalid{color:#b00;font-weight:bold} .muted{color:#777}
 .mark{color:#b00} details{margin:.3em 0}
 """
-
-
-def _score(mean: float | None, lo: float | None, hi: float | None) -> Markup:
-    return Markup(f"{fmt(mean)} <span class='ci'>{escape(fmt_ci(lo, hi))}</span>")
-
-
-def _marked(score: Markup, keys: list[str]) -> Markup:
-    sym = symbols(keys)
-    return Markup(f"{score} <b class='mark' title='not comparable'>{escape(sym)}</b>") if sym else score
 
 
 #: The per-result plots a family's scored results get, in the order the page shows them: family -> (plot, title,
@@ -90,13 +83,34 @@ def _detail_plots(report: Report, family: str, fn: Any, title: str, why: str, cs
 
 
 def render_html(report: Report) -> str:
-    """The whole report as one self-contained HTML page."""
-    fams = report.universe.families
-    refs = human_references(report.published)
-    parts = [
+    """The whole report as one self-contained HTML page: every section of `sections.SECTION_ORDER`, in order,
+    as the Markdown report shows them, plus the plots."""
+    renderers: dict[str, SectionRenderer] = {
+        "summary": _summary,
+        "headline": _headline,
+        "status": _status,
+        "signatures": _signatures,
+        "problems": _problems,
+        "harbor": lambda r: lines_html(harbor_markdown_lines(r.task_rows())),
+        "per_task": _per_task,
+        "explain": explain_html,
+        "agreement": _agreement,
+        "warnings": _warnings,
+        "notes": lambda r: _bullets("Notes", r.notes),
+        "ignored": lambda r: _bullets("Results outside the task universe (not counted)", r.ignored),
+        "provenance": lambda r: _bullets("Provenance", [line[2:] for line in provenance_lines(r)]),
+    }
+    head = [
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
         "<title>AgenticVBench report</title>",
-        f"<style>{CSS}</style></head><body>",
+    ]
+    head.append(f"<style>{CSS}</style></head><body>")
+    # agent strings: control characters and surrogates escaped
+    return sanitize_text("\n".join([*head, *walk(report, renderers), "</body></html>"]))
+
+
+def _summary(report: Report) -> list[str]:
+    parts = [
         "<h1>AgenticVBench report</h1>",
         f"<p class='muted'>agenticvbench {escape(report.package_version)}; {len(report.runs)} run(s) in "
         f"{len(report.groups)} (harness, model) group(s).</p>",
@@ -106,38 +120,28 @@ def render_html(report: Report) -> str:
             f"<p class='banner'><b>{report.n_errors} task result(s) have status ERROR</b>: the verifier "
             "itself failed. They count 0 below, but the scores are not trustworthy until fixed.</p>"
         )
-    parts += [
+    return parts
+
+
+def _headline(report: Report) -> list[str]:
+    parts = [
         "<h2>Headline</h2>",
         report.board.html_table(),
         "<ul class='notes'>" + "".join(f"<li>{escape(n)}</li>" for n in aggregation_notes(report)) + "</ul>",
     ]
     if report.groups:
-        parts.append(
-            img_tag(plots.family_bars(report.groups, fams, refs, floor=report.floor), "headline per family")
-        )
+        refs = human_references(report.published)
+        bars = plots.family_bars(report.groups, report.universe.families, refs, floor=report.floor)
+        parts.append(img_tag(bars, "headline per family"))
     parts += cost_section.cost_html(cost_columns.group_costs(report.groups))
-    comp = [c for c in published_comparison(report.groups, report.published) if c["ours"] is not None]
+    comp = published_rows(report)
     if comp:  # as in the Markdown: only published rows this comparison has a number for
-        parts += [
-            "<h3>Compared with published numbers</h3>",
-            html_table(
-                ["harness", "model", "family", "published", "ours", "difference", "source"],
-                [
-                    [
-                        c["harness"],
-                        c["model"],
-                        c["family"],
-                        fmt(c["published"]),
-                        joined(fmt(c["ours"]), marked(report, c["harness"], c["model"], c["family"])),
-                        f"{c['difference']:+.4f}" if c["difference"] is not None else "",
-                        c["source"],
-                    ]
-                    for c in comp
-                ],
-                "lllrrrl",
-            ),
-        ]
-    parts += [
+        parts += ["<h3>Compared with published numbers</h3>", html_table(PUBLISHED_HEADERS, comp, "lllrrrl")]
+    return parts
+
+
+def _status(report: Report) -> list[str]:
+    return [
         "<h2>Status counts (run x task cells)</h2>",
         html_table(
             ["family", *[STATUS_LABEL[s] for s in next(iter(report.status_counts.values()), {})]],
@@ -145,27 +149,36 @@ def render_html(report: Report) -> str:
             "l" + "r" * len(STATUS_LABEL),
         ),
     ]
-    parts.append("<h2>Tasks that scored 0 for a non-scoring reason</h2>")
-    if report.problems:
-        parts.append(
-            html_table(
-                ["status", "task", "family", "run", "reason"],
-                [
-                    [
-                        Markup(f"<span class='status-{p.status}'>{escape(STATUS_LABEL[p.status])}</span>"),
-                        p.task_id,
-                        p.family,
-                        p.run,
-                        p.reason,
-                    ]
-                    for p in report.problems
-                ],
-                "lrll",
-            )
-        )
-    else:
-        parts.append("<p>None: every task of every run was scored.</p>")
-    parts += [
+
+
+def _signatures(report: Report) -> list[str]:
+    if not signatures_shown(report):
+        return []
+    return [
+        "<h2>Result signatures</h2>",
+        html_table(["run", "signed", "detail"], signature_rows(report), "lrl"),
+    ]
+
+
+def _problems(report: Report) -> list[str]:
+    parts = ["<h2>Tasks that scored 0 for a non-scoring reason</h2>"]
+    if not report.problems:
+        return parts + ["<p>None: every task of every run was scored.</p>"]
+    rows = [
+        [
+            Markup(f"<span class='status-{p.status}'>{escape(STATUS_LABEL[p.status])}</span>"),
+            p.task_id,
+            p.family,
+            p.run,
+            p.reason,
+        ]
+        for p in report.problems
+    ]
+    return parts + [html_table(["status", "task", "family", "run", "reason"], rows, "lrll")]
+
+
+def _per_task(report: Report) -> list[str]:
+    parts = [
         "<h2>Per-task scores</h2>",
         "<p class='muted'>Colour: headline score of each run x task; a marker instead of a colour means the "
         "cell counts 0 because of its status.</p>",
@@ -182,28 +195,54 @@ def render_html(report: Report) -> str:
     )
     for family, (fn, title, why, css) in DETAIL_PLOTS.items():
         parts += _detail_plots(report, family, fn, title, why, css)
-    parts += explain_html(report)
-    if report.judge_agreement:
-        parts += [
-            "<h2>Agreement between judges</h2>",
-            html_table(judge_agreement.HEADERS, judge_agreement.rows(report.judge_agreement), "llrrr"),
-            *[f"<p class='muted'>{escape(n)}</p>" for n in judge_agreement.notes(report.judge_agreement)],
-        ]
-    if report.warnings:
-        parts += [
-            "<h2>Warnings</h2><p class='muted'>Scores are kept as the official scorer computes them.</p><ul>"
-        ]
-        parts += [
+    return parts
+
+
+def _agreement(report: Report) -> list[str]:
+    if not report.judge_agreement:
+        return []
+    return [
+        "<h2>Agreement between judges</h2>",
+        html_table(judge_agreement.HEADERS, judge_agreement.rows(report.judge_agreement), "llrrr"),
+        *[f"<p class='muted'>{escape(n)}</p>" for n in judge_agreement.notes(report.judge_agreement)],
+    ]
+
+
+def _warnings(report: Report) -> list[str]:
+    if not report.warnings:
+        return []
+    return [
+        "<h2>Warnings</h2><p class='muted'>Scores are kept as the official scorer computes them.</p><ul>",
+        *[
             f"<li>({n}x) {escape(w)} <span class='muted'>[{escape(where(report, w))}]</span></li>"
             for w, n in report.warnings
-        ] + ["</ul>"]
-    if report.notes:
-        parts += ["<h2>Notes</h2><ul>"] + [f"<li>{escape(n)}</li>" for n in report.notes] + ["</ul>"]
-    if report.ignored:
-        parts += ["<h2>Results outside the task universe (not counted)</h2><ul>"]
-        parts += [f"<li>{escape(m)}</li>" for m in report.ignored] + ["</ul>"]
-    parts += ["<h2>Provenance</h2><ul>"] + [
-        f"<li>{escape(line[2:])}</li>" for line in provenance_lines(report)
+        ],
+        "</ul>",
     ]
-    parts.append("</ul></body></html>")
-    return sanitize_text("\n".join(parts))  # agent strings: control characters and surrogates escaped
+
+
+def _bullets(title: str, items: list[str]) -> list[str]:
+    if not items:
+        return []
+    return [f"<h2>{escape(title)}</h2><ul>", *[f"<li>{escape(i)}</li>" for i in items], "</ul>"]
+
+
+def lines_html(lines: list[str]) -> list[str]:
+    """Markdown lines of a section written once for both formats (headings, paragraphs, tables) as HTML: a
+    heading becomes `<h2>`/`<h3>`, a table block stays as text in `<pre>`, other lines are paragraphs."""
+    out: list[str] = []
+    table: list[str] = []
+    for line in [*lines, ""]:
+        if line.startswith("|"):
+            table.append(line)
+            continue
+        if table:
+            out.append(f"<pre>{escape(chr(10).join(table))}</pre>")
+            table = []
+        if line.startswith("### "):
+            out.append(f"<h3>{escape(line[4:])}</h3>")
+        elif line.startswith("## "):
+            out.append(f"<h2>{escape(line[3:])}</h2>")
+        elif line.strip():
+            out.append(f"<p>{escape(line.lstrip('- '))}</p>")
+    return out

@@ -18,6 +18,7 @@ from agenticvbench.analysis.reward_agreement import markdown_lines as harbor_mar
 from agenticvbench.report import judge_agreement
 from agenticvbench.report.explain_section import explain_markdown, where
 from agenticvbench.report.infra import infra_lines
+from agenticvbench.report.sections import SectionRenderer, signatures_shown, walk
 from agenticvbench.report.summary import Report, human_references, published_comparison
 from agenticvbench.results.signatures import describe, signed_text
 from agenticvbench.sanitize import markdown_document
@@ -125,8 +126,28 @@ def render_summary(report: Report) -> str:
 
 
 def render_markdown(report: Report, *, per_task: bool = True, max_problems: int = 200) -> str:
-    """The whole report as Markdown."""
-    fams = report.universe.families
+    """The whole report as Markdown: every section of `sections.SECTION_ORDER`, in order (`per_task=False` leaves
+    the per-task tables and explanations empty; at most `max_problems` problems are listed)."""
+    renderers: dict[str, SectionRenderer] = {
+        "summary": _summary,
+        "headline": _headline,
+        "status": lambda r: ["## Status counts (run x task cells)", "", status_table(r), ""],
+        "signatures": _signatures,
+        "problems": lambda r: _problems(r, max_problems),
+        "harbor": lambda r: harbor_markdown_lines(r.task_rows()),
+        "per_task": (lambda r: _per_task_section(r)) if per_task else (lambda r: []),
+        "explain": explain_markdown if per_task else (lambda r: []),
+        "agreement": lambda r: agreement_markdown(r.judge_agreement),
+        "warnings": _warnings,
+        "notes": lambda r: (["## Notes", ""] + [f"- {n}" for n in r.notes] + [""]) if r.notes else [],
+        "ignored": _ignored,
+        "provenance": lambda r: ["## Provenance", ""] + provenance_lines(r) + [""],
+    }
+    # agent strings: no raw HTML, no control characters
+    return markdown_document("\n".join(walk(report, renderers)))
+
+
+def _summary(report: Report) -> list[str]:
     out = [
         "# AgenticVBench report",
         "",
@@ -140,49 +161,66 @@ def render_markdown(report: Report, *, per_task: bool = True, max_problems: int 
             "below, but the scores are not trustworthy until they are fixed (see the list of problems).",
             "",
         ]
-    out += ["## Headline", "", report.board.markdown_table(), ""]
-    out += [f"- {n}" for n in aggregation_notes(report)] + [""]
+    return out
+
+
+def _headline(report: Report) -> list[str]:
     from agenticvbench.cost.columns import group_costs
     from agenticvbench.report.cost_section import cost_markdown
 
+    out = ["## Headline", "", report.board.markdown_table(), ""]
+    out += [f"- {n}" for n in aggregation_notes(report)] + [""]
     out += cost_markdown(group_costs(report.groups))
-    comp = [c for c in published_comparison(report.groups, report.published) if c["ours"] is not None]
+    comp = published_rows(report)
     if comp:
         out += [
             "### Compared with published numbers",
             "",
-            md_table(
-                ["harness", "model", "family", "published", "ours", "difference", "source"],
-                [
-                    [
-                        c["harness"],
-                        c["model"],
-                        c["family"],
-                        fmt(c["published"]),
-                        joined(fmt(c["ours"]), marked(report, c["harness"], c["model"], c["family"])),
-                        f"{c['difference']:+.4f}",
-                        c["source"],
-                    ]
-                    for c in comp
-                ],
-                "lllrrrl",
-            ),
+            md_table(PUBLISHED_HEADERS, comp, "lllrrrl"),
             "",
         ]
-    out += ["## Status counts (run x task cells)", "", status_table(report), ""]
-    per_run = report.signatures.get("per_run") or {}
-    if any(c.get("valid", 0) != c.get("results", 0) for c in per_run.values()):
-        out += [
-            "## Result signatures",
-            "",
-            md_table(
-                ["run", "signed", "detail"],
-                [[run, signed_text(c), describe(c)] for run, c in per_run.items()],
-                "lrl",
-            ),
-            "",
+    return out
+
+
+#: The columns of the "Compared with published numbers" table (Markdown and HTML).
+PUBLISHED_HEADERS = ["harness", "model", "family", "published", "ours", "difference", "source"]
+
+
+def published_rows(report: Report) -> list[list[Any]]:
+    """The published headlines this comparison has a number for, beside ours (with our cell's marks)."""
+    return [
+        [
+            c["harness"],
+            c["model"],
+            c["family"],
+            fmt(c["published"]),
+            joined(fmt(c["ours"]), marked(report, c["harness"], c["model"], c["family"])),
+            f"{c['difference']:+.4f}",
+            c["source"],
         ]
-    out += ["## Tasks that scored 0 for a non-scoring reason", ""]
+        for c in published_comparison(report.groups, report.published)
+        if c["ours"] is not None
+    ]
+
+
+def signature_rows(report: Report) -> list[list[str]]:
+    """One row per run: its label, `signed` and the detail of its signature counts."""
+    return [[run, signed_text(c), describe(c)] for run, c in (report.signatures.get("per_run") or {}).items()]
+
+
+def _signatures(report: Report) -> list[str]:
+    if not signatures_shown(report):
+        return []
+    return [
+        "## Result signatures",
+        "",
+        md_table(["run", "signed", "detail"], signature_rows(report), "lrl"),
+        "",
+    ]
+
+
+def _problems(report: Report, max_problems: int) -> list[str]:
+    out = ["## Tasks that scored 0 for a non-scoring reason", ""]
     if report.problems:
         shown = report.problems[:max_problems]
         out += [
@@ -196,28 +234,32 @@ def render_markdown(report: Report, *, per_task: bool = True, max_problems: int 
             out.append(f"\n... and {len(report.problems) - len(shown)} more (see the JSON report).")
     else:
         out.append("None: every task of every run was scored.")
-    out.append("")
-    out += harbor_markdown_lines(report.task_rows())
-    if per_task:
-        out += ["## Per-task headline scores", ""]
-        for f in fams:
-            out += [f"### {f}", "", _per_task(report, f), ""]
-    if per_task:
-        out += explain_markdown(report)
-    out += agreement_markdown(report.judge_agreement)
-    if report.warnings:
-        out += ["## Warnings (scores kept as the official scorer computes them)", ""]
-        out += [f"- ({n}x) {w} [{where(report, w)}]" for w, n in report.warnings] + [""]
-    if report.notes:
-        out += ["## Notes", ""] + [f"- {n}" for n in report.notes] + [""]
-    if report.ignored:
-        out += (
-            ["## Results outside the task universe (not counted)", ""]
-            + [f"- {m}" for m in report.ignored]
-            + [""]
-        )
-    out += ["## Provenance", ""] + provenance_lines(report) + [""]
-    return markdown_document("\n".join(out))  # agent strings: no raw HTML, no control characters
+    return out + [""]
+
+
+def _per_task_section(report: Report) -> list[str]:
+    out = ["## Per-task headline scores", ""]
+    for f in report.universe.families:
+        out += [f"### {f}", "", _per_task(report, f), ""]
+    return out
+
+
+def _warnings(report: Report) -> list[str]:
+    if not report.warnings:
+        return []
+    return (
+        ["## Warnings (scores kept as the official scorer computes them)", ""]
+        + [f"- ({n}x) {w} [{where(report, w)}]" for w, n in report.warnings]
+        + [""]
+    )
+
+
+def _ignored(report: Report) -> list[str]:
+    if not report.ignored:
+        return []
+    return (
+        ["## Results outside the task universe (not counted)", ""] + [f"- {m}" for m in report.ignored] + [""]
+    )
 
 
 def agreement_markdown(section: dict[str, Any] | None) -> list[str]:
