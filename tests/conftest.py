@@ -77,6 +77,22 @@ def old_parquet_bytes(mirror: Path) -> bytes:
 
 
 @pytest.fixture(scope="session")
+def scored_demo_runs(demo: DemoBenchmark, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """The demo's partial and perfect runs, copied and scored once per session (every family)."""
+    import shutil
+
+    from agenticvbench.runs.submission import RESULTS_DIRNAME
+
+    root = tmp_path_factory.mktemp("scored-demo")
+    out = {}
+    for name in ("partial", "perfect"):
+        out[name] = root / name
+        shutil.copytree(demo.runs[name], out[name], ignore=shutil.ignore_patterns(RESULTS_DIRNAME))
+    verify_run(list(out.values()), dataset=demo.mirror, jobs=1, cache_dir=root / "cache")
+    return out
+
+
+@pytest.fixture(scope="session")
 def hub_server(demo: DemoBenchmark) -> Iterator[HubServer]:
     """A loopback Hub serving the demo mirror as `DEFAULT_DATASET`: `main` (= MAIN_SHA) and OLD_SHA."""
     server = HubServer()

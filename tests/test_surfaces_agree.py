@@ -30,8 +30,17 @@ pytestmark = pytest.mark.slow
 FAMILY_NUMBERS = ("mean", "ci_low", "ci_high")
 
 
+@pytest.fixture(scope="module", params=["generated", "demo"])
+def layout(request: pytest.FixtureRequest) -> tuple[Path, Path, Path]:
+    """(dataset, run A, run B): the generated real layout, or the demo's partial and perfect runs scored."""
+    if request.param == "demo":
+        demo, runs = request.getfixturevalue("demo"), request.getfixturevalue("scored_demo_runs")
+        return demo.mirror, runs["partial"], runs["perfect"]
+    return request.getfixturevalue("generated_layout")
+
+
 @pytest.fixture(scope="module")
-def layout(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path]:
+def generated_layout(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path]:
     """(dataset parquet, run A, run B): two stacks over the real layout, bounded scores with many exact 0s and
     1s, stack A better by a source-level effect (so the clusters matter)."""
     import sys
@@ -134,6 +143,7 @@ def test_compare_view_compare_and_power_agree(layout, capsys) -> None:
     from agenticvbench.view import build_model
 
     dataset, a, b = layout
+    estimates = []
     for first, second in ((a, b), (b, a)):
         shown = _cli_json(
             capsys, "compare", str(first), str(second), "--dataset", str(dataset), "--format", "json"
@@ -144,7 +154,9 @@ def test_compare_view_compare_and_power_agree(layout, capsys) -> None:
         assert viewed["clustering"] == shown["clustering"]
         assert "cluster(s)" in shown["clustering"]
         macro = next(r for r in shown["rows"] if r["cell"] == "macro")
-        assert (macro["mean_a"] > macro["mean_b"]) == (first == a)
+        estimates.append(macro["stat"]["estimate"])
+        assert macro["stat"]["estimate"] == pytest.approx(macro["mean_a"] - macro["mean_b"], abs=1e-12)
+    assert estimates[0] == pytest.approx(-estimates[1]) and estimates[0] != 0  # A - B in the order given
 
     shown = _cli_json(capsys, "compare", str(a), str(b), "--dataset", str(dataset), "--format", "json")
     macro = next(r for r in shown["rows"] if r["cell"] == "macro")

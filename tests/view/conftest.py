@@ -9,22 +9,13 @@ from pathlib import Path
 import pytest
 from view_fixtures import Served, serve
 
-from agenticvbench.runs.submission import RESULTS_DIRNAME
 from agenticvbench.view import Thumbnailer, ViewApp, build_model
 
 
 @pytest.fixture(scope="session")
-def view_demo(demo, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    """The demo's partial and perfect runs, copied and scored once per session (every family)."""
-    from agenticvbench.scoring.engine import verify_run
-
-    root = tmp_path_factory.mktemp("view-demo")
-    out = {}
-    for name in ("partial", "perfect"):
-        out[name] = root / name
-        shutil.copytree(demo.runs[name], out[name], ignore=shutil.ignore_patterns(RESULTS_DIRNAME))
-    verify_run(list(out.values()), dataset=demo.mirror, jobs=1, cache_dir=root / "cache")
-    return out
+def view_demo(scored_demo_runs) -> dict[str, Path]:
+    """The demo's partial and perfect runs, scored once per session (`scored_demo_runs`)."""
+    return scored_demo_runs
 
 
 @pytest.fixture
