@@ -16,8 +16,8 @@ from agenticvbench.analysis.aggregate import DEFAULT_RESAMPLES, DEFAULT_SEED
 from agenticvbench.cli.common import (
     LOG,
     add_json_alias,
-    add_key_file_arg,
     add_selection_args,
+    add_trust_args,
     add_verbosity_args,
     folder_arg,
     notice,
@@ -65,7 +65,7 @@ def add_aggregation_args(p: argparse.ArgumentParser) -> None:
     )
     f.add_argument("--no-floor", action="store_true", help="no floor row")
     add_verbosity_args(p)
-    add_key_file_arg(p)
+    add_trust_args(p)
     b = p.add_argument_group("bootstrap confidence intervals")
     b.add_argument(
         "--resamples",
@@ -114,6 +114,7 @@ def aggregation_kwargs(args: argparse.Namespace) -> dict[str, Any]:
 def load_for_report(args: argparse.Namespace) -> tuple[list[Result], list[str], Any, list[str]]:
     """(results, paths without results, the key signatures were checked with, notes about the key and the
     results folders) for `avb report` / `avb leaderboard`."""
+    from agenticvbench.cli.common import check_trust
     from agenticvbench.report.summary import load_available
     from agenticvbench.results.folder import record_notes
     from agenticvbench.results.model import results_dir_for
@@ -121,6 +122,8 @@ def load_for_report(args: argparse.Namespace) -> tuple[list[Result], list[str], 
 
     key, key_notes = reader_key(args.key_file)
     results, skipped = load_available(args.paths, key)
+    if args.require_signed:  # otherwise the table's `signed` column says how many verify
+        check_trust(results, key, args)
     return results, skipped, key, key_notes + record_notes([results_dir_for(p) for p in args.paths], key)
 
 

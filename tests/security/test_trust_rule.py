@@ -59,3 +59,23 @@ def test_results_of_one_run_stay_by_task(hostile_run, score_run):
     """Guard for the fixtures above: the planted file is task 84 of the second run, and it still reads."""
     _, b = _scored_pair(hostile_run, score_run)
     assert {r.task_id: r.signature_status for r in load_comparison([b.root])} == {83: "valid", 84: "unsigned"}
+
+
+def test_every_reader_that_shows_signatures_can_refuse_unsigned_results(hostile_run, score_run, capsys, tmp_path):
+    """`--require-signed` is on every command that shows signature status: report, leaderboard, view and explain
+    refuse the planted result in one line (exit 3), as compare and power do; the signed run passes."""
+    a, b = _scored_pair(hostile_run, score_run)
+    refusals = [
+        ["report", str(b.root), "--no-floor", "--resamples", "0", "--require-signed"],
+        ["leaderboard", str(b.root), "--no-floor", "--resamples", "0", "--require-signed"],
+        ["view", str(b.root), "--bundle", str(tmp_path / "bundle"), "--media", "none", "--require-signed"],
+        ["explain", str(b.root), "84", "--require-signed"],
+    ]
+    for argv in refusals:
+        capsys.readouterr()
+        assert main(argv) == 3, argv
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and "--require-signed refuses them" in err[0], argv
+    assert not (tmp_path / "bundle").exists()
+    assert main(["explain", str(a.root), "84", "--require-signed"]) == 0
+    assert main(["leaderboard", str(a.root), "--no-floor", "--resamples", "0", "--require-signed"]) == 0
