@@ -233,42 +233,6 @@ def rep_spread(label: str, matrix: np.ndarray, design: Design) -> RepSpread | No
     )
 
 
-def _within(matrix: np.ndarray) -> float:
-    """Pooled variance across repetitions (runs x tasks matrix); 0 with one repetition."""
-    if matrix.shape[0] < 2:
-        return 0.0
-    return float(np.mean(np.var(matrix, axis=0, ddof=1)))
-
-
-def one_stack(matrix: np.ndarray) -> Components:
-    """Components from one stack's runs x tasks scores (the uncorrelated-stack bound of the module docstring)."""
-    r = matrix.shape[0]
-    s_w = _within(matrix)
-    s_task = max(0.0, float(np.var(matrix.mean(axis=0), ddof=1)) - s_w / r) if matrix.shape[1] > 1 else 0.0
-    return Components(
-        between=2 * s_task,
-        within=2 * s_w,
-        n_tasks=matrix.shape[1],
-        reps=(r,),
-        basis="one stack, assuming a second stack with the same variance, uncorrelated by task",
-    )
-
-
-def two_stacks(a: np.ndarray, b: np.ndarray) -> Components:
-    """Components from two stacks' runs x tasks scores on the same tasks (columns aligned)."""
-    ra, rb = a.shape[0], b.shape[0]
-    wa, wb = _within(a), _within(b)
-    d = a.mean(axis=0) - b.mean(axis=0)
-    var_d = float(np.var(d, ddof=1)) if d.size > 1 else 0.0
-    return Components(
-        between=max(0.0, var_d - wa / ra - wb / rb),
-        within=wa + wb,
-        n_tasks=int(d.size),
-        reps=(ra, rb),
-        basis="two stacks, paired by task",
-    )
-
-
 def tasks_needed(
     sd: float,
     delta: float,
@@ -297,11 +261,6 @@ def tasks_needed(
         mid = (lo + hi) // 2
         lo, hi = (lo, mid) if ok(mid) else (mid + 1, hi)
     return lo
-
-
-def mdd(sd: float, n_tasks: int, *, level: float = DEFAULT_LEVEL, power: float = DEFAULT_POWER) -> float:
-    """Minimum detectable difference with `n_tasks` tasks (score units)."""
-    return min_detectable(sd / math.sqrt(n_tasks), n_tasks - 1, level=level, power=power)
 
 
 def reps_needed(

@@ -10,8 +10,15 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from agenticvbench.analysis.paired import t_test_power
-from agenticvbench.analysis.power import Components, mdd, one_stack, reps_needed, tasks_needed, two_stacks
+from agenticvbench.analysis.paired import min_detectable, t_test_power
+from agenticvbench.analysis.power import (
+    Components,
+    Design,
+    design_one_stack,
+    design_two_stacks,
+    reps_needed,
+    tasks_needed,
+)
 from agenticvbench.cli.main import main
 from agenticvbench.results.model import Result, write_result
 
@@ -40,22 +47,24 @@ def test_reps_needed_by_hand():
     at 100 tasks, so 0.02 is not reachable by repetitions."""
     assert reps_needed(Components(between=0.0, within=0.09, n_tasks=0, reps=(), basis="x"), 100, 0.05) == 3
     assert reps_needed(Components(between=0.01, within=0.0, n_tasks=0, reps=(), basis="x"), 100, 0.02) is None
-    assert mdd(0.3, 100) == pytest.approx(0.084, rel=0.02)
+    assert min_detectable(0.3 / 10, 99) == pytest.approx(0.084, rel=0.02)
 
 
 def test_components_are_recovered_from_simulated_scores():
     """Task difficulty sd 0.2, repetition noise sd 0.1, 3 repetitions of 4000 tasks. One stack: between ~ 2 x
     0.04, within ~ 2 x 0.01. Two stacks sharing the difficulty plus a task x stack interaction of sd 0.05:
-    between ~ 2 x 0.05^2 = 0.005, within ~ 0.02."""
+    between ~ 2 x 0.05^2 = 0.005, within ~ 0.02. (Every task its own cluster, one family: the design `avb power`
+    plans when nothing is clustered.)"""
     rng = np.random.default_rng(2)
     tasks = rng.normal(0.5, 0.2, 4000)
     a = tasks + rng.normal(0, 0.05, 4000) + rng.normal(0, 0.1, (3, 4000))
     b = tasks + rng.normal(0, 0.05, 4000) + rng.normal(0, 0.1, (3, 4000))
-    one = one_stack(a)
+    design = Design.macro(["f"] * 4000, [str(i) for i in range(4000)])
+    one = design_one_stack(a, design)
     assert one.between == pytest.approx(2 * (0.04 + 0.0025), rel=0.1) and one.within == pytest.approx(
         0.02, rel=0.1
     )
-    two = two_stacks(a, b)
+    two = design_two_stacks(a, b, design)
     assert two.between == pytest.approx(0.005, rel=0.25) and two.within == pytest.approx(0.02, rel=0.1)
     assert two.sd(3) < one.sd(3)  # pairing by task helps
 

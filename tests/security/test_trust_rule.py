@@ -61,7 +61,9 @@ def test_results_of_one_run_stay_by_task(hostile_run, score_run):
     assert {r.task_id: r.signature_status for r in load_comparison([b.root])} == {83: "valid", 84: "unsigned"}
 
 
-def test_every_reader_that_shows_signatures_can_refuse_unsigned_results(hostile_run, score_run, capsys, tmp_path):
+def test_every_reader_that_shows_signatures_can_refuse_unsigned_results(
+    hostile_run, score_run, capsys, tmp_path
+):
     """`--require-signed` is on every command that shows signature status: report, leaderboard, view and explain
     refuse the planted result in one line (exit 3), as compare and power do; the signed run passes."""
     a, b = _scored_pair(hostile_run, score_run)
