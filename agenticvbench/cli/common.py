@@ -227,17 +227,25 @@ def serve_until_interrupted(httpd: Any, stopped: str) -> int:
     return 0
 
 
-def add_cluster_args(p: argparse.ArgumentParser) -> None:
-    """`--dataset`, `--revision` and `--no-cluster` of the commands that cluster tasks by source material
-    (`compare`, `power`): the dataset defaults to the local one the results name."""
+def add_results_dataset_args(p: argparse._ActionsContainer, *, counts_tasks: bool = False) -> None:
+    """`--dataset`, `--revision` and `--no-cluster` of every command that reads results (`report`, `leaderboard`,
+    `compare`, `power`, `view`): `--dataset` means the same there as everywhere, the dataset the results were
+    scored against, and defaults to the local dataset the results name. Its source material gives the clusters;
+    with `counts_tasks` (report, leaderboard) every one of its tasks also counts."""
+    counted = (
+        "; given, every one of its tasks counts (a task without a result counts 0)" if counts_tasks else ""
+    )
     p.add_argument(
         "--dataset",
         default=None,
-        help="dataset the tasks' source material is read from (default: the local dataset the results name)",
+        help="the dataset the results were scored against: Hub id, local mirror or parquet (default: the local "
+        f"dataset the results name); its source material gives the clusters{counted}",
     )
     p.add_argument("--revision", default=None, help="dataset revision (with --dataset)")
     p.add_argument(
-        "--no-cluster", action="store_true", help="every task its own cluster, even when sources are known"
+        "--no-cluster",
+        action="store_true",
+        help="every task its own cluster, even when the source material is known (intervals, comparisons)",
     )
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from agenticvbench.cli.common import (
-    add_cluster_args,
+    add_results_dataset_args,
     add_trust_args,
     add_verbosity_args,
     check_trust,
@@ -108,7 +108,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="cluster tasks by source material (film, repair source): the default whenever it is known",
     )
-    add_cluster_args(p)
+    add_results_dataset_args(p)
     add_trust_args(p)
     p.add_argument(
         "--format",

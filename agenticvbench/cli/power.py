@@ -17,7 +17,7 @@ import math
 import sys
 from dataclasses import replace
 
-from agenticvbench.cli.common import add_cluster_args, add_trust_args, add_verbosity_args, warn_lines
+from agenticvbench.cli.common import add_results_dataset_args, add_trust_args, add_verbosity_args, warn_lines
 from agenticvbench.dataset.tasks import FAMILIES
 from agenticvbench.sanitize import md_cell, one_line
 from agenticvbench.tables import md_table
@@ -80,7 +80,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--family", choices=FAMILIES, default=None, help="only this family's tasks")
     p.add_argument("--power", type=float, default=0.8, help="power (default: %(default)s)")
     p.add_argument("--format", choices=("md", "json"), default="md")
-    add_cluster_args(p)
+    add_results_dataset_args(p)
     add_trust_args(p)
     add_verbosity_args(p)
     p.set_defaults(func=run)

@@ -16,6 +16,7 @@ from agenticvbench.analysis.aggregate import DEFAULT_RESAMPLES, DEFAULT_SEED
 from agenticvbench.cli.common import (
     LOG,
     add_json_alias,
+    add_results_dataset_args,
     add_selection_args,
     add_trust_args,
     add_verbosity_args,
@@ -35,13 +36,7 @@ REPORT_FORMATS = ("md", "html", "json", "all")
 def add_aggregation_args(p: argparse.ArgumentParser) -> None:
     """Options choosing the task universe and the bootstrap (shared with `avb leaderboard`)."""
     g = p.add_argument_group("which tasks count (a task without a result counts 0)")
-    g.add_argument(
-        "--dataset",
-        default=None,
-        help="count every task of this dataset (Hub id, local mirror or parquet); default: the tasks "
-        "that have a result in any of the given runs",
-    )
-    g.add_argument("--revision", default=None, help="dataset revision (with --dataset)")
+    add_results_dataset_args(g, counts_tasks=True)  # without it: the tasks with a result in any run count
     g.add_argument(
         "--cache-dir",
         default=None,
@@ -74,12 +69,6 @@ def add_aggregation_args(p: argparse.ArgumentParser) -> None:
         help="bootstrap resamples, 0 = no intervals (default: %(default)s)",
     )
     b.add_argument("--seed", type=int, default=DEFAULT_SEED, help="bootstrap seed (default: %(default)s)")
-    b.add_argument(
-        "--no-cluster",
-        action="store_true",
-        help="bootstrap tasks one by one even when their source material is known (default: clusters of "
-        "tasks cut from one film / repair source are resampled together, within families)",
-    )
 
 
 def aggregation_from_args(args: argparse.Namespace, results: list[Result], kw: dict[str, Any]) -> Any:

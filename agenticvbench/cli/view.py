@@ -74,7 +74,7 @@ def _view(args: argparse.Namespace) -> int:
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add `view`."""
-    from agenticvbench.cli.common import add_dataset_args, add_trust_args
+    from agenticvbench.cli.common import add_results_dataset_args, add_trust_args
 
     p = sub.add_parser(
         "view",
@@ -82,11 +82,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         description=__doc__,
     )
     p.add_argument("run_dirs", nargs="*", metavar="RUN_DIR")
-    add_dataset_args(p)
+    add_results_dataset_args(p)
     p.add_argument(
-        "--no-cluster",
-        action="store_true",
-        help="intervals and the comparison draw tasks one by one even when their source material is known",
+        "--cache-dir", default=None, help="cache folder (default: $AVB_CACHE, else the user cache)"
     )
     add_trust_args(p)
     p.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: a free one)")

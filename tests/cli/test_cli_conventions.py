@@ -128,3 +128,29 @@ def test_explain_never_puts_scored_beside_reason_malformed():
         task_id=83, family="assembly", status="malformed", reason="solution.json: not JSON", run=r.run
     )
     assert "reason: solution.json: not JSON" in explain_result(bad).to_text()
+
+
+def test_dataset_means_the_dataset_on_every_command_that_reads_results() -> None:
+    """`--dataset` had three meanings (the tasks to count, where clusters come from, what to load); on every
+    command that reads results it is now one option from one helper: the dataset the results were scored
+    against, defaulting to the local dataset they name, with `--revision` and `--no-cluster` beside it."""
+    from agenticvbench.cli.main import build_parser
+    from agenticvbench.cli.reference import iter_commands
+
+    helps = {}
+    for cmd in iter_commands(build_parser()):
+        if cmd.name in ("avb report", "avb leaderboard", "avb compare", "avb power", "avb view"):
+            opts = {o: a for a in cmd.parser._actions for o in a.option_strings}
+            assert "--revision" in opts and "--no-cluster" in opts, cmd.name
+            helps[cmd.name] = opts["--dataset"].help
+    assert len(helps) == 5
+    first = {h.split(";")[0] for h in helps.values()}
+    assert first == {
+        "the dataset the results were scored against: Hub id, local mirror or parquet (default: the local "
+        "dataset the results name)"
+    }
+    assert (
+        helps["avb report"] == helps["avb leaderboard"]
+        and "every one of its tasks counts" in helps["avb report"]
+    )
+    assert helps["avb compare"] == helps["avb power"] == helps["avb view"]
