@@ -130,7 +130,7 @@ def page_html() -> bytes:
     return resources.files("agenticvbench.grade").joinpath("page.html").read_bytes()
 
 
-def send_file(handler: BaseHTTPRequestHandler, path: Path, size: int, ctype: str) -> None:
+def send_file(handler: BaseHTTPRequestHandler, path: str | Path, size: int, ctype: str) -> None:
     """Answer a GET/HEAD for the file at `path` (`size` bytes, checked by the caller) with HTTP range support:
     one `bytes=a-b`, `bytes=a-` or suffix `bytes=-n` range gets 206 + `Content-Range`; a malformed or
     unsatisfiable one 416; no range 200. Streams in chunks; a client that hangs up (a seeking player) is normal.

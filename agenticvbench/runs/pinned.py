@@ -175,6 +175,21 @@ def pin_file(path: Path, root: Path, cap: int) -> Pin:
 
 
 @contextmanager
+def reopened(path: Path, root: Path, cap: int, stamp: tuple[int, int, int, int, int]) -> Iterator[str]:
+    """Open a file checked earlier (`pin_file`: `stamp` is its `Pin.stamp`) again, by the same rules, and yield a
+    path readers can open for that descriptor (`/proc/<pid>/fd/<n>`, or the path without /proc); raises `PinError`
+    when the name now reaches another file or the file changed (size, mtime or ctime) since it was checked. What
+    `avb view` serves, copies and decodes is thereby the file scoring hashed, not whatever the name holds now."""
+    fd, st = _open_checked(path, root, cap)
+    try:
+        if (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns) != stamp:
+            raise PinError(f"{path.name}: changed since it was checked; rescore the run to look at it")
+        yield _proc_source(fd) or str(path)
+    finally:
+        os.close(fd)
+
+
+@contextmanager
 def pin_inputs(paths: Iterable[Path], root: Path, cap_of: Callable[[str], int]) -> Iterator[dict[Path, Pin]]:
     """Pin every file in `paths` (submitted files inside the task folder `root`) for the duration of the block.
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from agenticvbench.fsutil import atomic_write_text
+from agenticvbench.runs.pinned import PinError
 from agenticvbench.view.model import ViewModel
 from agenticvbench.view.pages import MEDIA_MODES, Site, compare_page, overview, task_page
 from agenticvbench.view.server import STATIC, static_bytes
@@ -52,15 +53,21 @@ def write_bundle(
                 atomic_write_text(out / f"compare-{tid}.html", compare_page(model, site, thumbs, tid))
     if site.files:
         (out / "files").mkdir(exist_ok=True)
+    skipped = 0
     for i in sorted(site.files):
         ref = model.files[i]
         if ref.verifier_only:  # never: Site.file_url refuses them; kept as a second lock
             continue
-        shutil.copyfile(ref.path, out / "files" / f"{i}{ref.ext}")
+        try:  # the bytes scoring checked, through a descriptor reopened by its rules, never the name's target now
+            with model.opened(i) as source:
+                shutil.copyfile(source, out / "files" / f"{i}{ref.ext}")
+        except PinError as exc:
+            skipped += 1
+            print(f"avb view: not in the bundle: {exc}", file=sys.stderr)
     if site.thumbs:
         (out / "thumbs").mkdir(exist_ok=True)
     for name in sorted(site.thumbs):
         p = thumbs.path_of(name)
         if p is not None:
             shutil.copyfile(p, out / "thumbs" / name)
-    return {"pages": 1 + len(cells), "files": len(site.files), "thumbs": len(site.thumbs)}
+    return {"pages": 1 + len(cells), "files": len(site.files) - skipped, "thumbs": len(site.thumbs)}

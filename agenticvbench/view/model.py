@@ -12,6 +12,8 @@ from __future__ import annotations
 import mimetypes
 import os
 import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,7 +24,9 @@ from agenticvbench.errors import SubmissionError
 from agenticvbench.report.summary import Report, build_report, load_available
 from agenticvbench.results.model import Result
 from agenticvbench.results.signing import ResultKey
-from agenticvbench.runs.submission import InputRejected, RunDir, media_max_bytes, open_run
+from agenticvbench.runs.pinned import reopened
+from agenticvbench.runs.submission import InputRejected, RunDir, cap_for, media_max_bytes, open_run
+from agenticvbench.view.checked import Checked, check_output
 
 MAX_INPUT_FILES = 64  # per task: a sequencing or assembly task has a few dozen clips at most
 
@@ -36,6 +40,9 @@ class FileRef:
     size: int
     ctype: str
     verifier_only: bool = False
+    checked: Checked | None = (
+        None  # an agent output: what scoring hashed (`view.checked`); None for dataset files
+    )
 
     @property
     def ext(self) -> str:
@@ -96,8 +103,9 @@ class ViewModel:
     notes: list[str] = field(default_factory=list)
     media_cap: int = field(default_factory=media_max_bytes)  # as scoring: $AVB_MAX_MEDIA_MB, else 4096 MiB
     files: list[FileRef] = field(default_factory=list)
-    _index: dict[tuple[str, bool], int] = field(default_factory=dict)
+    _index: dict[tuple[str, bool, tuple[int, ...] | None], int] = field(default_factory=dict)
     _cells: dict[tuple[int, int], Cell] = field(default_factory=dict)
+    _references: list[Any] | None = None
 
     @property
     def families(self) -> list[str]:
@@ -112,10 +120,13 @@ class ViewModel:
         """The cell of run index `run` and `task_id`, or None when either is unknown."""
         return self._cells.get((run, task_id))
 
-    def add_file(self, name: str, path: Path, *, verifier_only: bool = False) -> int | None:
-        """Register a regular file (symlinks resolved) and return its index; None when it is not a regular file."""
+    def add_file(
+        self, name: str, path: Path, *, verifier_only: bool = False, checked: Checked | None = None
+    ) -> int | None:
+        """Register a regular file (symlinks resolved) and return its index; None when it is not a regular file.
+        An agent output comes with what was `checked` of it; every later read goes through `opened`."""
         real = os.path.realpath(path)
-        key = (real, verifier_only)
+        key = (real, verifier_only, checked.stamp if checked else None)
         if key in self._index:
             return self._index[key]
         try:
@@ -132,17 +143,20 @@ class ViewModel:
                 size=st.st_size,
                 ctype=ctype,
                 verifier_only=verifier_only,
+                checked=checked,
             )
         )
         self._index[key] = len(self.files) - 1
         return self._index[key]
 
     def outputs(self, run: int, task_id: int, family: str) -> tuple[list[tuple[str, int]], list[str]]:
-        """The run's output files for a task as (name, file index), and a note per file the scoring rules reject."""
+        """The run's output files for a task that may be shown (`view.checked`: the bytes scoring checked, nothing
+        it refused or flagged) as (name, file index), and a one-line note per file that is not."""
         folder = self.runs[run].folder
         if folder is None:
             return [], []
         sub = folder.submission(task_id, self.media_cap)
+        cell = self.cell(run, task_id)
         found: list[tuple[str, int]] = []
         notes: list[str] = []
         for name in OUTPUT_FILES.get(family, ()):
@@ -151,9 +165,47 @@ class ViewModel:
             except InputRejected as exc:
                 notes.append(f"{name} not offered: {exc}")
                 continue
-            if p is not None and (i := self.add_file(name, p)) is not None:
+            if p is None or sub.task_root is None:
+                continue
+            cap = cap_for(name, self.media_cap)
+            verdict = check_output(
+                cell.result if cell else None, name, p, sub.task_root, cap, self.is_reference
+            )
+            if isinstance(verdict, str):
+                notes.append(verdict)
+            elif (i := self.add_file(name, p, checked=verdict)) is not None:
                 found.append((name, i))
         return found, notes
+
+    @contextmanager
+    def opened(self, index: int) -> Iterator[str]:
+        """A path to read file `index` through: for an agent output, a descriptor reopened by the rules it was
+        checked with (`runs.pinned.reopened`, which raises `PinError` when it changed since); else its path."""
+        ref = self.files[index]
+        if ref.checked is None:
+            yield str(ref.path)
+            return
+        c = ref.checked
+        with reopened(ref.path, c.root, c.cap, c.stamp) as source:
+            yield source
+
+    def is_reference(self, size: int, sha256: str) -> bool:
+        """True when `size` bytes hashing to `sha256` are a verifier-only reference of the dataset (the ones found
+        on this machine; only references of that size are hashed, once per process)."""
+        if self._references is None:
+            from agenticvbench.integrity.leaks import dataset_references
+
+            self._references = list(dataset_references(self.tasks.values())[0])
+        from agenticvbench.integrity.screen import reference_sha256
+
+        for ref in self._references:
+            if ref.size == size:
+                try:
+                    if reference_sha256(Path(ref.path)) == sha256:
+                        return True
+                except OSError:
+                    continue
+        return False
 
     def inputs(self, task_id: int) -> list[tuple[str, int]]:
         """The task's input files (what the agent was given) as (name, file index); [] when unavailable."""

@@ -9,6 +9,7 @@ Security Policy needs no `unsafe-inline`.
 
 from __future__ import annotations
 
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -18,6 +19,7 @@ import jinja2
 
 from agenticvbench.analysis.explain import explain_result
 from agenticvbench.fsutil import read_capped
+from agenticvbench.runs.pinned import PinError
 from agenticvbench.runs.submission import TEXT_MAX_BYTES
 from agenticvbench.tables import html_table
 from agenticvbench.view import evidence
@@ -105,10 +107,11 @@ def overview(model: ViewModel, site: Site, comparison: Any = None) -> str:
     )
 
 
-def _text_of(path: Path) -> str:
+def _text_of(model: ViewModel, index: int) -> str:
     try:
-        raw = read_capped(path, TEXT_MAX_BYTES)
-    except (OSError, ValueError) as exc:
+        with model.opened(index) as source:
+            raw = read_capped(source, TEXT_MAX_BYTES)
+    except (OSError, ValueError) as exc:  # PinError is an OSError: the file changed since it was checked
         return f"(not shown: {exc})"
     text = raw.decode("utf-8", "replace")
     return text if len(text) <= SHOWN_TEXT_CHARS else text[:SHOWN_TEXT_CHARS] + "\n… (cut)"
@@ -150,7 +153,7 @@ def task_context(model: ViewModel, site: Site, thumbs: Thumbnailer, run: int, ta
         if ref.is_video:
             players.append({"name": name, "url": url, "id": f"out-{len(players)}", "index": i})
         elif ref.ctype.startswith("text/") or ref.ext in (".md", ".json", ".txt"):
-            texts.append({"name": name, "text": _text_of(ref.path), "url": url})
+            texts.append({"name": name, "text": _text_of(model, i), "url": url})
         else:
             links.append({"name": name, "url": url})
     # A bundle lists the inputs by name only: they are the dataset's files (whole films), not the run's results.
@@ -165,9 +168,15 @@ def task_context(model: ViewModel, site: Site, thumbs: Thumbnailer, run: int, ta
     r = cell.result
     ev = None
     if r is not None:
-        video = model.files[players[0]["index"]].path if players else None
-        given = evidence.EvidenceInput(r, model, thumbs, site.public, video)
-        ev = evidence.task_page_evidence(cell.family, given)
+        with ExitStack() as stack:
+            video = None
+            if players:  # decoded through the checked descriptor: the bytes scoring hashed, or none at all
+                try:
+                    video = Path(stack.enter_context(model.opened(players[0]["index"])))
+                except PinError as exc:
+                    out_notes.append(str(exc))
+            given = evidence.EvidenceInput(r, model, thumbs, site.public, video)
+            ev = evidence.task_page_evidence(cell.family, given)
     try:
         exp = explain_result(r) if r is not None else None
     except Exception as exc:  # a result file of an unexpected shape: the page shows everything else

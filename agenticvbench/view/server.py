@@ -27,6 +27,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from agenticvbench.grade.server import loopback_server, send_file, token_url
+from agenticvbench.runs.pinned import PinError
 from agenticvbench.view.model import ViewModel
 from agenticvbench.view.pages import CSP, Site, compare_page, overview, task_page
 from agenticvbench.view.thumbs import Thumbnailer
@@ -144,7 +145,11 @@ def _handler(app: ViewApp) -> type[BaseHTTPRequestHandler]:
                     self._send(404, b"no such file", "text/plain")
                 else:
                     ref = app.model.files[n]
-                    send_file(self, ref.path, ref.size, ref.ctype)
+                    try:  # the checked bytes only (`ViewModel.opened`); a file changed since is gone
+                        with app.model.opened(n) as source:
+                            send_file(self, source, ref.size, ref.ctype)
+                    except PinError as exc:
+                        self._send(410, str(exc).encode(), "text/plain; charset=utf-8")
             elif m := _THUMB.fullmatch(path):
                 p = app.thumbs.path_of(m.group(1)) if m.group(1) in app.site.thumbs else None
                 if p is None:

@@ -18,18 +18,32 @@ def view_demo(scored_demo_runs) -> dict[str, Path]:
     return scored_demo_runs
 
 
+@pytest.fixture(scope="session")
+def marked_up_demo(demo, view_demo, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """The scored runs, the partial run's repair report rewritten with markup as a hostile agent would, and that
+    task scored again (the viewer shows only the bytes scoring checked, so the markup must be scored)."""
+    from agenticvbench.scoring.engine import verify_run
+
+    root = tmp_path_factory.mktemp("marked-up")
+    out = {}
+    for name in ("partial", "perfect"):
+        out[name] = root / name
+        shutil.copytree(view_demo[name], out[name])
+    (out["partial"] / "65" / "output" / "report.md").write_text(
+        "# report\n- start: 4.5\n- end: 6\n<script>alert('x')</script><img src=x onerror=alert(1)>\n"
+    )
+    verify_run(out["partial"], dataset=demo.mirror, task_ids=[65], jobs=1, cache_dir=root / "cache")
+    return out
+
+
 @pytest.fixture
-def runs(view_demo, tmp_path: Path) -> list[Path]:
-    """Copies of the scored partial and perfect runs; the partial run's repair report is rewritten with markup,
-    as a hostile agent would (the view shows the file as it is now, the result stays as scored)."""
+def runs(marked_up_demo, tmp_path: Path) -> list[Path]:
+    """Fresh copies of the marked-up partial run and the perfect run, for tests that change them."""
     out = []
     for name in ("partial", "perfect"):
         dst = tmp_path / name
-        shutil.copytree(view_demo[name], dst)
+        shutil.copytree(marked_up_demo[name], dst)
         out.append(dst)
-    (out[0] / "65" / "output" / "report.md").write_text(
-        "# report\n- start: 4.5\n- end: 6\n<script>alert('x')</script><img src=x onerror=alert(1)>\n"
-    )
     return out
 
 
