@@ -32,6 +32,7 @@ def _view(args: argparse.Namespace) -> int:
     from agenticvbench.errors import ConfigError
     from agenticvbench.results.signatures import reader_key
     from agenticvbench.view import Thumbnailer, ViewApp, build_model, make_server, url_of, write_bundle
+    from agenticvbench.view.disclosure import published
 
     if args.compare and args.run_dirs:
         raise ConfigError("--compare A B takes exactly the two runs to compare (no other RUN_DIR)")
@@ -56,7 +57,10 @@ def _view(args: argparse.Namespace) -> int:
         print(f"avb view: {note}", file=sys.stderr)
     warn_lines(untrusted, "avb view")
     if args.bundle is not None:
-        counts = write_bundle(model, args.bundle, thumbs, media=args.media, comparison=comparison)
+        policy = published(rubric=args.show_rubric, answers=args.show_answers)
+        counts = write_bundle(
+            model, args.bundle, thumbs, media=args.media, comparison=comparison, policy=policy
+        )
         print(
             f"bundle: {args.bundle} ({counts['pages']} page(s), {counts['files']} file(s), "
             f"{counts['thumbs']} thumbnail(s)); open index.html from a static file server"
@@ -100,6 +104,17 @@ def register(sub: argparse._SubParsersAction) -> None:
         type=Path,
         metavar="DIR",
         help="write a static site into DIR instead of serving (no answers, no verifier-only files)",
+    )
+    p.add_argument(
+        "--show-rubric",
+        action="store_true",
+        help="with --bundle: show the recap rubric's items, weights and thresholds (withheld by default)",
+    )
+    p.add_argument(
+        "--show-answers",
+        action="store_true",
+        help="with --bundle: show the answers (correct orders, expected clips, gold windows) and the "
+        "submissions of solved tasks (withheld by default)",
     )
     p.add_argument(
         "--media",

@@ -1,7 +1,8 @@
 """`avb view --bundle DIR`: the same pages as a static site for publishing results.
 
 A bundle is rendered with `Site(public=True)`: no verifier-only file (the repair source) is ever registered for
-it, and the pages drop every answer (correct order, gold windows, expected clips; see `evidence`). `media` says
+it, and its pages show what `view.disclosure` allows (by default: no answer, no solved task's submission, no rubric,
+nothing derived from verifier-only files, no repair output, no path of this machine). `media` says
 how much of the outputs goes in: `none` (pages only), `thumbs` (frame thumbnails of the outputs and inputs) or
 `full` (also the output files themselves, playable). Files are copied under `files/<n>.<ext>` and `thumbs/`; the
 pages link them relatively, so the folder opens from any static file server.
@@ -16,6 +17,7 @@ from typing import Any
 
 from agenticvbench.fsutil import atomic_write_text
 from agenticvbench.runs.pinned import PinError
+from agenticvbench.view.disclosure import Disclosure, published, scrub
 from agenticvbench.view.model import ViewModel
 from agenticvbench.view.pages import MEDIA_MODES, Site, compare_page, overview, task_page
 from agenticvbench.view.server import STATIC, static_bytes
@@ -23,19 +25,32 @@ from agenticvbench.view.thumbs import Thumbnailer
 
 
 def write_bundle(
-    model: ViewModel, out: Path, thumbs: Thumbnailer, *, media: str = "thumbs", comparison: Any = None
+    model: ViewModel,
+    out: Path,
+    thumbs: Thumbnailer,
+    *,
+    media: str = "thumbs",
+    comparison: Any = None,
+    policy: Disclosure | None = None,
 ) -> dict[str, int]:
-    """Write the static site into `out` (created; existing pages overwritten) and return what it holds."""
+    """Write the static site into `out` (created; existing pages overwritten) and return what it holds. `policy`
+    (default `disclosure.published()`) decides what its pages show; every page goes through one pass that
+    removes this machine's paths (`disclosure.scrub`)."""
     if media not in MEDIA_MODES:
         raise ValueError(f"media: one of {', '.join(MEDIA_MODES)}")
     if model.local:
         raise ValueError("a bundle is built from a model made with local=False (no verifier-only files)")
-    site = Site(public=True, media=media)
+    site = Site(public=True, media=media, policy=policy or published())
+    roots = model.path_roots()
+
+    def write_page(name: str, page: str) -> None:
+        atomic_write_text(out / name, page if site.policy.local_paths else scrub(page, roots))
+
     out.mkdir(parents=True, exist_ok=True)
     (out / "static").mkdir(exist_ok=True)
     for name in STATIC:
         (out / "static" / name).write_bytes(static_bytes(name))
-    atomic_write_text(out / "index.html", overview(model, site, comparison))
+    write_page("index.html", overview(model, site, comparison))
     cells = [
         c
         for fam in model.families
@@ -44,13 +59,13 @@ def write_bundle(
         if (c := model.cell(r.index, tid)) is not None
     ]
     for k, cell in enumerate(cells, 1):
-        atomic_write_text(out / cell.page, task_page(model, site, thumbs, cell.run, cell.task_id))
+        write_page(cell.page, task_page(model, site, thumbs, cell.run, cell.task_id))
         if k % 25 == 0:
             print(f"avb view: {k}/{len(cells)} task page(s) written", file=sys.stderr, flush=True)
     if comparison is not None and len(model.runs) == 2:
         for fam in model.families:
             for tid in model.task_ids(fam):
-                atomic_write_text(out / f"compare-{tid}.html", compare_page(model, site, thumbs, tid))
+                write_page(f"compare-{tid}.html", compare_page(model, site, thumbs, tid))
     if site.files:
         (out / "files").mkdir(exist_ok=True)
     skipped = 0

@@ -1,8 +1,10 @@
 """The evidence a task page draws, per family, read from the result file (nothing is rescored).
 
-Every builder takes `public`: True for a bundle, which must hold no answer. A public page keeps what the agent
+Every builder takes the page's `Disclosure` (`view.disclosure`): without `answers` a page keeps what the agent
 made and the scores, and drops the correct order, the gold defect window, the expected clip per slot and anything
-derived from them (the misplaced marks, the per-slot right/wrong).
+derived from them (the misplaced marks, the per-slot right/wrong); without `solved_outputs` it also drops what the
+run submitted for a task it solved exactly; without `rubric` the recap items show their outcome only; without
+`verifier_derived` the repair timeline does not split its series by the gold window.
 
 `FAMILY_VIEWS` is the one table of what the viewer does per family: the builder of its evidence, whether a bundle
 may show its explanation's lost lines, and why a bundle never holds its output videos. The table lives here, not
@@ -20,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from agenticvbench.results.model import Result
+from agenticvbench.view.disclosure import Disclosure
 from agenticvbench.view.model import ViewModel
 from agenticvbench.view.thumbs import Thumbnailer, video_duration
 
@@ -27,11 +30,16 @@ TIMELINE_W, TIMELINE_H, TIMELINE_PAD = 720, 150, 30
 MAX_ITEM_FRAMES = 6
 CONTACT_FRAMES = 8
 _AT_TIMES = re.compile(r"\bat ([0-9]+(?:\.[0-9]+)?)(?:\s*-\s*([0-9]+(?:\.[0-9]+)?))? ?s\b")
-SERIES = (  # (chunk key, label, CSS class)
-    ("video_ssim_out", "video SSIM outside the window", "v-out"),
-    ("video_ssim_in", "video SSIM inside the window", "v-in"),
-    ("audio_xcorr_out", "audio xcorr outside the window", "a-out"),
-    ("audio_xcorr_in", "audio xcorr inside the window", "a-in"),
+SERIES = (  # (chunk keys, label, CSS class)
+    (("video_ssim_out",), "video SSIM outside the window", "v-out"),
+    (("video_ssim_in",), "video SSIM inside the window", "v-in"),
+    (("audio_xcorr_out",), "audio xcorr outside the window", "a-out"),
+    (("audio_xcorr_in",), "audio xcorr inside the window", "a-in"),
+)
+#: The series of a page that may not reveal the gold window: a chunk's signal whichever side it falls on.
+MERGED_SERIES = (
+    (("video_ssim_out", "video_ssim_in"), "video SSIM per chunk", "v-out"),
+    (("audio_xcorr_out", "audio_xcorr_in"), "audio xcorr per chunk", "a-out"),
 )
 
 
@@ -102,8 +110,23 @@ def _clip_thumb(thumbs: Thumbnailer, files: dict[str, Path], clip: str, mark: st
     return Thumb(name, 0.3, clip, mark)
 
 
-def recap(result: Result, video: Path | None, thumbs: Thumbnailer, duration: float | None) -> Evidence:
-    """Rubric items with weight, outcome, reason and evidence, each with the frames at the times it names."""
+def solved(result: Result) -> bool:
+    """True when the run's submission is the task's answer: an exact order (`strict_match` 1), every slot right,
+    or a headline of 1."""
+    official = _dict(result.official)
+    if _num(official.get("strict_match")) == 1.0:
+        return True
+    n, of = _num(official.get("n_correct")), _num(official.get("n_slots"))
+    if n is not None and of and n == of:
+        return True
+    return result.status == "scored" and (_num(result.headline_score) or 0.0) >= 1.0 - 1e-9
+
+
+def recap(
+    result: Result, video: Path | None, thumbs: Thumbnailer, duration: float | None, policy: Disclosure
+) -> Evidence:
+    """Rubric items with weight, outcome, reason and evidence, each with the frames at the times it names
+    (without `policy.rubric`: the item's number and outcome, and the frames)."""
     ev = Evidence(kind="recap")
     items = _dict(result.detail).get("items")
     for it in items if isinstance(items, list) else []:
@@ -113,14 +136,15 @@ def recap(result: Result, video: Path | None, thumbs: Thumbnailer, duration: flo
         times = item_times(reason)
         frames = thumbs.frames(video, times) if video is not None and times else [None] * len(times)
         evidence = _dict(it.get("evidence"))
+        shown = policy.rubric
         ev.items.append(
             {
-                "item_id": str(it.get("item_id", "")),
-                "pillar": str(it.get("pillar_name", "")),
-                "weight": _num(it.get("weight")),
+                "item_id": str(it.get("item_id", "")) if shown else f"item {len(ev.items) + 1}",
+                "pillar": str(it.get("pillar_name", "")) if shown else "",
+                "weight": _num(it.get("weight")) if shown else None,
                 "outcome": str(it.get("outcome", "")),
-                "reason": reason,
-                "evidence": [f"{k}: {v}" for k, v in evidence.items()],
+                "reason": reason if shown else "",
+                "evidence": [f"{k}: {v}" for k, v in evidence.items()] if shown else [],
                 "frames": [Thumb(n, t, f"{t:g} s") for n, t in zip(frames, times, strict=True)],
             }
         )
@@ -136,18 +160,23 @@ def recap(result: Result, video: Path | None, thumbs: Thumbnailer, duration: flo
     return ev
 
 
-def sequencing(result: Result, model: ViewModel, thumbs: Thumbnailer, public: bool) -> Evidence:
+def sequencing(result: Result, model: ViewModel, thumbs: Thumbnailer, policy: Disclosure) -> Evidence:
     """Clips in the submitted order (misplaced ones marked) above the correct order; the official metrics."""
     ev = Evidence(kind="sequencing")
     detail = _dict(result.detail)
     pred, correct = _strs(detail.get("pred")), _strs(detail.get("correct"))
     files = _clip_files(model, result.task_id)
     rank = {c: i for i, c in enumerate(correct)}
-    marks = ["" if public else ("good" if rank.get(c) == k else "bad") for k, c in enumerate(pred)]
-    ev.strips.append(
-        ("submitted order", [_clip_thumb(thumbs, files, c, m) for c, m in zip(pred, marks, strict=True)])
-    )
-    if not public:
+    marks = ["good" if rank.get(c) == k else "bad" if policy.answers else "" for k, c in enumerate(pred)]
+    if policy.solved_outputs or not solved(result):
+        ev.strips.append(
+            ("submitted order", [_clip_thumb(thumbs, files, c, m) for c, m in zip(pred, marks, strict=True)])
+        )
+    else:
+        ev.notes.append(
+            "the submitted order is withheld: the run solved this task exactly, so it is the answer"
+        )
+    if policy.answers:
         ev.strips.append(("correct order", [_clip_thumb(thumbs, files, c) for c in correct]))
         pairs = [
             (a, b)
@@ -165,18 +194,22 @@ def sequencing(result: Result, model: ViewModel, thumbs: Thumbnailer, public: bo
     return ev
 
 
-def assembly(result: Result, model: ViewModel, thumbs: Thumbnailer, public: bool) -> Evidence:
+def assembly(result: Result, model: ViewModel, thumbs: Thumbnailer, policy: Disclosure) -> Evidence:
     """The storyboard slots: the chosen clip per slot, and (not in a bundle) the expected one."""
     ev = Evidence(kind="assembly")
     detail = _dict(result.detail)
-    picks = _strs(detail.get("picks"))
-    correct = [] if public else _strs(detail.get("correct"))
+    picks = _strs(detail.get("picks")) if policy.solved_outputs or not solved(result) else []
+    if not picks and _strs(detail.get("picks")):
+        ev.notes.append(
+            "the chosen clips are withheld: the run solved this task exactly, so they are the answer"
+        )
+    correct = _strs(detail.get("correct")) if policy.answers else []
     durations = _dict(result.extra).get("slot_durations")
     files = _clip_files(model, result.task_id)
     for k in range(max(len(picks), len(correct))):
         pick = picks[k] if k < len(picks) else ""
         want = correct[k] if k < len(correct) else ""
-        mark = "" if public else ("good" if pick == want else "bad")
+        mark = ("good" if pick == want else "bad") if policy.answers else ""
         dur = durations[k] if isinstance(durations, list) and k < len(durations) else {}
         ev.rows.append(
             {
@@ -192,15 +225,16 @@ def assembly(result: Result, model: ViewModel, thumbs: Thumbnailer, public: bool
     return ev
 
 
-def repair(result: Result, public: bool) -> Evidence:
-    """The per-chunk similarity as a timeline with the predicted (and, locally, the gold) defect window."""
+def repair(result: Result, policy: Disclosure) -> Evidence:
+    """The per-chunk similarity as a timeline with the predicted (and, with `answers`, the gold) defect window;
+    without `verifier_derived` each signal is one series (split by the gold window, it would locate the answer)."""
     ev = Evidence(kind="repair")
     detail = _dict(result.detail)
     edit, loc = _dict(detail.get("edit")), _dict(detail.get("localization"))
     raw_chunks = edit.get("chunks")
     chunks = [c for c in raw_chunks if isinstance(c, dict)] if isinstance(raw_chunks, list) else []
     pred = _window(loc.get("predicted_window_s"))
-    gold = None if public else _window(loc.get("truth_window_s"))
+    gold = _window(loc.get("truth_window_s")) if policy.answers else None
     ends = [v for c in chunks if (v := _num(c.get("end_s"))) is not None]
     span = max([*ends, *(pred or ()), *(gold or ()), 1.0])
     w, h, pad = TIMELINE_W, TIMELINE_H, TIMELINE_PAD
@@ -211,10 +245,12 @@ def repair(result: Result, public: bool) -> Evidence:
     def y(v: float) -> float:
         return round(h - pad - (h - 2 * pad) * max(0.0, min(1.0, v)), 1)
 
+    series = SERIES if policy.verifier_derived else MERGED_SERIES
     lines = []
-    for key, label, css in SERIES:
+    for keys, label, css in series:
         for c in chunks:
-            v, a, b = _num(c.get(key)), _num(c.get("start_s")), _num(c.get("end_s"))
+            v = next((n for k in keys if (n := _num(c.get(k))) is not None), None)
+            a, b = _num(c.get("start_s")), _num(c.get("end_s"))
             if v is not None and a is not None and b is not None:
                 lines.append({"x1": x(a), "x2": x(b), "y": y(v), "css": css, "title": f"{label}: {v:.3f}"})
     bands = []
@@ -232,7 +268,7 @@ def repair(result: Result, public: bool) -> Evidence:
         "y1": y(1),
         "x0": x(0),
         "xend": x(span),
-        "legend": [(css, label) for _, label, css in SERIES],
+        "legend": [(css, label) for _, label, css in series],
         "pred": pred,
         "gold": gold,
         "span": span,
@@ -252,13 +288,13 @@ def _ticks(span: float) -> list[float]:
 
 @dataclass(frozen=True)
 class EvidenceInput:
-    """What a family's evidence builder may read: the result, the view model, the thumbnailer, whether the page
-    is public, and the task's first output video (None without one)."""
+    """What a family's evidence builder may read: the result, the view model, the thumbnailer, what the page may
+    show (`view.disclosure`), and the task's first output video (None without one)."""
 
     result: Result
     model: ViewModel
     thumbs: Thumbnailer
-    public: bool
+    policy: Disclosure
     video: Path | None
 
 
@@ -275,15 +311,15 @@ class FamilyView:
 
 FAMILY_VIEWS: dict[str, FamilyView] = {
     "recap": FamilyView(
-        lambda x: recap(x.result, x.video, x.thumbs, video_duration(x.video) if x.video else None),
+        lambda x: recap(x.result, x.video, x.thumbs, video_duration(x.video) if x.video else None, x.policy),
         public_lost=True,
     ),
-    "sequencing": FamilyView(lambda x: sequencing(x.result, x.model, x.thumbs, x.public)),
-    "assembly": FamilyView(lambda x: assembly(x.result, x.model, x.thumbs, x.public)),
+    "sequencing": FamilyView(lambda x: sequencing(x.result, x.model, x.thumbs, x.policy)),
+    "assembly": FamilyView(lambda x: assembly(x.result, x.model, x.thumbs, x.policy)),
     # A good repair output reproduces the verifier-only source (a perfect one byte for byte, a stream-copied one
     # packet for packet).
     "repair": FamilyView(
-        lambda x: repair(x.result, x.public),
+        lambda x: repair(x.result, x.policy),
         withheld="a repair output reproduces the verifier-only source video (the better, the closer)",
     ),
 }

@@ -189,6 +189,22 @@ class ViewModel:
         with reopened(ref.path, c.root, c.cap, c.stamp) as source:
             yield source
 
+    def path_roots(self) -> list[tuple[str, str]]:
+        """(absolute path, placeholder) of this machine's folders a page can name: each run's folder (and the
+        real path behind it), the dataset's, and the package cache (where the result key lives)."""
+        from agenticvbench.dataset.loader import default_cache_dir
+
+        roots: list[tuple[str, str]] = []
+        for run in self.runs:
+            for p in {run.ref.path, os.path.realpath(run.ref.path)}:
+                roots.append((p, f"<run {run.index + 1}>"))
+        for r in self.report.results:
+            d = (r.provenance or {}).get("dataset")
+            if isinstance(d, dict) and isinstance(d.get("dataset"), str) and os.path.isabs(d["dataset"]):
+                roots.append((d["dataset"], "<dataset>"))
+        roots.append((str(default_cache_dir()), "<cache>"))
+        return list(dict.fromkeys(roots))
+
     def is_reference(self, size: int, sha256: str) -> bool:
         """True when `size` bytes hashing to `sha256` are a verifier-only reference of the dataset (the ones found
         on this machine; only references of that size are hashed, once per process)."""

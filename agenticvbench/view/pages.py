@@ -18,11 +18,13 @@ from typing import Any
 import jinja2
 
 from agenticvbench.analysis.explain import explain_result
+from agenticvbench.dataset.tasks import OUTPUT_FILES
 from agenticvbench.fsutil import read_capped
 from agenticvbench.runs.pinned import PinError
 from agenticvbench.runs.submission import TEXT_MAX_BYTES
 from agenticvbench.tables import html_table
 from agenticvbench.view import evidence
+from agenticvbench.view.disclosure import LOCAL, Disclosure, published
 from agenticvbench.view.model import ViewModel
 from agenticvbench.view.thumbs import Thumbnailer
 
@@ -36,12 +38,18 @@ CSP = (
 
 @dataclass
 class Site:
-    """Where the pages go: a local server (everything) or a public bundle (`media`: none, thumbs or full)."""
+    """Where the pages go: a local server (everything) or a public bundle (`media`: none, thumbs or full), and
+    what its pages may show (`policy`, `view.disclosure`: everything locally, `published()` in a bundle)."""
 
     public: bool = False
     media: str = "full"
+    policy: Disclosure = LOCAL
     files: set[int] = field(default_factory=set)
     thumbs: set[str] = field(default_factory=set)
+
+    def __post_init__(self) -> None:
+        if self.public and self.policy == LOCAL:
+            self.policy = published()
 
     def file_url(self, model: ViewModel, index: int) -> str | None:
         """The URL of file `index`, or None when this site does not offer it."""
@@ -117,15 +125,16 @@ def _text_of(model: ViewModel, index: int) -> str:
     return text if len(text) <= SHOWN_TEXT_CHARS else text[:SHOWN_TEXT_CHARS] + "\n… (cut)"
 
 
-def _public_explanation(exp: Any, family: str) -> dict[str, Any]:
-    """What a bundle keeps of `avb explain`: how the headline was computed; the lost points of a family whose
-    lost lines hold no answer (`evidence.FamilyView.public_lost`: recap, the items' own reasons); warnings by
-    their code only (their text can name a gold window)."""
+def _public_explanation(exp: Any, family: str, policy: Disclosure) -> dict[str, Any]:
+    """What a bundle keeps of `avb explain`: how the headline was computed; the lost points when the policy shows
+    what they quote (recap's lines are the rubric items' reasons, `evidence.FamilyView.public_lost`; the other
+    families' name the answers); warnings by their code only (their text can name a gold window)."""
     view = evidence.family_view(family)
+    rubric_lines = view is not None and view.public_lost
     return {
         "computation": exp.computation,
         "reason": exp.reason,
-        "lost": exp.lost if view is not None and view.public_lost else [],
+        "lost": exp.lost if (policy.rubric if rubric_lines else policy.answers) else [],
         "sections": {},
         "warnings": sorted({w.split(":", 1)[0] for w in exp.warnings}),
         "integrity": exp.integrity,
@@ -144,7 +153,8 @@ def task_context(model: ViewModel, site: Site, thumbs: Thumbnailer, run: int, ta
     links: list[dict[str, Any]] = []
     view = evidence.family_view(cell.family)
     why_withheld = view.withheld if view is not None else ""
-    withheld = site.public and bool(why_withheld)
+    withheld = not site.policy.repair_outputs and bool(why_withheld)
+    hide_answer = not site.policy.solved_outputs and cell.result is not None and evidence.solved(cell.result)
     for name, i in outputs:
         ref = model.files[i]
         if withheld and ref.is_video:
@@ -152,6 +162,8 @@ def task_context(model: ViewModel, site: Site, thumbs: Thumbnailer, run: int, ta
         url = None if withheld and ref.is_video else site.file_url(model, i)
         if ref.is_video:
             players.append({"name": name, "url": url, "id": f"out-{len(players)}", "index": i})
+        elif hide_answer:  # an exact solution is the task's answer
+            out_notes.append(f"{name} is withheld from this bundle: the run solved this task exactly")
         elif ref.ctype.startswith("text/") or ref.ext in (".md", ".json", ".txt"):
             texts.append({"name": name, "text": _text_of(model, i), "url": url})
         else:
@@ -175,7 +187,7 @@ def task_context(model: ViewModel, site: Site, thumbs: Thumbnailer, run: int, ta
                     video = Path(stack.enter_context(model.opened(players[0]["index"])))
                 except PinError as exc:
                     out_notes.append(str(exc))
-            given = evidence.EvidenceInput(r, model, thumbs, site.public, video)
+            given = evidence.EvidenceInput(r, model, thumbs, site.policy, video)
             ev = evidence.task_page_evidence(cell.family, given)
     try:
         exp = explain_result(r) if r is not None else None
@@ -184,7 +196,7 @@ def task_context(model: ViewModel, site: Site, thumbs: Thumbnailer, run: int, ta
         out_notes.append(f"avb explain cannot read this result ({type(exc).__name__})")
     explanation = None
     if exp is not None:
-        explanation = _public_explanation(exp, cell.family) if site.public else exp.to_dict()
+        explanation = _public_explanation(exp, cell.family, site.policy) if site.public else exp.to_dict()
     prov = r.provenance if r is not None and isinstance(r.provenance, dict) else {}
     return {
         **_base(site, f"task {task_id} · {model.runs[run].label}"),
@@ -200,13 +212,17 @@ def task_context(model: ViewModel, site: Site, thumbs: Thumbnailer, run: int, ta
         "evidence": ev,
         "explanation": explanation,
         "warnings": (explanation or {}).get("warnings", []),
-        "provenance": _provenance_rows(prov),
+        "provenance": _provenance_rows(prov, site.policy, set(OUTPUT_FILES.get(cell.family, ()))),
         "signature": r.signature_status if r is not None else "",
         "site": site,
     }
 
 
-def _provenance_rows(prov: dict[str, Any]) -> list[tuple[str, str]]:
+def _provenance_rows(prov: dict[str, Any], policy: Disclosure, outputs: set[str]) -> list[tuple[str, str]]:
+    """The result's provenance as rows; without `verifier_derived`, the hashes of the dataset files scoring read
+    (the verifier-only source among them) are dropped and only the outputs' hashes stay."""
+    if not policy.verifier_derived and isinstance(prov.get("input_hashes"), dict):
+        prov = {**prov, "input_hashes": {k: v for k, v in prov["input_hashes"].items() if k in outputs}}
     rows = []
     for k, v in sorted(prov.items()):
         if isinstance(v, dict):

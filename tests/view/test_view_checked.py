@@ -61,7 +61,9 @@ def test_a_file_swapped_after_its_page_was_rendered_is_not_copied(demo, hostile_
     final = model.files[ctx["players"][0]["index"]].path
     final.unlink()
     os.symlink(secret, final)
-    with pytest.raises(OSError, match="changed since it was checked|outside the task folder|not a regular|cannot be opened"):
+    with pytest.raises(
+        OSError, match="changed since it was checked|outside the task folder|not a regular|cannot be opened"
+    ):
         with model.opened(ctx["players"][0]["index"]):
             pass
     write_bundle(model, tmp_path / "b", Thumbnailer(tmp_path / "cache", progress=False), media="full")

@@ -12,6 +12,7 @@ from scipy.stats import kendalltau
 
 from agenticvbench.results.model import Result
 from agenticvbench.view import evidence
+from agenticvbench.view.disclosure import LOCAL, published
 from agenticvbench.view.model import ViewModel
 from agenticvbench.view.thumbs import Thumbnailer
 
@@ -47,7 +48,7 @@ def test_disagreeing_pairs_match_kendall_tau(seed: int, tmp_path: Path) -> None:
     correct = [str(i) for i in range(1, n + 1)]
     pred = [correct[i] for i in rng.permutation(n)]
     r = Result(task_id=37, family="sequencing", status="scored", detail={"pred": pred, "correct": correct})
-    ev = evidence.sequencing(r, model(), Thumbnailer(tmp_path, progress=False), public=False)
+    ev = evidence.sequencing(r, model(), Thumbnailer(tmp_path, progress=False), policy=LOCAL)
     listed = int(re.match(r"(\d+) pair", ev.notes[0]).group(1))
     tau = kendalltau([correct.index(c) for c in pred], list(range(n))).statistic
     assert listed == round((1 - tau) * n * (n - 1) / 4)
@@ -61,17 +62,19 @@ def test_public_evidence_drops_the_answers(tmp_path: Path) -> None:
     seq = Result(
         task_id=37, family="sequencing", status="scored", detail={"pred": ["2", "1"], "correct": ["1", "2"]}
     )
-    ev = evidence.sequencing(seq, model(), th, public=True)
+    ev = evidence.sequencing(seq, model(), th, policy=published())
     assert [title for title, _ in ev.strips] == ["submitted order"] and not ev.notes
     assert {t.mark for t in ev.strips[0][1]} == {""}
     asm = Result(
         task_id=83, family="assembly", status="scored", detail={"picks": ["2.mp4"], "correct": ["7.mp4"]}
     )
-    assert all(row["expected"] is None for row in evidence.assembly(asm, model(), th, public=True).rows)
+    assert all(
+        row["expected"] is None for row in evidence.assembly(asm, model(), th, policy=published()).rows
+    )
     detail = {
         "localization": {"predicted_window_s": [1, 2], "truth_window_s": [3, 4]},
         "edit": {"chunks": []},
     }
     rep = Result(task_id=65, family="repair", status="scored", detail=detail)
-    assert evidence.repair(rep, public=True).timeline["gold"] is None
-    assert evidence.repair(rep, public=False).timeline["gold"] == (3.0, 4.0)
+    assert evidence.repair(rep, policy=published()).timeline["gold"] is None
+    assert evidence.repair(rep, policy=LOCAL).timeline["gold"] == (3.0, 4.0)

@@ -1,0 +1,79 @@
+"""The one disclosure policy: what a page of `avb view` may show, per class of material.
+
+A local server shows everything (`LOCAL`): the operator looks at their own run. A published bundle (`published`)
+withholds every class below unless the operator opts in (`--show-rubric`, `--show-answers`): the rubric and the
+answers are public in the dataset, but a published page should not hand them to the next agent, and the other
+classes are never public anywhere. Pages ask the policy (`Site.policy`) and never decide on their own; `scrub`
+is the one pass over every page of a bundle that removes this machine's paths.
+"""
+
+from __future__ import annotations
+
+import html
+import os
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, fields
+
+#: Each class of material, and why a published page withholds it by default.
+CLASSES: dict[str, str] = {
+    "answers": "the correct orders, expected clips and gold defect windows, and the marks derived from them",
+    "solved_outputs": "what a run submitted for a task it solved exactly: that submission is the task's answer",
+    "rubric": "the recap rubric's item ids, pillars, weights, thresholds and the checks' reasons that quote them",
+    "verifier_derived": "anything derived from verifier-only files: their hashes, series split by the gold window",
+    "repair_outputs": "repair output videos: a good fix reproduces the verifier-only source video",
+    "local_paths": "absolute paths of the machine the bundle was built on",
+}
+
+
+@dataclass(frozen=True, kw_only=True)
+class Disclosure:
+    """One switch per class of `CLASSES`: True shows that material."""
+
+    answers: bool
+    solved_outputs: bool
+    rubric: bool
+    verifier_derived: bool
+    repair_outputs: bool
+    local_paths: bool
+
+    def withheld(self) -> list[str]:
+        """The classes this policy withholds, in `CLASSES` order."""
+        return [f.name for f in fields(self) if not getattr(self, f.name)]
+
+
+LOCAL = Disclosure(
+    answers=True,
+    solved_outputs=True,
+    rubric=True,
+    verifier_derived=True,
+    repair_outputs=True,
+    local_paths=True,
+)
+
+
+def published(*, rubric: bool = False, answers: bool = False) -> Disclosure:
+    """The policy of a bundle: everything withheld, but the rubric (`rubric`) and the answers with the solved
+    tasks' submissions (`answers`) when the operator opts in."""
+    return Disclosure(
+        answers=answers,
+        solved_outputs=answers,
+        rubric=rubric,
+        verifier_derived=False,
+        repair_outputs=False,
+        local_paths=False,
+    )
+
+
+def scrub(text: str, roots: Iterable[tuple[str, str]]) -> str:
+    """`text` (a rendered page) with every absolute path under one of `roots` ((path, placeholder) pairs, most
+    specific first) replaced by its placeholder, in plain and HTML-escaped spelling, and any other absolute path
+    under the user's home folder shown from `~`."""
+    home = os.path.expanduser("~")
+    pairs = sorted(((os.path.abspath(p), ph) for p, ph in roots if p), key=lambda x: -len(x[0]))
+    if home not in ("/", "") and os.path.isabs(home):
+        pairs.append((home, "~"))
+    for path, placeholder in pairs:
+        for spelled in {path, html.escape(path), html.escape(path, quote=False)}:
+            text = re.sub(re.escape(spelled) + r"(?=[/\\\"'<\s&)\],;:]|$)", placeholder, text)
+    return text

@@ -1,0 +1,85 @@
+"""One disclosure policy (`view/disclosure.py`): a bundle built from the scored demo runs holds, by default, no
+answer, no solved task's submission, no rubric, nothing derived from verifier-only files, no repair output and no
+path of this machine; opting in (`--show-rubric`, `--show-answers`) shows exactly the class asked for. The scan
+reads every byte of the bundle, so a class that leaks through any page, thumbnail or file fails here."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+
+from agenticvbench.view import Thumbnailer, build_model, write_bundle
+from agenticvbench.view.disclosure import published, scrub
+
+pytestmark = pytest.mark.slow  # builds bundles of the scored demo runs
+
+
+def _text(folder: Path) -> str:
+    return "\n".join(p.read_text("utf-8", "replace") for p in sorted(folder.rglob("*.html")))
+
+
+def _result(run: Path, task: int) -> dict:
+    return json.loads((run / "avb-results" / f"{task}.json").read_text())
+
+
+@pytest.fixture(scope="module")
+def bundles(demo, view_demo, tmp_path_factory) -> dict[str, tuple[Path, str]]:
+    """Bundles of the scored partial and perfect runs: default policy, and with both opt-ins."""
+    root = tmp_path_factory.mktemp("disclosure")
+    model = build_model(
+        [view_demo["partial"], view_demo["perfect"]], dataset=demo.mirror, local=False, resamples=0
+    )
+    out = {}
+    for name, policy in (("default", published()), ("opt-in", published(rubric=True, answers=True))):
+        write_bundle(
+            model, root / name, Thumbnailer(root / "cache", progress=False), media="full", policy=policy
+        )
+        out[name] = (root / name, _text(root / name))
+    return out
+
+
+def test_default_bundle_withholds_every_class(demo, view_demo, bundles) -> None:
+    """Each class, checked on the bytes of the default bundle."""
+    folder, text = bundles["default"]
+    perfect = view_demo["perfect"]
+    # answers: the gold window, the correct clips of a slot
+    assert "gold window" not in text
+    # solved tasks' submissions: the perfect run's exact sequencing order is the answer
+    seq = _result(perfect, 37)
+    assert "the submitted order is withheld" in text and "the chosen clips are withheld" in text
+    assert json.dumps(seq["detail"]["pred"]) not in text
+    # rubric: item ids and weights of the recap rubric
+    items = _result(perfect, 1)["detail"]["items"]
+    assert not [i["item_id"] for i in items if f">{i['item_id']}<" in text]
+    # derived from verifier-only files: the source's hash, series split by the gold window
+    source = demo.mirror / "repair" / "sources" / "demo1_source.mp4"
+    assert hashlib.sha256(source.read_bytes()).hexdigest() not in text
+    assert "inside the window" not in text
+    # repair outputs and the source itself are not among the files
+    fixed = next((perfect / "65").rglob("fixed.mp4")).read_bytes()
+    blobs = [p.read_bytes() for p in (folder / "files").glob("*")] if (folder / "files").exists() else []
+    assert fixed not in blobs and source.read_bytes() not in blobs
+    # paths of this machine
+    for p in (str(view_demo["perfect"]), str(view_demo["partial"]), str(demo.mirror)):
+        assert p not in text
+
+
+def test_opting_in_shows_the_rubric_and_the_answers(view_demo, bundles) -> None:
+    """With both opt-ins the same scan finds the rubric's item ids and the gold window (so the scan above can
+    fail), and still no path of this machine and nothing derived from the verifier-only source."""
+    _, text = bundles["opt-in"]
+    items = _result(view_demo["perfect"], 1)["detail"]["items"]
+    assert [i["item_id"] for i in items if f">{i['item_id']}<" in text]
+    assert "gold window" in text and "inside the window" not in text
+    assert str(view_demo["perfect"]) not in text
+
+
+def test_scrub_replaces_paths_in_every_spelling() -> None:
+    """The one pass over a page: a run's path in plain text, in an attribute and HTML-escaped becomes its
+    placeholder; a longer path that only starts with it is not touched."""
+    page = "<td title='/w/run a&b/65'>/w/run a&amp;b/65/fixed.mp4</td> /w/run a&b2/x"
+    out = scrub(page, [("/w/run a&b", "<run 1>")])
+    assert "/w/run a&b/" not in out and "/w/run a&amp;b/" not in out and "/w/run a&b2/x" in out
