@@ -300,11 +300,11 @@ def score_job(job: Job) -> Result:
             write_result(job.out_dir, result, key)
         except OSError as os_exc:
             result.reason += f"; and writing the error failed: {os_exc}"
-    except OSError as exc:  # disk full, permissions: the result exists in memory, the file does not
+    except OSError as exc:  # disk full, permissions: the result exists in memory only (no file, no temp file)
         result = _result(
             job,
             "error",
-            reason=f"result could not be written to {job.out_dir}: {exc}",
+            reason=f"result could not be written: {exc}; not saved, the next run scores the task again",
             timings=result.timings,
         )
     return result
