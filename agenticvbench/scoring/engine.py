@@ -284,7 +284,8 @@ def score_job(job: Job) -> Result:
         result = _result(
             job,
             "error",
-            reason=f"verifier crashed: {type(exc).__name__}: {exc}",
+            # any failure over the cap is the cap's (a C extension's failed allocation: SystemError, ...)
+            reason=over_cap_reason() if cap_hit() else f"verifier crashed: {type(exc).__name__}: {exc}",
             detail={"traceback": traceback.format_exc(limit=20)},
         )
     result.timings["total_s"] = round(time.perf_counter() - t0, 4)
