@@ -38,7 +38,7 @@ def atomic_write_text(path: str | Path, text: str) -> None:
     try:
         # a lone surrogate is written as \ud800; the descriptor is the file object's from here on (closed by it)
         with os.fdopen(fd, "w", encoding="utf-8", errors="backslashreplace") as fh:
-            os.fchmod(fh.fileno(), _FILE_MODE)
+            os.fchmod(fd, _FILE_MODE)
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())
