@@ -28,26 +28,38 @@ def atomic_write_text(path: str | Path, text: str) -> None:
     """Write `text` to `path` so readers see either the old file or the whole new one, never a torn file.
 
     The file gets the usual permissions (0666 minus the umask), not the 0600 of a temporary file, so results
-    written by one user or cluster worker stay readable by the others.
+    written by one user or cluster worker stay readable by the others. When the write fails (a full disk:
+    ENOSPC, a quota: EDQUOT, EIO, ...) the temporary file is removed and an `OSError` with the same errno is
+    raised, on one line and naming `path` (the old file, if any, is left as it was).
     """
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
     try:
-        os.fchmod(fd, _FILE_MODE)
-        with os.fdopen(
-            fd, "w", encoding="utf-8", errors="backslashreplace"
-        ) as fh:  # a lone surrogate: \ud800
+        # a lone surrogate is written as \ud800; the descriptor is the file object's from here on (closed by it)
+        with os.fdopen(fd, "w", encoding="utf-8", errors="backslashreplace") as fh:
+            os.fchmod(fd, _FILE_MODE)
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, p)
-    except BaseException:
+    except BaseException as exc:
         try:
             os.unlink(tmp)
-        except FileNotFoundError:
+        except OSError:  # already gone, or the disk refuses even that: the write error is the one to report
             pass
+        if isinstance(exc, OSError):
+            raise _write_failed(p, exc) from exc
         raise
+
+
+def _write_failed(path: Path, exc: OSError) -> OSError:
+    """`exc` as one line naming the file that could not be written (same errno, so the same `OSError`
+    subclass)."""
+    if exc.errno is not None:
+        why = exc.strerror or os.strerror(exc.errno)
+        return OSError(exc.errno, why, str(path))
+    return OSError(f"{path}: not written ({' '.join(str(exc).split())})")
 
 
 def atomic_write_json(path: str | Path, obj: Any) -> None:

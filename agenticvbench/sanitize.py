@@ -10,7 +10,8 @@ still says what the agent wrote.
 - `text`: lone surrogates, C0/C1 control characters (but newline and tab) and bidirectional overrides escaped;
 - `one_line`: `text`, with newlines, carriage returns and tabs escaped too (reasons, identities, cells);
 - `markdown_document`: a rendered Markdown document with raw HTML neutralised (`<` -> `&lt;`);
-- `md_cell`, `csv_cell`, `latex`: one cell of a Markdown table, a CSV file, a LaTeX table;
+- `md_cell`, `csv_cell`, `tsv_cell`, `latex`: one cell of a Markdown table, a CSV file, a TSV file, a LaTeX
+  table (CSV and TSV cells defused by the same rule: spreadsheets open both and evaluate formulas);
 - `SafeStream` / `safe_streams`: stdout/stderr wrappers for the CLI, escaping controls and surrogates in
   everything printed (the belt to the braces above; `--json` output stays valid JSON).
 """
@@ -84,6 +85,12 @@ def csv_cell(value: Any) -> Any:
         return value
     s = one_line(value)
     return "'" + s if s.startswith(_FORMULA_START) else s
+
+
+def tsv_cell(value: Any) -> str:
+    """One TSV cell: on one line (a tab is escaped as `\\t`, so it cannot split the cell) and a leading formula
+    character defused with a `'`, the rule of `csv_cell` (spreadsheets open .tsv files and evaluate formulas)."""
+    return csv_cell(one_line(value))
 
 
 def latex(value: Any) -> str:

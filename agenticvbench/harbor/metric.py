@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,7 +25,7 @@ from agenticvbench.dataset.tasks import FAMILIES, FAMILY_ID_RANGES
 from agenticvbench.errors import SubmissionError
 from agenticvbench.harbor.trials import Trial, read_trials
 from agenticvbench.runs.jobdir import JobDir
-from agenticvbench.sanitize import one_line
+from agenticvbench.sanitize import one_line, tsv_cell
 from agenticvbench.tables import md_table
 
 
@@ -152,14 +153,17 @@ def job_metrics(
 FORMATS = ("tsv", "md", "json")
 
 
-def _table(groups: list[GroupMetric]) -> tuple[list[str], list[list[str]]]:
-    """Headers and one-line cells: agent, model, runs, each family, macro, micro, the counted problems."""
+def _table(
+    groups: list[GroupMetric], cell: Callable[[str], str] = one_line
+) -> tuple[list[str], list[list[str]]]:
+    """Headers and one-line cells: agent, model, runs, each family, macro, micro, the counted problems; the
+    agent-chosen names go through `cell` (`sanitize.tsv_cell` for TSV: no formula, no tab)."""
     fams = [f for f in FAMILIES if any(f in g.families for g in groups)]
     headers = ["agent", "model", "runs", *fams, "macro", "micro", "infra_failures", "invalid", "no_reward"]
     rows = [
         [
-            one_line(g.agent),
-            one_line(g.model),
+            cell(g.agent),
+            cell(g.model),
             str(g.runs),
             *(f"{g.families.get(f, 0.0):.4f}" for f in fams),
             f"{g.macro:.4f}",
@@ -189,13 +193,14 @@ def notes(groups: list[GroupMetric]) -> list[str]:
 
 def to_text(groups: list[GroupMetric], fmt_name: str = "tsv") -> str:
     """The table as TSV (default) or Markdown, then the notes (`notes`); `json` is the list of `to_dict`s.
-    Every cell is one line (`sanitize.one_line`; Markdown cells through `tables.md_table`)."""
+    Every cell is one line (`sanitize.one_line`; Markdown cells through `tables.md_table`); a TSV name cell
+    starting with a formula character is defused as in CSV (`sanitize.tsv_cell`)."""
     if fmt_name == "json":
         return json.dumps([g.to_dict() for g in groups], indent=2, allow_nan=False)
-    headers, rows = _table(groups)
     if fmt_name == "md":
-        body = md_table(headers, rows)
+        body = md_table(*_table(groups))
     elif fmt_name == "tsv":
+        headers, rows = _table(groups, cell=tsv_cell)
         body = "\n".join("\t".join(r) for r in [headers, *rows])
     else:
         raise ValueError(f"unknown format {fmt_name!r}; expected one of {', '.join(FORMATS)}")

@@ -284,7 +284,8 @@ def score_job(job: Job) -> Result:
         result = _result(
             job,
             "error",
-            reason=f"verifier crashed: {type(exc).__name__}: {exc}",
+            # any failure over the cap is the cap's (a C extension's failed allocation: SystemError, ...)
+            reason=over_cap_reason() if cap_hit() else f"verifier crashed: {type(exc).__name__}: {exc}",
             detail={"traceback": traceback.format_exc(limit=20)},
         )
     result.timings["total_s"] = round(time.perf_counter() - t0, 4)
@@ -300,11 +301,11 @@ def score_job(job: Job) -> Result:
             write_result(job.out_dir, result, key)
         except OSError as os_exc:
             result.reason += f"; and writing the error failed: {os_exc}"
-    except OSError as exc:  # disk full, permissions: the result exists in memory, the file does not
+    except OSError as exc:  # disk full, permissions: the result exists in memory only (no file, no temp file)
         result = _result(
             job,
             "error",
-            reason=f"result could not be written to {job.out_dir}: {exc}",
+            reason=f"result could not be written: {exc}; not saved, the next run scores the task again",
             timings=result.timings,
         )
     return result

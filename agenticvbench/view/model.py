@@ -12,6 +12,7 @@ from __future__ import annotations
 import mimetypes
 import os
 import stat
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -106,6 +107,7 @@ class ViewModel:
     _index: dict[tuple[str, bool, tuple[int, ...] | None], int] = field(default_factory=dict)
     _cells: dict[tuple[int, int], Cell] = field(default_factory=dict)
     _references: list[Any] | None = None
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     @property
     def families(self) -> list[str]:
@@ -124,7 +126,12 @@ class ViewModel:
         self, name: str, path: Path, *, verifier_only: bool = False, checked: Checked | None = None
     ) -> int | None:
         """Register a regular file (symlinks resolved) and return its index; None when it is not a regular file.
-        An agent output comes with what was `checked` of it; every later read goes through `opened`."""
+        An agent output comes with what was `checked` of it; every later read goes through `opened`. Pages
+        render concurrently in the server, so the look up, append and index hold `lock`."""
+        with self.lock:
+            return self._add_file(name, path, verifier_only=verifier_only, checked=checked)
+
+    def _add_file(self, name: str, path: Path, *, verifier_only: bool, checked: Checked | None) -> int | None:
         real = os.path.realpath(path)
         key = (real, verifier_only, checked.stamp if checked else None)
         if key in self._index:

@@ -11,7 +11,8 @@ carry it without putting it in every URL):
 - `/static/view.css`, `/static/view.js`.
 
 Every HTML answer carries a strict Content Security Policy (`default-src 'none'`, scripts, styles, images and
-media from this origin only). Pages are rendered once and kept in memory.
+media from this origin only). Pages are rendered once and kept in memory; different pages render at the same
+time (one slow page stalls no other request).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from __future__ import annotations
 import http.cookies
 import re
 import secrets
-import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
@@ -27,6 +28,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from agenticvbench.grade.server import loopback_server, send_file, token_url
+from agenticvbench.memo import Memo
 from agenticvbench.runs.pinned import PinError
 from agenticvbench.view.model import ViewModel
 from agenticvbench.view.pages import CSP, Site, compare_page, overview, task_page
@@ -51,38 +53,41 @@ def static_bytes(name: str) -> bytes:
 
 @dataclass(kw_only=True)
 class ViewApp:
-    """The state behind the server: the model, the thumbnailer, the comparison (if any) and the token."""
+    """The state behind the server: the model, the thumbnailer, the comparison (if any) and the token.
+
+    Pages render concurrently (the server is threaded): one slow page, a hostile video being thumbnailed, never
+    holds up another page, a file or a thumbnail. Each page is rendered once: `pages` has one lock per page, so
+    a second request for a page being rendered waits for that one only. The model's file registry (look up,
+    append, index) is the one shared step that must not interleave; `ViewModel.lock` serialises it."""
 
     model: ViewModel
     thumbs: Thumbnailer
     comparison: Any = None
     token: str = field(default_factory=lambda: secrets.token_urlsafe(24))
     site: Site = field(default_factory=Site)
-    lock: threading.Lock = field(default_factory=threading.Lock)
-    pages: dict[str, bytes] = field(default_factory=dict)
+    pages: Memo = field(default_factory=lambda: Memo(memoise_failures=False))
 
     def page(self, path: str) -> bytes | None:
-        """The HTML of a page route (rendered once, then from memory); None when no such page."""
+        """The HTML of a page route (rendered once, then from memory); None when no such page. A page that fails
+        to render raises, and the next request tries again."""
         if path == "/":
             path = "/index.html"
-        with self.lock:
-            if path in self.pages:
-                return self.pages[path]
-            html = self._render(path)
-            if html is not None:
-                self.pages[path] = html.encode("utf-8")
-            return self.pages.get(path)
+        render = self._renderer(path)
+        if render is None:  # not a page: nothing is memoised (any number of such paths can be asked for)
+            return None
+        return self.pages.get(path, lambda: render().encode("utf-8"))
 
-    def _render(self, path: str) -> str | None:
+    def _renderer(self, path: str) -> Callable[[], str] | None:
+        """What renders the page at `path` (cheap: no rendering yet), or None when there is no such page."""
         m = self.model
         if path == "/index.html":
-            return overview(m, self.site, self.comparison)
+            return lambda: overview(m, self.site, self.comparison)
         if t := _TASK.fullmatch(path):
             run, tid = int(t.group(1)), int(t.group(2))
-            return task_page(m, self.site, self.thumbs, run, tid) if m.cell(run, tid) else None
+            return (lambda: task_page(m, self.site, self.thumbs, run, tid)) if m.cell(run, tid) else None
         if (c := _COMPARE.fullmatch(path)) and self.comparison is not None and len(m.runs) == 2:
             tid = int(c.group(1))
-            return compare_page(m, self.site, self.thumbs, tid) if m.cell(0, tid) else None
+            return (lambda: compare_page(m, self.site, self.thumbs, tid)) if m.cell(0, tid) else None
         return None
 
 
