@@ -11,20 +11,30 @@ through its strict reader (`files.py`):
   covers `tests/`, so it also pins the verifier package (the baked wheel or the `--package-spec` line);
 - enough trials: every task of the job has at least `--trials N` attempts per (agent, model) that did not end
   as an infrastructure failure or cancelled.
+
+Every value compared is shown in a problem line exactly as the job's file writes it (`Written`: the JSON
+literal of a number, the repr of a string: `1.0000001`, `"4.0"`, `1e309`), never rounded or normalised, and a
+multiplier is 1 only when its literal is exactly 1 (`1`, `1.0`, `1e0`): a multiplier that differs from 1 only
+past the 6th decimal, or past a float's precision, is still another budget.
 """
 
 from __future__ import annotations
 
+import json
+import os
 from collections import defaultdict
 from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
 
 from agenticvbench.errors import SubmissionError
-from agenticvbench.harbor.files import lock_trial, read_document
+from agenticvbench.fsutil import parse_json_bounded
+from agenticvbench.harbor.files import MULTIPLIERS, clean_document, lock_trial
 from agenticvbench.harbor.manifest import dataset_digest
 from agenticvbench.harbor.trials import read_trials, task_id_of
-from agenticvbench.runs.jobdir import JobDir
+from agenticvbench.runs.jobdir import MAX_JSON_BYTES, JobDir
+from agenticvbench.sanitize import one_line
 
 RESOURCE_OVERRIDES = ("override_cpus", "override_memory_mb", "override_storage_mb", "override_gpus")
 TIMEOUT_OVERRIDES = (
@@ -62,8 +72,82 @@ def short_name(name: str) -> str:
     return name.rsplit("/", 1)[-1][:200]
 
 
+@dataclass(frozen=True)
+class Written:
+    """A JSON number as its file writes it (`text`, the literal): compared and shown without conversion."""
+
+    text: str
+
+    def __repr__(self) -> str:
+        return self.text
+
+    def is_one(self) -> bool:
+        """True when the literal is exactly 1 (`1`, `1.0`, `1e0`), with no rounding to a float."""
+        try:
+            return Decimal(self.text) == 1
+        except InvalidOperation:  # NaN, Infinity
+            return False
+
+
+def written(value: Any, limit: int = 40) -> str:
+    """A compared value as the file writes it: a number's literal, a string's repr; one line, cut at `limit`."""
+    text = one_line(value.text if isinstance(value, Written) else repr(value))
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def read_lock(job: JobDir, notes: list[str]) -> Any:
+    """`lock.json` read once (bounded, no symlink) and parsed with every number kept as written (`Written`);
+    strings cut and containers bounded as every job file (`files.clean_document`, notes in `notes`);
+    `SubmissionError` naming the file when it cannot be read or parsed."""
+    where = job.path / "lock.json"
+    try:
+        fd, size = job.open_file("lock.json")
+    except OSError as exc:
+        raise SubmissionError(f"{where}: cannot read ({exc.strerror or exc})") from None
+    try:
+        if size > MAX_JSON_BYTES:
+            raise SubmissionError(f"{where}: {size} bytes, over the {MAX_JSON_BYTES} byte limit")
+        with os.fdopen(os.dup(fd), "rb") as fh:
+            raw = fh.read(MAX_JSON_BYTES + 1)
+    finally:
+        os.close(fd)
+    try:
+        parse_json_bounded(raw[: MAX_JSON_BYTES + 1], str(where))  # UTF-8, valid, not too deep
+    except ValueError as exc:
+        raise SubmissionError(str(exc)) from None
+    text = raw.decode("utf-8")
+    data = json.loads(text, parse_float=Written, parse_int=Written, parse_constant=Written)
+    return clean_document(data, "lock.json", notes)
+
+
+def _budget_problems(t: dict[str, Any]) -> list[str]:
+    """What could change one trial's budget: multipliers other than 1, set overrides; values as written."""
+    problems: list[str] = []
+    for key in MULTIPLIERS:
+        raw = t.get(key)
+        if raw is None:
+            continue
+        if not isinstance(raw, Written):
+            problems.append(
+                f"{key} = {written(raw)} is not a number (Harbor writes a number; the budget is unknown)"
+            )
+        elif not raw.is_one():
+            problems.append(f"{key} = {written(raw)}, not 1 (the exported timeouts are part of the task)")
+    raw_env = t.get("environment")
+    env: dict[str, Any] = raw_env if isinstance(raw_env, dict) else {}
+    for key in RESOURCE_OVERRIDES:
+        if env.get(key) is not None:
+            problems.append(f"environment.{key} = {written(env[key])} (resources are part of the task)")
+    for section, key in TIMEOUT_OVERRIDES:
+        raw_part = t.get(section)
+        part: dict[str, Any] = raw_part if isinstance(raw_part, dict) else {}
+        if part.get(key) is not None:
+            problems.append(f"{section}.{key} = {written(part[key])}")
+    return problems
+
+
 def _lock_problems(lock: dict[str, Any]) -> tuple[list[str], dict[str, str]]:
-    """Problems found in `lock.json`, and Harbor task name -> digest."""
+    """Problems found in `lock.json` (parsed by `read_lock`), and Harbor task name -> digest."""
     problems: set[str] = set()
     digests: dict[str, str] = {}
     trials = lock.get("trials")
@@ -72,10 +156,12 @@ def _lock_problems(lock: dict[str, Any]) -> tuple[list[str], dict[str, str]]:
     for t in trials:
         if not isinstance(t, dict):
             continue
-        checked = lock_trial(t, RESOURCE_OVERRIDES, TIMEOUT_OVERRIDES)
-        problems.update(checked.problems)
-        if checked.task_name and checked.task_digest:
-            digests[short_name(checked.task_name)] = checked.task_digest
+        problems.update(_budget_problems(t))
+        checked = lock_trial(t, (), ())  # the task's name and digest (its problems are `_budget_problems`')
+        raw_task = t.get("task")
+        digest = raw_task.get("digest") if isinstance(raw_task, dict) else None
+        if checked.task_name and isinstance(digest, str) and digest:
+            digests[short_name(checked.task_name)] = digest
     return sorted(problems), digests
 
 
@@ -109,7 +195,7 @@ def check_jobs(
             check = JobCheck(str(path))
             try:
                 notes: list[str] = []
-                lock = read_document(job, ("lock.json",), notes)
+                lock = read_lock(job, notes)
             except SubmissionError as exc:
                 check.problems.append(f"no readable lock.json ({exc})")
                 checks.append(check)
@@ -125,7 +211,9 @@ def check_jobs(
                 if changed:
                     check.problems.append(
                         f"{len(changed)} task(s) differ from the export (digest): "
-                        + ", ".join(changed[:5])
+                        + ", ".join(
+                            f"{n} ({written(digests[n], 90)}, export {expected[n]!r})" for n in changed[:5]
+                        )
                         + (" ..." if len(changed) > 5 else "")
                     )
                 if foreign:
@@ -158,7 +246,7 @@ def check_jobs(
     if expected is None and len(seen) > 1:
         for c in checks:
             c.problems.append(
-                f"ran dataset {c.dataset_digest[:19]}, but the jobs checked together ran "
+                f"ran dataset {c.dataset_digest}, but the jobs checked together ran "
                 f"{len(seen)} different task sets"
             )
     return checks

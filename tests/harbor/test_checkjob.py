@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from test_import import _trial, job  # noqa: F401  (the fixture)
 
 from agenticvbench.cli.main import main
@@ -112,3 +113,50 @@ def test_imported_runs_of_an_overridden_job_are_marked_in_reports(job, tmp_path)
     (slow,) = [r for r in import_jobs([job], tmp_path / "b").runs if r.name.endswith("rep1")]
     marks, why = marks_of(slow)
     assert marks == ["mixed"] and "timeout_multiplier = 3" in why[0]
+
+
+def _raw_lock(job_dir, field_text: str) -> None:
+    """A lock.json of one trial with `field_text` (raw JSON, `"key": value`) written into the trial as is."""
+    trial = '{"task": {"name": "sequencing-037", "digest": "' + D37 + '"}, ' + field_text + "}"
+    (job_dir / "lock.json").write_text('{"trials": [' + trial + "]}")
+
+
+@pytest.mark.parametrize(
+    "field_text, shown",
+    [
+        ('"timeout_multiplier": 1.0000001', "timeout_multiplier = 1.0000001, not 1"),
+        ('"timeout_multiplier": 1.00000000000000001', "timeout_multiplier = 1.00000000000000001, not 1"),
+        ('"agent_timeout_multiplier": 1e309', "agent_timeout_multiplier = 1e309, not 1"),
+        ('"timeout_multiplier": "4.0"', "timeout_multiplier = '4.0' is not a number"),
+        ('"environment": {"override_cpus": 2.50}', "environment.override_cpus = 2.50 "),
+        ('"verifier": {"override_timeout_sec": 1e309}', "verifier.override_timeout_sec = 1e309"),
+    ],
+)
+def test_compared_values_are_shown_as_written(job, field_text, shown):  # noqa: F811
+    """A multiplier of 1.0000001 printed as `1` (`:g`) beside "must be 1" looked like agreement, one past a
+    float's precision parsed as exactly 1.0 and passed, and 1e309 became `inf` in a note: every compared value
+    is now shown as the file writes it and a multiplier is 1 only when written as 1."""
+    _raw_lock(job, field_text)
+    (c,) = check_jobs([job])
+    assert not c.comparable
+    assert any(shown in p for p in c.problems), c.problems
+    assert not any("inf" in p for p in c.problems), c.problems
+
+
+@pytest.mark.parametrize("one", ["1", "1.0", "1e0", "1.000"])
+def test_a_multiplier_written_as_exactly_one_is_comparable(job, one):  # noqa: F811
+    """Every way of writing exactly 1 is 1: the literal comparison must not turn `1.000` into a difference."""
+    _raw_lock(job, f'"timeout_multiplier": {one}')
+    (c,) = check_jobs([job])
+    assert not any("multiplier" in p for p in c.problems), c.problems
+
+
+def test_a_changed_digest_is_shown_in_full(job, tmp_path):  # noqa: F811
+    """Two digests that differ only in their last character are both shown whole, so the line says where they
+    differ instead of printing two prefixes that agree."""
+    _lock(job)
+    near = D83[:-1] + "c"
+    export = _export(tmp_path, {"agenticvbench/sequencing-037": D37, "agenticvbench/assembly-083": near})
+    (c,) = check_jobs([job], tasks_dir=export)
+    line = next(p for p in c.problems if "differ from the export" in p)
+    assert f"'{D83}'" in line and f"'{near}'" in line

@@ -11,7 +11,7 @@ import numpy as np
 from adversarial import ffmpeg
 
 from agenticvbench.dataset.loader import load_tasks
-from agenticvbench.integrity.copies import PICTURE_TOL, aligned_share, matching_share
+from agenticvbench.integrity.copies import aligned_share, matching_share
 from agenticvbench.integrity.frames import sparse_frames
 from agenticvbench.integrity.identity import MediaContent, read_content
 from agenticvbench.integrity.screen import FLAGS, given_orders, sequencing_order_is_the_given_order
@@ -122,15 +122,17 @@ def test_given_order_is_not_flagged_when_it_is_the_answer(demo):
 
 
 def test_matching_share_counts_seconds_matching_in_picture_and_sound():
-    """Same signatures match on every second; a picture off by more than the tolerance on half the seconds, or
-    silence against sound, does not."""
+    """Same signatures match on every second; another picture on half the seconds (a brightness shift alone is
+    a grade, which matches), or silence against sound, does not."""
     rng = np.random.default_rng(0)
     thumbs = rng.integers(0, 256, (10, 9, 16), dtype=np.uint8)
     rms = rng.uniform(0.1, 0.5, 10)
     assert matching_share(thumbs, rms, thumbs, rms) == 1.0
     other = thumbs.copy()
-    other[5:] = np.clip(other[5:].astype(int) + int(PICTURE_TOL) + 20, 0, 255).astype(np.uint8)
+    other[5:] = rng.integers(0, 256, (5, 9, 16), dtype=np.uint8)
     assert 0.4 <= matching_share(other, rms, thumbs, rms) <= 0.6
+    graded = np.clip(thumbs.astype(int) // 2 + 40, 0, 255).astype(np.uint8)
+    assert matching_share(graded, rms, thumbs, rms) == 1.0
     assert matching_share(thumbs, np.zeros(10), thumbs, rms) == 0.0
     assert matching_share(thumbs[:3], rms[:3], thumbs, rms) == 0.3  # a short output matches only its seconds
 
