@@ -206,14 +206,15 @@ def test_the_viewer_table_covers_every_family() -> None:
 def test_task_page_evidence_dispatches_to_the_familys_builder(family: str, tmp_path: Path) -> None:
     """The task page asks the table, not an if/elif: a result of each family gets that family's evidence."""
     from agenticvbench.view import evidence
+    from agenticvbench.view.disclosure import published
     from agenticvbench.view.thumbs import Thumbnailer
 
     given = evidence.EvidenceInput(
         Result(task_id=1, family=family, status="scored"),
-        None,
-        Thumbnailer(tmp_path, progress=False),
-        True,
         None,  # type: ignore[arg-type]
+        Thumbnailer(tmp_path, progress=False),
+        published(),
+        None,
     )
     ev = evidence.task_page_evidence(family, given)
     assert ev is not None and ev.kind == family
