@@ -8,11 +8,13 @@ checks need from the same pass (for H.264 and HEVC only the coded slices are has
 SEI messages and another NAL framing change nothing): the packet count and span (header checks) and the presentation times of the
 first video stream's frames (`degenerate_video`).
 
-Audio packets of the lossy codecs in `DECODED_AUDIO` are described by what they decode to instead of their bytes
-(one packet decoded at a time, in file order, through the stream's own decoder: cheap next to video): the framing
-(ADTS, LATM's `AudioMuxElement`), bytes after an AAC raw data block's `ID_END` or in fill elements, and Opus
-padding change no decoded sample, so they change no digest. A packet that decodes to nothing (or fails to) keeps
-its payload digest.
+Audio packets of the lossy codecs in `DECODED_AUDIO` also get a second digest, of the samples they decode to
+(each packet decoded in file order through the stream's own decoder: cheap next to video). A packet matches when
+either digest does: the framing (ADTS, LATM's `AudioMuxElement`), bytes after an AAC raw data block's `ID_END` or
+in fill elements, and Opus padding change no decoded sample. The decoded digest depends on the decoder's history
+too (AAC's noise substitution draws from a generator that runs across packets), so after a splice or a dropped
+packet only the payload digest matches; a file that both reframes the sound and drops packets before it matches
+neither (its video, or the rule below, still counts).
 
 A file *holds* a reference in one of two ways (`holds`):
 
@@ -118,12 +120,14 @@ def decoded_digest(frames: Sequence[Any]) -> int | None:
 
 @dataclass(kw_only=True, frozen=True)
 class StreamPackets:
-    """One stream's packets: kind, codec, the payload digest and size of each non-empty packet (file order),
-    first/last timestamps (s). Arrays of 12 bytes a packet, so a file at the packet cap stays near 70 MB."""
+    """One stream's packets: kind, codec, the payload digest and size of each non-empty packet (file order), for
+    `DECODED_AUDIO` the decoded digest of each too (0 for none; empty for other streams), first/last timestamps
+    (s). Arrays of 12 bytes a packet (20 for decoded sound), so a file at the packet cap stays near 120 MB."""
 
     kind: str
     codec: str
     digests: np.ndarray = field(default_factory=lambda: np.zeros(0, np.uint64))
+    decoded: np.ndarray = field(default_factory=lambda: np.zeros(0, np.uint64))
     sizes: np.ndarray = field(default_factory=lambda: np.zeros(0, np.uint32))
     start: float | None = None
     end: float | None = None
@@ -168,6 +172,7 @@ class _Acc:
     kind: str
     codec: str
     digests: array = field(default_factory=lambda: array("Q"))
+    decoded: array = field(default_factory=lambda: array("Q"))
     sizes: array = field(default_factory=lambda: array("I"))
     start: float | None = None
     end: float | None = None
@@ -175,23 +180,24 @@ class _Acc:
 
     def add(self, packet: Any, start: float | None, end: float | None) -> None:
         payload = bytes(packet)
-        digest = None
         if self.decoder is not None:
             try:
-                digest = decoded_digest(self.decoder.decode(packet))
+                self.decoded.append(decoded_digest(self.decoder.decode(packet)) or 0)
             except (ValueError, OSError, MemoryError):  # av.FFmpegError is an OSError/ValueError
-                digest = None
-        self.digests.append(payload_digest(payload, self.codec) if digest is None else digest)
+                self.decoded.append(0)
+        self.digests.append(payload_digest(payload, self.codec))
         self.sizes.append(min(len(payload), 0xFFFFFFFF))
         if start is not None and end is not None:
             self.start = start if self.start is None else min(self.start, start)
             self.end = end if self.end is None else max(self.end, end)
 
     def packets(self) -> StreamPackets:
-        d = np.frombuffer(self.digests, np.uint64) if self.digests else np.zeros(0, np.uint64)
+        d, e = (
+            np.frombuffer(a, np.uint64) if a else np.zeros(0, np.uint64) for a in (self.digests, self.decoded)
+        )
         z = np.frombuffer(self.sizes, np.uint32) if self.sizes else np.zeros(0, np.uint32)
         return StreamPackets(
-            kind=self.kind, codec=self.codec, digests=d, sizes=z, start=self.start, end=self.end
+            kind=self.kind, codec=self.codec, digests=d, decoded=e, sizes=z, start=self.start, end=self.end
         )
 
 
@@ -263,10 +269,20 @@ def reference_content(path: Path) -> MediaContent:
     return _reference_cached(real, st.st_size, st.st_mtime_ns, st.st_ino)
 
 
-def _digests_of(contents: Sequence[MediaContent], kind: str) -> np.ndarray:
-    """The sorted distinct packet digests of every `kind` stream of `contents`."""
-    parts = [s.digests for c in contents for s in c.streams if s.kind == kind]
-    return np.unique(np.concatenate(parts)) if parts else np.zeros(0, np.uint64)
+def _present(ref: StreamPackets, contents: Sequence[MediaContent]) -> np.ndarray:
+    """Which packets of `ref` a stream of the same kind of `contents` holds: the same payload digest, or (sound)
+    the same decoded digest."""
+    streams = [s for c in contents for s in c.streams if s.kind == ref.kind]
+    payloads = [s.digests for s in streams]
+    found = (
+        np.isin(ref.digests, np.unique(np.concatenate(payloads)))
+        if payloads
+        else np.zeros(len(ref.digests), bool)
+    )
+    decoded = [s.decoded[s.decoded != 0] for s in streams if len(s.decoded)]
+    if decoded and len(ref.decoded):
+        found |= (ref.decoded != 0) & np.isin(ref.decoded, np.unique(np.concatenate(decoded)))
+    return found
 
 
 def _wanted(reference: MediaContent) -> list[StreamPackets]:
@@ -283,12 +299,12 @@ def novel_shares(
     out: list[tuple[str, float | None]] = []
     for ref in _wanted(reference):
         _, inverse, counts = np.unique(ref.digests, return_inverse=True, return_counts=True)
-        novel = (counts[inverse] == 1) & ~np.isin(ref.digests, _digests_of(given, ref.kind))
+        novel = (counts[inverse] == 1) & ~_present(ref, given)
         novel_bytes = int(ref.sizes[novel].sum(dtype=np.int64))
         if novel_bytes == 0:
             out.append((ref.kind, None))
             continue
-        found = novel & np.isin(ref.digests, _digests_of([content], ref.kind))
+        found = novel & _present(ref, [content])
         out.append((ref.kind, int(ref.sizes[found].sum(dtype=np.int64)) / novel_bytes))
     return out
 
@@ -297,7 +313,7 @@ def _every_stream(content: MediaContent, reference: MediaContent) -> bool:
     """True when each audio and video stream of `reference` has at least `MATCH_SHARE` of its payload bytes
     in a stream of the same kind of `content`."""
     for ref_stream in _wanted(reference):
-        present = np.isin(ref_stream.digests, _digests_of([content], ref_stream.kind))
+        present = _present(ref_stream, [content])
         found = int(ref_stream.sizes[present].sum(dtype=np.int64))
         if found < MATCH_SHARE * ref_stream.payload_bytes:
             return False
