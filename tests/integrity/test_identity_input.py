@@ -115,9 +115,11 @@ def clips(tmp_path_factory: pytest.TempPathFactory) -> Clips:
         lowpass = ["-af", f"volume=0.125:enable='{w}'", "-c:v", "copy", "-c:a", "aac"]
         ffmpeg("-i", str(broken), *lowpass, str(c.d / "whole_fix.mp4"))
         _splice(broken, c.d / "whole_fix.mp4", fix)  # only the window's packets re-encoded
-    ffmpeg("-i", s, "-map", "0", "-c:v", "copy", "-c:a", "aac", "-b:a", "192k", str(c.b1))  # video copied
-    ffmpeg("-i", s, "-map", "0", "-c", "copy", "-f", "mpegts", "-mpegts_flags", "latm", str(c.b2))
-    _rewrite(c.source, c.b3, lambda b: b + b"\0")  # a zero byte after every AAC raw data block
+    ffmpeg(
+        "-i", s, "-map", "0", "-c:v", "copy", "-c:a", "aac", "-b:a", "192k", str(c.one_stream)
+    )  # video copied
+    ffmpeg("-i", s, "-map", "0", "-c", "copy", "-f", "mpegts", "-mpegts_flags", "latm", str(c.latm))
+    _rewrite(c.source, c.padded, lambda b: b + b"\0")  # a zero byte after every AAC raw data block
     ffmpeg("-i", s, "-map", "0", "-c:a", "copy", "-c:v", "libx264", "-qp", "0", str(c.lossless))
     return c
 
@@ -131,9 +133,9 @@ def test_decoder_ignored_framing_and_padding_change_no_digest(clips, tmp_path):
     of the source's sound, and a zero byte after every AAC raw data block (decoded output bit-identical) matched
     none either. Audio packets now also carry a digest of the samples they decode to, and both hold all of those; so
     does Opus with padding in every packet (code 3 frames)."""
-    source, b2, b3 = _contents(clips.source, clips.b2, clips.b3)
-    assert b2.first("audio").codec == "aac_latm"
-    for other in (b2, b3):
+    source, latm, padded = _contents(clips.source, clips.latm, clips.padded)
+    assert latm.first("audio").codec == "aac_latm"
+    for other in (latm, padded):
         assert not set(other.first("audio").digests) & set(
             source.first("audio").digests
         )  # every payload differs
@@ -148,18 +150,18 @@ def test_decoder_ignored_framing_and_padding_change_no_digest(clips, tmp_path):
 
 
 def test_input_aware_counting_catches_one_copied_stream(clips):
-    """B1: the source's video copied bit for bit, only the sound re-encoded, scored 1.0: the old rule wanted every
+    """The source's video copied bit for bit, only the sound re-encoded, scored 1.0: the old rule wanted every
     stream. The video-defect input holds almost none of the source's video, so those packets could not come from
     it: held. The same clip without the input (another task's reference) keeps the old rule: not held."""
-    source, b1, given = _contents(clips.source, clips.b1, clips.video_broken)
-    assert dict(novel_shares(b1, source, [given]))["video"] == 1.0
-    assert holds(b1, source, [given]) and not holds(b1, source)
+    source, one, given = _contents(clips.source, clips.one_stream, clips.video_broken)
+    assert dict(novel_shares(one, source, [given]))["video"] == 1.0
+    assert holds(one, source, [given]) and not holds(one, source)
 
 
-@pytest.mark.parametrize("cheat", ["b2", "b3"])
+@pytest.mark.parametrize("cheat", ["latm", "padded"])
 def test_remuxes_with_other_audio_framing_hold_the_source(clips, cheat):
-    """B2/B3 against the audio-defect input (it holds the source's video, so only the sound is evidence): the
-    LATM remux and the padded AAC hold every stream and all of the source's sound the input lacks: held."""
+    """The LATM remux and the padded AAC (both scored unflagged before) against the audio-defect input, which
+    holds the source's video, so only the sound is evidence: both hold every stream and all the sound it lacks."""
     source, file, given = _contents(clips.source, getattr(clips, cheat), clips.audio_broken)
     assert dict(novel_shares(file, source, [given])) == {"video": None, "audio": 1.0}
     assert holds(file, source, [given])
@@ -167,7 +169,7 @@ def test_remuxes_with_other_audio_framing_hold_the_source(clips, cheat):
 
 @pytest.mark.parametrize("broken", ["video_broken", "audio_broken", "spliced_broken"])
 def test_honest_fixes_made_from_the_input_are_never_the_source(clips, broken):
-    """B8: a spliced input keeps the source's packets outside its window; it, and an honest fix that re-encodes
+    """A spliced input keeps the source's packets outside its window; it, and an honest fix that re-encodes
     only the window and copies the rest, held 90 % of the source and were refused. They hold none of the packets
     the input lacks, so neither is held now; likewise for inputs re-encoded whole and their fixes."""
     fix = {
@@ -223,17 +225,17 @@ def _screen(demo: Any, clips: Clips, broken: Path, files: dict[str, Path], tmp_p
     return screen_inputs(task, Submission(65, folder), hashes)
 
 
-@pytest.mark.parametrize("cheat", ["b1", "b2", "b3"])
+@pytest.mark.parametrize("cheat", ["one_stream", "latm", "padded"])
 def test_screening_refuses_the_cheats(demo, clips, tmp_path, cheat):
     """The cheats as a repair task's fixed.mp4, against the input they attack: malformed, naming the source."""
-    broken = clips.video_broken if cheat == "b1" else clips.audio_broken
+    broken = clips.video_broken if cheat == "one_stream" else clips.audio_broken
     with pytest.raises(InputRejected, match="holds the verifier-only reference source.mp4 of task 65"):
         _screen(demo, clips, broken, {"fixed.mp4": getattr(clips, cheat)}, tmp_path)
 
 
 def test_screening_keeps_the_spliced_input_and_its_fix(demo, clips, tmp_path):
-    """B8 through screening: the honest spliced fix is scored unflagged; the spliced input submitted unchanged
-    is `identical_to_input` (it scores low), not "holds the reference"."""
+    """The spliced input through screening: the honest spliced fix is scored unflagged; the spliced input submitted unchanged
+    is flagged `identical_to_input` (the official score kept), not refused as "holds the reference"."""
     assert _screen(demo, clips, clips.spliced_broken, {"fixed.mp4": clips.spliced_fix}, tmp_path).flags == []
     as_is = _screen(demo, clips, clips.spliced_broken, {"fixed.mp4": clips.spliced_broken}, tmp_path / "b")
     assert as_is.flags == ["identical_to_input"]
@@ -243,7 +245,7 @@ def test_screening_keeps_the_spliced_input_and_its_fix(demo, clips, tmp_path):
 def test_every_file_of_the_folder_is_screened(demo, clips, tmp_path, name):
     """Only fixed.mp4 was screened: the source saved beside an honest fix under any name went unseen. Every file
     of the task folder is read through the submission's file reader and screened by bytes and packets."""
-    for i, cheat in enumerate((clips.source, clips.b1)):
+    for i, cheat in enumerate((clips.source, clips.one_stream)):
         files = {"fixed.mp4": clips.video_fix, name: cheat}
         with pytest.raises(InputRejected, match="verifier-only reference source.mp4"):
             _screen(demo, clips, clips.video_broken, files, tmp_path / str(i))
