@@ -4,8 +4,10 @@ Rejections (the engine scores the task `malformed`, reason from `InputRejected`)
 
 - a submitted media file byte-identical (same SHA-256) to one of the task's verifier-only references (the repair
   source video), or holding it packet for packet in another container (bytes appended or prepended, a remux,
-  moved atoms, added streams or tags; `identity`): an agent that found the reference would otherwise score
-  0.99999;
+  moved atoms, added streams or tags, reframed sound; `identity`, counting only the source's packets the task's
+  own input lacks, `own`): an agent that found the reference would otherwise score 0.99999. For tasks with
+  verifier-only media every other file of the task folder, whatever its name, is screened the same way
+  (`folder`; a file that cannot be read is a warning);
 - a media header declaring a duration absurd for the family, or a frame larger than 4096x4096 pixels (or 8192 on
   a side), checked on the probe (header) before any frame is decoded;
 - headers that lie, checked against what the file holds before anything is decoded: an MP4/MOV sample table
@@ -42,23 +44,31 @@ docs/upstream-defects.md ("Integrity flags").
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from functools import lru_cache, partial
+from functools import partial
 from pathlib import Path
 
 from agenticvbench.dataset.tasks import SequencingTask, Task
 from agenticvbench.errors import AVBError, MediaError
 from agenticvbench.fsutil import file_sha256
 from agenticvbench.integrity.copies import MIN_COVERAGE
+from agenticvbench.integrity.folder import other_files
 from agenticvbench.integrity.frames import sparse_frames
 from agenticvbench.integrity.identity import MediaContent, could_hold, holds, read_content, reference_content
 from agenticvbench.integrity.leaks import DatasetReference, leaked_references
+from agenticvbench.integrity.own import (
+    MEDIA_SUFFIXES,
+    own_inputs,
+    own_media_references,
+    reference_sha256,
+    reject_own_bytes,
+    reject_own_content,
+    same_bytes,
+)
 from agenticvbench.runs.submission import InputRejected, Submission
 from agenticvbench.verifiers import screen_spec
 
-MEDIA_SUFFIXES: frozenset[str] = frozenset({".mp4", ".mov", ".m4v", ".mkv", ".webm", ".avi", ".wav", ".m4a"})
 MAX_FRAME_SIDE = 8192  # pixels; 8K UHD is 7680 wide
 MAX_FRAME_PIXELS = 4096 * 4096  # covers 4K UHD and DCI 4K; 8192x8192 10-bit 4:4:4 peaks at 2.4 GB when scored
 MAX_PACKETS_PER_S = 400  # 240 fps video plus several audio streams stay far below
@@ -92,29 +102,6 @@ class Screening:
         self.warnings.append(
             f"INTEGRITY {code}: {path.name} {FLAGS[code]}{detail}; official score kept, review this output"
         )
-
-
-@lru_cache(maxsize=256)
-def _sha_cached(real: str, size: int, mtime_ns: int, ino: int) -> str:
-    return file_sha256(real)
-
-
-def reference_sha256(path: Path) -> str:
-    """SHA-256 of a dataset file (trusted), hashed once per process per (file, size, mtime)."""
-    real = os.path.realpath(path)
-    st = os.stat(real)
-    return _sha_cached(real, st.st_size, st.st_mtime_ns, st.st_ino)
-
-
-def _same_bytes(path: Path, sha: str, candidates: list[Path]) -> Path | None:
-    size = path.stat().st_size
-    for c in candidates:
-        try:
-            if c.is_file() and c.stat().st_size == size and reference_sha256(c) == sha:
-                return c
-        except OSError:
-            continue
-    return None
 
 
 def _check_header(path: Path, family: str) -> tuple[bool, bool, MediaContent]:
@@ -209,22 +196,43 @@ def _flag_leaks(
     return found
 
 
-def _own_media_references(task: Task) -> list[Path]:
-    """The task's own verifier-only media references (empty without any)."""
-    if not task.verifier_reference_urls:
-        return []
-    return [r for r in task.verifier_references() if r.suffix.lower() in MEDIA_SUFFIXES]
-
-
-def _reject_own_content(path: Path, content: MediaContent, task: Task, own: list[Path]) -> None:
-    """Raise `InputRejected` when `path` holds one of the task's own references packet for packet."""
-    for ref in own:
-        if could_hold(content, ref.stat().st_size) and holds(content, reference_content(ref)):
-            raise InputRejected(
-                f"{path}: holds the verifier-only reference {ref.name} of task {task.task_id} (the same "
-                "packets in each of its audio and video streams, in another container); a submission may "
-                "not contain it"
-            )
+def _screen_other_files(
+    screening: Screening,
+    task: Task,
+    submission: Submission,
+    screened: list[Path],
+    given: list[MediaContent] | None,
+    refs: tuple[DatasetReference, ...],
+) -> dict[Path, MediaContent]:
+    """Screen the task folder's files the verifier does not read (`folder.other_files`, any name) by bytes and
+    packets like the outputs: the task's own reference is rejected, another task's byte copy flagged; a file
+    that cannot be read, or whose header fails the checks, is a note. Returns the readable contents left for
+    `_flag_content_leaks`."""
+    own = own_media_references(task)
+    files, notes = other_files(submission, screened)
+    screening.warnings.extend(notes)
+    sizes = {r.stat().st_size for r in own} | {r.size for r in refs}
+    contents: dict[Path, MediaContent] = {}
+    hashes: dict[Path, str] = {}
+    for p in files:
+        try:
+            if p.stat().st_size in sizes:  # a byte copy of a reference has its size
+                hashes[p] = file_sha256(p)
+        except OSError as exc:
+            screening.warnings.append(f"integrity: {p.name} was not screened ({exc})")
+            continue
+        if p in hashes:
+            reject_own_bytes(p, hashes[p], task, own)
+        try:
+            _, _, content = _check_header(p, task.family)
+        except (InputRejected, OSError) as exc:
+            screening.warnings.append(f"integrity: {p.name} was not screened for packets ({exc})")
+            continue
+        reject_own_content(p, content, task, own, given)
+        if content.readable:
+            contents[p] = content
+    copied = _flag_leaks(screening, task, hashes, refs)
+    return {p: c for p, c in contents.items() if p not in copied}
 
 
 def _flag_content_leaks(
@@ -270,23 +278,23 @@ def screen_inputs(
         manifest, pred = found
         _check(screening, "given_order", manifest, lambda: sequencing_order_is_the_given_order(task, pred))
     media = [p for p in hashes if submission.owns(p) and p.suffix.lower() in MEDIA_SUFFIXES]
-    if not media:
-        return screening
-    own = _own_media_references(task)
+    own = own_media_references(task)
+    given = own_inputs(task, screening.warnings) if own else None
     for p in media:  # a byte copy first: nothing of it is read as media
-        if (ref := _same_bytes(p, hashes[p], own)) is not None:
-            raise InputRejected(
-                f"{p}: identical to the verifier-only reference {ref.name} of task "
-                f"{task.task_id} (same SHA-256); a submission may not contain it"
-            )
+        reject_own_bytes(p, hashes[p], task, own)
     contents: dict[Path, MediaContent] = {}
     for p in media:
         has_video, has_audio, contents[p] = _check_header(p, task.family)
-        _reject_own_content(p, contents[p], task, own)
+        reject_own_content(p, contents[p], task, own, given)
         if has_audio and not has_video:
             screening.flag("audio_only", p)
         elif has_video and _rotation(p):
             screening.flag("rotation", p)
+    if own:  # every other file of the folder, whatever its name
+        screened = [p for p in hashes if submission.owns(p)]
+        contents.update(_screen_other_files(screening, task, submission, screened, given, refs))
+    if not contents and not media:
+        return screening
     _flag_content_leaks(screening, task, contents, refs, copied)
     spec = screen_spec(task.family)
     if spec.identical_to_input and task.reference_file_urls:
@@ -308,7 +316,7 @@ def _flag_input_copies(
         screening.warnings.append(f"integrity: could not compare with the task's inputs ({exc})")
         inputs = []
     for p in media:
-        if _same_bytes(p, hashes[p], inputs) is not None:
+        if same_bytes(p, hashes[p], inputs) is not None:
             screening.flag("identical_to_input", p)
         elif near and p.suffix.lower() != ".wav":
             _check(screening, "near_copy_of_input", p, partial(recap_nearly_the_input_film, p, inputs))
@@ -340,7 +348,7 @@ def _source_duration(task: Task) -> float | None:
     """The probed duration of the repair task's verifier-only source (trusted), or None without one."""
     from agenticvbench.media import probe
 
-    refs = _own_media_references(task)
+    refs = own_media_references(task)
     return probe(refs[0]).duration if refs else None
 
 

@@ -122,13 +122,14 @@ def test_recap_that_is_a_remux_of_a_source_is_flagged(hostile_run, score_run, de
 
 @pytest.mark.slow
 def test_the_broken_input_with_the_sources_video_is_not_the_source(demo, score_run, tmp_path):
-    """Task 67's broken.mp4 keeps the source's video packet for packet (only the sound was broken) and task
-    66's broken run hands back the source's video alone: neither holds every stream of the source, so the
-    partial run's copy of the input is scored and flagged `identical_to_input` only, and the video-only copy
-    is scored as before."""
+    """Task 67's broken.mp4 keeps the source's video packet for packet (only the sound was broken): the partial
+    run's copy of the input holds nothing of the source that the input lacks, so it is scored and flagged
+    `identical_to_input` only. Task 66's broken run hands back the source's video alone, which 66's input (its
+    colours changed, re-encoded whole) does not hold: that video could not come from the input, so it is the
+    verifier-only source (it was scored while every stream had to match)."""
     partial = {
         r.task_id: r for r in score_run(demo.runs["partial"], [65, 66, 67], out=tmp_path / "p").results
     }
     assert all(r.status == "scored" and r.integrity == ["identical_to_input"] for r in partial.values())
     broken = by_id(score_run(demo.runs["broken"], [66], out=tmp_path / "b"))[66]
-    assert broken.status == "scored" and "verifier_reference" not in broken.integrity
+    assert broken.status == "malformed" and "task's input does not hold, it has video 100%" in broken.reason
