@@ -47,7 +47,7 @@ from agenticvbench.results.provenance import library_versions
 from agenticvbench.version import __version__
 
 #: Bump when the generated content changes, so cached builds are rebuilt.
-GENERATOR_VERSION = "3"  # 3: Opus through FFmpeg's own encoder (the same packets on every CPU)
+GENERATOR_VERSION = "4"  # 3: Opus through FFmpeg's own encoder; 4: the broken run's outputs come from the inputs
 MARKER = ".avb-demo.json"
 STEPS = ".steps"  # in the staging folder: one checkpoint per finished step, and what is being built
 

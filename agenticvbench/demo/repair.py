@@ -314,13 +314,13 @@ def build_repair_task(
         ),
     )
     # broken run: a truncated fixed.mp4 and no report; or a video-only fixed.mp4 and unparseable times; or an
-    # empty folder.
+    # empty folder. Made from the task's input, as an agent's would be: it never sees the verifier-only source.
     b = ctx.task_dir("broken", spec.task_id)
     if i % 3 == 0:
-        with source.open("rb") as fh:
+        with broken.open("rb") as fh:
             (b / "fixed.mp4").write_bytes(fh.read(4096))
     elif i % 3 == 1:
-        strip_audio(source, b / "fixed.mp4")
+        strip_audio(broken, b / "fixed.mp4")
         write_text(
             b / "report.md",
             repair_report(spec.task_id, kind, f"{spec.start:g}s", f"{spec.end:g}s", "Times carry units."),
