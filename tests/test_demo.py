@@ -518,7 +518,7 @@ def test_broken_run_is_broken_the_intended_way(demo: DemoBenchmark) -> None:
     segments = json.loads((root / "84/solution.json").read_text())["segments"]
     assert any(isinstance(s, str) for s in segments) and any(isinstance(s, dict) for s in segments)
     truncated = (root / "65/fixed.mp4").read_bytes()
-    given = (demo.mirror / "repair/materials/65/broken.mp4").read_bytes()  # made from the input, never the source
+    given = (demo.mirror / "repair/materials/65/broken.mp4").read_bytes()  # the input, never the source
     assert len(truncated) == 4096 and given.startswith(truncated)
     assert not (root / "65/report.md").exists()
     with pytest.raises(MediaError):

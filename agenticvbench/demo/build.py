@@ -46,8 +46,9 @@ from agenticvbench.fsutil import atomic_write_json, atomic_write_text
 from agenticvbench.results.provenance import library_versions
 from agenticvbench.version import __version__
 
-#: Bump when the generated content changes, so cached builds are rebuilt.
-GENERATOR_VERSION = "4"  # 3: Opus through FFmpeg's own encoder; 4: the broken run's outputs come from the inputs
+#: Bump when the generated content changes, so cached builds are rebuilt (3: Opus through FFmpeg's own encoder;
+#: 4: the broken run's outputs come from the task's inputs).
+GENERATOR_VERSION = "4"
 MARKER = ".avb-demo.json"
 STEPS = ".steps"  # in the staging folder: one checkpoint per finished step, and what is being built
 
