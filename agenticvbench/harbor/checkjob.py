@@ -157,7 +157,7 @@ def _lock_problems(lock: dict[str, Any]) -> tuple[list[str], dict[str, str]]:
         if not isinstance(t, dict):
             continue
         problems.update(_budget_problems(t))
-        checked = lock_trial(t, (), ())  # the task's name and digest (its problems are `_budget_problems`')
+        checked = lock_trial(t)  # the task's name and digest
         raw_task = t.get("task")
         digest = raw_task.get("digest") if isinstance(raw_task, dict) else None
         if checked.task_name and isinstance(digest, str) and digest:

@@ -182,7 +182,7 @@ class TrialResult:
             if value is None and raw is not None:
                 invalid = f"reward {shown(raw)} is not a number"
             elif value is not None and not 0.0 <= value <= 1.0:
-                invalid = f"reward {value:g} is outside [0, 1]"
+                invalid = f"reward {shown(raw)} is outside [0, 1]"
             else:
                 reward = value
             if invalid:
@@ -219,47 +219,19 @@ def read_trial_result(job: JobDir, trial: str) -> TrialResult:
         raise SubmissionError(f"{job.path}/{exc}") from None
 
 
-@dataclass
+@dataclass(frozen=True, kw_only=True)
 class LockTrial:
-    """One trial of `lock.json` (Harbor's resolved `TrialConfig`): its task and what could change its budget."""
+    """One trial of `lock.json` (Harbor's resolved `TrialConfig`): the task it ran (its budget is checked by
+    `harbor.checkjob`, on the numbers as written)."""
 
     task_name: str
     task_digest: str
-    problems: list[str] = field(default_factory=list)
 
 
-def _override(value: Any) -> str:
-    return shown(value, 40) if not isinstance(value, str) else one_line(value)[:40]
-
-
-def lock_trial(
-    t: dict[str, Any], resource_overrides: tuple[str, ...], timeouts: tuple[tuple[str, str], ...]
-) -> LockTrial:
-    """Check one entry of `lock.json`'s `trials`: multipliers are numbers (1 or unset), no override is set."""
-    problems: list[str] = []
-    for key in MULTIPLIERS:
-        raw = t.get(key)
-        if raw is None:
-            continue
-        value = number(raw)
-        if value is None:
-            problems.append(
-                f"{key} = {shown(raw)} is not a number (Harbor writes a number; the budget is unknown)"
-            )
-        elif value != 1.0:
-            problems.append(f"{key} = {value:g} (the exported timeouts are part of the task)")
-    raw_env = t.get("environment")
-    env: dict[str, Any] = raw_env if isinstance(raw_env, dict) else {}
-    for key in resource_overrides:
-        if env.get(key) is not None:
-            problems.append(f"environment.{key} = {_override(env[key])} (resources are part of the task)")
-    for section, key in timeouts:
-        raw_part = t.get(section)
-        part: dict[str, Any] = raw_part if isinstance(raw_part, dict) else {}
-        if part.get(key) is not None:
-            problems.append(f"{section}.{key} = {_override(part[key])}")
+def lock_trial(t: dict[str, Any]) -> LockTrial:
+    """The task name and digest of one entry of `lock.json`'s `trials` (strings, bounded)."""
     task = t.get("task") if isinstance(t.get("task"), dict) else {}
-    return LockTrial(name_at(task, "name"), name_at(task, "digest")[:80], problems)
+    return LockTrial(task_name=name_at(task, "name"), task_digest=name_at(task, "digest")[:80])
 
 
 def read_config(job: JobDir, notes: list[str]) -> str:

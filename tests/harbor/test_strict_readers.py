@@ -171,3 +171,14 @@ def test_staging_folder_never_remains_after_a_refused_import(job, tmp_path):  # 
     before = sorted(os.listdir(out))
     assert main(["import", "harbor", str(job), "--out", str(out)]) == 3
     assert sorted(os.listdir(out)) == before
+
+
+def test_a_reward_just_past_1_is_shown_as_written() -> None:
+    """A reward of 1.0000000001 is invalid, and the note used to print it with `:g` as "reward 1 is outside
+    [0, 1]", a contradiction in one line; it now shows the value as written."""
+    from agenticvbench.harbor.files import TrialResult
+
+    data = {"verifier_result": {"rewards": {"reward": 1.0000000001}}}
+    result = TrialResult.from_json("t", data)
+    assert result.reward is None
+    assert any("reward 1.0000000001 is outside [0, 1]" in n for n in result.notes), result.notes
