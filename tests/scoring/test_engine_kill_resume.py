@@ -33,7 +33,7 @@ SCRIPT = textwrap.dedent("""
             with open(log, "a") as fh:
                 fh.write(f"{task.task_id}\\n")
             time.sleep(float(sys.argv[3]))
-            return VerifierOutcome(1.0, 1.0)
+            return VerifierOutcome(final_score=1.0, adjusted_final_score=1.0)
 
     verifiers._REGISTRY["sequencing"] = Slow()
     tasks = [task_from_row({"task_id": t, "task_family": "sequencing", "prompt": "p", "reference_file_urls": [],

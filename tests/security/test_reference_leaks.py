@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -126,10 +127,18 @@ def test_the_broken_input_with_the_sources_video_is_not_the_source(demo, score_r
     run's copy of the input holds nothing of the source that the input lacks, so it is scored and flagged
     `identical_to_input` only. Task 66's broken run hands back the source's video alone, which 66's input (its
     colours changed, re-encoded whole) does not hold: that video could not come from the input, so it is the
-    verifier-only source (it was scored while every stream had to match)."""
+    verifier-only source (it was scored while every stream had to match). The demo's broken run, whose video-only
+    output is made from the input, is not refused."""
+    from agenticvbench.demo.media_gen import strip_audio
+
     partial = {
         r.task_id: r for r in score_run(demo.runs["partial"], [65, 66, 67], out=tmp_path / "p").results
     }
     assert all(r.status == "scored" and r.integrity == ["identical_to_input"] for r in partial.values())
-    broken = by_id(score_run(demo.runs["broken"], [66], out=tmp_path / "b"))[66]
-    assert broken.status == "malformed" and "task's input does not hold, it has video 100%" in broken.reason
+    from_input = by_id(score_run(demo.runs["broken"], [66], out=tmp_path / "b"))[66]
+    assert from_input.status != "malformed" or "does not hold" not in from_input.reason
+    run = tmp_path / "source-video"
+    shutil.copytree(demo.runs["broken"] / "66", run / "66")
+    strip_audio(demo.mirror / "repair" / "sources" / "demo2_source.mp4", run / "66" / "fixed.mp4")
+    leaked = by_id(score_run(run, [66], out=tmp_path / "s"))[66]
+    assert leaked.status == "malformed" and "task's input does not hold, it has video 100%" in leaked.reason
