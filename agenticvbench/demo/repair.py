@@ -117,76 +117,53 @@ def bounds_of(scenes: tuple[Scene, ...]) -> list[tuple[float, float]]:
     return out
 
 
-def _injection(spec: RepairSpec) -> Callable[[list[dict[str, Any]]], dict[str, Any]]:
-    def make(scenes: list[dict[str, Any]]) -> dict[str, Any]:
-        ts = scene_ref(scenes, spec.scene)
-        dur = round(spec.end - spec.start, 6)
-        common = {
-            "rng_seed": spec.params.get("seed", 0),
-            "start_s": spec.start,
-            "end_s": spec.end,
-            "duration_s": dur,
-        }
-        if spec.defect == "freeze":
-            window = {
-                "target_scene_index": spec.scene,
-                "target_scene": ts,
-                "insert_at_source_s": spec.start,
-                "start_s": spec.start,
-                "end_s": spec.end,
-                "duration_s": dur,
-                "frames": None,
-            }
-            return {
-                "variant": "v01_frozen_scene",
-                "subtask": "demo_frozen_video_only",
-                **common,
-                "mode": "frozen_video_only",
-                "freeze_audio": False,
-                "windows": [window],
-                "target_scene_index": spec.scene,
-                "target_scene": ts,
-            }
-        if spec.defect == "color":
-            return {
-                "variant": "v04_color_grade_shift",
-                "subtask": "demo_cold_desat",
-                **common,
-                "target_scene_index": spec.scene,
-                "target_scene": ts,
-                **spec.params,
-                "grade_name": "cold_desat",
-            }
-        return {
-            "variant": "v05_noise_floor_spike",
-            "subtask": "demo_pink",
-            **common,
-            "target_scene_index": spec.scene,
-            "target_scene": ts,
-            "noise_color": spec.params["color"],
-            "noise_amplitude": spec.params["amplitude"],
-        }
-
-    return make
-
-
-def _break(spec: RepairSpec, source: Path, out: Path, fmt: Format) -> None:
-    out.parent.mkdir(parents=True, exist_ok=True)
+def _injection(spec: RepairSpec, scenes: list[dict[str, Any]]) -> dict[str, Any]:
+    """The profile's `injection` block for `spec`, in the official schema of its variant."""
+    ts = scene_ref(scenes, spec.scene)
+    dur = round(spec.end - spec.start, 6)
+    common = {
+        "rng_seed": spec.params.get("seed", 0),
+        "start_s": spec.start,
+        "end_s": spec.end,
+        "duration_s": dur,
+    }
+    target = {"target_scene_index": spec.scene, "target_scene": ts}
     if spec.defect == "freeze":
-        inject_freeze(source, out, spec.start, spec.end, fmt)
-    elif spec.defect == "color":
-        inject_color_shift(source, out, spec.start, spec.end, fmt, **spec.params)
-    else:
-        inject_noise_burst(
-            source,
-            out,
-            spec.start,
-            spec.end,
-            fmt,
-            color=spec.params["color"],
-            amplitude=spec.params["amplitude"],
-            seed=spec.params["seed"],
-        )
+        window = {**target, "insert_at_source_s": spec.start, "start_s": spec.start, "end_s": spec.end}
+        return {
+            "variant": "v01_frozen_scene",
+            "subtask": "demo_frozen_video_only",
+            **common,
+            "mode": "frozen_video_only",
+            "freeze_audio": False,
+            "windows": [{**window, "duration_s": dur, "frames": None}],
+            **target,
+        }
+    if spec.defect == "color":
+        return {
+            "variant": "v04_color_grade_shift",
+            "subtask": "demo_cold_desat",
+            **common,
+            **target,
+            **spec.params,
+            "grade_name": "cold_desat",
+        }
+    return {
+        "variant": "v05_noise_floor_spike",
+        "subtask": "demo_pink",
+        **common,
+        **target,
+        "noise_color": spec.params["color"],
+        "noise_amplitude": spec.params["amplitude"],
+    }
+
+
+#: The injector of each defect; a spec's `params` are its keyword arguments.
+_INJECT: dict[str, Callable[..., Path]] = {
+    "freeze": inject_freeze,
+    "color": inject_color_shift,
+    "noise": inject_noise_burst,
+}
 
 
 _PARAMS: dict[str, dict[str, Any]] = {
@@ -286,8 +263,9 @@ def build_repair_task(
     src_rel = f"repair/sources/{spec.source}_source.mp4"
     broken_rel = f"repair/materials/{spec.task_id}/broken.mp4"
     source, broken = ctx.mirror / src_rel, ctx.mirror / broken_rel
-    _break(spec, source, broken, fmt)
-    profile = {**base, "injection": _injection(spec)(base["narrative"]["scene_list"])}
+    broken.parent.mkdir(parents=True, exist_ok=True)
+    _INJECT[spec.defect](source, broken, spec.start, spec.end, fmt, **spec.params)
+    profile = {**base, "injection": _injection(spec, base["narrative"]["scene_list"])}
     kind = _REPORT_TYPE[spec.defect]
     # perfect: the source's pictures and sound, its video re-encoded losslessly (a byte copy or a remux of the
     # verifier-only source is malformed), and the exact window (every third task writes M:SS.ff timestamps).
