@@ -142,21 +142,14 @@ def _ids_arg(task_id: int, ids: list[str], name: str) -> str:
 def _score_args(task: Task, tests: Path) -> list[str]:
     """Arguments of `avb score <family>`; writes the references the verifier needs under `tests/reference/`."""
     q = scripts.q
-    if isinstance(task, SequencingTask):
-        return [
-            '--solution-json "$OUT/solution.json"',
-            f"--task-id {task.task_id}",
-            f"--correct-order {q(_ids_arg(task.task_id, task.correct_order, 'rubric_json.correct_order'))}",
-        ]
-    if isinstance(task, AssemblyTask):
-        ids = _ids_arg(
-            task.task_id, task.correct_assembly_in_slot_order, "rubric_json.correct_assembly_in_slot_order"
+    if isinstance(task, (SequencingTask, AssemblyTask)):
+        key, flag = (
+            ("correct_order", "--correct-order")
+            if isinstance(task, SequencingTask)
+            else ("correct_assembly_in_slot_order", "--correct-assembly")
         )
-        return [
-            '--solution-json "$OUT/solution.json"',
-            f"--task-id {task.task_id}",
-            f"--correct-assembly {q(ids)}",
-        ]
+        ids = _ids_arg(task.task_id, getattr(task, key), f"rubric_json.{key}")
+        return ['--solution-json "$OUT/solution.json"', f"--task-id {task.task_id}", f"{flag} {q(ids)}"]
     ref = tests / "reference"
     ref.mkdir(parents=True, exist_ok=True)
     if isinstance(task, RepairTask):

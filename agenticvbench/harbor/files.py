@@ -124,7 +124,8 @@ def clean_document(data: Any, where: str, notes: list[str]) -> Any:
     return data
 
 
-def _at(obj: Any, *keys: str) -> Any:
+def value_at(obj: Any, *keys: str) -> Any:
+    """The value at `obj[k1][k2]...`, None when a step is missing or not an object."""
     for key in keys:
         obj = obj.get(key) if isinstance(obj, dict) else None
     return obj
@@ -132,7 +133,7 @@ def _at(obj: Any, *keys: str) -> Any:
 
 def name_at(obj: Any, *keys: str) -> str:
     """The string at `obj[k1][k2]...` as a shown name: one line, at most `MAX_NAME_CHARS`; '' when absent."""
-    value = _at(obj, *keys)
+    value = value_at(obj, *keys)
     return one_line(value)[:MAX_NAME_CHARS] if isinstance(value, str) and value.strip() else ""
 
 
@@ -160,7 +161,6 @@ class TrialResult:
     started_at: str
     agent: str
     model: str
-    task_path: str
     reward: float | None
     invalid: str = ""  # why the trial's reward is not a reward ('' when it is one or there is none)
     data: dict[str, Any] = field(default_factory=dict)
@@ -175,7 +175,7 @@ class TrialResult:
         notes: list[str] = []
         data = clean_document(data, where, notes)
         reward, invalid = None, ""
-        rewards = _at(data, "verifier_result", "rewards")
+        rewards = value_at(data, "verifier_result", "rewards")
         if isinstance(rewards, dict) and "reward" in rewards:
             raw = rewards["reward"]
             value = number(raw)
@@ -202,7 +202,6 @@ class TrialResult:
                 or name_at(data, "agent_info", "model_info", "name")
                 or "none"
             ),
-            task_path=name_at(data, "config", "task", "path"),
             reward=reward,
             invalid=invalid,
             data=data,
