@@ -68,10 +68,10 @@ def discover_runs(path: str | Path) -> list[Path]:
     """Run directories under `path`: `path` itself when it holds any artifact, else the run folders up to three
     levels below it (`runs/` -> `<batch>/<task>/<model>/`, a batch, or a task folder); `path` itself when nothing
     is found, so the caller reports its missing artifacts instead of silently skipping it."""
-    if not Path(path).is_dir():
-        raise SubmissionError(f"{path}: no such run directory")
     p = Path(path)
-    if not p.is_dir() or _is_run_dir(p):
+    if not p.is_dir():
+        raise SubmissionError(f"{path}: no such run directory")
+    if _is_run_dir(p):
         return [p]
     found = {q for pattern in ("*", "*/*", "*/*/*") for q in p.glob(pattern) if q.is_dir() and _is_run_dir(q)}
     return sorted(found) or [p]
