@@ -166,12 +166,8 @@ _INJECT: dict[str, Callable[..., Path]] = {
 }
 
 
-_PARAMS: dict[str, dict[str, Any]] = {
-    "freeze": {},
-    "color": dict(REPAIRS[1].params),
-    "noise": dict(REPAIRS[2].params),
-}
-_CELLS = {"freeze": "demo/frozen_video_only", "color": "demo/cold_desat", "noise": "demo/pink_noise"}
+#: The hand-written task of each defect: generated tasks take its cell and parameters.
+_BY_DEFECT = {spec.defect: spec for spec in REPAIRS}
 _LOOKS = ("bars", "testsrc2", "gradients", "box")
 
 
@@ -220,13 +216,13 @@ def repair_plan(size: DemoSize) -> tuple[dict[str, tuple[Format, tuple[Scene, ..
         k = rng.randrange(1, len(scenes))
         s0 = sum(sc.duration for sc in scenes[:k])
         span = max(1, min(3, int(scenes[k].duration) - 2))
-        params = dict(_PARAMS[defect])
+        params = dict(_BY_DEFECT[defect].params)
         if defect == "noise":
             params["seed"] = tid
         specs.append(
             RepairSpec(
                 task_id=tid,
-                cell=_CELLS[defect],
+                cell=_BY_DEFECT[defect].cell,
                 source=name,
                 defect=defect,
                 start=s0 + 1,

@@ -219,10 +219,8 @@ def _import_job(
             outcomes: dict[str, dict[str, str]] = {}
             excluded: dict[str, str] = {}
             facts: dict[str, dict[str, Any]] = {}
-            for tid, ts in sorted(by_task.items()):
-                if len(ts) < rep:
-                    continue
-                t = ts[rep - 1]
+            picked = {tid: ts[rep - 1] for tid, ts in sorted(by_task.items()) if len(ts) >= rep}
+            for tid, t in picked.items():
                 summary.trials += 1
                 summary.outcomes[t.outcome.kind] = summary.outcomes.get(t.outcome.kind, 0) + 1
                 outcomes[str(tid)] = {"outcome": t.outcome.kind, "reason": t.outcome.reason}
@@ -248,11 +246,7 @@ def _import_job(
                     "job_name": job_name,
                     "job_id": job_id,
                     "job_dir": str(job.path.resolve()),
-                    "trials": {
-                        str(tid): one_line(ts[rep - 1].name)
-                        for tid, ts in sorted(by_task.items())
-                        if len(ts) >= rep
-                    },
+                    "trials": {str(tid): one_line(t.name) for tid, t in picked.items()},
                     "outcomes": outcomes,
                     "infra_policy": infra_policy,
                     "excluded": excluded,
@@ -265,9 +259,7 @@ def _import_job(
                 },
                 "harbor_rewards": rewards,
                 "notes": notes,
-                "usage": {
-                    str(tid): ts[rep - 1].usage for tid, ts in sorted(by_task.items()) if len(ts) >= rep
-                },
+                "usage": {str(tid): t.usage for tid, t in picked.items()},
             }
             atomic_write_json(run / "run.json", _fit(meta, final))
             out.append((run, final))

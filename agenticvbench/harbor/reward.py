@@ -32,14 +32,10 @@ def _finite(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
-def _check_family(family: str) -> None:
-    if family not in families():
-        raise ValueError(f"unknown family {family!r}")
-
-
 def reward_from_result(family: str, result: dict[str, Any]) -> dict[str, float]:
     """`{"reward": headline}` for one task's result; a missing or non-finite headline counts 0."""
-    _check_family(family)
+    if family not in families():
+        raise ValueError(f"unknown family {family!r}")
     headline: Any = result.get(headline_field(family))
     return {"reward": float(headline) if _finite(headline) else 0.0}
 

@@ -77,15 +77,9 @@ def _issues(error: ValidationError) -> list[dict[str, str]]:
         and error.validator_value is False
     ):
         known = set(error.schema.get("properties", {}))
-        extra = [k for k in inst if k not in known]
-        if extra:
-            return [
-                {
-                    "path": json_pointer(*base, k),
-                    "message": "unknown field (additional properties are not allowed)",
-                }
-                for k in extra
-            ]
+        if extra := [k for k in inst if k not in known]:
+            unknown = "unknown field (additional properties are not allowed)"
+            return [{"path": json_pointer(*base, k), "message": unknown} for k in extra]
     return [{"path": json_pointer(*base), "message": error.message}]
 
 

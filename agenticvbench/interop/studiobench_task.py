@@ -113,14 +113,12 @@ def _check_duration(value: Any, errors: list[Issue]) -> None:
     if not isinstance(value, list) or len(value) != 2:
         errors.append(Issue(p, f"expected [min, max]: a list of two numbers in seconds, got {value!r}"))
         return
-    ok = True
-    for i, v in enumerate(value):
-        if not _is_number(v):
-            errors.append(
-                Issue(json_pointer("duration_sec", i), f"expected a finite number of seconds, got {v!r}")
-            )
-            ok = False
-    if not ok:
+    wrong = [(i, v) for i, v in enumerate(value) if not _is_number(v)]
+    for i, v in wrong:
+        errors.append(
+            Issue(json_pointer("duration_sec", i), f"expected a finite number of seconds, got {v!r}")
+        )
+    if wrong:
         return
     lo, hi = value
     if lo < lo_b:
@@ -132,21 +130,14 @@ def _check_duration(value: Any, errors: list[Issue]) -> None:
 
 
 def _check_audio_profile(value: Any, errors: list[Issue]) -> None:
-    p = json_pointer("audio_profile")
+    p, options = json_pointer("audio_profile"), ", ".join(AUDIO_PROFILES)
     if not isinstance(value, list) or not value:
-        errors.append(
-            Issue(p, f"expected a non-empty list drawn from {', '.join(AUDIO_PROFILES)}, got {value!r}")
-        )
+        errors.append(Issue(p, f"expected a non-empty list drawn from {options}, got {value!r}"))
         return
     seen: set[str] = set()
     for i, v in enumerate(value):
         if v not in AUDIO_PROFILES:
-            errors.append(
-                Issue(
-                    json_pointer("audio_profile", i),
-                    f"expected one of {', '.join(AUDIO_PROFILES)}, got {v!r}",
-                )
-            )
+            errors.append(Issue(json_pointer("audio_profile", i), f"expected one of {options}, got {v!r}"))
         elif v in seen:
             errors.append(Issue(json_pointer("audio_profile", i), f"expected a set, {v!r} is repeated"))
         else:
