@@ -89,12 +89,8 @@ def _marker(dest: Path) -> dict[str, Any] | None:
 
 def is_complete(dest: Path, size: str | DemoSize = SMALL) -> bool:
     """True when `dest` holds a finished build of this generator version and size."""
-    m = _marker(Path(dest))
-    return (
-        m is not None
-        and m.get("generator_version") == GENERATOR_VERSION
-        and m.get("size", "small") == get_size(size).name
-    )
+    m = _marker(Path(dest)) or {}
+    return m.get("generator_version") == GENERATOR_VERSION and m.get("size", "small") == get_size(size).name
 
 
 def _layout(root: Path) -> DemoBenchmark:

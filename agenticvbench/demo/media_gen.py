@@ -191,10 +191,9 @@ def render_many(jobs: Sequence[tuple[Path, Sequence[Scene]]], fmt: Format, *, wo
             if fmt.audio:
                 graph.append(f"{_audio_source(sc, f'{j}_{i}')}[a{j}_{i}]")
                 labels.append(f"[a{j}_{i}]")
-        n_audio = 1 if fmt.audio else 0
+        audio_out = f"[ao{j}]" if fmt.audio else ""
         graph.append(
-            f"{''.join(labels)}concat=n={len(scenes)}:v=1:a={n_audio}[vo{j}]"
-            + (f"[ao{j}]" if fmt.audio else "")
+            f"{''.join(labels)}concat=n={len(scenes)}:v=1:a={int(bool(fmt.audio))}[vo{j}]{audio_out}"
         )
         out.parent.mkdir(parents=True, exist_ok=True)
         audio_map = ["-map", f"[ao{j}]"] if fmt.audio else []

@@ -262,31 +262,22 @@ def build_repair_task(
     broken.parent.mkdir(parents=True, exist_ok=True)
     _INJECT[spec.defect](source, broken, spec.start, spec.end, fmt, **spec.params)
     profile = {**base, "injection": _injection(spec, base["narrative"]["scene_list"])}
-    kind = _REPORT_TYPE[spec.defect]
+
+    def report(folder: Path, start: str, end: str, note: str) -> None:
+        write_text(
+            folder / "report.md", repair_report(spec.task_id, _REPORT_TYPE[spec.defect], start, end, note)
+        )
+
     # perfect: the source's pictures and sound, its video re-encoded losslessly (a byte copy or a remux of the
     # verifier-only source is malformed), and the exact window (every third task writes M:SS.ff timestamps).
     perfect = ctx.task_dir("perfect", spec.task_id)
     oracle_copy(source, perfect / "fixed.mp4", "restored by the demo perfect run")
     fmt_t = _clock if i % 3 == 1 else (lambda t: f"{t:g}")
-    write_text(
-        perfect / "report.md",
-        repair_report(
-            spec.task_id,
-            kind,
-            fmt_t(spec.start),
-            fmt_t(spec.end),
-            "Located by comparing neighbouring frames and audio.",
-        ),
-    )
+    report(perfect, fmt_t(spec.start), fmt_t(spec.end), "Located by comparing neighbouring frames and audio.")
     # partial: did nothing to the video, window 0.5 s late at both ends.
     partial = ctx.task_dir("partial", spec.task_id, output=i % 4 == 0)
     shutil.copyfile(broken, partial / "fixed.mp4")
-    write_text(
-        partial / "report.md",
-        repair_report(
-            spec.task_id, kind, f"{spec.start + 0.5:g}", f"{spec.end + 0.5:g}", "Approximate window."
-        ),
-    )
+    report(partial, f"{spec.start + 0.5:g}", f"{spec.end + 0.5:g}", "Approximate window.")
     # broken run: a truncated fixed.mp4 and no report; or a video-only fixed.mp4 and unparseable times; or an
     # empty folder. Made from the task's input, as an agent's would be: it never sees the verifier-only source.
     b = ctx.task_dir("broken", spec.task_id)
@@ -295,10 +286,7 @@ def build_repair_task(
             (b / "fixed.mp4").write_bytes(fh.read(4096))
     elif i % 3 == 1:
         strip_audio(broken, b / "fixed.mp4")
-        write_text(
-            b / "report.md",
-            repair_report(spec.task_id, kind, f"{spec.start:g}s", f"{spec.end:g}s", "Times carry units."),
-        )
+        report(b, f"{spec.start:g}s", f"{spec.end:g}s", "Times carry units.")
     rubric = {"cell": spec.cell, "profile": profile}
     return row(
         spec.task_id,

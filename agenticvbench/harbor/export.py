@@ -258,24 +258,15 @@ def export_harbor(tasks: list[Task], out: str | Path, opts: ExportOptions | None
         summary.tasks[task.task_id] = task_dir_name(task)
         if reason:
             summary.no_gold[task.task_id] = reason
-    digest, digests = write_manifest(
-        root,
-        {f"agenticvbench/{name}": root / name for name in summary.tasks.values()},
-        version=__version__,
-        metadata={
-            "agenticvbench_version": __version__,
-            "dataset": opts.dataset,
-            "dataset_revision": opts.revision,
-        },
-    )
+    meta = {"agenticvbench_version": __version__, "dataset": opts.dataset, "dataset_revision": opts.revision}
+    folders = {f"agenticvbench/{name}": root / name for name in summary.tasks.values()}
+    digest, digests = write_manifest(root, folders, version=__version__, metadata=meta)
     summary.digest = digest
     atomic_write_json(
         root / LISTING,
         {
             "format": "agenticvbench.harbor-export@1",
-            "agenticvbench_version": __version__,
-            "dataset": opts.dataset,
-            "dataset_revision": opts.revision,
+            **meta,
             "dataset_digest": digest,
             "package_spec": opts.package_spec or f"/tests/{opts.wheel.name if opts.wheel else ''}",
             "tasks": [

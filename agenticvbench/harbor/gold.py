@@ -150,8 +150,7 @@ class GoldSummary:
             ids = ",".join(str(i) for i in sorted(self.none))
             reasons = sorted(set(self.none.values()))
             lines.append(f"no gold output for {len(self.none)} tasks ({ids}): {'; '.join(reasons)}")
-        for tid, note in sorted(self.notes.items()):
-            lines.append(f"task {tid}: {note}")
+        lines += [f"task {tid}: {note}" for tid, note in sorted(self.notes.items())]
         return "\n".join(lines)
 
 

@@ -108,7 +108,7 @@ def _run_folder(root: Path, owner: tuple[str, str, str], rep: int, taken: set[st
     (a name that maps to the same characters, `team/agent` and `team_agent`) holds it, the name with a digest
     of the exact identity. An existing folder of the same identity is replaced only with `force`; another
     agent's folder never is."""
-    job_name, agent, model = owner[2], owner[0], owner[1]
+    agent, model, job_name = owner
     base = _SAFE.sub("_", f"{job_name[:80]}__{agent[:60]}__{model[:60]}")
     digest = hashlib.sha256(json.dumps(list(owner)).encode("utf-8", "surrogatepass")).hexdigest()[:10]
     for name in (f"{base}__rep{rep}", f"{base}__{digest}__rep{rep}"):

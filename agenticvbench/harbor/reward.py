@@ -49,7 +49,6 @@ def details_from_result(family: str, result: dict[str, Any]) -> dict[str, Any]:
         for key, value in sorted(result.items())
         if key.endswith("_score") and key != headline_field(family) and _finite(value)
     ]
-    error = result.get("error")
     detail: dict[str, Any] = {
         "kind": "programmatic",
         "score": reward,
@@ -59,7 +58,7 @@ def details_from_result(family: str, result: dict[str, Any]) -> dict[str, Any]:
         "task_id": result.get("task_id"),
         "result": result,
     }
-    if error:
+    if error := result.get("error"):
         detail["warnings"] = [f"scorer error: {str(error)[:2000]}"]
     return {"reward": detail}
 

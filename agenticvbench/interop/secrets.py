@@ -87,15 +87,13 @@ def find_secrets(doc: Any) -> list[SecretFinding]:
                 flag_key = prev if prev is not None and prev.startswith("-") else key
                 if isinstance(v, str) and v.startswith("-") and "=" in v:
                     flag, _, rest = v.partition("=")
-                    kind = classify_value(rest, flag) or classify_value(v)
-                    if kind:
+                    if kind := classify_value(rest, flag) or classify_value(v):
                         found.append(SecretFinding(json_pointer(*parts, i), kind))
                 else:
                     walk(v, [*parts, i], flag_key if isinstance(v, str) and not v.startswith("-") else None)
                 prev = v if isinstance(v, str) else None
         elif isinstance(node, str):
-            kind = classify_value(node, key)
-            if kind:
+            if kind := classify_value(node, key):
                 found.append(SecretFinding(json_pointer(*parts), kind))
 
     walk(doc, [], None)

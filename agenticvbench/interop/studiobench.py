@@ -81,10 +81,7 @@ def load_task_index(paths: list[str | Path]) -> dict[str, dict[str, Any]]:
     """Task objects by `id` from task files and folders of `*.json` task files (unreadable files are skipped:
     `validate-task` is the command that reports them)."""
     index: dict[str, dict[str, Any]] = {}
-    files: list[Path] = []
-    for raw in paths:
-        p = Path(raw)
-        files.extend(sorted(p.glob("*.json")) if p.is_dir() else [p])
+    files = [f for p in map(Path, paths) for f in (sorted(p.glob("*.json")) if p.is_dir() else [p])]
     for f in files:
         try:
             data = json.loads(f.read_text(encoding="utf-8"))

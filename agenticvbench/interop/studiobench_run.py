@@ -188,13 +188,11 @@ def _isolation(calls: list[ToolCall], result: dict[str, Any], mcp: Any) -> RuleR
         if names is None:
             reasons.append("result.json: tools_available must be a list of tool names")
         else:
-            extra = sorted(n for n in names if split_tool_name(n)[0] != STUDIOBENCH_SERVER)
-            if extra:
+            if extra := sorted(n for n in names if split_tool_name(n)[0] != STUDIOBENCH_SERVER):
                 reasons.append(f"result.json lists non-StudioBench tools as available: {', '.join(extra)}")
     servers = mcp.get("mcpServers") if isinstance(mcp, dict) else None
     if isinstance(servers, dict):
-        other = sorted(s for s in servers if s != STUDIOBENCH_SERVER)
-        if other:
+        if other := sorted(s for s in servers if s != STUDIOBENCH_SERVER):
             reasons.append(f"mcp.json configures other MCP servers: {', '.join(other)}")
     return RuleResult("isolation", not reasons, "; ".join(reasons))
 
@@ -208,8 +206,7 @@ def _backends(result: Any, problem: str) -> RuleResult:
     if req is None or avail is None:
         why = "result.json: expected backends.required and backends.available as lists of backend names"
         return RuleResult("backends", False, why)
-    missing = [r for r in req if r not in avail]
-    if missing:
+    if missing := [r for r in req if r not in avail]:
         return RuleResult("backends", False, f"required backends not available: {', '.join(missing)}")
     return RuleResult("backends", True)
 
