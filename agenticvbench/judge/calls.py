@@ -37,6 +37,11 @@ class JudgeCall:
     raw: str = ""
     votes: list[dict[str, Any]] = field(default_factory=list)  # ensembles and human majority: every answer
 
+    @classmethod
+    def unscored(cls, item_id: str, reason: str) -> JudgeCall:
+        """An `unscored` answer for `item_id`, saying why."""
+        return cls(item_id=item_id, outcome="unscored", reason=reason)
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict (for a result's detail)."""
         return asdict(self)
