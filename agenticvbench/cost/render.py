@@ -26,6 +26,10 @@ def md_text(value: Any) -> str:
     return one_line(value).replace("<", "&lt;")
 
 
+def _md_notes(notes: Sequence[str]) -> str:
+    return "".join(f"\n- {md_text(n)}" for n in notes) + ("\n" if notes else "")
+
+
 def strict_json(doc: Any) -> str:
     """`doc` as indented JSON; `ValueError` on NaN or infinity (never written)."""
     return json.dumps(doc, indent=2, allow_nan=False) + "\n"
@@ -59,8 +63,7 @@ def render(
     """The table in `fmt_name`: md (table, caption, notes), json (`doc`), csv (`records`) or latex (a float
     labelled `label`, notes as comments). `ValueError` for an unknown format."""
     if fmt_name == "md":
-        foot = "".join(f"\n- {md_text(n)}" for n in notes)
-        return md_table(headers, rows, align) + f"\n\n{md_text(caption)}\n" + (foot + "\n" if foot else "")
+        return md_table(headers, rows, align) + f"\n\n{md_text(caption)}\n" + _md_notes(notes)
     if fmt_name == "json":
         return strict_json(dict(doc))
     if fmt_name == "csv":
@@ -74,16 +77,11 @@ def render_empty(fmt_name: str, reason: str, prices: Any, notes: Sequence[str]) 
     """A table with no usage: the reason in place of the rows (md/latex a sentence, json `rows: []` and
     `empty_reason`, csv nothing: the reason goes to stderr through the notes)."""
     if fmt_name == "md":
-        foot = "".join(f"\n- {md_text(n)}" for n in notes)
-        return f"No cost table: {md_text(reason)}.\n" + (foot + "\n" if foot else "")
+        return f"No cost table: {md_text(reason)}.\n" + _md_notes(notes)
     if fmt_name == "json":
-        doc = {
-            "rows": [],
-            "empty_reason": reason,
-            "prices": {"version": prices.version},
-            "notes": list(notes),
-        }
-        return strict_json(doc)
+        return strict_json(
+            {"rows": [], "empty_reason": reason, "prices": {"version": prices.version}, "notes": list(notes)}
+        )
     if fmt_name == "csv":
         return ""
     if fmt_name == "latex":

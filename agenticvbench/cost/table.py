@@ -55,13 +55,12 @@ def _run_dir_trials(path: Path, notes: list[str], stats: dict[str, int]) -> list
     data = data if isinstance(data, dict) else {}
     ident = RunIdentity.resolve(path, {k: data.get(k) for k in ("harness", "model", "rep")})
     raw_usage = data.get("usage")
-    if raw_usage is not None and not isinstance(raw_usage, dict):
-        mine.append(f"{run_json}: field 'usage' is not an object; its tasks count as missing")
-    usage: dict[str, Any] = (
-        dict(list(raw_usage.items())[:MAX_USAGE_ENTRIES]) if isinstance(raw_usage, dict) else {}
-    )
+    usage: dict[str, Any] = {}
     if isinstance(raw_usage, dict):
+        usage = dict(list(raw_usage.items())[:MAX_USAGE_ENTRIES])
         stats["runs_with_usage_block"] += 1
+    elif raw_usage is not None:
+        mine.append(f"{run_json}: field 'usage' is not an object; its tasks count as missing")
     harbor: dict[str, Any] = data["harbor"] if isinstance(data.get("harbor"), dict) else {}
     trials: dict[str, Any] = harbor["trials"] if isinstance(harbor.get("trials"), dict) else {}
     ids = _task_ids(usage, f"{run_json}: usage", mine)

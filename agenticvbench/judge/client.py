@@ -31,10 +31,9 @@ from agenticvbench.judge import prompts
 from agenticvbench.judge.breaker import CircuitBreaker, breaker_for, marker_dir_for
 from agenticvbench.judge.cache import JudgeCache, cache_key
 from agenticvbench.judge.calls import JudgeCall, JudgeRequest, JudgeStats, Tally, vote
-from agenticvbench.judge.endpoint import Endpoint
+from agenticvbench.judge.endpoint import CallFailed, Endpoint, short
 from agenticvbench.judge.media import AudioFacts, JudgedVideo
 from agenticvbench.judge.modes import JUDGES, EndpointJudge, HumanJudge, HumanLookup, JudgeMode
-from agenticvbench.judge.retry import CallFailed, short
 from agenticvbench.judge.settings import JudgeSettings
 
 __all__ = ["JudgeCall", "JudgeRequest", "JudgeStats", "VideoJudge"]

@@ -17,8 +17,8 @@ from agenticvbench.errors import MediaError
 from agenticvbench.fsutil import file_sha256
 from agenticvbench.judge import prompts
 from agenticvbench.judge.cache import media_digest
+from agenticvbench.judge.endpoint import CallFailed, short
 from agenticvbench.judge.frames import SampledVideo, audio_wav_bytes, sample_video
-from agenticvbench.judge.retry import CallFailed, short
 from agenticvbench.judge.settings import JudgeSettings
 from agenticvbench.memo import Memo
 
