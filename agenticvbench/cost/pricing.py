@@ -155,8 +155,8 @@ def parse_prices(data: Any, origin: str) -> PriceTable:
             raise ConfigError(
                 f"{where}.{one_line(str(unknown[0])[:60])}' is not a price field (expected {', '.join(_ENTRY_KEYS)})"
             )
-        r = [_rate(entry.get(k), f"{where}.{k}'") for k in PRICE_KEYS]
-        models[key] = Price(*r, source=_text(entry, "source", where + "'")[:MAX_NAME])
+        rates = {k: _rate(entry.get(k), f"{where}.{k}'") for k in PRICE_KEYS}
+        models[key] = Price(**rates, source=_text(entry, "source", where + "'")[:MAX_NAME])
         names = entry.get("aliases", [])
         if not isinstance(names, list) or len(names) > 1000:
             raise ConfigError(f"{where}.aliases' must be a list of model names, got {_shown(names)}")

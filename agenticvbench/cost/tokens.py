@@ -89,7 +89,7 @@ def read_log_tail(job: JobDir, parts: tuple[str, ...]) -> str | None:
 def summed(parts: Iterable[Tokens], cost_usd: float | None) -> Tokens:
     """The bucket-wise sums of several `Tokens` (a bucket no part reports stays None), with `cost_usd`."""
     parts = list(parts)
-    return Tokens(*(known_sum(getattr(t, b) for t in parts) for b in BUCKETS), cost_usd=cost_usd)
+    return Tokens(**{b: known_sum(getattr(t, b) for t in parts) for b in BUCKETS}, cost_usd=cost_usd)
 
 
 def known_sum(values: Iterable[N | None]) -> N | None:
@@ -105,5 +105,5 @@ def tokens_from_dict(data: Any, where: str = "tokens", notes: list[str] | None =
     if data is not None and not isinstance(data, dict):
         notes.append(f"{where}: not an object ({one_line(str(data)[:40])!r}); ignored")
     d = data if isinstance(data, dict) else {}
-    counts = [token_count(d.get(b), f"{where}.{b}", notes) for b in BUCKETS]
-    return Tokens(*counts, cost_usd=usd_amount(d.get("cost_usd"), f"{where}.cost_usd", notes))
+    counts = {b: token_count(d.get(b), f"{where}.{b}", notes) for b in BUCKETS}
+    return Tokens(**counts, cost_usd=usd_amount(d.get("cost_usd"), f"{where}.cost_usd", notes))

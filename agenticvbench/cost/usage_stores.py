@@ -169,7 +169,7 @@ def openclaw_line(obj: Any, where: str, notes: list[str]) -> tuple[Any, Tokens] 
     """(model, tokens) of one session line, or None when it is not an assistant message with usage."""
     msg = obj.get("message") if isinstance(obj, dict) and obj.get("type") == "message" else None
     u = msg.get("usage") if isinstance(msg, dict) and msg.get("role") == "assistant" else None
-    if not isinstance(u, dict):
+    if not isinstance(msg, dict) or not isinstance(u, dict):
         return None
     tokens = Tokens(
         token_count(u.get("input"), f"{where}: usage.input", notes),

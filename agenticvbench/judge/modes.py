@@ -108,7 +108,7 @@ class EndpointJudge(JudgeMode):
         usage = getattr(resp, "usage", None)
         p_tok, c_tok = _tokens(usage, "prompt_tokens"), _tokens(usage, "completion_tokens")
         cost = s.cost_usd(p_tok, c_tok, model)
-        price = {"unpriced_calls": 1} if cost is None else {"cost_usd": cost}
+        price: dict[str, float] = {"unpriced_calls": 1} if cost is None else {"cost_usd": cost}
         self.tally.add(prompt_tokens=p_tok, completion_tokens=c_tok, **price)
         try:
             content = resp.choices[0].message.content
