@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from agenticvbench.cost.pricing import PriceTable, TrialCost, cost_row
-from agenticvbench.cost.render import render
+from agenticvbench.cost.table import render
 
 #: The paper's two slices: (name, families).
 SLICES = (
@@ -125,7 +125,7 @@ class PaperTable:
         )
 
     def render(self, fmt_name: str) -> str:
-        """md, csv, json or latex (`cost.render`)."""
+        """md, csv, json or latex (`cost.table.render`)."""
         rows = [
             [
                 r.label,
