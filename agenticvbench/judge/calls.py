@@ -91,11 +91,10 @@ class Tally:
             if text not in self.stats.notes:
                 self.stats.notes.append(text)
 
-    def drop_json_mode(self) -> bool:
-        """Turn `response_format=json_object` off for the rest of the task; False when it already was off."""
+    def drop_json_mode(self) -> None:
+        """Turn `response_format=json_object` off for the rest of the task."""
         with self._lock:
-            was, self.stats.json_mode = self.stats.json_mode, False
-            return was
+            self.stats.json_mode = False
 
 
 def vote(request: JudgeRequest, pairs: list[tuple[str, int]], calls: list[JudgeCall]) -> JudgeCall:
