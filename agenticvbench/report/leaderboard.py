@@ -51,6 +51,9 @@ from agenticvbench.verifiers import headline_rule
 FORMATS = ("md", "csv", "latex", "html", "json")
 
 
+_STATUS_COLUMNS = ("error", "invalid", "malformed", "missing", "no_result", "excluded")
+_JUDGE_COLUMNS = ("judge_calls", "judge_prompt_tokens", "judge_completion_tokens", "judge_cost_usd")
+
 #: Integer columns of `Leaderboard.frame()` (the floor row leaves them empty).
 COUNT_COLUMNS = (
     "rank",
@@ -127,22 +130,9 @@ class Leaderboard:
                 row[f] = fh.mean if fh else None
                 row[f"{f}_lo"] = fh.ci_low if fh else None
                 row[f"{f}_hi"] = fh.ci_high if fh else None
-            row.update(
-                {
-                    "macro": g.macro,
-                    "macro_lo": g.macro_ci[0],
-                    "macro_hi": g.macro_ci[1],
-                    "micro": g.micro,
-                    "micro_lo": g.micro_ci[0],
-                    "micro_hi": g.micro_ci[1],
-                }
-            )
-            row.update(
-                {
-                    k: g.status_counts.get(k, 0)
-                    for k in ("error", "invalid", "malformed", "missing", "no_result", "excluded")
-                }
-            )
+            for name, value, (lo, hi) in (("macro", g.macro, g.macro_ci), ("micro", g.micro, g.micro_ci)):
+                row.update({name: value, f"{name}_lo": lo, f"{name}_hi": hi})
+            row.update({k: g.status_counts.get(k, 0) for k in _STATUS_COLUMNS})
             row.update({"infra_failures": len(g.infra), "infra_rerun": "; ".join(g.infra)})
             row.update({"with_result": g.coverage.get("with_result"), "counted": g.coverage.get("counted")})
             row.update({"signed": g.signatures.get("valid", 0), "results": g.signatures.get("results", 0)})
@@ -150,42 +140,27 @@ class Leaderboard:
             row["micro_marks"] = row["macro_marks"]  # the displayed row marks apply to macro and micro alike
             row["mark_notes"] = "; ".join(g.mark_notes)
             row.update({name: col.get((g.harness, g.model), "") for name, col in self.extra_columns.items()})
-            usage = judge_total(g)
-            row.update(
-                {
-                    "judge_calls": usage["calls"],
-                    "judge_prompt_tokens": usage["prompt_tokens"],
-                    "judge_completion_tokens": usage["completion_tokens"],
-                    "judge_cost_usd": usage["cost_usd"],
-                }
-            )
+            row.update({f"judge_{k}": v for k, v in judge_total(g).items()})
             rows.append(row)
         if self.floor is not None:
             rows.append(floor_frame_row(self.floor, self.families))
-        cols = ["rank", "harness", "model", "runs", "with_result", "counted"]
-        cols += [c for f in self.families for c in (f, f"{f}_lo", f"{f}_hi", f"{f}_marks")]
-        cols += [
-            "macro",
-            "macro_lo",
-            "macro_hi",
-            "macro_marks",
-            "micro",
-            "micro_lo",
-            "micro_hi",
-            "micro_marks",
-            "error",
-            "invalid",
-            "malformed",
-            "missing",
-            "no_result",
-            "excluded",
+        cols = [
+            "rank",
+            "harness",
+            "model",
+            "runs",
+            "with_result",
+            "counted",
+            *(
+                f"{f}{part}"
+                for f in [*self.families, "macro", "micro"]
+                for part in ("", "_lo", "_hi", "_marks")
+            ),
+            *_STATUS_COLUMNS,
             "infra_failures",
             "infra_rerun",
             "mark_notes",
-            "judge_calls",
-            "judge_prompt_tokens",
-            "judge_completion_tokens",
-            "judge_cost_usd",
+            *_JUDGE_COLUMNS,
             "signed",
             "results",
             *self.extra_columns,
@@ -212,17 +187,13 @@ class Leaderboard:
             "invalid",
             "infra",
             "signed",
+            *self.extra_columns,
         ]
         rows = []
         for rank, g in enumerate(self.groups, 1):
             cells = [
-                joined(
-                    fmt(g.families[f].mean),
-                    fmt_ci(g.families[f].ci_low, g.families[f].ci_high),
-                    symbols(g.marks.get(f, []))
-                    + (RANGE_MARK if _out_of_range(g.families[f].ci_low, g.families[f].ci_high) else ""),
-                )
-                if f in g.families
+                _score_cell(fh.mean, (fh.ci_low, fh.ci_high), symbols(g.marks.get(f, [])))
+                if (fh := g.families.get(f))
                 else "-"
                 for f in self.families
             ]
@@ -235,8 +206,8 @@ class Leaderboard:
                     str(len(g.runs)),
                     coverage_text(g),
                     *cells,
-                    joined(fmt(g.macro), fmt_ci(*g.macro_ci), row_mark + _range_mark(g.macro_ci)),
-                    joined(fmt(g.micro), fmt_ci(*g.micro_ci), row_mark + _range_mark(g.micro_ci)),
+                    _score_cell(g.macro, g.macro_ci, row_mark),
+                    _score_cell(g.micro, g.micro_ci, row_mark),
                     judge_text(judge_total(g)) or "0",
                     str(g.n_errors or 0),
                     str(g.n_invalid or 0),
@@ -245,7 +216,6 @@ class Leaderboard:
                     *(col.get((g.harness, g.model), "") for col in self.extra_columns.values()),
                 ]
             )
-        headers = [*headers, *self.extra_columns]
         if self.floor is not None:
             rows.append(floor_display_row(self.floor, headers, self.families))
         return headers, rows
@@ -363,8 +333,9 @@ def _out_of_range(lo: float | None, hi: float | None) -> bool:
     return lo is not None and hi is not None and (lo < -RANGE_TOLERANCE or hi > 1 + RANGE_TOLERANCE)
 
 
-def _range_mark(ci: tuple[float | None, float | None]) -> str:
-    return RANGE_MARK if _out_of_range(*ci) else ""
+def _score_cell(mean: float, ci: tuple[float | None, float | None], marks: str) -> str:
+    """A displayed score: mean, interval, then the cell's marks and the range mark when the interval runs past."""
+    return joined(fmt(mean), fmt_ci(*ci), marks + (RANGE_MARK if _out_of_range(*ci) else ""))
 
 
 def _html_cell(cell: str, align: str) -> str:
