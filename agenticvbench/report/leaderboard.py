@@ -27,6 +27,8 @@ from agenticvbench.analysis.aggregate import (
 from agenticvbench.analysis.comparability import (
     annotate,
     coverage_text,
+    infra_lines,
+    infra_text,
     judge_text,
     judge_total,
     legend,
@@ -37,7 +39,6 @@ from agenticvbench.analysis.settings import Aggregation
 from agenticvbench.analysis.task_universe import TaskUniverse, split_by_universe, task_universe
 from agenticvbench.baselines.floor import floor_display_row, floor_frame_row
 from agenticvbench.baselines.table import Floor
-from agenticvbench.report.infra import infra_lines, infra_text
 from agenticvbench.report.loading import load_available
 from agenticvbench.results.model import Result
 from agenticvbench.results.signatures import key_label, signed_text
@@ -50,27 +51,17 @@ from agenticvbench.verifiers import headline_rule
 
 FORMATS = ("md", "csv", "latex", "html", "json")
 
-
-_STATUS_COLUMNS = ("error", "invalid", "malformed", "missing", "no_result", "excluded")
 _JUDGE_COLUMNS = ("judge_calls", "judge_prompt_tokens", "judge_completion_tokens", "judge_cost_usd")
+#: The columns of `Leaderboard.display_rows()` before and after the families.
+_DISPLAY_LEAD = ("#", "harness", "model", "runs", "coverage")
+_DISPLAY_TAIL = ("macro", "micro", "judge", "errors", "invalid", "infra", "signed")
+#: The columns of `Leaderboard.frame()` around the scores (mean, lo, hi, marks per family, macro and micro).
+_FRAME_LEAD = ("rank", "harness", "model", "runs", "with_result", "counted")
+_FRAME_TAIL = ("infra_failures", "infra_rerun", "mark_notes", *_JUDGE_COLUMNS, "signed", "results")
+_STATUS_COLUMNS = ("error", "invalid", "malformed", "missing", "no_result", "excluded")
 
 #: Integer columns of `Leaderboard.frame()` (the floor row leaves them empty).
-COUNT_COLUMNS = (
-    "rank",
-    "runs",
-    "error",
-    "invalid",
-    "malformed",
-    "missing",
-    "no_result",
-    "judge_calls",
-    "judge_prompt_tokens",
-    "judge_completion_tokens",
-    "signed",
-    "results",
-    "excluded",
-    "infra_failures",
-)
+COUNT_COLUMNS = ("rank", "runs", *_STATUS_COLUMNS, *_JUDGE_COLUMNS[:3], "signed", "results", "infra_failures")
 
 
 @dataclass(kw_only=True)
@@ -144,27 +135,10 @@ class Leaderboard:
             rows.append(row)
         if self.floor is not None:
             rows.append(floor_frame_row(self.floor, self.families))
-        cols = [
-            "rank",
-            "harness",
-            "model",
-            "runs",
-            "with_result",
-            "counted",
-            *(
-                f"{f}{part}"
-                for f in [*self.families, "macro", "micro"]
-                for part in ("", "_lo", "_hi", "_marks")
-            ),
-            *_STATUS_COLUMNS,
-            "infra_failures",
-            "infra_rerun",
-            "mark_notes",
-            *_JUDGE_COLUMNS,
-            "signed",
-            "results",
-            *self.extra_columns,
-        ]
+        scores = (
+            f"{f}{part}" for f in [*self.families, "macro", "micro"] for part in ("", "_lo", "_hi", "_marks")
+        )
+        cols = [*_FRAME_LEAD, *scores, *_STATUS_COLUMNS, *_FRAME_TAIL, *self.extra_columns]
         df = pd.DataFrame(rows, columns=cols)
         counts = [c for c in (*COUNT_COLUMNS, "with_result", "counted") if c in df.columns]
         df[counts] = df[counts].astype("Int64")  # counts stay integers beside the floor row's empty cells
@@ -173,22 +147,7 @@ class Leaderboard:
     def display_rows(self) -> tuple[list[str], list[list[str]]]:
         """The one row model every rendering of the board shows: headers and text cells, ranked rows first
         (means to 4 decimals, intervals to 2, marks after them), then the floor row when there is one."""
-        headers = [
-            "#",
-            "harness",
-            "model",
-            "runs",
-            "coverage",
-            *self.families,
-            "macro",
-            "micro",
-            "judge",
-            "errors",
-            "invalid",
-            "infra",
-            "signed",
-            *self.extra_columns,
-        ]
+        headers = [*_DISPLAY_LEAD, *self.families, *_DISPLAY_TAIL, *self.extra_columns]
         rows = []
         for rank, g in enumerate(self.groups, 1):
             cells = [
@@ -223,12 +182,14 @@ class Leaderboard:
     def _footer(self) -> list[str]:
         out = [f"Not comparable: {g.harness}/{g.model}: {n}" for g in self.groups for n in g.mark_notes]
         out += [f"Not shown (no results): {s}" for s in self.skipped]
-        out += infra_lines(self.groups)
-        if self.floor is not None:
-            out.append(f"{self.floor.line()} ({self.floor_note})" if self.floor_note else self.floor.line())
-        elif self.floor_note:
-            out.append(f"Floor: {self.floor_note}")
+        out += infra_lines(self.groups) + self.floor_lines()
         return out + [f"Warning: {n}" for n in self.notes]
+
+    def floor_lines(self, end: str = "") -> list[str]:
+        """The floor row's line with where it came from, or why there is none (`end` closes the latter)."""
+        if self.floor is not None:
+            return [self.floor.line() + (f" ({self.floor_note})" if self.floor_note else "")]
+        return [f"Floor: {self.floor_note}{end}"] if self.floor_note else []
 
     def markdown_table(self) -> str:
         """The board's rows as a Markdown table (no caption): what the report and `-q` print."""

@@ -65,9 +65,7 @@ class Report:
     package_version: str = __version__
     notes: list[str] = field(default_factory=list)  # duplicate run identities, runs without results
     warning_sites: dict[str, list[str]] = field(default_factory=dict)  # warning -> ["<run> task <id>", ...]
-    judge_agreement: dict[str, Any] | None = (
-        None  # model judge vs human graders on recap (judge_agreement.py)
-    )
+    judge_agreement: dict[str, Any] | None = None  # model judge vs human graders on recap
     signatures: dict[str, Any] = field(default_factory=dict)  # {key, per_run: {label: counts}, total: counts}
 
     @property

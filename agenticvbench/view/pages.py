@@ -86,12 +86,11 @@ def _base(site: Site, title: str) -> dict[str, Any]:
 def overview(model: ViewModel, site: Site, comparison: Any = None) -> str:
     """The leaderboard, the signature counts and the task x run grid (and the paired comparison, if any)."""
     rep = model.report
-    grid = []
-    for fam in model.families:
-        for tid in model.task_ids(fam):
-            grid.append(
-                {"family": fam, "task_id": tid, "cells": [model.cell(r.index, tid) for r in model.runs]}
-            )
+    grid = [
+        {"family": fam, "task_id": tid, "cells": [model.cell(r.index, tid) for r in model.runs]}
+        for fam in model.families
+        for tid in model.task_ids(fam)
+    ]
     compare_html = None
     if comparison is not None:
         headers, rows = comparison.table()
@@ -172,11 +171,8 @@ def task_context(model: ViewModel, site: Site, thumbs: Thumbnailer, run: int, ta
     inputs = [
         {"name": n, "url": None if site.public else site.file_url(model, i)} for n, i in model.inputs(task_id)
     ]
-    refs = (
-        []
-        if site.public
-        else [{"name": n, "url": site.file_url(model, i)} for n, i in model.references(task_id)]
-    )
+    shown = [] if site.public else model.references(task_id)
+    refs = [{"name": n, "url": site.file_url(model, i)} for n, i in shown]
     r = cell.result
     ev = None
     if r is not None:
@@ -223,13 +219,12 @@ def _provenance_rows(prov: dict[str, Any], policy: Disclosure, outputs: set[str]
     (the verifier-only source among them) are dropped and only the outputs' hashes stay."""
     if not policy.verifier_derived and isinstance(prov.get("input_hashes"), dict):
         prov = {**prov, "input_hashes": {k: v for k, v in prov["input_hashes"].items() if k in outputs}}
-    rows = []
-    for k, v in sorted(prov.items()):
-        if isinstance(v, dict):
-            rows.append((k, ", ".join(f"{a}={b}" for a, b in sorted(v.items(), key=lambda kv: str(kv[0])))))
-        else:
-            rows.append((k, str(v)))
-    return rows
+    return [
+        (k, ", ".join(f"{a}={b}" for a, b in sorted(v.items(), key=lambda kv: str(kv[0]))))
+        if isinstance(v, dict)
+        else (k, str(v))
+        for k, v in sorted(prov.items())
+    ]
 
 
 def task_page(model: ViewModel, site: Site, thumbs: Thumbnailer, run: int, task_id: int) -> str:
