@@ -337,18 +337,8 @@ def build_leaderboard(
         aggregation = Aggregation.resolve(
             kept, tasks=tasks, cluster=cluster, resamples=resamples, seed=seed, level=level
         )
-    groups = (
-        headlines(
-            kept,
-            universe,
-            resamples=aggregation.resamples,
-            seed=aggregation.seed,
-            level=aggregation.level,
-            clusters=aggregation.clusters,
-        )
-        if kept
-        else []
-    )
+    a = aggregation
+    groups = headlines(kept, universe, resamples=a.resamples, seed=a.seed, level=a.level, clusters=a.clusters)
     annotate(groups, kept)
     notes = duplicate_identities((r.harness, r.model, r.rep, r.path) for g in groups for r in g.runs)
     return Leaderboard(

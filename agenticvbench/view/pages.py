@@ -83,6 +83,10 @@ def _base(site: Site, title: str) -> dict[str, Any]:
     return {"title": title, "csp": CSP, "public": site.public, "media": site.media}
 
 
+def _render(template: str, site: Site, title: str, **values: Any) -> str:
+    return environment().get_template(template).render(**_base(site, title), **values)
+
+
 def overview(model: ViewModel, site: Site, comparison: Any = None) -> str:
     """The leaderboard, the signature counts and the task x run grid (and the paired comparison, if any)."""
     rep = model.report
@@ -95,22 +99,20 @@ def overview(model: ViewModel, site: Site, comparison: Any = None) -> str:
     if comparison is not None:
         headers, rows = comparison.table()
         compare_html = html_table(headers, rows, "lrrrrrrrrrrl")
-    return (
-        environment()
-        .get_template("overview.html")
-        .render(
-            **_base(site, "runs"),
-            leaderboard=rep.board.html_table(),
-            caption=rep.board.caption,
-            signatures=rep.signatures.get("per_run", {}),
-            runs=model.runs,
-            grid=grid,
-            notes=model.notes + rep.notes,
-            universe=rep.universe.label,
-            compare_html=compare_html,
-            compare_caption=comparison.caption if comparison is not None else "",
-            compare_pages=comparison is not None and len(model.runs) == 2,
-        )
+    return _render(
+        "overview.html",
+        site,
+        "runs",
+        leaderboard=rep.board.html_table(),
+        caption=rep.board.caption,
+        signatures=rep.signatures.get("per_run", {}),
+        runs=model.runs,
+        grid=grid,
+        notes=model.notes + rep.notes,
+        universe=rep.universe.label,
+        compare_html=compare_html,
+        compare_caption=comparison.caption if comparison is not None else "",
+        compare_pages=comparison is not None and len(model.runs) == 2,
     )
 
 
@@ -230,11 +232,7 @@ def _provenance_rows(prov: dict[str, Any], policy: Disclosure, outputs: set[str]
 def task_page(model: ViewModel, site: Site, thumbs: Thumbnailer, run: int, task_id: int) -> str:
     """One (run, task) page."""
     ctx = task_context(model, site, thumbs, run, task_id)
-    return (
-        environment()
-        .get_template("task.html")
-        .render(**_base(site, ctx["title"]), c=ctx, thumb_url=site.thumb_url)
-    )
+    return _render("task.html", site, ctx["title"], c=ctx, thumb_url=site.thumb_url)
 
 
 def compare_page(model: ViewModel, site: Site, thumbs: Thumbnailer, task_id: int) -> str:
@@ -242,14 +240,7 @@ def compare_page(model: ViewModel, site: Site, thumbs: Thumbnailer, task_id: int
     sides = [task_context(model, site, thumbs, r.index, task_id) for r in model.runs[:2]]
     scores = [c["cell"].score for c in sides]
     diff = None if len(sides) < 2 or None in scores else (scores[0] - scores[1])  # type: ignore[operator]
-    return (
-        environment()
-        .get_template("compare.html")
-        .render(
-            **_base(site, f"task {task_id}: A vs B"),
-            task_id=task_id,
-            sides=sides,
-            diff=diff,
-            thumb_url=site.thumb_url,
-        )
+    title = f"task {task_id}: A vs B"
+    return _render(
+        "compare.html", site, title, task_id=task_id, sides=sides, diff=diff, thumb_url=site.thumb_url
     )
