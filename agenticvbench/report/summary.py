@@ -104,10 +104,9 @@ class Report:
 
     def result(self, run: RunRef, task_id: int) -> Result | None:
         """The result of one run x task, if any."""
-        for r in self.results:
-            if int(r.task_id) == task_id and run_ref(r).path == run.path:
-                return r
-        return None
+        return next(
+            (r for r in self.results if int(r.task_id) == task_id and run_ref(r).path == run.path), None
+        )
 
     def task_rows(self) -> list[dict[str, Any]]:
         """One row per (family, task, run): status, headline, final, adjusted, reason, warning count."""
