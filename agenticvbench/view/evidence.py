@@ -326,12 +326,7 @@ FAMILY_VIEWS: dict[str, FamilyView] = {
 }
 
 
-def family_view(family: str) -> FamilyView | None:
-    """The viewer's entry for `family`; None for a family it has nothing special for."""
-    return FAMILY_VIEWS.get(family)
-
-
 def task_page_evidence(family: str, given: EvidenceInput) -> Evidence | None:
     """The evidence a task page of `family` draws; None for a family without a builder."""
-    view = family_view(family)
+    view = FAMILY_VIEWS.get(family)
     return view.build(given) if view is not None else None

@@ -130,7 +130,7 @@ def _public_explanation(exp: Any, family: str, policy: Disclosure) -> dict[str, 
     """What a bundle keeps of `avb explain`: how the headline was computed; the lost points when the policy shows
     what they quote (recap's lines are the rubric items' reasons, `evidence.FamilyView.public_lost`; the other
     families' name the answers); warnings by their code only (their text can name a gold window)."""
-    view = evidence.family_view(family)
+    view = evidence.FAMILY_VIEWS.get(family)
     rubric_lines = view is not None and view.public_lost
     return {
         "computation": exp.computation,
@@ -152,7 +152,7 @@ def task_context(model: ViewModel, site: Site, thumbs: Thumbnailer, run: int, ta
     players: list[dict[str, Any]] = []
     texts: list[dict[str, Any]] = []
     links: list[dict[str, Any]] = []
-    view = evidence.family_view(cell.family)
+    view = evidence.FAMILY_VIEWS.get(cell.family)
     why_withheld = view.withheld if view is not None else ""
     withheld = not site.policy.repair_outputs and bool(why_withheld)
     hide_answer = not site.policy.solved_outputs and cell.result is not None and evidence.solved(cell.result)
