@@ -30,13 +30,12 @@ decoded for the pictures. Either signature alone decides when the other stream i
 
 from __future__ import annotations
 
-import os
-from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 
 from agenticvbench.errors import MediaError
+from agenticvbench.fsutil import per_file
 
 MIN_COVERAGE = 0.8  # the output lasts at least this share of the film before anything is decoded
 MIN_MATCHING = 0.8  # share of the film's seconds inside the output that match
@@ -123,19 +122,12 @@ def loudness(path: Path, seconds: int, per_second: int = 1) -> np.ndarray:
     return np.sqrt(np.maximum(cs[starts + AUDIO_RATE] - cs[starts], 0.0) / AUDIO_RATE)
 
 
-@lru_cache(maxsize=16)
-def _film_signature(real: str, size: int, mtime_ns: int) -> tuple[np.ndarray, np.ndarray, float]:
-    path = Path(real)
-    seconds = min(MAX_SECONDS, int(_duration(path)) + 1)
-    return thumbnails(path, seconds, 1, FILM_SCALE), loudness(path, seconds), _duration(path)
-
-
+@per_file(maxsize=16)
 def film_signature(path: Path) -> tuple[np.ndarray, np.ndarray, float]:
     """(thumbnails at `FILM_SCALE` times the size, loudness, duration) of a dataset film (trusted), computed
     once per process per file."""
-    real = os.path.realpath(path)
-    st = os.stat(real)
-    return _film_signature(real, st.st_size, st.st_mtime_ns)
+    seconds = min(MAX_SECONDS, int(_duration(path)) + 1)
+    return thumbnails(path, seconds, 1, FILM_SCALE), loudness(path, seconds), _duration(path)
 
 
 def picture_signature(thumbs: np.ndarray) -> _PicSig:
