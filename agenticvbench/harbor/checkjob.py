@@ -21,7 +21,6 @@ past the 6th decimal, or past a float's precision, is still another budget.
 from __future__ import annotations
 
 import json
-import os
 from collections import defaultdict
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
@@ -33,7 +32,7 @@ from agenticvbench.fsutil import parse_json_bounded
 from agenticvbench.harbor.files import MULTIPLIERS, clean_document, lock_trial
 from agenticvbench.harbor.manifest import dataset_digest
 from agenticvbench.harbor.trials import read_trials, task_id_of
-from agenticvbench.runs.jobdir import MAX_JSON_BYTES, JobDir
+from agenticvbench.runs.jobdir import JobDir
 from agenticvbench.sanitize import one_line
 
 RESOURCE_OVERRIDES = ("override_cpus", "override_memory_mb", "override_storage_mb", "override_gpus")
@@ -99,24 +98,12 @@ def read_lock(job: JobDir, notes: list[str]) -> Any:
     """`lock.json` read once (bounded, no symlink) and parsed with every number kept as written (`Written`);
     strings cut and containers bounded as every job file (`files.clean_document`, notes in `notes`);
     `SubmissionError` naming the file when it cannot be read or parsed."""
-    where = job.path / "lock.json"
+    raw = job.read_bytes("lock.json")
     try:
-        fd, size = job.open_file("lock.json")
-    except OSError as exc:
-        raise SubmissionError(f"{where}: cannot read ({exc.strerror or exc})") from None
-    try:
-        if size > MAX_JSON_BYTES:
-            raise SubmissionError(f"{where}: {size} bytes, over the {MAX_JSON_BYTES} byte limit")
-        with os.fdopen(os.dup(fd), "rb") as fh:
-            raw = fh.read(MAX_JSON_BYTES + 1)
-    finally:
-        os.close(fd)
-    try:
-        parse_json_bounded(raw[: MAX_JSON_BYTES + 1], str(where))  # UTF-8, valid, not too deep
+        parse_json_bounded(raw, str(job.path / "lock.json"))  # UTF-8, valid, not too deep
     except ValueError as exc:
         raise SubmissionError(str(exc)) from None
-    text = raw.decode("utf-8")
-    data = json.loads(text, parse_float=Written, parse_int=Written, parse_constant=Written)
+    data = json.loads(raw.decode("utf-8"), parse_float=Written, parse_int=Written, parse_constant=Written)
     return clean_document(data, "lock.json", notes)
 
 
