@@ -287,27 +287,6 @@ def aligned_shares(
     return best
 
 
-def aligned_share(
-    out_thumbs: np.ndarray,
-    out_rms: np.ndarray,
-    film_thumbs: np.ndarray,
-    film_rms: np.ndarray,
-    per_second: int,
-) -> float:
-    """The share of the film's seconds matched at the best alignment at the film's own speed (shifts only)."""
-    return aligned_shares(out_thumbs, out_rms, film_thumbs, film_rms, per_second)[0]
-
-
-def matching_share(
-    out_thumbs: np.ndarray, out_rms: np.ndarray, film_thumbs: np.ndarray, film_rms: np.ndarray
-) -> float:
-    """Share of the film's seconds that the output matches at the same second (see the module docstring)."""
-    n = max(len(film_thumbs), len(film_rms))
-    out_pic = picture_signature(out_thumbs) if len(out_thumbs) else None
-    film_pic = picture_signature(film_thumbs) if len(film_thumbs) else None
-    return shares_at(out_pic, out_rms, film_pic, film_rms, np.arange(n))[0]
-
-
 def _is_copy(shares: tuple[float, float]) -> bool:
     return shares[0] >= MIN_FILM_SHARE and shares[1] >= MIN_MATCHING
 

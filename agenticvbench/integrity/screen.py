@@ -336,7 +336,7 @@ def _check(screening: Screening, code: str, path: Path, test: Callable[[], bool]
 def _check_degenerate(screening: Screening, path: Path, content: MediaContent, task: Task) -> None:
     """Flag `degenerate_video` when `path` shows too few frames for its audio or the source (`frames`)."""
     try:
-        why = video_too_sparse(content, _source_duration(task))
+        why = sparse_frames(content, _source_duration(task))
     except (AVBError, OSError, ValueError) as exc:
         screening.warnings.append(f"integrity: could not check degenerate_video on {path.name} ({exc})")
         return
@@ -350,11 +350,6 @@ def _source_duration(task: Task) -> float | None:
 
     refs = own_media_references(task)
     return probe(refs[0]).duration if refs else None
-
-
-def video_too_sparse(content: MediaContent, source_s: float | None) -> str:
-    """Why the video is degenerate (`frames.sparse_frames`), "" when it is not."""
-    return sparse_frames(content, source_s)
 
 
 def recap_nearly_the_input_film(path: Path, inputs: list[Path]) -> bool:
