@@ -40,13 +40,8 @@ _RESULT_NAME_RE = re.compile(r"[0-9]+\.json", re.ASCII)
 #: `excluded`: the run declares the task left out of the means (an infrastructure failure imported with
 #: `avb harbor import --infra-policy exclude`); aggregation skips the cell instead of counting it 0.
 Status = Literal["scored", "missing", "malformed", "error", "excluded", "invalid"]
-STATUSES: tuple[str, ...] = (
-    "scored",
-    "missing",
-    "malformed",
-    "error",
-    "excluded",
-)  # what a result file can hold
+#: What a result file can hold.
+STATUSES: tuple[str, ...] = ("scored", "missing", "malformed", "error", "excluded")
 _IDENTITY_TEXT = frozenset({"harness", "model", "rep"})  # run fields declared by the run (the path is ours)
 
 
@@ -68,18 +63,15 @@ class Result:
     official: dict[str, Any] = field(default_factory=dict)
     timings: dict[str, float] = field(default_factory=dict)
     provenance: dict[str, Any] = field(default_factory=dict)
-    run: dict[str, Any] = field(
-        default_factory=dict
-    )  # `RunIdentity.to_dict()`; read it back with `.identity`
+    #: `RunIdentity.to_dict()`; read it back with `.identity`
+    run: dict[str, Any] = field(default_factory=dict)
     fingerprint: str = ""
     schema_version: int = RESULT_SCHEMA_VERSION
-    integrity: list[str] = field(
-        default_factory=list
-    )  # codes of known official scoring holes this input hits
+    #: Codes of known official scoring holes this input hits.
+    integrity: list[str] = field(default_factory=list)
     result_sha256: str = ""  # SHA-256 of the file's canonical JSON without this field (set when written)
-    signature: dict[str, str] = field(
-        default_factory=dict
-    )  # {alg, key_id, mac}; absent on disk when unsigned
+    #: {alg, key_id, mac}; absent on disk when unsigned.
+    signature: dict[str, str] = field(default_factory=dict)
     resumed: bool = False  # True when this run reused the file instead of rescoring (never True on disk)
     signature_status: str = ""  # set by readers (`SIGNATURE_STATUSES`); never on disk
 
@@ -140,11 +132,8 @@ def json_safe(obj: Any) -> tuple[Any, int]:
     if isinstance(obj, float):
         return (obj, 0) if math.isfinite(obj) else (None, 1)
     if isinstance(obj, dict):
-        out, n = {}, 0
-        for k, v in obj.items():
-            out[k], m = json_safe(v)
-            n += m
-        return out, n
+        pairs = {k: json_safe(v) for k, v in obj.items()}
+        return {k: v for k, (v, _) in pairs.items()}, sum(n for _, n in pairs.values())
     if isinstance(obj, (list, tuple)):
         items = [json_safe(v) for v in obj]
         return [v for v, _ in items], sum(m for _, m in items)
@@ -210,8 +199,7 @@ def write_result(out_dir: Path, result: Result, key: ResultKey | None = None) ->
 def result_schema() -> dict[str, Any]:
     """The shipped JSON Schema of a result file (`agenticvbench/results/result.schema.json`)."""
     text = resources.files("agenticvbench.results").joinpath("result.schema.json").read_text(encoding="utf-8")
-    schema: dict[str, Any] = json.loads(text)
-    return schema
+    return json.loads(text)
 
 
 @lru_cache(maxsize=1)
@@ -269,8 +257,7 @@ def read_result_checked(path: Path, key: ResultKey | None = None) -> tuple[Resul
         return None, f"{st.st_size} bytes, over the {RESULT_MAX_BYTES} byte limit"
     except (OSError, ValueError) as exc:
         return None, str(exc)
-    problem = result_problem(data)
-    if problem:
+    if problem := result_problem(data):
         return None, problem
     try:
         result = Result.from_dict(data)
