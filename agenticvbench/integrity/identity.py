@@ -306,12 +306,10 @@ def novel_shares(
 def _every_stream(content: MediaContent, reference: MediaContent) -> bool:
     """True when each audio and video stream of `reference` has at least `MATCH_SHARE` of its payload bytes
     in a stream of the same kind of `content`."""
-    for ref_stream in _wanted(reference):
-        present = _present(ref_stream, [content])
-        found = int(ref_stream.sizes[present].sum(dtype=np.int64))
-        if found < MATCH_SHARE * ref_stream.payload_bytes:
-            return False
-    return True
+    return all(
+        int(ref.sizes[_present(ref, [content])].sum(dtype=np.int64)) >= MATCH_SHARE * ref.payload_bytes
+        for ref in _wanted(reference)
+    )
 
 
 def holds(

@@ -50,7 +50,7 @@ def _rep(value: Any) -> int | str | None:
         return None
     if (
         isinstance(value, float) and value.is_integer() and abs(value) < 1e15
-    ):  # JSON Schema counts 1.0 as integer
+    ):  # JSON Schema: 1.0 is an integer
         return int(value)
     return value if isinstance(value, (int, str)) else None
 

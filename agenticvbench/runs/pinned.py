@@ -141,11 +141,10 @@ def _open_checked(path: Path, root: Path, cap: int) -> tuple[int, os.stat_result
 def _hash_fd(path: Path, fd: int, cap: int, keep: bool) -> tuple[str, bytes | None]:
     h = hashlib.sha256()
     parts: list[bytes] = []
-    seen, offset = 0, 0
+    offset = 0
     while block := os.pread(fd, _CHUNK, offset):
         offset += len(block)
-        seen += len(block)
-        if seen > cap:
+        if offset > cap:
             raise PinError(f"{path}: more than {cap} bytes, over the limit (it grew while it was read)")
         h.update(block)
         if keep:
