@@ -382,29 +382,36 @@ def load_results(paths: list[str | Path] | str | Path, key: ResultKey | None = N
 
     from agenticvbench.results.signing import load_key
 
-    rows = []
+    # The row of an invalid result file (counted, never dropped: it scores 0 like a missing output); its
+    # keys are the frame's columns.
+    invalid_row: dict[str, Any] = {
+        "run": "",
+        "harness": "unknown",
+        "model": "unknown",
+        "rep": None,
+        "task_id": None,
+        "family": "",
+        "status": INVALID_STATUS,
+        "final_score": 0.0,
+        "adjusted_final_score": None,
+        "headline_score": 0.0,
+        "reason": "",
+        "n_warnings": 0,
+        "seconds": None,
+        "signature": "",
+    }
     scan = scan_results(paths, key if key is not None else load_key(None, create=False)[0])
-    for bad in scan.invalid:  # counted, never dropped: an invalid file scores 0 like a missing output
-        rows.append(
-            {
-                "run": str(
-                    bad.path.parent.parent if bad.path.parent.name == RESULTS_DIRNAME else bad.path.parent
-                ),
-                "harness": "unknown",
-                "model": "unknown",
-                "rep": None,
-                "task_id": bad.task_id,
-                "family": "",
-                "status": INVALID_STATUS,
-                "final_score": 0.0,
-                "adjusted_final_score": None,
-                "headline_score": 0.0,
-                "reason": f"invalid result {bad.path}: {bad.reason}",
-                "n_warnings": 0,
-                "seconds": None,
-                "signature": "",
-            }
-        )
+    rows = [
+        {
+            **invalid_row,
+            "run": str(
+                bad.path.parent.parent if bad.path.parent.name == RESULTS_DIRNAME else bad.path.parent
+            ),
+            "task_id": bad.task_id,
+            "reason": f"invalid result {bad.path}: {bad.reason}",
+        }
+        for bad in scan.invalid
+    ]
     for r in scan.results:
         ident = r.identity
         rows.append(
@@ -425,23 +432,7 @@ def load_results(paths: list[str | Path] | str | Path, key: ResultKey | None = N
                 "signature": r.signature_status,
             }
         )
-    cols = [
-        "run",
-        "harness",
-        "model",
-        "rep",
-        "task_id",
-        "family",
-        "status",
-        "final_score",
-        "adjusted_final_score",
-        "headline_score",
-        "reason",
-        "n_warnings",
-        "seconds",
-        "signature",
-    ]
-    return pd.DataFrame(rows, columns=cols)
+    return pd.DataFrame(rows, columns=list(invalid_row))
 
 
 class _TaskRef(Protocol):

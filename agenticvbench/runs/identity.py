@@ -147,11 +147,6 @@ class RunIdentity:
         return out
 
     @property
-    def sources(self) -> dict[str, str]:
-        """`source` as a dict (field -> where it came from)."""
-        return dict(self.source)
-
-    @property
     def rep_label(self) -> str:
         """The rep as text ('' when there is none)."""
         return "" if self.rep is None else str(self.rep)
