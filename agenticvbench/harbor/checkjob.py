@@ -29,11 +29,10 @@ from typing import Any
 
 from agenticvbench.errors import SubmissionError
 from agenticvbench.fsutil import parse_json_bounded
-from agenticvbench.harbor.files import MULTIPLIERS, clean_document, lock_trial
+from agenticvbench.harbor.files import MULTIPLIERS, clean_document, lock_trial, shown
 from agenticvbench.harbor.manifest import dataset_digest
 from agenticvbench.harbor.trials import read_trials, task_id_of
 from agenticvbench.runs.jobdir import JobDir
-from agenticvbench.sanitize import one_line
 
 RESOURCE_OVERRIDES = ("override_cpus", "override_memory_mb", "override_storage_mb", "override_gpus")
 TIMEOUT_OVERRIDES = (
@@ -77,7 +76,7 @@ class Written:
 
     text: str
 
-    def __repr__(self) -> str:
+    def __repr__(self) -> str:  # `files.shown` shows a number as its file writes it
         return self.text
 
     def is_one(self) -> bool:
@@ -86,12 +85,6 @@ class Written:
             return Decimal(self.text) == 1
         except InvalidOperation:  # NaN, Infinity
             return False
-
-
-def written(value: Any, limit: int = 40) -> str:
-    """A compared value as the file writes it: a number's literal, a string's repr; one line, cut at `limit`."""
-    text = one_line(value.text if isinstance(value, Written) else repr(value))
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def read_lock(job: JobDir, notes: list[str]) -> Any:
@@ -116,20 +109,20 @@ def _budget_problems(t: dict[str, Any]) -> list[str]:
             continue
         if not isinstance(raw, Written):
             problems.append(
-                f"{key} = {written(raw)} is not a number (Harbor writes a number; the budget is unknown)"
+                f"{key} = {shown(raw)} is not a number (Harbor writes a number; the budget is unknown)"
             )
         elif not raw.is_one():
-            problems.append(f"{key} = {written(raw)}, not 1 (the exported timeouts are part of the task)")
+            problems.append(f"{key} = {shown(raw)}, not 1 (the exported timeouts are part of the task)")
     raw_env = t.get("environment")
     env: dict[str, Any] = raw_env if isinstance(raw_env, dict) else {}
     for key in RESOURCE_OVERRIDES:
         if env.get(key) is not None:
-            problems.append(f"environment.{key} = {written(env[key])} (resources are part of the task)")
+            problems.append(f"environment.{key} = {shown(env[key])} (resources are part of the task)")
     for section, key in TIMEOUT_OVERRIDES:
         raw_part = t.get(section)
         part: dict[str, Any] = raw_part if isinstance(raw_part, dict) else {}
         if part.get(key) is not None:
-            problems.append(f"{section}.{key} = {written(part[key])}")
+            problems.append(f"{section}.{key} = {shown(part[key])}")
     return problems
 
 
@@ -199,7 +192,7 @@ def check_jobs(
                     check.problems.append(
                         f"{len(changed)} task(s) differ from the export (digest): "
                         + ", ".join(
-                            f"{n} ({written(digests[n], 90)}, export {expected[n]!r})" for n in changed[:5]
+                            f"{n} ({shown(digests[n], 90)}, export {expected[n]!r})" for n in changed[:5]
                         )
                         + (" ..." if len(changed) > 5 else "")
                     )

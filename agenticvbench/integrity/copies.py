@@ -204,11 +204,6 @@ def speeds(film_s: float, out_s: float) -> list[float]:
     return sorted({1.0, *(round(float(s), 6) for s in keep)})
 
 
-def _warped(n_film: int, speed: float, per_second: int) -> np.ndarray:
-    """Output sample index of film second k at `speed` and no shift."""
-    return np.rint(np.arange(n_film) * speed * per_second).astype(np.int64)
-
-
 def _candidate_lags(
     out: np.ndarray, film: np.ndarray, base: np.ndarray, keep: int = CANDIDATE_LAGS
 ) -> list[int]:
@@ -267,7 +262,7 @@ def aligned_shares(
         series.append((_brightness(out_thumbs), _brightness(base_thumbs)))
     tried: list[tuple[float, tuple[float, float], np.ndarray]] = []
     for speed in speed_list or [1.0]:
-        base = _warped(n_film, speed, per_second)
+        base = np.rint(np.arange(n_film) * speed * per_second).astype(np.int64)  # film second k, no shift
         lags = {0}
         for o, f in series:
             lags.update(_candidate_lags(o, f, base[: len(f)]))
