@@ -75,10 +75,10 @@ class RunIdentity:
     ) -> RunIdentity:
         """The identity of the run at `path`: `overrides` (options) > `declared` (run.json: a `RunMeta` or a
         mapping; wrong types count as absent) > the folder name as the model, harness "unknown", rep None."""
-        meta: Mapping[str, Any] = (
+        meta = (
             declared
             if isinstance(declared, Mapping)
-            else ({k: getattr(declared, k, None) for k in IDENTITY_KEYS} if declared is not None else {})
+            else {k: getattr(declared, k, None) for k in IDENTITY_KEYS}
         )
         overrides = overrides or {}
         values: dict[str, Any] = {}
@@ -121,7 +121,7 @@ class RunIdentity:
             if isinstance(raw, Mapping)
             else ()
         )
-        recorded = data.get("recorded_path") if "recorded_path" in data else None
+        recorded = data.get("recorded_path")
         return cls(
             path=text("path", ""),
             harness=text("harness", UNKNOWN),

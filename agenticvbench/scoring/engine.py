@@ -437,21 +437,17 @@ def verify_run(
                 )
             )
     ex = make_executor(executor, jobs, scheduler, task_timeout) if isinstance(executor, str) else executor
-    results: list[Result] = []
-    bar = None
-    if progress:
-        from tqdm import tqdm
+    from tqdm import tqdm
 
-        bar = tqdm(total=len(work), unit="task", desc="scoring", dynamic_ncols=True)
+    results: list[Result] = []
+    bar = tqdm(total=len(work), unit="task", desc="scoring", dynamic_ncols=True, disable=not progress)
     try:
         for res in ex.map_unordered(score_job, work):
             results.append(res)
-            if bar is not None:
-                bar.set_postfix_str(f"{res.family} {res.task_id}: {res.status}", refresh=False)
-                bar.update(1)
+            bar.set_postfix_str(f"{res.family} {res.task_id}: {res.status}", refresh=False)
+            bar.update(1)
     finally:
-        if bar is not None:
-            bar.close()
+        bar.close()
         ex.close()
     notes = [n for r in runs for n in r.notes] + key_notes + leak_notes + _signature_notes(results)
     notes += [
