@@ -21,7 +21,7 @@ past the 6th decimal, or past a float's precision, is still another budget.
 from __future__ import annotations
 
 import json
-from collections import defaultdict
+from collections import Counter
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
@@ -174,13 +174,11 @@ def check_jobs(
         with JobDir(path) as job:
             check = JobCheck(str(path))
             try:
-                notes: list[str] = []
-                lock = read_lock(job, notes)
+                lock = read_lock(job, check.problems)  # its notes first
             except SubmissionError as exc:
                 check.problems.append(f"no readable lock.json ({exc})")
                 checks.append(check)
                 continue
-            check.problems += notes
             problems, digests = _lock_problems(lock if isinstance(lock, dict) else {})
             check.problems += problems
             check.dataset_digest = dataset_digest(sorted(set(digests.values()))) if digests else ""
@@ -206,14 +204,14 @@ def check_jobs(
                         + ", ".join(missing[:5])
                         + (" ..." if len(missing) > 5 else "")
                     )
-            skipped: list[str] = []
-            counts: dict[tuple[str, str], dict[int, int]] = defaultdict(lambda: defaultdict(int))
-            for t in read_trials(job, skipped):
-                if t.outcome.kind not in ("infra_failure", "cancelled"):
-                    counts[(t.agent, t.model)][t.task_id] += 1
+            usable = Counter(
+                (t.agent, t.model, t.task_id)
+                for t in read_trials(job, [])
+                if t.outcome.kind not in ("infra_failure", "cancelled")
+            )
             ids = {i for n in digests if (i := task_id_of({"task_name": n}, "")) is not None}
-            for (agent, model), per_task in sorted(counts.items()):
-                short = sorted(i for i in ids if per_task.get(i, 0) < trials)
+            for agent, model in sorted({(a, m) for a, m, _ in usable}):
+                short = sorted(i for i in ids if usable[(agent, model, i)] < trials)
                 if short:
                     check.problems.append(
                         f"{agent}/{model}: {len(short)} task(s) with fewer than {trials} usable "
