@@ -251,8 +251,7 @@ def read_result_checked(path: Path, key: ResultKey | None = None) -> tuple[Resul
     if st.st_size > RESULT_MAX_BYTES:  # by size, before reading (a sparse file's apparent size counts)
         return None, f"{st.st_size} bytes, over the {RESULT_MAX_BYTES} byte limit"
     try:
-        raw = read_capped(p, RESULT_MAX_BYTES)
-        data = parse_json_bounded(raw, p.name, max_depth=256)
+        data = parse_json_bounded(read_capped(p, RESULT_MAX_BYTES), p.name, max_depth=256)
     except TooLargeError:
         return None, f"{st.st_size} bytes, over the {RESULT_MAX_BYTES} byte limit"
     except (OSError, ValueError) as exc:

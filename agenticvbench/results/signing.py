@@ -77,8 +77,7 @@ def key_path(key_file: str | os.PathLike[str] | None = None) -> Path:
     """Where the result key is: `key_file`, else `$AVB_RESULT_KEY_FILE`, else `result-key` in the package cache."""
     if key_file:
         return Path(key_file).expanduser()
-    env = os.environ.get(KEY_ENV, "").strip()
-    if env:
+    if env := os.environ.get(KEY_ENV, "").strip():
         return Path(env).expanduser()
     from agenticvbench.dataset.loader import default_cache_dir
 
