@@ -32,9 +32,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from agenticvbench.dataset.tasks import Task
 from agenticvbench.fsutil import TooLargeError
 from agenticvbench.runs.pinned import read_submitted
 from agenticvbench.runs.submission import Submission
+from agenticvbench.verifiers.base import VerifierOutcome, VerifyContext
 
 MANIFEST_NAME = "solution.json"
 VIDEO_NAME = "solution.mp4"
@@ -305,3 +307,62 @@ def manifest_inputs(submission: Submission) -> list[Path]:
     """
     p = submission.file(MANIFEST_NAME)
     return [p] if p is not None else []
+
+
+class ManifestVerifier:
+    """What the sequencing and assembly verifiers share: read `solution.json`, take the official numbers, and add
+    the family's extras (plus the D-S3 video check) when the manifest was read."""
+
+    family: str
+    task_type: type[Task]
+    component_keys: tuple[str, ...]
+
+    def official(self, read: ManifestRead, task: Any) -> dict[str, Any]:
+        """The official result dict for this manifest."""
+        raise NotImplementedError
+
+    def failed_extra(self) -> dict[str, Any]:
+        """`extra` of an outcome whose manifest could not be read."""
+        return {}
+
+    def scored_parts(
+        self, read: ManifestRead, official: dict[str, Any], task: Any
+    ) -> tuple[dict[str, Any], dict[str, Any], str | None]:
+        """(detail, extra, D-S2 warning or None) of a manifest that was read."""
+        raise NotImplementedError
+
+    def input_files(self, task: Task, submission: Submission) -> list[Path]:
+        """Only `solution.json` determines the official score."""
+        return manifest_inputs(submission)
+
+    def verify(self, task: Task, submission: Submission, ctx: VerifyContext) -> VerifierOutcome:
+        """Score one task; malformed manifests are outcomes, never exceptions."""
+        assert isinstance(task, self.task_type), f"{self.family} verifier got a {type(task).__name__}"
+        read = read_manifest(submission.file(MANIFEST_NAME), expected=submission.expected_path(MANIFEST_NAME))
+        official = self.official(read, task)
+        components = {k: official[k] for k in self.component_keys}
+        if not read.ok:
+            return VerifierOutcome(
+                final_score=0.0,
+                adjusted_final_score=0.0,
+                status=read.status,  # type: ignore[arg-type]  # never 'ok' here
+                reason=read.error,
+                components=components,
+                official=official,
+                warnings=d_s1_warning(read),
+                extra=self.failed_extra(),
+            )
+        detail, extra, near_miss = self.scored_parts(read, official, task)
+        if ctx.options.get("video_check", True):
+            extra["video"] = video_consistency(submission.file(VIDEO_NAME), read.segments)
+        return VerifierOutcome(
+            final_score=official["final_score"],
+            adjusted_final_score=official["adjusted_final_score"],
+            status="scored",
+            reason=official["error"],
+            components=components,
+            detail=detail,
+            extra=extra,
+            warnings=[*read.warnings, *([near_miss] if near_miss else [])],
+            official=official,
+        )
