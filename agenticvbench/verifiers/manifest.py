@@ -63,9 +63,8 @@ class ManifestRead:
     segments: list[dict[str, Any]] = field(default_factory=list)
     error: str = ""
     crashes_official: bool = False
-    warnings: list[str] = field(
-        default_factory=list
-    )  # odd but legal input, accepted as the official scorer does
+    #: Odd but legal input, accepted as the official scorer does.
+    warnings: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -146,6 +145,10 @@ def _odd_numbers(segments: list[dict[str, Any]]) -> list[str]:
     return out
 
 
+def _malformed(path: Path, error: str, **kw: Any) -> ManifestRead:
+    return ManifestRead(path=path, status="malformed", error=error, **kw)
+
+
 def read_manifest(
     path: str | Path | None, *, expected: str | Path | None = None, max_bytes: int = MAX_MANIFEST_BYTES
 ) -> ManifestRead:
@@ -157,55 +160,34 @@ def read_manifest(
     try:
         size = p.stat().st_size
         if size > max_bytes:
-            return ManifestRead(
-                path=p,
-                status="malformed",
-                error=f"solution.json: file is {size} bytes, over the {max_bytes} byte limit for a manifest",
+            return _malformed(
+                p, f"solution.json: file is {size} bytes, over the {max_bytes} byte limit for a manifest"
             )
         raw = read_submitted(p, max_bytes)  # the bytes hashed (pinned), else a bounded, non-blocking read
     except (OSError, TooLargeError) as exc:
-        return ManifestRead(
-            path=p,
-            status="malformed",
-            error=f"solution.json: unreadable ({getattr(exc, 'strerror', None) or exc})",
-        )
+        return _malformed(p, f"solution.json: unreadable ({getattr(exc, 'strerror', None) or exc})")
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        return ManifestRead(
-            path=p,
-            status="malformed",
-            error=f"solution.json: not UTF-8 text (byte {exc.start}: {exc.reason})",
-        )
+        return _malformed(p, f"solution.json: not UTF-8 text (byte {exc.start}: {exc.reason})")
     try:
         data, warnings = _loads_noting_duplicates(text)
     except (
         ValueError
     ) as exc:  # JSONDecodeError, or an integer too long to convert (Python's 4300-digit limit)
-        return ManifestRead(path=p, status="malformed", error=INVALID_JSON.format(msg=str(exc)))
+        return _malformed(p, INVALID_JSON.format(msg=str(exc)))
     except RecursionError:
-        return ManifestRead(path=p, status="malformed", error=INVALID_JSON.format(msg="nested too deeply"))
+        return _malformed(p, INVALID_JSON.format(msg="nested too deeply"))
     if not isinstance(data, dict):
-        return ManifestRead(
-            path=p,
-            status="malformed",
-            error=f"solution.json: top level is {_type_name(data)}, expected an "
-            "object with a 'segments' list",
-            crashes_official=True,
-            warnings=warnings,
-        )
+        error = f"solution.json: top level is {_type_name(data)}, expected an object with a 'segments' list"
+        return _malformed(p, error, crashes_official=True, warnings=warnings)
     segments = data.get("segments")
     if not isinstance(segments, list):
-        return ManifestRead(path=p, status="malformed", error=NOT_A_LIST, warnings=warnings)
+        return _malformed(p, NOT_A_LIST, warnings=warnings)
     for i, seg in enumerate(segments):
         if not isinstance(seg, dict):
-            return ManifestRead(
-                path=p,
-                status="malformed",
-                error=f"solution.json: segments[{i}] is {_type_name(seg)}, expected an object",
-                crashes_official=True,
-                warnings=warnings,
-            )
+            error = f"solution.json: segments[{i}] is {_type_name(seg)}, expected an object"
+            return _malformed(p, error, crashes_official=True, warnings=warnings)
     return ManifestRead(path=p, status="ok", segments=segments, warnings=warnings + _odd_numbers(segments))
 
 

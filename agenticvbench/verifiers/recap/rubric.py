@@ -33,7 +33,6 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 PILLAR_NAMES: dict[int, str] = {0: "format", 1: "visual", 2: "narrative", 3: "polish"}
-DISPATCHES: tuple[str, ...] = ("python", "llm", "compound")
 Outcome = Literal["pass", "fail", "unscored"]
 
 

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from scipy.signal import correlate
@@ -27,18 +27,8 @@ from agenticvbench.media.seek_audio import NotEmulated, SeekAudio
 from agenticvbench.verifiers.repair.pcm_norm import pcm_norm
 
 if TYPE_CHECKING:  # pragma: no cover
+    from agenticvbench.verifiers.repair.edit import ChunkPlan
     from agenticvbench.verifiers.repair.source_cache import SourceCache
-
-
-class ChunkSpan(Protocol):
-    """The time span of one 10-s chunk (what this module needs of `edit.ChunkPlan`)."""
-
-    @property
-    def start(self) -> float: ...
-    @property
-    def end(self) -> float: ...
-    @property
-    def dur(self) -> float: ...
 
 
 AUDIO_SR = 48000
@@ -60,17 +50,8 @@ class ChunkAudio:
     dur_out: float
 
     def detail(self) -> dict[str, Any]:
-        """The official per-chunk `audio_*` keys, in the official order."""
-        return {
-            "audio_xcorr_in": self.xcorr_in,
-            "audio_xcorr_out": self.xcorr_out,
-            "audio_peak_norm_in": self.peak_norm_in,
-            "audio_peak_norm_out": self.peak_norm_out,
-            "audio_peak_lag_ms_in": self.peak_lag_ms_in,
-            "audio_peak_lag_ms_out": self.peak_lag_ms_out,
-            "audio_dur_in": self.dur_in,
-            "audio_dur_out": self.dur_out,
-        }
+        """The official per-chunk `audio_*` keys, in the official order (the fields' order)."""
+        return {f"audio_{f.name}": getattr(self, f.name) for f in fields(self)}
 
 
 @dataclass(frozen=True)
@@ -117,7 +98,7 @@ def xcorr_score(a16: np.ndarray, b16: np.ndarray) -> tuple[float | None, float |
 
 
 def _chunk_audio(
-    a16: np.ndarray, b16: np.ndarray, plan: ChunkSpan, window: tuple[float, float] | None
+    a16: np.ndarray, b16: np.ndarray, plan: ChunkPlan, window: tuple[float, float] | None
 ) -> ChunkAudio:
     """Audio signals of one chunk: fixed `a16` vs source `b16` (int16 PCM of the chunk), split by the window."""
     n = min(a16.size, b16.size)
@@ -149,7 +130,7 @@ def _chunk_audio(
 def audio_pass(
     fixed: Path,
     source: Path,
-    plans: Sequence[ChunkSpan],
+    plans: Sequence[ChunkPlan],
     window: tuple[float, float] | None,
     cache: SourceCache,
 ) -> AudioPass:
@@ -160,12 +141,12 @@ def audio_pass(
     return AudioPass(tuple(chunks), mode, len_s, time.perf_counter() - t0)
 
 
-def span_key(plan: ChunkSpan) -> str:
+def span_key(plan: ChunkPlan) -> str:
     """Cache key of a chunk's span, as the official command line spells it (`-ss %.3f -t %.3f`)."""
     return f"{plan.start:.3f}+{plan.dur:.3f}"
 
 
-def file_spans(path: Path, plans: Sequence[ChunkSpan]) -> tuple[dict[str, np.ndarray | str], str]:
+def file_spans(path: Path, plans: Sequence[ChunkPlan]) -> tuple[dict[str, np.ndarray | str], str]:
     """Each chunk's mono int16 48-kHz PCM of `path` as the official extraction returns it (or the chunk's error
     string, where the official extraction would fail), and how it was made: "seek", emulated in-process, or
     "per-chunk", one bundled-ffmpeg run per chunk (the official command line), for what the emulation was not
@@ -181,7 +162,7 @@ def file_spans(path: Path, plans: Sequence[ChunkSpan]) -> tuple[dict[str, np.nda
     }, "per-chunk"
 
 
-def _extract(extract: Callable[[float, float], np.ndarray], plan: ChunkSpan) -> np.ndarray | str:
+def _extract(extract: Callable[[float, float], np.ndarray], plan: ChunkPlan) -> np.ndarray | str:
     """One chunk's PCM, or the official worker's error string when the extraction fails (`NotEmulated` passes)."""
     try:
         return extract(plan.start, plan.dur)
@@ -194,7 +175,7 @@ def _extract(extract: Callable[[float, float], np.ndarray], plan: ChunkSpan) -> 
 def _audio_chunks(
     fixed: Path,
     source: Path,
-    plans: Sequence[ChunkSpan],
+    plans: Sequence[ChunkPlan],
     window: tuple[float, float] | None,
     cache: SourceCache,
 ) -> tuple[list[ChunkAudio | str], str | None, tuple[float, float] | None]:

@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING
 
 from agenticvbench.errors import MediaError
 from agenticvbench.media import VideoFrame
@@ -28,23 +28,8 @@ from agenticvbench.verifiers.repair.features import (
 )
 from agenticvbench.verifiers.repair.source_cache import SourceCache
 
-
-class ChunkFrames(Protocol):
-    """The frame sets of one 10-s chunk (what this module needs of `edit.ChunkPlan`)."""
-
-    @property
-    def index(self) -> int: ...
-    @property
-    def start(self) -> float: ...
-    @property
-    def src_first(self) -> int: ...
-    @property
-    def src_count(self) -> int: ...
-    @property
-    def fix_first(self) -> int: ...
-    @property
-    def samples(self) -> tuple[int, ...]: ...
-    def band(self, i: int) -> tuple[int, int]: ...
+if TYPE_CHECKING:  # pragma: no cover
+    from agenticvbench.verifiers.repair.edit import ChunkPlan
 
 
 @dataclass(frozen=True)
@@ -127,7 +112,7 @@ def _ranges_wanted(ranges: list[tuple[int, int]]) -> Callable[[int], bool]:
 def video_pass(
     fixed: Path,
     source: Path,
-    plans: Sequence[ChunkFrames],
+    plans: Sequence[ChunkPlan],
     fps_fix: float,
     size: tuple[int, int],
     cache: SourceCache,
@@ -245,9 +230,5 @@ def video_pass(
     return VideoPass(
         chunks=tuple(c.freeze() for c in chunks),
         fixed_error=fixed_error,
-        n_src_frames=tally.n_src_frames,
-        n_ssim=tally.n_ssim,
-        n_pruned=tally.n_pruned,
-        n_hash_skipped=tally.n_hash_skipped,
-        n_empty_band=tally.n_empty_band,
+        **asdict(tally),
     )
