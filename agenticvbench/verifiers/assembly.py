@@ -75,10 +75,7 @@ def _zero(task_id: int, correct: list[str], picks: list[str], error: str) -> dic
         "task_id": task_id,
         "n_slots": len(correct),
         "n_correct": 0,
-        "assembly_score": 0.0,
-        "strict_match": 0.0,
-        "final_score": 0.0,
-        "adjusted_final_score": 0.0,
+        **dict.fromkeys(OFFICIAL_FIELDS[3:7], 0.0),
         "picks": picks,
         "correct": correct,
         "error": error,
@@ -144,16 +141,10 @@ def duration_match(
 ) -> dict[str, Any]:
     """Per-slot `output` lengths vs the golden clip durations, and the timeline end vs the film duration."""
     slots = []
-    for i, exp in enumerate(expected):
+    for i, exp in enumerate(expected):  # slots are numbered from 1 (as in explain)
         got = interval_length(segments[i].get("output")) if i < len(segments) else None
-        slots.append(
-            {
-                "slot": i + 1,
-                "expected_s": exp,
-                "got_s": got,  # slots are numbered from 1 (as in explain)
-                "match": got is not None and within(got, exp, abs_tol, rel_tol),
-            }
-        )
+        match = got is not None and within(got, exp, abs_tol, rel_tol)
+        slots.append({"slot": i + 1, "expected_s": exp, "got_s": got, "match": match})
     matched = sum(1 for s in slots if s["match"])
     end = manifest_end(segments)
     return {

@@ -47,17 +47,7 @@ OFFICIAL_FIELDS = (
 
 
 def _zero(task_id: int, n: int, error: str) -> dict[str, Any]:
-    return {
-        "task_id": task_id,
-        "n_slots": n,
-        "nd_score": 0.0,
-        "lis_score": 0.0,
-        "adj_score": 0.0,
-        "strict_match": 0.0,
-        "final_score": 0.0,
-        "adjusted_final_score": 0.0,
-        "error": error,
-    }
+    return {"task_id": task_id, "n_slots": n, **dict.fromkeys(OFFICIAL_FIELDS[2:-1], 0.0), "error": error}
 
 
 def predicted_ids(segments: list[dict[str, Any]]) -> list[str]:
@@ -87,11 +77,8 @@ def score_order(pred: list[str], correct: list[str], task_id: int = 0) -> dict[s
     nd = sum(abs(pos[c] - rank[c]) for c in correct) / denom if denom else 0.0
     nd_score = 1 - nd
     lis_score = _lis_length([rank[c] for c in pred]) / len(pred) if pred else 0.0
-    if n <= 1:
-        adj_score = 1.0
-    else:
-        kept = sum(1 for a, b in pairwise(correct) if pos[b] == pos[a] + 1)
-        adj_score = kept / (n - 1)
+    kept = sum(1 for a, b in pairwise(correct) if pos[b] == pos[a] + 1)
+    adj_score = 1.0 if n <= 1 else kept / (n - 1)
     return {
         "task_id": task_id,
         "n_slots": n,

@@ -158,12 +158,10 @@ def parse_item(raw: Any, index: int, *, known_kinds: Collection[str] | None = No
     rid = raw.get("id")
     if isinstance(rid, bool) or not isinstance(rid, (str, int)) or rid == "":
         raise RubricError(f"{where}: missing 'id'")
-    weight = raw.get("weight")
-    weight = 1.0 if weight is None else weight
+    weight = 1.0 if raw.get("weight") is None else raw["weight"]
     if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not _finite(weight):
         raise RubricError(f"{where}: 'weight' must be a finite number, got {_short(weight)}")
-    pillar = raw.get("pillar")
-    pillar = 0 if pillar is None else pillar
+    pillar = 0 if raw.get("pillar") is None else raw["pillar"]
     if (
         isinstance(pillar, bool)
         or not isinstance(pillar, (int, float))
@@ -198,8 +196,7 @@ def parse_item(raw: Any, index: int, *, known_kinds: Collection[str] | None = No
             raise RubricError(f"{where}: llm item has neither 'prompt' nor 'criterion'")
         return RubricItem(**common, prompt=prompt or criterion)
     if dispatch == "compound":
-        stages = raw.get("stages")
-        stages = [] if stages is None else stages
+        stages = [] if raw.get("stages") is None else raw["stages"]
         if not isinstance(stages, list):
             raise RubricError(f"{where}: 'stages' must be a list")
         parsed = tuple(

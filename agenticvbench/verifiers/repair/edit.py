@@ -39,7 +39,7 @@ from agenticvbench.verifiers.repair.constants import (
     clamp01,
 )
 from agenticvbench.verifiers.repair.edit_audio import AUDIO_MAX_LAG_MS, AUDIO_SR, AudioPass, audio_pass
-from agenticvbench.verifiers.repair.edit_video import ChunkVideo, VideoPass, video_pass
+from agenticvbench.verifiers.repair.edit_video import ChunkPlan, ChunkVideo, VideoPass, video_pass
 from agenticvbench.verifiers.repair.features import (
     CHROMA_NORM,
     LAG_BAND_FRAMES,
@@ -63,28 +63,6 @@ class EditResult:
     detail: dict[str, Any]
     warnings: list[str] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
-
-
-@dataclass(kw_only=True, frozen=True)
-class ChunkPlan:
-    """One 10-s chunk: its time span and the frame ranges the official scorer reads for it."""
-
-    index: int
-    start: float
-    end: float
-    src_first: int  # global index of the first source frame (OpenCV seek)
-    src_count: int  # round(dur * fps_src): the source buffer length
-    fix_first: int
-    samples: tuple[int, ...]  # sampled fixed-frame offsets i (local to the chunk)
-
-    @property
-    def dur(self) -> float:
-        """Chunk duration (s)."""
-        return self.end - self.start
-
-    def band(self, i: int) -> tuple[int, int]:
-        """Local [lo, hi] source candidates for fixed offset i, clipped to the (full) buffer."""
-        return max(0, i - LAG_BAND_FRAMES), min(self.src_count - 1, i + LAG_BAND_FRAMES)
 
 
 def plan_chunks(duration_s: float, fps_src: float, fps_fix: float) -> list[ChunkPlan]:
@@ -231,6 +209,11 @@ def _constants(video_share: float, audio_share: float, w_in: float, w_out: float
     }
 
 
+def _all_failed(n_chunks: int, errors: list[str]) -> dict[str, Any]:
+    """The edit detail when no chunk could be scored (edit 0)."""
+    return {"score": 0.0, "max": EDIT_MAX, "error": f"all {n_chunks} chunks failed", "chunk_errors": errors}
+
+
 def _warnings(
     plans: list[ChunkPlan], fps_fix: float, video: VideoPass, audio: AudioPass, duration_s: float
 ) -> list[str]:
@@ -310,17 +293,8 @@ def score_edit(
     if not plans:
         return EditResult(0.0, {"score": 0.0, "max": EDIT_MAX, "error": "no chunks (duration_s <= 0)"})
     if pr_fix.video is None:  # OpenCV cannot open it: upstream fails every chunk before reading any audio
-        return EditResult(
-            0.0,
-            {
-                "score": 0.0,
-                "max": EDIT_MAX,
-                "error": f"all {len(plans)} chunks failed",
-                "chunk_errors": ["cv2 open failed"] * len(plans),
-            },
-            [NO_VIDEO_WARNING],
-            {"total_s": time.perf_counter() - t0},
-        )
+        detail = _all_failed(len(plans), ["cv2 open failed"] * len(plans))
+        return EditResult(0.0, detail, [NO_VIDEO_WARNING], {"total_s": time.perf_counter() - t0})
     cache = SourceCache(cache_dir, source)
     timings["setup_s"] = time.perf_counter() - t0
     pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="edit") if workers > 1 else None
@@ -363,18 +337,8 @@ def score_edit(
     cache_warn = [f"{cache_note['cache_error']} (best-effort cache; score unaffected)"] if cache_note else []
     timings["total_s"] = time.perf_counter() - t0
     if not chunks:
-        return EditResult(
-            0.0,
-            {
-                "score": 0.0,
-                "max": EDIT_MAX,
-                "error": f"all {len(plans)} chunks failed",
-                "chunk_errors": errors,
-                **cache_note,
-            },
-            [w for w in warnings if w.startswith("D-R8")] + cache_warn,
-            timings,
-        )
+        d_r8 = [w for w in warnings if w.startswith("D-R8")]
+        return EditResult(0.0, _all_failed(len(plans), errors) | cache_note, d_r8 + cache_warn, timings)
     score, video_d, audio_d = aggregate_chunks(
         chunks, video_share=video_share, audio_share=audio_share, w_in=w_in, w_out=w_out
     )

@@ -27,7 +27,7 @@ from agenticvbench.media.seek_audio import NotEmulated, SeekAudio
 from agenticvbench.verifiers.repair.pcm_norm import pcm_norm
 
 if TYPE_CHECKING:  # pragma: no cover
-    from agenticvbench.verifiers.repair.edit import ChunkPlan
+    from agenticvbench.verifiers.repair.edit_video import ChunkPlan
     from agenticvbench.verifiers.repair.source_cache import SourceCache
 
 
