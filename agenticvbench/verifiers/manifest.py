@@ -28,6 +28,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Sequence
+from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -246,12 +247,10 @@ def loose_clip_id(value: Any) -> str:
     s = str(value).strip().replace("\\", "/").rsplit("/", 1)[-1].strip()
     while s.lower().endswith(".mp4"):  # also undoes the official `.mp4` append to `3.MP4`
         s = s[:-4].strip()
-    try:
+    with suppress(ValueError):
         f = float(s)
         if math.isfinite(f) and f.is_integer():
             return str(int(f))
-    except ValueError:
-        pass
     m = _PREFIX_NUM.fullmatch(s)
     return (m.group(1).lstrip("0") or "0") if m else s
 

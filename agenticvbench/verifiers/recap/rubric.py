@@ -120,12 +120,14 @@ def _params(value: Any, where: str) -> dict[str, Any]:
     return {k: v for k, v in value.items() if v is not None}
 
 
-def _kind(value: Any, where: str, known_kinds: Collection[str] | None) -> str:
-    if not isinstance(value, str) or not value:
+def _check(raw: Mapping[str, Any], where: str, known_kinds: Collection[str] | None) -> dict[str, Any]:
+    """The validated `kind` and `params` of a python check (an item or a compound stage)."""
+    kind = raw.get("kind")
+    if not isinstance(kind, str) or not kind:
         raise RubricError(f"{where}: python check has no 'kind'")
-    if known_kinds is not None and value not in known_kinds:
-        raise RubricError(f"{where}: unknown kind '{value}'")
-    return value
+    if known_kinds is not None and kind not in known_kinds:
+        raise RubricError(f"{where}: unknown kind '{kind}'")
+    return {"kind": kind, "params": _params(raw.get("params"), where)}
 
 
 def _stage(raw: Any, where: str, item_text: str | None, known_kinds: Collection[str] | None) -> Stage:
@@ -136,12 +138,7 @@ def _stage(raw: Any, where: str, item_text: str | None, known_kinds: Collection[
         save_as = raw.get("save_as")
         if save_as is not None and not isinstance(save_as, str):
             raise RubricError(f"{where}: 'save_as' must be a string")
-        return Stage(
-            "python",
-            kind=_kind(raw.get("kind"), where, known_kinds),
-            params=_params(raw.get("params"), where),
-            save_as=save_as or None,
-        )
+        return Stage("python", **_check(raw, where, known_kinds), save_as=save_as or None)
     if dispatch == "llm":
         prompt = _text(raw.get("prompt")) or _text(raw.get("criterion")) or item_text
         if prompt is None:
@@ -185,12 +182,7 @@ def parse_item(raw: Any, index: int, *, known_kinds: Collection[str] | None = No
         "index": index,
     }
     if dispatch == "python":
-        return RubricItem(
-            **common,
-            kind=_kind(raw.get("kind"), where, known_kinds),
-            params=_params(raw.get("params"), where),
-            prompt=prompt or criterion,
-        )
+        return RubricItem(**common, **_check(raw, where, known_kinds), prompt=prompt or criterion)
     if dispatch == "llm":
         if (prompt or criterion) is None:
             raise RubricError(f"{where}: llm item has neither 'prompt' nor 'criterion'")

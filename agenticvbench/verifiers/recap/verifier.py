@@ -206,8 +206,7 @@ class RecapVerifier:
 
     def input_files(self, task: Task, submission: Submission) -> list[Path]:
         """`final.mp4` when present."""
-        f = submission.file(OUTPUT_FILE)
-        return [f] if f is not None else []
+        return [f for f in (submission.file(OUTPUT_FILE),) if f is not None]
 
     def verify(self, task: Task, submission: Submission, ctx: VerifyContext) -> VerifierOutcome:
         """Score one task; the judge comes from `ctx.judge` (None: off), caches live under `ctx.cache_dir`."""

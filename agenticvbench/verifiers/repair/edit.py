@@ -115,15 +115,23 @@ def _deduct(budget: float, weight: float, signal: float | None) -> float:
 
 
 def _modality(
-    budget: float, s_in: float | None, s_out: float | None, w_in: float, w_out: float
+    budget: float,
+    signal: str,
+    signals: tuple[float | None, float | None],
+    weights: tuple[float, float],
+    extra: dict[str, Any],
 ) -> dict[str, Any]:
-    d_in, d_out = _deduct(budget, w_in, s_in), _deduct(budget, w_out, s_out)
+    """One modality's detail in the official key order: sub-score, `signal`_in/_out, deductions, `extra`, weights."""
+    d_in, d_out = _deduct(budget, weights[0], signals[0]), _deduct(budget, weights[1], signals[1])
     return {
         "sub": max(FLOOR_FRAC * budget, budget - d_in - d_out),
+        f"{signal}_in": signals[0],
+        f"{signal}_out": signals[1],
         "deduct_in": d_in,
         "deduct_out": d_out,
-        "w_in": w_in,
-        "w_out": w_out,
+        **extra,
+        "w_in": weights[0],
+        "w_out": weights[1],
     }
 
 
@@ -163,28 +171,14 @@ def aggregate_chunks(
     def sw(key: str, n: str) -> float | None:
         return _weighted([(c[key], c[n]) for c in chunks])
 
-    video = {"ssim_in": sw("video_ssim_in", "n_video_in"), "ssim_out": sw("video_ssim_out", "n_video_out")}
-    audio = {
-        "xcorr_in": sw("audio_xcorr_in", "audio_dur_in"),
-        "xcorr_out": sw("audio_xcorr_out", "audio_dur_out"),
+    ssim = sw("video_ssim_in", "n_video_in"), sw("video_ssim_out", "n_video_out")
+    xcorr = sw("audio_xcorr_in", "audio_dur_in"), sw("audio_xcorr_out", "audio_dur_out")
+    lags = {
+        "mean_abs_lag_frames_in": sw("video_lag_in_frames", "n_video_in"),
+        "mean_abs_lag_frames_out": sw("video_lag_out_frames", "n_video_out"),
     }
-    video |= _modality(EDIT_MAX * video_share, video["ssim_in"], video["ssim_out"], w_in, w_out)
-    video["mean_abs_lag_frames_in"] = sw("video_lag_in_frames", "n_video_in")
-    video["mean_abs_lag_frames_out"] = sw("video_lag_out_frames", "n_video_out")
-    audio |= _modality(EDIT_MAX * audio_share, audio["xcorr_in"], audio["xcorr_out"], w_in, w_out)
-    order_v = [
-        "sub",
-        "ssim_in",
-        "ssim_out",
-        "deduct_in",
-        "deduct_out",
-        "mean_abs_lag_frames_in",
-        "mean_abs_lag_frames_out",
-        "w_in",
-        "w_out",
-    ]
-    order_a = ["sub", "xcorr_in", "xcorr_out", "deduct_in", "deduct_out", "w_in", "w_out"]
-    video, audio = {k: video[k] for k in order_v}, {k: audio[k] for k in order_a}
+    video = _modality(EDIT_MAX * video_share, "ssim", ssim, (w_in, w_out), lags)
+    audio = _modality(EDIT_MAX * audio_share, "xcorr", xcorr, (w_in, w_out), {})
     total = float(video["sub"] or 0.0) + float(audio["sub"] or 0.0)  # both set by _modality, never None
     return total, video, audio
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from contextlib import suppress
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -153,10 +154,9 @@ def file_spans(path: Path, plans: Sequence[ChunkPlan]) -> tuple[dict[str, np.nda
     checked on. Raises `MediaError` when the file has no readable audio stream (every chunk fails then)."""
     audio = SeekAudio(path)
     if audio.emulates:
-        try:
+        # NotEmulated: the decoder's output was not what the emulation was checked on; the whole file goes below
+        with suppress(NotEmulated):
             return {span_key(p): _extract(audio.span, p) for p in plans}, "seek"
-        except NotEmulated:
-            pass  # the decoder's output was not what the emulation was checked on: the whole file goes below
     return {
         span_key(p): _extract(lambda s, d: pcm_s16(path, start_s=s, duration_s=d), p) for p in plans
     }, "per-chunk"

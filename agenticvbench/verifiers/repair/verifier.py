@@ -158,9 +158,7 @@ def _no_audio_note(fmt: FormatResult, edit_detail: EditDetail, edit_warnings: li
     pr = fmt.fixed_probe
     if pr is None or pr.audio is not None or any(w.startswith("D-R8") for w in edit_warnings):
         return []
-    if edit_detail.get("score", 0.0) == 0.0:
-        return [NO_AUDIO_WARNING]
-    return []
+    return [NO_AUDIO_WARNING] if edit_detail.get("score", 0.0) == 0.0 else []
 
 
 def score_repair(
