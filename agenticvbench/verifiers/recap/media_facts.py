@@ -79,9 +79,8 @@ class MediaFacts:
     def __init__(self, path: Path | str, *, cache_dir: Path | None = None) -> None:
         self.path = Path(path)
         self.cache_dir = Path(cache_dir) if cache_dir is not None else None
-        self.computed: Counter[str] = (
-            Counter()
-        )  # how often each measurement actually ran (diagnostics, tests)
+        # how often each measurement actually ran (diagnostics, tests)
+        self.computed: Counter[str] = Counter()
         self._store = JsonStore(self.cache_dir / "recap-facts") if self.cache_dir is not None else None
         # on-disk cache writes that failed (best-effort: scores unaffected); the store's own list when there is one
         self.cache_errors: list[str] = self._store.errors if self._store is not None else []

@@ -139,9 +139,8 @@ def video_pass(
     fix_idx = sorted({p.fix_first + i for p in plans for i in p.samples})
     fix_set = set(fix_idx)
     threaded = workers > 1
-    tally: Counter[str] = (
-        Counter()
-    )  # `VideoPass`'s counters; n_src_frames only in the source's decoding thread
+    # `VideoPass`'s counters; n_src_frames is counted in the source's decoding thread only
+    tally: Counter[str] = Counter()
 
     def make_src(vf: VideoFrame) -> FrameFeatures:
         tally["n_src_frames"] += 1

@@ -104,11 +104,8 @@ class SourceCache:
         new_dh, new_lv = dict(self._new_dhash), dict(self._new_lapvar)
         n = max(self._known.size, max([*new_dh, *new_lv]) + 1)
         dh, lv, kn = np.zeros(n, np.uint64), np.full(n, np.nan), np.zeros(n, bool)
-        dh[: self._known.size], lv[: self._known.size], kn[: self._known.size] = (
-            self._dhash,
-            self._lapvar,
-            self._known,
-        )
+        m = self._known.size
+        dh[:m], lv[:m], kn[:m] = self._dhash, self._lapvar, self._known
         for i, h in new_dh.items():
             dh[i], kn[i] = h, True
         for i, v in new_lv.items():

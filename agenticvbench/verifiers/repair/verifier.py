@@ -122,9 +122,7 @@ def _run_edit(
     fixed: Path, source: Path, spec: CellSpec, cache_dir: Path | None, workers: int
 ) -> tuple[EditDetail, list[str], dict[str, float]]:
     """Call the edit rubric; an unreadable fixed/source file is edit 0 with its error, as upstream."""
-    from agenticvbench.verifiers.repair.edit import (
-        score_edit,  # heavy (decoding, SSIM): imported only when needed
-    )
+    from agenticvbench.verifiers.repair.edit import score_edit  # heavy (decoding, SSIM): only when needed
 
     p = spec.edit
     try:
