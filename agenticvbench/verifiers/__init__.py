@@ -149,9 +149,7 @@ def family_explainer(family: str) -> Callable[[Result], FamilyExplanation] | Non
     `FAMILY_SPECS` names (importing no decoder), for a plug-in its registered verifier's `explain`; None when the
     family has none (reports then show the generic explanation)."""
     spec = FAMILY_SPECS.get(family)
-    if spec is not None:
-        return _hook(spec.explainer)
-    return getattr(_REGISTRY.get(family), "explain", None)
+    return _hook(spec.explainer) if spec is not None else _plugin(family, "explain", None)
 
 
 def _hook(ref: str) -> Any:
