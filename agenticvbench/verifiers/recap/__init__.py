@@ -20,4 +20,5 @@ if TYPE_CHECKING:
     from agenticvbench.verifiers.recap.verifier import OUTPUT_FILE, VERSION, RecapVerifier, score_recap
 
 __all__ = ["OUTPUT_FILE", "VERSION", "RecapVerifier", "score_recap"]
-__getattr__, __dir__ = lazy_exports(__name__, dict.fromkeys(__all__, ".verifier"))
+_LAZY = dict.fromkeys(__all__, ".verifier")
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)

@@ -38,4 +38,5 @@ __all__ = [
     "score_repair",
     "source_of",
 ]
-__getattr__, __dir__ = lazy_exports(__name__, dict.fromkeys(__all__, ".verifier"))
+_LAZY = dict.fromkeys(__all__, ".verifier")
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)
