@@ -71,10 +71,8 @@ def fill_placeholders(template: str, evidence: Mapping[str, str]) -> str:
 
     def sub(m: re.Match[str]) -> str:
         token = m.group(0)
-        if token == "{{":
-            return "{"
-        if token == "}}":
-            return "}"
+        if token in ("{{", "}}"):
+            return token[0]
         name = m.group(1)
         return str(evidence[name]) if name in evidence else token
 
