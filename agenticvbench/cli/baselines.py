@@ -13,11 +13,11 @@ import sys
 from pathlib import Path
 
 from agenticvbench.cli.common import (
+    add_command,
     add_dataset_args,
     add_json_alias,
     add_judge_args,
     add_selection_args,
-    add_verbosity_args,
     folder_arg,
     judge_from_args,
     load_selected,
@@ -41,11 +41,8 @@ def _strategy_list(text: str) -> list[str]:
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the `baselines` command."""
-    p = sub.add_parser(
-        "baselines",
-        help="score trivial strategies per family: the floor of every leaderboard",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+    p = add_command(
+        sub, "baselines", "score trivial strategies per family: the floor of every leaderboard", __doc__
     )
     add_dataset_args(p)
     add_selection_args(p)
@@ -80,7 +77,6 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="draw the scoring bar even when stderr is not a terminal (on a terminal it is drawn unless -q)",
     )
     add_judge_args(p)
-    add_verbosity_args(p)
     p.set_defaults(func=run)
 
 

@@ -39,6 +39,15 @@ def add_dataset_args(p: argparse.ArgumentParser, *, suppress: bool = False) -> N
     )
 
 
+def add_command(
+    sub: argparse._SubParsersAction, name: str, help: str, doc: str | None
+) -> argparse.ArgumentParser:
+    """A command whose `--help` opens with `doc` (its module's docstring), laid out as written."""
+    return sub.add_parser(
+        name, help=help, description=doc, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+
+
 def task_ids_arg(text: str) -> list[int]:
     """argparse type for `--tasks 37-40,83` (the grammar of `selection.parse_task_ids`)."""
     try:

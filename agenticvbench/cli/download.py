@@ -10,10 +10,10 @@ import argparse
 import sys
 
 from agenticvbench.cli.common import (
+    add_command,
     add_dataset_args,
     add_format_args,
     add_selection_args,
-    add_verbosity_args,
     load_selected,
     print_json,
 )
@@ -47,12 +47,7 @@ def _download(args: argparse.Namespace) -> int:
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add `download`."""
-    p = sub.add_parser(
-        "download",
-        help="download task materials into the cache",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    p = add_command(sub, "download", "download task materials into the cache", __doc__)
     add_dataset_args(p)
     add_selection_args(p)
     p.add_argument("--task", type=int, action="append", help=argparse.SUPPRESS)  # older spelling of --tasks
@@ -65,5 +60,4 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--progress", action="store_true", help="draw the progress bar even when stderr is not a terminal"
     )
-    add_verbosity_args(p)
     p.set_defaults(func=_download)

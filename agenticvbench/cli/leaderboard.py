@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agenticvbench.cli.common import LOG, add_json_alias, write_output
+from agenticvbench.cli.common import LOG, add_command, add_json_alias, write_output
 from agenticvbench.cli.report import (
     add_aggregation_args,
     aggregation_from_args,
@@ -29,12 +29,7 @@ if TYPE_CHECKING:
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the `leaderboard` command."""
-    p = sub.add_parser(
-        "leaderboard",
-        help="leaderboard of (harness, model) pairs over scored runs",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    p = add_command(sub, "leaderboard", "leaderboard of (harness, model) pairs over scored runs", __doc__)
     p.add_argument(
         "paths", nargs="+", metavar="RUN_DIR", help="run directories (or their avb-results folders)"
     )

@@ -17,7 +17,12 @@ import math
 import sys
 from dataclasses import replace
 
-from agenticvbench.cli.common import add_results_dataset_args, add_trust_args, add_verbosity_args, warn_lines
+from agenticvbench.cli.common import (
+    add_command,
+    add_results_dataset_args,
+    add_trust_args,
+    warn_lines,
+)
 from agenticvbench.dataset.tasks import FAMILIES
 from agenticvbench.sanitize import md_cell, one_line
 from agenticvbench.tables import md_table
@@ -51,12 +56,7 @@ def out_of_range(args: argparse.Namespace) -> str:
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the `power` command."""
-    p = sub.add_parser(
-        "power",
-        help="tasks / repetitions needed to detect a difference (80%% power)",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    p = add_command(sub, "power", "tasks / repetitions needed to detect a difference (80%% power)", __doc__)
     p.add_argument("paths", nargs="*", metavar="RUN", help="runs to estimate the variance from")
     p.add_argument("--a", default=None, metavar="ROW", help="stack A among RUN... (harness/model)")
     p.add_argument("--b", default=None, metavar="ROW", help="stack B among RUN... (harness/model)")
@@ -82,7 +82,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--format", choices=("md", "json"), default="md")
     add_results_dataset_args(p)
     add_trust_args(p)
-    add_verbosity_args(p)
     p.set_defaults(func=run)
 
 

@@ -15,6 +15,7 @@ from typing import Any
 from agenticvbench.analysis.aggregate import DEFAULT_RESAMPLES, DEFAULT_SEED
 from agenticvbench.cli.common import (
     LOG,
+    add_command,
     add_json_alias,
     add_results_dataset_args,
     add_selection_args,
@@ -168,12 +169,7 @@ def select_results(args: argparse.Namespace, results: list[Result], kw: dict[str
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the `report` command."""
-    p = sub.add_parser(
-        "report",
-        help="report on scored runs (Markdown, HTML with plots, JSON)",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    p = add_command(sub, "report", "report on scored runs (Markdown, HTML with plots, JSON)", __doc__)
     p.add_argument(
         "paths",
         nargs="+",

@@ -21,6 +21,7 @@ from typing import Any
 
 from agenticvbench.cli.common import (
     LOG,
+    add_command,
     add_dataset_args,
     add_format_args,
     add_judge_args,
@@ -189,12 +190,7 @@ def _verify(args: argparse.Namespace) -> int:
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add `verify`."""
-    p = sub.add_parser(
-        "verify",
-        help="score run directories (resumable, parallel)",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    p = add_command(sub, "verify", "score run directories (resumable, parallel)", __doc__)
     p.add_argument("run_dirs", nargs="+", metavar="RUN_DIR")
     add_dataset_args(p)
     add_selection_args(p)

@@ -1,11 +1,11 @@
-"""`avb score FAMILY ...`: per-task scoring compatible with the official CLIs (one module per family)."""
+"""`avb score FAMILY ...`: per-task scoring compatible with the official CLIs (sequencing and assembly share `manifest_cli`)."""
 
 from __future__ import annotations
 
 import argparse
 import importlib
 
-SCORE_MODULES = ("sequencing", "assembly", "repair", "recap")
+SCORE_MODULES = ("manifest_cli", "repair", "recap")
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -1,18 +1,27 @@
-"""The shared body of `avb score sequencing` and `avb score assembly`: the official manifest-scoring CLIs.
+"""`avb score sequencing` and `avb score assembly`: the official `avb-score-<family>` manifest-scoring CLIs.
 
-Both print exactly the official JSON (`json.dumps(result, indent=2)`) and exit 1 when `error` is non-empty, else 0.
-Where the official CLI crashes (D-S1 shapes) we print the same JSON with a non-empty `error` and exit 1.
+Both take the same arguments as the official CLIs, print exactly the official JSON (`json.dumps(result, indent=2)`)
+and exit 1 when `error` is non-empty, else 0. Where the official CLI crashes (D-S1 shapes) we print the same JSON
+with a non-empty `error` and exit 1.
 """
 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
-from typing import Any
 
 from agenticvbench.cli.common import add_dataset_args, print_json
 from agenticvbench.dataset.loader import load_tasks
-from agenticvbench.dataset.tasks import Task
+
+#: family -> (its task ids, the flag giving the answer instead of the dataset, that flag's help, the task's answer)
+MANIFEST_COMMANDS = {
+    "sequencing": ("37..64", "--correct-order", 'golden order as "6,12,3,..."', "correct_order"),
+    "assembly": (
+        "83..100",
+        "--correct-assembly",
+        'golden clips in slot order as "3.mp4,7.mp4,..."',
+        "correct_assembly_in_slot_order",
+    ),
+}
 
 
 def split_ids(text: str) -> list[str]:
@@ -20,41 +29,37 @@ def split_ids(text: str) -> list[str]:
     return [part.strip() for part in text.split(",")]
 
 
-def add_manifest_command(
-    sub: argparse._SubParsersAction,
-    family: str,
-    *,
-    id_range: str,
-    golden_flag: str,
-    golden_help: str,
-    golden_of: Callable[[Task], list[str]],
-    official_result: Callable[[Any, list[str], int], dict[str, Any]],
-) -> None:
-    """Register `score <family>` with the official arguments; `golden_flag` bypasses the dataset."""
-    p = sub.add_parser(family, help=f"score one {family} task (official avb-score-{family})")
-    p.add_argument("--solution-json", required=True, help="path to the agent's solution.json")
-    p.add_argument("--task-id", required=True, type=int, help=f"dataset task id ({id_range})")
-    p.add_argument(
-        golden_flag, dest="golden", default=None, help=f"{golden_help} (skips loading the dataset)"
-    )
-    add_dataset_args(p)
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add `score sequencing` and `score assembly` with the official arguments; the answer flag skips the dataset."""
+    for family, (id_range, golden_flag, golden_help, _) in MANIFEST_COMMANDS.items():
+        p = sub.add_parser(family, help=f"score one {family} task (official avb-score-{family})")
+        p.add_argument("--solution-json", required=True, help="path to the agent's solution.json")
+        p.add_argument("--task-id", required=True, type=int, help=f"dataset task id ({id_range})")
+        p.add_argument(
+            golden_flag, dest="golden", default=None, help=f"{golden_help} (skips loading the dataset)"
+        )
+        add_dataset_args(p)
+        p.set_defaults(func=run)
 
-    def run(args: argparse.Namespace) -> int:
-        from agenticvbench.verifiers.manifest import read_manifest
 
-        if args.golden is not None:
-            correct = split_ids(args.golden)
-        else:
-            (task,) = load_tasks(
-                family,
-                task_ids=[args.task_id],
-                dataset=args.dataset,
-                revision=args.revision,
-                cache_dir=args.cache_dir,
-            )
-            correct = golden_of(task)
-        result = official_result(read_manifest(args.solution_json), correct, args.task_id)
-        print_json(result)
-        return 1 if result["error"] else 0
+def run(args: argparse.Namespace) -> int:
+    """Score one solution.json and print the official JSON; 1 when its `error` is non-empty."""
+    from agenticvbench.verifiers import assembly, sequencing
+    from agenticvbench.verifiers.manifest import read_manifest
 
-    p.set_defaults(func=run)
+    family = args.family  # the `score` subcommand chosen
+    if args.golden is not None:
+        correct = split_ids(args.golden)
+    else:
+        (task,) = load_tasks(
+            family,
+            task_ids=[args.task_id],
+            dataset=args.dataset,
+            revision=args.revision,
+            cache_dir=args.cache_dir,
+        )
+        correct = getattr(task, MANIFEST_COMMANDS[family][3])
+    official = {"sequencing": sequencing, "assembly": assembly}[family].official_result
+    result = official(read_manifest(args.solution_json), correct, args.task_id)
+    print_json(result)
+    return 1 if result["error"] else 0
