@@ -16,6 +16,7 @@ import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+from agenticvbench.cli.descriptions import subparsers
 from agenticvbench.fsutil import atomic_write_text
 
 #: Where the generated page lives in the repository.
@@ -47,15 +48,14 @@ class Command:
 def iter_commands(parser: argparse.ArgumentParser, name: str = "avb", help: str = "") -> Iterator[Command]:
     """The parser and every subparser below it, depth first, each once (aliases are folded into their command)."""
     yield Command(name, parser, help or (parser.description or ""))
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            helps = {choice.dest: choice.help or "" for choice in action._choices_actions}
-            seen: set[int] = set()
-            for sub_name, sub in action.choices.items():
-                if id(sub) in seen:
-                    continue
-                seen.add(id(sub))
-                yield from iter_commands(sub, f"{name} {sub_name}", helps.get(sub_name, ""))
+    helps = {
+        choice.dest: choice.help or ""
+        for action in parser._actions
+        if isinstance(action, argparse._SubParsersAction)
+        for choice in action._choices_actions
+    }
+    for sub_name, sub in subparsers(parser):
+        yield from iter_commands(sub, f"{name} {sub_name}", helps.get(sub_name, ""))
 
 
 def documented_actions(parser: argparse.ArgumentParser) -> list[argparse.Action]:
@@ -75,21 +75,9 @@ def _metavar(action: argparse.Action) -> str:
     else:
         meta = action.dest if not action.option_strings else action.dest.upper()
     nargs = action.nargs
-    if nargs == 0:
-        return ""
-    if nargs == "?":
-        return f"[{meta}]"
-    if nargs == "*":
-        return f"[{meta} ...]"
-    if nargs == "+":
-        return f"{meta} [{meta} ...]"
     if isinstance(nargs, int):
         return " ".join([meta] * nargs)
-    return meta
-
-
-def _takes_value(action: argparse.Action) -> bool:
-    return action.nargs != 0
+    return {"?": f"[{meta}]", "*": f"[{meta} ...]", "+": f"{meta} [{meta} ...]"}.get(str(nargs), meta)
 
 
 def usage(cmd: Command) -> str:
@@ -134,7 +122,7 @@ def _default(action: argparse.Action) -> str:
         value is None
         or value is argparse.SUPPRESS
         or isinstance(value, bool)
-        or not _takes_value(action)
+        or action.nargs == 0
         or value == []
     ):
         return ""
