@@ -30,7 +30,6 @@ from agenticvbench.baselines.table import HARNESS, BaselineTable, Floor, restric
 from agenticvbench.errors import AVBError
 from agenticvbench.results.model import Result
 
-FLOOR_HARNESS = HARNESS
 FLOOR_MODEL = "floor: best trivial strategy"
 NO_FLOOR = (
     "no floor: pass --dataset (the baselines are scored and cached) or --baselines DIR (from "
@@ -186,7 +185,7 @@ def _score(x: float | None, marks: Sequence[str]) -> str:
 def floor_display_row(floor: Floor, headers: Sequence[str], families: Sequence[str]) -> list[str]:
     """The floor's row for a table with `headers`: family cells `0.6830 † (black_picture)`, macro, micro, at the
     rows' precision and with their marks."""
-    cells: dict[str, str] = {"harness": FLOOR_HARNESS, "model": FLOOR_MODEL}
+    cells: dict[str, str] = {"harness": HARNESS, "model": FLOOR_MODEL}
     for f in families:
         e = floor.families.get(f)
         cells[f] = "-" if e is None else f"{_score(e.mean, floor.marks.get(f, []))} ({e.strategy})"
@@ -199,17 +198,12 @@ def floor_frame_row(floor: Floor, families: Sequence[str]) -> dict[str, Any]:
     """The floor's row for a leaderboard DataFrame (rank empty; `<family>_marks` names the strategy)."""
     from agenticvbench.analysis.comparability import symbols
 
-    row: dict[str, Any] = {"rank": None, "harness": FLOOR_HARNESS, "model": FLOOR_MODEL}
+    row: dict[str, Any] = {"rank": None, "harness": HARNESS, "model": FLOOR_MODEL}
     for f in families:
         e = floor.families.get(f)
         row[f] = None if e is None else e.mean
-        row[f"{f}_marks"] = "" if e is None else joined_marks(symbols(floor.marks.get(f, [])), e.strategy)
+        row[f"{f}_marks"] = "" if e is None else f"{symbols(floor.marks.get(f, []))} {e.strategy}".strip()
     row.update({"macro": floor.macro, "micro": floor.micro})
     row["macro_marks"] = symbols(floor.marks.get("macro", []))
     row["micro_marks"] = symbols(floor.marks.get("micro", []))
     return row
-
-
-def joined_marks(symbols_text: str, strategy: str) -> str:
-    """A floor cell's marks column in the DataFrame: the symbols, then the strategy (`† black_picture`)."""
-    return f"{symbols_text} {strategy}".strip()
