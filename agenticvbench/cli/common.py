@@ -258,8 +258,9 @@ def add_results_dataset_args(p: argparse._ActionsContainer, *, counts_tasks: boo
     )
 
 
-def add_key_file_arg(p: argparse.ArgumentParser) -> None:
-    """`--key-file`: the result key every reader of results checks signatures with (never created)."""
+def add_trust_args(p: argparse.ArgumentParser) -> None:
+    """`--key-file` (the result key every reader of results checks signatures with, never created) and
+    `--require-signed` of the commands that read results beside `report`/`leaderboard`."""
     p.add_argument(
         "--key-file",
         default=None,
@@ -267,11 +268,6 @@ def add_key_file_arg(p: argparse.ArgumentParser) -> None:
         help="result key to check signatures with (default $AVB_RESULT_KEY_FILE, else result-key in the "
         "package cache: the key `avb verify` signs with); never created here",
     )
-
-
-def add_trust_args(p: argparse.ArgumentParser) -> None:
-    """`--key-file` and `--require-signed` of the commands that read results beside `report`/`leaderboard`."""
-    add_key_file_arg(p)
     p.add_argument(
         "--require-signed",
         action="store_true",

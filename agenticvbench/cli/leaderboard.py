@@ -79,18 +79,13 @@ def run(args: argparse.Namespace) -> int:
     add_columns(board, chosen, args)
     for line in [*skipped, *board.notes]:
         LOG.warning(line)
-    text = quiet_table(board) if args.quiet and args.format == "md" else board.render(args.format)
+    # -q in Markdown: the table alone, without caption and notes (machine formats keep everything)
+    text = board.markdown_table() + "\n" if args.quiet and args.format == "md" else board.render(args.format)
     write_output(text, args.out)
     errors = sum(g.n_errors for g in board.groups)
     if errors:
         print(f"avb leaderboard: {errors} result(s) have status ERROR (the verifier failed)", file=sys.stderr)
     return 1 if announce_invalid_results(args.paths, "avb leaderboard") or errors else 0
-
-
-def quiet_table(board: Leaderboard) -> str:
-    """`-q` in Markdown: the table alone, without the caption and the notes under it (machine formats keep
-    everything: they are read by programs, not skimmed)."""
-    return board.markdown_table() + "\n"
 
 
 def add_columns(board: Leaderboard, results: list, args: argparse.Namespace) -> None:

@@ -27,9 +27,6 @@ from agenticvbench.dataset.tasks import FAMILIES
 from agenticvbench.sanitize import md_cell, one_line
 from agenticvbench.tables import md_table
 
-#: The sane range of every numeric option: (lowest, highest, inclusive low, inclusive high).
-RANGES = {"sd": (0.0, 100.0), "delta": (0.0, 100.0), "power": (0.0, 1.0)}
-
 
 def out_of_range(args: argparse.Namespace) -> str:
     """The first option outside its sane range, as one line ('' when all are fine): --sd and every --delta in
@@ -40,12 +37,12 @@ def out_of_range(args: argparse.Namespace) -> str:
     def bad(x: float, lo: float, hi: float, *, hi_open: bool = False) -> bool:
         return not math.isfinite(x) or x <= lo or x > hi or (hi_open and x >= hi)
 
-    if args.sd is not None and bad(args.sd, *RANGES["sd"]):
+    if args.sd is not None and bad(args.sd, 0.0, 100.0):
         return f"--sd {args.sd}: must be a number in (0, 100] points"
     for d in args.delta:
-        if bad(d, *RANGES["delta"]):
+        if bad(d, 0.0, 100.0):
             return f"--delta {d}: must be a number in (0, 100] points"
-    if bad(args.power, *RANGES["power"], hi_open=True):
+    if bad(args.power, 0.0, 1.0, hi_open=True):
         return f"--power {args.power}: must be a number in (0, 1)"
     if not 2 <= args.tasks <= MAX_TASKS:
         return f"--tasks {args.tasks}: must be between 2 and {MAX_TASKS}"
