@@ -7,7 +7,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
 from agenticvbench.cli.common import (
     add_command,
@@ -16,6 +15,7 @@ from agenticvbench.cli.common import (
     add_selection_args,
     load_selected,
     print_json,
+    show_progress,
 )
 
 
@@ -27,8 +27,7 @@ def _download(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
     fetched: dict[int, dict[str, list[str]]] = {}
-    bar = not (args.json or args.quiet) and sys.stderr.isatty() or args.progress  # the same rule as verify
-    for task in tqdm(tasks, unit="task", desc="downloading", disable=not bar):
+    for task in tqdm(tasks, unit="task", desc="downloading", disable=not show_progress(args)):
         entry = {"materials": [str(p) for p in task.materials()]}
         if args.with_verifier_references:
             entry["verifier_references"] = [str(p) for p in task.verifier_references()]

@@ -8,6 +8,7 @@ Exit codes: 0 ok; 1 some result has status `error` (the report is still written)
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -196,7 +197,6 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Build the report and print or write it."""
-    from agenticvbench.cli.common import print_json
     from agenticvbench.errors import ConfigError
     from agenticvbench.report import build_report, render_html, render_markdown
     from agenticvbench.results.model import announce_invalid_results
@@ -223,7 +223,7 @@ def run(args: argparse.Namespace) -> int:
     render = {
         "md": lambda: render_markdown(report),
         "html": lambda: render_html(report),
-        "json": lambda: with_costs(report.to_dict(), report),
+        "json": lambda: json.dumps(with_costs(report.to_dict(), report), indent=2, default=str) + "\n",
     }
     formats = ["md", "html", "json"] if args.format == "all" else [args.format]
     if args.quiet and args.format == "md":  # -q: the headline table alone, as `avb demo` prints it
@@ -232,18 +232,11 @@ def run(args: argparse.Namespace) -> int:
         render["md"] = lambda: render_summary(report)
     if args.out is None:
         out = render[args.format]()
-        if args.format == "json":
-            print_json(out)
-        else:
-            sys.stdout.write(str(out) + "\n")
+        sys.stdout.write(out if args.format == "json" else out + "\n")
     else:
-        import json
-
         for f in formats:
-            data = render[f]()
-            text = json.dumps(data, indent=2, default=str) + "\n" if f == "json" else str(data)
             path = args.out / f"report.{f}"
-            atomic_write_text(path, text)
+            atomic_write_text(path, render[f]())
             print(f"wrote {path}")
     if report.n_errors:
         print(

@@ -31,6 +31,7 @@ from agenticvbench.cli.common import (
     load_selected,
     positive_int,
     print_json,
+    show_progress,
 )
 from agenticvbench.cli.guards import with_hint
 from agenticvbench.scoring.task_deadline import task_deadline
@@ -69,18 +70,13 @@ def _dry_run(plans: list[Any], tasks: list[Any], as_json: bool) -> int:
 
 def _ids(ids: list[int]) -> str:
     """[37, 38, 39, 83] -> '37-39,83' (the --tasks grammar)."""
-    if not ids:
-        return "-"
-    parts: list[str] = []
-    start = prev = ids[0]
-    for i in [*ids[1:], None]:
-        if i is not None and i == prev + 1:
-            prev = i
-            continue
-        parts.append(str(start) if start == prev else f"{start}-{prev}")
-        if i is not None:
-            start = prev = i
-    return ",".join(parts)
+    runs: list[list[int]] = []
+    for i in ids:
+        if runs and i == runs[-1][-1] + 1:
+            runs[-1].append(i)
+        else:
+            runs.append([i])
+    return ",".join(str(r[0]) if len(r) == 1 else f"{r[0]}-{r[-1]}" for r in runs) or "-"
 
 
 def dataset_label(tasks: list[Any], fallback: str) -> str:
@@ -162,7 +158,7 @@ def _verify(args: argparse.Namespace) -> int:
         tasks=tasks,
         run_meta=meta or None,
         max_media_bytes=args.max_media_mb * 1024 * 1024 if args.max_media_mb else None,
-        progress=not (args.json or args.quiet) and sys.stderr.isatty() or args.progress,
+        progress=show_progress(args),
         key_file=args.key_file,
         task_timeout=args.task_timeout,
     )
