@@ -215,7 +215,7 @@ class DatasetSource:
             raise DatasetError(f"{self.dataset}: {rel} not found {where}")
         return p
 
-    def _materialise(self, task: Task, urls: list[str]) -> list[Path]:
+    def _materialise(self, urls: list[str]) -> list[Path]:
         out: list[Path] = []
         for url in urls:
             local = self.fetch(url)
@@ -231,13 +231,13 @@ class DatasetSource:
                 out.append(local)
         return out
 
-    def fetch_materials(self, task: Task, *, progress: bool = False) -> list[Path]:
+    def fetch_materials(self, task: Task) -> list[Path]:
         """The agent-visible inputs of `task` (zips extracted)."""
-        return self._materialise(task, task.reference_file_urls)
+        return self._materialise(task.reference_file_urls)
 
-    def fetch_verifier_references(self, task: Task, *, progress: bool = False) -> list[Path]:
+    def fetch_verifier_references(self, task: Task) -> list[Path]:
         """The verifier-only references of `task` (repair sources)."""
-        return self._materialise(task, task.verifier_reference_urls or [])
+        return self._materialise(task.verifier_reference_urls or [])
 
     def provenance(self) -> dict[str, Any]:
         """Dataset identity for result provenance."""
@@ -316,15 +316,13 @@ def load_tasks(
         raise DatasetError(f"unknown family {family!r}; expected one of {', '.join(FAMILIES)}")
     source, parquet = DatasetSource.open(dataset, revision, cache_dir)
     wanted = set(task_ids) if task_ids is not None else None
-    tasks: list[Task] = []
     rows = _read_rows(parquet)
     _check_unique_ids(rows, parquet)
-    for row in rows:
-        if family is not None and row.get("task_family") != family:
-            continue
-        if wanted is not None and row.get("task_id") not in wanted:
-            continue
-        tasks.append(task_from_row(row, source))
+    tasks = [
+        task_from_row(row, source)
+        for row in rows
+        if family in (None, row.get("task_family")) and (wanted is None or row.get("task_id") in wanted)
+    ]
     if wanted is not None:
         missing = wanted - {t.task_id for t in tasks}
         if missing:
