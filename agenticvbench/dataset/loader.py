@@ -134,29 +134,26 @@ class DatasetSource:
             )
         revision = revision or DEFAULT_REVISION
         path = path.resolve() if path.exists() else path
-        if path.is_file():
-            root = path.parent.parent if path.parent.name == "data" else path.parent
+
+        def local_source(kind: str, root: Path) -> DatasetSource:
             return cls(
                 dataset=str(path),
-                kind="parquet",
+                kind=kind,
                 revision=revision,
                 resolved_revision="local",
                 root=root,
                 cache_dir=cache,
-            ), path
+            )
+
+        if path.is_file():
+            root = path.parent.parent if path.parent.name == "data" else path.parent
+            return local_source("parquet", root), path
         if path.is_dir():
             candidates = [path / PARQUET_PATH, *sorted((path / "data").glob("*.parquet"))]
             parquet = next((c for c in candidates if c.is_file()), None)
             if parquet is None:
                 raise DatasetError(f"{path}: no {PARQUET_PATH} in this mirror directory")
-            return cls(
-                dataset=str(path),
-                kind="mirror",
-                revision=revision,
-                resolved_revision="local",
-                root=path,
-                cache_dir=cache,
-            ), parquet
+            return local_source("mirror", path), parquet
         if local or str(dataset).count("/") != 1:
             raise DatasetError(f"{dataset}: no such file or directory (nor a Hub id of the form owner/name)")
         hf_cache = cache / "hub" if cache_dir else None
