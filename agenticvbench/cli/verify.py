@@ -42,20 +42,16 @@ EXIT_REFUSED = 3  # a run directory could not be scored (the others were)
 
 
 def _dry_run(plans: list[Any], tasks: list[Any], as_json: bool) -> int:
-    plan: list[dict[str, Any]] = []
-    for rp in plans:
-        run = rp.run
-        present = [t.task_id for t in tasks if t.task_id in run.task_folders]
-        missing = [t.task_id for t in tasks if t.task_id not in run.task_folders]
-        wanted = {t.task_id for t in tasks}
-        plan.append(
-            {
-                "run": str(run.path),
-                "would_score": present,
-                "missing": missing,
-                "not_selected": sorted(t for t in run.task_folders if t not in wanted),
-            }
-        )
+    wanted = {t.task_id for t in tasks}
+    plan = [
+        {
+            "run": str(rp.run.path),
+            "would_score": [t.task_id for t in tasks if t.task_id in rp.run.task_folders],
+            "missing": [t.task_id for t in tasks if t.task_id not in rp.run.task_folders],
+            "not_selected": sorted(t for t in rp.run.task_folders if t not in wanted),
+        }
+        for rp in plans
+    ]
     if as_json:
         print_json({"dry_run": True, "runs": plan})
         return 0
