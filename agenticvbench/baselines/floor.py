@@ -100,19 +100,16 @@ def floor_for(
     `notify` gets `scoring_notice` before any baseline is scored; `progress` shows the scoring bar."""
     from agenticvbench.baselines.run import baselines
 
+    wanted = {(f, int(t)) for f, ids in universe.tasks.items() for t in ids}
     if baselines_dir is not None:
         found = restrict(read_baselines(baselines_dir), universe.tasks)
         table = BaselineTable(found, dict(universe.tasks), str(baselines_dir))
-        missing = sorted(
-            {(f, t) for f, ids in universe.tasks.items() for t in ids}
-            - {(r.family, int(r.task_id)) for r in found}
-        )
+        missing = wanted - {(r.family, int(r.task_id)) for r in found}
         note = f"floor read from {baselines_dir}"
         if missing:
             note += f"; {len(missing)} task(s) of this table have no baseline there and count 0 in the floor"
         floor = _marked(table)
         return floor, _with_legend(note, floor)
-    wanted = {(f, int(t)) for f, ids in universe.tasks.items() for t in ids}
     loaded = (
         [t for t in tasks if (t.family, int(t.task_id)) in wanted]
         if tasks is not None and not isinstance(tasks, dict)

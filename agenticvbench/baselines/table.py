@@ -73,12 +73,7 @@ class Floor:
             if self.macro is not None and self.micro is not None
             else ""
         )
-        return (
-            "Floor (best trivial strategy per family, `avb baselines`, same tasks): "
-            + ", ".join(parts)
-            + overall
-            + "."
-        )
+        return f"Floor (best trivial strategy per family, `avb baselines`, same tasks): {', '.join(parts)}{overall}."
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready."""

@@ -92,15 +92,12 @@ DESCRIPTIONS: dict[tuple[str, ...], str] = {
 
 def subparsers(parser: argparse.ArgumentParser) -> list[tuple[str, argparse.ArgumentParser]]:
     """(name, parser) of each direct subcommand (aliases once)."""
-    out: list[tuple[str, argparse.ArgumentParser]] = []
-    seen: set[int] = set()
+    found: dict[int, tuple[str, argparse.ArgumentParser]] = {}
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
             for name, sub in action.choices.items():
-                if id(sub) not in seen:
-                    seen.add(id(sub))
-                    out.append((name, sub))
-    return out
+                found.setdefault(id(sub), (name, sub))
+    return list(found.values())
 
 
 def walk(

@@ -95,13 +95,12 @@ def usage(cmd: Command) -> str:
 def _escape(text: str) -> str:
     """Markdown-safe table text: code spans kept as they are, `| < > * _` escaped outside them."""
     pieces = re.split(r"(`[^`]*`)", " ".join(text.split()))
-    out = []
-    for piece in pieces:
-        if piece.startswith("`") and piece.endswith("`") and len(piece) > 1:
-            out.append(piece.replace("|", "\\|"))
-        else:
-            out.append(re.sub(r"([|<>*_\\\[\]])", r"\\\1", piece))
-    return "".join(out)
+    return "".join(
+        p.replace("|", "\\|")
+        if len(p) > 1 and p[0] == p[-1] == "`"
+        else re.sub(r"([|<>*_\\\[\]])", r"\\\1", p)
+        for p in pieces
+    )
 
 
 def _expand(parser: argparse.ArgumentParser, action: argparse.Action) -> str:
@@ -180,9 +179,7 @@ def render(parser: argparse.ArgumentParser | None = None) -> str:
         parser = build_parser()
     commands = list(iter_commands(parser))
     index = ["| command | what it does |", "| --- | --- |"]
-    for cmd in commands[1:]:
-        anchor = cmd.name.replace(" ", "-")
-        index.append(f"| [`{cmd.name}`](#{anchor}) | {_escape(cmd.help)} |")
+    index += [f"| [`{c.name}`](#{c.name.replace(' ', '-')}) | {_escape(c.help)} |" for c in commands[1:]]
     body = [render_command(cmd) for cmd in commands]
     return "\n".join([_HEADER, "\n".join(index), "", *body]).rstrip("\n") + "\n"
 
