@@ -156,6 +156,7 @@ def run(args: argparse.Namespace) -> int:
     warn_lines(getattr(args, "untrusted", []), "avb power")
     clean = md_cell if args.format == "md" else one_line  # stack names are agent-chosen strings
     kw = {"power": args.power}
+    ns = sorted(n for n in {args.tasks, comp.n_tasks} if n >= 2)  # the task counts tabulated
     rows = []
     for r in args.reps:
         sd = comp.sd(r)
@@ -163,11 +164,9 @@ def run(args: argparse.Namespace) -> int:
             {
                 "reps": r,
                 "sd_points": 100 * sd,
-                "mdd_points": {
-                    n: 100 * comp.mdd(r, n, **kw) for n in sorted({args.tasks, comp.n_tasks}) if n >= 2
-                },
+                "mdd_points": {n: 100 * comp.mdd(r, n, **kw) for n in ns},
                 "tasks_needed": {d: tasks_needed(sd, d / 100, df=comp.df, **kw) for d in args.delta},
-                "reachable": {n: comp.reachable(n) for n in sorted({args.tasks, comp.n_tasks}) if n >= 2},
+                "reachable": {n: comp.reachable(n) for n in ns},
             }
         )
     reps_at = {d: reps_needed(comp, args.tasks, d / 100, **kw) for d in args.delta}
@@ -185,7 +184,7 @@ def run(args: argparse.Namespace) -> int:
         + "".join(
             f"No verdict possible at {n} tasks ({comp.clusters(n)} clusters): the sign-flip p cannot go below "
             f"0.05{' after Holm across the families' if comp.holm_m > 1 else ''}, whatever the difference. "
-            for n in sorted({args.tasks, comp.n_tasks} - {0, 1})
+            for n in ns
             if not comp.reachable(n)
         )
         + " ".join(f"{clean(n)}." for n in notes)
@@ -211,7 +210,6 @@ def run(args: argparse.Namespace) -> int:
             )
         )
         return 0
-    ns = sorted({args.tasks, comp.n_tasks} - {0, 1})
     headers = [
         "reps",
         "sd of a task's difference",
