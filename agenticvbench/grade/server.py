@@ -66,9 +66,8 @@ class GradingApp:
         current = self.current() if current is None else current
         per_task: dict[int, list[int]] = {}
         for s in self.submissions:
-            done = sum(f"{s.index}/{it.item_id}" in current for it in s.items)
             acc = per_task.setdefault(s.task_id, [0, 0])
-            acc[0] += done
+            acc[0] += sum(f"{s.index}/{it.item_id}" in current for it in s.items)
             acc[1] += len(s.items)
         graded = sum(v[0] for v in per_task.values())
         total = sum(v[1] for v in per_task.values())

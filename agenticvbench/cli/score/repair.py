@@ -47,11 +47,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def _print_error_only(message: str) -> int:
-    print_json({"error": message})
-    return 1
-
-
 def _load_profile(path: str) -> tuple[str, dict[str, Any]]:
     """(variant, profile) from a profile file; ValueError/OSError with a message naming the problem."""
     from agenticvbench.verifiers.repair.profiles import variant_of_profile
@@ -79,7 +74,8 @@ def run(args: argparse.Namespace) -> int:
                 cache_dir=args.cache_dir,
             )
         except TaskError as exc:
-            return _print_error_only(f"could not resolve cell for task {args.task_id}: {exc}")
+            print_json({"error": f"could not resolve cell for task {args.task_id}: {exc}"})
+            return 1
         cell, variant, profile = task.cell, task.variant, task.profile  # type: ignore[attr-defined]
         source = source or source_of(task)
     else:
