@@ -22,6 +22,7 @@ from agenticvbench.cli.common import (
     judge_from_args,
     load_selected,
     positive_int,
+    report_errors,
     show_progress,
 )
 from agenticvbench.fsutil import atomic_write_text
@@ -103,10 +104,6 @@ def run(args: argparse.Namespace) -> int:
         print(f"wrote {args.write}")
     else:
         sys.stdout.write(text)
-    errors = sum(1 for r in table.results if r.status == "error")
-    if errors:
-        print(
-            f"avb baselines: {errors} result(s) have status ERROR (the verifier failed); see {table.root}",
-            file=sys.stderr,
-        )
-    return 1 if errors else 0
+    return report_errors(
+        "avb baselines", sum(r.status == "error" for r in table.results), f"; see {table.root}"
+    )

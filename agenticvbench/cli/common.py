@@ -178,14 +178,10 @@ class _StderrHandler(logging.Handler):
 
 def setup_logging(args: argparse.Namespace) -> None:
     """Map `-v/-q` onto the `agenticvbench` logger (stderr, one line per record)."""
-    level = (
-        logging.INFO
-        if getattr(args, "verbose", False)
-        else logging.ERROR
-        if getattr(args, "quiet", False)
-        else logging.WARNING
+    quiet = getattr(args, "quiet", False)
+    LOG.setLevel(
+        logging.INFO if getattr(args, "verbose", False) else logging.ERROR if quiet else logging.WARNING
     )
-    LOG.setLevel(level)
     if not any(isinstance(h, _StderrHandler) for h in LOG.handlers):
         handler = _StderrHandler()
         handler.setFormatter(logging.Formatter("avb: %(levelname)s: %(message)s"))
@@ -285,6 +281,15 @@ def check_trust(results: list[Any], key: Any, args: argparse.Namespace) -> list[
         more = f" (and {len(lines) - 1} more run(s))" if len(lines) > 1 else ""
         raise SubmissionError(f"{lines[0]}{more}; --require-signed refuses them")
     return lines
+
+
+def report_errors(command: str, n_errors: int, see: str = "") -> int:
+    """Say on stderr how many results have status `error` (the verifier failed); returns 1 when some do, else 0."""
+    if n_errors:
+        print(
+            f"{command}: {n_errors} result(s) have status ERROR (the verifier failed){see}", file=sys.stderr
+        )
+    return 1 if n_errors else 0
 
 
 def warn_lines(lines: list[str], command: str) -> None:

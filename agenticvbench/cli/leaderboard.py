@@ -9,11 +9,10 @@ counted) and marks cells that are not comparable. Runs without results are named
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agenticvbench.cli.common import LOG, add_command, add_json_alias, write_output
+from agenticvbench.cli.common import LOG, add_command, add_json_alias, report_errors, write_output
 from agenticvbench.cli.report import (
     add_aggregation_args,
     aggregation_from_args,
@@ -82,9 +81,7 @@ def run(args: argparse.Namespace) -> int:
     # -q in Markdown: the table alone, without caption and notes (machine formats keep everything)
     text = board.markdown_table() + "\n" if args.quiet and args.format == "md" else board.render(args.format)
     write_output(text, args.out)
-    errors = sum(g.n_errors for g in board.groups)
-    if errors:
-        print(f"avb leaderboard: {errors} result(s) have status ERROR (the verifier failed)", file=sys.stderr)
+    errors = report_errors("avb leaderboard", sum(g.n_errors for g in board.groups))
     return 1 if announce_invalid_results(args.paths, "avb leaderboard") or errors else 0
 
 

@@ -24,6 +24,7 @@ from agenticvbench.cli.common import (
     add_verbosity_args,
     folder_arg,
     notice,
+    report_errors,
     show_progress,
 )
 from agenticvbench.dataset.selection import select_ids
@@ -238,12 +239,8 @@ def run(args: argparse.Namespace) -> int:
             path = args.out / f"report.{f}"
             atomic_write_text(path, render[f]())
             print(f"wrote {path}")
-    if report.n_errors:
-        print(
-            f"avb report: {report.n_errors} result(s) have status ERROR (the verifier failed); see the report",
-            file=sys.stderr,
-        )
-    return 1 if announce_invalid_results(args.paths, "avb report") or report.n_errors else 0
+    errors = report_errors("avb report", report.n_errors, "; see the report")
+    return 1 if announce_invalid_results(args.paths, "avb report") or errors else 0
 
 
 def with_costs(doc: dict[str, Any], report: Any) -> dict[str, Any]:

@@ -43,7 +43,7 @@ EXIT_REFUSED = 3  # a run directory could not be scored (the others were)
 
 def _dry_run(plans: list[Any], tasks: list[Any], as_json: bool) -> int:
     wanted = {t.task_id for t in tasks}
-    plan = [
+    plan: list[dict[str, Any]] = [
         {
             "run": str(rp.run.path),
             "would_score": [t.task_id for t in tasks if t.task_id in rp.run.task_folders],
