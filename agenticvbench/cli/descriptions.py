@@ -111,11 +111,6 @@ def walk(
     return out
 
 
-def states_exit_codes(p: argparse.ArgumentParser) -> bool:
-    """Whether the parser's help (description or epilog) states its exit codes."""
-    return "exit code" in f"{p.description or ''} {p.epilog or ''}".lower()
-
-
 def finish_tree(parser: argparse.ArgumentParser) -> None:
     """Fill missing descriptions and exit codes from `DESCRIPTIONS`, and give every leaf command `-v/-q`."""
     from agenticvbench.cli.common import add_json_alias, add_verbosity_args
@@ -124,7 +119,7 @@ def finish_tree(parser: argparse.ArgumentParser) -> None:
         text = DESCRIPTIONS.get(path)
         if text is not None and not p.description:
             p.description = text
-        elif text is not None and not states_exit_codes(p):
+        elif text is not None and "exit code" not in f"{p.description or ''} {p.epilog or ''}".lower():
             p.epilog = text
         runs = not subparsers(p) or p.get_default("func") is not None
         if runs and not any("-q" in a.option_strings for a in p._actions):

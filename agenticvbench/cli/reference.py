@@ -140,11 +140,8 @@ def _row(parser: argparse.ArgumentParser, action: argparse.Action) -> str:
     text = _escape(_expand(parser, action))
     if action.choices is not None and action.option_strings:
         text = (
-            (text.rstrip(".") + ". " if text else "")
-            + "One of "
-            + ", ".join(f"`{c}`" for c in action.choices)
-            + "."
-        )
+            text.rstrip(".") + ". " if text else ""
+        ) + f"One of {', '.join(f'`{c}`' for c in action.choices)}."
     if action.required and action.option_strings:
         text = "**Required.** " + text
     return f"| {names} | {_default(action)} | {text} |"
@@ -161,11 +158,7 @@ def render_command(cmd: Command) -> str:
         lines += ["| argument | default | description |", "| --- | --- | --- |"]
         lines += [_row(cmd.parser, a) for a in actions]
         lines.append("")
-    subs = [
-        f"`{c.name}`"
-        for c in iter_commands(cmd.parser, cmd.name)
-        if c.name.count(" ") == cmd.name.count(" ") + 1
-    ]
+    subs = [f"`{cmd.name} {name}`" for name, _ in subparsers(cmd.parser)]
     if subs:
         lines += ["Subcommands: " + ", ".join(subs) + ".", ""]
     return "\n".join(lines)
