@@ -253,11 +253,10 @@ def bare_parquet_note(tasks: list[Task]) -> str | None:
     dataset = ""
     for t in tasks:
         src = t.source
-        if not isinstance(src, DatasetSource) or src.kind != "parquet" or src.root is None:
-            continue
-        if any(not (src.root / repo_relative(u)).is_file() for u in t.verifier_reference_urls or []):
-            lacking.append(t.task_id)
-            dataset = src.dataset
+        if isinstance(src, DatasetSource) and src.kind == "parquet" and src.root is not None:
+            if any(not (src.root / repo_relative(u)).is_file() for u in t.verifier_reference_urls or []):
+                lacking.append(t.task_id)
+                dataset = src.dataset
     if not lacking:
         return None
     shown = ",".join(map(str, lacking[:10])) + (",..." if len(lacking) > 10 else "")
