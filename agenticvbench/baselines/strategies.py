@@ -188,8 +188,7 @@ def _by_number(stem: str, name: str) -> tuple[float, str]:
 
 def _given(task: Task, folder: Path, rep: int) -> None:
     assert isinstance(task, SequencingTask)
-    orders = given_orders(task)
-    atomic_write_text(folder / "solution.json", manifest_text(orders[-1]))
+    atomic_write_text(folder / "solution.json", manifest_text(given_orders(task)[-1]))
 
 
 def _numeric(task: Task, folder: Path, rep: int) -> None:
@@ -215,8 +214,7 @@ def _assembly_manifest(task: AssemblyTask, picks: list[str]) -> str:
 
 def _first(task: Task, folder: Path, rep: int) -> None:
     assert isinstance(task, AssemblyTask)
-    picks = [g[0] for g in slot_groups(task)]
-    atomic_write_text(folder / "solution.json", _assembly_manifest(task, picks))
+    atomic_write_text(folder / "solution.json", _assembly_manifest(task, [g[0] for g in slot_groups(task)]))
 
 
 def _random(task: Task, folder: Path, rep: int) -> None:

@@ -79,10 +79,9 @@ def _reward(args: argparse.Namespace) -> int:
 
 def _metric(args: argparse.Namespace) -> int:
     from agenticvbench.harbor.metric import job_metrics, to_text
-
-    groups, skipped = job_metrics(args.job_dirs, tasks_dir=args.tasks_dir, infra_policy=args.infra_policy)
     from agenticvbench.sanitize import one_line
 
+    groups, skipped = job_metrics(args.job_dirs, tasks_dir=args.tasks_dir, infra_policy=args.infra_policy)
     for s in skipped:
         print(f"skipped: {one_line(s)}", file=sys.stderr)
     print(to_text(groups, args.format))

@@ -21,6 +21,7 @@ from agenticvbench.cli.common import (
     add_command,
     add_results_dataset_args,
     add_trust_args,
+    check_trust,
     warn_lines,
 )
 from agenticvbench.dataset.tasks import FAMILIES
@@ -108,7 +109,6 @@ def components(args: argparse.Namespace):  # noqa: ANN201 - returns (power.Compo
         ), ["degrees of freedom: tasks - 1 (every task its own cluster)"]
     if not args.paths:
         raise ConfigError("give runs to estimate the variance from, or --sd POINTS")
-    from agenticvbench.cli.common import check_trust
     from agenticvbench.results.signatures import reader_key
 
     key, _ = reader_key(args.key_file)

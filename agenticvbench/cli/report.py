@@ -198,6 +198,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Build the report and print or write it."""
+    from agenticvbench.dataset.loader import default_cache_dir
     from agenticvbench.errors import ConfigError
     from agenticvbench.report import build_report, render_html, render_markdown
     from agenticvbench.results.model import announce_invalid_results
@@ -206,8 +207,6 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError("--format all writes report.md, report.html and report.json: it needs --out DIR")
     results, skipped, key, notes = load_for_report(args)
     kw = aggregation_kwargs(args)
-    from agenticvbench.dataset.loader import default_cache_dir
-
     cache = Path(args.cache_dir).expanduser() if args.cache_dir else default_cache_dir()
     chosen = select_results(args, results, kw)
     report = build_report(

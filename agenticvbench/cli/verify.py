@@ -36,8 +36,6 @@ from agenticvbench.cli.common import (
 from agenticvbench.cli.guards import with_hint
 from agenticvbench.scoring.task_deadline import task_deadline
 
-__all__ = ["positive_int", "register"]
-
 EXIT_REFUSED = 3  # a run directory could not be scored (the others were)
 
 
@@ -88,12 +86,11 @@ def unknown_folder_notes(plans: list[Any], args: argparse.Namespace, selected: l
     """One warning per run with task folders whose id is not a task of the dataset (they are not scored)."""
     from agenticvbench.dataset.loader import default_dataset, load_tasks
 
-    narrowed = args.family is not None or args.tasks is not None or args.limit is not None
-    every = (
-        load_tasks(dataset=args.dataset, revision=args.revision, cache_dir=args.cache_dir)
-        if narrowed
-        else selected
-    )
+    every = selected
+    if (
+        args.family is not None or args.tasks is not None or args.limit is not None
+    ):  # known: the whole dataset
+        every = load_tasks(dataset=args.dataset, revision=args.revision, cache_dir=args.cache_dir)
     known = {int(t.task_id) for t in every}
     label = dataset_label(every, str(args.dataset or default_dataset()))
     notes = []

@@ -254,9 +254,7 @@ def load_cells() -> dict[str, dict[str, Any]]:
 def resolve_cell(cell: str, inline_profile: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
     """Return (variant, profile) for a cell key; an inline profile (demo tasks) overrides the shipped one."""
     if isinstance(inline_profile, dict):
-        inj = inline_profile.get("injection") or {}
-        variant = inj.get("variant") or "_combined"
-        return variant, inline_profile
+        return (inline_profile.get("injection") or {}).get("variant") or "_combined", inline_profile
     cells = load_cells()
     if cell not in cells:
         raise KeyError(f"unknown cell {cell!r} (known: {', '.join(sorted(cells))})")
