@@ -110,26 +110,18 @@ def floor_for(
             note += f"; {len(missing)} task(s) of this table have no baseline there and count 0 in the floor"
         floor = _marked(table)
         return floor, _with_legend(note, floor)
-    loaded = (
-        [t for t in tasks if (t.family, int(t.task_id)) in wanted]
-        if tasks is not None and not isinstance(tasks, dict)
-        else None
-    )
     dataset: str | None = None
-    if loaded is None:
+    if tasks is None or isinstance(tasks, dict):  # no loaded tasks: those of the dataset the results name
         dataset = local_dataset(results)
         if dataset is None:
             return None, NO_FLOOR
         from agenticvbench.dataset.loader import load_tasks
 
         try:
-            loaded = [
-                t
-                for t in load_tasks(dataset=dataset, cache_dir=cache_dir)
-                if (t.family, int(t.task_id)) in wanted
-            ]
+            tasks = load_tasks(dataset=dataset, cache_dir=cache_dir)
         except (AVBError, OSError) as exc:
             return None, f"no floor: the dataset {dataset} named by the results cannot be read ({exc})"
+    loaded = [t for t in tasks if (t.family, int(t.task_id)) in wanted]
     if not loaded:
         return None, "no floor: none of the counted tasks is in the dataset"
     if notify is not None and (line := scoring_notice(loaded, cache_dir, jobs)):
