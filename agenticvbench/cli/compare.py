@@ -125,6 +125,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     """Compare the two stacks and print (or write) the table."""
     from agenticvbench.analysis.clusters import resolve_clustering
+    from agenticvbench.results.signatures import reader_key
 
     if args.permutations < 1:
         print("avb compare: --permutations must be >= 1", file=sys.stderr)
@@ -132,8 +133,6 @@ def run(args: argparse.Namespace) -> int:
     if args.cluster and args.no_cluster:
         print("avb compare: --cluster and --no-cluster exclude each other", file=sys.stderr)
         return 2
-    from agenticvbench.results.signatures import reader_key
-
     key, _ = reader_key(args.key_file)
     results_a, results_b = stack_results(args.a, args.runs, key), stack_results(args.b, args.runs, key)
     given = list(args.runs) if args.runs else []

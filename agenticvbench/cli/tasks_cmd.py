@@ -91,9 +91,8 @@ def _show(args: argparse.Namespace) -> int:
     )
     summary = task.summary()
     src = task.source
-    if (
-        isinstance(src, DatasetSource) and src.kind != "hub" and src.root is not None
-    ):  # where they are on disk
+    if isinstance(src, DatasetSource) and src.kind != "hub" and src.root is not None:
+        # where the files are on disk
         summary["local_files"] = [str(src.root / repo_relative(u)) for u in task.reference_file_urls]
     print_json(show_answers(summary) if args.with_answers else hide_answers(summary))
     return 0

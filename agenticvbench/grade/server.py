@@ -53,13 +53,12 @@ class GradingApp:
     def current(self) -> dict[str, dict[str, Any]]:
         """`"<index>/<item_id>"` -> this grader's current verdict on this very video."""
         latest = self.store.latest(self.grader)
-        out = {}
-        for s in self.submissions:
-            for it in s.items:
-                v = latest.get((s.task_id, it.item_id, s.video_sha256))
-                if v is not None:
-                    out[f"{s.index}/{it.item_id}"] = {"verdict": v.verdict, "notes": v.notes, "time": v.time}
-        return out
+        return {
+            f"{s.index}/{it.item_id}": {"verdict": v.verdict, "notes": v.notes, "time": v.time}
+            for s in self.submissions
+            for it in s.items
+            if (v := latest.get((s.task_id, it.item_id, s.video_sha256))) is not None
+        }
 
     def progress(self, current: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
         """Graded / total items, overall and per task."""
