@@ -9,10 +9,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from agenticvbench.dataset.loader import DEFAULT_DATASET
-from agenticvbench.dataset.selection import parse_task_ids
+from agenticvbench.dataset.loader import DEFAULT_DATASET, load_tasks
+from agenticvbench.dataset.selection import apply_limit, parse_task_ids
 from agenticvbench.dataset.tasks import FAMILIES
-from agenticvbench.errors import ConfigError
+from agenticvbench.errors import ConfigError, SubmissionError, TaskError
+from agenticvbench.fsutil import atomic_write_text
 from agenticvbench.judge.settings import add_judge_args, settings_from_args
 
 #: The package's logger; `-v` shows INFO, `-q` only ERROR, default WARNING (all on stderr).
@@ -87,10 +88,6 @@ def load_selected(args: argparse.Namespace, task_ids: list[int] | None = None) -
 
     An id named singly must exist (TaskError otherwise); ids from a range such as 37-64 select what exists.
     """
-    from agenticvbench.dataset.loader import load_tasks
-    from agenticvbench.dataset.selection import apply_limit
-    from agenticvbench.errors import TaskError
-
     ids = args.tasks if task_ids is None else task_ids
     tasks = load_tasks(args.family, dataset=args.dataset, revision=args.revision, cache_dir=args.cache_dir)
     if ids is not None:
@@ -200,8 +197,6 @@ def write_output(text: str, out: str | None) -> None:
     if out is None:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
         return
-    from agenticvbench.fsutil import atomic_write_text
-
     atomic_write_text(out, text)
     print(f"wrote {out}")
 
@@ -273,7 +268,6 @@ def check_trust(results: list[Any], key: Any, args: argparse.Namespace) -> list[
     """The warnings, one per run, about results not signed with the reader's key (the caller prints them with
     `warn_lines` once its work succeeded, so that an error stays one line); with `--require-signed`, a refusal
     instead (`SubmissionError`, exit 3, naming the first run)."""
-    from agenticvbench.errors import SubmissionError
     from agenticvbench.results.signatures import trust_lines
 
     lines = trust_lines(results, key)

@@ -22,14 +22,16 @@ from agenticvbench.cli.common import (
     add_selection_args,
     add_trust_args,
     add_verbosity_args,
+    check_trust,
     folder_arg,
     notice,
     report_errors,
     show_progress,
 )
+from agenticvbench.dataset.loader import default_cache_dir, load_tasks
 from agenticvbench.dataset.selection import select_ids
 from agenticvbench.dataset.tasks import FAMILY_ID_RANGES
-from agenticvbench.errors import SubmissionError
+from agenticvbench.errors import ConfigError, SubmissionError
 from agenticvbench.fsutil import atomic_write_text
 from agenticvbench.results.model import Result
 
@@ -78,7 +80,6 @@ def aggregation_from_args(args: argparse.Namespace, results: list[Result], kw: d
     """The command's one `Aggregation` (resamples, seed, clustering) from the parsed options, for the results
     and the tasks `kw` chose (`aggregation_kwargs`, `select_results`); every number the command prints uses it."""
     from agenticvbench.analysis.settings import Aggregation
-    from agenticvbench.errors import ConfigError
 
     if args.resamples < 0:
         raise ConfigError(f"--resamples must be >= 0, got {args.resamples}")
@@ -96,8 +97,6 @@ def aggregation_kwargs(args: argparse.Namespace) -> dict[str, Any]:
     (the bootstrap's come from `aggregation_from_args`)."""
     kw: dict[str, Any] = {"full_benchmark": args.full_benchmark}
     if args.dataset:
-        from agenticvbench.dataset.loader import load_tasks
-
         kw["tasks"] = load_tasks(dataset=args.dataset, revision=args.revision, cache_dir=args.cache_dir)
         kw["dataset_label"] = str(args.dataset) + (f"@{args.revision}" if args.revision else "")
     return kw
@@ -106,7 +105,6 @@ def aggregation_kwargs(args: argparse.Namespace) -> dict[str, Any]:
 def load_for_report(args: argparse.Namespace) -> tuple[list[Result], list[str], Any, list[str]]:
     """(results, paths without results, the key signatures were checked with, notes about the key and the
     results folders) for `avb report` / `avb leaderboard`."""
-    from agenticvbench.cli.common import check_trust
     from agenticvbench.report.summary import load_available
     from agenticvbench.results.folder import record_notes
     from agenticvbench.results.model import results_dir_for
@@ -198,8 +196,6 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Build the report and print or write it."""
-    from agenticvbench.dataset.loader import default_cache_dir
-    from agenticvbench.errors import ConfigError
     from agenticvbench.report import build_report, render_html, render_markdown
     from agenticvbench.results.model import announce_invalid_results
 
