@@ -86,9 +86,8 @@ def run(args: argparse.Namespace) -> int:
     from agenticvbench.baselines import baselines
     from agenticvbench.dataset.loader import default_dataset
 
-    tasks = load_selected(args)
     table = baselines(
-        tasks=tasks,
+        tasks=load_selected(args),
         dataset=args.dataset or default_dataset(),
         cache_dir=args.cache_dir,
         out=args.out,

@@ -98,6 +98,7 @@ def components(args: argparse.Namespace):  # noqa: ANN201 - returns (power.Compo
     from agenticvbench.cli.compare import refuse_repeated_runs
     from agenticvbench.errors import ConfigError
     from agenticvbench.report.summary import load_comparison
+    from agenticvbench.results.signatures import reader_key
 
     if args.sd is not None:
         return Components(
@@ -109,8 +110,6 @@ def components(args: argparse.Namespace):  # noqa: ANN201 - returns (power.Compo
         ), ["degrees of freedom: tasks - 1 (every task its own cluster)"]
     if not args.paths:
         raise ConfigError("give runs to estimate the variance from, or --sd POINTS")
-    from agenticvbench.results.signatures import reader_key
-
     key, _ = reader_key(args.key_file)
     loaded = load_comparison(args.paths, key, find_key=False)
     refuse_repeated_runs(list(args.paths), loaded)

@@ -34,6 +34,7 @@ from agenticvbench.cli.common import (
     show_progress,
 )
 from agenticvbench.cli.guards import with_hint
+from agenticvbench.dataset.loader import bare_parquet_note, default_dataset, load_tasks
 from agenticvbench.scoring.task_deadline import task_deadline
 
 EXIT_REFUSED = 3  # a run directory could not be scored (the others were)
@@ -84,8 +85,6 @@ def dataset_label(tasks: list[Any], fallback: str) -> str:
 
 def unknown_folder_notes(plans: list[Any], args: argparse.Namespace, selected: list[Any]) -> list[str]:
     """One warning per run with task folders whose id is not a task of the dataset (they are not scored)."""
-    from agenticvbench.dataset.loader import default_dataset, load_tasks
-
     every = selected
     if (
         args.family is not None or args.tasks is not None or args.limit is not None
@@ -121,7 +120,6 @@ def _plan(args: argparse.Namespace) -> tuple[list[Any], list[str]]:
 
 
 def _verify(args: argparse.Namespace) -> int:
-    from agenticvbench.dataset.loader import bare_parquet_note
     from agenticvbench.scoring.engine import verify_run
 
     task_deadline(args.task_timeout)  # out of range (option or variable): one line, exit 2, before planning
