@@ -19,8 +19,7 @@ from agenticvbench.dataset.tasks import FAMILIES
 def _gold(args: argparse.Namespace) -> int:
     from agenticvbench.harbor.gold import write_gold
 
-    tasks = load_selected(args)
-    summary = write_gold(tasks, args.out)
+    summary = write_gold(load_selected(args), args.out)
     print(f"wrote {args.out}: " + summary.to_text(), file=sys.stderr)
     return 0
 

@@ -126,8 +126,7 @@ def _verify(args: argparse.Namespace) -> int:
     plans, refused = _plan(args)
     judge = judge_from_args(args)
     tasks = load_selected(args)
-    bare = bare_parquet_note(tasks)
-    if bare:
+    if bare := bare_parquet_note(tasks):
         LOG.warning(bare)
     for line in unknown_folder_notes(plans, args, tasks):
         LOG.warning(line)

@@ -319,14 +319,12 @@ def load_tasks(
         for row in rows
         if family in (None, row.get("task_family")) and (wanted is None or row.get("task_id") in wanted)
     ]
-    if wanted is not None:
-        missing = wanted - {t.task_id for t in tasks}
-        if missing:
-            raise TaskError(
-                sorted(missing)[0],
-                "task_id",
-                f"not in dataset {source.dataset}" + (f" (family {family})" if family else ""),
-            )
+    if wanted is not None and (missing := wanted - {t.task_id for t in tasks}):
+        raise TaskError(
+            sorted(missing)[0],
+            "task_id",
+            f"not in dataset {source.dataset}" + (f" (family {family})" if family else ""),
+        )
     return sorted(tasks, key=lambda t: t.task_id)
 
 
