@@ -133,8 +133,11 @@ def floor_for(
 
 
 def _with_legend(note: str, floor: Floor) -> str:
-    """`note`, then the legend of the floor's marks when it has any."""
-    legend = floor_legend(floor)
+    """`note`, then the legend of the marks the floor carries when it has any."""
+    from agenticvbench.analysis.comparability import MARKS
+
+    used = {m for ms in floor.marks.values() for m in ms}
+    legend = "; ".join(f"floor {MARKS[k][0]} = {MARKS[k][1]}" for k in MARKS if k in used)
     return f"{note}; {legend}" if legend else note
 
 
@@ -153,14 +156,6 @@ def _marked(table: BaselineTable) -> Floor:
     if row:
         floor.marks["macro"] = floor.marks["micro"] = sorted(row, key=list(MARKS).index)
     return floor
-
-
-def floor_legend(floor: Floor) -> str:
-    """The legend of the marks the floor carries ('' when none), for the note under a table."""
-    from agenticvbench.analysis.comparability import MARKS
-
-    used = {m for ms in floor.marks.values() for m in ms}
-    return "; ".join(f"floor {MARKS[k][0]} = {MARKS[k][1]}" for k in MARKS if k in used)
 
 
 def _score(x: float | None, marks: Sequence[str]) -> str:
