@@ -133,12 +133,3 @@ class ShotDetection:
         manager.add_detector(ContentDetector(threshold=self.threshold))
         manager.detect_scenes(video=self._stream)
         return [(start.seconds, end.seconds) for start, end in manager.get_scene_list()]
-
-
-def detect_shots(path: str | Path, *, threshold: float = 27.0) -> list[tuple[float, float]]:
-    """Shots as (start_s, end_s) from `ContentDetector(threshold)`; empty when no cut was found.
-
-    Same contract as `scenedetect.detect(path, ContentDetector(threshold=...))`: without any cut the scene list
-    is empty (not one whole-video scene), and the last shot ends one frame after the last frame's time.
-    """
-    return ShotDetection(path, threshold=threshold).run()
