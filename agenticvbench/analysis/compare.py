@@ -177,19 +177,15 @@ def compare_runs(
     for r, p in zip(rows, holm([r.stat.p_value for r in rows]), strict=True):
         r.p_holm = p
         r.holm_m = len(rows)
-    sizes = {f: len(universe.tasks[f]) for f in order}
     design = Design.macro(all_f, all_c)
     spreads = [
         found.sentence()
         for label, res in (("A", results_a), ("B", results_b))
         if (found := rep_spread(label, stack_matrix(res, universe), design))
     ]
-    for cell, w in (
-        ("macro", [1.0 / (len(order) * sizes[f]) for f in all_f]),
-        ("micro", [1.0 / len(all_f)] * len(all_f)),
-    ):
+    for cell, w in (("macro", design.weights), ("micro", np.full(len(all_f), 1.0 / len(all_f)))):
         means = (float(getattr(heads[0], cell)), float(getattr(heads[1], cell)))
-        stat = paired_stat(diffs, weights=np.asarray(w), strata=all_f, clusters=all_c, **kw)
+        stat = paired_stat(diffs, weights=w, strata=all_f, clusters=all_c, **kw)
         rows.append(_row(cell, means, diffs, stat, sum(tasks.excluded.values())))
     have_a, have_b = _have(results_a), _have(results_b)
     return Comparison(

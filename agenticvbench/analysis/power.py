@@ -18,12 +18,9 @@ The variance of the macro estimate when each stack runs `r` repetitions is split
   the other is assumed to have the same variance and to be *uncorrelated* task by task (twice the stack's own
   clustered variance): an upper bound, since real stacks find the same tasks hard and pairing then helps.
 
-`Components` holds both as per-task quantities (`n_tasks` x the variance of the estimate), so that with `n` tasks
-the standard error is `sd(r) / sqrt(n)`; a planned design with `n` tasks keeps the observed clusters per task
-and the number of families, and its degrees of freedom are the observed Bell-McCaffrey df scaled by
-`n / observed tasks` (exactly compare's at the observed size). A design whose clusters (`round(n x clusters /
-tasks)`) are too few for the sign-flip p to reach 0.05 (after Holm's multiplier when one family is planned) is
-`reachable` False: no verdict is possible there, whatever the difference.
+`Components` holds both per task (`n_tasks` x the variance of the estimate), so with `n` tasks the standard
+error is `sd(r) / sqrt(n)`; a planned design keeps the observed clusters per task, scales the observed
+Bell-McCaffrey df by `n / observed tasks`, and says whether the sign-flip p can reach 0.05 (`reachable`).
 With a single repetition `within` cannot be separated from `between`: all the variance is counted as `between`
 and more repetitions are shown as not helping (a conservative reading).
 
@@ -132,21 +129,21 @@ def _task_var(matrix: np.ndarray) -> np.ndarray:
     return np.var(matrix, axis=0, ddof=1) if matrix.shape[0] >= 2 else np.zeros(matrix.shape[1])
 
 
-def _components(var_obs: float, df: float, w_obs: float, w_one: float, design: Design, reps, basis: str):  # noqa: ANN001, ANN202
+def _components(
+    var_obs: float, df: float, w_obs: float, w_one: float, design: Design, reps: tuple[int, ...], basis: str
+) -> Components:
     n = design.weights.size
-    groups = len(set(design.clusters))
     between, within = var_obs - w_obs, w_one
     if between < 0:  # all the observed variance is repetition noise (module docstring)
         between, within = 0.0, (w_one * var_obs / w_obs if w_obs > 0 else 0.0)
-    strata = len(set(design.strata))
     return Components(
         between=n * between,
         within=n * within,
         n_tasks=n,
-        reps=tuple(reps),
+        reps=reps,
         basis=basis,
-        clusters_per_task=groups / n,
-        strata=strata,
+        clusters_per_task=len(set(design.clusters)) / n,
+        strata=len(set(design.strata)),
         df_obs=df,
     )
 

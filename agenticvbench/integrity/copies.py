@@ -7,25 +7,16 @@ probe first, and nothing is decoded unless the output lasts at least `MIN_COVERA
 fraction of it). The same test tells a re-encode of a verifier-only reference (`leaks`), with the output's
 length bounded on both sides.
 
-Signatures, per second of the film and every quarter second of the output:
+Signatures, per second of the film and every quarter second of the output: a 16x9 grey thumbnail, normalised
+(minus its mean, over its spread) so a scale, a frame rate, a brightness/contrast grade or a hue turn changes
+nothing and a small crop lowers the correlation without breaking it; and the RMS of a one-second window of the
+sound (mono, 8 kHz). The thresholds are the constants below.
 
-- the picture: a 16x9 grey thumbnail (ffmpeg `fps`, area scaling), compared after removing its mean and
-  dividing by its spread, so a scale, a frame rate, a brightness/contrast grade or a hue turn (which leaves the
-  grey alone) changes nothing, and by correlation, which a crop of a tenth of the frame lowers but does not
-  break. Two thumbnails match when they correlate by at least `PICTURE_CORR`; two flat ones (spread under
-  `FLAT_STD`, a black card) match when their means are within `FLAT_TOL` grey levels;
-- the sound: the RMS of a one-second window (mono, 8 kHz). Two seconds match when their RMS differ by at most
-  `SOUND_TOL` of the film's loudest second (so silence matches silence) or by a ratio of at most `SOUND_RATIO`.
-
-Alignment (`aligned_shares`): film second k is compared with the output at time `speed * k + shift`. The
-speeds tried are 1, and a grid around the ratio of the two durations within `MAX_SPEED_CHANGE` (fine enough
-that the drift over the film stays under half a second), so a film played 5 % faster or slower, with seconds
-trimmed or padded at its ends, is compared with itself; for each speed the shifts where the loudness (and the
-mean brightness) series correlate best are tried (FFT). The output is a near copy when, at the best
-alignment, a second of the film matches in picture (and sound, when both files have sound) on at least
-`MIN_MATCHING` of the film's seconds that fall inside the output, and on at least `MIN_FILM_SHARE` of all the
-film's seconds. The sound alone is compared first (cheap): when it cannot reach those shares, nothing is
-decoded for the pictures. Either signature alone decides when the other stream is absent from both files.
+Alignment (`aligned_shares`): film second k is compared with the output at time `speed * k + shift`, so a film
+played a few percent faster or slower, with seconds trimmed or padded at its ends, is compared with itself
+(`speeds`; the shifts come from FFT correlations of the loudness and brightness series). The sound alone is
+compared first (cheap): when it cannot reach the shares, nothing is decoded for the pictures. Either signature
+alone decides when the other stream is absent from both files.
 """
 
 from __future__ import annotations
@@ -151,7 +142,8 @@ def _picture_matches(out: _PicSig, film: _PicSig, j: np.ndarray, k: np.ndarray) 
 
 
 def _sound_matches(out_rms: np.ndarray, film_rms: np.ndarray, j: np.ndarray, k: np.ndarray) -> np.ndarray:
-    """Whether output RMS window j[i] matches film second k[i] (see the module docstring)."""
+    """Whether output RMS window j[i] matches film second k[i]: within `SOUND_TOL` of the film's loudest second
+    (so silence matches silence), or at most `SOUND_RATIO` times apart."""
     scale = float(film_rms.max()) if len(film_rms) and film_rms.max() > 0 else 1.0
     a, b = out_rms[j], film_rms[k]
     lo, hi = np.minimum(a, b), np.maximum(a, b)
