@@ -14,8 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agenticvbench.fsutil import parse_json_bounded, read_capped
-from agenticvbench.runs.trial_outcomes import OUTCOMES
+from agenticvbench.runs.trial_outcomes import OUTCOMES, get_path, run_meta
 
 TOLERANCE = 1e-6
 MAX_RUN_JSON_BYTES = 4 * 1024 * 1024
@@ -36,16 +35,6 @@ class RewardComparison:
         return abs(self.harbor - self.ours) <= TOLERANCE
 
 
-def _run_json(run_dir: str | Path) -> Any:
-    p = Path(run_dir) / "run.json"
-    try:
-        if p.is_symlink():
-            return {}
-        return parse_json_bounded(read_capped(p, MAX_RUN_JSON_BYTES), str(p))
-    except (OSError, ValueError):
-        return {}
-
-
 def harbor_job_problems(run_dir: str) -> tuple[str, ...]:
     """Why the Harbor job an imported run came from is not leaderboard-grade (`run.json` ->
     `harbor.comparability.problems`, written by the import from `avb harbor check-job`); empty otherwise."""
@@ -61,10 +50,7 @@ def harbor_job_problems(run_dir: str) -> tuple[str, ...]:
 @functools.lru_cache(maxsize=1024)
 def _job_problems(run_dir: str, mtime_ns: int, size: int) -> tuple[str, ...]:
     """`harbor_job_problems`, cached per run.json version (a report reads it once per result)."""
-    meta = _run_json(run_dir)
-    harbor = meta.get("harbor") if isinstance(meta, dict) else None
-    comp = harbor.get("comparability") if isinstance(harbor, dict) else None
-    raw = comp.get("problems") if isinstance(comp, dict) else None
+    raw = get_path(run_meta(run_dir, MAX_RUN_JSON_BYTES), "harbor", "comparability", "problems")
     return tuple(
         " ".join(p.split())[:200] for p in (raw if isinstance(raw, list) else [])[:10] if isinstance(p, str)
     )
@@ -72,8 +58,7 @@ def _job_problems(run_dir: str, mtime_ns: int, size: int) -> tuple[str, ...]:
 
 def harbor_rewards(run_dir: str | Path) -> dict[int, float]:
     """Task id -> Harbor reward from an imported run's `run.json` (empty when absent, unreadable or not imported)."""
-    meta = _run_json(run_dir)
-    raw = meta.get("harbor_rewards") if isinstance(meta, dict) else None
+    raw = get_path(run_meta(run_dir, MAX_RUN_JSON_BYTES), "harbor_rewards")
     items = raw.items() if isinstance(raw, dict) else ()
     return {int(k): float(v) for k, v in items if str(k).isdigit() and _finite(v)}
 
@@ -91,10 +76,8 @@ def compare_rows(rows: list[dict[str, Any]]) -> list[RewardComparison]:
 def trial_outcomes(run_dir: str | Path) -> tuple[dict[str, int], list[str], str]:
     """(outcome -> count, "task N: trial (reason)" per infrastructure failure, the infra policy) of an imported
     run (empty for other runs)."""
-    meta = _run_json(run_dir)
-    harbor = meta.get("harbor") if isinstance(meta, dict) else None
-    raw = harbor.get("outcomes") if isinstance(harbor, dict) else None
-    trials = harbor.get("trials") if isinstance(harbor, dict) else None
+    harbor = get_path(run_meta(run_dir, MAX_RUN_JSON_BYTES), "harbor")
+    raw, trials = get_path(harbor, "outcomes"), get_path(harbor, "trials")
     counts: dict[str, int] = {}
     infra: list[str] = []
     for key, value in sorted((raw.items() if isinstance(raw, dict) else ()), key=lambda kv: str(kv[0])):
@@ -103,10 +86,10 @@ def trial_outcomes(run_dir: str | Path) -> tuple[dict[str, int], list[str], str]
             continue
         counts[kind] = counts.get(kind, 0) + 1
         if kind == "infra_failure":
-            name = trials.get(key) if isinstance(trials, dict) else None
+            name = get_path(trials, key)
             reason = value.get("reason") if isinstance(value.get("reason"), str) else ""
             infra.append(f"task {str(key)[:12]}: {str(name)[:200]} ({' '.join(reason.split())[:200]})")
-    policy = harbor.get("infra_policy") if isinstance(harbor, dict) else None
+    policy = get_path(harbor, "infra_policy")
     return counts, infra, policy if policy in ("zero", "exclude") else "zero"
 
 
@@ -145,13 +128,10 @@ def outcome_lines(rows: list[dict[str, Any]]) -> list[str]:
 
 def _facts(run_dir: str) -> tuple[str, list[dict[str, Any]]]:
     """(harness, the trajectory facts of each task) of an imported run; wrong types are dropped."""
-    meta = _run_json(run_dir)
-    value = meta.get("harness") if isinstance(meta, dict) else None
-    harness = value if isinstance(value, str) else "unknown"
-    harbor = meta.get("harbor") if isinstance(meta, dict) else None
-    raw = harbor.get("trajectories") if isinstance(harbor, dict) else None
+    meta = run_meta(run_dir, MAX_RUN_JSON_BYTES)
+    harness, raw = get_path(meta, "harness"), get_path(meta, "harbor", "trajectories")
     out = [v for v in (raw.values() if isinstance(raw, dict) else ()) if isinstance(v, dict)]
-    return harness[:80], out
+    return (harness if isinstance(harness, str) else "unknown")[:80], out
 
 
 def _finite(value: Any) -> bool:

@@ -63,13 +63,6 @@ def usd_amount(value: Any, where: str, notes: list[str]) -> float | None:
     return float(value)
 
 
-def get_path(obj: Any, *keys: str) -> Any:
-    """`obj[k1][k2]...`, None where a level is not a dict."""
-    for k in keys:
-        obj = obj.get(k) if isinstance(obj, dict) else None
-    return obj
-
-
 def read_log_tail(job: JobDir, parts: tuple[str, ...]) -> str | None:
     """The last `MAX_LOG_BYTES` of a log file as text (None when missing or unsafe)."""
     try:

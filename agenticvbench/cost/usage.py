@@ -30,7 +30,6 @@ from typing import Any
 
 from agenticvbench.cost.tokens import (
     Tokens,
-    get_path,
     read_log_tail,
     summed,
     token_count,
@@ -40,6 +39,7 @@ from agenticvbench.cost.tokens import (
 from agenticvbench.cost.usage_stores import store_totals
 from agenticvbench.fsutil import parse_json_bounded
 from agenticvbench.runs.jobdir import JobDir
+from agenticvbench.runs.trial_outcomes import get_path
 from agenticvbench.sanitize import one_line
 
 MAX_SESSION_FILES = 64

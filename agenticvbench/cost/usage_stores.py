@@ -27,9 +27,10 @@ from pathlib import Path
 from typing import Any, BinaryIO
 from urllib.parse import quote
 
-from agenticvbench.cost.tokens import Tokens, get_path, known_sum, summed, token_count, usd_amount
+from agenticvbench.cost.tokens import Tokens, known_sum, summed, token_count, usd_amount
 from agenticvbench.fsutil import parse_json_bounded
 from agenticvbench.runs.jobdir import JobDir
+from agenticvbench.runs.trial_outcomes import get_path
 
 MAX_DEPTH = 8
 MAX_FILES = 64

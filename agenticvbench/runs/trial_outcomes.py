@@ -60,7 +60,8 @@ class Outcome:
     reason: str = ""
 
 
-def _get(obj: Any, *keys: str) -> Any:
+def get_path(obj: Any, *keys: str) -> Any:
+    """`obj[k1][k2]...`, None where a level is not a dict."""
     for key in keys:
         obj = obj.get(key) if isinstance(obj, dict) else None
     return obj
@@ -73,11 +74,11 @@ def _text(value: Any, limit: int = MAX_MESSAGE) -> str:
 def classify(result: dict[str, Any]) -> Outcome:
     """The outcome of one trial's `result.json` (hostile input: wrong types read as absent)."""
     info = result.get("exception_info")
-    kind = _text(_get(info, "exception_type"), 100)
-    message = _text(_get(info, "exception_message"))
+    kind = _text(get_path(info, "exception_type"), 100)
+    message = _text(get_path(info, "exception_message"))
     reason = f"{kind}: {message}".rstrip(": ") if kind else ""
-    agent_started = isinstance(_get(result, "agent_execution", "started_at"), str)
-    has_reward = isinstance(_get(result, "verifier_result", "rewards"), dict)
+    agent_started = isinstance(get_path(result, "agent_execution", "started_at"), str)
+    has_reward = isinstance(get_path(result, "verifier_result", "rewards"), dict)
     if isinstance(info, dict):
         kind = kind or "exception"
         if kind in CANCELLED_EXCEPTIONS:
@@ -117,13 +118,13 @@ INFRA_TEXT = failure_text(Outcome("infra_failure"))  # how an infrastructure fai
 EXCLUDED_TEXT = "infrastructure failure, left out by --infra-policy exclude"
 
 
-def _run_meta(run_dir: str | Path) -> Any:
-    """The run's parsed `run.json` (bounded read, no symlink), or None when absent or unreadable."""
+def run_meta(run_dir: str | Path, max_bytes: int = MAX_RUN_JSON_BYTES) -> Any:
+    """The run's parsed `run.json` (at most `max_bytes`, no symlink), or None when absent or unreadable."""
     p = Path(run_dir) / "run.json"
     try:
         if p.is_symlink() or not p.is_file():
             return None
-        return parse_json_bounded(read_capped(p, MAX_RUN_JSON_BYTES), str(p))
+        return parse_json_bounded(read_capped(p, max_bytes), str(p))
     except (OSError, ValueError):
         return None
 
@@ -131,12 +132,12 @@ def _run_meta(run_dir: str | Path) -> Any:
 def run_failures(run_dir: str | Path) -> dict[int, str]:
     """Task id -> `failure_text` for every trial of an imported run (`run.json` -> `harbor.outcomes`) that did
     not end `scored`; empty for runs not imported from Harbor or with an unreadable `run.json`."""
-    raw = _get(_run_meta(run_dir), "harbor", "outcomes")
+    raw = get_path(run_meta(run_dir), "harbor", "outcomes")
     out: dict[int, str] = {}
     for key, value in raw.items() if isinstance(raw, dict) else ():
-        kind = _get(value, "outcome")
+        kind = get_path(value, "outcome")
         if str(key).isdigit() and kind in OUTCOMES and kind != "scored":
-            out[int(key)] = failure_text(Outcome(kind, _text(_get(value, "reason"))))
+            out[int(key)] = failure_text(Outcome(kind, _text(get_path(value, "reason"))))
     return out
 
 
@@ -148,15 +149,15 @@ def run_exclusions(run_dir: str | Path) -> tuple[dict[int, str], list[str]]:
     that task's trial as `infra_failure`. Anything else is one problem line (file, field, why) and the task is
     scored as usual (no folder: `missing`, 0)."""
     p = Path(run_dir) / "run.json"
-    harbor = _get(_run_meta(run_dir), "harbor")
-    raw = _get(harbor, "excluded")
+    harbor = get_path(run_meta(run_dir), "harbor")
+    raw = get_path(harbor, "excluded")
     if not raw:
         return {}, []
     if not isinstance(raw, dict) or len(raw) > MAX_EXCLUDED:
         return {}, [f"{p}: harbor.excluded is not an object of at most {MAX_EXCLUDED} task ids; ignored"]
-    if _get(harbor, "infra_policy") != "exclude":
+    if get_path(harbor, "infra_policy") != "exclude":
         return {}, [f"{p}: harbor.excluded is set but harbor.infra_policy is not 'exclude'; ignored"]
-    outcomes = _get(harbor, "outcomes")
+    outcomes = get_path(harbor, "outcomes")
     out: dict[int, str] = {}
     problems: list[str] = []
     for key, trial in raw.items():
@@ -167,7 +168,7 @@ def run_exclusions(run_dir: str | Path) -> tuple[dict[int, str], list[str]]:
             problems.append(
                 f"{where}: the trial name is not a string of 1-{MAX_TRIAL_NAME} printable characters; ignored"
             )
-        elif (kind := _get(outcomes, key, "outcome")) != "infra_failure":
+        elif (kind := get_path(outcomes, key, "outcome")) != "infra_failure":
             problems.append(
                 f"{where}: harbor.outcomes records {_text(str(kind), 40)!r}, not an infrastructure "
                 "failure; not excluded"
