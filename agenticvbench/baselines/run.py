@@ -24,9 +24,10 @@ from agenticvbench.baselines.strategies import RANDOM_REPS, STRATEGIES, WRITER_V
 from agenticvbench.baselines.table import HARNESS, BaselineTable
 from agenticvbench.dataset.loader import default_cache_dir, default_dataset, load_tasks
 from agenticvbench.dataset.tasks import FAMILIES, Task
-from agenticvbench.fsutil import atomic_write_json, parse_json_bounded, read_capped
+from agenticvbench.fsutil import atomic_write_json
 from agenticvbench.results.model import Result
 from agenticvbench.runs.submission import RUN_JSON_MAX_BYTES
+from agenticvbench.runs.trial_outcomes import get_path, run_meta
 from agenticvbench.scoring.executors import Executor, make_executor
 
 __all__ = ["RANDOM_REPS", "baselines", "default_root", "pending_jobs", "run_folders", "scoring_estimate"]
@@ -120,12 +121,7 @@ def scoring_estimate(
 
 def _stamps(run: Path) -> dict[str, str]:
     """The task stamps recorded in `run/run.json` (empty when absent or unreadable: everything is rewritten)."""
-    try:
-        data = parse_json_bounded(read_capped(run / "run.json", RUN_JSON_MAX_BYTES), str(run / "run.json"))
-    except (OSError, ValueError):
-        return {}
-    config = data.get("config") if isinstance(data, dict) else None
-    stamps = config.get("stamps") if isinstance(config, dict) else None
+    stamps = get_path(run_meta(run, RUN_JSON_MAX_BYTES), "config", "stamps")
     return {str(k): str(v) for k, v in stamps.items()} if isinstance(stamps, dict) else {}
 
 

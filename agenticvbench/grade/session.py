@@ -23,6 +23,7 @@ from agenticvbench.dataset.tasks import RecapTask
 from agenticvbench.fsutil import file_sha256
 from agenticvbench.results.model import read_result, result_path, results_dir_for
 from agenticvbench.runs.submission import InputRejected, open_run
+from agenticvbench.runs.trial_outcomes import get_path
 from agenticvbench.verifiers.recap.rubric import pillar_name
 from agenticvbench.verifiers.recap.runner import fill_placeholders, placeholder_names
 
@@ -153,7 +154,7 @@ def _reference(run_path: Path, task_id: int) -> tuple[dict[str, dict[str, Any]],
         return {}, {}
     if res is None:
         return {}, {}
-    items = (res.detail or {}).get("items") if isinstance(res.detail, dict) else None
+    items = get_path(res.detail, "items")
     out: dict[str, dict[str, Any]] = {}
     evidence: dict[str, dict[str, str]] = {}
     for it in items if isinstance(items, list) else []:
@@ -166,7 +167,7 @@ def _reference(run_path: Path, task_id: int) -> tuple[dict[str, dict[str, Any]],
             ev = it.get("evidence")
             if isinstance(ev, dict):
                 evidence[it["item_id"]] = {str(k): str(v)[:2000] for k, v in ev.items()}
-    judge = (res.provenance or {}).get("judge_model") if isinstance(res.provenance, dict) else None
+    judge = get_path(res.provenance, "judge_model")
     if out:
         out["_judge"] = {"model": judge, "mode": (res.provenance or {}).get("judge_mode")}
     return out, evidence

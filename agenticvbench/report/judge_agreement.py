@@ -23,6 +23,7 @@ from agenticvbench.errors import ConfigError
 from agenticvbench.grade.agreement import compare, load_source
 from agenticvbench.grade.store import Key, VerdictStore
 from agenticvbench.results.model import Result
+from agenticvbench.runs.trial_outcomes import get_path
 from agenticvbench.verifiers import judged_output
 
 #: Judge modes whose verdicts come from a model (`off` has none, `human` uses the graders themselves).
@@ -39,12 +40,10 @@ def judged_videos(results: Iterable[Result]) -> dict[str, set[tuple[int, str]]]:
         if video is None or r.status != "scored":
             continue
         ident = judge_identity(prov) or {}
-        hashes = prov.get("input_hashes")
-        sha = hashes.get(video) if isinstance(hashes, dict) else None
+        sha = get_path(prov, "input_hashes", video)
         if ident.get("mode") not in MODEL_MODES or not isinstance(sha, str) or len(sha) != 64:
             continue
-        ensemble = prov.get("judge_ensemble")
-        members = ensemble.get("models") if isinstance(ensemble, dict) else None
+        members = get_path(prov, "judge_ensemble", "models")
         models = members if isinstance(members, list) else [ident.get("model")]
         for m in models:
             if isinstance(m, str) and m:
