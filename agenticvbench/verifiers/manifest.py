@@ -26,6 +26,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import shlex
 from collections import Counter
 from collections.abc import Sequence
 from contextlib import suppress
@@ -34,6 +35,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from agenticvbench.dataset.tasks import Task
+from agenticvbench.errors import TaskError
 from agenticvbench.fsutil import TooLargeError
 from agenticvbench.runs.pinned import read_submitted
 from agenticvbench.runs.submission import Submission
@@ -278,6 +280,70 @@ def video_consistency(
     out["video_duration_s"] = duration
     out["consistent"] = duration is not None and end is not None and within(duration, end, tolerance_s)
     return out
+
+
+_CONTRACT = """\
+`{out}/solution.json` is a JSON object with one key, `segments`, a list with one object per {unit}, in {order}:
+
+```json
+{{"segments": [
+  {{"output": [0.0, 2.5], "source": "{example}", "source_range": [0.0, 2.5]}},
+  {{"output": [2.5, 4.0], "source": "{example2}", "source_range": [0.0, 1.5]}}
+]}}
+```
+
+- `source` names the clip {id_rule}. The list order of the `source` values is what is scored.
+- `output` is the segment's [start, end] in seconds on your output timeline; `source_range` the [start, end]
+  used from the clip.
+- Also write `{out}/solution.mp4`, the clips concatenated in that order (checked for consistency with the
+  manifest, not scored by the official formula)."""
+
+
+def manifest_contract(out: str, ids: list[str], unit: str, order: str) -> list[str]:
+    """The Harbor instruction's `solution.json` contract (`HarborParts.contract`), its examples spelled like the
+    task's clip ids (with or without `.mp4`)."""
+    if ids and all(i.lower().endswith(".mp4") for i in ids):
+        rule, ex1, ex2 = "by its file name, including `.mp4` (for example `3.mp4`)", "3.mp4", "7.mp4"
+    else:
+        rule, ex1, ex2 = "by its file name without `.mp4` (for example `3` for `3.mp4`)", "3", "7"
+    return [_CONTRACT.format(out=out, unit=unit, order=order, id_rule=rule, example=ex1, example2=ex2)]
+
+
+def gold_manifest(
+    sources: list[str], durations: list[float] | None
+) -> tuple[dict[str, str], dict[str, Path], str]:
+    """The gold `solution.json` (`HarborParts.gold`): the clips in `sources` order, with their `output` and
+    `source_range` when `durations` are known."""
+    segments: list[dict[str, Any]] = []
+    t = 0.0
+    for i, src in enumerate(sources):
+        seg: dict[str, Any] = {"source": src}
+        if durations is not None:
+            d = durations[i]
+            seg = {"output": [round(t, 6), round(t + d, 6)], "source": src, "source_range": [0.0, d]}
+            t += d
+        segments.append(seg)
+    return {MANIFEST_NAME: json.dumps({"segments": segments}, indent=2) + "\n"}, {}, ""
+
+
+def manifest_score_args(
+    task_id: int, ids: list[str], key: str, flag: str
+) -> tuple[list[str], dict[str, Any]]:
+    """The `avb score <family>` arguments of a Harbor test.sh (`HarborParts.score_args`): the expected clip ids
+    inline, no reference file. An id with a comma or padding cannot be passed (TaskError)."""
+    for i in ids:
+        if "," in i or i != i.strip():
+            raise TaskError(
+                task_id,
+                f"rubric_json.{key}",
+                f"id {i!r} cannot be passed on the command line (comma or padding)",
+            )
+    args = [
+        '--solution-json "$OUT/solution.json"',
+        f"--task-id {task_id}",
+        f"{flag} {shlex.quote(','.join(ids))}",
+    ]
+    return args, {}
 
 
 def manifest_inputs(submission: Submission) -> list[Path]:

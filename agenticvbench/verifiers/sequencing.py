@@ -21,9 +21,16 @@ from typing import Any, TypedDict
 
 from agenticvbench.dataset.tasks import SequencingTask
 from agenticvbench.results.model import Result
-from agenticvbench.verifiers import FAMILY_SPECS, register
+from agenticvbench.verifiers import FAMILY_SPECS, HarborParts, register
 from agenticvbench.verifiers.base import FamilyExplanation, number
-from agenticvbench.verifiers.manifest import ManifestRead, ManifestVerifier, loose_clip_id
+from agenticvbench.verifiers.manifest import (
+    ManifestRead,
+    ManifestVerifier,
+    gold_manifest,
+    loose_clip_id,
+    manifest_contract,
+    manifest_score_args,
+)
 
 
 class SequencingDetail(TypedDict):
@@ -174,6 +181,18 @@ def explain_sequencing(result: Result) -> FamilyExplanation:
         if unknown:
             lost.append("ids not in the true order (check the id format): " + ", ".join(unknown))
     return FamilyExplanation(computation=computation, lost=lost)
+
+
+#: The Harbor export's sequencing parts: the clips in story order.
+HARBOR = HarborParts(
+    contract=lambda task, out: manifest_contract(
+        out, task.correct_order, "clip", "story order (every clip exactly once)"
+    ),
+    score_args=lambda task: manifest_score_args(
+        task.task_id, task.correct_order, "correct_order", "--correct-order"
+    ),
+    gold=lambda task, source: gold_manifest(task.correct_order, None),
+)
 
 
 @register("sequencing")
