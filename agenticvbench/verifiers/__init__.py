@@ -21,7 +21,8 @@ how many of a stored result's items were left unscored (`unscored_items`, the on
 media are screened (`screen_spec`: the duration limit and which checks compare an output with the task's inputs),
 whether its explanation's first lost line restates the headline arithmetic (`explanation_leads_with_arithmetic`),
 which source material its tasks are clustered by (`cluster_hook`; by default their film) and its part of the Harbor
-export (`harbor_parts`: the output contract, the gold files, the scorer's arguments). Hooks are "module:function" strings imported on first use, like the explainer, so asking loads no decoder.
+export (`harbor_parts`: the output contract, the gold files, the scorer's arguments). Hooks are "module:function"
+strings imported on first use, like the explainer, so asking loads no decoder.
 A plug-in family (registered, not in `FAMILY_SPECS`) answers through attributes of its verifier of the same name.
 """
 
@@ -176,8 +177,7 @@ def family_explainer(family: str) -> Callable[[Result], FamilyExplanation] | Non
     """The function that explains a stored, scored result of `family`: for a built-in family the light function
     `FAMILY_SPECS` names (importing no decoder), for a plug-in its registered verifier's `explain`; None when the
     family has none (reports then show the generic explanation)."""
-    spec = FAMILY_SPECS.get(family)
-    return _hook(spec.explainer) if spec is not None else _plugin(family, "explain", None)
+    return _hooked(family, "explainer", "explain")
 
 
 def _hook(ref: str) -> Any:
@@ -189,6 +189,16 @@ def _hook(ref: str) -> Any:
 def _plugin(family: str, name: str, default: Any) -> Any:
     """Attribute `name` of the verifier registered for a plug-in family, `default` when it has none."""
     return getattr(_REGISTRY.get(family), name, default)
+
+
+def _hooked(family: str, field: str, attr: str) -> Any:
+    """What the hook `field` of a built-in family's spec names (None when unset), else the plug-in verifier's
+    attribute `attr`."""
+    spec = FAMILY_SPECS.get(family)
+    if spec is None:
+        return _plugin(family, attr, None)
+    ref = getattr(spec, field)
+    return _hook(ref) if ref else None
 
 
 def _declared(family: str, name: str, default: Any) -> Any:
@@ -210,11 +220,7 @@ def uses_judge(family: str) -> bool:
 def unscored_items(result: Result) -> int:
     """How many of a stored result's items were left unscored (a judge off, failed or a replay miss); 0 for a
     family that never leaves any. The one reader of that count: reuse, the run summary, comparability."""
-    spec = FAMILY_SPECS.get(result.family)
-    if spec is None:
-        fn = _plugin(result.family, "unscored_items", None)
-    else:
-        fn = _hook(spec.unscored) if spec.unscored else None
+    fn = _hooked(result.family, "unscored", "unscored_items")
     return int(fn(result)) if fn is not None else 0
 
 
@@ -232,17 +238,12 @@ def explanation_leads_with_arithmetic(family: str) -> bool:
 def cluster_hook(family: str) -> Callable[[Task], str] | None:
     """The function giving the source-material cluster key of a task of `family` (repair: its source video), or
     None when its tasks are clustered by their film (`analysis.clusters` applies that default)."""
-    spec = FAMILY_SPECS.get(family)
-    if spec is None:
-        return _plugin(family, "cluster", None)
-    return _hook(spec.cluster) if spec.cluster else None
+    return _hooked(family, "cluster", "cluster")
 
 
 def harbor_parts(family: str) -> HarborParts:
     """`family`'s part of the Harbor export (`HarborParts`); KeyError for a family that has none."""
-    spec = FAMILY_SPECS.get(family)
-    parts = _hook(spec.harbor) if spec is not None and spec.harbor else _plugin(family, "harbor", None)
-    if parts is None:
+    if (parts := _hooked(family, "harbor", "harbor")) is None:
         raise KeyError(f"no Harbor export for family {family!r}")
     return parts
 

@@ -23,17 +23,15 @@ from typing import Any, TypedDict
 
 from agenticvbench.dataset.tasks import AssemblyTask
 from agenticvbench.results.model import Result
-from agenticvbench.verifiers import FAMILY_SPECS, HarborParts, register
+from agenticvbench.verifiers import FAMILY_SPECS, register
 from agenticvbench.verifiers.base import FamilyExplanation
 from agenticvbench.verifiers.manifest import (
     ManifestRead,
     ManifestVerifier,
-    gold_manifest,
     interval_length,
     loose_clip_id,
-    manifest_contract,
     manifest_end,
-    manifest_score_args,
+    manifest_harbor,
     within,
 )
 
@@ -191,23 +189,13 @@ def explain_assembly(result: Result) -> FamilyExplanation:
     return FamilyExplanation(computation=computation, lost=lost)
 
 
-#: The Harbor export's assembly parts: one take per storyboard slot, with its duration in the gold manifest.
-HARBOR = HarborParts(
-    contract=lambda task, out: manifest_contract(
-        out,
-        task.correct_assembly_in_slot_order,
-        "storyboard slot",
-        f"slot order (exactly {task.n_slots} segments, one take per slot)",
-    ),
-    score_args=lambda task: manifest_score_args(
-        task.task_id,
-        task.correct_assembly_in_slot_order,
-        "correct_assembly_in_slot_order",
-        "--correct-assembly",
-    ),
-    gold=lambda task, source: gold_manifest(
-        task.correct_assembly_in_slot_order, task.correct_assembly_durations
-    ),
+#: The Harbor export's assembly part: one take per storyboard slot, its duration in the gold manifest.
+HARBOR = manifest_harbor(
+    "correct_assembly_in_slot_order",
+    "--correct-assembly",
+    "storyboard slot",
+    lambda task: f"slot order (exactly {task.n_slots} segments, one take per slot)",
+    durations="correct_assembly_durations",
 )
 
 

@@ -28,7 +28,7 @@ import math
 import re
 import shlex
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,6 +39,7 @@ from agenticvbench.errors import TaskError
 from agenticvbench.fsutil import TooLargeError
 from agenticvbench.runs.pinned import read_submitted
 from agenticvbench.runs.submission import Submission
+from agenticvbench.verifiers import HarborParts
 from agenticvbench.verifiers.base import VerifierOutcome, VerifyContext
 
 MANIFEST_NAME = "solution.json"
@@ -299,51 +300,48 @@ _CONTRACT = """\
   manifest, not scored by the official formula)."""
 
 
-def manifest_contract(out: str, ids: list[str], unit: str, order: str) -> list[str]:
-    """The Harbor instruction's `solution.json` contract (`HarborParts.contract`), its examples spelled like the
-    task's clip ids (with or without `.mp4`)."""
-    if ids and all(i.lower().endswith(".mp4") for i in ids):
-        rule, ex1, ex2 = "by its file name, including `.mp4` (for example `3.mp4`)", "3.mp4", "7.mp4"
-    else:
-        rule, ex1, ex2 = "by its file name without `.mp4` (for example `3` for `3.mp4`)", "3", "7"
-    return [_CONTRACT.format(out=out, unit=unit, order=order, id_rule=rule, example=ex1, example2=ex2)]
+def manifest_harbor(
+    key: str, flag: str, unit: str, order: Callable[[Any], str], durations: str = ""
+) -> HarborParts:
+    """A manifest family's part of the Harbor export, the expected clip ids being the task's attribute `key`: the
+    `solution.json` contract (its examples spelled like those ids, with or without `.mp4`; `order(task)` names the
+    order), the ids inline after `flag` on the scorer's command line (an id with a comma or padding cannot be
+    passed: TaskError), and the gold manifest (each segment's duration from the attribute `durations`, if named)."""
 
+    def contract(task: Any, out: str) -> list[str]:
+        ids = getattr(task, key)
+        if ids and all(i.lower().endswith(".mp4") for i in ids):
+            rule, ex1, ex2 = "by its file name, including `.mp4` (for example `3.mp4`)", "3.mp4", "7.mp4"
+        else:
+            rule, ex1, ex2 = "by its file name without `.mp4` (for example `3` for `3.mp4`)", "3", "7"
+        text = _CONTRACT.format(
+            out=out, unit=unit, order=order(task), id_rule=rule, example=ex1, example2=ex2
+        )
+        return [text]
 
-def gold_manifest(
-    sources: list[str], durations: list[float] | None
-) -> tuple[dict[str, str], dict[str, Path], str]:
-    """The gold `solution.json` (`HarborParts.gold`): the clips in `sources` order, with their `output` and
-    `source_range` when `durations` are known."""
-    segments: list[dict[str, Any]] = []
-    t = 0.0
-    for i, src in enumerate(sources):
-        seg: dict[str, Any] = {"source": src}
-        if durations is not None:
-            d = durations[i]
-            seg = {"output": [round(t, 6), round(t + d, 6)], "source": src, "source_range": [0.0, d]}
-            t += d
-        segments.append(seg)
-    return {MANIFEST_NAME: json.dumps({"segments": segments}, indent=2) + "\n"}, {}, ""
+    def score_args(task: Any) -> tuple[list[str], dict[str, Any]]:
+        ids = getattr(task, key)
+        for i in ids:
+            if "," in i or i != i.strip():
+                why = f"id {i!r} cannot be passed on the command line (comma or padding)"
+                raise TaskError(task.task_id, f"rubric_json.{key}", why)
+        arg = f"{flag} {shlex.quote(','.join(ids))}"
+        return ['--solution-json "$OUT/solution.json"', f"--task-id {task.task_id}", arg], {}
 
+    def gold(task: Any, source: Path | None) -> tuple[dict[str, str], dict[str, Path], str]:
+        lengths = getattr(task, durations) if durations else None
+        segments: list[dict[str, Any]] = []
+        t = 0.0
+        for i, src in enumerate(getattr(task, key)):
+            seg: dict[str, Any] = {"source": src}
+            if lengths is not None:
+                d = lengths[i]
+                seg = {"output": [round(t, 6), round(t + d, 6)], "source": src, "source_range": [0.0, d]}
+                t += d
+            segments.append(seg)
+        return {MANIFEST_NAME: json.dumps({"segments": segments}, indent=2) + "\n"}, {}, ""
 
-def manifest_score_args(
-    task_id: int, ids: list[str], key: str, flag: str
-) -> tuple[list[str], dict[str, Any]]:
-    """The `avb score <family>` arguments of a Harbor test.sh (`HarborParts.score_args`): the expected clip ids
-    inline, no reference file. An id with a comma or padding cannot be passed (TaskError)."""
-    for i in ids:
-        if "," in i or i != i.strip():
-            raise TaskError(
-                task_id,
-                f"rubric_json.{key}",
-                f"id {i!r} cannot be passed on the command line (comma or padding)",
-            )
-    args = [
-        '--solution-json "$OUT/solution.json"',
-        f"--task-id {task_id}",
-        f"{flag} {shlex.quote(','.join(ids))}",
-    ]
-    return args, {}
+    return HarborParts(contract=contract, score_args=score_args, gold=gold)
 
 
 def manifest_inputs(submission: Submission) -> list[Path]:

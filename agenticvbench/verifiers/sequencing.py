@@ -21,16 +21,9 @@ from typing import Any, TypedDict
 
 from agenticvbench.dataset.tasks import SequencingTask
 from agenticvbench.results.model import Result
-from agenticvbench.verifiers import FAMILY_SPECS, HarborParts, register
+from agenticvbench.verifiers import FAMILY_SPECS, register
 from agenticvbench.verifiers.base import FamilyExplanation, number
-from agenticvbench.verifiers.manifest import (
-    ManifestRead,
-    ManifestVerifier,
-    gold_manifest,
-    loose_clip_id,
-    manifest_contract,
-    manifest_score_args,
-)
+from agenticvbench.verifiers.manifest import ManifestRead, ManifestVerifier, loose_clip_id, manifest_harbor
 
 
 class SequencingDetail(TypedDict):
@@ -183,15 +176,9 @@ def explain_sequencing(result: Result) -> FamilyExplanation:
     return FamilyExplanation(computation=computation, lost=lost)
 
 
-#: The Harbor export's sequencing parts: the clips in story order.
-HARBOR = HarborParts(
-    contract=lambda task, out: manifest_contract(
-        out, task.correct_order, "clip", "story order (every clip exactly once)"
-    ),
-    score_args=lambda task: manifest_score_args(
-        task.task_id, task.correct_order, "correct_order", "--correct-order"
-    ),
-    gold=lambda task, source: gold_manifest(task.correct_order, None),
+#: The Harbor export's sequencing part: every clip once, in story order.
+HARBOR = manifest_harbor(
+    "correct_order", "--correct-order", "clip", lambda task: "story order (every clip exactly once)"
 )
 
 

@@ -33,8 +33,11 @@ def contract(task: Any, out: str) -> list[str]:
     ]
 
 
-def gold_report(task: Any) -> tuple[str, str]:
-    """The gold `report.md` text for a repair task, and a note when the rubric caps its localisation score."""
+def gold(task: Any, source: Path | None) -> tuple[dict[str, str], dict[str, Path], str]:
+    """`fixed.mp4` = the verifier-only source (`source`, else fetched with the task's `verifier_references()`),
+    which the gold writer re-encodes losslessly, and a `report.md` whose windows are the truth regions of the
+    cell's profile; the note says when the rubric caps its localisation score."""
+    from agenticvbench.verifiers.repair import source_of
     from agenticvbench.verifiers.repair.profiles import derive
 
     spec = derive(task.profile, task.variant)
@@ -56,21 +59,9 @@ def gold_report(task: Any) -> tuple[str, str]:
             f"- end: {seconds_text(spec.regions[0].truth[1])}",
         ]
     lines += ["", "## Repair trajectory", "Replaced the whole video with the undamaged source.", ""]
-    note = (
-        f"localisation scores 0 by the official rubric: {spec.localization_error}"
-        if spec.localization_error
-        else ""
-    )
-    return "\n".join(lines), note
-
-
-def gold(task: Any, source: Path | None) -> tuple[dict[str, str], dict[str, Path], str]:
-    """`report.md` (`gold_report`) and `fixed.mp4` = the verifier-only source (`source`, else fetched with the
-    task's `verifier_references()`), which the gold writer re-encodes losslessly."""
-    from agenticvbench.verifiers.repair import source_of
-
-    report, note = gold_report(task)
-    return {"report.md": report}, {"fixed.mp4": source or source_of(task)}, note
+    error = spec.localization_error
+    note = f"localisation scores 0 by the official rubric: {error}" if error else ""
+    return {"report.md": "\n".join(lines)}, {"fixed.mp4": source or source_of(task)}, note
 
 
 def score_args(task: Any) -> tuple[list[str], dict[str, Any]]:
