@@ -2,7 +2,7 @@
 
 An agent that follows it produces exactly what `avb verify` and `avb score` read: the file names, the folder,
 and the family's own part (`HarborParts.contract` in the verifier registry): the `solution.json` manifest schema
-(sequencing, assembly, `verifiers.manifest.manifest_contract`), the `report.md` line grammar (repair).
+(sequencing, assembly, `verifiers.manifest.manifest_harbor`), the `report.md` line grammar (repair).
 """
 
 from __future__ import annotations
