@@ -1,15 +1,13 @@
 """Source-material clusters: which tasks were cut from the same material, and the clustered bootstrap.
 
 Tasks cut from one film (or one repair source) tend to succeed or fail together, so an interval that treats them
-as independent is too narrow. `source_clusters(tasks)` groups them by the material they were cut from. Repair
-tasks by their source video: the file name of the verifier-only reference the task names
-(`verifier_reference_urls`, e.g. `demo2_source.mp4`), else the profile's `source_file` (inline or shipped),
-else the `source_path` of the cell in `ground_truth/repair/cells.json`, else, only when none is recorded, the
-`vN` of a cell `vN/sM` (the cells of one `vN` share one source); key `repair-source:<file>`
-(`repair-group:vN`). Every other task by its film (`film`, else `provenance.film`), key `film:<title>`:
-sequencing by `provenance.film`, assembly by `film`; recap tasks record no film, so each stays alone, as does
-every task whose source is unknown (`task:<family>-<id>`). The prefixes keep a repair source and a film of the
-same name apart; a film used by sequencing and assembly is the same material and is one key across families.
+as independent is too narrow. `source_clusters(tasks)` groups them by the material they were cut from: a family
+that declares a `cluster` hook in the verifier registry (`verifiers.cluster_hook`) keys its tasks by it (repair:
+its source video, `verifiers.repair.profiles.source_cluster`, key `repair-source:<file>` or `repair-group:vN`);
+every other task by its film (`film`, else `provenance.film`), key `film:<title>`: sequencing by
+`provenance.film`, assembly by `film`; recap tasks record no film, so each stays alone, as does every task whose
+source is unknown (`task:<family>-<id>`). The prefixes keep a repair source and a film of the same name apart; a
+film used by sequencing and assembly is the same material and is one key across families.
 
 `resolve_clustering` decides, once for `avb compare`, `avb power` and the leaderboard, whether the clusters are
 known: from the tasks given (a dataset), else from the one local dataset every result's provenance names; off
@@ -34,17 +32,16 @@ for 2 clusters, and with unequal clusters it overstated the df).
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 import numpy as np
 from scipy import stats as _st
 
 from agenticvbench.results.model import Result
+from agenticvbench.verifiers import cluster_hook
 
 #: What tables say the clusters are.
 SOURCE_LABEL = "source material (film / repair source)"
@@ -69,39 +66,9 @@ class Clustering:
         return text
 
 
-_GROUP = re.compile(r"(v\d+)/s\d+")
-
-
 def _text(value: Any) -> str:
     """`value` stripped when it is a non-empty string, else ''."""
     return value.strip() if isinstance(value, str) else ""
-
-
-def _file_name(ref: str) -> str:
-    """The file name a URL or a repo-relative path ends in (query and fragment dropped)."""
-    return PurePosixPath(urlsplit(ref.strip()).path).name
-
-
-def _repair_source(task: Any) -> str:
-    """The source video of a repair task (module docstring), '' when nothing records it."""
-    refs = getattr(task, "verifier_reference_urls", None) or []
-    names = sorted({n for n in (_file_name(r) for r in refs if isinstance(r, str)) if n})
-    if names:
-        return "repair-source:" + "+".join(names)
-    profile = getattr(task, "profile", None)
-    named = _text(profile.get("source_file")) if isinstance(profile, Mapping) else ""
-    if named:
-        return f"repair-source:{PurePosixPath(named).name}"
-    cell = _text(getattr(task, "cell", ""))
-    if not cell:
-        return ""
-    from agenticvbench.dataset.tasks import load_cells
-
-    shipped = _text(load_cells().get(cell, {}).get("source_path"))
-    if shipped:
-        return f"repair-source:{PurePosixPath(shipped).name}"
-    group = _GROUP.fullmatch(cell)
-    return f"repair-group:{group[1]}" if group else ""
 
 
 def _film(task: Any) -> str:
@@ -118,7 +85,7 @@ def source_clusters(tasks: Iterable[Any]) -> dict[tuple[str, int], str]:
     out: dict[tuple[str, int], str] = {}
     for t in tasks:
         fam, tid = str(t.family), int(t.task_id)
-        key = _repair_source(t) if fam == "repair" else _film(t)
+        key = (cluster_hook(fam) or _film)(t)
         out[(fam, tid)] = key or f"task:{fam}-{tid}"
     return out
 

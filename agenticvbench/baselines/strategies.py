@@ -137,8 +137,8 @@ def _repair_one_frame(task: Task, folder: Path, rep: int) -> None:
 
 def whole_window_report(task: RepairTask, duration_s: float) -> str:
     """A report whose diagnosis covers [0, duration]: one window per fault of the task's cell."""
-    from agenticvbench.harbor.gold import seconds_text
     from agenticvbench.verifiers.repair.profiles import derive
+    from agenticvbench.verifiers.repair.report_grammar import seconds_text
 
     spec = derive(task.profile, task.variant)
     end = seconds_text(round(duration_s, 3))

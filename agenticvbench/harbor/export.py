@@ -22,15 +22,15 @@ from pathlib import Path
 from typing import Any
 
 from agenticvbench.dataset.loader import default_cache_dir
-from agenticvbench.dataset.tasks import AssemblyTask, RecapTask, RepairTask, SequencingTask, Task
+from agenticvbench.dataset.tasks import Task
 from agenticvbench.errors import AVBError, TaskError
 from agenticvbench.fsutil import atomic_write_json
 from agenticvbench.harbor import scripts
 from agenticvbench.harbor.contract import OUTPUT_DIR, instruction
-from agenticvbench.harbor.gold import RECAP_NONE, gold_output
+from agenticvbench.harbor.gold import gold_output
 from agenticvbench.harbor.manifest import write_manifest
 from agenticvbench.harbor.wheel import build_wheel, check_wheel
-from agenticvbench.verifiers import uses_judge
+from agenticvbench.verifiers import harbor_parts, uses_judge
 from agenticvbench.version import __version__
 
 SETTINGS_PATH = Path(__file__).with_name("family_settings.json")
@@ -130,50 +130,16 @@ def task_toml(task: Task, opts: ExportOptions) -> str:
     return text
 
 
-def _ids_arg(task_id: int, ids: list[str], name: str) -> str:
-    for i in ids:
-        if "," in i or i != i.strip():
-            raise TaskError(
-                task_id, name, f"id {i!r} cannot be passed on the command line (comma or padding)"
-            )
-    return ",".join(ids)
-
-
 def _score_args(task: Task, tests: Path) -> list[str]:
-    """Arguments of `avb score <family>`; writes the references the verifier needs under `tests/reference/`."""
-    q = scripts.q
-    if isinstance(task, (SequencingTask, AssemblyTask)):
-        key, flag = (
-            ("correct_order", "--correct-order")
-            if isinstance(task, SequencingTask)
-            else ("correct_assembly_in_slot_order", "--correct-assembly")
-        )
-        ids = _ids_arg(task.task_id, getattr(task, key), f"rubric_json.{key}")
-        return ['--solution-json "$OUT/solution.json"', f"--task-id {task.task_id}", f"{flag} {q(ids)}"]
-    ref = tests / "reference"
-    ref.mkdir(parents=True, exist_ok=True)
-    if isinstance(task, RepairTask):
-        from agenticvbench.verifiers.repair import source_of
-
-        _place(source_of(task), ref / "source.mp4")
-        atomic_write_json(ref / "profile.json", task.profile)
-        rubric = json.loads(task.rubric_json)
-        which = (
-            ['--profile "$TESTS/reference/profile.json"']
-            if isinstance(rubric.get("profile"), dict)
-            else [f"--cell {q(task.cell)}"]
-        )
-        return [
-            '--fixed-mp4 "$OUT/fixed.mp4"',
-            '--report-md "$OUT/report.md"',
-            '--source-mp4 "$TESTS/reference/source.mp4"',
-            *which,
-            "--workers 2",
-        ]
-    if isinstance(task, RecapTask):
-        atomic_write_json(ref / "rubric.json", task.items)
-        return ['--final-mp4 "$OUT/final.mp4"', '--rubric "$TESTS/reference/rubric.json"']
-    raise TaskError(task.task_id, "task_family", f"no Harbor export for family {task.family!r}")
+    """Arguments of `avb score <family>` (the family's `HarborParts.score_args`); writes the references they name
+    under `tests/reference/` (a local file placed, anything else as JSON)."""
+    args, refs = harbor_parts(task.family).score_args(task)
+    for name, value in refs.items():
+        if isinstance(value, Path):
+            _place(value, tests / "reference" / name)
+        else:
+            atomic_write_json(tests / "reference" / name, value)  # creates the folder
+    return args
 
 
 def _place(src: Path, dest: Path) -> None:
@@ -230,7 +196,7 @@ def export_task(task: Task, root: Path, opts: ExportOptions) -> str | None:
             gold = gold_output(task)
             files: list[str] = []
             if gold is None:
-                no_gold = RECAP_NONE
+                no_gold = harbor_parts(task.family).no_gold
             else:
                 files = [p.name for p in gold.write(stage / "solution" / "gold")]
             _write(stage / "solution" / "solve.sh", scripts.solve_sh(files, no_gold or ""), executable=True)

@@ -1,5 +1,6 @@
 """Gold (oracle) outputs: for each task where one can be derived, the files a perfect agent would write.
 
+Each family's gold files are its `HarborParts.gold` in the verifier registry:
 - sequencing: `solution.json` listing the clips in `correct_order`;
 - assembly: `solution.json` with one segment per slot, the correct take and its duration;
 - repair: `fixed.mp4` = the verifier-only source's pictures and sound, its video re-encoded losslessly (a
@@ -13,19 +14,14 @@ the dataset revision and the scorer agree. `solve.sh` in the Harbor export write
 
 from __future__ import annotations
 
-import json
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-from agenticvbench.dataset.tasks import AssemblyTask, RecapTask, RepairTask, SequencingTask, Task
+from agenticvbench.dataset.tasks import Task
 from agenticvbench.demo.media_gen import oracle_copy
 from agenticvbench.fsutil import atomic_write_json, atomic_write_text
-
-RECAP_NONE = (
-    "recap has no gold output: its rubric is judged against the brief and there is no reference video"
-)
+from agenticvbench.verifiers import harbor_parts
 
 
 @dataclass(frozen=True)
@@ -60,79 +56,14 @@ class GoldOutput:
         return out
 
 
-def seconds_text(t: float) -> str:
-    """A time in the report grammar's bare `S.f` form that parses back to exactly `t` (no exponent)."""
-    text = repr(float(t))
-    if "e" in text or "E" in text:
-        text = f"{float(t):.17f}".rstrip("0").rstrip(".")
-    return text
-
-
-def _manifest(sources: list[str], durations: list[float] | None) -> str:
-    segments: list[dict[str, Any]] = []
-    t = 0.0
-    for i, src in enumerate(sources):
-        seg: dict[str, Any] = {"source": src}
-        if durations is not None:
-            d = durations[i]
-            seg = {"output": [round(t, 6), round(t + d, 6)], "source": src, "source_range": [0.0, d]}
-            t += d
-        segments.append(seg)
-    return json.dumps({"segments": segments}, indent=2) + "\n"
-
-
-def repair_report(task: RepairTask) -> tuple[str, str]:
-    """The gold `report.md` text for a repair task, and a note when the rubric caps its localisation score."""
-    from agenticvbench.verifiers.repair.profiles import derive
-
-    spec = derive(task.profile, task.variant)
-    lines = [
-        f"# Repair report, task {task.task_id} (gold, derived from the ground-truth profile)",
-        "",
-        "## Diagnosis",
-        f"- type: {task.variant}",
-    ]
-    if spec.multi_region:
-        for k, region in enumerate(spec.regions, start=1):
-            lines += [
-                f"- window_{k}_start: {seconds_text(region.truth[0])}",
-                f"- window_{k}_end: {seconds_text(region.truth[1])}",
-            ]
-    elif spec.regions:
-        lines += [
-            f"- start: {seconds_text(spec.regions[0].truth[0])}",
-            f"- end: {seconds_text(spec.regions[0].truth[1])}",
-        ]
-    lines += ["", "## Repair trajectory", "Replaced the whole video with the undamaged source.", ""]
-    note = (
-        f"localisation scores 0 by the official rubric: {spec.localization_error}"
-        if spec.localization_error
-        else ""
-    )
-    return "\n".join(lines), note
-
-
 def gold_output(task: Task, *, source: Path | None = None) -> GoldOutput | None:
-    """The gold files for `task`, or None when the family has none (recap).
+    """The gold files for `task`, or None when the family has none (recap; its `HarborParts.no_gold` says why).
 
     For repair, `source` is the verifier-only source video; when omitted it is fetched with the task's
     `verifier_references()`.
     """
-    if isinstance(task, RecapTask):
-        return None
-    if isinstance(task, SequencingTask):
-        return GoldOutput(task.task_id, task.family, {"solution.json": _manifest(task.correct_order, None)})
-    if isinstance(task, AssemblyTask):
-        manifest = _manifest(task.correct_assembly_in_slot_order, task.correct_assembly_durations)
-        return GoldOutput(task.task_id, task.family, {"solution.json": manifest})
-    if isinstance(task, RepairTask):
-        from agenticvbench.verifiers.repair import source_of
-
-        report, note = repair_report(task)
-        return GoldOutput(
-            task.task_id, task.family, {"report.md": report}, {"fixed.mp4": source or source_of(task)}, note
-        )
-    return None
+    make = harbor_parts(task.family).gold
+    return GoldOutput(task.task_id, task.family, *make(task, source)) if make is not None else None
 
 
 @dataclass
@@ -162,7 +93,7 @@ def write_gold(tasks: list[Task], out: str | Path) -> GoldSummary:
     for task in sorted(tasks, key=lambda t: t.task_id):
         gold = gold_output(task)
         if gold is None:
-            summary.none[task.task_id] = RECAP_NONE
+            summary.none[task.task_id] = harbor_parts(task.family).no_gold
             continue
         gold.write(root / str(task.task_id))
         summary.written.append(task.task_id)

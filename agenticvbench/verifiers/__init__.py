@@ -19,8 +19,10 @@ Everything else the layers above need to know about a family is declared here to
 `judged_output`: the engine's fingerprint, comparability, judge agreement, the Harbor verifier's judge settings),
 how many of a stored result's items were left unscored (`unscored_items`, the one reader of that count), how its
 media are screened (`screen_spec`: the duration limit and which checks compare an output with the task's inputs),
-and whether its explanation's first lost line restates the headline arithmetic (`explanation_leads_with_arithmetic`).
-Hooks are "module:function" strings imported on first use, like the explainer, so asking loads no decoder.
+whether its explanation's first lost line restates the headline arithmetic (`explanation_leads_with_arithmetic`),
+which source material its tasks are clustered by (`cluster_hook`; by default their film) and its part of the Harbor
+export (`harbor_parts`: the output contract, the gold files, the scorer's arguments). Hooks are "module:function"
+strings imported on first use, like the explainer, so asking loads no decoder.
 A plug-in family (registered, not in `FAMILY_SPECS`) answers through attributes of its verifier of the same name.
 """
 
@@ -32,6 +34,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 if TYPE_CHECKING:  # pragma: no cover
+    from pathlib import Path
+
+    from agenticvbench.dataset.tasks import Task
     from agenticvbench.results.model import Result
     from agenticvbench.verifiers.base import FamilyExplanation, Verifier
 
@@ -54,6 +59,21 @@ class ScreenSpec:
 
 
 @dataclass(kw_only=True, frozen=True)
+class HarborParts:
+    """A family's part of the Harbor export (`harbor/`), each a function of one of its tasks."""
+
+    #: (task, output folder) -> the lines of instruction.md's "Output contract" section.
+    contract: Callable[[Any, str], list[str]]
+    #: task -> the `avb score <family>` arguments of test.sh, and the references they name under `tests/reference/`
+    #: (file name -> a local file to place there, or a value written as JSON).
+    score_args: Callable[[Any], tuple[list[str], dict[str, Any]]]
+    #: (task, the verifier-only source or None) -> the gold files (texts by name, local files to copy by name, a
+    #: note); None: the family has no gold output, for the reason `no_gold`.
+    gold: Callable[[Any, Path | None], tuple[dict[str, str], dict[str, Path], str]] | None = None
+    no_gold: str = ""
+
+
+@dataclass(kw_only=True, frozen=True)
 class Family:
     """What the registry knows about a built-in family before importing its module."""
 
@@ -67,6 +87,10 @@ class Family:
     screen: ScreenSpec = ScreenSpec()
     #: The explanation's first lost line is the headline arithmetic, not a loss (one-line summaries skip it).
     leads_with_arithmetic: bool = False
+    #: "module:function" giving a task's source-material cluster key ('' when unknown); None: the task's film.
+    cluster: str | None = None
+    #: "module:object" naming the family's `HarborParts`.
+    harbor: str = ""
 
 
 FAMILY_SPECS: dict[str, Family] = {
@@ -75,17 +99,21 @@ FAMILY_SPECS: dict[str, Family] = {
         headline_field="adjusted_final_score",
         explainer="agenticvbench.verifiers.sequencing:explain_sequencing",
         leads_with_arithmetic=True,
+        harbor="agenticvbench.verifiers.sequencing:HARBOR",
     ),
     "assembly": Family(
         module="agenticvbench.verifiers.assembly",
         headline_field="adjusted_final_score",
         explainer="agenticvbench.verifiers.assembly:explain_assembly",
+        harbor="agenticvbench.verifiers.assembly:HARBOR",
     ),
     "repair": Family(
         module="agenticvbench.verifiers.repair.verifier",
         headline_field="final_score",
         explainer="agenticvbench.verifiers.repair.explain:explain_repair",
         screen=ScreenSpec(identical_to_input=True, sparse_video=("fixed.mp4",)),
+        cluster="agenticvbench.verifiers.repair.profiles:source_cluster",
+        harbor="agenticvbench.verifiers.repair.harbor:HARBOR",
     ),
     "recap": Family(
         module="agenticvbench.verifiers.recap.verifier",
@@ -94,6 +122,7 @@ FAMILY_SPECS: dict[str, Family] = {
         judged_output="final.mp4",
         unscored="agenticvbench.verifiers.recap.explain:unscored_items",
         screen=ScreenSpec(max_output_s=4 * 3600.0, identical_to_input=True, near_copy_of_input=True),
+        harbor="agenticvbench.verifiers.recap.harbor:HARBOR",
     ),
 }
 _REGISTRY: dict[str, Verifier] = {}
@@ -148,8 +177,7 @@ def family_explainer(family: str) -> Callable[[Result], FamilyExplanation] | Non
     """The function that explains a stored, scored result of `family`: for a built-in family the light function
     `FAMILY_SPECS` names (importing no decoder), for a plug-in its registered verifier's `explain`; None when the
     family has none (reports then show the generic explanation)."""
-    spec = FAMILY_SPECS.get(family)
-    return _hook(spec.explainer) if spec is not None else _plugin(family, "explain", None)
+    return _hooked(family, "explainer", "explain")
 
 
 def _hook(ref: str) -> Any:
@@ -161,6 +189,16 @@ def _hook(ref: str) -> Any:
 def _plugin(family: str, name: str, default: Any) -> Any:
     """Attribute `name` of the verifier registered for a plug-in family, `default` when it has none."""
     return getattr(_REGISTRY.get(family), name, default)
+
+
+def _hooked(family: str, field: str, attr: str) -> Any:
+    """What the hook `field` of a built-in family's spec names (None when unset), else the plug-in verifier's
+    attribute `attr`."""
+    spec = FAMILY_SPECS.get(family)
+    if spec is None:
+        return _plugin(family, attr, None)
+    ref = getattr(spec, field)
+    return _hook(ref) if ref else None
 
 
 def _declared(family: str, name: str, default: Any) -> Any:
@@ -182,11 +220,7 @@ def uses_judge(family: str) -> bool:
 def unscored_items(result: Result) -> int:
     """How many of a stored result's items were left unscored (a judge off, failed or a replay miss); 0 for a
     family that never leaves any. The one reader of that count: reuse, the run summary, comparability."""
-    spec = FAMILY_SPECS.get(result.family)
-    if spec is None:
-        fn = _plugin(result.family, "unscored_items", None)
-    else:
-        fn = _hook(spec.unscored) if spec.unscored else None
+    fn = _hooked(result.family, "unscored", "unscored_items")
     return int(fn(result)) if fn is not None else 0
 
 
@@ -199,6 +233,19 @@ def explanation_leads_with_arithmetic(family: str) -> bool:
     """True when `family`'s explanation opens its lost lines with the headline's arithmetic (sequencing), which
     a one-line summary leaves out unless it is all there is."""
     return bool(_declared(family, "leads_with_arithmetic", False))
+
+
+def cluster_hook(family: str) -> Callable[[Task], str] | None:
+    """The function giving the source-material cluster key of a task of `family` (repair: its source video), or
+    None when its tasks are clustered by their film (`analysis.clusters` applies that default)."""
+    return _hooked(family, "cluster", "cluster")
+
+
+def harbor_parts(family: str) -> HarborParts:
+    """`family`'s part of the Harbor export (`HarborParts`); KeyError for a family that has none."""
+    if (parts := _hooked(family, "harbor", "harbor")) is None:
+        raise KeyError(f"no Harbor export for family {family!r}")
+    return parts
 
 
 def headline_name(family: str) -> str:

@@ -31,6 +31,7 @@ from agenticvbench.verifiers.manifest import (
     interval_length,
     loose_clip_id,
     manifest_end,
+    manifest_harbor,
     within,
 )
 
@@ -186,6 +187,16 @@ def explain_assembly(result: Result) -> FamilyExplanation:
         if p != w
     ]
     return FamilyExplanation(computation=computation, lost=lost)
+
+
+#: The Harbor export's assembly part: one take per storyboard slot, its duration in the gold manifest.
+HARBOR = manifest_harbor(
+    "correct_assembly_in_slot_order",
+    "--correct-assembly",
+    "storyboard slot",
+    lambda task: f"slot order (exactly {task.n_slots} segments, one take per slot)",
+    durations="correct_assembly_durations",
+)
 
 
 @register("assembly")

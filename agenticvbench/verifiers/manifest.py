@@ -26,17 +26,20 @@ from __future__ import annotations
 import json
 import math
 import re
+import shlex
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 from agenticvbench.dataset.tasks import Task
+from agenticvbench.errors import TaskError
 from agenticvbench.fsutil import TooLargeError
 from agenticvbench.runs.pinned import read_submitted
 from agenticvbench.runs.submission import Submission
+from agenticvbench.verifiers import HarborParts
 from agenticvbench.verifiers.base import VerifierOutcome, VerifyContext
 
 MANIFEST_NAME = "solution.json"
@@ -278,6 +281,67 @@ def video_consistency(
     out["video_duration_s"] = duration
     out["consistent"] = duration is not None and end is not None and within(duration, end, tolerance_s)
     return out
+
+
+_CONTRACT = """\
+`{out}/solution.json` is a JSON object with one key, `segments`, a list with one object per {unit}, in {order}:
+
+```json
+{{"segments": [
+  {{"output": [0.0, 2.5], "source": "{example}", "source_range": [0.0, 2.5]}},
+  {{"output": [2.5, 4.0], "source": "{example2}", "source_range": [0.0, 1.5]}}
+]}}
+```
+
+- `source` names the clip {id_rule}. The list order of the `source` values is what is scored.
+- `output` is the segment's [start, end] in seconds on your output timeline; `source_range` the [start, end]
+  used from the clip.
+- Also write `{out}/solution.mp4`, the clips concatenated in that order (checked for consistency with the
+  manifest, not scored by the official formula)."""
+
+
+def manifest_harbor(
+    key: str, flag: str, unit: str, order: Callable[[Any], str], durations: str = ""
+) -> HarborParts:
+    """A manifest family's part of the Harbor export, the expected clip ids being the task's attribute `key`: the
+    `solution.json` contract (its examples spelled like those ids, with or without `.mp4`; `order(task)` names the
+    order), the ids inline after `flag` on the scorer's command line (an id with a comma or padding cannot be
+    passed: TaskError), and the gold manifest (each segment's duration from the attribute `durations`, if named)."""
+
+    def contract(task: Any, out: str) -> list[str]:
+        ids = getattr(task, key)
+        if ids and all(i.lower().endswith(".mp4") for i in ids):
+            rule, ex1, ex2 = "by its file name, including `.mp4` (for example `3.mp4`)", "3.mp4", "7.mp4"
+        else:
+            rule, ex1, ex2 = "by its file name without `.mp4` (for example `3` for `3.mp4`)", "3", "7"
+        text = _CONTRACT.format(
+            out=out, unit=unit, order=order(task), id_rule=rule, example=ex1, example2=ex2
+        )
+        return [text]
+
+    def score_args(task: Any) -> tuple[list[str], dict[str, Any]]:
+        ids = getattr(task, key)
+        for i in ids:
+            if "," in i or i != i.strip():
+                why = f"id {i!r} cannot be passed on the command line (comma or padding)"
+                raise TaskError(task.task_id, f"rubric_json.{key}", why)
+        arg = f"{flag} {shlex.quote(','.join(ids))}"
+        return ['--solution-json "$OUT/solution.json"', f"--task-id {task.task_id}", arg], {}
+
+    def gold(task: Any, source: Path | None) -> tuple[dict[str, str], dict[str, Path], str]:
+        lengths = getattr(task, durations) if durations else None
+        segments: list[dict[str, Any]] = []
+        t = 0.0
+        for i, src in enumerate(getattr(task, key)):
+            seg: dict[str, Any] = {"source": src}
+            if lengths is not None:
+                d = lengths[i]
+                seg = {"output": [round(t, 6), round(t + d, 6)], "source": src, "source_range": [0.0, d]}
+                t += d
+            segments.append(seg)
+        return {MANIFEST_NAME: json.dumps({"segments": segments}, indent=2) + "\n"}, {}, ""
+
+    return HarborParts(contract=contract, score_args=score_args, gold=gold)
 
 
 def manifest_inputs(submission: Submission) -> list[Path]:

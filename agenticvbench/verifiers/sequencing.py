@@ -23,7 +23,7 @@ from agenticvbench.dataset.tasks import SequencingTask
 from agenticvbench.results.model import Result
 from agenticvbench.verifiers import FAMILY_SPECS, register
 from agenticvbench.verifiers.base import FamilyExplanation, number
-from agenticvbench.verifiers.manifest import ManifestRead, ManifestVerifier, loose_clip_id
+from agenticvbench.verifiers.manifest import ManifestRead, ManifestVerifier, loose_clip_id, manifest_harbor
 
 
 class SequencingDetail(TypedDict):
@@ -174,6 +174,12 @@ def explain_sequencing(result: Result) -> FamilyExplanation:
         if unknown:
             lost.append("ids not in the true order (check the id format): " + ", ".join(unknown))
     return FamilyExplanation(computation=computation, lost=lost)
+
+
+#: The Harbor export's sequencing part: every clip once, in story order.
+HARBOR = manifest_harbor(
+    "correct_order", "--correct-order", "clip", lambda task: "story order (every clip exactly once)"
+)
 
 
 @register("sequencing")

@@ -12,10 +12,11 @@ import pytest
 
 from agenticvbench.cli.main import main
 from agenticvbench.dataset.loader import load_tasks
-from agenticvbench.harbor.gold import RECAP_NONE, gold_output, seconds_text
+from agenticvbench.harbor.gold import gold_output
 from agenticvbench.results.model import iter_results
 from agenticvbench.scoring.engine import verify_run
-from agenticvbench.verifiers.repair.report_grammar import parse_timestamp
+from agenticvbench.verifiers.recap.harbor import NO_GOLD
+from agenticvbench.verifiers.repair.report_grammar import parse_timestamp, seconds_text
 
 
 @pytest.mark.slow
@@ -25,7 +26,7 @@ def test_gold_run_scores_one_on_every_task_with_gold(demo, tmp_path, capsys):
     run = tmp_path / "gold"
     assert main(["gold", "--out", str(run), "--dataset", str(demo.mirror)]) == 0
     err = capsys.readouterr().err
-    assert "no gold output for 2 tasks (1,2)" in err and RECAP_NONE in err
+    assert "no gold output for 2 tasks (1,2)" in err and NO_GOLD in err
     assert sorted(int(p.name) for p in run.iterdir() if p.is_dir()) == [37, 38, 65, 66, 67, 83, 84]
     assert json.loads((run / "run.json").read_text())["harness"] == "gold"
     summary = verify_run([run], dataset=str(demo.mirror), jobs=2)

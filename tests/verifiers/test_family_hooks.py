@@ -22,9 +22,15 @@ FAMILY_NAMES = frozenset(verifiers.FAMILY_SPECS)
 #: Where naming a family is the point: the families themselves, the dataset's task classes, the demo generator,
 #: the per-family baseline strategies, the per-family `avb score <family>` commands and their descriptions.
 ALLOWED = ("verifiers/", "demo/", "dataset/", "cli/score/", "cli/descriptions.py", "baselines/strategies.py")
-#: Files that still branch on a family's name and are being rewritten elsewhere; each entry must still hold a
-#: branch (the test below fails once it is gone, so the list only shrinks).
-PENDING = frozenset({"analysis/clusters.py"})
+TASK_CLASSES = frozenset({"SequencingTask", "AssemblyTask", "RepairTask", "RecapTask"})
+#: Files outside `verifiers/` and `dataset/` that may still check a task against a family's class, and why.
+#: Each entry must still hold such a check (the test fails once it is gone, so the list only shrinks).
+ISINSTANCE_ALLOWED = {
+    "cli/score/": "each `avb score <family>` command narrows its task to that family's class",
+    "baselines/strategies.py": "each per-family baseline strategy narrows its task to that family's class",
+    "interop/openvibe.py": "`task_expected` (the OpenVibe expected answer per family) is not a registry hook yet",
+    "integrity/screen.py": "the sequencing given-order check is not a `screen_spec` entry yet",
+}
 
 
 def _names_a_family(node: ast.AST) -> bool:
@@ -78,11 +84,54 @@ def test_the_guard_sees_the_branches_it_forbids() -> None:
 def test_no_layer_outside_the_verifiers_branches_on_a_family_name() -> None:
     """What differs between families is a registry hook (or the viewer's table); an if/elif on a family's name in
     an upper layer is a second place to update when a family changes or is added."""
-    found = _scan()
-    assert {f: ls for f, ls in found.items() if f not in PENDING} == {}
-    assert PENDING <= set(found), (
-        f"no family branch left in {sorted(PENDING - set(found))}: drop it from PENDING"
+    assert _scan() == {}
+
+
+def _names_a_task_class(node: ast.AST) -> bool:
+    if isinstance(node, ast.Tuple):
+        return any(_names_a_task_class(e) for e in node.elts)
+    name = node.attr if isinstance(node, ast.Attribute) else getattr(node, "id", None)
+    return name in TASK_CLASSES
+
+
+def family_isinstance(source: str) -> list[int]:
+    """Line numbers of `isinstance(x, C)` calls whose class (or tuple of classes) names a family's Task class."""
+    return sorted(
+        node.lineno
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "isinstance"
+        and len(node.args) == 2
+        and _names_a_task_class(node.args[1])
     )
+
+
+def test_the_isinstance_guard_sees_the_checks_it_forbids() -> None:
+    src = (
+        "if isinstance(task, SequencingTask):\n    pass\n"
+        "ok = isinstance(task, (AssemblyTask, tasks.RepairTask))\n"
+        "assert isinstance(t, tasks.RecapTask)\n"
+        "fine = isinstance(task, Task) or isinstance(x, dict)\n"
+    )
+    assert family_isinstance(src) == [1, 3, 4]
+
+
+def test_no_layer_outside_the_verifiers_checks_a_family_task_class() -> None:
+    """`isinstance(task, RepairTask)` outside `verifiers/` and `dataset/` is a family branch under another name:
+    what differs per family is a registry hook (e.g. the Harbor export's `HarborParts`). Exceptions are listed with
+    their reason in `ISINSTANCE_ALLOWED`."""
+    found = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(PACKAGE).as_posix()
+        if rel.startswith(("verifiers/", "dataset/")):
+            continue
+        if lines := family_isinstance(path.read_text(encoding="utf-8")):
+            found[rel] = lines
+    allowed = tuple(ISINSTANCE_ALLOWED)
+    assert {f: ls for f, ls in found.items() if not f.startswith(allowed)} == {}
+    stale = [a for a in allowed if not any(f.startswith(a) for f in found)]
+    assert not stale, f"no isinstance check left in {stale}: drop them from ISINSTANCE_ALLOWED"
 
 
 def test_the_engine_builds_results_in_one_place() -> None:
@@ -149,8 +198,13 @@ def test_a_plugin_family_answers_through_its_verifier(monkeypatch) -> None:
         unscored_items=lambda r: 7,
         screen=ScreenSpec(max_output_s=10.0),
         leads_with_arithmetic=True,
+        cluster=lambda task: "film:x",
+        harbor="parts",
     )
     monkeypatch.setitem(verifiers._REGISTRY, "plugin-x", plugin)
+    assert (
+        verifiers.cluster_hook("plugin-x")(None) == "film:x" and verifiers.harbor_parts("plugin-x") == "parts"
+    )
     assert verifiers.uses_judge("plugin-x") and verifiers.judged_output("plugin-x") == "out.mp4"
     assert verifiers.unscored_items(Result(task_id=1, family="plugin-x", status="scored")) == 7
     assert verifiers.screen_spec("plugin-x").max_output_s == 10.0
@@ -185,10 +239,26 @@ def test_hooks_load_no_decoder() -> None:
         "r = Result(task_id=1, family='recap', status='scored', components={'unscored': 2})\n"
         "assert verifiers.unscored_items(r) == 2 and verifiers.uses_judge('recap')\n"
         "assert verifiers.screen_spec('repair').sparse_video\n"
+        "assert verifiers.cluster_hook('repair') and [verifiers.harbor_parts(f) for f in verifiers.families()]\n"
         "print(sorted(m for m in ('av', 'cv2') if m in sys.modules))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_cluster_and_harbor_hooks() -> None:
+    """Only repair keys its clusters by its own hook (its source video; the others by film), every family has its
+    part of the Harbor export, and only recap has no gold output (with the reason the export prints)."""
+    from agenticvbench.verifiers.repair.profiles import source_cluster
+
+    assert {f: verifiers.cluster_hook(f) for f in FAMILY_NAMES} == {
+        **dict.fromkeys(FAMILY_NAMES),
+        "repair": source_cluster,
+    }
+    no_gold = {f for f in FAMILY_NAMES if verifiers.harbor_parts(f).gold is None}
+    assert no_gold == {"recap"} and verifiers.harbor_parts("recap").no_gold.startswith("recap has no gold")
+    with pytest.raises(KeyError, match="no Harbor export"):
+        verifiers.harbor_parts("no-such-family")
 
 
 def test_the_viewer_table_covers_every_family() -> None:

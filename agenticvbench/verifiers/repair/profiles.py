@@ -14,11 +14,15 @@ from __future__ import annotations
 
 import json
 import math
+import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache
+from pathlib import PurePosixPath
 from typing import Any
+from urllib.parse import urlsplit
 
-from agenticvbench.dataset.tasks import GROUND_TRUTH_DIR
+from agenticvbench.dataset.tasks import GROUND_TRUTH_DIR, load_cells
 from agenticvbench.verifiers.repair.constants import MAX_DURATION_S
 
 VARIANTS: tuple[str, ...] = (
@@ -305,3 +309,27 @@ def scoring_inputs(spec: CellSpec) -> dict[str, Any]:
         "edit_gt_window": list(spec.edit.window) if spec.edit.window is not None else None,
         "edit_kwargs": dict(spec.edit.overrides),
     }
+
+
+def _text(value: Any) -> str:
+    return value.strip() if isinstance(value, str) else ""
+
+
+def source_cluster(task: Any) -> str:
+    """The source video a repair task was cut from, as a cluster key (`analysis.clusters`), '' when nothing
+    records it: the file name of the verifier-only reference the task names (`verifier_reference_urls`, e.g.
+    `demo2_source.mp4`), else the profile's `source_file` (inline or shipped), else the `source_path` of the cell in
+    `ground_truth/repair/cells.json`, else the `vN` of a cell `vN/sM` (the cells of one `vN` share one source). Key
+    `repair-source:<file>` (`repair-group:vN`), never equal to a film's key."""
+    refs = getattr(task, "verifier_reference_urls", None) or []
+    names = {PurePosixPath(urlsplit(r.strip()).path).name for r in refs if isinstance(r, str)}
+    if names - {""}:
+        return "repair-source:" + "+".join(sorted(names - {""}))
+    profile = getattr(task, "profile", None)
+    named = _text(profile.get("source_file")) if isinstance(profile, Mapping) else ""
+    cell = _text(getattr(task, "cell", ""))
+    shipped = named or (_text(load_cells().get(cell, {}).get("source_path")) if cell else "")
+    if shipped:
+        return f"repair-source:{PurePosixPath(shipped).name}"
+    group = re.fullmatch(r"(v\d+)/s\d+", cell)
+    return f"repair-group:{group[1]}" if group else ""

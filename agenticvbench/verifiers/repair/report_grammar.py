@@ -93,6 +93,14 @@ def parse_timestamp(value: str) -> float | None:
     return None
 
 
+def seconds_text(t: float) -> str:
+    """A time in the grammar's bare `S.f` form that parses back to exactly `t` (no exponent)."""
+    text = repr(float(t))
+    if "e" in text or "E" in text:
+        text = f"{float(t):.17f}".rstrip("0").rstrip(".")
+    return text
+
+
 def _unparseable_hint(value: str) -> str:
     v = value.strip()
     if not v:
