@@ -9,7 +9,14 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from agenticvbench.analysis.paired import cluster_se, holm, min_detectable, paired_stat, sign_flip_p
+from agenticvbench.analysis.paired import (
+    cluster_se,
+    cr2_terms,
+    holm,
+    min_detectable,
+    paired_stat,
+    sign_flip_p,
+)
 
 
 def _scipy_p(x: np.ndarray, y: np.ndarray, n_resamples: float, seed: int = 0) -> float:
@@ -59,11 +66,18 @@ def test_clustered_interval_matches_the_closed_form_worked_by_hand():
     information than 3 equal ones would: 2 df).
     Sign flips of the cluster sums of w d (X = 0.1, Y = 0.0, Z = 0.05): the 8 patterns give +-0.15 (4 times)
     and +-0.05 (4 times); |T| >= 0.15 in 4 of 8, p = 0.5.
+    The floor: every task its own cluster gives (0.0125^2 + 0.0375^2 + 0.0375^2 + 0.0125^2) / 0.75 = 0.0041667,
+    more than the clustered 0.0033333 (tasks 1 and 2 pull in opposite directions), so SE = sqrt(0.0041667) on the
+    clustered df 1.8.
     """
+    terms, _ = cr2_terms(
+        np.array([0.1, 0.3, 0.0, 0.2]), np.full(4, 0.25), np.zeros(4, dtype=int), np.array([0, 0, 1, 2])
+    )
+    assert float(np.sum(terms**2)) == pytest.approx(0.0033333333)
     s = paired_stat([0.1, 0.3, 0.0, 0.2], clusters=["X", "X", "Y", "Z"])
     assert s.estimate == pytest.approx(0.15)
-    assert s.se == pytest.approx(math.sqrt(0.0033333333)) and s.df == pytest.approx(1.8)
-    half = stats.t.ppf(0.975, 1.8) * math.sqrt(0.0033333333)
+    assert s.se == pytest.approx(math.sqrt(0.0041666667)) and s.df == pytest.approx(1.8)
+    half = stats.t.ppf(0.975, 1.8) * math.sqrt(0.0041666667)
     assert (s.ci_low, s.ci_high) == pytest.approx((0.15 - half, 0.15 + half), abs=1e-6)
     assert s.p_value == pytest.approx(0.5)
     assert s.n_clusters == 3 and not s.detectable
@@ -132,3 +146,13 @@ def test_fewer_than_two_clusters_gives_no_interval():
     """One cluster has no spread to estimate: no interval, no MDD, and 'no detectable difference'."""
     s = paired_stat([0.2, 0.4], clusters=["film", "film"])
     assert s.se is None and s.ci_low is None and s.mdd is None and not s.detectable
+
+
+def test_two_clusters_that_agree_keep_the_spread_of_their_tasks():
+    """Why: with 2 clusters whose means coincide (bounded scores near 0 make this common) the clustered variance is
+    0 and the interval collapsed to a point, while the tasks differ by up to 0.4; the coverage simulation found
+    such cells at 0.92. The standard error is floored at the unclustered one (here the paired t's sd / sqrt(n)),
+    keeping the clustered df (1 for 2 equal clusters)."""
+    d = [0.0, 0.4, 0.4, 0.0]
+    se, df = cluster_se(d, clusters=["a", "a", "b", "b"])
+    assert se == pytest.approx(float(np.std(d, ddof=1)) / 2) and se > 0 and df == pytest.approx(1.0)
