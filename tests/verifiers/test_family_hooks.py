@@ -26,7 +26,6 @@ TASK_CLASSES = frozenset({"SequencingTask", "AssemblyTask", "RepairTask", "Recap
 #: Files outside `verifiers/` and `dataset/` that may still check a task against a family's class, and why.
 #: Each entry must still hold such a check (the test fails once it is gone, so the list only shrinks).
 ISINSTANCE_ALLOWED = {
-    "cli/score/": "each `avb score <family>` command narrows its task to that family's class",
     "baselines/strategies.py": "each per-family baseline strategy narrows its task to that family's class",
     "interop/openvibe.py": "`task_expected` (the OpenVibe expected answer per family) is not a registry hook yet",
     "integrity/screen.py": "the sequencing given-order check is not a `screen_spec` entry yet",
