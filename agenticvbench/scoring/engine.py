@@ -154,7 +154,14 @@ def _resume(job: Job, old: Result, key: ResultKey | None) -> Result:
     the run moved: keep the result, refresh its identity)."""
     if old.run != job.run_info:
         old.run = job.run_info
-        write_result(job.out_dir, old, key)
+        try:
+            write_result(job.out_dir, old, key)
+        except (
+            OSError
+        ) as exc:  # a full disk: the file keeps its old identity (written atomically), the score holds
+            old.warnings.append(
+                f"its run identity could not be refreshed on disk ({exc}); the next run tries again"
+            )
     old.resumed = True
     return old
 
