@@ -5,9 +5,9 @@ Rejections (the engine scores the task `malformed`, reason from `InputRejected`)
 - a submitted media file byte-identical (same SHA-256) to one of the task's verifier-only references (the repair
   source video), or holding it packet for packet in another container (bytes appended or prepended, a remux,
   moved atoms, added streams or tags, reframed sound; `identity`, counting only the source's packets the task's
-  own input lacks, `own`): an agent that found the reference would otherwise score 0.99999. For tasks with
-  verifier-only media every other file of the task folder, whatever its name, is screened the same way
-  (`folder`; a file that cannot be read is a warning);
+  own input lacks, `own`): an agent that found the reference would otherwise score 0.99999. Every other file of
+  the task folder, whatever its name and family, is screened the same way (`folder.pinned_others`; a file that
+  cannot be read is a warning), and a re-encode of another task's reference is flagged below;
 - a media header declaring a duration absurd for the family, or a frame larger than 4096x4096 pixels (or 8192 on
   a side), checked on the probe (header) before any frame is decoded;
 - headers that lie, checked against what the file holds before anything is decoded: an MP4/MOV sample table
