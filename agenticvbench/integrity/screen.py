@@ -5,9 +5,9 @@ Rejections (the engine scores the task `malformed`, reason from `InputRejected`)
 - a submitted media file byte-identical (same SHA-256) to one of the task's verifier-only references (the repair
   source video), or holding it packet for packet in another container (bytes appended or prepended, a remux,
   moved atoms, added streams or tags, reframed sound; `identity`, counting only the source's packets the task's
-  own input lacks, `own`): an agent that found the reference would otherwise score 0.99999. For tasks with
-  verifier-only media every other file of the task folder, whatever its name, is screened the same way
-  (`folder`; a file that cannot be read is a warning);
+  own input lacks, `own`): an agent that found the reference would otherwise score 0.99999. Every other file of
+  the task folder, whatever its name and family, is screened the same way (`folder.pinned_others`; a file that
+  cannot be read is a warning), and a re-encode of another task's reference is flagged below;
 - a media header declaring a duration absurd for the family, or a frame larger than 4096x4096 pixels (or 8192 on
   a side), checked on the probe (header) before any frame is decoded;
 - headers that lie, checked against what the file holds before anything is decoded: an MP4/MOV sample table
@@ -51,9 +51,8 @@ from pathlib import Path
 
 from agenticvbench.dataset.tasks import SequencingTask, Task
 from agenticvbench.errors import AVBError, MediaError
-from agenticvbench.fsutil import file_sha256
 from agenticvbench.integrity.copies import MIN_COVERAGE
-from agenticvbench.integrity.folder import other_files
+from agenticvbench.integrity.folder import OtherFiles, pinned_others
 from agenticvbench.integrity.frames import sparse_frames
 from agenticvbench.integrity.identity import MediaContent, could_hold, holds, read_content, reference_content
 from agenticvbench.integrity.leaks import DatasetReference, leaked_references
@@ -199,30 +198,19 @@ def _flag_leaks(
 def _screen_other_files(
     screening: Screening,
     task: Task,
-    submission: Submission,
-    screened: list[Path],
+    others: OtherFiles,
     given: list[MediaContent] | None,
     refs: tuple[DatasetReference, ...],
 ) -> dict[Path, MediaContent]:
-    """Screen the task folder's files the verifier does not read (`folder.other_files`, any name) by bytes and
+    """Screen the task folder's files the verifier does not read (`folder.pinned_others`, any name) by bytes and
     packets like the outputs: the task's own reference is rejected, another task's byte copy flagged; a file
-    that cannot be read, or whose header fails the checks, is a note. Returns the readable contents left for
-    `_flag_content_leaks`."""
+    whose header fails the checks is a note. Returns the readable contents left for `_flag_content_leaks`."""
     own = own_media_references(task)
-    files, notes = other_files(submission, screened)
-    screening.warnings.extend(notes)
-    sizes = {r.stat().st_size for r in own} | {r.size for r in refs}
+    screening.warnings.extend(others.notes)
+    hashes = others.hashes
     contents: dict[Path, MediaContent] = {}
-    hashes: dict[Path, str] = {}
-    for p in files:
-        try:
-            if p.stat().st_size in sizes:  # a byte copy of a reference has its size
-                hashes[p] = file_sha256(p)
-        except OSError as exc:
-            screening.warnings.append(f"integrity: {p.name} was not screened ({exc})")
-            continue
-        if p in hashes:
-            reject_own_bytes(p, hashes[p], task, own)
+    for p, sha in hashes.items():
+        reject_own_bytes(p, sha, task, own)
         try:
             _, _, content = _check_header(p, task.family)
         except (InputRejected, OSError) as exc:
@@ -267,10 +255,18 @@ def _flag_content_leaks(
 
 
 def screen_inputs(
-    task: Task, submission: Submission, hashes: dict[Path, str], dataset_refs: Iterable[DatasetReference] = ()
+    task: Task,
+    submission: Submission,
+    hashes: dict[Path, str],
+    dataset_refs: Iterable[DatasetReference] = (),
+    others: OtherFiles | None = None,
 ) -> Screening:
-    """Screen the submitted media among `hashes` (input path -> SHA-256); raises `InputRejected` (malformed).
+    """Screen the submitted media among `hashes` (input path -> SHA-256), and every other file of the task folder
+    (`others`, pinned by the caller; found and pinned here when None); raises `InputRejected` (malformed).
     `dataset_refs` lists the dataset's verifier-only references (`leaks.dataset_references`)."""
+    if others is None:
+        with pinned_others(submission, [p for p in hashes if submission.owns(p)]) as pinned:
+            return screen_inputs(task, submission, hashes, dataset_refs, pinned)
     screening = Screening()
     refs = tuple(dataset_refs)
     copied = _flag_leaks(screening, task, {p: h for p, h in hashes.items() if submission.owns(p)}, refs)
@@ -290,9 +286,7 @@ def screen_inputs(
             screening.flag("audio_only", p)
         elif has_video and _rotation(p):
             screening.flag("rotation", p)
-    if own:  # every other file of the folder, whatever its name
-        screened = [p for p in hashes if submission.owns(p)]
-        contents.update(_screen_other_files(screening, task, submission, screened, given, refs))
+    contents.update(_screen_other_files(screening, task, others, given, refs))  # whatever their names
     if not contents and not media:
         return screening
     _flag_content_leaks(screening, task, contents, refs, copied)

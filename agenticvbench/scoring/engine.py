@@ -24,6 +24,7 @@ from agenticvbench.dataset.loader import (
 from agenticvbench.dataset.selection import validate_jobs
 from agenticvbench.dataset.tasks import Task
 from agenticvbench.errors import AVBError, ConfigError, DatasetError, ToolError
+from agenticvbench.integrity.folder import OtherFiles, pinned_others
 from agenticvbench.integrity.leaks import DatasetReference, dataset_references
 from agenticvbench.integrity.screen import reference_sha256, screen_inputs
 from agenticvbench.media.ffmpeg import collect_tool_failures
@@ -112,15 +113,19 @@ def _score(job: Job, key: ResultKey | None) -> Result:
         reference = [p for p in inputs if not job.submission.owns(p)]  # dataset files
         root = job.submission.task_root
         assert root is not None or not submitted
-        with pin_inputs(
-            submitted, root or Path("."), lambda name: cap_for(name, job.submission.media_cap)
-        ) as pins:
+        with (
+            pin_inputs(
+                submitted, root or Path("."), lambda name: cap_for(name, job.submission.media_cap)
+            ) as pins,
+            pinned_others(job.submission, submitted) as others,
+        ):
             by_path = {
                 **{p: pin.sha256 for p, pin in pins.items()},
                 **{p: reference_sha256(p) for p in reference},
             }
+            every_pin = [*pins.values(), *others.pins.values()]
             return _score_pinned(
-                job, verifier, prov, by_path, list(pins.values()), time.perf_counter() - t0, key
+                job, verifier, prov, by_path, others, every_pin, time.perf_counter() - t0, key
             )
     except (InputRejected, PinError) as exc:  # PinError: escaped, grew past its cap, or swapped for a FIFO
         return _result(job, "malformed", reason=str(exc), provenance=prov)
@@ -149,7 +154,14 @@ def _resume(job: Job, old: Result, key: ResultKey | None) -> Result:
     the run moved: keep the result, refresh its identity)."""
     if old.run != job.run_info:
         old.run = job.run_info
-        write_result(job.out_dir, old, key)
+        try:
+            write_result(job.out_dir, old, key)
+        except (
+            OSError
+        ) as exc:  # a full disk: the file keeps its old identity (written atomically), the score holds
+            old.warnings.append(
+                f"its run identity could not be refreshed on disk ({exc}); the next run tries again"
+            )
     old.resumed = True
     return old
 
@@ -190,16 +202,27 @@ def _vanished(job: Job, exc: BaseException, prov: dict[str, Any]) -> Result | No
     )
 
 
+def _hash_names(by_path: dict[Path, str], others: OtherFiles, folder: Path | None) -> dict[str, str]:
+    """The result's `input_hashes`: each file the verifier read under its name, and each other file of the task
+    folder under its path relative to the output folder (`draft/cut.mp4`, `../notes.txt`)."""
+    named = {p.name: h for p, h in by_path.items()}
+    return {
+        **{Path(os.path.relpath(p, folder or p.parent)).as_posix(): h for p, h in others.hashes.items()},
+        **named,
+    }
+
+
 def _score_pinned(
     job: Job,
     verifier: Any,
     prov: dict[str, Any],
     by_path: dict[Path, str],
+    others: OtherFiles,
     pins: list[Pin],
     t_hash: float,
     key: ResultKey | None,
 ) -> Result:
-    hashes = {p.name: h for p, h in by_path.items()}
+    hashes = _hash_names(by_path, others, job.submission.folder)
     fp = fingerprint(job, verifier.version, hashes)
     notes: list[str] = []
     if not job.force:
@@ -215,7 +238,7 @@ def _score_pinned(
             )
     try:
         with collect_tool_failures() as tool_failures:
-            screening = screen_inputs(job.task, job.submission, by_path, job.dataset_refs)
+            screening = screen_inputs(job.task, job.submission, by_path, job.dataset_refs, others)
             outcome = verifier.verify(job.task, job.submission, job.ctx)
     except InputRejected as exc:
         return _drifted(job, pins, prov, hashes) or _result(

@@ -277,3 +277,31 @@ def test_repair_profile_is_part_of_the_fingerprint(tmp_path):
     a = fingerprint(job, "1", {})
     task.profile = {**task.profile, "format": {**task.profile["format"], "duration_s": 1.0}}
     assert fingerprint(job, "1", {}) != a
+
+
+def test_a_full_disk_while_a_reused_result_is_rewritten_keeps_the_score(tmp_path, fake, monkeypatch):
+    """A reused result is rewritten when run.json changed (its identity is refreshed). When that write hits a full
+    disk, the task used to become "verifier crashed: OSError"; now the reused score stands, a warning says the
+    identity was not refreshed, the file on disk is the old one (no temporary file left), and a rerun with space
+    refreshes it."""
+    import errno
+
+    from agenticvbench.scoring import engine
+
+    run = _run(tmp_path, {37: "good"})
+    first = verify_run(run, tasks=[_task(37)], jobs=1).results[0]
+    (run / "run.json").write_text(json.dumps({"harness": "h", "model": "m2", "rep": 1}))
+    real = engine.write_result
+
+    def full(*args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(engine, "write_result", full)
+    (again,) = verify_run(run, tasks=[_task(37)], jobs=1).results
+    assert again.resumed and again.status == "scored" and again.headline_score == first.headline_score
+    assert any("could not be refreshed" in w and "No space left" in w for w in again.warnings)
+    on_disk = read_result(run / "avb-results" / "37.json")
+    assert on_disk.run.get("model") == "m" and not list((run / "avb-results").glob(".tmp*"))
+    monkeypatch.setattr(engine, "write_result", real)
+    verify_run(run, tasks=[_task(37)], jobs=1)
+    assert read_result(run / "avb-results" / "37.json").run.get("model") == "m2"
