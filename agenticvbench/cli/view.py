@@ -58,9 +58,12 @@ def _view(args: argparse.Namespace) -> int:
     warn_lines(untrusted, "avb view")
     if args.bundle is not None:
         policy = published(rubric=args.show_rubric, answers=args.show_answers)
-        counts = write_bundle(
-            model, args.bundle, thumbs, media=args.media, comparison=comparison, policy=policy
-        )
+        try:
+            counts = write_bundle(
+                model, args.bundle, thumbs, media=args.media, comparison=comparison, policy=policy
+            )
+        finally:
+            thumbs.close()
         print(
             f"bundle: {args.bundle} ({counts['pages']} page(s), {counts['files']} file(s), "
             f"{counts['thumbs']} thumbnail(s)); open index.html from a static file server"
@@ -73,7 +76,10 @@ def _view(args: argparse.Namespace) -> int:
     print(f"open: {url}", flush=True)
     if not args.no_open:
         webbrowser.open(url)
-    return serve_until_interrupted(httpd, "avb view: stopped")
+    try:
+        return serve_until_interrupted(httpd, "avb view: stopped")
+    finally:
+        thumbs.close()
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -189,6 +189,8 @@ def task_context(model: ViewModel, site: Site, thumbs: Thumbnailer, run: int, ta
                     out_notes.append(str(exc))
             given = evidence.EvidenceInput(r, model, thumbs, site.policy, video)
             ev = evidence.task_page_evidence(cell.family, given)
+            if video is not None and (why := thumbs.problem(video)):
+                out_notes.append(f"{players[0]['name']}: no frames shown, {why}")
     try:
         exp = explain_result(r) if r is not None else None
     except Exception as exc:  # a result file of an unexpected shape: the page shows everything else
