@@ -16,12 +16,15 @@ from __future__ import annotations
 
 import errno
 import multiprocessing
+import os
+import tempfile
 import threading
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
+from typing import Any
 
 DECODE_TIMEOUT_S = 120.0
 #: Under the cap, a decoder that cannot allocate says ENOMEM, or EAGAIN when its threads' stacks do not fit.
@@ -36,7 +39,6 @@ def make_frames(video: str, todo: Sequence[tuple[float, str]], width: int, folde
     import cv2  # noqa: F401 - imported before the cap: the cap bounds decoding, not the libraries
 
     from agenticvbench.scoring.memory_cap import cap_hit, memory_cap
-    from agenticvbench.view.thumbs import write_frames
 
     made: list[Path] = []
     try:
@@ -117,3 +119,53 @@ class Decoder:
             pool, self._pool = self._pool, None
         if pool is not None:
             pool.shutdown(wait=True, cancel_futures=True)
+
+
+def write_frames(
+    video: Path, todo: Sequence[tuple[float, str]], width: int, folder: Path, written: list[Path]
+) -> None:
+    """Decode `video` and write its frame at each (time, name) of `todo` as a JPEG in `folder`, appending each
+    file to `written` (nothing for a file without video). Runs in the decoder process (`view.decoder`), which
+    decides what a decoding error means."""
+    import av
+    import cv2
+
+    with av.open(str(video)) as container:
+        if not container.streams.video:
+            return
+        stream = container.streams.video[0]
+        stream.thread_type = "AUTO"
+        height = max(2, round(width * (stream.height or 9) / (stream.width or 16) / 2) * 2)
+        for t, name in sorted(todo):
+            frame = _frame_at(container, stream, t)
+            if frame is None:
+                continue
+            img = frame.to_ndarray(format="bgr24", width=width, height=height)
+            ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 80])
+            if ok:
+                _write_bytes(folder / name, buf.tobytes())
+                written.append(folder / name)
+
+
+def _frame_at(container: Any, stream: Any, t: float) -> Any:
+    """The first decoded frame at or after `t` seconds (the last one when `t` is past the end)."""
+    tb = stream.time_base
+    container.seek(max(0, int(t / tb)) if tb else 0, stream=stream, backward=True)
+    last = None
+    for frame in container.decode(stream):
+        last = frame
+        if frame.time is None or frame.time >= t - 1e-3:
+            return frame
+    return last
+
+
+def _write_bytes(path: Path, data: bytes) -> None:
+    """Write atomically (a temporary file in the same folder, then rename): a reader never sees half a JPEG."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".jpg")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

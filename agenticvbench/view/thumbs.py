@@ -11,15 +11,10 @@ from __future__ import annotations
 import os
 import re
 import sys
-import tempfile
-from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from agenticvbench.fsutil import file_sha256
-
-if TYPE_CHECKING:
-    from agenticvbench.view.decoder import Decoder
+from agenticvbench.view.decoder import Decoder
 
 WIDTH = 160
 NAME_RE = re.compile(r"[0-9a-f]{64}-[0-9]{1,9}-w[0-9]{2,4}\.jpg", re.ASCII)
@@ -70,8 +65,6 @@ class Thumbnailer:
         video failed, with the reason `problem` gives."""
         self.folder.mkdir(parents=True, exist_ok=True)
         if self.decoder is None:
-            from agenticvbench.view.decoder import Decoder
-
             self.decoder = Decoder()
         made, why = self.decoder.frames(str(video), todo, width, self.folder)
         if why or not made:
@@ -93,56 +86,6 @@ class Thumbnailer:
         """Stop the decoder process, if one was started."""
         if self.decoder is not None:
             self.decoder.close()
-
-
-def write_frames(
-    video: Path, todo: Sequence[tuple[float, str]], width: int, folder: Path, written: list[Path]
-) -> None:
-    """Decode `video` and write its frame at each (time, name) of `todo` as a JPEG in `folder`, appending each
-    file to `written` (nothing for a file without video). Runs in the decoder process (`view.decoder`), which
-    decides what a decoding error means."""
-    import av
-    import cv2
-
-    with av.open(str(video)) as container:
-        if not container.streams.video:
-            return
-        stream = container.streams.video[0]
-        stream.thread_type = "AUTO"
-        height = max(2, round(width * (stream.height or 9) / (stream.width or 16) / 2) * 2)
-        for t, name in sorted(todo):
-            frame = _frame_at(container, stream, t)
-            if frame is None:
-                continue
-            img = frame.to_ndarray(format="bgr24", width=width, height=height)
-            ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 80])
-            if ok:
-                _write_bytes(folder / name, buf.tobytes())
-                written.append(folder / name)
-
-
-def _frame_at(container: Any, stream: Any, t: float) -> Any:
-    """The first decoded frame at or after `t` seconds (the last one when `t` is past the end)."""
-    tb = stream.time_base
-    container.seek(max(0, int(t / tb)) if tb else 0, stream=stream, backward=True)
-    last = None
-    for frame in container.decode(stream):
-        last = frame
-        if frame.time is None or frame.time >= t - 1e-3:
-            return frame
-    return last
-
-
-def _write_bytes(path: Path, data: bytes) -> None:
-    """Write atomically (a temporary file in the same folder, then rename): a reader never sees half a JPEG."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".jpg")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def video_duration(path: Path) -> float | None:
