@@ -19,7 +19,7 @@ import pytest
 from loopback import CHROMIUM, CHROMIUM_ARGS
 from view_fixtures import serve
 
-from agenticvbench.cli.view import _comparison
+from agenticvbench.cli.view import comparisons
 from agenticvbench.view import Thumbnailer, ViewApp, build_model, write_bundle
 
 ARGS = [*CHROMIUM_ARGS, "--autoplay-policy=no-user-gesture-required"]
@@ -165,7 +165,7 @@ def test_compare_mode(demo, runs, browser, tmp_path) -> None:
     both runs' outputs side by side with the paired difference A - B of this task."""
     model = build_model(runs, dataset=demo.mirror, resamples=100)
     app = ViewApp(
-        model=model, thumbs=Thumbnailer(tmp_path / "cache", progress=False), comparison=_comparison(model)
+        model=model, thumbs=Thumbnailer(tmp_path / "cache", progress=False), comparisons=comparisons(model)
     )
     gen = serve(app)
     served = next(gen)
