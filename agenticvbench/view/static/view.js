@@ -101,7 +101,9 @@
       if (sort.indexOf("diff") === 0) return scoreOf(cellOf(row, byId("f-a").value)) - scoreOf(cellOf(row, byId("f-b").value));
       return 0;
     };
-    var visible = function () { return rows.filter(function (r) { return !r.classList.contains("hidden"); }); };
+    var visible = function () {  // in the page's (sorted) order
+      return Array.prototype.slice.call(grid.querySelectorAll("tr.task-row:not(.hidden)"));
+    };
     var mark = function (k) {
       var vis = visible();
       rows.forEach(function (r) { r.classList.remove("current"); });
@@ -135,7 +137,8 @@
       byId("f-count").textContent = vis.length + " of " + rows.length + " tasks";
       var filtered = fam || run || status || flag || sort || q;
       store(ORDER_KEY, filtered ? JSON.stringify(vis.map(function (r) { return r.getAttribute("data-task"); })) : null);
-      var state = ["family", "run", "status", "flag", "sort", "search", "a", "b"].map(function (k) {
+      var keys = ["family", "run", "status", "flag", "sort", "search"].concat(/^diff/.test(sort) ? ["a", "b"] : []);
+      var state = keys.map(function (k) {
         var el = byId("f-" + k);
         return el && el.value ? k + "=" + encodeURIComponent(el.value) : "";
       }).filter(Boolean).join("&");
