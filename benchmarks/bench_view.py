@@ -204,14 +204,14 @@ def measure(runs: list[Path], cache: Path, label: str) -> dict[str, float]:
     comparisons = compare_all(model) if len(model.runs) > 1 else []
     site.compare = bool(comparisons)
     tc = time.perf_counter()
-    overview(model, site, comparisons)
+    index = overview(model, site, comparisons)
     t2 = time.perf_counter()
-    pages = []
+    pages, sizes = [], []
     for fam in model.families:
         for tid in model.task_ids(fam):
             for r in model.runs:
                 s = time.perf_counter()
-                task_page(model, site, thumbs, r.index, tid)
+                sizes.append(len(task_page(model, site, thumbs, r.index, tid).encode()))
                 pages.append(time.perf_counter() - s)
     stacks, compares = [], []
     for tid in list(FAMILIES["recap"])[:5] + list(FAMILIES["repair"])[:5]:
@@ -236,6 +236,9 @@ def measure(runs: list[Path], cache: Path, label: str) -> dict[str, float]:
         "compare_median_s": statistics.median(compares),
         "compare_max_s": max(compares),
         "thumbs_made": made,
+        "overview_kib": len(index.encode()) / 1024,
+        "task_page_kib_median": statistics.median(sizes) / 1024,
+        "task_page_kib_max": max(sizes) / 1024,
         "pages": len(pages),
         "peak_rss_mib": rss_mib(),
     }

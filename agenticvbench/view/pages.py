@@ -2,8 +2,10 @@
 
 The same pages serve a local server and a static bundle; a `Site` says which: in a bundle (`public`) no answer
 and no verifier-only file is shown, and `media` decides whether output files and thumbnails are linked. Pages
-use relative links only (`index.html`, `task-<run>-<task>.html`, `files/<n>.mp4`, `thumbs/<name>.jpg`), so a
-bundle opens from any static file server. Scripts and styles are separate files (`static/`) so the Content
+use relative links only (`index.html`, `task-<run>-<task>.html`, `stack-<stack>-<task>.html`,
+`compare-<task>.html`, `defects.html`, `files/<n>.mp4`, `thumbs/<name>.jpg`), so a bundle opens from any static
+file server. Runs are in the order given everywhere; each page carries its previous/next links (`navigation`),
+which the script (`static/view.js`) binds to keys and, after the overview was filtered, to the filtered order. Scripts and styles are separate files (`static/`) so the Content
 Security Policy needs no `unsafe-inline`.
 """
 

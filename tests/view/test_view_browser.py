@@ -142,7 +142,7 @@ def test_overview_task_back_play_seek_timeline_and_items(served, browser, tmp_pa
     pg.click("svg.timeline", position={"x": 600, "y": 60})  # near the end of the time axis: seeks there
     pg.wait_for_function("document.getElementById('out-0').currentTime > 8", timeout=20_000)
     b.shot(tmp_path, "view-repair.png")
-    pg.click("#back")
+    pg.click("#nav-home")
     b.ready()
     pg.wait_for_selector("#grid")
     pg.click("a[href='task-0-1.html']")
