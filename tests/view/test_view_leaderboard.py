@@ -366,3 +366,29 @@ def test_hostile_strings_stay_text_on_every_new_page(tmp_path) -> None:
         assert "<script>alert" not in text and "<img src=x" not in text, p.name
     assert "&lt;script&gt;alert(1)" in (out / "stack-0-37.html").read_text()
     assert "&lt;script&gt;alert(1)" in (out / "index.html").read_text()
+
+
+def test_a_task_section_joins_every_task_page(tmp_path, monkeypatch) -> None:
+    """`pages.TASK_SECTIONS` is where new material (a trajectory) joins the task pages: its template gets what its
+    builder returned, escaped like the rest; a builder returning None leaves the section out."""
+    import jinja2
+
+    from agenticvbench.view import pages
+
+    templates = tmp_path / "templates"
+    templates.mkdir()
+    (templates / "extra.html").write_text('<section class="extra">{{ s.text }}</section>')
+    env = pages.environment()
+    monkeypatch.setattr(env, "loader", jinja2.ChoiceLoader([env.loader, jinja2.FileSystemLoader(templates)]))
+    env.cache.clear()
+    section = pages.TaskSection(
+        "extra", "extra.html", lambda model, site, cell: {"text": HOSTILE} if cell.task_id == 37 else None
+    )
+    monkeypatch.setattr(pages, "TASK_SECTIONS", [section])
+    run = write_run(tmp_path, "r", SCORES)
+    model = build_model([run], resamples=50)
+    thumbs = Thumbnailer(tmp_path / "c", progress=False)
+    page = pages.task_page(model, pages.Site(), thumbs, 0, 37)
+    assert '<section class="extra">&lt;script&gt;' in page
+    assert 'class="extra"' not in pages.task_page(model, pages.Site(), thumbs, 0, 38)
+    env.cache.clear()
