@@ -5,7 +5,9 @@ it, and its pages show what `view.disclosure` allows (by default: no answer, no 
 nothing derived from verifier-only files, no repair output, no path of this machine). `media` says
 how much of the outputs goes in: `none` (pages only), `thumbs` (frame thumbnails of the outputs and inputs) or
 `full` (also the output files themselves, playable). Files are copied under `files/<n>.<ext>` and `thumbs/`; the
-pages link them relatively, so the folder opens from any static file server.
+pages link them relatively, so the folder opens from any static file server. Besides the overview and the task
+pages it holds the stack pages (stacks with several reps), the compare pages (with `comparisons`) and the page of
+defect ids; the grid's filters and the pages' keys are the same static script as on the server.
 """
 
 from __future__ import annotations
