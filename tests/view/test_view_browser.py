@@ -312,7 +312,8 @@ def test_filter_sort_search_and_keys_in_a_bundle(strict_browser, tmp_path) -> No
         assert pg.url.endswith(f"/stack-0-{by_a[1]}.html") and pg.locator(".side").count() == 2
         pg.keyboard.press("u")
         b.ready()
-        assert pg.url.split("#")[0].endswith("/index.html")
+        assert pg.url.split("#")[0].endswith("/index.html") and "sort=score-desc" in pg.url
+        assert shown() == by_a and pg.input_value("#f-sort") == "score-desc"  # back to the same filters
         pg.click("a[href='compare-37.html']")
         b.ready()
         assert pg.locator(".side").count() == 3 and "a malformed cell counts 0" in pg.inner_text("#paired")

@@ -143,6 +143,7 @@
         return el && el.value ? k + "=" + encodeURIComponent(el.value) : "";
       }).filter(Boolean).join("&");
       if (history.replaceState) history.replaceState(null, "", state ? "#" + state : location.pathname + location.search);
+      store(ORDER_KEY + "-hash", state ? "#" + state : null);
       mark(0);
     };
     (location.hash.slice(1) ? location.hash.slice(1).split("&") : []).forEach(function (kv) {
@@ -187,6 +188,8 @@
     var order = null;
     try { order = saved ? JSON.parse(saved) : null; } catch (e) { order = null; }
     var here = nav.getAttribute("data-task"), pattern = nav.getAttribute("data-pattern");
+    var home = document.getElementById("nav-home"), hash = load(ORDER_KEY + "-hash");
+    if (home && hash && /^#[\w=&%.!~*-]*$/.test(hash)) home.setAttribute("href", "index.html" + hash);  // back to the same filters
     var k = order && Array.isArray(order) ? order.indexOf(here) : -1;
     if (k >= 0 && pattern) {
       [["nav-prev-task", order[k - 1]], ["nav-next-task", order[k + 1]]].forEach(function (p) {
