@@ -40,7 +40,7 @@ CSP = (
 )
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Site:
     """Where the pages go: a local server (everything) or a public bundle (`media`: none, thumbs or full), and
     what its pages may show (`policy`, `view.disclosure`: everything locally, `published()` in a bundle)."""
