@@ -12,18 +12,20 @@ from pathlib import Path
 from typing import Any
 
 
-def _comparison(model: Any) -> Any:
-    """`avb compare A B` on the model's two runs, A and B in the order given, clustered as the board is."""
+def comparisons(model: Any) -> list[Any]:
+    """`avb compare A X` for every other run X of the model against the first given (A), in the order given,
+    clustered as the board is (`cli.compare.compare_stacks`, the one comparison every surface makes)."""
     from agenticvbench.analysis.aggregate import run_ref
     from agenticvbench.cli.compare import compare_stacks
 
-    a, b = (r.ref.path for r in model.runs[:2])
     results = model.report.results
-    return compare_stacks(
-        [r for r in results if run_ref(r).path == a],
-        [r for r in results if run_ref(r).path == b],
-        model.report.aggregation.clustering,
-    )
+
+    def of(path: str) -> list[Any]:
+        return [r for r in results if run_ref(r).path == path]
+
+    first, *others = (r.ref.path for r in model.runs)
+    clustering = model.report.aggregation.clustering
+    return [compare_stacks(of(first), of(other), clustering) for other in others]
 
 
 def _view(args: argparse.Namespace) -> int:
@@ -35,45 +37,76 @@ def _view(args: argparse.Namespace) -> int:
     from agenticvbench.view.disclosure import published
 
     if args.compare and args.run_dirs:
-        raise ConfigError("--compare A B takes exactly the two runs to compare (no other RUN_DIR)")
+        raise ConfigError("--compare A B ... takes the runs to compare (no other RUN_DIR)")
+    if args.compare is not None and len(args.compare) < 2:
+        raise ConfigError("--compare takes at least two runs: A B [C ...] (each compared with A)")
     runs = list(args.compare or args.run_dirs or [])
     if not runs:
-        raise ConfigError("name at least one run directory (or --compare A B)")
+        raise ConfigError("name at least one run directory (or --compare A B ...)")
+    if args.bundle is None:
+        ignored = [
+            opt
+            for opt, given in (
+                (f"--media {args.media}", args.media is not None),
+                ("--show-rubric", args.show_rubric),
+                ("--show-answers", args.show_answers),
+            )
+            if given
+        ]
+        if ignored:
+            print(
+                f"avb view: {', '.join(ignored)} only apply with --bundle DIR; ignored (the local page shows "
+                "everything, with every output file)",
+                file=sys.stderr,
+            )
     cache = default_cache_dir() if args.cache_dir is None else Path(args.cache_dir).expanduser()
     key, _ = reader_key(args.key_file)
-    model = build_model(
-        runs,
-        dataset=args.dataset,
-        revision=args.revision,
-        cache_dir=args.cache_dir,
-        local=args.bundle is None,
-        cluster=not args.no_cluster,
-        key=key,
-    )
+
+    def build() -> Any:
+        return build_model(
+            runs,
+            dataset=args.dataset,
+            revision=args.revision,
+            cache_dir=args.cache_dir,
+            local=args.bundle is None,
+            cluster=not args.no_cluster,
+            key=key,
+        )
+
+    def compare(model: Any) -> list[Any]:
+        return comparisons(model) if args.compare and len(model.runs) >= 2 else []
+
+    model = build()
     untrusted = check_trust(model.report.results, key, args)
-    comparison = _comparison(model) if args.compare and len(model.runs) == 2 else None
+    compared = compare(model)
     thumbs = Thumbnailer(cache)
     for note in model.notes:
         print(f"avb view: {note}", file=sys.stderr)
     warn_lines(untrusted, "avb view")
     if args.bundle is not None:
         policy = published(rubric=args.show_rubric, answers=args.show_answers)
-        counts = write_bundle(
-            model, args.bundle, thumbs, media=args.media, comparison=comparison, policy=policy
-        )
+        try:
+            counts = write_bundle(
+                model, args.bundle, thumbs, media=args.media or "thumbs", comparisons=compared, policy=policy
+            )
+        finally:
+            thumbs.close()
         print(
             f"bundle: {args.bundle} ({counts['pages']} page(s), {counts['files']} file(s), "
             f"{counts['thumbs']} thumbnail(s)); open index.html from a static file server"
         )
         return 0
-    app = ViewApp(model=model, thumbs=thumbs, comparison=comparison)
+    app = ViewApp(model=model, thumbs=thumbs, comparisons=compared, reload=build, compare=compare)
     httpd = make_server(app, "127.0.0.1", args.port)
     url = url_of(httpd, app)
     print(f"viewing {len(model.runs)} run(s)")
     print(f"open: {url}", flush=True)
     if not args.no_open:
         webbrowser.open(url)
-    return serve_until_interrupted(httpd, "avb view: stopped")
+    try:
+        return serve_until_interrupted(httpd, "avb view: stopped")
+    finally:
+        thumbs.close()
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -95,9 +128,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--no-open", action="store_true", help="print the URL without opening a browser")
     p.add_argument(
         "--compare",
-        nargs=2,
-        metavar=("A", "B"),
-        help="two runs side by side per task, with the paired difference and the avb compare table",
+        nargs="+",
+        metavar="RUN",
+        help="A B [C ...]: the runs side by side per task, each against A (the first) with its paired "
+        "difference and the avb compare table",
     )
     p.add_argument(
         "--bundle",
@@ -119,7 +153,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--media",
         choices=("none", "thumbs", "full"),
-        default="thumbs",
-        help="with --bundle: none, frame thumbnails, or also the output files (default: %(default)s)",
+        default=None,
+        help="with --bundle: none, frame thumbnails, or also the output files (default: thumbs)",
     )
     p.set_defaults(func=_view)

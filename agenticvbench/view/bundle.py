@@ -5,13 +5,17 @@ it, and its pages show what `view.disclosure` allows (by default: no answer, no 
 nothing derived from verifier-only files, no repair output, no path of this machine). `media` says
 how much of the outputs goes in: `none` (pages only), `thumbs` (frame thumbnails of the outputs and inputs) or
 `full` (also the output files themselves, playable). Files are copied under `files/<n>.<ext>` and `thumbs/`; the
-pages link them relatively, so the folder opens from any static file server.
+pages link them relatively, so the folder opens from any static file server. Besides the overview and the task
+pages it holds the stack pages (stacks with several reps), the compare pages (with `comparisons`) and the page of
+defect ids; the grid's filters and the pages' keys are the same static script as on the server.
 """
 
 from __future__ import annotations
 
+import functools
 import shutil
 import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +23,15 @@ from agenticvbench.fsutil import atomic_write_text
 from agenticvbench.runs.pinned import PinError
 from agenticvbench.view.disclosure import Disclosure, published, scrub
 from agenticvbench.view.model import ViewModel
-from agenticvbench.view.pages import MEDIA_MODES, Site, compare_page, overview, task_page
+from agenticvbench.view.pages import (
+    MEDIA_MODES,
+    Site,
+    compare_page,
+    defects_page,
+    overview,
+    stack_page,
+    task_page,
+)
 from agenticvbench.view.server import STATIC, static_bytes
 from agenticvbench.view.thumbs import Thumbnailer
 
@@ -30,7 +42,7 @@ def write_bundle(
     thumbs: Thumbnailer,
     *,
     media: str = "thumbs",
-    comparison: Any = None,
+    comparisons: Sequence[Any] = (),
     policy: Disclosure | None = None,
 ) -> dict[str, int]:
     """Write the static site into `out` (created; existing pages overwritten) and return what it holds. `policy`
@@ -40,7 +52,7 @@ def write_bundle(
         raise ValueError(f"media: one of {', '.join(MEDIA_MODES)}")
     if model.local:
         raise ValueError("a bundle is built from a model made with local=False (no verifier-only files)")
-    site = Site(public=True, media=media, policy=policy or published())
+    site = Site(public=True, media=media, policy=policy or published(), compare=bool(comparisons))
     roots = model.path_roots()
 
     def write_page(name: str, page: str) -> None:
@@ -50,22 +62,29 @@ def write_bundle(
     (out / "static").mkdir(exist_ok=True)
     for name in STATIC:
         (out / "static" / name).write_bytes(static_bytes(name))
-    write_page("index.html", overview(model, site, comparison))
-    cells = [
-        c
-        for fam in model.families
-        for tid in model.task_ids(fam)
-        for r in model.runs
-        if (c := model.cell(r.index, tid)) is not None
+    write_page("index.html", overview(model, site, comparisons))
+    write_page("defects.html", defects_page(site))
+    cells = [c for tid in model.task_order for r in model.runs if (c := model.cell(r.index, tid)) is not None]
+    pages: list[tuple[str, Callable[[], str]]] = [
+        (c.page, functools.partial(task_page, model, site, thumbs, c.run, c.task_id)) for c in cells
     ]
-    for k, cell in enumerate(cells, 1):
-        write_page(cell.page, task_page(model, site, thumbs, cell.run, cell.task_id))
-        if k % 25 == 0:
-            print(f"avb view: {k}/{len(cells)} task page(s) written", file=sys.stderr, flush=True)
-    if comparison is not None and len(model.runs) == 2:
-        for fam in model.families:
-            for tid in model.task_ids(fam):
-                write_page(f"compare-{tid}.html", compare_page(model, site, thumbs, tid))
+    for st in model.stacks:
+        if len(st.runs) > 1:
+            pages += [
+                (st.page(tid), functools.partial(stack_page, model, site, thumbs, st.index, tid))
+                for tid in model.task_order
+                if model.cell(st.runs[0], tid) is not None
+            ]
+    if comparisons:
+        pages += [
+            (f"compare-{tid}.html", functools.partial(compare_page, model, site, thumbs, tid))
+            for tid in model.task_order
+            if model.cell(0, tid) is not None
+        ]
+    for k, (name, render) in enumerate(pages, 1):
+        write_page(name, render())
+        if k % 25 == 0 or k == len(pages):
+            print(f"avb view: {k}/{len(pages)} page(s) written", file=sys.stderr, flush=True)
     if site.files:
         (out / "files").mkdir(exist_ok=True)
     skipped = 0
@@ -85,4 +104,4 @@ def write_bundle(
         p = thumbs.path_of(name)
         if p is not None:
             shutil.copyfile(p, out / "thumbs" / name)
-    return {"pages": 1 + len(cells), "files": len(site.files) - skipped, "thumbs": len(site.thumbs)}
+    return {"pages": 2 + len(pages), "files": len(site.files) - skipped, "thumbs": len(site.thumbs)}

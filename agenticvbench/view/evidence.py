@@ -30,16 +30,22 @@ TIMELINE_W, TIMELINE_H, TIMELINE_PAD = 720, 150, 30
 MAX_ITEM_FRAMES = 6
 CONTACT_FRAMES = 8
 _AT_TIMES = re.compile(r"\bat ([0-9]+(?:\.[0-9]+)?)(?:\s*-\s*([0-9]+(?:\.[0-9]+)?))? ?s\b")
-SERIES = (  # (chunk keys, label, CSS class)
-    (("video_ssim_out",), "video SSIM outside the window", "v-out"),
-    (("video_ssim_in",), "video SSIM inside the window", "v-in"),
-    (("audio_xcorr_out",), "audio xcorr outside the window", "a-out"),
-    (("audio_xcorr_in",), "audio xcorr inside the window", "a-in"),
+SERIES = (  # (chunk keys, label, CSS class): inside solid, outside dotted, as report.html draws them
+    (("video_ssim_in",), "video SSIM inside the defect window (weighted 2.5x)", "v-in"),
+    (("video_ssim_out",), "video SSIM outside (1x)", "v-out"),
+    (("audio_xcorr_in",), "audio xcorr inside the defect window (weighted 2.5x)", "a-in"),
+    (("audio_xcorr_out",), "audio xcorr outside (1x)", "a-out"),
 )
+#: How the timeline reads (report.html's wording); the merged one for pages that may not split by the window.
+SERIES_NOTE = (
+    "Similarity of fixed.mp4 to the source per 10-s chunk; solid = inside the defect window (weighted 2.5x), "
+    "dotted = outside (1x); an inside value is drawn over the part of its chunk the window covers."
+)
+MERGED_NOTE = "Similarity of fixed.mp4 to the source per 10-s chunk (one value per chunk and signal)."
 #: The series of a page that may not reveal the gold window: a chunk's signal whichever side it falls on.
 MERGED_SERIES = (
-    (("video_ssim_out", "video_ssim_in"), "video SSIM per chunk", "v-out"),
-    (("audio_xcorr_out", "audio_xcorr_in"), "audio xcorr per chunk", "a-out"),
+    (("video_ssim_out", "video_ssim_in"), "video SSIM per chunk", "v-all"),
+    (("audio_xcorr_out", "audio_xcorr_in"), "audio xcorr per chunk", "a-all"),
 )
 
 
@@ -51,6 +57,7 @@ class Thumb:
     t: float
     caption: str = ""
     mark: str = ""  # a CSS class: "bad" for a misplaced clip, "good" for a right one
+    missing: str = ""  # why there is no frame, when it says something about the pick
 
 
 @dataclass(kw_only=True)
@@ -64,6 +71,11 @@ class Evidence:
     metrics: list[tuple[str, str]] = field(default_factory=list)
     timeline: dict[str, Any] | None = None
     notes: list[str] = field(default_factory=list)
+
+    @property
+    def empty(self) -> bool:
+        """True when there is nothing to draw (the page then has no Evidence heading)."""
+        return not (self.items or self.rows or self.strips or self.metrics or self.timeline or self.notes)
 
 
 def _num(x: Any) -> float | None:
@@ -109,10 +121,12 @@ def _clip_files(model: ViewModel, task_id: int) -> dict[str, Path]:
     return out
 
 
-def _clip_thumb(thumbs: Thumbnailer, files: dict[str, Path], clip: str, mark: str = "") -> Thumb:
+def _clip_thumb(
+    thumbs: Thumbnailer, files: dict[str, Path], clip: str, mark: str = "", missing: str = ""
+) -> Thumb:
     path = files.get(clip)
     name = thumbs.frames(path, [0.3])[0] if path is not None else None
-    return Thumb(name, 0.3, clip, mark)
+    return Thumb(name, 0.3, clip, mark, missing)
 
 
 def solved(result: Result) -> bool:
@@ -172,17 +186,19 @@ def sequencing(result: Result, model: ViewModel, thumbs: Thumbnailer, policy: Di
     pred, correct = _strs(detail.get("pred")), _strs(detail.get("correct"))
     files = _clip_files(model, result.task_id)
     rank = {c: i for i, c in enumerate(correct)}
-    marks = ["good" if rank.get(c) == k else "bad" if policy.answers else "" for k, c in enumerate(pred)]
-    if policy.solved_outputs or not solved(result):
+    marks = [("good" if rank.get(c) == k else "bad") if policy.answers else "" for k, c in enumerate(pred)]
+    # Nothing submitted (or a malformed result): no empty strip and no pair count.
+    if pred and (policy.solved_outputs or not solved(result)):
         ev.strips.append(
             ("submitted order", [_clip_thumb(thumbs, files, c, m) for c, m in zip(pred, marks, strict=True)])
         )
-    else:
+    elif pred:
         ev.notes.append(
             "the submitted order is withheld: the run solved this task exactly, so it is the answer"
         )
-    if policy.answers:
+    if policy.answers and correct:
         ev.strips.append(("correct order", [_clip_thumb(thumbs, files, c) for c in correct]))
+    if policy.answers and pred and correct:
         pairs = [
             (a, b)
             for i, a in enumerate(pred)
@@ -213,12 +229,19 @@ def assembly(result: Result, model: ViewModel, thumbs: Thumbnailer, policy: Disc
     for k in range(max(len(picks), len(correct))):
         pick = picks[k] if k < len(picks) else ""
         want = correct[k] if k < len(correct) else ""
-        mark = ("good" if pick == want else "bad") if policy.answers else ""
+        unknown = (
+            bool(pick and files) and pick not in files
+        )  # names no clip of the task: wrong without the answer
+        mark = ("good" if pick == want else "bad") if policy.answers else ("bad" if unknown else "")
         dur = durations[k] if isinstance(durations, list) and k < len(durations) else {}
         ev.rows.append(
             {
                 "slot": k + 1,
-                "chosen": _clip_thumb(thumbs, files, pick, mark) if pick else None,
+                "chosen": _clip_thumb(
+                    thumbs, files, pick, mark, "no clip of this task has this id" if unknown else ""
+                )
+                if pick
+                else None,
                 "expected": _clip_thumb(thumbs, files, want) if want else None,
                 "got_s": _num(dur.get("got_s")) if isinstance(dur, dict) else None,
             }
@@ -247,14 +270,20 @@ def repair(result: Result, policy: Disclosure) -> Evidence:
     def y(v: float) -> float:
         return round(h - pad - (h - 2 * pad) * max(0.0, min(1.0, v)), 1)
 
-    series = SERIES if policy.verifier_derived else MERGED_SERIES
+    split = policy.verifier_derived
+    series = SERIES if split else MERGED_SERIES
+    # Where each value is drawn: an inside value over the part of its chunk the gold window covers, an outside
+    # one over the rest. Only a page that may split by the window knows it; otherwise a value spans its chunk.
+    window = _window(loc.get("truth_window_s")) if split else None
     lines = []
     for keys, label, css in series:
         for c in chunks:
             v = next((n for k in keys if (n := _num(c.get(k))) is not None), None)
             a, b = _num(c.get("start_s")), _num(c.get("end_s"))
-            if v is not None and a is not None and b is not None:
-                lines.append({"x1": x(a), "x2": x(b), "y": y(v), "css": css, "title": f"{label}: {v:.3f}"})
+            if v is None or a is None or b is None:
+                continue
+            for lo, hi in _parts(a, b, window, inside=keys[0].endswith("_in")) if split else [(a, b)]:
+                lines.append({"x1": x(lo), "x2": x(hi), "y": y(v), "css": css, "title": f"{label}: {v:.3f}"})
     bands = [
         {"x": x(win[0]), "w": max(1.0, x(win[1]) - x(win[0])), "css": css, "label": label}
         for win, css, label in ((pred, "pred", "predicted window"), (gold, "gold", "gold window"))
@@ -272,6 +301,7 @@ def repair(result: Result, policy: Disclosure) -> Evidence:
         "x0": x(0),
         "xend": x(span),
         "legend": [(css, label) for _, label, css in series],
+        "note": SERIES_NOTE if split else MERGED_NOTE,
         "pred": pred,
         "gold": gold,
         "span": span,
@@ -280,6 +310,19 @@ def repair(result: Result, policy: Disclosure) -> Evidence:
     if not chunks:
         ev.notes.append("no per-chunk similarity in this result (the edit was not measured)")
     return ev
+
+
+def _parts(
+    a: float, b: float, window: tuple[float, float] | None, *, inside: bool
+) -> list[tuple[float, float]]:
+    """The parts of chunk [a, b] inside `window` (inside=True) or outside it; the whole chunk without a window
+    (or when the window misses it: the verifier's window is then in another timeline, D-R11)."""
+    if window is None or window[1] <= a or window[0] >= b:
+        return [(a, b)]
+    lo, hi = max(a, window[0]), min(b, window[1])
+    if inside:
+        return [(lo, hi)]
+    return [(p, q) for p, q in ((a, lo), (hi, b)) if q > p] or [(a, b)]
 
 
 def _ticks(span: float) -> list[float]:

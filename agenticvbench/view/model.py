@@ -13,9 +13,10 @@ import mimetypes
 import os
 import stat
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -26,10 +27,25 @@ from agenticvbench.report.summary import Report, build_report, load_available
 from agenticvbench.results.model import Result
 from agenticvbench.results.signing import ResultKey
 from agenticvbench.runs.pinned import reopened
-from agenticvbench.runs.submission import InputRejected, RunDir, cap_for, media_max_bytes, open_run
+from agenticvbench.runs.submission import (
+    RESULTS_DIRNAME,
+    InputRejected,
+    RunDir,
+    cap_for,
+    media_max_bytes,
+    open_run,
+)
 from agenticvbench.view.checked import Checked, check_output
 
 MAX_INPUT_FILES = 64  # per task: a sequencing or assembly task has a few dozen clips at most
+#: How a Harbor trial outcome that is not `scored` reads on a badge.
+OUTCOME_BADGES = {
+    "agent_timeout": "timeout",
+    "agent_error": "agent error",
+    "infra_failure": "infra failure",
+    "verifier_error": "verifier error",
+    "cancelled": "cancelled",
+}
 
 
 @dataclass(kw_only=True, frozen=True)
@@ -78,11 +94,27 @@ class Cell:
     flags: list[str]
     n_warnings: int
     result: Result | None
+    #: what `avb compare` counts for this cell (`aggregate.score_matrices`): the headline when scored, 0 for a
+    #: failed cell or no result, None for an excluded one (no paired difference)
+    value: float | None = 0.0
+    #: the agent's wall time (run.json usage: agent_started to agent_finished), seconds; None when not recorded
+    agent_s: float | None = None
+    #: the trial's cost in US dollars (`avb cost`'s pricing of run.json usage); None without usage or a price
+    cost_usd: float | None = None
+    #: the Harbor trial outcome when it was not `scored` (`runs.trial_outcomes`: agent_timeout, infra_failure,
+    #: ...), and its one-line reason; "" for other runs
+    outcome: str = ""
+    outcome_reason: str = ""
 
     @property
     def page(self) -> str:
         """The task page of this cell (relative URL)."""
         return f"task-{self.run}-{self.task_id}.html"
+
+    @property
+    def outcome_badge(self) -> str:
+        """The short badge of a Harbor outcome ('timeout', 'infra failure', ...), '' without one."""
+        return OUTCOME_BADGES.get(self.outcome, self.outcome.replace("_", " "))
 
     @property
     def shade(self) -> str:
@@ -93,6 +125,25 @@ class Cell:
 
 
 @dataclass(kw_only=True)
+class Stack:
+    """One (harness, model) and its runs (the reps), in the order the runs were given."""
+
+    index: int
+    harness: str
+    model: str
+    runs: list[int]
+
+    @property
+    def label(self) -> str:
+        """`harness / model`."""
+        return f"{self.harness} / {self.model}"
+
+    def page(self, task_id: int) -> str:
+        """The page with every rep of this stack for `task_id` (relative URL)."""
+        return f"stack-{self.index}-{task_id}.html"
+
+
+@dataclass(kw_only=True)
 class ViewModel:
     """Runs, report, tasks and the file registry behind every page."""
 
@@ -100,6 +151,11 @@ class ViewModel:
     report: Report
     tasks: dict[int, Any]
     local: bool
+    #: the state of the result files when they were read (`results_stamp`); a page request that finds another
+    #: state rebuilds the model (`server.ViewApp.refresh`)
+    stamp: tuple[Any, ...] = ()
+    #: the folders the model was built from, as given (what `stamp` covers)
+    sources: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     media_cap: int = field(default_factory=media_max_bytes)  # as scoring: $AVB_MAX_MEDIA_MB, else 4096 MiB
     files: list[FileRef] = field(default_factory=list)
@@ -107,6 +163,26 @@ class ViewModel:
     _cells: dict[tuple[int, int], Cell] = field(default_factory=dict)
     _references: list[Any] | None = None
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    @property
+    def stacks(self) -> list[Stack]:
+        """The (harness, model) stacks, in the order their first run was given; each with its runs in order."""
+        out: dict[tuple[str, str], Stack] = {}
+        for run in self.runs:
+            key = run.ref.group
+            if key not in out:
+                out[key] = Stack(index=len(out), harness=key[0], model=key[1], runs=[])
+            out[key].runs.append(run.index)
+        return list(out.values())
+
+    def stack_of(self, run: int) -> Stack:
+        """The stack run index `run` belongs to."""
+        return next(s for s in self.stacks if run in s.runs)
+
+    @property
+    def task_order(self) -> list[int]:
+        """Every task of the universe, family by family (the grid's rows)."""
+        return [tid for fam in self.families for tid in self.task_ids(fam)]
 
     @property
     def families(self) -> list[str]:
@@ -288,6 +364,7 @@ def build_model(
 
     if key is None:
         key, _ = reader_key(None)
+    stamp = results_stamp(run_dirs)  # before reading: a result written meanwhile is seen by the next check
     results, skipped = load_available([Path(p) for p in run_dirs], key)
     named = dataset if dataset is not None else local_dataset(results)
     tasks, note = _tasks(named, revision if dataset is not None else None, cache_dir)
@@ -305,8 +382,15 @@ def build_model(
             folder = None  # a results folder given on its own: scores without outputs
         runs.append(ViewRun(index=i, ref=ref, label=labels[ref.path], folder=folder))
     model = ViewModel(
-        runs=runs, report=report, tasks=tasks, local=local, notes=[*skipped, *([note] if note else [])]
+        runs=runs,
+        report=report,
+        tasks=tasks,
+        local=local,
+        notes=[*skipped, *([note] if note else [])],
+        stamp=stamp,
+        sources=[str(p) for p in run_dirs],
     )
+    facts = {run.index: run_facts(run.ref.path) for run in runs}
     by_key = {(run_ref(r).path, int(r.task_id)): r for r in report.results}
     index = {run.ref.path: run.index for run in runs}
     for (
@@ -314,6 +398,7 @@ def build_model(
     ) in report.task_rows():  # the report's cells: status, headline and warnings as every surface has them
         tid, i = row["task_id"], index[row["run_path"]]
         r = by_key.get((row["run_path"], tid))
+        time_s, cost, outcome = facts[i].get(tid, (None, None, ("", "")))
         model._cells[(i, tid)] = Cell(
             run=i,
             task_id=tid,
@@ -323,8 +408,83 @@ def build_model(
             flags=integrity_of(r) if r else [],
             n_warnings=row["n_warnings"],
             result=r,
+            value=None if row["status"] == "excluded" else row["headline"],
+            agent_s=time_s,
+            cost_usd=cost,
+            outcome=outcome[0],
+            outcome_reason=outcome[1],
         )
     return model
+
+
+def results_stamp(run_dirs: Sequence[str | Path]) -> tuple[Any, ...]:
+    """What says whether the result files of `run_dirs` changed: per folder, the name, size and mtime of each
+    result file (`avb-results/*.json`, or the folder's own when a results folder is given) and of `run.json`.
+    A few hundred `stat` calls per 100 tasks; unreadable folders count as empty."""
+    out: list[Any] = []
+    for d in map(Path, run_dirs):
+        results = d / RESULTS_DIRNAME if (d / RESULTS_DIRNAME).is_dir() else d
+        entries: list[tuple[str, int, int]] = []
+        for folder, pattern in ((results, ".json"), (d, "run.json")):
+            try:
+                with os.scandir(folder) as it:
+                    for e in it:
+                        if e.name.endswith(pattern) and (pattern == ".json" or e.name == pattern):
+                            try:
+                                st = e.stat(follow_symlinks=False)
+                            except OSError:
+                                continue
+                            entries.append((f"{folder.name}/{e.name}", st.st_size, st.st_mtime_ns))
+            except OSError:
+                continue
+        out.append((str(d), tuple(sorted(set(entries)))))
+    return tuple(out)
+
+
+def _timestamp(text: Any) -> float | None:
+    if not isinstance(text, str):
+        return None
+    try:
+        return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return None
+
+
+def run_facts(run_path: str) -> dict[int, tuple[float | None, float | None, tuple[str, str]]]:
+    """Per task of a run folder: the agent's wall time and cost (run.json `usage`, priced as `avb cost` prices
+    it) and the Harbor trial outcome when it was not `scored` (run.json `harbor.outcomes`); {} for a run without
+    a readable run.json. run.json is the submitter's file: every field is read defensively."""
+    from agenticvbench.cost.pricing import load_prices, price_trial
+    from agenticvbench.cost.table import load_trials
+    from agenticvbench.fsutil import parse_json_bounded, read_capped
+    from agenticvbench.runs.trial_outcomes import MAX_RUN_JSON_BYTES, OUTCOMES
+
+    p = Path(run_path) / "run.json"
+    try:
+        if p.is_symlink() or not p.is_file():
+            return {}
+        meta = parse_json_bounded(read_capped(p, MAX_RUN_JSON_BYTES), str(p))
+        trials = load_trials([run_path], [])
+    except (OSError, ValueError, SubmissionError):
+        return {}
+    out: dict[int, tuple[float | None, float | None, tuple[str, str]]] = {}
+    prices = load_prices() if any(t.has_usage for t in trials) else None
+    for t in trials:
+        usage = t.usage or {}
+        a, b = _timestamp(usage.get("agent_started")), _timestamp(usage.get("agent_finished"))
+        if prices is not None:
+            price_trial(t, prices)
+        out[t.task_id] = (b - a if a is not None and b is not None and b >= a else None, t.cost_usd, ("", ""))
+    harbor = meta.get("harbor") if isinstance(meta, dict) else None
+    outcomes = harbor.get("outcomes") if isinstance(harbor, dict) else None
+    for k, v in outcomes.items() if isinstance(outcomes, dict) else ():
+        kind = v.get("outcome") if isinstance(v, dict) else None
+        if isinstance(k, str) and k.isascii() and k.isdigit() and kind in OUTCOMES and kind != "scored":
+            reason = v.get("reason")
+            one = " ".join(reason.split())[:300] if isinstance(reason, str) else ""
+            time_s, cost, _ = out.get(int(k), (None, None, ("", "")))
+            out[int(k)] = (time_s, cost, (str(kind), one))
+    return out
 
 
 def _given_position(path: str, given: list[str]) -> tuple[int, str]:

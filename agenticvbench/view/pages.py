@@ -2,13 +2,16 @@
 
 The same pages serve a local server and a static bundle; a `Site` says which: in a bundle (`public`) no answer
 and no verifier-only file is shown, and `media` decides whether output files and thumbnails are linked. Pages
-use relative links only (`index.html`, `task-<run>-<task>.html`, `files/<n>.mp4`, `thumbs/<name>.jpg`), so a
-bundle opens from any static file server. Scripts and styles are separate files (`static/`) so the Content
+use relative links only (`index.html`, `task-<run>-<task>.html`, `stack-<stack>-<task>.html`,
+`compare-<task>.html`, `defects.html`, `files/<n>.mp4`, `thumbs/<name>.jpg`), so a bundle opens from any static
+file server. Runs are in the order given everywhere; each page carries its previous/next links (`navigation`),
+which the script (`static/view.js`) binds to keys and, after the overview was filtered, to the filtered order. Scripts and styles are separate files (`static/`) so the Content
 Security Policy needs no `unsafe-inline`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -24,8 +27,9 @@ from agenticvbench.runs.pinned import PinError
 from agenticvbench.runs.submission import TEXT_MAX_BYTES
 from agenticvbench.tables import html_table
 from agenticvbench.view import evidence
+from agenticvbench.view.defects import DEFECTS, DEFECTS_DOC, warning_row
 from agenticvbench.view.disclosure import LOCAL, Disclosure, published
-from agenticvbench.view.model import ViewModel
+from agenticvbench.view.model import Cell, ViewModel
 from agenticvbench.view.thumbs import Thumbnailer
 
 MEDIA_MODES = ("none", "thumbs", "full")
@@ -36,7 +40,7 @@ CSP = (
 )
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Site:
     """Where the pages go: a local server (everything) or a public bundle (`media`: none, thumbs or full), and
     what its pages may show (`policy`, `view.disclosure`: everything locally, `published()` in a bundle)."""
@@ -46,6 +50,8 @@ class Site:
     policy: Disclosure = LOCAL
     files: set[int] = field(default_factory=set)
     thumbs: set[str] = field(default_factory=set)
+    #: the runs are compared (`avb view --compare`): the pages link each task's compare page
+    compare: bool = False
 
     def __post_init__(self) -> None:
         if self.public and self.policy == LOCAL:
@@ -70,13 +76,25 @@ class Site:
 @lru_cache(maxsize=1)
 def environment() -> jinja2.Environment:
     """The template environment (package templates, autoescape on for every template)."""
-    return jinja2.Environment(
+    env = jinja2.Environment(
         loader=jinja2.PackageLoader("agenticvbench.view", "templates"),
         autoescape=True,
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
     )
+    env.filters["duration"] = duration_text
+    return env
+
+
+def duration_text(seconds: float) -> str:
+    """`42s`, `12m05s`, `1h02m`: a wall time on a badge."""
+    s = int(round(seconds))
+    if s < 60:
+        return f"{s}s"
+    if s < 3600:
+        return f"{s // 60}m{s % 60:02d}s"
+    return f"{s // 3600}h{s % 3600 // 60:02d}m"
 
 
 def _base(site: Site, title: str) -> dict[str, Any]:
@@ -87,33 +105,60 @@ def _render(template: str, site: Site, title: str, **values: Any) -> str:
     return environment().get_template(template).render(**_base(site, title), **values)
 
 
-def overview(model: ViewModel, site: Site, comparison: Any = None) -> str:
-    """The leaderboard, the signature counts and the task x run grid (and the paired comparison, if any)."""
+def _filter_values(model: ViewModel) -> dict[str, list[str]]:
+    """The choices of the overview's filters: the families, the statuses and the outcomes that occur."""
+    cells = [c for tid in model.task_order for r in model.runs if (c := model.cell(r.index, tid))]
+    return {
+        "statuses": sorted({c.status for c in cells}),
+        "outcomes": sorted({c.outcome for c in cells if c.outcome}),
+    }
+
+
+def overview(model: ViewModel, site: Site, comparisons: Sequence[Any] = ()) -> str:
+    """The leaderboard, the signature counts, the comparisons (if any: each run against the first given) and the
+    task x run grid with its filter, sort and search controls (`static/view.js`). Runs in the order given."""
     rep = model.report
+    stacks = model.stacks
     grid = [
-        {"family": fam, "task_id": tid, "cells": [model.cell(r.index, tid) for r in model.runs]}
+        {
+            "family": fam,
+            "task_id": tid,
+            "cells": [model.cell(r.index, tid) for r in model.runs],
+            "stacks": [st for st in stacks if len(st.runs) > 1],
+        }
         for fam in model.families
         for tid in model.task_ids(fam)
     ]
-    compare_html = None
-    if comparison is not None:
+    tables = []
+    for comparison in comparisons:
         headers, rows = comparison.table()
-        compare_html = html_table(headers, rows, "lrrrrrrrrrrl")
+        tables.append({"html": html_table(headers, rows, "lrrrrrrrrrrl"), "caption": comparison.caption})
+    per_run = rep.signatures.get("per_run", {})
+    signatures = {r.label: per_run[r.label] for r in model.runs if r.label in per_run}
+    signatures.update({k: v for k, v in per_run.items() if k not in signatures})
     return _render(
         "overview.html",
         site,
-        "runs",
+        "overview",
         leaderboard=rep.board.html_table(),
         caption=rep.board.caption,
-        signatures=rep.signatures.get("per_run", {}),
+        signatures=signatures,
         runs=model.runs,
+        stacks=stacks,
+        multi_rep=any(len(st.runs) > 1 for st in stacks),
+        families=model.families,
         grid=grid,
         notes=model.notes + rep.notes,
         universe=rep.universe.label,
-        compare_html=compare_html,
-        compare_caption=comparison.caption if comparison is not None else "",
-        compare_pages=comparison is not None and len(model.runs) == 2,
+        comparisons=tables,
+        compare_pages=bool(comparisons),
+        **_filter_values(model),
     )
+
+
+def defects_page(site: Site) -> str:
+    """The upstream defect ids a warning can start with, each with its one-line meaning."""
+    return _render("defects.html", site, "upstream defect ids", defects=DEFECTS, doc=DEFECTS_DOC)
 
 
 def _text_of(model: ViewModel, index: int) -> str:
@@ -158,6 +203,9 @@ def task_context(model: ViewModel, site: Site, thumbs: Thumbnailer, run: int, ta
     hide_answer = not site.policy.solved_outputs and cell.result is not None and evidence.solved(cell.result)
     for name, i in outputs:
         ref = model.files[i]
+        if ref.size == 0:  # nothing to play or read: a player would only ask for a range that cannot exist
+            out_notes.append(f"{name} is empty (0 bytes)")
+            continue
         if withheld and ref.is_video:
             out_notes.append(f"{name} is withheld from this bundle: {why_withheld}")
         url = None if withheld and ref.is_video else site.file_url(model, i)
@@ -187,6 +235,8 @@ def task_context(model: ViewModel, site: Site, thumbs: Thumbnailer, run: int, ta
                     out_notes.append(str(exc))
             given = evidence.EvidenceInput(r, model, thumbs, site.policy, video)
             ev = evidence.task_page_evidence(cell.family, given)
+            if video is not None and (why := thumbs.problem(video)):
+                out_notes.append(f"{players[0]['name']}: no frames shown, {why}")
     try:
         exp = explain_result(r) if r is not None else None
     except Exception as exc:  # a result file of an unexpected shape: the page shows everything else
@@ -209,11 +259,68 @@ def task_context(model: ViewModel, site: Site, thumbs: Thumbnailer, run: int, ta
         "output_notes": out_notes,
         "evidence": ev,
         "explanation": explanation,
-        "warnings": (explanation or {}).get("warnings", []),
+        "warnings": [warning_row(w) for w in (explanation or {}).get("warnings", [])],
         "provenance": _provenance_rows(prov, site.policy, set(OUTPUT_FILES.get(cell.family, ()))),
         "signature": r.signature_status if r is not None else "",
         "site": site,
+        "sections": [
+            {"template": sec.template, **found}
+            for sec in TASK_SECTIONS
+            if (found := sec.build(model, site, cell)) is not None
+        ],
     }
+
+
+@dataclass(frozen=True)
+class TaskSection:
+    """An extra section of every task page, after the evidence: `build(model, site, cell)` returns the values its
+    template (`templates/<template>`, given them as `s`) draws, or None to leave the section out. This is where
+    a new kind of material (an agent's trajectory) joins the pages without touching the others; the builder must
+    ask `site.policy` what a bundle may show."""
+
+    name: str
+    template: str
+    build: Callable[[ViewModel, Site, Cell], dict[str, Any] | None]
+
+
+#: The extra sections of the task pages, in page order (none yet).
+TASK_SECTIONS: list[TaskSection] = []
+
+
+def _neighbours(order: Sequence[int], here: int) -> tuple[int | None, int | None]:
+    """The items before and after `here` in `order` (None at either end)."""
+    k = order.index(here)
+    return (order[k - 1] if k > 0 else None, order[k + 1] if k + 1 < len(order) else None)
+
+
+def navigation(model: ViewModel, kind: str, task_id: int, *, run: int = 0, stack: int = 0) -> dict[str, Any]:
+    """The previous/next links of a page (`kind`: task, stack or compare): the task before and after in the grid's
+    order, and for a task page the run before and after (the order given); `pattern` is the page of another task
+    ({} for its id), which the script uses to follow the overview's filtered order instead."""
+    pattern = {
+        "task": f"task-{run}-{{}}.html",
+        "stack": f"stack-{stack}-{{}}.html",
+        "compare": "compare-{}.html",
+    }[kind]
+    prev_t, next_t = _neighbours(model.task_order, task_id)
+    nav: dict[str, Any] = {
+        "kind": kind,
+        "task_id": task_id,
+        "pattern": pattern,
+        "prev_task": pattern.format(prev_t) if prev_t is not None else None,
+        "next_task": pattern.format(next_t) if next_t is not None else None,
+        "prev_run": None,
+        "next_run": None,
+        "stack": None,
+        "compare": None,
+    }
+    if kind == "task":
+        prev_r, next_r = _neighbours([r.index for r in model.runs], run)
+        nav["prev_run"] = f"task-{prev_r}-{task_id}.html" if prev_r is not None else None
+        nav["next_run"] = f"task-{next_r}-{task_id}.html" if next_r is not None else None
+        st = model.stack_of(run)
+        nav["stack"] = st.page(task_id) if len(st.runs) > 1 else None
+    return nav
 
 
 def _provenance_rows(prov: dict[str, Any], policy: Disclosure, outputs: set[str]) -> list[tuple[str, str]]:
@@ -230,17 +337,60 @@ def _provenance_rows(prov: dict[str, Any], policy: Disclosure, outputs: set[str]
 
 
 def task_page(model: ViewModel, site: Site, thumbs: Thumbnailer, run: int, task_id: int) -> str:
-    """One (run, task) page."""
+    """One (run, task) page (with a link to the task's compare page when the site compares runs)."""
     ctx = task_context(model, site, thumbs, run, task_id)
-    return _render("task.html", site, ctx["title"], c=ctx, thumb_url=site.thumb_url)
+    nav = navigation(model, "task", task_id, run=run)
+    nav["compare"] = f"compare-{task_id}.html" if site.compare else None
+    return _render("task.html", site, ctx["title"], c=ctx, nav=nav, thumb_url=site.thumb_url)
+
+
+def _sides(model: ViewModel, site: Site, thumbs: Thumbnailer, runs: Sequence[int], task_id: int) -> list[Any]:
+    return [task_context(model, site, thumbs, r, task_id) for r in runs if model.cell(r, task_id) is not None]
+
+
+def stack_page(model: ViewModel, site: Site, thumbs: Thumbnailer, stack: int, task_id: int) -> str:
+    """Every rep of one stack for one task, side by side, with a table of their scores, times and costs."""
+    st = model.stacks[stack]
+    sides = _sides(model, site, thumbs, st.runs, task_id)
+    if not sides:
+        raise KeyError((stack, task_id))
+    nav = navigation(model, "stack", task_id, stack=stack)
+    return _render(
+        "stack.html",
+        site,
+        f"task {task_id} · {st.label} · {len(sides)} rep(s)",
+        task_id=task_id,
+        stack=st,
+        sides=sides,
+        nav=nav,
+        thumb_url=site.thumb_url,
+    )
 
 
 def compare_page(model: ViewModel, site: Site, thumbs: Thumbnailer, task_id: int) -> str:
-    """Two runs' pages for one task side by side, with the paired difference A - B."""
-    sides = [task_context(model, site, thumbs, r.index, task_id) for r in model.runs[:2]]
-    scores = [c["cell"].score for c in sides]
-    diff = None if len(sides) < 2 or None in scores else (scores[0] - scores[1])  # type: ignore[operator]
-    title = f"task {task_id}: A vs B"
+    """The compared runs' pages for one task side by side, each with its difference to the first run (A): the
+    values `avb compare` pairs (`Cell.value`: a failed cell counts 0, an excluded one has no difference)."""
+    sides = _sides(model, site, thumbs, [r.index for r in model.runs], task_id)
+    if not sides:
+        raise KeyError(task_id)
+    first = sides[0]["cell"].value
+    diffs = [None if first is None or c["cell"].value is None else first - c["cell"].value for c in sides[1:]]
+    names = [side_name(k) for k in range(len(sides))]
+    title = f"task {task_id}: " + " vs ".join(names)
     return _render(
-        "compare.html", site, title, task_id=task_id, sides=sides, diff=diff, thumb_url=site.thumb_url
+        "compare.html",
+        site,
+        title,
+        task_id=task_id,
+        sides=sides,
+        names=names,
+        keys=[chr(ord("a") + k) if k < 26 else f"r{k}" for k in range(len(sides))],
+        diffs=diffs,
+        nav=navigation(model, "compare", task_id),
+        thumb_url=site.thumb_url,
     )
+
+
+def side_name(k: int) -> str:
+    """A, B, C, ... then run 27, run 28, ..."""
+    return chr(ord("A") + k) if k < 26 else f"run {k + 1}"

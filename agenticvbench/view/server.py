@@ -5,14 +5,17 @@ Routes (all need the token; the first visit carries `?token=`, which the server 
 `SameSite=Strict` cookie and a redirect to the same page without it, so relative links and `<video>` requests
 carry it without putting it in every URL):
 
-- `/` and `/index.html`: the overview; `/task-<run>-<task>.html`; `/compare-<task>.html` (two runs);
+- `/` and `/index.html`: the overview; `/task-<run>-<task>.html`; `/stack-<stack>-<task>.html` (every rep of a
+  stack); `/compare-<task>.html` (with `--compare`: every run against the first); `/defects.html`;
 - `/files/<n>.<ext>`: file `n` of the model's registry (ranges answered 206), never a path the client names;
 - `/thumbs/<sha256>-<ms>-w<width>.jpg`: a thumbnail this session rendered;
 - `/static/view.css`, `/static/view.js`.
 
 Every HTML answer carries a strict Content Security Policy (`default-src 'none'`, scripts, styles, images and
-media from this origin only). Pages are rendered once and kept in memory; different pages render at the same
-time (one slow page stalls no other request).
+media from this origin only). Pages are rendered once and kept in memory (the last `MAX_CACHED_PAGES`); different
+pages render at the same time (one slow page stalls no other request). Before a page is answered, the result files
+are checked for changes (`model.results_stamp`: names, sizes and mtimes); when they changed, the model is read
+again and the kept pages are dropped, so results scored after start-up appear without a restart.
 """
 
 from __future__ import annotations
@@ -20,7 +23,10 @@ from __future__ import annotations
 import http.cookies
 import re
 import secrets
-from collections.abc import Callable
+import sys
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
@@ -30,8 +36,8 @@ from urllib.parse import parse_qs, urlsplit
 from agenticvbench.grade.server import loopback_server, send_file, token_url
 from agenticvbench.memo import Memo
 from agenticvbench.runs.pinned import PinError
-from agenticvbench.view.model import ViewModel
-from agenticvbench.view.pages import CSP, Site, compare_page, overview, task_page
+from agenticvbench.view.model import ViewModel, results_stamp
+from agenticvbench.view.pages import CSP, Site, compare_page, defects_page, overview, stack_page, task_page
 from agenticvbench.view.thumbs import Thumbnailer
 
 COOKIE = "avb_view"
@@ -42,6 +48,9 @@ STATIC = {
 }
 _TASK = re.compile(r"/task-([0-9]{1,4})-([0-9]{1,6})\.html")
 _COMPARE = re.compile(r"/compare-([0-9]{1,6})\.html")
+_STACK = re.compile(r"/stack-([0-9]{1,4})-([0-9]{1,6})\.html")
+#: Rendered pages kept in memory (least recently used dropped first): a task page is tens of kB, so a few MB.
+MAX_CACHED_PAGES = 256
 _FILE = re.compile(r"/files/([0-9]{1,7})\.[a-z0-9]{1,5}")
 _THUMB = re.compile(r"/thumbs/([^/]{1,120})")
 
@@ -51,43 +60,116 @@ def static_bytes(name: str) -> bytes:
     return resources.files("agenticvbench.view").joinpath("static").joinpath(name).read_bytes()
 
 
+class PageCache:
+    """Rendered pages, each rendered once at a time (a second request for a page being rendered waits for that
+    one only, `memo.Memo`'s per-key lock), the last `limit` kept. A failure is not kept."""
+
+    def __init__(self, limit: int = MAX_CACHED_PAGES) -> None:
+        self.limit = limit
+        self._pages: OrderedDict[str, bytes] = OrderedDict()
+        self._locks = Memo(memoise_failures=False)  # only its per-key locks
+        self._guard = threading.Lock()
+
+    def _kept(self, key: str) -> bytes | None:
+        with self._guard:
+            body = self._pages.get(key)
+            if body is not None:
+                self._pages.move_to_end(key)
+            return body
+
+    def get(self, key: str, render: Callable[[], bytes]) -> bytes:
+        """The page at `key`, rendered by `render` unless kept."""
+        if (body := self._kept(key)) is not None:
+            return body
+        with self._locks.lock(key):
+            if (body := self._kept(key)) is not None:
+                return body
+            body = render()
+            with self._guard:
+                self._pages[key] = body
+                while len(self._pages) > self.limit:
+                    self._pages.popitem(last=False)
+            return body
+
+    def __len__(self) -> int:
+        return len(self._pages)
+
+
 @dataclass(kw_only=True)
 class ViewApp:
-    """The state behind the server: the model, the thumbnailer, the comparison (if any) and the token.
+    """The state behind the server: the model, the thumbnailer, the comparisons (each run against the first, if
+    any) and the token.
 
     Pages render concurrently (the server is threaded): one slow page, a hostile video being thumbnailed, never
-    holds up another page, a file or a thumbnail. Each page is rendered once: `pages` has one lock per page, so
-    a second request for a page being rendered waits for that one only. The model's file registry (look up,
-    append, index) is the one shared step that must not interleave; `ViewModel.lock` serialises it."""
+    holds up another page, a file or a thumbnail. Each page is rendered once (`PageCache`). The model's file
+    registry (look up, append, index) is the one shared step that must not interleave; `ViewModel.lock`
+    serialises it. `reload` (given by `avb view`) reads the runs again: `refresh` calls it when the result files
+    changed, and swaps the model, the comparisons (`compare`), the site and the kept pages at once."""
 
     model: ViewModel
     thumbs: Thumbnailer
-    comparison: Any = None
+    comparisons: Sequence[Any] = ()
     token: str = field(default_factory=lambda: secrets.token_urlsafe(24))
     site: Site = field(default_factory=Site)
-    pages: Memo = field(default_factory=lambda: Memo(memoise_failures=False))
+    pages: PageCache = field(default_factory=PageCache)
+    reload: Callable[[], ViewModel] | None = None
+    compare: Callable[[ViewModel], Sequence[Any]] | None = None
+    _refreshing: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def __post_init__(self) -> None:
+        self.site.compare = bool(self.comparisons)
+
+    def refresh(self) -> bool:
+        """Read the runs again when their result files changed since the model was built; True when it did. A
+        reload that fails keeps the current model (and says why on stderr); the next request tries again."""
+        if self.reload is None or results_stamp(self.model.sources) == self.model.stamp:
+            return False
+        with self._refreshing:
+            if results_stamp(self.model.sources) == self.model.stamp:
+                return False  # another request reloaded meanwhile
+            try:
+                model = self.reload()
+                comparisons = self.compare(model) if self.compare is not None else self.comparisons
+            except Exception as exc:  # a result being written, a folder gone: keep what is shown
+                print(f"avb view: results changed but could not be read again: {exc}", file=sys.stderr)
+                return False
+            site = Site(public=self.site.public, media=self.site.media, policy=self.site.policy)
+            site.compare = bool(comparisons)
+            # One assignment each; a request already rendering keeps the objects it started with.
+            self.model, self.comparisons, self.site, self.pages = model, comparisons, site, PageCache()
+            return True
 
     def page(self, path: str) -> bytes | None:
         """The HTML of a page route (rendered once, then from memory); None when no such page. A page that fails
         to render raises, and the next request tries again."""
         if path == "/":
             path = "/index.html"
-        render = self._renderer(path)
-        if render is None:  # not a page: nothing is memoised (any number of such paths can be asked for)
+        self.refresh()
+        m, site, pages, comparisons = self.model, self.site, self.pages, self.comparisons  # one generation
+        render = self._renderer(path, m, site, comparisons)
+        if render is None:  # not a page: nothing is kept (any number of such paths can be asked for)
             return None
-        return self.pages.get(path, lambda: render().encode("utf-8"))
+        return pages.get(path, lambda: render().encode("utf-8"))
 
-    def _renderer(self, path: str) -> Callable[[], str] | None:
+    def _renderer(
+        self, path: str, m: ViewModel, site: Site, comparisons: Sequence[Any]
+    ) -> Callable[[], str] | None:
         """What renders the page at `path` (cheap: no rendering yet), or None when there is no such page."""
-        m = self.model
         if path == "/index.html":
-            return lambda: overview(m, self.site, self.comparison)
+            return lambda: overview(m, site, comparisons)
+        if path == "/defects.html":
+            return lambda: defects_page(site)
         if t := _TASK.fullmatch(path):
             run, tid = int(t.group(1)), int(t.group(2))
-            return (lambda: task_page(m, self.site, self.thumbs, run, tid)) if m.cell(run, tid) else None
-        if (c := _COMPARE.fullmatch(path)) and self.comparison is not None and len(m.runs) == 2:
+            return (lambda: task_page(m, site, self.thumbs, run, tid)) if m.cell(run, tid) else None
+        if st := _STACK.fullmatch(path):
+            stack, tid = int(st.group(1)), int(st.group(2))
+            stacks = m.stacks
+            ok = stack < len(stacks) and len(stacks[stack].runs) > 1 and m.cell(stacks[stack].runs[0], tid)
+            return (lambda: stack_page(m, site, self.thumbs, stack, tid)) if ok else None
+        if (c := _COMPARE.fullmatch(path)) and site.compare:
             tid = int(c.group(1))
-            return (lambda: compare_page(m, self.site, self.thumbs, tid)) if m.cell(0, tid) else None
+            return (lambda: compare_page(m, site, self.thumbs, tid)) if m.cell(0, tid) else None
         return None
 
 

@@ -3,7 +3,7 @@
 A thumbnail is named `<sha256 of the video>-<time in ms>-w<width>.jpg` in `<cache>/view-thumbs/`; the same video
 under another name or in another run reuses it. Frames are decoded with PyAV and scaled while being converted
 (`VideoFrame.to_ndarray(width=...)`), so memory stays at one decoded frame plus one small image even for a 1080p
-source. The content hash of a file is memoised per (path, size, mtime) for the life of the process.
+source; they are decoded in a separate process under the per-task memory cap and a time limit (`view.decoder`). The content hash of a file is memoised per (path, size, mtime) for the life of the process.
 """
 
 from __future__ import annotations
@@ -11,11 +11,10 @@ from __future__ import annotations
 import os
 import re
 import sys
-import tempfile
 from pathlib import Path
-from typing import Any
 
 from agenticvbench.fsutil import file_sha256
+from agenticvbench.view.decoder import Decoder
 
 WIDTH = 160
 NAME_RE = re.compile(r"[0-9a-f]{64}-[0-9]{1,9}-w[0-9]{2,4}\.jpg", re.ASCII)
@@ -39,6 +38,8 @@ class Thumbnailer:
         self.progress = progress
         self.made = 0
         self.failed: set[str] = set()
+        self.problems: dict[str, str] = {}  # content hash -> why the decoder made no frame
+        self.decoder: Decoder | None = None
 
     def path_of(self, name: str) -> Path | None:
         """The cached file of a thumbnail name, or None when the name is not one of ours or was never made."""
@@ -60,55 +61,31 @@ class Thumbnailer:
         return [n if (self.folder / n).is_file() else None for n in names]
 
     def _make(self, video: Path, sha: str, todo: list[tuple[float, str]], width: int) -> None:
-        import av
-        import cv2
-
+        """Make the frames of `todo` in the decoder process (`view.decoder`); a job that fails there marks the
+        video failed, with the reason `problem` gives."""
         self.folder.mkdir(parents=True, exist_ok=True)
+        if self.decoder is None:
+            self.decoder = Decoder()
+        made, why = self.decoder.frames(str(video), todo, width, self.folder)
+        if why or not made:
+            self.failed.add(sha)
+        if why:
+            self.problems[sha] = why
+        before, self.made = self.made, self.made + made
+        if self.progress and self.made // 20 > before // 20:
+            print(f"avb view: {self.made} thumbnail(s) made", file=sys.stderr, flush=True)
+
+    def problem(self, video: Path) -> str:
+        """Why no frame of `video` was made ("" when frames were made, or it is simply not a video)."""
         try:
-            with av.open(str(video)) as container:
-                if not container.streams.video:
-                    self.failed.add(sha)
-                    return
-                stream = container.streams.video[0]
-                stream.thread_type = "AUTO"
-                height = max(2, round(width * (stream.height or 9) / (stream.width or 16) / 2) * 2)
-                for t, name in sorted(todo):
-                    frame = _frame_at(container, stream, t)
-                    if frame is None:
-                        continue
-                    img = frame.to_ndarray(format="bgr24", width=width, height=height)
-                    ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 80])
-                    if ok:
-                        _write_bytes(self.folder / name, buf.tobytes())
-                        self.made += 1
-                        if self.progress and self.made % 20 == 0:
-                            print(f"avb view: {self.made} thumbnail(s) made", file=sys.stderr, flush=True)
-        except (av.error.FFmpegError, OSError, ValueError):
-            self.failed.add(sha)  # not a video we can decode: the page shows the player (or nothing) instead
+            return self.problems.get(content_hash(video), "")
+        except OSError:
+            return ""
 
-
-def _frame_at(container: Any, stream: Any, t: float) -> Any:
-    """The first decoded frame at or after `t` seconds (the last one when `t` is past the end)."""
-    tb = stream.time_base
-    container.seek(max(0, int(t / tb)) if tb else 0, stream=stream, backward=True)
-    last = None
-    for frame in container.decode(stream):
-        last = frame
-        if frame.time is None or frame.time >= t - 1e-3:
-            return frame
-    return last
-
-
-def _write_bytes(path: Path, data: bytes) -> None:
-    """Write atomically (a temporary file in the same folder, then rename): a reader never sees half a JPEG."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".jpg")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    def close(self) -> None:
+        """Stop the decoder process, if one was started."""
+        if self.decoder is not None:
+            self.decoder.close()
 
 
 def video_duration(path: Path) -> float | None:

@@ -19,7 +19,7 @@ import pytest
 from loopback import CHROMIUM, CHROMIUM_ARGS
 from view_fixtures import serve
 
-from agenticvbench.cli.view import _comparison
+from agenticvbench.cli.view import comparisons
 from agenticvbench.view import Thumbnailer, ViewApp, build_model, write_bundle
 
 ARGS = [*CHROMIUM_ARGS, "--autoplay-policy=no-user-gesture-required"]
@@ -142,7 +142,7 @@ def test_overview_task_back_play_seek_timeline_and_items(served, browser, tmp_pa
     pg.click("svg.timeline", position={"x": 600, "y": 60})  # near the end of the time axis: seeks there
     pg.wait_for_function("document.getElementById('out-0').currentTime > 8", timeout=20_000)
     b.shot(tmp_path, "view-repair.png")
-    pg.click("#back")
+    pg.click("#nav-home")
     b.ready()
     pg.wait_for_selector("#grid")
     pg.click("a[href='task-0-1.html']")
@@ -165,7 +165,7 @@ def test_compare_mode(demo, runs, browser, tmp_path) -> None:
     both runs' outputs side by side with the paired difference A - B of this task."""
     model = build_model(runs, dataset=demo.mirror, resamples=100)
     app = ViewApp(
-        model=model, thumbs=Thumbnailer(tmp_path / "cache", progress=False), comparison=_comparison(model)
+        model=model, thumbs=Thumbnailer(tmp_path / "cache", progress=False), comparisons=comparisons(model)
     )
     gen = serve(app)
     served = next(gen)
@@ -221,3 +221,121 @@ def test_bundle_from_a_static_file_server(demo, runs, browser, tmp_path) -> None
 class _Quiet(SimpleHTTPRequestHandler):
     def log_message(self, format, *args) -> None:  # noqa: A002, ANN001, ANN002
         pass
+
+
+def _grid_bundle(tmp_path: Path) -> tuple[Path, dict[int, list[float]]]:
+    """A bundle of three synthetic runs (two reps of one stack, one of another; no dataset) compared with the
+    first; per task, the three runs' scores."""
+    from test_view_leaderboard import SCORES, write_run
+
+    scores = {
+        0: {1: 0.5, 2: 0.25, 37: 0.75, 38: 1.0, 65: 0.4, 83: 0.6},
+        1: {1: 0.9, 2: 0.1, 37: "malformed", 38: 0.2, 65: 0.3, 83: 0.6},
+        2: {1: 0.2, 2: 0.8, 37: 0.5, 38: 0.5, 65: 0.9, 83: 0.1},
+    }
+    meta = {"harbor": {"outcomes": {"65": {"outcome": "agent_timeout", "reason": "AgentTimeoutError"}}}}
+    runs = [
+        write_run(tmp_path, "a1", scores[0], harness="alpha", rep=1),
+        write_run(tmp_path, "a2", scores[1], harness="alpha", rep=2, meta=meta),
+        write_run(tmp_path, "b1", scores[2], harness="beta", rep=1),
+    ]
+    assert set(scores[0]) == set(SCORES)
+    model = build_model(runs, local=False, resamples=50)
+    out = tmp_path / "bundle"
+    write_bundle(
+        model, out, Thumbnailer(tmp_path / "c", progress=False), media="none", comparisons=comparisons(model)
+    )
+    values = {
+        t: [s if isinstance(s, float) else 0.0 for s in (scores[k][t] for k in range(3))] for t in SCORES
+    }
+    return out, values
+
+
+def _static(folder: Path) -> tuple[ThreadingHTTPServer, str]:
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(folder)))
+    threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+    return httpd, f"http://127.0.0.1:{httpd.server_address[1]}"
+
+
+def test_filter_sort_search_and_keys_in_a_bundle(strict_browser, tmp_path) -> None:
+    """In a static bundle, with the pages' CSP enforced: filter by family, status and Harbor outcome, search by
+    task id, sort by score and by the difference of two runs; j/k and Enter open a task, and on the task page
+    j/n/s/u follow the filtered order, the next run, the stack page and the overview."""
+    out, values = _grid_bundle(tmp_path)
+    httpd, base = _static(out)
+    b, pg = strict_browser, strict_browser.pg
+
+    def shown() -> list[int]:
+        rows = pg.locator("#grid tr.task-row:not(.hidden)")
+        return [int(rows.nth(k).get_attribute("data-task")) for k in range(rows.count())]
+
+    try:
+        b.open(base + "/index.html")
+        assert shown() == [1, 2, 37, 38, 65, 83] and pg.inner_text("#f-count") == "6 of 6 tasks"
+        pg.select_option("#f-family", "sequencing")
+        assert shown() == [37, 38]
+        pg.select_option("#f-family", "")
+        pg.select_option("#f-status", "!scored")
+        assert shown() == [37]  # run 2's malformed cell
+        pg.select_option("#f-status", "")
+        pg.select_option("#f-flag", "outcome")
+        assert shown() == [65]
+        pg.select_option("#f-flag", "")
+        pg.fill("#f-search", "3")
+        assert shown() == [37, 38]
+        pg.fill("#f-search", "")
+        pg.select_option("#f-run", "0")
+        pg.select_option("#f-sort", "score-desc")
+        by_a = sorted(values, key=lambda t: (-values[t][0], list(values).index(t)))
+        assert shown() == by_a
+        pg.select_option("#f-sort", "diff-asc")
+        pg.select_option("#f-a", "0")
+        pg.select_option("#f-b", "2")
+        by_diff = sorted(values, key=lambda t: (values[t][0] - values[t][2], list(values).index(t)))
+        assert shown() == by_diff
+        pg.select_option("#f-sort", "score-desc")
+        pg.keyboard.press("Escape")  # out of the control (keys typed into a control are its own)
+        pg.keyboard.press("j")
+        pg.keyboard.press("Enter")
+        b.ready()
+        assert pg.url.endswith(f"/task-0-{by_a[1]}.html")
+        pg.keyboard.press("j")  # the next task in the overview's order, not in the universe's
+        b.ready()
+        assert pg.url.endswith(f"/task-0-{by_a[2]}.html")
+        pg.keyboard.press("k")
+        b.ready()
+        pg.keyboard.press("n")
+        b.ready()
+        assert pg.url.endswith(f"/task-1-{by_a[1]}.html")
+        pg.keyboard.press("s")
+        b.ready()
+        assert pg.url.endswith(f"/stack-0-{by_a[1]}.html") and pg.locator(".side").count() == 2
+        pg.keyboard.press("u")
+        b.ready()
+        assert pg.url.split("#")[0].endswith("/index.html") and "sort=score-desc" in pg.url
+        assert shown() == by_a and pg.input_value("#f-sort") == "score-desc"  # back to the same filters
+        pg.click("a[href='compare-37.html']")
+        b.ready()
+        assert pg.locator(".side").count() == 3 and "a malformed cell counts 0" in pg.inner_text("#paired")
+        assert b.errors == []
+        assert all(s < 400 for s, _ in b.responses), [r for r in b.responses if r[0] >= 400]
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+def test_intervals_and_the_recap_strip_do_not_wrap(served, browser) -> None:
+    """At 1024 and 1400 px no interval of the leaderboard breaks across lines (a score may sit above its
+    interval, but "[0.20," never ends a line), the board fits the page, and the recap's eight frames stay on
+    one row."""
+    b, pg = browser, browser.pg
+    for width in (1024, 1400):
+        pg.set_viewport_size({"width": width, "height": 900})
+        b.open(served.url)
+        rects = pg.locator("table.board .ci").evaluate_all("cis => cis.map(c => c.getClientRects().length)")
+        assert rects and set(rects) == {1}, (width, rects)
+        assert pg.locator("html").evaluate("h => h.scrollWidth <= h.clientWidth"), width
+        pg.goto(served.base + "/task-0-1.html")
+        b.ready()
+        tops = pg.locator(".ev-recap .strip .thumb").evaluate_all("fs => fs.map(f => f.offsetTop)")
+        assert len(tops) == 8 and len(set(tops)) == 1, (width, tops)

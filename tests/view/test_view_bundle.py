@@ -90,7 +90,7 @@ def test_bundle_holds_no_answer_and_no_verifier_byte(demo, runs, tmp_path: Path,
     model = build_model([runs[0]], dataset=demo.mirror, local=False, resamples=100)
     out = tmp_path / "bundle"
     counts = write_bundle(model, out, Thumbnailer(tmp_path / "cache", progress=False), media=media)
-    assert counts["pages"] == 1 + 9 and counts["thumbs"] > 20
+    assert counts["pages"] == 2 + 9 and counts["thumbs"] > 20  # the overview, the defect ids, 9 task pages
     assert (counts["files"] > 0) == (media == "full")
     outputs = {f.name for f in (out / "files").glob("*")} if media == "full" else set()
     offered = {f"{i}{model.files[i].ext}" for i, ref in enumerate(model.files) if ref.name in OUTPUT_NAMES}
@@ -123,11 +123,14 @@ def test_a_perfect_repair_is_withheld_from_a_full_bundle(demo, runs, tmp_path: P
 
 
 def test_cli_bundle_media_none_has_pages_only(demo, runs, tmp_path: Path, capsys) -> None:
-    """`avb view RUN --bundle DIR --media none` writes pages and static files only, and says what it wrote."""
+    """`avb view RUN --bundle DIR --media none` writes pages and static files only, and says what it wrote; its
+    last progress line counts every page written (not the last multiple of 25)."""
     out = tmp_path / "b"
     assert (
         main(["view", str(runs[0]), "--dataset", str(demo.mirror), "--bundle", str(out), "--media", "none"])
         == 0
     )
-    assert "10 page(s), 0 file(s), 0 thumbnail(s)" in capsys.readouterr().out
+    captured = capsys.readouterr()
+    assert "11 page(s), 0 file(s), 0 thumbnail(s)" in captured.out
+    assert captured.err.strip().splitlines()[-1] == "avb view: 9/9 page(s) written"
     assert {p.parent.name for p in out.rglob("*") if p.is_file()} == {"b", "static"}

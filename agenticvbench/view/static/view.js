@@ -53,6 +53,168 @@
       seek(video, Math.max(0, Math.min(span, (x - x0) / (xend - x0) * span)));
     });
   });
+  // The overview's grid: filter by family, status and flag (of one run, or any), sort by score or by the
+  // difference between two runs, search by task id; j/k move between rows, Enter opens. The rows left visible,
+  // in their order, are what next/previous follow on the task pages (sessionStorage, when the browser has it).
+  var ORDER_KEY = "avb-view-order";
+  function store(key, value) {
+    try { if (value === null) sessionStorage.removeItem(key); else sessionStorage.setItem(key, value); } catch (e) { /* file:// */ }
+  }
+  function load(key) {
+    try { return sessionStorage.getItem(key); } catch (e) { return null; }
+  }
+  var grid = document.getElementById("grid");
+  var controls = document.getElementById("controls");
+  if (grid && controls) {
+    controls.hidden = false;
+    var rows = Array.prototype.slice.call(grid.querySelectorAll("tr.task-row"));
+    var tbody = rows.length ? rows[0].parentNode : null;
+    var byId = function (id) { return document.getElementById(id); };
+    var current = -1;
+    var cellOf = function (row, run) { return row.querySelector("td.cell[data-run='" + run + "']"); };
+    var cellsOf = function (row, run) {
+      return run === "" ? Array.prototype.slice.call(row.querySelectorAll("td.cell")) : [cellOf(row, run)].filter(Boolean);
+    };
+    var scoreOf = function (cell) {
+      var v = cell ? cell.getAttribute("data-score") : "";
+      return v === "" || v === null ? NaN : parseFloat(v);
+    };
+    var matches = function (cell, status, flag) {
+      var st = cell.getAttribute("data-status");
+      if (status === "!scored" && st === "scored") return false;
+      if (status && status !== "!scored" && st !== status) return false;
+      var flags = +cell.getAttribute("data-flags"), warn = +cell.getAttribute("data-warn");
+      var outcome = cell.getAttribute("data-outcome");
+      if (flag === "flag") return flags > 0;
+      if (flag === "warn") return warn > 0;
+      if (flag === "outcome") return outcome !== "";
+      if (flag.indexOf("o:") === 0) return outcome === flag.slice(2);
+      if (flag === "none") return !flags && !warn && !outcome;
+      return true;
+    };
+    var sortKey = function (row, sort, run) {
+      if (sort.indexOf("score") === 0) {
+        var cells = cellsOf(row, run), sum = 0, n = 0;
+        cells.forEach(function (c) { var v = scoreOf(c); if (!isNaN(v)) { sum += v; n += 1; } });
+        return n ? sum / n : NaN;
+      }
+      if (sort.indexOf("diff") === 0) return scoreOf(cellOf(row, byId("f-a").value)) - scoreOf(cellOf(row, byId("f-b").value));
+      return 0;
+    };
+    var visible = function () {  // in the page's (sorted) order
+      return Array.prototype.slice.call(grid.querySelectorAll("tr.task-row:not(.hidden)"));
+    };
+    var mark = function (k) {
+      var vis = visible();
+      rows.forEach(function (r) { r.classList.remove("current"); });
+      if (!vis.length) { current = -1; return; }
+      current = Math.max(0, Math.min(k, vis.length - 1));
+      vis[current].classList.add("current");
+      vis[current].scrollIntoView({block: "nearest"});
+    };
+    var apply = function () {
+      var fam = byId("f-family").value, run = byId("f-run").value, status = byId("f-status").value;
+      var flag = byId("f-flag").value, sort = byId("f-sort").value, q = byId("f-search").value.trim();
+      rows.forEach(function (r) {
+        var ok = (!fam || r.getAttribute("data-family") === fam) &&
+          (!q || r.getAttribute("data-task").indexOf(q) === 0) &&
+          (!status && !flag || cellsOf(r, run).some(function (c) { return matches(c, status, flag); }));
+        r.classList.toggle("hidden", !ok);
+      });
+      var order = rows.slice();
+      if (sort) {
+        var desc = /-desc$/.test(sort);
+        order.sort(function (a, b) {
+          var x = sortKey(a, sort, run), y = sortKey(b, sort, run);
+          if (isNaN(x) && isNaN(y)) return rows.indexOf(a) - rows.indexOf(b);
+          if (isNaN(x)) return 1;
+          if (isNaN(y)) return -1;
+          return (desc ? y - x : x - y) || rows.indexOf(a) - rows.indexOf(b);
+        });
+      }
+      order.forEach(function (r) { tbody.appendChild(r); });
+      var vis = order.filter(function (r) { return !r.classList.contains("hidden"); });
+      byId("f-count").textContent = vis.length + " of " + rows.length + " tasks";
+      var filtered = fam || run || status || flag || sort || q;
+      store(ORDER_KEY, filtered ? JSON.stringify(vis.map(function (r) { return r.getAttribute("data-task"); })) : null);
+      var keys = ["family", "run", "status", "flag", "sort", "search"].concat(/^diff/.test(sort) ? ["a", "b"] : []);
+      var state = keys.map(function (k) {
+        var el = byId("f-" + k);
+        return el && el.value ? k + "=" + encodeURIComponent(el.value) : "";
+      }).filter(Boolean).join("&");
+      if (history.replaceState) history.replaceState(null, "", state ? "#" + state : location.pathname + location.search);
+      store(ORDER_KEY + "-hash", state ? "#" + state : null);
+      mark(0);
+    };
+    (location.hash.slice(1) ? location.hash.slice(1).split("&") : []).forEach(function (kv) {
+      var i = kv.indexOf("="), el = byId("f-" + kv.slice(0, i));
+      if (el && i > 0) el.value = decodeURIComponent(kv.slice(i + 1));
+    });
+    ["f-family", "f-run", "f-status", "f-flag", "f-sort", "f-a", "f-b"].forEach(function (id) {
+      var el = byId(id);
+      if (el) el.addEventListener("change", apply);
+    });
+    byId("f-search").addEventListener("input", apply);
+    apply();
+    document.addEventListener("keydown", function (e) {
+      var tag = e.target.tagName;
+      if (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA") {
+        if (e.key === "Escape") e.target.blur();
+        if (e.key === "Enter" && e.target.id === "f-search") { e.target.blur(); open(); }
+        return;
+      }
+      if (e.metaKey || e.ctrlKey || e.altKey) return;
+      if (e.key === "/") { byId("f-search").focus(); }
+      else if (e.key === "j" || e.key === "ArrowDown") { mark(current + 1); }
+      else if (e.key === "k" || e.key === "ArrowUp") { mark(current - 1); }
+      else if (e.key === "Enter" || e.key === "o") { open(); }
+      else return;
+      e.preventDefault();
+    });
+    var open = function () {
+      var row = visible()[Math.max(current, 0)];
+      if (!row) return;
+      var run = byId("f-run").value;
+      var a = (run !== "" ? cellOf(row, run) : row.querySelector("td.cell"));
+      a = a && a.querySelector("a");
+      if (a) location.href = a.getAttribute("href");
+    };
+  }
+  // The previous/next bar of a task, stack or compare page: keys click its links; next/previous task follow the
+  // overview's filtered order when there is one and it holds this task.
+  var nav = document.getElementById("nav");
+  if (nav) {
+    var saved = load(ORDER_KEY);
+    var order = null;
+    try { order = saved ? JSON.parse(saved) : null; } catch (e) { order = null; }
+    var here = nav.getAttribute("data-task"), pattern = nav.getAttribute("data-pattern");
+    var home = document.getElementById("nav-home"), hash = load(ORDER_KEY + "-hash");
+    if (home && hash && /^#[\w=&%.!~*-]*$/.test(hash)) home.setAttribute("href", "index.html" + hash);  // back to the same filters
+    var k = order && Array.isArray(order) ? order.indexOf(here) : -1;
+    if (k >= 0 && pattern) {
+      [["nav-prev-task", order[k - 1]], ["nav-next-task", order[k + 1]]].forEach(function (p) {
+        var el = document.getElementById(p[0]);
+        if (!el) return;
+        if (p[1] === undefined) { el.removeAttribute("href"); el.classList.add("off"); return; }
+        if (el.tagName !== "A") {
+          var a = document.createElement("a");
+          a.id = el.id; a.textContent = el.textContent; a.setAttribute("data-key", p[0] === "nav-prev-task" ? "k" : "j");
+          el.parentNode.replaceChild(a, el); el = a;
+        }
+        el.classList.remove("off");
+        el.setAttribute("href", pattern.replace("{}", p[1]));
+        el.title = "in the overview's filtered order";
+      });
+    }
+    document.addEventListener("keydown", function (e) {
+      var tag = e.target.tagName;
+      if (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA" || e.metaKey || e.ctrlKey || e.altKey) return;
+      var link = nav.querySelector("a[data-key='" + (e.key === "ArrowRight" ? "j" : e.key === "ArrowLeft" ? "k" : e.key) + "'][href]");
+      if (!link) return;
+      e.preventDefault();
+      location.href = link.getAttribute("href");
+    });
+  }
   window.avbReady = true;
   document.documentElement.setAttribute("data-avb-ready", "1");
 })();
