@@ -22,7 +22,7 @@ import re
 from typing import Any
 from urllib.parse import unquote
 
-import yaml
+import yaml  # type: ignore[import-untyped]  # installed with huggingface_hub (a dependency)
 from hub_server import Commit, HubServer
 
 _PREUPLOAD = re.compile(r"^/api/datasets/(?P<repo>[^/]+/[^/]+)/(?P<what>preupload|commit)/(?P<rev>[^/]+)$")
