@@ -11,7 +11,8 @@ The digest is the SHA-256 of a canonical JSON (keys sorted, no whitespace, ASCII
 `{"format": 1, "rows": [{"harness", "model", "runs", "families": {family: [mean, lo, hi]}, "macro": [mean, lo,
 hi], "micro": [mean, lo, hi]}]}`, rows sorted by (harness, model), every number rounded to 9 decimals (None stays
 null). `numbers_from_json` reads the same numbers from `avb leaderboard --format json`, so any tool can
-recompute it: `avb leaderboard RUNS --format json | python -m agenticvbench.hub.board`.
+recompute it: `avb leaderboard RUNS --format json --out board.json`, then
+`python -m agenticvbench.hub.board board.json` (or the JSON on stdin).
 """
 
 from __future__ import annotations
@@ -204,9 +205,14 @@ def board_digest(board: Leaderboard) -> str:
     return digest(board_numbers(board))
 
 
-def main() -> int:
-    """Print the digest of `avb leaderboard --format json` read from stdin."""
-    print(digest(numbers_from_json(json.load(sys.stdin))))
+def main(argv: Sequence[str] | None = None) -> int:
+    """Print the digest of the `avb leaderboard --format json` in the file named (or read from stdin)."""
+    args = sys.argv[1:] if argv is None else list(argv)
+    if args:
+        doc = json.loads(Path(args[0]).read_text(encoding="utf-8"))
+    else:
+        doc = json.load(sys.stdin)
+    print(digest(numbers_from_json(doc)))
     return 0
 
 

@@ -79,7 +79,8 @@ def _reproduce(card: Card) -> str:
         f"pip install agenticvbench=={card.package_version}   # not yet on PyPI: a clone at that version",
         f"avb pull {pin} --out pulled   # checks the tables against the result files, and the digest",
         f"avb leaderboard pulled/runs/* {universe_args} --resamples {s.resamples} --seed {s.seed} --no-floor "
-        "--format json | python -m agenticvbench.hub.board".replace("  ", " "),
+        "--format json --out board.json".replace("  ", " "),
+        "python -m agenticvbench.hub.board board.json   # prints the digest below",
         "```",
         "",
         f"Digest of the board's numbers: `{card.digest}` (SHA-256 of the canonical JSON of every row's family "

@@ -13,6 +13,7 @@ from hub_server import HubServer
 from agenticvbench.cli.main import main
 from agenticvbench.demo import DemoBenchmark
 from agenticvbench.hub.board import digest, numbers_from_json
+from agenticvbench.hub.board import main as digest_main
 from agenticvbench.hub.card import parse_card
 from agenticvbench.hub.layout import PULL_RECORD
 from agenticvbench.hub.publish import Staged
@@ -55,6 +56,10 @@ def test_publish_pull_leaderboard_reproduce_the_digest(
     argv = ["leaderboard", *runs, "--dataset", str(demo.mirror), "--no-floor", "--format", "json"]
     assert main([*argv, "--out", str(board)]) == 0
     assert digest(numbers_from_json(json.loads(board.read_text()))) == card.digest
+    capsys.readouterr()
+    assert (
+        digest_main([str(board)]) == 0 and capsys.readouterr().out.strip() == card.digest
+    )  # as the card says
 
     assert main(["pull", "--check", "--out", str(out), "-q"]) == 0  # offline, again
 
