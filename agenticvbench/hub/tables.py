@@ -4,7 +4,7 @@
   results are signed with, the dataset they were scored against, the agenticvbench and verifier versions;
 - `results`: one row per (run, task): status, headline_score, final_score, adjusted_final_score, reason,
   components (JSON text), integrity flags and warnings (lists), input_hashes (JSON text), result_sha256;
-- `recap_items`: one row per recap rubric item: outcome, passed, score, weight, pillar, dispatch, reason;
+- `recap_items`: one row per rubric item of a judged family (recap): outcome, passed, score, weight, pillar, dispatch, reason;
 - `costs` (only when some result records judge usage): judge calls, tokens and cost per (run, task).
 
 Every column is derived from a result file; nothing here computes a score. `check_tables` is what a pull runs:
@@ -24,6 +24,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from agenticvbench.results.model import Result
+from agenticvbench.verifiers import uses_judge
 
 TABLES = ("runs", "results", "recap_items", "costs")
 _NUMBERS = ("headline_score", "final_score", "adjusted_final_score")
@@ -105,7 +106,7 @@ def _dataset_label(r: Result) -> str:
 def _recap_rows(items: RunResults) -> list[dict[str, Any]]:
     rows = []
     for run, r in items:
-        if r.family != "recap" or not isinstance(r.detail, Mapping):
+        if not uses_judge(r.family) or not isinstance(r.detail, Mapping):  # rubric families (recap)
             continue
         for item in r.detail.get("items") or []:
             if not isinstance(item, Mapping):
