@@ -175,6 +175,8 @@ def pull(spec: str, out: str | Path) -> PullReport:
     report = PullReport(repo=repo, requested=rev, commit=sha, folder=str(folder))
     paths = _accepted(list(getattr(info, "siblings", None) or []), report)
     _prepare(folder)
+    # the record marks the folder as a pull's before any download, so a failed pull can be run again into it
+    atomic_write_json(folder / PULL_RECORD, report.to_dict())
     with tempfile.TemporaryDirectory(prefix="avb-pull-") as tmp:
         try:
             files = _download(repo, sha, paths, Path(tmp))
