@@ -28,7 +28,13 @@ from agenticvbench.hub.layout import CARD_PATH, RUNS_DIR, TABLES_DIR, unique_nam
 from agenticvbench.hub.tables import build_tables
 from agenticvbench.report.leaderboard import Leaderboard
 from agenticvbench.report.loading import load_available
-from agenticvbench.results.model import RESULT_MAX_BYTES, Result, results_dir_for, scan_results
+from agenticvbench.results.model import (
+    INVALID_STATUS,
+    RESULT_MAX_BYTES,
+    Result,
+    results_dir_for,
+    scan_results,
+)
 from agenticvbench.results.signatures import reader_key
 from agenticvbench.runs.submission import RESULTS_DIRNAME
 from agenticvbench.version import __version__
@@ -139,15 +145,16 @@ def _collect(paths: Sequence[str | Path]) -> list[tuple[str, dict[int, bytes]]]:
             )
         if not scan.results:
             raise SubmissionError(f"{p}: no results (run `avb verify {p}` first)")
-        out.append(
-            (
-                name,
-                {
-                    int(r.task_id): read_capped(folder / f"{r.task_id}.json", RESULT_MAX_BYTES)
-                    for r in scan.results
-                },
-            )
-        )
+        found: dict[int, bytes] = {}
+        for r in scan.results:
+            path = folder / f"{int(r.task_id)}.json"
+            if int(r.task_id) in found or not path.is_file():
+                raise SubmissionError(
+                    f"{p}: task {r.task_id} has a result under another name than {path.name} (e.g. a leading "
+                    "zero); keep one file per task, named by its id"
+                )
+            found[int(r.task_id)] = read_capped(path, RESULT_MAX_BYTES)
+        out.append((name, found))
     return out
 
 
@@ -177,6 +184,8 @@ def stage(
     run_dirs = [folder / RUNS_DIR / name for name, _ in runs]
     key, _ = reader_key(None)
     results, _skipped = load_available([str(d) for d in run_dirs], key)
+    if len(results) != len(files) or any(r.status == INVALID_STATUS for r in results):
+        raise SubmissionError("a result file changed while it was staged; publish again")  # read twice
     identity = dataset_identity(results)
     tasks, note = dataset_tasks(identity, results, dataset=dataset, revision=dataset_revision)
     settings = resolve_settings(results, tasks=tasks, resamples=resamples, seed=seed, cluster=cluster)

@@ -150,3 +150,18 @@ def test_a_run_with_an_invalid_result_is_refused(
     (run / "avb-results/37.json").write_text("{}")
     assert main(["publish", str(run), "--repo", REPO, "-q"]) == 3
     assert "invalid result file" in capsys.readouterr().err and not write_hub.requests
+
+
+def test_a_second_file_for_one_task_is_refused(
+    write_hub: HubServer,
+    scored_demo_runs: dict[str, Path],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    import shutil
+
+    run = tmp_path / "perfect"
+    shutil.copytree(scored_demo_runs["perfect"], run)
+    shutil.copy(run / "avb-results/37.json", run / "avb-results/037.json")
+    assert main(["publish", str(run), "--repo", REPO, "-q", "--dry-run", str(tmp_path / "repo")]) == 3
+    assert "one file per task" in capsys.readouterr().err
