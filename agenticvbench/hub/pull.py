@@ -26,7 +26,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agenticvbench.errors import AVBError, SubmissionError
+from agenticvbench.errors import AVBError, ConfigError, SubmissionError
 from agenticvbench.fsutil import atomic_write_json, is_inside, parse_json_bounded, read_capped
 from agenticvbench.hub.board import board_digest, compute_board
 from agenticvbench.hub.card import Card, parse_card
@@ -82,10 +82,10 @@ class PullReport:
 
 
 def split_spec(spec: str) -> tuple[str, str]:
-    """`ORG/NAME[@REV]` -> (repo, revision; `main` when absent); SubmissionError for anything else."""
+    """`ORG/NAME[@REV]` -> (repo, revision; `main` when absent); ConfigError (a usage error) otherwise."""
     repo, _, rev = spec.partition("@")
     if not _REPO.fullmatch(repo) or ".." in repo:
-        raise SubmissionError(f"{spec!r}: expected ORG/NAME or ORG/NAME@REVISION")
+        raise ConfigError(f"{spec!r}: expected ORG/NAME or ORG/NAME@REVISION")
     return repo, rev or "main"
 
 

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from agenticvbench.errors import SubmissionError
+from agenticvbench.errors import ConfigError
 from agenticvbench.hub.board import BoardSettings, digest, numbers_from_json
 from agenticvbench.hub.layout import cap_for, run_name, unique_names, unsafe_path
 from agenticvbench.hub.pull import split_spec
@@ -31,7 +31,7 @@ def test_caps_only_for_the_layout() -> None:
 def test_spec() -> None:
     assert split_spec("org/name@refs/pr/1") == ("org/name", "refs/pr/1")
     assert split_spec("org/name") == ("org/name", "main")
-    with pytest.raises(SubmissionError):
+    with pytest.raises(ConfigError):
         split_spec("../x")
 
 
