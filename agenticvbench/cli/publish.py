@@ -13,7 +13,8 @@ from agenticvbench.cli.common import add_verbosity_args, notice
 
 PUBLISH_DOC = """Publish scored runs as a Hub dataset repo, in one commit: every result file byte for byte under
 runs/<run>/avb-results/, Parquet tables derived from them under data/ (runs, results, recap_items, costs), and a
-dataset card (README.md) with the leaderboard, its digest and the commands that reproduce it. The endpoint is
+dataset card (README.md) with the leaderboard, its digest and the commands that reproduce it. --with-outputs adds
+the run outputs a published `avb view --bundle` may show, under runs/<run>/outputs/<task_id>/. The endpoint is
 $HF_ENDPOINT (else the Hub), the token the one `hf auth login` saved (or $HF_TOKEN).
 
 Exit codes: 0 published (or written with --dry-run); 2 usage error; 3 a run has no results or an invalid result
@@ -21,12 +22,14 @@ file, the dataset cannot be read, or the Hub refused the commit (one line on std
 """
 
 PULL_DOC = """Pull a published repo revision into DIR: runs/<run>/avb-results/ (then `avb leaderboard DIR/runs/*`),
-the tables under data/, the card, and DIR/avb-pull.json with the commit sha pulled. Everything in the repo is
+the published outputs under runs/<run>/<task_id>/ (each checked against the hash its result recorded), the
+tables under data/, the card, and DIR/avb-pull.json with the commit sha pulled. --rescore scores those outputs
+again into DIR-rescored/<run>/ and names every task whose numbers differ, and why. Everything in the repo is
 read as hostile: paths that could leave DIR and oversized files refuse the pull, every result file is read with
 the strict result reader, the tables must agree with the result files, and the board computed from the pulled
 runs must have the card's digest. Pulled results keep the publisher's signatures (not this machine's key).
 
-Exit codes: 0 pulled (or checked) and the digest reproduced; 1 something disagrees (listed on stderr, recorded
+Exit codes: 0 pulled (or checked) and the digest (and any rescore) reproduced; 1 something disagrees (listed on stderr, recorded
 in avb-pull.json); 2 usage error; 3 the repo was refused or cannot be read.
 """
 
@@ -62,6 +65,15 @@ def register(sub: argparse._SubParsersAction) -> None:
         "the one the results name)",
     )
     p.add_argument("--dataset-revision", default=None, help="its revision (with --dataset)")
+    p.add_argument(
+        "--with-outputs",
+        action="store_true",
+        help="also publish the outputs a published `avb view --bundle` may show (never a repair video; a "
+        "solved task's only with --show-answers)",
+    )
+    p.add_argument(
+        "--show-answers", action="store_true", help="with --with-outputs: also the outputs of solved tasks"
+    )
     p.add_argument("--no-cluster", action="store_true", help="every task its own cluster")
     p.add_argument(
         "--resamples", type=int, default=DEFAULT_RESAMPLES, help="bootstrap resamples (default: %(default)s)"
@@ -81,6 +93,18 @@ def register(sub: argparse._SubParsersAction) -> None:
     q.add_argument(
         "--check", action="store_true", help="check an earlier pull in DIR again, offline (no ORG/NAME)"
     )
+    q.add_argument(
+        "--rescore",
+        action="store_true",
+        help="score the pulled outputs again into DIR-rescored/ and compare with the published results",
+    )
+    q.add_argument(
+        "--dataset",
+        default=None,
+        help="with --rescore: the dataset (default: the Hub dataset the card names)",
+    )
+    q.add_argument("--dataset-revision", default=None, help="its revision (with --dataset)")
+    q.add_argument("--jobs", type=int, default=None, help="with --rescore: parallel workers")
     add_verbosity_args(q)
     q.set_defaults(func=run_pull)
 
@@ -103,6 +127,8 @@ def run_publish(args: argparse.Namespace) -> int:
     repo, at = split_spec(args.repo)
     if at != "main" and "@" in args.repo:
         raise ConfigError("--repo takes ORG/NAME; give the branch with --revision")
+    if args.show_answers and not args.with_outputs:
+        raise ConfigError("--show-answers goes with --with-outputs")
     if args.resamples < 0:
         raise ConfigError(f"--resamples must be >= 0, got {args.resamples}")
     started = time.perf_counter()
@@ -114,6 +140,8 @@ def run_publish(args: argparse.Namespace) -> int:
         "resamples": args.resamples,
         "seed": args.seed,
         "cluster": not args.no_cluster,
+        "with_outputs": args.with_outputs,
+        "answers": args.show_answers,
     }
     with tempfile.TemporaryDirectory(prefix="avb-publish-") as tmp:
         staged = stage(args.paths, args.dry_run or Path(tmp) / "repo", **kw)
@@ -135,13 +163,24 @@ def run_publish(args: argparse.Namespace) -> int:
 def run_pull(args: argparse.Namespace) -> int:
     """Pull (or, with --check, check again) and print the outcome; exit 1 when anything disagrees."""
     from agenticvbench.errors import ConfigError
-    from agenticvbench.hub.pull import check, pull
+    from agenticvbench.hub.pull import check, pull, rescore_pulled
 
     _quiet_client(args)
     if args.check == bool(args.spec):
         raise ConfigError("give ORG/NAME[@REV] to pull, or --check alone to check DIR again")
+    if (args.dataset or args.dataset_revision or args.jobs) and not args.rescore:
+        raise ConfigError("--dataset, --dataset-revision and --jobs go with --rescore")
     started = time.perf_counter()
     report = check(args.out) if args.check else pull(args.spec, args.out)
+    if args.rescore:
+        report = rescore_pulled(report, dataset=args.dataset, revision=args.dataset_revision, jobs=args.jobs)
+        done = report.rescore
+        n = sum(len(t) for t in done["rescored"].values())
+        print(
+            f"rescored {n} task(s) with published outputs: {done['same']} reproduced, {len(done['differs'])} differ"
+        )
+        for line in done["differs"]:
+            print(f"avb pull: rescore differs: {line}", file=sys.stderr)
     for path in report.ignored:
         notice(args, f"ignored {path} (not part of the published layout)")
     notice(args, report.signatures)

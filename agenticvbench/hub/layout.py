@@ -4,6 +4,7 @@
 README.md                                   the dataset card (`card`)
 data/<table>.parquet                        tables derived from the result files (`tables.TABLES`)
 runs/<run>/avb-results/<task_id>.json       every valid result file of a run, byte for byte
+runs/<run>/outputs/<task_id>/<name>         with --with-outputs: the outputs a bundle may show (`hub.outputs`)
 ```
 
 `<run>` is the run folder's name made safe (`run_name`). A pull accepts these paths only: any other file is
@@ -17,8 +18,10 @@ import re
 from collections.abc import Iterable
 from pathlib import PurePosixPath
 
+from agenticvbench.dataset.tasks import OUTPUT_FILES
 from agenticvbench.results.model import RESULT_MAX_BYTES
-from agenticvbench.runs.submission import RESULTS_DIRNAME
+from agenticvbench.runs.submission import DEFAULT_MEDIA_MAX_BYTES, RESULTS_DIRNAME
+from agenticvbench.runs.submission import cap_for as output_cap
 
 CARD_PATH = "README.md"
 TABLES_DIR = "data"
@@ -30,6 +33,12 @@ _RUN_NAME = r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}"
 RUN_NAME_RE = re.compile(_RUN_NAME, re.ASCII)
 RESULT_PATH_RE = re.compile(
     rf"{RUNS_DIR}/(?P<run>{_RUN_NAME})/{RESULTS_DIRNAME}/(?P<task>[0-9]{{1,6}})\.json", re.ASCII
+)
+OUTPUTS_DIRNAME = "outputs"
+_OUTPUT_NAMES = "|".join(sorted({re.escape(n) for names in OUTPUT_FILES.values() for n in names}))
+OUTPUT_PATH_RE = re.compile(
+    rf"{RUNS_DIR}/(?P<run>{_RUN_NAME})/{OUTPUTS_DIRNAME}/(?P<task>[0-9]{{1,6}})/(?P<name>{_OUTPUT_NAMES})",
+    re.ASCII,
 )
 TABLE_PATH_RE = re.compile(rf"{TABLES_DIR}/(?P<table>[a-z_]{{1,32}})\.parquet", re.ASCII)
 
@@ -83,4 +92,8 @@ def cap_for(path: str) -> int | None:
         return TABLE_MAX_BYTES
     if RESULT_PATH_RE.fullmatch(path):
         return RESULT_MAX_BYTES
+    if m := OUTPUT_PATH_RE.fullmatch(path):
+        return output_cap(
+            m["name"], DEFAULT_MEDIA_MAX_BYTES
+        )  # the scorer's caps: .json 5 MB, .md 1 MB, media
     return None

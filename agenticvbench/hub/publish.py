@@ -14,6 +14,7 @@ publication per commit.
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -25,6 +26,7 @@ from agenticvbench.fsutil import atomic_write_text, file_sha256, read_capped
 from agenticvbench.hub.board import BoardSettings, board_digest, compute_board, resolve_settings
 from agenticvbench.hub.card import Card, render_card
 from agenticvbench.hub.layout import CARD_PATH, RUNS_DIR, TABLES_DIR, unique_names
+from agenticvbench.hub.outputs import StagedOutputs, stage_outputs
 from agenticvbench.hub.tables import build_tables
 from agenticvbench.report.leaderboard import Leaderboard
 from agenticvbench.report.loading import load_available
@@ -56,6 +58,7 @@ class Staged:
     card: Card
     board: Leaderboard
     notes: list[str] = field(default_factory=list)
+    outputs: StagedOutputs | None = None  # with --with-outputs
 
 
 def write_bytes(path: Path, data: bytes) -> None:
@@ -169,8 +172,12 @@ def stage(
     resamples: int,
     seed: int,
     cluster: bool = True,
+    with_outputs: bool = False,
+    answers: bool = False,
 ) -> Staged:
-    """Write the repo's files for the runs at `paths` into `folder` (empty or new) and return what was staged."""
+    """Write the repo's files for the runs at `paths` into `folder` (empty or new) and return what was staged;
+    `with_outputs` adds the outputs a published bundle may show (`hub.outputs`; `answers`: also those of solved
+    tasks)."""
     folder = Path(folder)
     if folder.exists() and any(folder.iterdir()):
         raise SubmissionError(f"{folder}: not empty (publish stages into an empty or new folder)")
@@ -186,6 +193,22 @@ def stage(
     results, _skipped = load_available([str(d) for d in run_dirs], key)
     if len(results) != len(files) or any(r.status == INVALID_STATUS for r in results):
         raise SubmissionError("a result file changed while it was staged; publish again")  # read twice
+    outputs = None
+    if with_outputs:
+        shas = {
+            name: {t: str(json.loads(raw).get("result_sha256")) for t, raw in found.items()}
+            for name, found in runs
+        }
+        outputs = stage_outputs(
+            paths,
+            [n for n, _ in runs],
+            shas,
+            folder,
+            answers=answers,
+            dataset=dataset,
+            revision=dataset_revision,
+        )
+        files += outputs.files
     identity = dataset_identity(results)
     tasks, note = dataset_tasks(identity, results, dataset=dataset, revision=dataset_revision)
     settings = resolve_settings(results, tasks=tasks, resamples=resamples, seed=seed, cluster=cluster)
@@ -200,7 +223,7 @@ def stage(
         digest=board_digest(board),
         settings=settings,
         dataset=identity,
-        runs=_run_rows(runs, items),
+        runs=_run_rows(runs, items, outputs.published if outputs else None),
         tables=list(tables),
         package_version=__version__,
         repo=repo,
@@ -210,8 +233,8 @@ def stage(
     )
     write_bytes(folder / CARD_PATH, render_card(card).encode("utf-8"))
     files.append(CARD_PATH)
-    notes = [n for n in (note, DISCLOSURE_NOTE) if n]
-    return Staged(folder=folder, files=sorted(files), card=card, board=board, notes=notes)
+    notes = [n for n in (note, DISCLOSURE_NOTE, _outputs_note(outputs)) if n]
+    return Staged(folder=folder, files=sorted(files), card=card, board=board, notes=notes, outputs=outputs)
 
 
 def _items(run_dirs: Sequence[Path], key: Any) -> list[tuple[str, Result]]:
@@ -222,8 +245,20 @@ def _items(run_dirs: Sequence[Path], key: Any) -> list[tuple[str, Result]]:
     return out
 
 
+def _outputs_note(outputs: StagedOutputs | None) -> str:
+    if outputs is None:
+        return ""
+    n = sum(len(t) for t in outputs.published.values())
+    return (
+        f"outputs: {n} task(s) published ({len(outputs.files)} file(s)), {len(outputs.withheld)} withheld"
+        + (f" (e.g. {'; '.join(outputs.withheld[:3])})" if outputs.withheld else "")
+    )
+
+
 def _run_rows(
-    runs: Sequence[tuple[str, Mapping[int, bytes]]], items: Sequence[tuple[str, Result]]
+    runs: Sequence[tuple[str, Mapping[int, bytes]]],
+    items: Sequence[tuple[str, Result]],
+    outputs: Mapping[str, list[int]] | None = None,
 ) -> list[dict[str, Any]]:
     first: dict[str, Result] = {}
     for name, r in items:
@@ -238,6 +273,7 @@ def _run_rows(
                 "model": ident.model,
                 "rep": ident.rep,
                 "results": len(results),
+                **({"outputs": list(outputs.get(name, []))} if outputs is not None else {}),
             }
         )
     return rows

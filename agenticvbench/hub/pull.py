@@ -18,6 +18,7 @@ not signed here, and `avb verify` on a pulled run would find no outputs to resco
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import shutil
@@ -35,6 +36,7 @@ from agenticvbench.hub.layout import (
     CARD_PATH,
     MAX_FILES,
     MAX_TOTAL_BYTES,
+    OUTPUT_PATH_RE,
     PULL_RECORD,
     RESULT_PATH_RE,
     RUNS_DIR,
@@ -68,12 +70,16 @@ class PullReport:
     problems: list[str] = field(default_factory=list)
     ignored: list[str] = field(default_factory=list)
     signatures: str = ""
+    rescore: dict[str, Any] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
         """True when the tables agree with the results and the digest is reproduced."""
         return (
-            not self.problems and bool(self.computed_digest) and self.computed_digest == self.claimed_digest
+            not self.problems
+            and bool(self.computed_digest)
+            and self.computed_digest == self.claimed_digest
+            and self.rescore.get("ok", True)
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -187,7 +193,27 @@ def pull(spec: str, out: str | Path) -> PullReport:
             write_bytes(folder / path, raw)
     for path in [p for p in files if RESULT_PATH_RE.fullmatch(p)]:
         _read_back(folder, path, report)
+    for path, raw in files.items():
+        if m := OUTPUT_PATH_RE.fullmatch(path):
+            _write_output(folder, m, raw, report)
     return _finish(folder, report)
+
+
+def _write_output(folder: Path, m: re.Match[str], raw: bytes, report: PullReport) -> None:
+    """A published output is written to `DIR/runs/<run>/<task_id>/<name>` (the run folder layout `avb verify`
+    reads) only when its bytes are the ones the pulled result of that task says scoring hashed."""
+    result, _ = read_result_checked(folder / RUNS_DIR / m["run"] / RESULTS_DIRNAME / f"{m['task']}.json")
+    hashes = (result.provenance or {}).get("input_hashes") if result is not None else None
+    expected = hashes.get(m["name"]) if isinstance(hashes, dict) else None
+    if expected != hashlib.sha256(raw).hexdigest():
+        why = (
+            "no valid result of its task"
+            if result is None
+            else "its bytes are not the ones its result hashed"
+        )
+        report.problems.append(f"{m[0]}: {why}; not written")
+        return
+    write_bytes(folder / RUNS_DIR / m["run"] / str(int(m["task"])) / m["name"], raw)
 
 
 def _read_back(folder: Path, path: str, report: PullReport) -> None:
@@ -243,7 +269,7 @@ def _finish(folder: Path, report: PullReport) -> PullReport:
         p.stem: read_capped(p, TABLE_MAX_BYTES) for p in sorted((folder / TABLES_DIR).glob("*.parquet"))
     }
     report.problems += check_tables(tables, items)
-    report.problems += _card_problems(card, report.runs, list(tables))
+    report.problems += _card_problems(card, folder, report.runs, list(tables))
     if run_dirs:
         try:
             report.computed_digest = board_digest(
@@ -263,11 +289,18 @@ def _finish(folder: Path, report: PullReport) -> PullReport:
     return report
 
 
-def _card_problems(card: Card, runs: list[str], tables: list[str]) -> list[str]:
+def _card_problems(card: Card, folder: Path, runs: list[str], tables: list[str]) -> list[str]:
     out = []
     named = sorted(str(r["run"]) for r in card.runs)
     if named != sorted(runs):
         out.append(f"the card names runs {named}, the repo holds {sorted(runs)}")
+    for name in sorted(set(named) & set(runs)):
+        want = next(r.get("outputs") for r in card.runs if str(r["run"]) == name)
+        run_dir = folder / RUNS_DIR / name
+        have = sorted(int(p.name) for p in run_dir.glob("*") if p.is_dir() and p.name.isdigit())
+        listed = sorted(want) if isinstance(want, list) and all(type(x) is int for x in want) else want
+        if listed != (have if want is not None or have else None):
+            out.append(f"the card names outputs of tasks {want} for run {name}, the repo holds {have}")
     if sorted(card.tables) != sorted(tables):
         out.append(f"the card declares tables {sorted(card.tables)}, the repo holds {sorted(tables)}")
     return out
@@ -285,3 +318,25 @@ def _signature_note(items: list[tuple[str, Result]], key: Any) -> str:
         + "; readers show them as not signed here, and their content hashes (result_sha256) were checked"
     )
     return text if not same else text + f" (key id {mine} is this machine's: published from here)"
+
+
+def rescore_pulled(
+    report: PullReport, *, dataset: str | None, revision: str | None = None, jobs: int | None = None
+) -> PullReport:
+    """`avb pull --rescore`: score the pulled outputs again (`outputs.rescore`) against `dataset` (default: the
+    Hub dataset the card names; a local one must be given), record the comparison in `avb-pull.json`."""
+    from agenticvbench.hub.outputs import rescore
+
+    folder = Path(report.folder)
+    card = parse_card(read_capped(folder / CARD_PATH, CARD_MAX_BYTES))
+    if dataset is None and card.dataset.get("kind") == "hub":
+        dataset, revision = str(card.dataset["repo"]), str(card.dataset["revision"])
+    if dataset is None:
+        raise ConfigError(
+            f"--rescore needs --dataset: the card names a {card.dataset.get('kind')} dataset "
+            f"({card.dataset.get('parquet_sha256') or card.dataset.get('reason', '')})"
+        )
+    rows = [r for r in card.runs if str(r.get("run")) in report.runs]
+    report.rescore = rescore(folder, rows, dataset=dataset, revision=revision, jobs=jobs).to_dict()
+    atomic_write_json(folder / PULL_RECORD, report.to_dict())
+    return report
