@@ -1,9 +1,12 @@
 """A loopback stand-in for the Hugging Face Hub file API, for testing the loader, `avb publish` and `avb pull` with
 the real client.
 
-It serves dataset repos from memory/disk on 127.0.0.1 (random port) and speaks what `huggingface_hub` 2.x
+It serves dataset and Space repos from memory/disk on 127.0.0.1 (random port) and speaks what `huggingface_hub` 2.x
 needs (read from its source: `file_download.py`, `_snapshot_download.py`, `hf_api.py`, `_commit_api.py`, `lfs.py`).
 Reads:
+
+Every route below under `datasets/` is served under `spaces/` too, for a Space repo (`create_repo(repo_type="space",
+space_sdk=...)`; repo info then has its `sdk`); a repo is found only under its own type.
 
 - `HEAD|GET /datasets/<owner>/<name>/resolve/<revision>/<path>`: `X-Repo-Commit` (40-hex sha), `ETag` and
   `X-Linked-Etag` (the file's sha256, like an LFS file), `Content-Length`, `Accept-Ranges`, and
@@ -39,9 +42,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlsplit
 
-_REPO = r"(?P<repo>[^/]+/[^/]+)"
-_RESOLVE = re.compile(rf"^/datasets/{_REPO}/resolve/(?P<rev>[^/]+)/(?P<path>.+)$")
-_API = re.compile(rf"^/api/datasets/{_REPO}/(?P<what>revision|tree)/(?P<rev>[^/]+)(?:/(?P<path>.*))?$")
+_REPO = r"(?P<kind>datasets|spaces)/(?P<repo>[^/]+/[^/]+)"
+_RESOLVE = re.compile(rf"^/{_REPO}/resolve/(?P<rev>[^/]+)/(?P<path>.+)$")
+_API = re.compile(rf"^/api/{_REPO}/(?P<what>revision|tree)/(?P<rev>[^/]+)(?:/(?P<path>.*))?$")
+#: The URL segment of each repo type the loopback serves, and back.
+KINDS = {"dataset": "datasets", "space": "spaces"}
 
 
 def commit_sha(label: str) -> str:
@@ -87,11 +92,11 @@ def commit_from_dir(sha: str, root: Path, overrides: Mapping[str, bytes] | None 
 class HubServer:
     """The server: `repos[repo_id]` = {"refs": {"main": sha}, "commits": {sha: Commit}, "private": bool};
     start/stop; request log. `lfs_suffixes`: files the pre-upload answer sends through LFS (as the Hub does for
-    data files), besides any file of `lfs_threshold` bytes or more."""
+    data and media files), besides any file of `lfs_threshold` bytes or more."""
 
     repos: dict[str, dict] = field(default_factory=dict)
     requests: list[tuple[str, str]] = field(default_factory=list)
-    lfs_suffixes: tuple[str, ...] = (".parquet",)
+    lfs_suffixes: tuple[str, ...] = (".parquet", ".mp4", ".jpg")
     lfs_threshold: int = 10 * 1024 * 1024
     lfs_objects: dict[str, bytes] = field(default_factory=dict)  # sha256 -> content uploaded through LFS
     _httpd: ThreadingHTTPServer | None = None
@@ -99,13 +104,22 @@ class HubServer:
     _lock: threading.RLock = field(default_factory=threading.RLock)
 
     def add_repo(
-        self, repo_id: str, commits: list[Commit], refs: Mapping[str, str], *, private: bool = False
+        self,
+        repo_id: str,
+        commits: list[Commit],
+        refs: Mapping[str, str],
+        *,
+        private: bool = False,
+        kind: str = "dataset",
+        sdk: str | None = None,
     ) -> None:
-        """Publish a dataset repo with its commits and branch refs."""
+        """Publish a repo (`kind` dataset or space, a Space with its `sdk`) with its commits and branch refs."""
         self.repos[repo_id] = {
             "refs": dict(refs),
             "commits": {c.sha: c for c in commits},
             "private": private,
+            "type": kind,
+            "sdk": sdk,
         }
 
     @property
@@ -227,9 +241,13 @@ class _Handler(BaseHTTPRequestHandler):
             headers["X-Repo-Commit"] = sha
         self._send(status, json.dumps({"error": code}).encode(), headers, head)
 
-    def _visible(self, repo_id: str) -> bool:
+    def _visible(self, repo_id: str, kind: str = "datasets") -> bool:
         repo = self.hub.repos.get(repo_id)
-        return repo is not None and (not repo.get("private") or "Authorization" in self.headers)
+        return (
+            repo is not None
+            and KINDS[repo.get("type", "dataset")] == kind
+            and (not repo.get("private") or "Authorization" in self.headers)
+        )
 
     def _serve(self, head: bool) -> None:
         raw = urlsplit(self.path).path  # matched before unquoting: a revision may be `refs%2Fpr%2F1`
@@ -240,15 +258,17 @@ class _Handler(BaseHTTPRequestHandler):
             me = {"type": "user", "name": "loopback", "orgs": [], "auth": {"accessToken": {"role": "write"}}}
             return self._send(200, json.dumps(me).encode(), {"Content-Type": "application/json"}, head)
         if m := _RESOLVE.match(raw):
+            if not self._visible(unquote(m["repo"]), m["kind"]):
+                return self._error(404, "RepoNotFound", head)
             return self._resolve(*(unquote(m.group(g)) for g in ("repo", "rev", "path")), head)
         if m := _API.match(raw):
+            if not self._visible(unquote(m["repo"]), m["kind"]):
+                return self._error(404, "RepoNotFound", head)
             repo, what, rev, sub = (unquote(m.group(g) or "") for g in ("repo", "what", "rev", "path"))
             return self._api(repo, what, rev, sub, head)
         self._error(404, "NotFound", head)
 
     def _resolve(self, repo_id: str, rev: str, rel: str, head: bool) -> None:
-        if not self._visible(repo_id):
-            return self._error(404, "RepoNotFound", head)
         sha, commit = self.hub._commit(repo_id, rev)
         if commit is None:
             return self._error(404, "RevisionNotFound", head)
@@ -273,8 +293,6 @@ class _Handler(BaseHTTPRequestHandler):
         self._send(status, data, headers, head)
 
     def _api(self, repo_id: str, what: str, rev: str, sub: str, head: bool) -> None:
-        if not self._visible(repo_id):
-            return self._error(404, "RepoNotFound", head)
         sha, commit = self.hub._commit(repo_id, rev)
         if commit is None:
             return self._error(404, "RevisionNotFound", head)
@@ -288,6 +306,7 @@ class _Handler(BaseHTTPRequestHandler):
                 "disabled": False,
                 "gated": False,
                 "siblings": [_sibling(p, commit) for p in paths],
+                **({"sdk": self.hub.repos[repo_id]["sdk"]} if self.hub.repos[repo_id].get("sdk") else {}),
             }
         else:
             prefix = f"{sub.rstrip('/')}/" if sub else ""

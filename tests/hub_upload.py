@@ -1,8 +1,8 @@
 """The write side of the loopback Hub (`hub_server.HubServer`): what `create_repo`, `create_commit` and
 `preupload_lfs_files` of `huggingface_hub` 2.x send (read from `hf_api.py`, `_commit_api.py`, `lfs.py`).
 
-- `POST /api/repos/create` `{"name", "organization", "type", "visibility"}`: a repo with an initial commit holding
-  `.gitattributes`; 409 when it exists (the client's `exist_ok=True` accepts that).
+- `POST /api/repos/create` `{"name", "organization", "type", "visibility"[, "sdk"]}`: a dataset repo, or a Space
+  repo (`type` space, with its `sdk`), with an initial commit holding `.gitattributes`; 409 when it exists (the client's `exist_ok=True` accepts that).
 - `POST /api/validate-yaml` `{"content", "repoType"}`: the README's YAML front matter must parse to a mapping.
 - `POST /api/datasets/<repo>/preupload/<rev>` `{"files": [{"path", "sample", "size"}]}`: `uploadMode` `lfs` for
   `lfs_suffixes` and files of `lfs_threshold` bytes or more, else `regular`.
@@ -23,10 +23,12 @@ from typing import Any
 from urllib.parse import unquote
 
 import yaml  # type: ignore[import-untyped]  # installed with huggingface_hub (a dependency)
-from hub_server import Commit, HubServer
+from hub_server import KINDS, Commit, HubServer
 
-_PREUPLOAD = re.compile(r"^/api/datasets/(?P<repo>[^/]+/[^/]+)/(?P<what>preupload|commit)/(?P<rev>[^/]+)$")
-_BATCH = re.compile(r"^/datasets/(?P<repo>[^/]+/[^/]+)\.git/info/lfs/objects/batch$")
+_PREUPLOAD = re.compile(
+    r"^/api/(?P<kind>datasets|spaces)/(?P<repo>[^/]+/[^/]+)/(?P<what>preupload|commit)/(?P<rev>[^/]+)$"
+)
+_BATCH = re.compile(r"^/(?P<kind>datasets|spaces)/(?P<repo>[^/]+/[^/]+)\.git/info/lfs/objects/batch$")
 _LFS = re.compile(r"^/lfs-(?P<what>upload|verify)/(?P<oid>[0-9a-f]{64})$")
 
 Reply = tuple[int, Any]
@@ -42,7 +44,7 @@ def post(hub: HubServer, raw: str, query: dict[str, list[str]], body: bytes, bas
         return _create(hub, json.loads(body), base)
     if raw == "/api/validate-yaml":
         return _validate_yaml(json.loads(body))
-    if m := _BATCH.match(raw):
+    if (m := _BATCH.match(raw)) and _typed(hub, unquote(m["repo"]), m["kind"]):
         return _batch(hub, unquote(m["repo"]), json.loads(body), base)
     if (m := _LFS.match(raw)) and m["what"] == "verify":
         stored = hub.lfs_objects.get(m["oid"])
@@ -50,11 +52,11 @@ def post(hub: HubServer, raw: str, query: dict[str, list[str]], body: bytes, bas
         return (200, {"ok": True}) if ok else _fail(404, "EntryNotFound", "LFS object not uploaded")
     if m := _PREUPLOAD.match(raw):
         repo_id, rev = unquote(m["repo"]), unquote(m["rev"])
-        if repo_id not in hub.repos:
+        if not _typed(hub, repo_id, m["kind"]):
             return _fail(404, "RepoNotFound", f"repository {repo_id} not found")
         if m["what"] == "preupload":
             return _preupload(hub, json.loads(body))
-        return _commit(hub, repo_id, rev, body, query.get("create_pr") == ["1"], base)
+        return _commit(hub, repo_id, rev, body, query.get("create_pr") == ["1"], f"{base}/{m['kind']}")
     return _fail(404, "NotFound", f"no route for POST {raw}")
 
 
@@ -70,22 +72,34 @@ def put(hub: HubServer, raw: str, query: dict[str, list[str]], body: bytes, base
     return 200, {}
 
 
+def _typed(hub: HubServer, repo_id: str, kind: str) -> bool:
+    """True when `repo_id` exists as a repo of the URL segment `kind` (`datasets`, `spaces`)."""
+    repo = hub.repos.get(repo_id)
+    return repo is not None and KINDS[repo.get("type", "dataset")] == kind
+
+
 def _create(hub: HubServer, doc: dict[str, Any], base: str) -> Reply:
-    if doc.get("type") != "dataset":
-        return _fail(400, "BadRequest", "the loopback Hub serves dataset repos only")
+    kind = doc.get("type")
+    if kind not in KINDS:
+        return _fail(400, "BadRequest", "the loopback Hub serves dataset and Space repos only")
+    if kind == "space" and doc.get("sdk") not in ("static", "gradio", "docker", "streamlit"):
+        return _fail(400, "BadRequest", f"a Space needs an sdk, got {doc.get('sdk')!r}")
     repo_id = f"{doc.get('organization') or 'loopback'}/{doc['name']}"
+    url = f"{base}/{KINDS[kind]}/{repo_id}"
     with hub._lock:
         if repo_id in hub.repos:
-            conflict = _fail(409, "Conflict", "You already created this dataset repo")[1]
-            return 409, {**conflict, "url": f"{base}/datasets/{repo_id}"}  # what `exist_ok=True` reads
+            conflict = _fail(409, "Conflict", f"You already created this {kind} repo")[1]
+            return 409, {**conflict, "url": url}  # what `exist_ok=True` reads
         first = Commit(hashlib.sha1(f"init:{repo_id}".encode()).hexdigest(), {".gitattributes": b""})
         hub.add_repo(
             repo_id,
             [first],
             {"main": first.sha},
             private=doc.get("visibility") == "private" or doc.get("private") is True,
+            kind=kind,
+            sdk=doc.get("sdk") if kind == "space" else None,
         )
-    return 200, {"url": f"{base}/datasets/{repo_id}", "name": repo_id}
+    return 200, {"url": url, "name": repo_id}
 
 
 def _validate_yaml(doc: dict[str, Any]) -> Reply:
@@ -165,13 +179,13 @@ def _commit(hub: HubServer, repo_id: str, rev: str, body: bytes, create_pr: bool
         if create_pr:
             n = 1 + sum(1 for ref in repo["refs"] if ref.startswith("refs/pr/"))
             repo["refs"][f"refs/pr/{n}"] = commit.sha
-            pr_url = f"{base}/datasets/{repo_id}/discussions/{n}"
+            pr_url = f"{base}/{repo_id}/discussions/{n}"
         elif rev in repo["refs"]:
             repo["refs"][rev] = commit.sha
         else:
             return _fail(400, "BadRequest", f"cannot commit to {rev}: not a branch")
     return 200, {
-        "commitUrl": f"{base}/datasets/{repo_id}/commit/{commit.sha}",
+        "commitUrl": f"{base}/{repo_id}/commit/{commit.sha}",
         "commitOid": commit.sha,
         "pullRequestUrl": pr_url,
     }

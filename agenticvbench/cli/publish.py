@@ -1,4 +1,5 @@
-"""`avb publish` and `avb pull`: scored runs to a Hub dataset repo and back (docs/guide/publish.md)."""
+"""`avb publish` and `avb pull`: scored runs to a Hub dataset repo and back; `avb publish-bundle`: a static bundle to
+a Space (docs/guide/publish.md)."""
 
 from __future__ import annotations
 
@@ -31,6 +32,14 @@ runs must have the card's digest. Pulled results keep the publisher's signatures
 
 Exit codes: 0 pulled (or checked) and the digest (and any rescore) reproduced; 1 something disagrees (listed on stderr, recorded
 in avb-pull.json); 2 usage error; 3 the repo was refused or cannot be read.
+"""
+
+BUNDLE_DOC = """Push a static bundle written by `avb view --bundle DIR` to a static Hub Space, in one commit that
+replaces every older file: what the pages show was decided when the bundle was written (the published
+disclosure policy). The folder must hold index.html and static/, only regular files and folders, and no page
+naming this machine's home folder. A README.md declaring `sdk: static` is added unless the bundle has one.
+
+Exit codes: 0 pushed; 2 usage error; 3 not a bundle, or the Hub refused the commit (one line on stderr).
 """
 
 
@@ -107,6 +116,18 @@ def register(sub: argparse._SubParsersAction) -> None:
     q.add_argument("--jobs", type=int, default=None, help="with --rescore: parallel workers")
     add_verbosity_args(q)
     q.set_defaults(func=run_pull)
+
+    b = sub.add_parser(
+        "publish-bundle",
+        help="push a static bundle (`avb view --bundle DIR`) to a static Hub Space (one commit)",
+        description=BUNDLE_DOC,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    b.add_argument("folder", type=Path, metavar="DIR", help="the bundle folder `avb view --bundle DIR` wrote")
+    b.add_argument("--space", required=True, metavar="ORG/NAME", help="the Space (created static if absent)")
+    b.add_argument("--private", action="store_true", help="create the Space private (ignored when it exists)")
+    add_verbosity_args(b)
+    b.set_defaults(func=run_publish_bundle)
 
 
 def _quiet_client(args: argparse.Namespace) -> None:
@@ -193,3 +214,22 @@ def run_pull(args: argparse.Namespace) -> int:
         f"{time.perf_counter() - started:.1f} s)"
     )
     return 0 if report.ok else 1
+
+
+def run_publish_bundle(args: argparse.Namespace) -> int:
+    """Check the bundle folder and send it to the Space."""
+    from agenticvbench.errors import ConfigError
+    from agenticvbench.hub.pull import split_spec
+    from agenticvbench.hub.space import upload_bundle
+
+    _quiet_client(args)
+    space, at = split_spec(args.space)
+    if "@" in args.space:
+        raise ConfigError("--space takes ORG/NAME")
+    started = time.perf_counter()
+    sent = upload_bundle(args.folder, space, private=args.private)
+    print(
+        f"pushed {args.folder} to the Space {space}@{sent['commit']}: {sent['files']} file(s); {sent['url']} "
+        f"({time.perf_counter() - started:.1f} s)"
+    )
+    return 0
