@@ -22,7 +22,7 @@ import re
 from typing import Any
 from urllib.parse import unquote
 
-import yaml  # type: ignore[import-untyped]  # installed with huggingface_hub (a dependency)
+import yaml  # type: ignore[import-untyped]  # a declared dependency (pyproject.toml)
 from hub_server import KINDS, Commit, HubServer
 
 _PREUPLOAD = re.compile(

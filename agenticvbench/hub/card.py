@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-import yaml  # type: ignore[import-untyped]  # installed with huggingface_hub (a dependency)
+import yaml  # type: ignore[import-untyped]  # a declared dependency (pyproject.toml)
 
 from agenticvbench.hub.board import BoardSettings
 from agenticvbench.hub.layout import CARD_MAX_BYTES, TABLES_DIR, unsafe_path
