@@ -81,6 +81,15 @@ def _reproduce(card: Card) -> str:
         f"avb leaderboard pulled/runs/* {universe_args} --resamples {s.resamples} --seed {s.seed} --no-floor "
         "--format json --out board.json".replace("  ", " "),
         "python -m agenticvbench.hub.board board.json   # prints the digest below",
+        *(
+            [
+                f"avb pull {pin} --out pulled --rescore"
+                + (" --dataset MIRROR" if ds.get("kind") == "local" else "")
+                + "   # scores the published outputs again and compares"
+            ]
+            if any(r.get("outputs") for r in card.runs)
+            else []
+        ),
         "```",
         "",
         f"Digest of the board's numbers: `{card.digest}` (SHA-256 of the canonical JSON of every row's family "

@@ -5,7 +5,8 @@ then computes everything else from the staged copies, exactly as a pull will: th
 under settings resolved as `avb leaderboard --dataset` resolves them), its digest, the tables and the card. A run
 with an invalid result file is refused (rescore it first): its board would count the file as 0, a pulled copy
 could not tell why. The folder's `.avb-folder` record is not published (it names this machine's folders and is
-signed with its key).
+signed with its key). With `with_outputs`, the outputs a published bundle may show are staged too
+(`hub.outputs`), and each run's card row lists the tasks whose outputs were published.
 
 `upload` sends the staged folder with `huggingface_hub` (`create_repo(exist_ok=True)`, then `create_commit`:
 every staged file added, every older file under `runs/` and `data/` deleted), so the repo holds exactly one

@@ -8,12 +8,16 @@
    read back under the same caps.
 4. Each result file is written to `DIR/runs/<run>/avb-results/` and read back with the package's strict reader
    (`results.model.read_result_checked`: schema, content hash, bounded); an invalid one is removed and named.
+   A published output is written to `DIR/runs/<run>/<task_id>/` only when its bytes have the hash its task's
+   result recorded (`provenance.input_hashes`).
 5. The tables must agree with the result files (`tables.check_tables`), and the board the package computes from
    the pulled runs under the card's settings must have the card's digest.
 
 `DIR/avb-pull.json` records the repo, the revision asked for, the commit pulled, both digests and every problem.
 The pulled results keep the publisher's signatures, which this machine's key cannot check: readers show them as
-not signed here, and `avb verify` on a pulled run would find no outputs to rescore.
+not signed here. `rescore_pulled` (`avb pull --rescore`) scores the pulled outputs again beside the pull
+(`outputs.rescore`); `avb verify` run in place on a pulled run would write `missing` over every task whose
+outputs were not published.
 """
 
 from __future__ import annotations
