@@ -194,8 +194,13 @@ def stage(
     results, _skipped = load_available([str(d) for d in run_dirs], key)
     if len(results) != len(files) or any(r.status == INVALID_STATUS for r in results):
         raise SubmissionError("a result file changed while it was staged; publish again")  # read twice
+    identity = dataset_identity(results)
     outputs = None
     if with_outputs:
+        # the dataset the results name when it is on the Hub (the viewer's default is a local one only)
+        ds, ds_rev = dataset, dataset_revision
+        if identity.get("kind") == "hub" and dataset is None:
+            ds, ds_rev = str(identity["repo"]), str(identity["revision"])
         shas = {
             name: {t: str(json.loads(raw).get("result_sha256")) for t, raw in found.items()}
             for name, found in runs
@@ -206,11 +211,10 @@ def stage(
             shas,
             folder,
             answers=answers,
-            dataset=dataset,
-            revision=dataset_revision,
+            dataset=ds,
+            revision=ds_rev,
         )
         files += outputs.files
-    identity = dataset_identity(results)
     tasks, note = dataset_tasks(identity, results, dataset=dataset, revision=dataset_revision)
     settings = resolve_settings(results, tasks=tasks, resamples=resamples, seed=seed, cluster=cluster)
     board = compute_board([str(d) for d in run_dirs], settings, key)
