@@ -1,4 +1,4 @@
-"""Generate `leaderboard.ipynb` and `family_report.ipynb` (outputs stripped) with nbformat.
+"""Generate `leaderboard.ipynb`, `family_report.ipynb` and `hub_leaderboard.ipynb` (outputs stripped) with nbformat.
 
 The notebooks are generated, not hand-edited, so their code stays reviewable here and the shared setup cell is
 written once. Run `python notebooks/make_notebooks.py` after changing this file; `--check` exits 1 when the
@@ -239,7 +239,66 @@ print("all checks passed")'''),
     ])
 
 
-NOTEBOOKS = {"leaderboard.ipynb": leaderboard_notebook, "family_report.ipynb": family_report_notebook}
+def hub_leaderboard_notebook() -> nbformat.NotebookNode:
+    """A published leaderboard reproduced from a pinned revision of its Hub repo (`avb publish`), with asserts."""
+    params = new_code_cell(
+        "# Parameters (papermill-style: this cell is tagged 'parameters')\n"
+        'REPO = "ORG/NAME"        # the dataset repo `avb publish` wrote\n'
+        "REVISION = None          # the commit sha to reproduce (pinned); None = the head of main, recorded below\n"
+        'OUT = "pulled"           # the folder to pull into (empty, new, or an earlier pull)\n'
+        "# The endpoint is $HF_ENDPOINT (else the Hub), the token the one `hf auth login` saved (or $HF_TOKEN).\n")
+    params.metadata["tags"] = ["parameters"]
+    return _nb([
+        new_markdown_cell(
+            "# A published AgenticVBench leaderboard, reproduced\n\n"
+            "Pulls one revision of a repo `avb publish` wrote (`avb pull`: every file read as hostile, the tables "
+            "checked against the result files), recomputes the board from the pulled result files under the "
+            "settings the card records (bootstrap resamples, seed, task universe, clusters), and checks that its "
+            "numbers have the card's digest. Pin `REVISION` to a commit sha: a branch moves, a commit does not "
+            "(docs/guide/publish.md)."),
+        params,
+        new_code_cell('''\
+from pathlib import Path
+
+import pandas as pd
+from IPython.display import Markdown, display
+
+from agenticvbench.hub.board import board_digest, compute_board
+from agenticvbench.hub.card import parse_card
+from agenticvbench.hub.pull import pull
+
+report = pull(f"{REPO}@{REVISION}" if REVISION else REPO, OUT)
+print(f"{report.repo}@{report.commit}: {len(report.runs)} run(s); problems: {report.problems or 'none'}")
+card = parse_card((Path(OUT) / "README.md").read_bytes())
+print(f"published by agenticvbench {card.package_version}; dataset {card.dataset}")'''),
+        new_markdown_cell("## The board, recomputed from the pulled result files"),
+        new_code_cell('''\
+runs = [str(Path(OUT) / "runs" / name) for name in report.runs]
+board = compute_board(runs, card.settings)
+display(Markdown(board.markdown_table()))
+print(board.caption)
+board.frame()'''),
+        new_markdown_cell("## The tables published beside the result files"),
+        new_code_cell('''\
+results = pd.read_parquet(Path(OUT) / "data" / "results.parquet")
+results.pivot_table(index="task_id", columns="run", values="headline_score", aggfunc="first")'''),
+        new_markdown_cell("## Checks"),
+        new_code_cell('''\
+assert not report.problems, report.problems
+assert REVISION is None or report.commit == REVISION
+computed = board_digest(board)
+assert computed == card.digest == report.claimed_digest, (computed, card.digest)
+assert len(results) == sum(int(r["results"]) for r in card.runs)
+print(f"digest reproduced: {computed}")
+print("all checks passed")'''),
+    ])
+
+
+NOTEBOOKS = {
+    "leaderboard.ipynb": leaderboard_notebook,
+    "family_report.ipynb": family_report_notebook,
+    "hub_leaderboard.ipynb": hub_leaderboard_notebook,
+}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -141,6 +141,7 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
     ("tools", frozenset({"harbor", "interop", "demo", "baselines", "grade"})),
     ("report", frozenset({"report"})),
     ("view", frozenset({"view"})),
+    ("hub", frozenset({"hub"})),
     ("cli", frozenset({"cli"})),
 )
 

@@ -38,6 +38,7 @@ COMMAND_MODULES = (
     "cost",
     "power",
     "view",
+    "publish",
 )
 
 #: Commands that decode media: they check first that OpenCV loads (one line with the fix if it does not).

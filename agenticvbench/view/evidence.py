@@ -373,3 +373,16 @@ def task_page_evidence(family: str, given: EvidenceInput) -> Evidence | None:
     """The evidence a task page of `family` draws; None for a family without a builder."""
     view = FAMILY_VIEWS.get(family)
     return view.build(given) if view is not None else None
+
+
+def output_withheld(policy: Disclosure, family: str, result: Result | None, is_video: bool) -> str:
+    """Why a page under `policy` withholds an output of a `family` task that `view.checked` offers ('' when it
+    shows it): a video of a family whose `FamilyView.withheld` says why (without `repair_outputs`), or a text
+    output of a task the run solved exactly (without `solved_outputs`). The task pages and
+    `avb publish --with-outputs` both ask this."""
+    why = FAMILY_VIEWS[family].withheld if family in FAMILY_VIEWS else ""
+    if is_video and why and not policy.repair_outputs:
+        return why
+    if not is_video and not policy.solved_outputs and result is not None and solved(result):
+        return "the run solved this task exactly"
+    return ""

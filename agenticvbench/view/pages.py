@@ -197,22 +197,18 @@ def task_context(model: ViewModel, site: Site, thumbs: Thumbnailer, run: int, ta
     players: list[dict[str, Any]] = []
     texts: list[dict[str, Any]] = []
     links: list[dict[str, Any]] = []
-    view = evidence.FAMILY_VIEWS.get(cell.family)
-    why_withheld = view.withheld if view is not None else ""
-    withheld = not site.policy.repair_outputs and bool(why_withheld)
-    hide_answer = not site.policy.solved_outputs and cell.result is not None and evidence.solved(cell.result)
     for name, i in outputs:
         ref = model.files[i]
         if ref.size == 0:  # nothing to play or read: a player would only ask for a range that cannot exist
             out_notes.append(f"{name} is empty (0 bytes)")
             continue
-        if withheld and ref.is_video:
-            out_notes.append(f"{name} is withheld from this bundle: {why_withheld}")
-        url = None if withheld and ref.is_video else site.file_url(model, i)
+        if why := evidence.output_withheld(site.policy, cell.family, cell.result, ref.is_video):
+            out_notes.append(f"{name} is withheld from this bundle: {why}")
+        url = None if why else site.file_url(model, i)
         if ref.is_video:
             players.append({"name": name, "url": url, "id": f"out-{len(players)}", "index": i})
-        elif hide_answer:  # an exact solution is the task's answer
-            out_notes.append(f"{name} is withheld from this bundle: the run solved this task exactly")
+        elif why:  # an exact solution is the task's answer: neither shown nor copied into a bundle
+            continue
         elif ref.ctype.startswith("text/") or ref.ext in (".md", ".json", ".txt"):
             texts.append({"name": name, "text": _text_of(model, i), "url": url})
         else:

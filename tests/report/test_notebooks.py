@@ -1,4 +1,5 @@
-"""The two notebooks: generated from make_notebooks.py, stored without outputs, and they run on the demo.
+"""The notebooks: generated from make_notebooks.py, stored without outputs; the two demo ones run on the demo
+(hub_leaderboard.ipynb runs against the loopback Hub in tests/hub/test_hub_notebook.py).
 
 They are executed with nbclient against a pre-scored private copy of the demo (the `scored_demo` fixture), through
 their default demo path (RUN_DIRS = None), so the build and scoring calls in the notebooks are exercised while
@@ -31,7 +32,7 @@ def _generator():
 def test_notebooks_are_generated_and_stripped() -> None:
     """The committed .ipynb files are exactly what make_notebooks.py writes, with no outputs."""
     assert _generator().main(["--check"]) == 0
-    for name in ("leaderboard.ipynb", "family_report.ipynb"):
+    for name in ("leaderboard.ipynb", "family_report.ipynb", "hub_leaderboard.ipynb"):
         nb = nbformat.read(NOTEBOOKS / name, as_version=4)
         nbformat.validate(nb)
         code = [c for c in nb.cells if c.cell_type == "code"]
