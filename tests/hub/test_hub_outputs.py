@@ -21,7 +21,7 @@ from agenticvbench.results.model import read_result_checked
 REPO = "org/with-outputs"
 #: What the bundle policy lets out of the scored demo: the partial run's unsolved sequencing, assembly and recap
 #: tasks, the recap videos of the perfect run (a video is not withheld for being solved); never a repair output,
-#: never a solved task's solution.json, never a file scoring did not hash (solution.mp4).
+#: never a solved task's solution.json; a solution.mp4 goes when scoring screened and hashed it (every file of a folder).
 PUBLISHED = {"partial": [1, 2, 37, 38, 83, 84], "perfect": [1, 2]}
 
 
@@ -41,7 +41,9 @@ def test_only_what_a_bundle_may_show_is_staged(
         parts = f.split("/")
         by_run.setdefault(parts[1], set()).add(int(parts[3]))
     assert {k: sorted(v) for k, v in by_run.items()} == PUBLISHED
-    assert not any(f.endswith(("fixed.mp4", "report.md", "solution.mp4")) for f in outputs)
+    assert not any(f.endswith(("fixed.mp4", "report.md")) for f in outputs)
+    # a sequencing solution.mp4 is screened and hashed by scoring like every file of the folder
+    assert {"37", "38"} <= {f.split("/")[3] for f in outputs if f.endswith("/solution.mp4")}
     assert {r["run"]: r["outputs"] for r in staged_outputs.card.runs} == PUBLISHED
     note = next(n for n in staged_outputs.notes if n.startswith("outputs:"))
     assert "8 task(s) published" in note and "10 withheld" in note and "solved this task exactly" in note
