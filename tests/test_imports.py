@@ -138,7 +138,7 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
     ("analysis", frozenset({"analysis"})),
     ("scoring", frozenset({"scoring"})),
     ("cost", frozenset({"cost"})),
-    ("tools", frozenset({"harbor", "interop", "demo", "baselines", "grade"})),
+    ("tools", frozenset({"harbor", "interop", "demo", "baselines", "grade", "trajectory"})),
     ("report", frozenset({"report"})),
     ("view", frozenset({"view"})),
     ("cli", frozenset({"cli"})),

@@ -40,6 +40,7 @@ COMMAND_MODULES = (
     "cost",
     "power",
     "view",
+    "audit",
 )
 
 #: Commands that decode media: they check first that OpenCV loads (one line with the fix if it does not).
