@@ -65,7 +65,8 @@ def steps_of(doc: Any, traj: Trajectory) -> list[Step]:
         tokens = token_sum(get(metrics, "prompt_tokens"), get(metrics, "completion_tokens"))
         grounded = has_grounding(step.get("extra")) or has_grounding(metrics)
         by_id, loose = _results(step)
-        calls = [c for c in step.get("tool_calls") or [] if isinstance(c, dict)][:1000]
+        raw_calls = step.get("tool_calls")
+        calls = [c for c in raw_calls[:1000] if isinstance(c, dict)] if isinstance(raw_calls, list) else []
         common: dict[str, Any] = {"time": step.get("timestamp"), "grounded": grounded}
         if not calls:
             out.append(
