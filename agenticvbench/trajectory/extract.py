@@ -19,6 +19,7 @@ _URL = re.compile(r"(?i)\b(?:https?|ftp|s3|gs|hf)://[^\s'\"<>()\[\]{}`|\\^]+")
 _BARE_HUB = re.compile(r"(?i)(?<![\w./-])(?:www\.)?(?:huggingface\.co|hf\.co)/[^\s'\"<>()\[\]{}`|\\^]+")
 _SPLIT = re.compile(r"[\s'\"`;|&<>(){}\[\],=]+")
 _TRAILING = ".:!?"
+_QUOTED = re.compile(r"'([^'\n]{2,1000})'|\"([^\"\n]{2,1000})\"")
 _VAR = re.compile(r"\$(?:\{(\w+)\}|(\w+))")
 
 
@@ -41,6 +42,10 @@ def touched(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
         urls.append("https://" + m.group(0).rstrip(_TRAILING))
     rest = _BARE_HUB.sub(" ", _URL.sub(" ", text))
     paths: list[str] = []
+    for m in _QUOTED.finditer(rest):  # a quoted path may hold spaces: kept whole, as well as split below
+        quoted = (m.group(1) or m.group(2) or "").strip()
+        if "/" in quoted and not any(c in quoted for c in "'\"`;|&<>(){}[],="):
+            paths.append(quoted)
     for token in _SPLIT.split(rest):
         token = token.rstrip(_TRAILING)
         if len(token) > 1 and ("/" in token or token.startswith("~")) and "://" not in token:

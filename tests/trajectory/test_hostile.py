@@ -119,7 +119,9 @@ def test_garbage_in_every_field_is_no_traceback(tmp_path: Path) -> None:
     traj = _read(tmp_path / "a", "trajectory.json", json.dumps(junk).encode())
     assert traj.format == "atif" and [s.tool for s in traj.steps] == [None, "unnamed"]
     init = GOOD.splitlines()[0].encode() + b"\n"
-    lines = init + b'{"type": "assistant", "message": {"content": {"a": 1}}}\n{"type": "user", "message": 7}\n'
+    lines = (
+        init + b'{"type": "assistant", "message": {"content": {"a": 1}}}\n{"type": "user", "message": 7}\n'
+    )
     traj = _read(tmp_path / "b", "claude-code.txt", lines)
     assert traj.format == "claude-code" and [s.tool for s in traj.steps] == [] and not traj.notes
     events = b'{"type": "item.completed", "item": {"id": 1, "type": ["x"]}}\n{"type": "turn.completed"}\n'
