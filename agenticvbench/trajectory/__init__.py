@@ -7,6 +7,12 @@
 - `extract`, `context`, `rules`: the files and URLs a call names, what the benchmark's answer material is, and
   the rules (`answer_access`, `web_access`, `foreign_task`);
 - `audit`, `render`: the findings per (run, task), as Markdown or JSON (`avb audit`).
+
+Hooks for what builds on it: `audit.audit_task` judges one task folder of an open run (for scoring to record
+its `Finding`s beside a result's integrity flags, each already one line: `Finding.to_text`); `RunAudit.findings`
+lists the flagged tasks (to leave them out of a table); `locate.candidates` and `locate.read_log` give a task's
+steps with their times, tools and tokens (a timeline); `locate.LOG_NAMES` and the `agent/` folder are where an
+importer copies a trial's logs so that the audit finds them.
 """
 
 from __future__ import annotations

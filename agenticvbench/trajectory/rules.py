@@ -13,8 +13,8 @@
   carrying a provider's grounding metadata, or a download (curl, wget, pip download, git clone, requests, urllib,
   httpx, ...) from a host that is not one of the task's input hosts (nor loopback).
 - `foreign_task`: another task's inputs (in the repository, a mirror or the cache), another task's folder of a
-  run being audited (or the same task's folder of another run), a sibling task folder (`../38/`), or another
-  task's Harbor name (`sequencing-038`).
+  run being audited (or the same task's folder of another run), a sibling task's outputs (`../38/solution.json`,
+  `../38/output/`), or another task's Harbor name (`sequencing-038`).
 
 Only tool calls are judged (what the agent did, not what it wrote in prose), and grounding on any agent step.
 Paths are normalised first (`extract.normalise_path`: quotes, `~`, `$HOME`, `$AVB_CACHE`, `..`, URL escapes).
@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from urllib.parse import parse_qs, urlsplit
 
+from agenticvbench.dataset.tasks import OUTPUT_FILES
 from agenticvbench.trajectory.context import ANSWER_FIELDS, LOOPBACK, AuditContext, find_text
 from agenticvbench.trajectory.extract import decoded, normalise_path
 from agenticvbench.trajectory.model import Step
@@ -58,7 +59,10 @@ _WEB_TOOL_PARTS = (
 )
 _WEB_TOOL_NAMES = frozenset({"fetch", "open_url", "search_web", "grounding"})
 _TASK_NAME = re.compile(r"(?:^|/)(recap|sequencing|repair|assembly)-0*([0-9]{1,3})(?:/|$)")
-_SIBLING = re.compile(r"^(?:\.\./)+0*([0-9]{1,3})(?:/|$)")
+_SIBLING = re.compile(r"^(?:\.\./)+0*([0-9]{1,3})/([^/]+)")
+#: What a sibling folder `../<id>/...` must lead to before it counts as another task's (an agent's own numbered
+#: folders, `frames/1/`, would otherwise look like task folders): its `output/` or an output file.
+_TASK_FILES = frozenset({"output", *(name for names in OUTPUT_FILES.values() for name in names)})
 
 
 @dataclass(frozen=True)
@@ -204,7 +208,12 @@ def foreign_task(step: Step, task: int, ctx: AuditContext, cwd: str | None, run:
                 where = "" if folder == run else f" of run {folder.rsplit('/', 1)[-1]}"
                 yield Hit("foreign_task", f"task {int(head)}'s folder{where}", raw)
         m = _SIBLING.match(decoded(raw).strip("'\""))
-        if m and int(m.group(1)) != task:
+        if (
+            m
+            and int(m.group(1)) != task
+            and int(m.group(1)) in ctx.inputs
+            and (m.group(2) or "") in _TASK_FILES
+        ):
             yield Hit("foreign_task", f"task {int(m.group(1))}'s folder (a sibling)", raw)
         m = _TASK_NAME.search(path)
         if m and int(m.group(2)) != task and int(m.group(2)) in ctx.inputs:

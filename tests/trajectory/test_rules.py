@@ -3,6 +3,7 @@ the web or another task's files raises its flag, naming the step and quoting the
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -172,3 +173,13 @@ def test_relative_paths_resolve_against_the_logged_working_folder(ctx: AuditCont
     logs.write(run / "37", "claude-code", [logs.shell("cat ../../b/37/solution.json")], cwd=f"{run}/37")
     [t] = audit_run(run, ctx).tasks
     assert [(f.rule, f.why) for f in t.findings] == [("foreign_task", "task 37's folder of run b")]
+
+
+def test_numbered_folders_of_the_agent_are_not_sibling_tasks(ctx: AuditContext, tmp_path: Path) -> None:
+    """`../1/frame.png` from inside the agent's own `frames/2/` is its own work, not task 1: a sibling counts
+    only when it leads to a task's output/ or an output file."""
+    calls = [logs.shell("cd frames/2 && cp ../1/frame_0001.png . && ls ../1")]
+    assert _flags(ctx, tmp_path, 37, calls) == []
+    shutil.rmtree(Path(ctx.runs[0]) / "37")
+    found = _flags(ctx, tmp_path, 38, [logs.shell("cat ../37/solution.json")])
+    assert [f.why for f in found] == ["task 37's folder (a sibling)"]
