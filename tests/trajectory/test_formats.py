@@ -54,9 +54,10 @@ def test_tokens_are_kept_where_the_log_records_them(tmp_path: Path, fmt: str) ->
     assert sum(1 for s in traj.steps if s.tokens) == 3
 
 
-def test_claude_code_and_openclaw_keep_the_working_folder(tmp_path: Path) -> None:
-    """The init line (Claude Code) and the session header (OpenClaw) give the folder relative paths are in."""
-    for fmt in ("claude-code", "openclaw"):
+def test_the_working_folder_is_kept_where_logged(tmp_path: Path) -> None:
+    """The init line (Claude Code), the session header (OpenClaw) and the assistant message's `path.cwd`
+    (OpenCode) give the folder relative paths are in."""
+    for fmt in ("claude-code", "openclaw", "opencode"):
         logs.write(tmp_path / fmt / "1", fmt, CALLS, cwd="/work/run/1")
         with JobDir(tmp_path / fmt) as job:
             assert read_log(job, candidates(job, "1")[0]).cwd == "/work/run/1"
@@ -95,3 +96,14 @@ def test_a_log_no_reader_knows_is_a_note(tmp_path: Path) -> None:
     assert traj.format == "unknown" and traj.notes == [
         "1/events.jsonl: not a trajectory format this audit reads"
     ]
+
+
+def test_opencode_roles_come_from_the_message_table(tmp_path: Path) -> None:
+    """The prompt's text part is the user's; a store without `message_id` (older) is read from `part` alone."""
+    traj = _read(tmp_path / "new", "opencode")
+    assert [s.role for s in traj.steps[:2]] == ["user", "agent"] and traj.steps[0].arguments == logs.PROMPT
+    (tmp_path / "old" / "1" / "agent").mkdir(parents=True)
+    logs.opencode_db(tmp_path / "old" / "1" / "agent" / "opencode.db", CALLS, old=True)
+    with JobDir(tmp_path / "old") as job:
+        old = read_log(job, ("1", "agent", "opencode.db"))
+    assert old.format == "opencode" and len([s for s in old.steps if s.tool]) == 3 and old.cwd is None

@@ -238,33 +238,64 @@ def openclaw(calls: list[Call], cwd: str = "/workspace") -> str:
     return "\n".join(json.dumps(x) for x in lines) + "\n"
 
 
-def opencode_db(path: Path, calls: list[Call]) -> Path:
-    """An `opencode.db` with `message` and `part` tables, one tool part per call (and a text part)."""
+def opencode_db(path: Path, calls: list[Call], cwd: str = "/workspace", *, old: bool = False) -> Path:
+    """An `opencode.db` with OpenCode's `message` and `part` tables: the user's prompt, then an assistant message
+    (with its working folder) holding a text part and one tool part per call. `old`: a `part` table without
+    `message_id` and no `message` table."""
     conn = sqlite3.connect(path)
-    conn.execute("CREATE TABLE message (id TEXT PRIMARY KEY, session_id TEXT, data TEXT)")
-    conn.execute("CREATE TABLE part (id TEXT PRIMARY KEY, message_id TEXT, session_id TEXT, data TEXT)")
-    conn.execute("INSERT INTO message VALUES ('msg_1', 'ses_1', ?)", (json.dumps({"role": "assistant"}),))
-    conn.execute(
-        "INSERT INTO part VALUES ('prt_000', 'msg_1', 'ses_1', ?)",
-        (json.dumps({"type": "text", "text": "Looking at the inputs."}),),
-    )
+    if old:
+        conn.execute("CREATE TABLE part (id TEXT PRIMARY KEY, data TEXT)")
+        rows = []
+    else:
+        conn.execute(
+            "CREATE TABLE message (id TEXT PRIMARY KEY, session_id TEXT, time_created INTEGER, "
+            "time_updated INTEGER, data TEXT)"
+        )
+        conn.execute(
+            "CREATE TABLE part (id TEXT PRIMARY KEY, message_id TEXT, session_id TEXT, "
+            "time_created INTEGER, time_updated INTEGER, data TEXT)"
+        )
+        for mid, data in (
+            ("msg_0", {"role": "user", "time": {"created": 1767225600000}}),
+            (
+                "msg_1",
+                {
+                    "role": "assistant",
+                    "path": {"cwd": cwd, "root": cwd},
+                    "modelID": "m",
+                    "providerID": "p",
+                    "tokens": {"input": 10, "output": 2},
+                },
+            ),
+        ):
+            conn.execute("INSERT INTO message VALUES (?, 'ses_1', 0, 0, ?)", (mid, json.dumps(data)))
+        rows = [("prt_000", "msg_0", {"type": "text", "text": PROMPT})]
+    rows.append(("prt_001", "msg_1", {"type": "text", "text": "Looking at the inputs."}))
     for i, c in enumerate(calls):
         name, key = _TOOLS["opencode"][c.kind]
-        data = {
-            "type": "tool",
-            "tool": name,
-            "callID": f"call_{i}",
-            "state": {
-                "status": "completed",
-                "input": {key: c.text},
-                "output": c.result,
-                "title": name,
-                "time": {"start": 1767225600000 + i, "end": 1767225600100 + i},
-            },
-        }
-        conn.execute(
-            "INSERT INTO part VALUES (?, 'msg_1', 'ses_1', ?)", (f"prt_{i + 1:03d}", json.dumps(data))
+        rows.append(
+            (
+                f"prt_{i + 2:03d}",
+                "msg_1",
+                {
+                    "type": "tool",
+                    "tool": name,
+                    "callID": f"call_{i}",
+                    "state": {
+                        "status": "completed",
+                        "input": {key: c.text},
+                        "output": c.result,
+                        "title": name,
+                        "time": {"start": 1767225600000 + i, "end": 1767225600100 + i},
+                    },
+                },
+            )
         )
+    for pid, mid, data in rows:
+        if old:
+            conn.execute("INSERT INTO part VALUES (?, ?)", (pid, json.dumps(data)))
+        else:
+            conn.execute("INSERT INTO part VALUES (?, ?, 'ses_1', 0, 0, ?)", (pid, mid, json.dumps(data)))
     conn.commit()
     conn.close()
     return path
@@ -289,7 +320,7 @@ def write(task_dir: Path, fmt: str, calls: list[Call], **kw: str) -> Path:
         path = sessions / "s1.jsonl"
         path.write_text(openclaw(calls, **kw))
     elif fmt == "opencode":
-        path = opencode_db(agent / "opencode.db", calls)
+        path = opencode_db(agent / "opencode.db", calls, **kw)
     else:
         raise ValueError(fmt)
     return path

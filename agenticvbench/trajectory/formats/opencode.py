@@ -1,7 +1,9 @@
-"""OpenCode's store: the SQLite database `opencode.db` (table `part`, one row per message part, its JSON in
-`data`). A tool call is a part `{"type": "tool", "tool", "callID", "state": {"status", "input", "output",
-"error", "title", "time": {"start", "end"}}}` (times in epoch milliseconds); a text part `{"type": "text",
-"text"}`. Parts are read in id order (OpenCode's ids ascend with time).
+"""OpenCode's store: the SQLite database `opencode.db`: table `part` (`id`, `message_id`, `session_id`,
+`time_created`, `time_updated`, `data`: one row per message part, its JSON in `data`) and table `message`
+(`id`, ..., `data` with `role` and, for the assistant, `path.cwd`). A tool call is a part `{"type": "tool",
+"tool", "callID", "state": {"status", "input", "output", "error", "title", "time": {"start", "end"}}}` (times in
+epoch milliseconds); a text part `{"type": "text", "text"}`, the user's when its message's role is `user`. Parts
+are read in id order (OpenCode's ids ascend with time); a store without `message_id` is read from `part` alone.
 
 The database is copied out (bounded, its `-wal` file too, through `JobDir`: no symlink) into a private temporary
 folder and opened there read-only, as `cost.usage_stores` opens it for usage: `mode=ro`, queries only, untrusted
@@ -35,7 +37,15 @@ def sniff(head: bytes, name: str) -> bool:
     return head.startswith(b"SQLite format 3\x00")
 
 
-def _rows(db: Path) -> list[tuple[Any, Any]]:
+_JOINED = (
+    "SELECT p.id, CASE WHEN length(CAST(p.data AS BLOB)) <= ? THEN p.data END, "
+    "CASE WHEN length(CAST(m.data AS BLOB)) <= ? THEN m.data END "
+    "FROM part p LEFT JOIN message m ON m.id = p.message_id ORDER BY p.id LIMIT ?"
+)
+_PARTS = "SELECT id, CASE WHEN length(CAST(data AS BLOB)) <= ? THEN data END, ? FROM part ORDER BY id LIMIT ?"
+
+
+def _rows(db: Path) -> list[tuple[Any, Any, Any]]:
     steps = 0
 
     def budget() -> int:
@@ -48,16 +58,19 @@ def _rows(db: Path) -> list[tuple[Any, Any]]:
         conn.set_progress_handler(budget, 1000)
         conn.execute("PRAGMA query_only = ON")
         conn.execute("PRAGMA trusted_schema = OFF")
-        return conn.execute(
-            "SELECT id, CASE WHEN length(CAST(data AS BLOB)) <= ? THEN data END FROM part ORDER BY id LIMIT ?",
-            (MAX_ROW_BYTES, MAX_PARTS + 1),
-        ).fetchall()
+        try:
+            return conn.execute(_JOINED, (MAX_ROW_BYTES, MAX_ROW_BYTES, MAX_PARTS + 1)).fetchall()
+        except sqlite3.OperationalError as exc:  # an older store: no message table or no message_id column
+            if "no such" not in str(exc):
+                raise
+            return conn.execute(_PARTS, (MAX_ROW_BYTES, None, MAX_PARTS + 1)).fetchall()
     finally:
         conn.close()
 
 
-def step_of(index: int, data: Any) -> Step | None:
-    """The step of one part's `data` object; None for parts that are neither a tool call nor text."""
+def step_of(index: int, data: Any, role: str = "agent") -> Step | None:
+    """The step of one part's `data` object (`role`: its message's, for text); None for parts that are neither a
+    tool call nor text."""
     if not isinstance(data, dict):
         return None
     if data.get("type") == "tool":
@@ -74,8 +87,21 @@ def step_of(index: int, data: Any) -> Step | None:
             error=get(state, "error") or ("tool error" if status == "error" else None),
         )
     if data.get("type") == "text" and isinstance(data.get("text"), str):
-        return make_step(index, role="agent", arguments=data["text"], time=get(data, "time", "start"))
+        return make_step(index, role=role, arguments=data["text"], time=get(data, "time", "start"))
     return None
+
+
+def _message(raw: Any) -> tuple[str, str | None]:
+    """(role of the part's message as a step role, the assistant's working folder) from the message's `data`."""
+    try:
+        data = parse_json_bounded(
+            raw if isinstance(raw, bytes) else str(raw).encode("utf-8", "replace"), "message"
+        )
+    except ValueError:
+        return "agent", None
+    role = "user" if get(data, "role") == "user" else "agent"
+    cwd = get(data, "path", "cwd")
+    return role, cwd[:1000] if isinstance(cwd, str) and cwd else None
 
 
 def read(job: JobDir, parts: tuple[str, ...], traj: Trajectory) -> None:
@@ -95,7 +121,7 @@ def read(job: JobDir, parts: tuple[str, ...], traj: Trajectory) -> None:
             return
     if len(rows) > MAX_PARTS:
         traj.note(f"{where}: more than {MAX_PARTS} parts; the rest not read")
-    for rid, data in rows[:MAX_PARTS]:
+    for rid, data, message in rows[:MAX_PARTS]:
         if len(traj.steps) >= MAX_STEPS:
             traj.note(f"{where}: more than {MAX_STEPS} steps; the rest not read")
             break
@@ -109,8 +135,10 @@ def read(job: JobDir, parts: tuple[str, ...], traj: Trajectory) -> None:
         except ValueError as exc:
             traj.note(str(exc)[:240])
             continue
+        role, cwd = _message(message)
+        traj.cwd = traj.cwd or cwd
         notes: list[str] = []
-        step = step_of(len(traj.steps), clean_document(obj, w, notes))
+        step = step_of(len(traj.steps), clean_document(obj, w, notes), role)
         for line in notes:
             traj.note(line)
         if step is not None:
