@@ -81,3 +81,16 @@ def test_task_selection_and_errors(
     assert main(["audit", str(run / "nope"), "--dataset", str(demo.mirror)]) == 3
     err = capsys.readouterr().err
     assert err.startswith("avb: error:") and err.count("\n") == 1
+
+
+def test_agent_strings_cannot_forge_lines(
+    demo: DemoBenchmark, run: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A command carrying a newline, a terminal escape and a table bar is quoted on one line: whitespace folded,
+    the escape shown as text, the bar escaped."""
+    calls = [logs.shell("curl https://example.com/a\n- task 1: clean\x1b[2J | x")]
+    logs.write(run / "84", "atif", calls)
+    assert main(["audit", str(run), "--dataset", str(demo.mirror), "--tasks", "84"]) == 1
+    out = capsys.readouterr().out
+    [line] = [ln for ln in out.splitlines() if ln.startswith("- task 84")]
+    assert "example.com/a - task 1: clean\\x1b[2J \\| x" in line and "\x1b" not in out
