@@ -7,12 +7,14 @@ import json
 import os
 import stat
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from functools import lru_cache, wraps
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, TypeVar
 
 JSON_MAX_DEPTH = 64
+T = TypeVar("T")
 
 
 def _umask() -> int:
@@ -90,6 +92,15 @@ def escape_reason(path: str | Path, folder: str | Path, what: str = "the folder"
     return f"{p}: {link}resolves to {real}, outside {what} {folder}"
 
 
+def sorted_entries(folder: str | Path) -> list[os.DirEntry[str]]:
+    """The entries of `folder` sorted by name ([] when it cannot be listed)."""
+    try:
+        with os.scandir(folder) as it:
+            return sorted(it, key=lambda e: e.name)
+    except OSError:
+        return []
+
+
 def file_kind(mode: int) -> str:
     """What a `st_mode` describes, in words: 'regular file', 'directory', 'FIFO', 'character device', ..."""
     for test, name in (
@@ -156,6 +167,26 @@ def file_sha256(path: str | Path, *, chunk: int = 1 << 20, max_bytes: int | None
                 raise TooLargeError(f"{path}: more than {max_bytes} bytes, over the limit")
             h.update(block)
     return h.hexdigest()
+
+
+def per_file(maxsize: int) -> Callable[[Callable[[Path], T]], Callable[[str | os.PathLike[str]], T]]:
+    """Cache a function of a trusted file once per process per file identity: its real path, size, mtime and
+    inode (a file rewritten or replaced in place is read again). `OSError` when it cannot be stat'ed."""
+
+    def wrap(fn: Callable[[Path], T]) -> Callable[[str | os.PathLike[str]], T]:
+        @lru_cache(maxsize=maxsize)
+        def cached(real: str, size: int, mtime_ns: int, ino: int) -> T:
+            return fn(Path(real))
+
+        @wraps(fn)
+        def call(path: str | os.PathLike[str]) -> T:
+            real = os.path.realpath(path)
+            st = os.stat(real)
+            return cached(real, st.st_size, st.st_mtime_ns, st.st_ino)
+
+        return call
+
+    return wrap
 
 
 def text_sha256(text: str) -> str:

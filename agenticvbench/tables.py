@@ -21,16 +21,12 @@ from typing import Any
 from agenticvbench.sanitize import latex, md_cell
 
 
-def _cell(value: Any) -> str:
-    return md_cell(value)
-
-
 def md_table(headers: Sequence[str], rows: Sequence[Sequence[Any]], align: str = "") -> str:
     """A GitHub-flavoured Markdown table; `align` is one char per column: 'l' or 'r' (default: left)."""
     align = align.ljust(len(headers), "l")
     sep = ["---:" if a == "r" else "---" for a in align]
-    lines = ["| " + " | ".join(_cell(h) for h in headers) + " |", "| " + " | ".join(sep) + " |"]
-    lines += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in rows]
+    lines = ["| " + " | ".join(md_cell(h) for h in headers) + " |", "| " + " | ".join(sep) + " |"]
+    lines += ["| " + " | ".join(md_cell(c) for c in row) + " |" for row in rows]
     return "\n".join(lines)
 
 
@@ -79,11 +75,6 @@ TEXT_COLUMNS = frozenset({"harness", "model"})
 PREAMBLE = "\\usepackage{booktabs}, \\usepackage{graphicx}"
 
 
-def latex_escape(text: str) -> str:
-    """Escape LaTeX special characters, on one line (`sanitize.latex`, the one escaper)."""
-    return latex(text)
-
-
 def column_spec(headers: Sequence[str]) -> str:
     """One alignment letter per header: `l` for `TEXT_COLUMNS`, `r` for the rest."""
     return "".join("l" if h in TEXT_COLUMNS else "r" for h in headers)
@@ -94,12 +85,10 @@ def latex_cell(cell: str) -> str:
     interval in `\\scriptsize` (braced so its inner `\\\\` never ends the outer row)."""
     parts = split_joined(cell)
     if parts is None:
-        return latex_escape(cell)
+        return latex(cell)
     value, ci, marks = parts
-    top = latex_escape(value + marks)
-    return (
-        f"{{\\begin{{tabular}}[t]{{@{{}}r@{{}}}}{top}\\\\ \\scriptsize {latex_escape(ci)}\\end{{tabular}}}}"
-    )
+    top = latex(value + marks)
+    return f"{{\\begin{{tabular}}[t]{{@{{}}r@{{}}}}{top}\\\\ \\scriptsize {latex(ci)}\\end{{tabular}}}}"
 
 
 def latex_table(
@@ -123,19 +112,19 @@ def latex_table(
         "\\resizebox{\\ifdim\\width>\\linewidth\\linewidth\\else\\width\\fi}{!}{%",
         f"\\begin{{tabular}}{{{column_spec(headers)}}}",
         "\\toprule",
-        " & ".join(latex_escape(h) for h in headers) + " \\\\",
+        " & ".join(latex(h) for h in headers) + " \\\\",
         "\\midrule",
     ]
     lines += [" & ".join(latex_cell(c) for c in row) + " \\\\" for row in rows]
     lines += [
         "\\bottomrule",
         "\\end{tabular}}",
-        f"\\caption{{{latex_escape(caption)}}}",
+        f"\\caption{{{latex(caption)}}}",
         f"\\label{{{label}}}",
         "\\end{table*}",
         f"% needs {PREAMBLE}",
     ]
-    lines += [f"% {latex_escape(line)}" for line in comments]
+    lines += [f"% {latex(line)}" for line in comments]
     return "\n".join(lines) + "\n"
 
 

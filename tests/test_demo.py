@@ -20,7 +20,7 @@ from agenticvbench.demo.common import HUB_RESOLVE
 from agenticvbench.demo.repair import REPAIRS, source_path
 from agenticvbench.errors import AVBError, MediaError
 from agenticvbench.media import decode_audio, iter_frames, probe
-from agenticvbench.runs.submission import open_run
+from agenticvbench.runs.submission import RunMeta, open_run
 from agenticvbench.version import __version__
 
 PYTHON_KINDS = {
@@ -440,7 +440,7 @@ def test_zips_hold_the_clips_the_rubrics_name(demo: DemoBenchmark) -> None:
 def test_run_metadata_and_layout(demo: DemoBenchmark) -> None:
     for name, path in demo.runs.items():
         run = open_run(path)
-        assert run.meta.to_dict() == {"harness": "demo", "model": name, "rep": 1}
+        assert run.meta == RunMeta(harness="demo", model=name, rep=1)
     perfect = open_run(demo.runs["perfect"])
     assert sorted(perfect.task_folders) == [1, 2, 37, 38, 65, 66, 67, 83, 84]
     assert perfect.task_folders[37].name == "output" and perfect.task_folders[1].name == "output"

@@ -10,7 +10,8 @@ import subprocess
 import pytest
 
 from agenticvbench.report.leaderboard import leaderboard_from_runs
-from agenticvbench.tables import column_spec, latex_cell, latex_escape, latex_table
+from agenticvbench.sanitize import latex
+from agenticvbench.tables import column_spec, latex_cell, latex_table
 
 PDFLATEX = shutil.which("pdflatex")
 
@@ -82,7 +83,7 @@ def test_score_cells_stack_the_interval_under_the_mean():
     assert latex_cell("0.4500 [0.40, 0.50] †!") == (
         "{\\begin{tabular}[t]{@{}r@{}}0.4500 †!\\\\ \\scriptsize [0.40, 0.50]\\end{tabular}}"
     )
-    assert latex_cell("a_b") == "a\\_b" and latex_escape("50%") == "50\\%"
+    assert latex_cell("a_b") == "a\\_b" and latex("50%") == "50\\%"
 
 
 @pytest.mark.skipif(

@@ -130,9 +130,8 @@ class GroupHeadline:
     mark_notes: list[str] = field(default_factory=list)
     coverage: dict[str, int] = field(default_factory=dict)  # {"with_result": n, "counted": runs x tasks}
     judge: dict[str, dict[str, Any]] = field(default_factory=dict)  # run path -> judge calls, tokens, cost
-    signatures: dict[str, int] = field(
-        default_factory=dict
-    )  # `results.signatures.signature_counts` of its results
+    #: `results.signatures.signature_counts` of its results
+    signatures: dict[str, int] = field(default_factory=dict)
     #: Infrastructure failures to rerun, "run path: task N (excluded|counted 0)" (`infra_failures`)
     infra: list[str] = field(default_factory=list)
 
@@ -171,16 +170,11 @@ def infra_failures(results: Iterable[Result]) -> list[str]:
     ]
 
 
-def group_key(result: Result) -> tuple[str, str]:
-    """(harness, model) of a result."""
-    return run_ref(result).group
-
-
 def group_results(results: Iterable[Result]) -> dict[tuple[str, str], list[Result]]:
     """Results by (harness, model), groups in sorted order."""
     out: dict[tuple[str, str], list[Result]] = {}
     for r in results:
-        out.setdefault(group_key(r), []).append(r)
+        out.setdefault(run_ref(r).group, []).append(r)
     return dict(sorted(out.items()))
 
 
@@ -214,13 +208,7 @@ def score_matrices(
                 r = index.get((run.path, tid))
                 if r is not None:
                     statuses[i, j] = r.status
-                    scores[i, j] = (
-                        float(r.headline_score)
-                        if r.status == "scored"
-                        else np.nan
-                        if r.status == "excluded"
-                        else 0.0
-                    )
+                    scores[i, j] = {"scored": r.headline_score, "excluded": np.nan}.get(r.status, 0.0)
         out[fam] = (scores, statuses)
     return out
 
@@ -301,10 +289,8 @@ def bootstrap(
 
 
 def _counts(statuses: np.ndarray) -> dict[str, int]:
-    found: dict[str, int] = {}
-    if statuses.size:
-        values, counts = np.unique(statuses.astype(str), return_counts=True)
-        found = {str(v): int(c) for v, c in zip(values, counts, strict=True)}
+    values, counts = np.unique(statuses.astype(str), return_counts=True)
+    found = {str(v): int(c) for v, c in zip(values, counts, strict=True)}
     return {s: found.get(s, 0) for s in CELL_STATUSES}
 
 

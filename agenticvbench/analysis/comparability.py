@@ -12,6 +12,8 @@ rows or beside a published reference as it is:
 
 Coverage is stated beside every row: cells with a result file / cells counted (runs x tasks of the universe).
 Judge usage (calls, tokens, cost) is summed per run; signatures (`results.signatures`) are counted per row.
+Infrastructure failures (cells whose Harbor trial failed in the sandbox, not the agent; `aggregate.infra_failures`)
+are counted per row and listed for rerun.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from agenticvbench.analysis.aggregate import NO_RESULT, GroupHeadline, integrity_of, run_ref
+from agenticvbench.analysis.aggregate import NO_RESULT, GroupHeadline, group_results, integrity_of, run_ref
 from agenticvbench.analysis.reward_agreement import harbor_job_problems
 from agenticvbench.results.model import INVALID_STATUS, Result
 from agenticvbench.results.signatures import signature_counts
@@ -113,9 +115,7 @@ def cell_marks(results: Sequence[Result]) -> tuple[list[str], list[str]]:
 
 def annotate(groups: Iterable[GroupHeadline], results: Sequence[Result]) -> None:
     """Fill each group's `marks`, `mark_notes`, `coverage` and `judge` (per run) from its results."""
-    by_group: dict[tuple[str, str], list[Result]] = {}
-    for r in results:
-        by_group.setdefault(run_ref(r).group, []).append(r)
+    by_group = group_results(results)
     for g in groups:
         rs = by_group.get((g.harness, g.model), [])
         g.marks, g.mark_notes = {}, []
@@ -146,6 +146,22 @@ def coverage_text(g: GroupHeadline) -> str:
     """'17/20' (cells with a result / cells counted)."""
     c = getattr(g, "coverage", None) or {}
     return f"{c.get('with_result', '?')}/{c.get('counted', '?')}"
+
+
+def infra_text(g: GroupHeadline) -> str:
+    """The infra column: infrastructure failures in the row, and how many of them are left out (excluded)."""
+    n = len(g.infra)
+    return f"{n} ({g.n_excluded} excl.)" if g.n_excluded else str(n)
+
+
+def infra_lines(groups: Iterable[GroupHeadline]) -> list[str]:
+    """Footer lines listing every row's infrastructure failures for rerun (excluded, or counted 0)."""
+    return [
+        f"Infrastructure failures to rerun, {g.harness}/{g.model} ({len(g.infra)}, "
+        f"{g.n_excluded} excluded from the means): " + "; ".join(g.infra)
+        for g in groups
+        if g.infra
+    ]
 
 
 def judge_total(g: GroupHeadline) -> dict[str, Any]:

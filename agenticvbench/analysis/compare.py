@@ -26,7 +26,13 @@ from typing import Any
 
 import numpy as np
 
-from agenticvbench.analysis.aggregate import GroupHeadline, group_headline, run_ref, score_matrices
+from agenticvbench.analysis.aggregate import (
+    GroupHeadline,
+    group_headline,
+    group_results,
+    run_ref,
+    score_matrices,
+)
 from agenticvbench.analysis.clusters import Clustering, source_clusters  # noqa: F401 - public name, re-exported
 from agenticvbench.analysis.comparability import dataset_key, verifier_key
 from agenticvbench.analysis.compare_table import (  # noqa: F401 - public names, re-exported
@@ -43,6 +49,7 @@ from agenticvbench.analysis.paired import (
     DEFAULT_PERMUTATIONS,
     DEFAULT_POWER,
     DEFAULT_SEED,
+    PairedStat,
     holm,
     paired_stat,
 )
@@ -68,17 +75,25 @@ def _label(results: Sequence[Result]) -> str:
     return ", ".join(f"{h}/{m}" for h, m in groups)
 
 
+def _matrices(results: Sequence[Result], universe: TaskUniverse) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    return score_matrices(results, sorted({run_ref(r) for r in results}), universe)
+
+
 def stack_matrix(results: Sequence[Result], universe: TaskUniverse) -> np.ndarray:
     """Runs x tasks scores of one stack over `universe`, families concatenated in order (excluded cells nan, a
     cell without a result 0: `aggregate.score_matrices`)."""
-    mats = score_matrices(results, sorted({run_ref(r) for r in results}), universe)
+    mats = _matrices(results, universe)
     return np.concatenate([mats[f][0] for f in universe.families], axis=1)
 
 
 def no_result_cells(results: Sequence[Result], universe: TaskUniverse) -> int:
     """How many run x task cells of one stack over `universe` have no result (they count 0)."""
-    mats = score_matrices(results, sorted({run_ref(r) for r in results}), universe)
-    return sum(int(np.sum(st == "no_result")) for _, st in mats.values())
+    return sum(int(np.sum(st == "no_result")) for _, st in _matrices(results, universe).values())
+
+
+def _have(results: Sequence[Result]) -> set[tuple[str, int]]:
+    """The (family, task id) a stack has a result for (an invalid result file is none)."""
+    return {(r.family, int(r.task_id)) for r in results if r.status != INVALID_STATUS}
 
 
 def _universe(tasks: Iterable[tuple[str, int]]) -> TaskUniverse:
@@ -104,8 +119,7 @@ class PairedTasks:
 def paired_tasks(stacks: Sequence[Sequence[Result]]) -> PairedTasks:
     """The `PairedTasks` of stacks: one rule for `avb compare` and `avb power` (`SubmissionError` when the stacks
     share no task, or every shared task is excluded by one of them)."""
-    have = [{(r.family, int(r.task_id)) for r in res if r.status != INVALID_STATUS} for res in stacks]
-    shared = _universe(set.intersection(*have))
+    shared = _universe(set.intersection(*map(_have, stacks)))
     if not shared.families:
         raise SubmissionError(
             f"cannot compare: {' and '.join(_label(res) or name for res, name in zip(stacks, 'AB', strict=False))} "
@@ -158,20 +172,8 @@ def compare_runs(
     for fam in order:
         d = diffs[fam_of == fam]
         cl = [c for c, f in zip(all_c, all_f, strict=True) if f == fam]
-        won, lost, tied = _wlt(d)
-        rows.append(
-            CompareRow(
-                cell=fam,
-                mean_a=heads[0].families[fam].mean,
-                mean_b=heads[1].families[fam].mean,
-                stat=paired_stat(d, clusters=cl, **kw),
-                p_holm=None,
-                won=won,
-                lost=lost,
-                tied=tied,
-                excluded=tasks.excluded[fam],
-            )
-        )
+        means = (heads[0].families[fam].mean, heads[1].families[fam].mean)
+        rows.append(_row(fam, means, d, paired_stat(d, clusters=cl, **kw), tasks.excluded[fam]))
     for r, p in zip(rows, holm([r.stat.p_value for r in rows]), strict=True):
         r.p_holm = p
         r.holm_m = len(rows)
@@ -186,22 +188,10 @@ def compare_runs(
         ("macro", [1.0 / (len(order) * sizes[f]) for f in all_f]),
         ("micro", [1.0 / len(all_f)] * len(all_f)),
     ):
-        won, lost, tied = _wlt(diffs)
-        rows.append(
-            CompareRow(
-                cell=cell,
-                mean_a=float(getattr(heads[0], cell)),
-                mean_b=float(getattr(heads[1], cell)),
-                stat=paired_stat(diffs, weights=np.asarray(w), strata=all_f, clusters=all_c, **kw),
-                p_holm=None,
-                won=won,
-                lost=lost,
-                tied=tied,
-                excluded=sum(tasks.excluded.values()),
-            )
-        )
-    have_a = {(r.family, int(r.task_id)) for r in results_a if r.status != INVALID_STATUS}
-    have_b = {(r.family, int(r.task_id)) for r in results_b if r.status != INVALID_STATUS}
+        means = (float(getattr(heads[0], cell)), float(getattr(heads[1], cell)))
+        stat = paired_stat(diffs, weights=np.asarray(w), strata=all_f, clusters=all_c, **kw)
+        rows.append(_row(cell, means, diffs, stat, sum(tasks.excluded.values())))
+    have_a, have_b = _have(results_a), _have(results_b)
     return Comparison(
         label_a=_label(results_a),
         label_b=_label(results_b),
@@ -225,8 +215,19 @@ def compare_runs(
     )
 
 
-def _wlt(d: np.ndarray) -> tuple[int, int, int]:
-    return int(np.sum(d > TIE)), int(np.sum(d < -TIE)), int(np.sum(np.abs(d) <= TIE))
+def _row(cell: str, means: tuple[float, float], d: np.ndarray, stat: PairedStat, excluded: int) -> CompareRow:
+    """One row before Holm: the two stacks' means, the paired statistic and the tasks A won / lost / tied."""
+    return CompareRow(
+        cell=cell,
+        mean_a=means[0],
+        mean_b=means[1],
+        stat=stat,
+        p_holm=None,
+        won=int(np.sum(d > TIE)),
+        lost=int(np.sum(d < -TIE)),
+        tied=int(np.sum(np.abs(d) <= TIE)),
+        excluded=excluded,
+    )
 
 
 def paired_columns(
@@ -235,9 +236,7 @@ def paired_columns(
     """The leaderboard's `--compare-to ROW` column: each row's paired macro difference (row - reference, points)
     with its interval and p-value, on the tasks both have; 'reference' on the reference row; the refusal's
     reason when a pair cannot be compared. `reference` is 'harness/model'."""
-    by_group: dict[str, list[Result]] = {}
-    for r in results:
-        by_group.setdefault("/".join(run_ref(r).group), []).append(r)
+    by_group = {"/".join(k): v for k, v in group_results(results).items()}
     if reference not in by_group:
         raise SubmissionError(f"--compare-to {reference}: no such row (rows: {', '.join(sorted(by_group))})")
     col: dict[tuple[str, str], str] = {}

@@ -162,20 +162,8 @@ class Comparison:
 
     def table(self) -> tuple[list[str], list[list[str]]]:
         """Display headers and rows (points, 1 decimal; p with 3 decimals)."""
-        headers = [
-            "cell",
-            "tasks",
-            "clusters",
-            "A",
-            "B",
-            "A - B",
-            f"{self.level:.0%} interval",
-            "p",
-            "p (Holm)",
-            f"MDD{self.power:.0%}",
-            "W/L/T",
-            "verdict",
-        ]
+        lead = ["cell", "tasks", "clusters", "A", "B", "A - B", f"{self.level:.0%} interval"]
+        headers = [*lead, "p", "p (Holm)", f"MDD{self.power:.0%}", "W/L/T", "verdict"]
         out = []
         for r in self.rows:
             s = r.stat

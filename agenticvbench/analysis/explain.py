@@ -122,14 +122,20 @@ class Explanation:
                 for it in self.items
             ]
         if self.judge.get("calls") or self.judge.get("prompt_tokens"):
-            j = self.judge
-            lines.append(
-                f"  judge: {j['calls']} call(s), {j['prompt_tokens']} prompt + {j['completion_tokens']} "
-                f"completion tokens" + (f", ${j['cost_usd']:.4f}" if j.get("cost_usd") is not None else "")
-            )
+            lines.append(f"  {judge_line(self.judge)}")
         lines.append("  warnings:" if self.warnings else "  warnings: none")
         lines += [f"    - {w}" for w in self.warnings]
         return "\n".join(lines)
+
+
+def judge_line(usage: dict[str, Any]) -> str:
+    """'judge: 3 call(s), 1200 prompt + 80 completion tokens, $0.0012' (judge usage as `avb verify` and
+    `avb explain` print it)."""
+    cost = f", ${usage['cost_usd']:.4f}" if usage.get("cost_usd") is not None else ""
+    return (
+        f"judge: {usage['calls']} call(s), {usage['prompt_tokens']} prompt + {usage['completion_tokens']} "
+        f"completion tokens{cost}"
+    )
 
 
 def clip_words(text: str, limit: int, more: str) -> str:

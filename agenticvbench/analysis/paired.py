@@ -258,35 +258,20 @@ def paired_stat(
     g = int(c_idx.max()) + 1
     found = cluster_se(d, weights=w, strata=strata, clusters=clusters)
     p, method = sign_flip_p(d, weights=w, clusters=clusters, permutations=permutations, seed=seed)
-    floor = min_p_value(g, permutations)
-    if found is None:
-        return PairedStat(
-            estimate=est,
-            se=None,
-            ci_low=None,
-            ci_high=None,
-            p_value=p,
-            mdd=None,
-            n_tasks=int(d.size),
-            n_clusters=g,
-            p_method=method,
-            df=None,
-            min_p=floor,
-        )
-    se, df = found
-    half = t_quantile(1 - (1 - level) / 2, df) * se
+    se, df = found if found is not None else (None, None)
+    half = None if se is None or df is None else t_quantile(1 - (1 - level) / 2, df) * se
     return PairedStat(
         estimate=est,
         se=se,
-        ci_low=est - half,
-        ci_high=est + half,
+        ci_low=None if half is None else est - half,
+        ci_high=None if half is None else est + half,
         p_value=p,
-        mdd=min_detectable(se, df, level=level, power=power),
+        mdd=None if se is None or df is None else min_detectable(se, df, level=level, power=power),
         n_tasks=int(d.size),
         n_clusters=g,
         p_method=method,
         df=df,
-        min_p=floor,
+        min_p=min_p_value(g, permutations),
     )
 
 

@@ -74,33 +74,18 @@ def harbor_rewards(run_dir: str | Path) -> dict[int, float]:
     """Task id -> Harbor reward from an imported run's `run.json` (empty when absent, unreadable or not imported)."""
     meta = _run_json(run_dir)
     raw = meta.get("harbor_rewards") if isinstance(meta, dict) else None
-    out: dict[int, float] = {}
-    for key, value in raw.items() if isinstance(raw, dict) else ():
-        if (
-            str(key).isdigit()
-            and isinstance(value, (int, float))
-            and not isinstance(value, bool)
-            and math.isfinite(value)
-        ):
-            out[int(key)] = float(value)
-    return out
+    items = raw.items() if isinstance(raw, dict) else ()
+    return {int(k): float(v) for k, v in items if str(k).isdigit() and _finite(v)}
 
 
 def compare_rows(rows: list[dict[str, Any]]) -> list[RewardComparison]:
     """Comparisons for report task rows (`run_path`, `run`, `task_id`, `headline`) whose run has Harbor rewards."""
-    cache: dict[str, dict[int, float]] = {}
-    out = []
-    for row in rows:
-        rewards = cache.setdefault(
-            row["run_path"], harbor_rewards(row["run_path"]) if row["run_path"] else {}
-        )
-        if row["task_id"] in rewards:
-            out.append(
-                RewardComparison(
-                    row["run"], int(row["task_id"]), rewards[row["task_id"]], float(row["headline"])
-                )
-            )
-    return out
+    rewards = {p: harbor_rewards(p) if p else {} for p in {row["run_path"] for row in rows}}
+    return [
+        RewardComparison(row["run"], int(row["task_id"]), got[row["task_id"]], float(row["headline"]))
+        for row in rows
+        if row["task_id"] in (got := rewards[row["run_path"]])
+    ]
 
 
 def trial_outcomes(run_dir: str | Path) -> tuple[dict[str, int], list[str], str]:
@@ -169,14 +154,13 @@ def _facts(run_dir: str) -> tuple[str, list[dict[str, Any]]]:
     return harness[:80], out
 
 
+def _finite(value: Any) -> bool:
+    """True for a finite number (a bool is not one)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
 def _n(value: Any) -> float:
-    ok = (
-        isinstance(value, (int, float))
-        and not isinstance(value, bool)
-        and math.isfinite(value)
-        and value >= 0
-    )
-    return float(value) if ok else 0.0
+    return float(value) if _finite(value) and value >= 0 else 0.0
 
 
 def trajectory_lines(rows: list[dict[str, Any]]) -> list[str]:

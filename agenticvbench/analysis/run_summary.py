@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from agenticvbench.analysis.explain import explain_result, judge_line
 from agenticvbench.dataset.tasks import Task
 from agenticvbench.results.model import STATUSES, Result
 from agenticvbench.sanitize import one_line
@@ -101,11 +102,11 @@ class RunSummary:
             lines.append(
                 f"  {'family':<11} {'tasks':>5} {'headline':>9}  " + "  ".join(f"{s:>9}" for s in STATUSES)
             )
-            for fs in fams:
-                lines.append(
-                    f"  {fs.family:<11} {fs.n_tasks:>5} {fs.headline:>9.4f}  "
-                    + "  ".join(f"{fs.counts.get(s, 0):>9}" for s in STATUSES)
-                )
+            lines += [
+                f"  {fs.family:<11} {fs.n_tasks:>5} {fs.headline:>9.4f}  "
+                + "  ".join(f"{fs.counts.get(s, 0):>9}" for s in STATUSES)
+                for fs in fams
+            ]
             lines.append(
                 f"  overall macro (mean of family headlines) {self.macro[run]:.4f}; "
                 f"micro (mean over tasks) {self.micro[run]:.4f}"
@@ -113,8 +114,9 @@ class RunSummary:
         probs = [] if quiet else self.problems()
         if probs:
             lines.append(f"{len(probs)} task(s) not scored:")
-            for r in probs:
-                lines.append(f"  [{r.status}] {r.family} {r.task_id} ({r.run.get('path')}): {r.reason}")
+            lines += [
+                f"  [{r.status}] {r.family} {r.task_id} ({r.run.get('path')}): {r.reason}" for r in probs
+            ]
         zero = [] if quiet else self.lost_everything()
         if zero:
             lines.append(
@@ -125,11 +127,7 @@ class RunSummary:
             lines.append(f"{self.unscored_items} judge item(s) unscored; top reasons:")
             lines += [f"  {n}x {why}" for why, n in list(self.unscored_reasons.items())[:3]]
         if self.judge.get("calls"):
-            j = self.judge
-            lines.append(
-                f"judge: {j['calls']} call(s), {j['prompt_tokens']} prompt + {j['completion_tokens']} "
-                "completion tokens" + (f", ${j['cost_usd']:.4f}" if j.get("cost_usd") is not None else "")
-            )
+            lines.append(judge_line(self.judge))
         lines.append(
             f"{len(self.results)} result(s), {self.n_resumed} reused from a previous run"
             + (f", {self.n_errors} ERROR(s)" if self.n_errors else "")
@@ -140,8 +138,6 @@ class RunSummary:
 
 
 def _one_line(result: Result) -> str:
-    from agenticvbench.analysis.explain import explain_result
-
     return explain_result(result).one_line()
 
 

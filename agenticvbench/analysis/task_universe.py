@@ -16,8 +16,6 @@ from typing import Any
 from agenticvbench.dataset.tasks import FAMILIES, FAMILY_ID_RANGES
 from agenticvbench.results.model import Result
 
-BASES = ("dataset", "full-benchmark", "observed")
-
 
 @dataclass(frozen=True)
 class TaskUniverse:

@@ -30,7 +30,6 @@ from agenticvbench.baselines.table import HARNESS, BaselineTable, Floor, restric
 from agenticvbench.errors import AVBError
 from agenticvbench.results.model import Result
 
-FLOOR_HARNESS = HARNESS
 FLOOR_MODEL = "floor: best trivial strategy"
 NO_FLOOR = (
     "no floor: pass --dataset (the baselines are scored and cached) or --baselines DIR (from "
@@ -101,39 +100,28 @@ def floor_for(
     `notify` gets `scoring_notice` before any baseline is scored; `progress` shows the scoring bar."""
     from agenticvbench.baselines.run import baselines
 
+    wanted = {(f, int(t)) for f, ids in universe.tasks.items() for t in ids}
     if baselines_dir is not None:
         found = restrict(read_baselines(baselines_dir), universe.tasks)
         table = BaselineTable(found, dict(universe.tasks), str(baselines_dir))
-        missing = sorted(
-            {(f, t) for f, ids in universe.tasks.items() for t in ids}
-            - {(r.family, int(r.task_id)) for r in found}
-        )
+        missing = wanted - {(r.family, int(r.task_id)) for r in found}
         note = f"floor read from {baselines_dir}"
         if missing:
             note += f"; {len(missing)} task(s) of this table have no baseline there and count 0 in the floor"
         floor = _marked(table)
         return floor, _with_legend(note, floor)
-    wanted = {(f, int(t)) for f, ids in universe.tasks.items() for t in ids}
-    loaded = (
-        [t for t in tasks if (t.family, int(t.task_id)) in wanted]
-        if tasks is not None and not isinstance(tasks, dict)
-        else None
-    )
     dataset: str | None = None
-    if loaded is None:
+    if tasks is None or isinstance(tasks, dict):  # no loaded tasks: those of the dataset the results name
         dataset = local_dataset(results)
         if dataset is None:
             return None, NO_FLOOR
         from agenticvbench.dataset.loader import load_tasks
 
         try:
-            loaded = [
-                t
-                for t in load_tasks(dataset=dataset, cache_dir=cache_dir)
-                if (t.family, int(t.task_id)) in wanted
-            ]
+            tasks = load_tasks(dataset=dataset, cache_dir=cache_dir)
         except (AVBError, OSError) as exc:
             return None, f"no floor: the dataset {dataset} named by the results cannot be read ({exc})"
+    loaded = [t for t in tasks if (t.family, int(t.task_id)) in wanted]
     if not loaded:
         return None, "no floor: none of the counted tasks is in the dataset"
     if notify is not None and (line := scoring_notice(loaded, cache_dir, jobs)):
@@ -145,8 +133,11 @@ def floor_for(
 
 
 def _with_legend(note: str, floor: Floor) -> str:
-    """`note`, then the legend of the floor's marks when it has any."""
-    legend = floor_legend(floor)
+    """`note`, then the legend of the marks the floor carries when it has any."""
+    from agenticvbench.analysis.comparability import MARKS
+
+    used = {m for ms in floor.marks.values() for m in ms}
+    legend = "; ".join(f"floor {MARKS[k][0]} = {MARKS[k][1]}" for k in MARKS if k in used)
     return f"{note}; {legend}" if legend else note
 
 
@@ -167,14 +158,6 @@ def _marked(table: BaselineTable) -> Floor:
     return floor
 
 
-def floor_legend(floor: Floor) -> str:
-    """The legend of the marks the floor carries ('' when none), for the note under a table."""
-    from agenticvbench.analysis.comparability import MARKS
-
-    used = {m for ms in floor.marks.values() for m in ms}
-    return "; ".join(f"floor {MARKS[k][0]} = {MARKS[k][1]}" for k in MARKS if k in used)
-
-
 def _score(x: float | None, marks: Sequence[str]) -> str:
     """A floor number at the rows' precision (4 decimals) with its mark symbols: `0.6820 !`."""
     from agenticvbench.analysis.comparability import symbols
@@ -186,7 +169,7 @@ def _score(x: float | None, marks: Sequence[str]) -> str:
 def floor_display_row(floor: Floor, headers: Sequence[str], families: Sequence[str]) -> list[str]:
     """The floor's row for a table with `headers`: family cells `0.6830 † (black_picture)`, macro, micro, at the
     rows' precision and with their marks."""
-    cells: dict[str, str] = {"harness": FLOOR_HARNESS, "model": FLOOR_MODEL}
+    cells: dict[str, str] = {"harness": HARNESS, "model": FLOOR_MODEL}
     for f in families:
         e = floor.families.get(f)
         cells[f] = "-" if e is None else f"{_score(e.mean, floor.marks.get(f, []))} ({e.strategy})"
@@ -199,17 +182,12 @@ def floor_frame_row(floor: Floor, families: Sequence[str]) -> dict[str, Any]:
     """The floor's row for a leaderboard DataFrame (rank empty; `<family>_marks` names the strategy)."""
     from agenticvbench.analysis.comparability import symbols
 
-    row: dict[str, Any] = {"rank": None, "harness": FLOOR_HARNESS, "model": FLOOR_MODEL}
+    row: dict[str, Any] = {"rank": None, "harness": HARNESS, "model": FLOOR_MODEL}
     for f in families:
         e = floor.families.get(f)
         row[f] = None if e is None else e.mean
-        row[f"{f}_marks"] = "" if e is None else joined_marks(symbols(floor.marks.get(f, [])), e.strategy)
+        row[f"{f}_marks"] = "" if e is None else f"{symbols(floor.marks.get(f, []))} {e.strategy}".strip()
     row.update({"macro": floor.macro, "micro": floor.micro})
     row["macro_marks"] = symbols(floor.marks.get("macro", []))
     row["micro_marks"] = symbols(floor.marks.get("micro", []))
     return row
-
-
-def joined_marks(symbols_text: str, strategy: str) -> str:
-    """A floor cell's marks column in the DataFrame: the symbols, then the strategy (`† black_picture`)."""
-    return f"{symbols_text} {strategy}".strip()

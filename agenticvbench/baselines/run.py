@@ -238,8 +238,5 @@ def baselines(
             notes += [n for n in summary.notes if "INTEGRITY" not in n]
     finally:
         pool.inner.close()
-    by_family: dict[str, list[int]] = {}
-    for t in sorted(tasks, key=lambda t: t.task_id):
-        by_family.setdefault(t.family, []).append(int(t.task_id))
-    ordered = {f: tuple(by_family[f]) for f in FAMILIES if f in by_family}
-    return BaselineTable(results, ordered, str(root), notes)
+    by_family = {f: tuple(sorted(int(t.task_id) for t in tasks if t.family == f)) for f in FAMILIES}
+    return BaselineTable(results, {f: ids for f, ids in by_family.items() if ids}, str(root), notes)

@@ -39,6 +39,8 @@ from agenticvbench.integrity.screen import MEDIA_SUFFIXES, given_orders
 WRITER_VERSION = "1"
 RANDOM_REPS = 5
 Writer = Callable[[Task, Path, int], None]
+#: The video encoding of every re-encoded baseline output.
+H264 = ("-c:v", "libx264", "-preset", "veryfast", "-pix_fmt", "yuv420p", "-threads", "1")
 
 
 @dataclass(frozen=True)
@@ -114,19 +116,7 @@ def _recap_black(task: Task, folder: Path, rep: int) -> None:
     args = ["-f", "lavfi", "-i", f"color=c=black:s={w}x{h}:r={fps:g}", "-i", str(film), "-map", "0:v:0"]
     if info.audio is not None:
         args += ["-map", "1:a:0", "-c:a", "aac", "-b:a", "128k"]
-    args += [
-        "-t",
-        f"{seconds:.3f}",
-        "-c:v",
-        "libx264",
-        "-preset",
-        "veryfast",
-        "-pix_fmt",
-        "yuv420p",
-        "-threads",
-        "1",
-    ]
-    _ffmpeg(args, folder / "final.mp4")
+    _ffmpeg([*args, "-t", f"{seconds:.3f}", *H264], folder / "final.mp4")
 
 
 def _repair_copy(task: Task, folder: Path, rep: int) -> None:
@@ -136,32 +126,8 @@ def _repair_copy(task: Task, folder: Path, rep: int) -> None:
 
 def _one_frame(task: Task, folder: Path) -> None:
     """The broken video's first frame (h264) over its full audio, stream-copied."""
-    src = _media(task)
-    _ffmpeg(
-        [
-            "-i",
-            str(src),
-            "-map",
-            "0:v:0",
-            "-map",
-            "0:a:0?",
-            "-vf",
-            "select=eq(n\\,0)",
-            "-fps_mode",
-            "passthrough",
-            "-c:v",
-            "libx264",
-            "-preset",
-            "veryfast",
-            "-pix_fmt",
-            "yuv420p",
-            "-threads",
-            "1",
-            "-c:a",
-            "copy",
-        ],
-        folder / "fixed.mp4",
-    )
+    args = ["-i", str(_media(task)), "-map", "0:v:0", "-map", "0:a:0?", "-vf", "select=eq(n\\,0)"]
+    _ffmpeg([*args, "-fps_mode", "passthrough", *H264, "-c:a", "copy"], folder / "fixed.mp4")
 
 
 def _repair_one_frame(task: Task, folder: Path, rep: int) -> None:
@@ -215,28 +181,27 @@ def manifest_text(sources: list[str], durations: list[float] | None = None) -> s
     return json.dumps({"segments": segments}, indent=2) + "\n"
 
 
+def _by_number(stem: str, name: str) -> tuple[float, str]:
+    """Sort key of a clip: the number its stem is (stems that are not numbers last), then its name."""
+    return (int(stem) if stem.isascii() and stem.isdigit() else float("inf"), name)
+
+
 def _given(task: Task, folder: Path, rep: int) -> None:
     assert isinstance(task, SequencingTask)
-    orders = given_orders(task)
-    atomic_write_text(folder / "solution.json", manifest_text(orders[-1]))
+    atomic_write_text(folder / "solution.json", manifest_text(given_orders(task)[-1]))
 
 
 def _numeric(task: Task, folder: Path, rep: int) -> None:
     assert isinstance(task, SequencingTask)
     stems = given_orders(task)[-1]
-    ranked = sorted(stems, key=lambda s: (int(s) if s.isascii() and s.isdigit() else float("inf"), s))
+    ranked = sorted(stems, key=lambda s: _by_number(s, s))
     atomic_write_text(folder / "solution.json", manifest_text(ranked))
 
 
 def slot_groups(task: AssemblyTask) -> list[list[str]]:
     """The candidate clips (file names) sorted by number, cut into `n_slots` consecutive groups."""
     names = [p.name for p in task.materials() if p.suffix.lower() in MEDIA_SUFFIXES]
-    names.sort(
-        key=lambda n: (
-            int(Path(n).stem) if Path(n).stem.isascii() and Path(n).stem.isdigit() else float("inf"),
-            n,
-        )
-    )
+    names.sort(key=lambda n: _by_number(Path(n).stem, n))
     n = max(1, task.n_slots)
     size = max(1, len(names) // n)
     return [names[k * size : (k + 1) * size] or names[-1:] for k in range(n)]
@@ -249,8 +214,7 @@ def _assembly_manifest(task: AssemblyTask, picks: list[str]) -> str:
 
 def _first(task: Task, folder: Path, rep: int) -> None:
     assert isinstance(task, AssemblyTask)
-    picks = [g[0] for g in slot_groups(task)]
-    atomic_write_text(folder / "solution.json", _assembly_manifest(task, picks))
+    atomic_write_text(folder / "solution.json", _assembly_manifest(task, [g[0] for g in slot_groups(task)]))
 
 
 def _random(task: Task, folder: Path, rep: int) -> None:

@@ -21,6 +21,8 @@ from agenticvbench.results.model import Result
 
 FORMATS = ("md", "json", "csv")
 HARNESS = "baseline"
+#: The columns of the per-task rows (`BaselineTable.per_task`), in CSV order.
+PER_TASK_COLUMNS = ("strategy", "family", "task_id", "runs", "headline", "status", "integrity")
 
 
 @dataclass(kw_only=True, frozen=True)
@@ -71,12 +73,7 @@ class Floor:
             if self.macro is not None and self.micro is not None
             else ""
         )
-        return (
-            "Floor (best trivial strategy per family, `avb baselines`, same tasks): "
-            + ", ".join(parts)
-            + overall
-            + "."
-        )
+        return f"Floor (best trivial strategy per family, `avb baselines`, same tasks): {', '.join(parts)}{overall}."
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready."""
@@ -240,21 +237,12 @@ class BaselineTable:
             ),
         ]
         if per_task:
+            keys = ("strategy", "family", "task_id", "headline", "status", "integrity")
             rows_t = [
-                [
-                    r["strategy"],
-                    r["family"],
-                    str(r["task_id"]),
-                    f"{r['headline']:.4f}",
-                    r["status"],
-                    r["integrity"],
-                ]
-                for r in self.per_task()
+                [str({**r, "headline": f"{r['headline']:.4f}"}[k]) for k in keys] for r in self.per_task()
             ]
-            out += [
-                "",
-                md_table(["strategy", "family", "task", "headline", "status", "integrity"], rows_t, "lllrll"),
-            ]
+            headers = ["strategy", "family", "task", "headline", "status", "integrity"]
+            out += ["", md_table(headers, rows_t, "lllrll")]
         out += [f"- {n}" for n in self.notes]
         return "\n".join(out) + "\n"
 
@@ -262,19 +250,10 @@ class BaselineTable:
         buf = io.StringIO()
         w = csv.writer(buf, lineterminator="\n")
         if per_task:
-            w.writerow(["strategy", "family", "task_id", "runs", "headline", "status", "integrity"])
-            for r in self.per_task():
-                w.writerow(
-                    [
-                        r["strategy"],
-                        r["family"],
-                        r["task_id"],
-                        r["runs"],
-                        repr(r["headline"]),
-                        r["status"],
-                        r["integrity"],
-                    ]
-                )
+            w.writerow(PER_TASK_COLUMNS)
+            w.writerows(
+                [{**r, "headline": repr(r["headline"])}[k] for k in PER_TASK_COLUMNS] for r in self.per_task()
+            )
             return buf.getvalue()
         w.writerow(["strategy", "family", "mean", "n_tasks", "n_runs", "flagged"])
         for c in self.cells():

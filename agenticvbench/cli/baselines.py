@@ -13,15 +13,16 @@ import sys
 from pathlib import Path
 
 from agenticvbench.cli.common import (
+    add_command,
     add_dataset_args,
     add_json_alias,
     add_judge_args,
     add_selection_args,
-    add_verbosity_args,
     folder_arg,
     judge_from_args,
     load_selected,
     positive_int,
+    report_errors,
     show_progress,
 )
 from agenticvbench.fsutil import atomic_write_text
@@ -41,11 +42,8 @@ def _strategy_list(text: str) -> list[str]:
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the `baselines` command."""
-    p = sub.add_parser(
-        "baselines",
-        help="score trivial strategies per family: the floor of every leaderboard",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+    p = add_command(
+        sub, "baselines", "score trivial strategies per family: the floor of every leaderboard", __doc__
     )
     add_dataset_args(p)
     add_selection_args(p)
@@ -80,7 +78,6 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="draw the scoring bar even when stderr is not a terminal (on a terminal it is drawn unless -q)",
     )
     add_judge_args(p)
-    add_verbosity_args(p)
     p.set_defaults(func=run)
 
 
@@ -89,9 +86,8 @@ def run(args: argparse.Namespace) -> int:
     from agenticvbench.baselines import baselines
     from agenticvbench.dataset.loader import default_dataset
 
-    tasks = load_selected(args)
     table = baselines(
-        tasks=tasks,
+        tasks=load_selected(args),
         dataset=args.dataset or default_dataset(),
         cache_dir=args.cache_dir,
         out=args.out,
@@ -107,10 +103,6 @@ def run(args: argparse.Namespace) -> int:
         print(f"wrote {args.write}")
     else:
         sys.stdout.write(text)
-    errors = sum(1 for r in table.results if r.status == "error")
-    if errors:
-        print(
-            f"avb baselines: {errors} result(s) have status ERROR (the verifier failed); see {table.root}",
-            file=sys.stderr,
-        )
-    return 1 if errors else 0
+    return report_errors(
+        "avb baselines", sum(r.status == "error" for r in table.results), f"; see {table.root}"
+    )

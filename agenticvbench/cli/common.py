@@ -9,10 +9,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from agenticvbench.dataset.loader import DEFAULT_DATASET
-from agenticvbench.dataset.selection import parse_task_ids
+from agenticvbench.dataset.loader import DEFAULT_DATASET, load_tasks
+from agenticvbench.dataset.selection import apply_limit, parse_task_ids
 from agenticvbench.dataset.tasks import FAMILIES
-from agenticvbench.errors import ConfigError
+from agenticvbench.errors import ConfigError, SubmissionError, TaskError
+from agenticvbench.fsutil import atomic_write_text
 from agenticvbench.judge.settings import add_judge_args, settings_from_args
 
 #: The package's logger; `-v` shows INFO, `-q` only ERROR, default WARNING (all on stderr).
@@ -36,6 +37,15 @@ def add_dataset_args(p: argparse.ArgumentParser, *, suppress: bool = False) -> N
         default=default,
         help="cache folder (default: $AVB_CACHE, else the user cache folder, e.g. "
         "$XDG_CACHE_HOME/agenticvbench)",
+    )
+
+
+def add_command(
+    sub: argparse._SubParsersAction, name: str, help: str, doc: str | None
+) -> argparse.ArgumentParser:
+    """A command whose `--help` opens with `doc` (its module's docstring), laid out as written."""
+    return sub.add_parser(
+        name, help=help, description=doc, formatter_class=argparse.RawDescriptionHelpFormatter
     )
 
 
@@ -78,10 +88,6 @@ def load_selected(args: argparse.Namespace, task_ids: list[int] | None = None) -
 
     An id named singly must exist (TaskError otherwise); ids from a range such as 37-64 select what exists.
     """
-    from agenticvbench.dataset.loader import load_tasks
-    from agenticvbench.dataset.selection import apply_limit
-    from agenticvbench.errors import TaskError
-
     ids = args.tasks if task_ids is None else task_ids
     tasks = load_tasks(args.family, dataset=args.dataset, revision=args.revision, cache_dir=args.cache_dir)
     if ids is not None:
@@ -124,16 +130,14 @@ def add_verbosity_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("-q", "--quiet", action="store_true", help="only the summary; no notes or progress")
 
 
-def add_format_args(
-    p: argparse.ArgumentParser, formats: tuple[str, ...] = ("text", "json"), default: str = "text"
-) -> None:
-    """`--format F` (one of `formats`) and `--json`, its alias for `--format json`: every table command takes both
-    (`main` sets `args.json` from the format, for the code that asks for it)."""
+def add_format_args(p: argparse.ArgumentParser, formats: tuple[str, ...] = ("text", "json")) -> None:
+    """`--format F` (one of `formats`, default text) and `--json`, its alias for `--format json`: every table
+    command takes both (`main` sets `args.json` from the format, for the code that asks for it)."""
     p.add_argument(
         "--format",
         choices=formats,
-        default=default,
-        help=f"output format (default: {default}); `--json` = `--format json`",
+        default="text",
+        help="output format (default: text); `--json` = `--format json`",
     )
     add_json_alias(p)
 
@@ -171,14 +175,10 @@ class _StderrHandler(logging.Handler):
 
 def setup_logging(args: argparse.Namespace) -> None:
     """Map `-v/-q` onto the `agenticvbench` logger (stderr, one line per record)."""
-    level = (
-        logging.INFO
-        if getattr(args, "verbose", False)
-        else logging.ERROR
-        if getattr(args, "quiet", False)
-        else logging.WARNING
+    quiet = getattr(args, "quiet", False)
+    LOG.setLevel(
+        logging.INFO if getattr(args, "verbose", False) else logging.ERROR if quiet else logging.WARNING
     )
-    LOG.setLevel(level)
     if not any(isinstance(h, _StderrHandler) for h in LOG.handlers):
         handler = _StderrHandler()
         handler.setFormatter(logging.Formatter("avb: %(levelname)s: %(message)s"))
@@ -197,8 +197,6 @@ def write_output(text: str, out: str | None) -> None:
     if out is None:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
         return
-    from agenticvbench.fsutil import atomic_write_text
-
     atomic_write_text(out, text)
     print(f"wrote {out}")
 
@@ -249,8 +247,9 @@ def add_results_dataset_args(p: argparse._ActionsContainer, *, counts_tasks: boo
     )
 
 
-def add_key_file_arg(p: argparse.ArgumentParser) -> None:
-    """`--key-file`: the result key every reader of results checks signatures with (never created)."""
+def add_trust_args(p: argparse.ArgumentParser) -> None:
+    """`--key-file` (the result key every reader of results checks signatures with, never created) and
+    `--require-signed` of the commands that read results beside `report`/`leaderboard`."""
     p.add_argument(
         "--key-file",
         default=None,
@@ -258,11 +257,6 @@ def add_key_file_arg(p: argparse.ArgumentParser) -> None:
         help="result key to check signatures with (default $AVB_RESULT_KEY_FILE, else result-key in the "
         "package cache: the key `avb verify` signs with); never created here",
     )
-
-
-def add_trust_args(p: argparse.ArgumentParser) -> None:
-    """`--key-file` and `--require-signed` of the commands that read results beside `report`/`leaderboard`."""
-    add_key_file_arg(p)
     p.add_argument(
         "--require-signed",
         action="store_true",
@@ -274,7 +268,6 @@ def check_trust(results: list[Any], key: Any, args: argparse.Namespace) -> list[
     """The warnings, one per run, about results not signed with the reader's key (the caller prints them with
     `warn_lines` once its work succeeded, so that an error stays one line); with `--require-signed`, a refusal
     instead (`SubmissionError`, exit 3, naming the first run)."""
-    from agenticvbench.errors import SubmissionError
     from agenticvbench.results.signatures import trust_lines
 
     lines = trust_lines(results, key)
@@ -282,6 +275,15 @@ def check_trust(results: list[Any], key: Any, args: argparse.Namespace) -> list[
         more = f" (and {len(lines) - 1} more run(s))" if len(lines) > 1 else ""
         raise SubmissionError(f"{lines[0]}{more}; --require-signed refuses them")
     return lines
+
+
+def report_errors(command: str, n_errors: int, see: str = "") -> int:
+    """Say on stderr how many results have status `error` (the verifier failed); returns 1 when some do, else 0."""
+    if n_errors:
+        print(
+            f"{command}: {n_errors} result(s) have status ERROR (the verifier failed){see}", file=sys.stderr
+        )
+    return 1 if n_errors else 0
 
 
 def warn_lines(lines: list[str], command: str) -> None:

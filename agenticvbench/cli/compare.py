@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from agenticvbench.cli.common import (
+    add_command,
     add_results_dataset_args,
     add_trust_args,
-    add_verbosity_args,
     check_trust,
     warn_lines,
     write_output,
@@ -92,12 +92,7 @@ def compare_stacks(
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the `compare` command."""
-    p = sub.add_parser(
-        "compare",
-        help="paired comparison of two stacks (interval, p-value, MDD)",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    p = add_command(sub, "compare", "paired comparison of two stacks (interval, p-value, MDD)", __doc__)
     p.add_argument("a", metavar="A", help="stack A: a run directory, or a harness/model row of --runs")
     p.add_argument("b", metavar="B", help="stack B: a run directory, or a harness/model row of --runs")
     p.add_argument(
@@ -124,13 +119,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="random sign flips when there are too many clusters to enumerate (default: %(default)s)",
     )
     p.add_argument("--seed", type=int, default=0, help="seed of the random sign flips (default: %(default)s)")
-    add_verbosity_args(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Compare the two stacks and print (or write) the table."""
     from agenticvbench.analysis.clusters import resolve_clustering
+    from agenticvbench.results.signatures import reader_key
 
     if args.permutations < 1:
         print("avb compare: --permutations must be >= 1", file=sys.stderr)
@@ -138,8 +133,6 @@ def run(args: argparse.Namespace) -> int:
     if args.cluster and args.no_cluster:
         print("avb compare: --cluster and --no-cluster exclude each other", file=sys.stderr)
         return 2
-    from agenticvbench.results.signatures import reader_key
-
     key, _ = reader_key(args.key_file)
     results_a, results_b = stack_results(args.a, args.runs, key), stack_results(args.b, args.runs, key)
     given = list(args.runs) if args.runs else []

@@ -12,17 +12,12 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from agenticvbench.cli.common import LOG, add_verbosity_args, write_output
+from agenticvbench.cli.common import LOG, add_command, write_output
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the `cost` command."""
-    p = sub.add_parser(
-        "cost",
-        help="agent token usage and cost per (harness, model) and family",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    p = add_command(sub, "cost", "agent token usage and cost per (harness, model) and family", __doc__)
     p.add_argument(
         "paths", nargs="+", metavar="RUN", help="imported run directories or Harbor job directories"
     )
@@ -44,7 +39,6 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="lay the table out as the paper's Table 8: Repurpose (recap) and the other three families",
     )
     p.add_argument("--out", type=Path, default=None, help="write to this file instead of the terminal")
-    add_verbosity_args(p)
     p.set_defaults(func=run)
 
 

@@ -17,8 +17,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from agenticvbench.cli.common import (
+    add_command,
     add_judge_args,
-    add_verbosity_args,
     judge_from_args,
     notice,
     positive_int,
@@ -127,11 +127,8 @@ def next_commands(mirror: Path, runs: dict[str, Path]) -> str:
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add `demo`."""
-    p = sub.add_parser(
-        "demo",
-        help="build the demo benchmark, score its runs and print the report (offline)",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+    p = add_command(
+        sub, "demo", "build the demo benchmark, score its runs and print the report (offline)", __doc__
     )
     p.add_argument("--dest", help="where to build (default: the user cache)")
     p.add_argument(
@@ -166,5 +163,4 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="print the whole report (it is always written to DEST/report.md)",
     )
     add_judge_args(p)
-    add_verbosity_args(p)
     p.set_defaults(func=_demo)

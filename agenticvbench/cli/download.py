@@ -7,15 +7,15 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
 from agenticvbench.cli.common import (
+    add_command,
     add_dataset_args,
     add_format_args,
     add_selection_args,
-    add_verbosity_args,
     load_selected,
     print_json,
+    show_progress,
 )
 
 
@@ -27,8 +27,7 @@ def _download(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
     fetched: dict[int, dict[str, list[str]]] = {}
-    bar = not (args.json or args.quiet) and sys.stderr.isatty() or args.progress  # the same rule as verify
-    for task in tqdm(tasks, unit="task", desc="downloading", disable=not bar):
+    for task in tqdm(tasks, unit="task", desc="downloading", disable=not show_progress(args)):
         entry = {"materials": [str(p) for p in task.materials()]}
         if args.with_verifier_references:
             entry["verifier_references"] = [str(p) for p in task.verifier_references()]
@@ -47,12 +46,7 @@ def _download(args: argparse.Namespace) -> int:
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add `download`."""
-    p = sub.add_parser(
-        "download",
-        help="download task materials into the cache",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    p = add_command(sub, "download", "download task materials into the cache", __doc__)
     add_dataset_args(p)
     add_selection_args(p)
     p.add_argument("--task", type=int, action="append", help=argparse.SUPPRESS)  # older spelling of --tasks
@@ -65,5 +59,4 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--progress", action="store_true", help="draw the progress bar even when stderr is not a terminal"
     )
-    add_verbosity_args(p)
     p.set_defaults(func=_download)

@@ -11,7 +11,14 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from agenticvbench.cli.common import add_format_args, add_trust_args, check_trust, print_json, warn_lines
+from agenticvbench.cli.common import (
+    add_command,
+    add_format_args,
+    add_trust_args,
+    check_trust,
+    print_json,
+    warn_lines,
+)
 from agenticvbench.errors import SubmissionError
 from agenticvbench.runs.submission import RESULTS_DIRNAME
 
@@ -57,12 +64,7 @@ def _explain(args: argparse.Namespace) -> int:
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add `explain`."""
-    p = sub.add_parser(
-        "explain",
-        help="why one task of a scored run got its score",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    p = add_command(sub, "explain", "why one task of a scored run got its score", __doc__)
     p.add_argument("run", metavar="RUN_DIR", help="run directory (or its avb-results folder)")
     p.add_argument("task_id", type=int, metavar="TASK_ID")
     add_format_args(p)

@@ -9,16 +9,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
-from agenticvbench.cli.common import (
-    add_dataset_args,
-    add_selection_args,
-    folder_arg,
-    load_selected,
-    print_json,
-)
-from agenticvbench.dataset.loader import default_dataset, load_tasks
+from agenticvbench.cli.common import add_dataset_args, print_json
+from agenticvbench.cli.harbor_cmd import add_harbor_export_args
+from agenticvbench.dataset.loader import load_tasks
 
 
 def _openvibe(args: argparse.Namespace) -> int:
@@ -46,41 +40,6 @@ def _openvibe(args: argparse.Namespace) -> int:
     return 0
 
 
-def _harbor(args: argparse.Namespace) -> int:
-    from agenticvbench.harbor.export import ExportOptions, export_harbor
-
-    tasks = load_selected(args)
-    source = tasks[0].source if tasks else None
-    opts = ExportOptions(
-        solutions=not args.no_solutions,
-        dataset=str(args.dataset or default_dataset()),
-        revision=source.resolved_revision if source else (args.revision or ""),
-    )
-    if args.base_image:
-        opts.base_image = args.base_image
-    if args.package_spec:
-        opts.package_spec = args.package_spec
-    if args.wheel:
-        opts.wheel = Path(args.wheel)
-    summary = export_harbor(tasks, args.out, opts)
-    if args.quiet:
-        return 0
-    print(
-        f"wrote {len(summary.tasks)} Harbor tasks to {args.out}"
-        + (f"; the oracle writes nothing for {len(summary.no_gold)} (recap)" if summary.no_gold else ""),
-        file=sys.stderr,
-    )
-    if opts.package_spec:
-        print(f"the verifier image pip-installs {opts.package_spec!r}", file=sys.stderr)
-    elif opts.wheel is not None:
-        print(
-            f"the verifier image installs {opts.wheel.name}, baked into every task's tests/ (agenticvbench is not "
-            "on PyPI yet)",
-            file=sys.stderr,
-        )
-    return 0
-
-
 def register(sub: argparse._SubParsersAction) -> None:
     """Add `export openvibe` and `export harbor`."""
     p = sub.add_parser("export", help="export the benchmark to another format")
@@ -101,34 +60,3 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_harbor_export_args(
         inner.add_parser("harbor", help="older spelling of `avb harbor export` (kept for one release)")
     )
-
-
-HARBOR_EXPORT_HELP = "write one Harbor task directory per task (see docs/harbor.md)"
-
-
-def add_harbor_export_args(hb: argparse.ArgumentParser) -> None:
-    """The options of `avb harbor export` (also spelled `avb export harbor`)."""
-    add_dataset_args(hb)
-    hb.add_argument(
-        "--out",
-        type=folder_arg,
-        required=True,
-        metavar="DIR",
-        help="folder to write the task directories into",
-    )
-    add_selection_args(hb)
-    hb.add_argument("--base-image", default=None, help="base image of both containers (pin it by digest)")
-    hb.add_argument(
-        "--package-spec",
-        default=None,
-        help="what the verifier image pip-installs instead of the baked wheel (e.g. "
-        "'agenticvbench @ git+https://...@<commit>')",
-    )
-    hb.add_argument(
-        "--wheel",
-        default=None,
-        help="the agenticvbench wheel to bake into the verifier image (default: built from this "
-        "source checkout; required, or --package-spec, when running from an installed package)",
-    )
-    hb.add_argument("--no-solutions", action="store_true", help="omit solution/ (the oracle's gold outputs)")
-    hb.set_defaults(func=_harbor)

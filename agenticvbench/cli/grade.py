@@ -8,9 +8,10 @@ import re
 import sys
 from pathlib import Path
 
+from agenticvbench.cli.common import add_dataset_args, serve_until_interrupted
+
 
 def _grade(args: argparse.Namespace) -> int:
-    from agenticvbench.cli.common import serve_until_interrupted
     from agenticvbench.dataset.loader import default_cache_dir, load_tasks
     from agenticvbench.errors import SubmissionError
     from agenticvbench.grade import (
@@ -51,8 +52,6 @@ def _grade(args: argparse.Namespace) -> int:
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add `grade`."""
-    from agenticvbench.cli.common import add_dataset_args
-
     p = sub.add_parser("grade", help="grade recap llm items in a local web page (human verdicts)")
     p.add_argument("run_dirs", nargs="+", metavar="RUN_DIR")
     add_dataset_args(p)

@@ -15,6 +15,10 @@ from agenticvbench.runs.submission import RESULTS_DIRNAME, TASK_DIR_RE
 
 #: Files an agent writes into a task folder (any family).
 TASK_OUTPUT_FILES = frozenset(name for names in OUTPUT_FILES.values() for name in names)
+#: Refusals whose message already says what to do (no guess about what was meant is added).
+EXPLICIT_KINDS = frozenset(
+    {"results_symlink", "results_not_folder", "out_protected", "out_not_folder", "not_writable", "not_found"}
+)
 
 
 def what_is(path: Path) -> str:
@@ -43,14 +47,7 @@ def hint(exc: RunPlanError) -> str:
     """The engine's message plus what the user probably meant (the message alone when there is no hint)."""
     p = exc.path
     msg = str(exc)
-    if exc.kind in (
-        "results_symlink",
-        "results_not_folder",
-        "out_protected",
-        "out_not_folder",
-        "not_writable",
-        "not_found",
-    ):
+    if exc.kind in EXPLICIT_KINDS:
         return msg
     kind = exc.kind if exc.kind in ("mirror", "results") else what_is(p)
     if kind == "mirror":

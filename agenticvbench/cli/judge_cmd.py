@@ -22,17 +22,13 @@ def render_text(report: dict[str, Any]) -> str:
     for pair in report["pairs"]:
         o = pair["overall"]
         ci = o["kappa_ci95"]
-        lines.append(
-            f"\n{pair['a']} vs {pair['b']}: n={o['n']} agreement={_fmt(o['agreement'])} "
-            f"kappa={_fmt(o['kappa'])}" + (f" [95% CI {ci[0]:.3f}, {ci[1]:.3f}]" if ci else "")
-        )
         (pp, pf), (fp, ff) = o["confusion"]
-        lines.append(
-            f"  confusion (rows {pair['a']}, cols {pair['b']}; pass, fail): [[{pp}, {pf}], [{fp}, {ff}]]"
-        )
-        lines.append(
-            f"  pass prevalence: {_fmt(o['prevalence']['a_pass'])} vs {_fmt(o['prevalence']['b_pass'])}"
-        )
+        lines += [
+            f"\n{pair['a']} vs {pair['b']}: n={o['n']} agreement={_fmt(o['agreement'])} "
+            f"kappa={_fmt(o['kappa'])}" + (f" [95% CI {ci[0]:.3f}, {ci[1]:.3f}]" if ci else ""),
+            f"  confusion (rows {pair['a']}, cols {pair['b']}; pass, fail): [[{pp}, {pf}], [{fp}, {ff}]]",
+            f"  pass prevalence: {_fmt(o['prevalence']['a_pass'])} vs {_fmt(o['prevalence']['b_pass'])}",
+        ]
         for p, st in pair["pillars"].items():
             named = f"{p} ({pillar_name(int(p))})" if p.isdigit() else p  # the names the grading page shows
             lines.append(

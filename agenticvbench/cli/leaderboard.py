@@ -9,11 +9,10 @@ counted) and marks cells that are not comparable. Runs without results are named
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agenticvbench.cli.common import LOG, add_json_alias, write_output
+from agenticvbench.cli.common import LOG, add_command, add_json_alias, report_errors, write_output
 from agenticvbench.cli.report import (
     add_aggregation_args,
     aggregation_from_args,
@@ -29,12 +28,7 @@ if TYPE_CHECKING:
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the `leaderboard` command."""
-    p = sub.add_parser(
-        "leaderboard",
-        help="leaderboard of (harness, model) pairs over scored runs",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    p = add_command(sub, "leaderboard", "leaderboard of (harness, model) pairs over scored runs", __doc__)
     p.add_argument(
         "paths", nargs="+", metavar="RUN_DIR", help="run directories (or their avb-results folders)"
     )
@@ -84,18 +78,11 @@ def run(args: argparse.Namespace) -> int:
     add_columns(board, chosen, args)
     for line in [*skipped, *board.notes]:
         LOG.warning(line)
-    text = quiet_table(board) if args.quiet and args.format == "md" else board.render(args.format)
+    # -q in Markdown: the table alone, without caption and notes (machine formats keep everything)
+    text = board.markdown_table() + "\n" if args.quiet and args.format == "md" else board.render(args.format)
     write_output(text, args.out)
-    errors = sum(g.n_errors for g in board.groups)
-    if errors:
-        print(f"avb leaderboard: {errors} result(s) have status ERROR (the verifier failed)", file=sys.stderr)
+    errors = report_errors("avb leaderboard", sum(g.n_errors for g in board.groups))
     return 1 if announce_invalid_results(args.paths, "avb leaderboard") or errors else 0
-
-
-def quiet_table(board: Leaderboard) -> str:
-    """`-q` in Markdown: the table alone, without the caption and the notes under it (machine formats keep
-    everything: they are read by programs, not skimmed)."""
-    return board.markdown_table() + "\n"
 
 
 def add_columns(board: Leaderboard, results: list, args: argparse.Namespace) -> None:

@@ -32,9 +32,7 @@ COMMAND_MODULES = (
     "export",
     "grade",
     "judge_cmd",
-    "gold",
     "harbor_cmd",
-    "import_cmd",
     "baselines",
     "compare",
     "cost",
@@ -88,16 +86,13 @@ def _run(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         print(f"avb: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    except AVBError as exc:
-        print(f"avb: error: {exc}", file=sys.stderr)
-        return EXIT_INPUT
     except BrokenPipeError:  # `avb ... --json | head`: the reader left; not an error of ours
         try:
             sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - silence the flush at interpreter exit
         except OSError:
             pass
         return EXIT_OK
-    except OSError as exc:  # a path under a file, a full disk, permissions: one line, not a traceback
+    except (AVBError, OSError) as exc:  # also a path under a file, a full disk: one line, not a traceback
         print(f"avb: error: {exc}", file=sys.stderr)
         return EXIT_INPUT
     except KeyboardInterrupt:

@@ -17,13 +17,16 @@ import math
 import sys
 from dataclasses import replace
 
-from agenticvbench.cli.common import add_results_dataset_args, add_trust_args, add_verbosity_args, warn_lines
+from agenticvbench.cli.common import (
+    add_command,
+    add_results_dataset_args,
+    add_trust_args,
+    check_trust,
+    warn_lines,
+)
 from agenticvbench.dataset.tasks import FAMILIES
 from agenticvbench.sanitize import md_cell, one_line
 from agenticvbench.tables import md_table
-
-#: The sane range of every numeric option: (lowest, highest, inclusive low, inclusive high).
-RANGES = {"sd": (0.0, 100.0), "delta": (0.0, 100.0), "power": (0.0, 1.0)}
 
 
 def out_of_range(args: argparse.Namespace) -> str:
@@ -35,12 +38,12 @@ def out_of_range(args: argparse.Namespace) -> str:
     def bad(x: float, lo: float, hi: float, *, hi_open: bool = False) -> bool:
         return not math.isfinite(x) or x <= lo or x > hi or (hi_open and x >= hi)
 
-    if args.sd is not None and bad(args.sd, *RANGES["sd"]):
+    if args.sd is not None and bad(args.sd, 0.0, 100.0):
         return f"--sd {args.sd}: must be a number in (0, 100] points"
     for d in args.delta:
-        if bad(d, *RANGES["delta"]):
+        if bad(d, 0.0, 100.0):
             return f"--delta {d}: must be a number in (0, 100] points"
-    if bad(args.power, *RANGES["power"], hi_open=True):
+    if bad(args.power, 0.0, 1.0, hi_open=True):
         return f"--power {args.power}: must be a number in (0, 1)"
     if not 2 <= args.tasks <= MAX_TASKS:
         return f"--tasks {args.tasks}: must be between 2 and {MAX_TASKS}"
@@ -51,12 +54,7 @@ def out_of_range(args: argparse.Namespace) -> str:
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the `power` command."""
-    p = sub.add_parser(
-        "power",
-        help="tasks / repetitions needed to detect a difference (80%% power)",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    p = add_command(sub, "power", "tasks / repetitions needed to detect a difference (80%% power)", __doc__)
     p.add_argument("paths", nargs="*", metavar="RUN", help="runs to estimate the variance from")
     p.add_argument("--a", default=None, metavar="ROW", help="stack A among RUN... (harness/model)")
     p.add_argument("--b", default=None, metavar="ROW", help="stack B among RUN... (harness/model)")
@@ -82,7 +80,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--format", choices=("md", "json"), default="md")
     add_results_dataset_args(p)
     add_trust_args(p)
-    add_verbosity_args(p)
     p.set_defaults(func=run)
 
 
@@ -101,6 +98,7 @@ def components(args: argparse.Namespace):  # noqa: ANN201 - returns (power.Compo
     from agenticvbench.cli.compare import refuse_repeated_runs
     from agenticvbench.errors import ConfigError
     from agenticvbench.report.summary import load_comparison
+    from agenticvbench.results.signatures import reader_key
 
     if args.sd is not None:
         return Components(
@@ -112,9 +110,6 @@ def components(args: argparse.Namespace):  # noqa: ANN201 - returns (power.Compo
         ), ["degrees of freedom: tasks - 1 (every task its own cluster)"]
     if not args.paths:
         raise ConfigError("give runs to estimate the variance from, or --sd POINTS")
-    from agenticvbench.cli.common import check_trust
-    from agenticvbench.results.signatures import reader_key
-
     key, _ = reader_key(args.key_file)
     loaded = load_comparison(args.paths, key, find_key=False)
     refuse_repeated_runs(list(args.paths), loaded)
@@ -160,6 +155,7 @@ def run(args: argparse.Namespace) -> int:
     warn_lines(getattr(args, "untrusted", []), "avb power")
     clean = md_cell if args.format == "md" else one_line  # stack names are agent-chosen strings
     kw = {"power": args.power}
+    ns = sorted(n for n in {args.tasks, comp.n_tasks} if n >= 2)  # the task counts tabulated
     rows = []
     for r in args.reps:
         sd = comp.sd(r)
@@ -167,11 +163,9 @@ def run(args: argparse.Namespace) -> int:
             {
                 "reps": r,
                 "sd_points": 100 * sd,
-                "mdd_points": {
-                    n: 100 * comp.mdd(r, n, **kw) for n in sorted({args.tasks, comp.n_tasks}) if n >= 2
-                },
+                "mdd_points": {n: 100 * comp.mdd(r, n, **kw) for n in ns},
                 "tasks_needed": {d: tasks_needed(sd, d / 100, df=comp.df, **kw) for d in args.delta},
-                "reachable": {n: comp.reachable(n) for n in sorted({args.tasks, comp.n_tasks}) if n >= 2},
+                "reachable": {n: comp.reachable(n) for n in ns},
             }
         )
     reps_at = {d: reps_needed(comp, args.tasks, d / 100, **kw) for d in args.delta}
@@ -189,7 +183,7 @@ def run(args: argparse.Namespace) -> int:
         + "".join(
             f"No verdict possible at {n} tasks ({comp.clusters(n)} clusters): the sign-flip p cannot go below "
             f"0.05{' after Holm across the families' if comp.holm_m > 1 else ''}, whatever the difference. "
-            for n in sorted({args.tasks, comp.n_tasks} - {0, 1})
+            for n in ns
             if not comp.reachable(n)
         )
         + " ".join(f"{clean(n)}." for n in notes)
@@ -215,7 +209,6 @@ def run(args: argparse.Namespace) -> int:
             )
         )
         return 0
-    ns = sorted({args.tasks, comp.n_tasks} - {0, 1})
     headers = [
         "reps",
         "sd of a task's difference",

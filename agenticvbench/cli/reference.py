@@ -16,6 +16,7 @@ import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+from agenticvbench.cli.descriptions import subparsers
 from agenticvbench.fsutil import atomic_write_text
 
 #: Where the generated page lives in the repository.
@@ -47,15 +48,14 @@ class Command:
 def iter_commands(parser: argparse.ArgumentParser, name: str = "avb", help: str = "") -> Iterator[Command]:
     """The parser and every subparser below it, depth first, each once (aliases are folded into their command)."""
     yield Command(name, parser, help or (parser.description or ""))
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            helps = {choice.dest: choice.help or "" for choice in action._choices_actions}
-            seen: set[int] = set()
-            for sub_name, sub in action.choices.items():
-                if id(sub) in seen:
-                    continue
-                seen.add(id(sub))
-                yield from iter_commands(sub, f"{name} {sub_name}", helps.get(sub_name, ""))
+    helps = {
+        choice.dest: choice.help or ""
+        for action in parser._actions
+        if isinstance(action, argparse._SubParsersAction)
+        for choice in action._choices_actions
+    }
+    for sub_name, sub in subparsers(parser):
+        yield from iter_commands(sub, f"{name} {sub_name}", helps.get(sub_name, ""))
 
 
 def documented_actions(parser: argparse.ArgumentParser) -> list[argparse.Action]:
@@ -75,21 +75,9 @@ def _metavar(action: argparse.Action) -> str:
     else:
         meta = action.dest if not action.option_strings else action.dest.upper()
     nargs = action.nargs
-    if nargs == 0:
-        return ""
-    if nargs == "?":
-        return f"[{meta}]"
-    if nargs == "*":
-        return f"[{meta} ...]"
-    if nargs == "+":
-        return f"{meta} [{meta} ...]"
     if isinstance(nargs, int):
         return " ".join([meta] * nargs)
-    return meta
-
-
-def _takes_value(action: argparse.Action) -> bool:
-    return action.nargs != 0
+    return {"?": f"[{meta}]", "*": f"[{meta} ...]", "+": f"{meta} [{meta} ...]"}.get(str(nargs), meta)
 
 
 def usage(cmd: Command) -> str:
@@ -107,13 +95,12 @@ def usage(cmd: Command) -> str:
 def _escape(text: str) -> str:
     """Markdown-safe table text: code spans kept as they are, `| < > * _` escaped outside them."""
     pieces = re.split(r"(`[^`]*`)", " ".join(text.split()))
-    out = []
-    for piece in pieces:
-        if piece.startswith("`") and piece.endswith("`") and len(piece) > 1:
-            out.append(piece.replace("|", "\\|"))
-        else:
-            out.append(re.sub(r"([|<>*_\\\[\]])", r"\\\1", piece))
-    return "".join(out)
+    return "".join(
+        p.replace("|", "\\|")
+        if len(p) > 1 and p[0] == p[-1] == "`"
+        else re.sub(r"([|<>*_\\\[\]])", r"\\\1", p)
+        for p in pieces
+    )
 
 
 def _expand(parser: argparse.ArgumentParser, action: argparse.Action) -> str:
@@ -134,7 +121,7 @@ def _default(action: argparse.Action) -> str:
         value is None
         or value is argparse.SUPPRESS
         or isinstance(value, bool)
-        or not _takes_value(action)
+        or action.nargs == 0
         or value == []
     ):
         return ""
@@ -153,11 +140,8 @@ def _row(parser: argparse.ArgumentParser, action: argparse.Action) -> str:
     text = _escape(_expand(parser, action))
     if action.choices is not None and action.option_strings:
         text = (
-            (text.rstrip(".") + ". " if text else "")
-            + "One of "
-            + ", ".join(f"`{c}`" for c in action.choices)
-            + "."
-        )
+            text.rstrip(".") + ". " if text else ""
+        ) + f"One of {', '.join(f'`{c}`' for c in action.choices)}."
     if action.required and action.option_strings:
         text = "**Required.** " + text
     return f"| {names} | {_default(action)} | {text} |"
@@ -174,11 +158,7 @@ def render_command(cmd: Command) -> str:
         lines += ["| argument | default | description |", "| --- | --- | --- |"]
         lines += [_row(cmd.parser, a) for a in actions]
         lines.append("")
-    subs = [
-        f"`{c.name}`"
-        for c in iter_commands(cmd.parser, cmd.name)
-        if c.name.count(" ") == cmd.name.count(" ") + 1
-    ]
+    subs = [f"`{cmd.name} {name}`" for name, _ in subparsers(cmd.parser)]
     if subs:
         lines += ["Subcommands: " + ", ".join(subs) + ".", ""]
     return "\n".join(lines)
@@ -192,9 +172,7 @@ def render(parser: argparse.ArgumentParser | None = None) -> str:
         parser = build_parser()
     commands = list(iter_commands(parser))
     index = ["| command | what it does |", "| --- | --- |"]
-    for cmd in commands[1:]:
-        anchor = cmd.name.replace(" ", "-")
-        index.append(f"| [`{cmd.name}`](#{anchor}) | {_escape(cmd.help)} |")
+    index += [f"| [`{c.name}`](#{c.name.replace(' ', '-')}) | {_escape(c.help)} |" for c in commands[1:]]
     body = [render_command(cmd) for cmd in commands]
     return "\n".join([_HEADER, "\n".join(index), "", *body]).rstrip("\n") + "\n"
 

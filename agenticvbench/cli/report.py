@@ -8,6 +8,7 @@ Exit codes: 0 ok; 1 some result has status `error` (the report is still written)
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -15,18 +16,22 @@ from typing import Any
 from agenticvbench.analysis.aggregate import DEFAULT_RESAMPLES, DEFAULT_SEED
 from agenticvbench.cli.common import (
     LOG,
+    add_command,
     add_json_alias,
     add_results_dataset_args,
     add_selection_args,
     add_trust_args,
     add_verbosity_args,
+    check_trust,
     folder_arg,
     notice,
+    report_errors,
     show_progress,
 )
+from agenticvbench.dataset.loader import default_cache_dir, load_tasks
 from agenticvbench.dataset.selection import select_ids
 from agenticvbench.dataset.tasks import FAMILY_ID_RANGES
-from agenticvbench.errors import SubmissionError
+from agenticvbench.errors import ConfigError, SubmissionError
 from agenticvbench.fsutil import atomic_write_text
 from agenticvbench.results.model import Result
 
@@ -75,7 +80,6 @@ def aggregation_from_args(args: argparse.Namespace, results: list[Result], kw: d
     """The command's one `Aggregation` (resamples, seed, clustering) from the parsed options, for the results
     and the tasks `kw` chose (`aggregation_kwargs`, `select_results`); every number the command prints uses it."""
     from agenticvbench.analysis.settings import Aggregation
-    from agenticvbench.errors import ConfigError
 
     if args.resamples < 0:
         raise ConfigError(f"--resamples must be >= 0, got {args.resamples}")
@@ -93,8 +97,6 @@ def aggregation_kwargs(args: argparse.Namespace) -> dict[str, Any]:
     (the bootstrap's come from `aggregation_from_args`)."""
     kw: dict[str, Any] = {"full_benchmark": args.full_benchmark}
     if args.dataset:
-        from agenticvbench.dataset.loader import load_tasks
-
         kw["tasks"] = load_tasks(dataset=args.dataset, revision=args.revision, cache_dir=args.cache_dir)
         kw["dataset_label"] = str(args.dataset) + (f"@{args.revision}" if args.revision else "")
     return kw
@@ -103,7 +105,6 @@ def aggregation_kwargs(args: argparse.Namespace) -> dict[str, Any]:
 def load_for_report(args: argparse.Namespace) -> tuple[list[Result], list[str], Any, list[str]]:
     """(results, paths without results, the key signatures were checked with, notes about the key and the
     results folders) for `avb report` / `avb leaderboard`."""
-    from agenticvbench.cli.common import check_trust
     from agenticvbench.report.summary import load_available
     from agenticvbench.results.folder import record_notes
     from agenticvbench.results.model import results_dir_for
@@ -168,12 +169,7 @@ def select_results(args: argparse.Namespace, results: list[Result], kw: dict[str
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the `report` command."""
-    p = sub.add_parser(
-        "report",
-        help="report on scored runs (Markdown, HTML with plots, JSON)",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    p = add_command(sub, "report", "report on scored runs (Markdown, HTML with plots, JSON)", __doc__)
     p.add_argument(
         "paths",
         nargs="+",
@@ -200,8 +196,6 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Build the report and print or write it."""
-    from agenticvbench.cli.common import print_json
-    from agenticvbench.errors import ConfigError
     from agenticvbench.report import build_report, render_html, render_markdown
     from agenticvbench.results.model import announce_invalid_results
 
@@ -209,8 +203,6 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError("--format all writes report.md, report.html and report.json: it needs --out DIR")
     results, skipped, key, notes = load_for_report(args)
     kw = aggregation_kwargs(args)
-    from agenticvbench.dataset.loader import default_cache_dir
-
     cache = Path(args.cache_dir).expanduser() if args.cache_dir else default_cache_dir()
     chosen = select_results(args, results, kw)
     report = build_report(
@@ -227,7 +219,7 @@ def run(args: argparse.Namespace) -> int:
     render = {
         "md": lambda: render_markdown(report),
         "html": lambda: render_html(report),
-        "json": lambda: with_costs(report.to_dict(), report),
+        "json": lambda: json.dumps(with_costs(report.to_dict(), report), indent=2, default=str) + "\n",
     }
     formats = ["md", "html", "json"] if args.format == "all" else [args.format]
     if args.quiet and args.format == "md":  # -q: the headline table alone, as `avb demo` prints it
@@ -236,25 +228,14 @@ def run(args: argparse.Namespace) -> int:
         render["md"] = lambda: render_summary(report)
     if args.out is None:
         out = render[args.format]()
-        if args.format == "json":
-            print_json(out)
-        else:
-            sys.stdout.write(str(out) + "\n")
+        sys.stdout.write(out if args.format == "json" else out + "\n")
     else:
-        import json
-
         for f in formats:
-            data = render[f]()
-            text = json.dumps(data, indent=2, default=str) + "\n" if f == "json" else str(data)
             path = args.out / f"report.{f}"
-            atomic_write_text(path, text)
+            atomic_write_text(path, render[f]())
             print(f"wrote {path}")
-    if report.n_errors:
-        print(
-            f"avb report: {report.n_errors} result(s) have status ERROR (the verifier failed); see the report",
-            file=sys.stderr,
-        )
-    return 1 if announce_invalid_results(args.paths, "avb report") or report.n_errors else 0
+    errors = report_errors("avb report", report.n_errors, "; see the report")
+    return 1 if announce_invalid_results(args.paths, "avb report") or errors else 0
 
 
 def with_costs(doc: dict[str, Any], report: Any) -> dict[str, Any]:

@@ -29,8 +29,7 @@ def _validate_task(args: argparse.Namespace) -> int:
                 print(f"  error   {e.path or '/'}: {e.message}")
             for w in r.warnings:
                 print(f"  warning {w.path or '/'}: {w.message}")
-        bad = sum(not r.valid for r in reports)
-        print(f"{len(reports)} task file(s), {bad} invalid")
+        print(f"{len(reports)} task file(s), {sum(not r.valid for r in reports)} invalid")
     return 1 if any(not r.valid for r in reports) else 0
 
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import csv
+import sys
 from typing import Any
 
 from agenticvbench.cli.common import (
@@ -14,37 +16,25 @@ from agenticvbench.cli.common import (
 )
 from agenticvbench.dataset.loader import DatasetSource, load_tasks, repo_relative
 
+#: The columns of the task list (its JSON keys).
+COLUMNS = ("task_id", "task_family", "prompt", "n_materials")
 #: Rubric keys that are not answers (shown by `tasks show` without --with-answers); everything else is hidden.
 PUBLIC_RUBRIC_KEYS = ("n_slots", "film", "duration_sec")
 
 
 def _list(args: argparse.Namespace) -> int:
     tasks = load_selected(args)
-    rows = [
-        {
-            "task_id": t.task_id,
-            "task_family": t.family,
-            "prompt": t.prompt,
-            "n_materials": len(t.reference_file_urls),
-        }
-        for t in tasks
-    ]
+    rows = [[t.task_id, t.family, t.prompt, len(t.reference_file_urls)] for t in tasks]
     if args.format == "json":
-        print_json(rows)
+        print_json([dict(zip(COLUMNS, r, strict=True)) for r in rows])
         return 0
-    if args.format in ("md", "csv"):
+    if args.format == "md":
         from agenticvbench.tables import md_table
 
-        headers = list(rows[0]) if rows else ["task_id", "task_family", "prompt", "n_materials"]
-        if args.format == "md":
-            print(md_table(headers, [[str(r[h]) for h in headers] for r in rows], "llll"))
-        else:
-            import csv
-            import sys
-
-            w = csv.writer(sys.stdout, lineterminator="\n")
-            w.writerow(headers)
-            w.writerows([[r[h] for h in headers] for r in rows])
+        print(md_table(list(COLUMNS), [list(map(str, r)) for r in rows], "llll"))
+        return 0
+    if args.format == "csv":
+        csv.writer(sys.stdout, lineterminator="\n").writerows([COLUMNS, *rows])
         return 0
     print(f"{'id':>4}  {'family':<11} {'urls':>5}  prompt")  # dataset URLs (a zip counts once), not clips
     for t in tasks:
@@ -101,9 +91,8 @@ def _show(args: argparse.Namespace) -> int:
     )
     summary = task.summary()
     src = task.source
-    if (
-        isinstance(src, DatasetSource) and src.kind != "hub" and src.root is not None
-    ):  # where they are on disk
+    if isinstance(src, DatasetSource) and src.kind != "hub" and src.root is not None:
+        # where the files are on disk
         summary["local_files"] = [str(src.root / repo_relative(u)) for u in task.reference_file_urls]
     print_json(show_answers(summary) if args.with_answers else hide_answers(summary))
     return 0

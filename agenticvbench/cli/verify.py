@@ -21,6 +21,7 @@ from typing import Any
 
 from agenticvbench.cli.common import (
     LOG,
+    add_command,
     add_dataset_args,
     add_format_args,
     add_judge_args,
@@ -30,30 +31,26 @@ from agenticvbench.cli.common import (
     load_selected,
     positive_int,
     print_json,
+    show_progress,
 )
 from agenticvbench.cli.guards import with_hint
+from agenticvbench.dataset.loader import bare_parquet_note, default_dataset, load_tasks
 from agenticvbench.scoring.task_deadline import task_deadline
-
-__all__ = ["positive_int", "register"]
 
 EXIT_REFUSED = 3  # a run directory could not be scored (the others were)
 
 
 def _dry_run(plans: list[Any], tasks: list[Any], as_json: bool) -> int:
-    plan: list[dict[str, Any]] = []
-    for rp in plans:
-        run = rp.run
-        present = [t.task_id for t in tasks if t.task_id in run.task_folders]
-        missing = [t.task_id for t in tasks if t.task_id not in run.task_folders]
-        wanted = {t.task_id for t in tasks}
-        plan.append(
-            {
-                "run": str(run.path),
-                "would_score": present,
-                "missing": missing,
-                "not_selected": sorted(t for t in run.task_folders if t not in wanted),
-            }
-        )
+    wanted = {t.task_id for t in tasks}
+    plan: list[dict[str, Any]] = [
+        {
+            "run": str(rp.run.path),
+            "would_score": [t.task_id for t in tasks if t.task_id in rp.run.task_folders],
+            "missing": [t.task_id for t in tasks if t.task_id not in rp.run.task_folders],
+            "not_selected": sorted(t for t in rp.run.task_folders if t not in wanted),
+        }
+        for rp in plans
+    ]
     if as_json:
         print_json({"dry_run": True, "runs": plan})
         return 0
@@ -68,18 +65,13 @@ def _dry_run(plans: list[Any], tasks: list[Any], as_json: bool) -> int:
 
 def _ids(ids: list[int]) -> str:
     """[37, 38, 39, 83] -> '37-39,83' (the --tasks grammar)."""
-    if not ids:
-        return "-"
-    parts: list[str] = []
-    start = prev = ids[0]
-    for i in [*ids[1:], None]:
-        if i is not None and i == prev + 1:
-            prev = i
-            continue
-        parts.append(str(start) if start == prev else f"{start}-{prev}")
-        if i is not None:
-            start = prev = i
-    return ",".join(parts)
+    runs: list[list[int]] = []
+    for i in ids:
+        if runs and i == runs[-1][-1] + 1:
+            runs[-1].append(i)
+        else:
+            runs.append([i])
+    return ",".join(str(r[0]) if len(r) == 1 else f"{r[0]}-{r[-1]}" for r in runs) or "-"
 
 
 def dataset_label(tasks: list[Any], fallback: str) -> str:
@@ -93,14 +85,11 @@ def dataset_label(tasks: list[Any], fallback: str) -> str:
 
 def unknown_folder_notes(plans: list[Any], args: argparse.Namespace, selected: list[Any]) -> list[str]:
     """One warning per run with task folders whose id is not a task of the dataset (they are not scored)."""
-    from agenticvbench.dataset.loader import default_dataset, load_tasks
-
-    narrowed = args.family is not None or args.tasks is not None or args.limit is not None
-    every = (
-        load_tasks(dataset=args.dataset, revision=args.revision, cache_dir=args.cache_dir)
-        if narrowed
-        else selected
-    )
+    every = selected
+    if (
+        args.family is not None or args.tasks is not None or args.limit is not None
+    ):  # known: the whole dataset
+        every = load_tasks(dataset=args.dataset, revision=args.revision, cache_dir=args.cache_dir)
     known = {int(t.task_id) for t in every}
     label = dataset_label(every, str(args.dataset or default_dataset()))
     notes = []
@@ -131,15 +120,13 @@ def _plan(args: argparse.Namespace) -> tuple[list[Any], list[str]]:
 
 
 def _verify(args: argparse.Namespace) -> int:
-    from agenticvbench.dataset.loader import bare_parquet_note
     from agenticvbench.scoring.engine import verify_run
 
     task_deadline(args.task_timeout)  # out of range (option or variable): one line, exit 2, before planning
     plans, refused = _plan(args)
     judge = judge_from_args(args)
     tasks = load_selected(args)
-    bare = bare_parquet_note(tasks)
-    if bare:
+    if bare := bare_parquet_note(tasks):
         LOG.warning(bare)
     for line in unknown_folder_notes(plans, args, tasks):
         LOG.warning(line)
@@ -161,7 +148,7 @@ def _verify(args: argparse.Namespace) -> int:
         tasks=tasks,
         run_meta=meta or None,
         max_media_bytes=args.max_media_mb * 1024 * 1024 if args.max_media_mb else None,
-        progress=not (args.json or args.quiet) and sys.stderr.isatty() or args.progress,
+        progress=show_progress(args),
         key_file=args.key_file,
         task_timeout=args.task_timeout,
     )
@@ -189,12 +176,7 @@ def _verify(args: argparse.Namespace) -> int:
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add `verify`."""
-    p = sub.add_parser(
-        "verify",
-        help="score run directories (resumable, parallel)",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    p = add_command(sub, "verify", "score run directories (resumable, parallel)", __doc__)
     p.add_argument("run_dirs", nargs="+", metavar="RUN_DIR")
     add_dataset_args(p)
     add_selection_args(p)

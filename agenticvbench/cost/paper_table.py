@@ -15,9 +15,8 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from agenticvbench.cost.pricing import PriceTable, TrialCost
-from agenticvbench.cost.render import render
-from agenticvbench.cost.tokens import BUCKETS
+from agenticvbench.cost.pricing import PriceTable, TrialCost, cost_row
+from agenticvbench.cost.table import render
 
 #: The paper's two slices: (name, families).
 SLICES = (
@@ -51,11 +50,6 @@ class PaperRow:
         return f"{self.slice}{slices}, K={self.reps}"
 
 
-def _tokens(t: TrialCost) -> dict[str, int]:
-    raw = (t.usage or {}).get("tokens") or {}
-    return {b: int(raw.get(b) or 0) for b in BUCKETS}
-
-
 def _reps(ts: Sequence[TrialCost]) -> int:
     """K: the most repetitions any (harness, model) has among `ts`."""
     per: dict[tuple[str, str], set[str]] = {}
@@ -69,24 +63,22 @@ def paper_rows(trials: Sequence[TrialCost]) -> list[PaperRow]:
     out = []
     for name, fams in SLICES:
         ts = [t for t in trials if t.family in fams]
-        used = [t for t in ts if t.has_usage]
-        unpriced = [t for t in used if t.unpriced]
-        toks = [_tokens(t) for t in used]
+        r = cost_row("", "", name, ts)
         out.append(
             PaperRow(
                 slice=name,
                 families=[f for f in fams if any(t.family == f for t in ts)] or list(fams),
                 reps=_reps(ts),
-                rows=len(ts),
-                extracted=len(used),
-                missing=len(ts) - len(used),
-                input_tokens=sum(
-                    k["input_tokens"] + k["cache_read_tokens"] + k["cache_write_tokens"] for k in toks
-                ),
-                output_tokens=sum(k["output_tokens"] for k in toks),
-                cost_usd=None if unpriced or not used else sum(t.cost_usd or 0.0 for t in used),
-                unpriced_trials=len(unpriced),
-                unpriced_models=sorted({m for t in unpriced for m in t.unpriced}),
+                rows=r.trials,
+                extracted=r.extracted,
+                missing=r.missing,
+                input_tokens=r.tokens["input_tokens"]
+                + r.tokens["cache_read_tokens"]
+                + r.tokens["cache_write_tokens"],
+                output_tokens=r.tokens["output_tokens"],
+                cost_usd=r.cost_usd,
+                unpriced_trials=r.unpriced_trials,
+                unpriced_models=r.unpriced_models,
             )
         )
     return out
@@ -133,7 +125,7 @@ class PaperTable:
         )
 
     def render(self, fmt_name: str) -> str:
-        """md, csv, json or latex (`cost.render`)."""
+        """md, csv, json or latex (`cost.table.render`)."""
         rows = [
             [
                 r.label,

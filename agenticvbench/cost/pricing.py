@@ -46,7 +46,7 @@ class Price:
     source: str = ""
 
     def cost(self, tokens: Mapping[str, int | None]) -> float:
-        """Cost of disjoint token buckets (`cost.usage.BUCKETS` names; None counts 0)."""
+        """Cost of disjoint token buckets (`cost.tokens.BUCKETS` names; None counts 0)."""
         rates = (self.input, self.cache_read, self.cache_write, self.output)
         return sum((tokens.get(b) or 0) * r for b, r in zip(BUCKETS, rates, strict=True)) / 1e6
 
@@ -155,8 +155,8 @@ def parse_prices(data: Any, origin: str) -> PriceTable:
             raise ConfigError(
                 f"{where}.{one_line(str(unknown[0])[:60])}' is not a price field (expected {', '.join(_ENTRY_KEYS)})"
             )
-        r = [_rate(entry.get(k), f"{where}.{k}'") for k in PRICE_KEYS]
-        models[key] = Price(r[0], r[1], r[2], r[3], source=_text(entry, "source", where + "'")[:MAX_NAME])
+        rates = {k: _rate(entry.get(k), f"{where}.{k}'") for k in PRICE_KEYS}
+        models[key] = Price(**rates, source=_text(entry, "source", where + "'")[:MAX_NAME])
         names = entry.get("aliases", [])
         if not isinstance(names, list) or len(names) > 1000:
             raise ConfigError(f"{where}.aliases' must be a list of model names, got {_shown(names)}")
@@ -209,10 +209,14 @@ class TrialCost:
     unpriced: list[str] = field(default_factory=list)  # model names without a price
 
     @property
+    def tokens(self) -> dict[str, Any]:
+        """The usage's token buckets and reported cost, as recorded ({} without usage)."""
+        return (self.usage or {}).get("tokens") or {}
+
+    @property
     def has_usage(self) -> bool:
         """True when any token bucket is known."""
-        tokens = (self.usage or {}).get("tokens") or {}
-        return any(tokens.get(b) is not None for b in BUCKETS)
+        return any(self.tokens.get(b) is not None for b in BUCKETS)
 
 
 def family_of(task_id: int) -> str:
@@ -278,19 +282,15 @@ def cost_rows(trials: Iterable[TrialCost]) -> list[CostRow]:
     for (harness, model), ts in sorted(groups.items()):
         fams = [f for f in (*FAMILIES, "unknown") if any(t.family == f for t in ts)]
         for sl in [*fams, "all"]:
-            rows.append(_row(harness, model, sl, [t for t in ts if sl in ("all", t.family)]))
+            rows.append(cost_row(harness, model, sl, [t for t in ts if sl in ("all", t.family)]))
     return rows
 
 
-def _row(harness: str, model: str, sl: str, ts: Sequence[TrialCost]) -> CostRow:
+def cost_row(harness: str, model: str, sl: str, ts: Sequence[TrialCost]) -> CostRow:
+    """The `CostRow` of the trials `ts` (their tokens and cost summed over the trials with usage)."""
     used = [t for t in ts if t.has_usage]
-    tokens = {b: sum(int(((t.usage or {}).get("tokens") or {}).get(b) or 0) for t in used) for b in BUCKETS}
     unpriced = [t for t in used if t.unpriced]
-    reported = [
-        float((t.usage or {})["tokens"]["cost_usd"])
-        for t in used
-        if ((t.usage or {}).get("tokens") or {}).get("cost_usd") is not None
-    ]
+    reported = [float(t.tokens["cost_usd"]) for t in used if t.tokens.get("cost_usd") is not None]
     return CostRow(
         harness=harness,
         model=model,
@@ -299,10 +299,8 @@ def _row(harness: str, model: str, sl: str, ts: Sequence[TrialCost]) -> CostRow:
         extracted=len(used),
         missing=len(ts) - len(used),
         errored=sum(1 for t in ts if (t.usage or {}).get("errored")),
-        tokens=tokens,
-        cache_write_reported=sum(
-            1 for t in used if (t.usage or {}).get("tokens", {}).get("cache_write_tokens") is not None
-        ),
+        tokens={b: sum(int(t.tokens.get(b) or 0) for t in used) for b in BUCKETS},
+        cache_write_reported=sum(1 for t in used if t.tokens.get("cache_write_tokens") is not None),
         cost_usd=None if unpriced or not used else sum(t.cost_usd or 0.0 for t in used),
         unpriced_trials=len(unpriced),
         unpriced_models=sorted({m for t in unpriced for m in t.unpriced}),

@@ -5,23 +5,33 @@ from Harbor job directories.
 A run directory contributes the `usage` block `avb import harbor` wrote into its `run.json` (one entry per task);
 its trials are the tasks named there, in `harbor.trials`, or as task folders, so a task without usage is counted
 as missing. A Harbor job directory is read trial by trial, as the importer does.
+
+One renderer (`render`) serves both cost tables (`avb cost` and `avb cost --paper`) in md, csv, json and latex.
+
+Every cell an agent or harness could have chosen (harness and model names, notes) goes through `sanitize`: the
+Markdown and LaTeX tables through the shared renderers of `agenticvbench.tables`, CSV cells through
+`sanitize.csv_cell` (a leading `=`, `+`, `-`, `@` is defused, so a spreadsheet never runs a formula), and JSON is
+strict (`allow_nan=False`: a NaN or an infinity is a bug to surface, never a token to print).
 """
 
 from __future__ import annotations
 
+import csv
+import io
+import json
 import os
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from agenticvbench.cost.pricing import CostRow, PriceTable, TrialCost, cost_rows, family_of, price_trial
-from agenticvbench.cost.render import render, render_empty
 from agenticvbench.cost.usage import TrialUsage
 from agenticvbench.errors import SubmissionError
 from agenticvbench.fsutil import parse_json_bounded, read_capped
-from agenticvbench.sanitize import one_line
+from agenticvbench.sanitize import csv_cell, one_line
+from agenticvbench.tables import latex_table, md_table
 
 _RUN_JSON_MAX = 5 * 1024 * 1024
 
@@ -55,13 +65,12 @@ def _run_dir_trials(path: Path, notes: list[str], stats: dict[str, int]) -> list
     data = data if isinstance(data, dict) else {}
     ident = RunIdentity.resolve(path, {k: data.get(k) for k in ("harness", "model", "rep")})
     raw_usage = data.get("usage")
-    if raw_usage is not None and not isinstance(raw_usage, dict):
-        mine.append(f"{run_json}: field 'usage' is not an object; its tasks count as missing")
-    usage: dict[str, Any] = (
-        dict(list(raw_usage.items())[:MAX_USAGE_ENTRIES]) if isinstance(raw_usage, dict) else {}
-    )
+    usage: dict[str, Any] = {}
     if isinstance(raw_usage, dict):
+        usage = dict(list(raw_usage.items())[:MAX_USAGE_ENTRIES])
         stats["runs_with_usage_block"] += 1
+    elif raw_usage is not None:
+        mine.append(f"{run_json}: field 'usage' is not an object; its tasks count as missing")
     harbor: dict[str, Any] = data["harbor"] if isinstance(data.get("harbor"), dict) else {}
     trials: dict[str, Any] = harbor["trials"] if isinstance(harbor.get("trials"), dict) else {}
     ids = _task_ids(usage, f"{run_json}: usage", mine)
@@ -221,7 +230,7 @@ class CostTable:
         return headers, out
 
     def render(self, fmt_name: str) -> str:
-        """md, csv, json or latex (`cost.render`); when no trial has usage, the reason instead of the rows."""
+        """md, csv, json or latex (`render`); when no trial has usage, the reason instead of the rows."""
         if self.empty_reason:
             return render_empty(fmt_name, self.empty_reason, self.prices, self.notes)
         headers, rows = self.table()
@@ -291,3 +300,75 @@ def unpriced_hint(table: CostTable) -> list[str]:
                 else f"unpriced in {table.prices.label}: {', '.join(known)}; --prices {name} prices them"
             )
     return out
+
+
+FORMATS = ("md", "csv", "json", "latex")
+
+
+def md_text(value: Any) -> str:
+    """A caption or note line in Markdown: one line, raw HTML neutralised (a price-table version or a path
+    could carry `<img onerror=...>`)."""
+    return one_line(value).replace("<", "&lt;")
+
+
+def _md_notes(notes: Sequence[str]) -> str:
+    return "".join(f"\n- {md_text(n)}" for n in notes) + ("\n" if notes else "")
+
+
+def strict_json(doc: Any) -> str:
+    """`doc` as indented JSON; `ValueError` on NaN or infinity (never written)."""
+    return json.dumps(doc, indent=2, allow_nan=False) + "\n"
+
+
+def csv_text(records: Sequence[Mapping[str, Any]]) -> str:
+    """CSV with a header from the first record's keys; every string cell through `sanitize.csv_cell`."""
+    if not records:
+        return ""
+    out = io.StringIO()
+    fields = list(records[0])
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow([csv_cell(f) for f in fields])
+    for rec in records:
+        writer.writerow(["" if rec.get(f) is None else csv_cell(rec.get(f)) for f in fields])
+    return out.getvalue()
+
+
+def render(
+    fmt_name: str,
+    headers: Sequence[str],
+    rows: Sequence[Sequence[str]],
+    *,
+    caption: str,
+    notes: Sequence[str],
+    doc: Mapping[str, Any],
+    records: Sequence[Mapping[str, Any]],
+    label: str,
+    align: str = "",
+) -> str:
+    """The table in `fmt_name`: md (table, caption, notes), json (`doc`), csv (`records`) or latex (a float
+    labelled `label`, notes as comments). `ValueError` for an unknown format."""
+    if fmt_name == "md":
+        return md_table(headers, rows, align) + f"\n\n{md_text(caption)}\n" + _md_notes(notes)
+    if fmt_name == "json":
+        return strict_json(dict(doc))
+    if fmt_name == "csv":
+        return csv_text(records)
+    if fmt_name == "latex":
+        return latex_table(headers, rows, caption=caption, label=label, comments=notes)
+    raise ValueError(f"unknown format {fmt_name!r}; expected one of {', '.join(FORMATS)}")
+
+
+def render_empty(fmt_name: str, reason: str, prices: Any, notes: Sequence[str]) -> str:
+    """A table with no usage: the reason in place of the rows (md/latex a sentence, json `rows: []` and
+    `empty_reason`, csv nothing: the reason goes to stderr through the notes)."""
+    if fmt_name == "md":
+        return f"No cost table: {md_text(reason)}.\n" + _md_notes(notes)
+    if fmt_name == "json":
+        return strict_json(
+            {"rows": [], "empty_reason": reason, "prices": {"version": prices.version}, "notes": list(notes)}
+        )
+    if fmt_name == "csv":
+        return ""
+    if fmt_name == "latex":
+        return f"% No cost table: {one_line(reason)}.\n"
+    raise ValueError(f"unknown format {fmt_name!r}; expected one of {', '.join(FORMATS)}")

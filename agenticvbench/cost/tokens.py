@@ -8,7 +8,7 @@ import math
 import os
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from agenticvbench.runs.jobdir import JobDir
 from agenticvbench.sanitize import one_line
@@ -17,6 +17,7 @@ MAX_LOG_BYTES = 8 * 1024 * 1024
 MAX_TOKENS = 10**13
 MAX_USD = 1e9  # a reported cost at or above this (per trial or model) is not believed
 BUCKETS = ("input_tokens", "cache_read_tokens", "cache_write_tokens", "output_tokens")
+N = TypeVar("N", int, float)
 
 
 @dataclass
@@ -88,11 +89,11 @@ def read_log_tail(job: JobDir, parts: tuple[str, ...]) -> str | None:
 def summed(parts: Iterable[Tokens], cost_usd: float | None) -> Tokens:
     """The bucket-wise sums of several `Tokens` (a bucket no part reports stays None), with `cost_usd`."""
     parts = list(parts)
-    sums = [_sum([getattr(t, b) for t in parts]) for b in BUCKETS]
-    return Tokens(sums[0], sums[1], sums[2], sums[3], cost_usd)
+    return Tokens(**{b: known_sum(getattr(t, b) for t in parts) for b in BUCKETS}, cost_usd=cost_usd)
 
 
-def _sum(values: list[int | None]) -> int | None:
+def known_sum(values: Iterable[N | None]) -> N | None:
+    """The sum of the values that are not None; None when every value is."""
     known = [v for v in values if v is not None]
     return sum(known) if known else None
 
@@ -104,7 +105,5 @@ def tokens_from_dict(data: Any, where: str = "tokens", notes: list[str] | None =
     if data is not None and not isinstance(data, dict):
         notes.append(f"{where}: not an object ({one_line(str(data)[:40])!r}); ignored")
     d = data if isinstance(data, dict) else {}
-    counts = [token_count(d.get(b), f"{where}.{b}", notes) for b in BUCKETS]
-    return Tokens(
-        counts[0], counts[1], counts[2], counts[3], usd_amount(d.get("cost_usd"), f"{where}.cost_usd", notes)
-    )
+    counts = {b: token_count(d.get(b), f"{where}.{b}", notes) for b in BUCKETS}
+    return Tokens(**counts, cost_usd=usd_amount(d.get("cost_usd"), f"{where}.cost_usd", notes))

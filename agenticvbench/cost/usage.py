@@ -29,7 +29,6 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from agenticvbench.cost.tokens import (
-    BUCKETS,
     Tokens,
     get_path,
     read_log_tail,
@@ -42,8 +41,6 @@ from agenticvbench.cost.usage_stores import store_totals
 from agenticvbench.fsutil import parse_json_bounded
 from agenticvbench.runs.jobdir import JobDir
 from agenticvbench.sanitize import one_line
-
-__all__ = ["BUCKETS", "Tokens", "TrialUsage", "harness_totals", "tokens_from_dict", "trial_usage"]
 
 MAX_SESSION_FILES = 64
 MAX_MODELS = 32
@@ -69,11 +66,6 @@ class TrialUsage:
     errored: bool = False
     exception_type: str | None = None
     notes: list[str] = field(default_factory=list)
-
-    @property
-    def has_usage(self) -> bool:
-        """True when any token bucket or cost is known."""
-        return not self.tokens.empty
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict."""
@@ -315,9 +307,9 @@ def trial_usage(
     notes: list[str] = []
     where = f"{trial}/result.json: agent_result"
     includes = (
-        True
-        if "schema_version" in result or isinstance(get_path(result, "agent_result", "model_usage"), dict)
-        else None
+        "schema_version" in result
+        or isinstance(get_path(result, "agent_result", "model_usage"), dict)
+        or None
     )
     ctx = result.get("agent_result")
     h_tokens = harbor_tokens(ctx, where, notes, includes)

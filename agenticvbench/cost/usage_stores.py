@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 from urllib.parse import quote
 
-from agenticvbench.cost.tokens import Tokens, get_path, summed, token_count, usd_amount
+from agenticvbench.cost.tokens import Tokens, get_path, known_sum, summed, token_count, usd_amount
 from agenticvbench.fsutil import parse_json_bounded
 from agenticvbench.runs.jobdir import JobDir
 
@@ -73,13 +73,15 @@ def _add(by_model: dict[str, list[Tokens]], name: Any, tokens: Tokens, notes: li
 def _totals(by_model: dict[str, list[Tokens]]) -> tuple[Tokens, dict[str, Tokens]] | None:
     if not by_model:
         return None
-    models = {m: summed(ts, _cost_sum(ts)) for m, ts in by_model.items()}
-    return summed(models.values(), _cost_sum(list(models.values()))), models
+    models = {m: summed(ts, known_sum(t.cost_usd for t in ts)) for m, ts in by_model.items()}
+    return summed(models.values(), known_sum(t.cost_usd for t in models.values())), models
 
 
-def _cost_sum(ts: list[Tokens]) -> float | None:
-    known = [t.cost_usd for t in ts if t.cost_usd is not None]
-    return sum(known) if known else None
+def _qualified(model: Any, provider: Any) -> Any:
+    """`provider/model` when the model name lacks its provider; the model as recorded otherwise."""
+    if isinstance(model, str) and isinstance(provider, str) and provider and "/" not in model:
+        return f"{provider}/{model}"
+    return model
 
 
 def opencode_row(data: Any, where: str, notes: list[str]) -> tuple[Any, Tokens] | None:
@@ -99,11 +101,7 @@ def opencode_row(data: Any, where: str, notes: list[str]) -> tuple[Any, Tokens] 
         None if out is None and reasoning is None else (out or 0) + (reasoning or 0),
         usd_amount(data.get("cost"), f"{where}.cost", notes),
     )
-    model = data.get("modelID")
-    provider = data.get("providerID")
-    if isinstance(model, str) and isinstance(provider, str) and provider and "/" not in model:
-        model = f"{provider}/{model}"
-    return model, tokens
+    return _qualified(data.get("modelID"), data.get("providerID")), tokens
 
 
 def _query_rows(db: Path) -> list[tuple[Any, Any]]:
@@ -171,7 +169,7 @@ def openclaw_line(obj: Any, where: str, notes: list[str]) -> tuple[Any, Tokens] 
     """(model, tokens) of one session line, or None when it is not an assistant message with usage."""
     msg = obj.get("message") if isinstance(obj, dict) and obj.get("type") == "message" else None
     u = msg.get("usage") if isinstance(msg, dict) and msg.get("role") == "assistant" else None
-    if not isinstance(u, dict):
+    if not isinstance(msg, dict) or not isinstance(u, dict):
         return None
     tokens = Tokens(
         token_count(u.get("input"), f"{where}: usage.input", notes),
@@ -180,11 +178,7 @@ def openclaw_line(obj: Any, where: str, notes: list[str]) -> tuple[Any, Tokens] 
         token_count(u.get("output"), f"{where}: usage.output", notes),
         usd_amount(get_path(u, "cost", "total"), f"{where}: usage.cost.total", notes),
     )
-    model = msg.get("model") if isinstance(msg, dict) else None
-    provider = msg.get("provider") if isinstance(msg, dict) else None
-    if isinstance(model, str) and isinstance(provider, str) and provider and "/" not in model:
-        model = f"{provider}/{model}"
-    return model, tokens
+    return _qualified(msg.get("model"), msg.get("provider")), tokens
 
 
 def session_lines(job: JobDir, parts: tuple[str, ...], notes: list[str]) -> Iterator[tuple[int, str]] | None:

@@ -22,8 +22,7 @@ def _check_member(info: zipfile.ZipInfo, zip_path: Path) -> PurePosixPath:
         raise ArchiveError(f"{zip_path}: member {info.filename!r} has an absolute path")
     if any(part == ".." for part in p.parts):
         raise ArchiveError(f"{zip_path}: member {info.filename!r} escapes the folder ('..')")
-    mode = info.external_attr >> 16
-    if stat.S_ISLNK(mode):
+    if stat.S_ISLNK(info.external_attr >> 16):  # the Unix mode bits
         raise ArchiveError(f"{zip_path}: member {info.filename!r} is a symlink")
     return p
 

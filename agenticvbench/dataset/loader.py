@@ -134,29 +134,26 @@ class DatasetSource:
             )
         revision = revision or DEFAULT_REVISION
         path = path.resolve() if path.exists() else path
-        if path.is_file():
-            root = path.parent.parent if path.parent.name == "data" else path.parent
+
+        def local_source(kind: str, root: Path) -> DatasetSource:
             return cls(
                 dataset=str(path),
-                kind="parquet",
+                kind=kind,
                 revision=revision,
                 resolved_revision="local",
                 root=root,
                 cache_dir=cache,
-            ), path
+            )
+
+        if path.is_file():
+            root = path.parent.parent if path.parent.name == "data" else path.parent
+            return local_source("parquet", root), path
         if path.is_dir():
             candidates = [path / PARQUET_PATH, *sorted((path / "data").glob("*.parquet"))]
             parquet = next((c for c in candidates if c.is_file()), None)
             if parquet is None:
                 raise DatasetError(f"{path}: no {PARQUET_PATH} in this mirror directory")
-            return cls(
-                dataset=str(path),
-                kind="mirror",
-                revision=revision,
-                resolved_revision="local",
-                root=path,
-                cache_dir=cache,
-            ), parquet
+            return local_source("mirror", path), parquet
         if local or str(dataset).count("/") != 1:
             raise DatasetError(f"{dataset}: no such file or directory (nor a Hub id of the form owner/name)")
         hf_cache = cache / "hub" if cache_dir else None
@@ -215,7 +212,7 @@ class DatasetSource:
             raise DatasetError(f"{self.dataset}: {rel} not found {where}")
         return p
 
-    def _materialise(self, task: Task, urls: list[str]) -> list[Path]:
+    def _materialise(self, urls: list[str]) -> list[Path]:
         out: list[Path] = []
         for url in urls:
             local = self.fetch(url)
@@ -231,13 +228,13 @@ class DatasetSource:
                 out.append(local)
         return out
 
-    def fetch_materials(self, task: Task, *, progress: bool = False) -> list[Path]:
+    def fetch_materials(self, task: Task) -> list[Path]:
         """The agent-visible inputs of `task` (zips extracted)."""
-        return self._materialise(task, task.reference_file_urls)
+        return self._materialise(task.reference_file_urls)
 
-    def fetch_verifier_references(self, task: Task, *, progress: bool = False) -> list[Path]:
+    def fetch_verifier_references(self, task: Task) -> list[Path]:
         """The verifier-only references of `task` (repair sources)."""
-        return self._materialise(task, task.verifier_reference_urls or [])
+        return self._materialise(task.verifier_reference_urls or [])
 
     def provenance(self) -> dict[str, Any]:
         """Dataset identity for result provenance."""
@@ -256,11 +253,10 @@ def bare_parquet_note(tasks: list[Task]) -> str | None:
     dataset = ""
     for t in tasks:
         src = t.source
-        if not isinstance(src, DatasetSource) or src.kind != "parquet" or src.root is None:
-            continue
-        if any(not (src.root / repo_relative(u)).is_file() for u in t.verifier_reference_urls or []):
-            lacking.append(t.task_id)
-            dataset = src.dataset
+        if isinstance(src, DatasetSource) and src.kind == "parquet" and src.root is not None:
+            if any(not (src.root / repo_relative(u)).is_file() for u in t.verifier_reference_urls or []):
+                lacking.append(t.task_id)
+                dataset = src.dataset
     if not lacking:
         return None
     shown = ",".join(map(str, lacking[:10])) + (",..." if len(lacking) > 10 else "")
@@ -316,23 +312,19 @@ def load_tasks(
         raise DatasetError(f"unknown family {family!r}; expected one of {', '.join(FAMILIES)}")
     source, parquet = DatasetSource.open(dataset, revision, cache_dir)
     wanted = set(task_ids) if task_ids is not None else None
-    tasks: list[Task] = []
     rows = _read_rows(parquet)
     _check_unique_ids(rows, parquet)
-    for row in rows:
-        if family is not None and row.get("task_family") != family:
-            continue
-        if wanted is not None and row.get("task_id") not in wanted:
-            continue
-        tasks.append(task_from_row(row, source))
-    if wanted is not None:
-        missing = wanted - {t.task_id for t in tasks}
-        if missing:
-            raise TaskError(
-                sorted(missing)[0],
-                "task_id",
-                f"not in dataset {source.dataset}" + (f" (family {family})" if family else ""),
-            )
+    tasks = [
+        task_from_row(row, source)
+        for row in rows
+        if family in (None, row.get("task_family")) and (wanted is None or row.get("task_id") in wanted)
+    ]
+    if wanted is not None and (missing := wanted - {t.task_id for t in tasks}):
+        raise TaskError(
+            sorted(missing)[0],
+            "task_id",
+            f"not in dataset {source.dataset}" + (f" (family {family})" if family else ""),
+        )
     return sorted(tasks, key=lambda t: t.task_id)
 
 

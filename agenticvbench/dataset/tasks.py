@@ -22,11 +22,11 @@ class TaskSource(Protocol):
 
     resolved_revision: str  # the commit sha of a Hub dataset; "local" for a mirror or parquet file
 
-    def fetch_materials(self, task: Task, *, progress: bool = False) -> list[Path]:
+    def fetch_materials(self, task: Task) -> list[Path]:
         """The agent-visible inputs of `task`."""
         ...
 
-    def fetch_verifier_references(self, task: Task, *, progress: bool = False) -> list[Path]:
+    def fetch_verifier_references(self, task: Task) -> list[Path]:
         """The verifier-only references of `task`."""
         ...
 
@@ -66,13 +66,13 @@ class Task:
     rubric_json: str
     source: TaskSource | None = field(default=None, repr=False, compare=False)
 
-    def materials(self, *, progress: bool = False) -> list[Path]:
+    def materials(self) -> list[Path]:
         """Fetch (cached) and return the agent's input files; zips are extracted safely into a folder."""
-        return self._require_source().fetch_materials(self, progress=progress)
+        return self._require_source().fetch_materials(self)
 
-    def verifier_references(self, *, progress: bool = False) -> list[Path]:
+    def verifier_references(self) -> list[Path]:
         """Fetch the verifier-only references (repair sources). Never give these to an agent."""
-        return self._require_source().fetch_verifier_references(self, progress=progress)
+        return self._require_source().fetch_verifier_references(self)
 
     def _require_source(self) -> TaskSource:
         if self.source is None:
@@ -178,18 +178,10 @@ class AssemblyTask(Task):
             _finite(tid, d, f"correct_assembly_durations[{i}]") for i, d in enumerate(durs)
         ]
         self.n_slots = _positive_int(tid, _need(tid, rubric, "n_slots"), "n_slots")
-        if len(self.correct_assembly_in_slot_order) != self.n_slots:
-            raise TaskError(
-                tid,
-                "rubric_json.correct_assembly_in_slot_order",
-                f"has {len(self.correct_assembly_in_slot_order)} entries, n_slots is {self.n_slots}",
-            )
-        if len(self.correct_assembly_durations) != self.n_slots:
-            raise TaskError(
-                tid,
-                "rubric_json.correct_assembly_durations",
-                f"has {len(self.correct_assembly_durations)} entries, n_slots is {self.n_slots}",
-            )
+        for name in ("correct_assembly_in_slot_order", "correct_assembly_durations"):
+            n = len(getattr(self, name))
+            if n != self.n_slots:
+                raise TaskError(tid, f"rubric_json.{name}", f"has {n} entries, n_slots is {self.n_slots}")
         film = rubric.get("film", "")
         if not isinstance(film, str):
             raise TaskError(tid, "rubric_json.film", "must be a string")
@@ -262,9 +254,7 @@ def load_cells() -> dict[str, dict[str, Any]]:
 def resolve_cell(cell: str, inline_profile: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
     """Return (variant, profile) for a cell key; an inline profile (demo tasks) overrides the shipped one."""
     if isinstance(inline_profile, dict):
-        inj = inline_profile.get("injection") or {}
-        variant = inj.get("variant") or "_combined"
-        return variant, inline_profile
+        return (inline_profile.get("injection") or {}).get("variant") or "_combined", inline_profile
     cells = load_cells()
     if cell not in cells:
         raise KeyError(f"unknown cell {cell!r} (known: {', '.join(sorted(cells))})")

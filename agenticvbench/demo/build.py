@@ -89,12 +89,8 @@ def _marker(dest: Path) -> dict[str, Any] | None:
 
 def is_complete(dest: Path, size: str | DemoSize = SMALL) -> bool:
     """True when `dest` holds a finished build of this generator version and size."""
-    m = _marker(Path(dest))
-    return (
-        m is not None
-        and m.get("generator_version") == GENERATOR_VERSION
-        and m.get("size", "small") == get_size(size).name
-    )
+    m = _marker(Path(dest)) or {}
+    return m.get("generator_version") == GENERATOR_VERSION and m.get("size", "small") == get_size(size).name
 
 
 def _layout(root: Path) -> DemoBenchmark:
@@ -129,9 +125,8 @@ def _read_checkpoint(path: Path) -> Any:
 
 def _populate(root: Path, size: DemoSize = SMALL, progress: Progress | None = None) -> None:
     ctx = BuildContext(mirror=root / "mirror", runs=root / "runs", work=root / ".work")
-    shutil.rmtree(
-        ctx.work, ignore_errors=True
-    )  # scratch of an interrupted build; its finished steps are kept
+    # scratch of an interrupted build; its finished steps are kept
+    shutil.rmtree(ctx.work, ignore_errors=True)
     sources, repairs = repair_plan(size)
     total = sum(size.counts) + len(sources)
     done = [0]
@@ -141,9 +136,8 @@ def _populate(root: Path, size: DemoSize = SMALL, progress: Progress | None = No
     def step(label: str, fn: Callable[..., Any], *args: Any) -> Any:
         t0 = time.perf_counter()
         checkpoint = _checkpoint_path(root, label)
-        out = _read_checkpoint(
-            checkpoint
-        )  # finished by an earlier, interrupted build: its files are in place
+        # finished by an earlier, interrupted build: its files are in place
+        out = _read_checkpoint(checkpoint)
         how = "resumed"
         if out is _MISSING:
             # plain JSON (key order kept, no fallback for other types); what later steps get is read back, so a
@@ -171,22 +165,11 @@ def _populate(root: Path, size: DemoSize = SMALL, progress: Progress | None = No
             futs.append(pool.submit(step, f"assembly {asm.task_id}", build_assembly_task, ctx, asm, i))
         base = {n: f.result() for n, f in base_f.items()}
         for i, rp in enumerate(repairs):
-            futs.append(
-                pool.submit(
-                    step,
-                    f"repair {rp.task_id}",
-                    build_repair_task,
-                    ctx,
-                    rp,
-                    i,
-                    sources[rp.source][0],
-                    base[rp.source],
-                )
-            )
+            args = (ctx, rp, i, sources[rp.source][0], base[rp.source])
+            futs.append(pool.submit(step, f"repair {rp.task_id}", build_repair_task, *args))
         rows = [f.result() for f in futs]
-    except (
-        BaseException
-    ):  # a failed step or Ctrl-C: stop now (finished steps are checkpointed), not after the queue
+    except BaseException:
+        # a failed step or Ctrl-C: stop now (finished steps are checkpointed), not after the queue
         pool.shutdown(wait=True, cancel_futures=True)
         raise
     pool.shutdown()
@@ -295,8 +278,7 @@ def _build_locked(dest: Path, size: DemoSize, force: bool, progress: Progress | 
     if dest.exists():
         os.replace(dest, old)
     os.replace(staging, dest)
-    shutil.rmtree(
-        dest / STEPS, ignore_errors=True
-    )  # only now: until the swap the staging folder stays resumable
+    # only now: until the swap the staging folder stays resumable
+    shutil.rmtree(dest / STEPS, ignore_errors=True)
     shutil.rmtree(old, ignore_errors=True)
     return _layout(dest)

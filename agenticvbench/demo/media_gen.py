@@ -111,17 +111,8 @@ def _video_source(scene: Scene, fmt: Format, uid: str) -> str:
         return f"testsrc2=s={s}:r={r}:d={d}"
     if kind == "bars":
         side = fmt.width // 8
-        return _moving_square(
-            f"smptebars=s={s}:r={r}:d={d}",
-            "white",
-            side,
-            0,
-            fmt.width - side,
-            fmt.height // 3,
-            scene,
-            fmt,
-            uid,
-        )
+        bars = f"smptebars=s={s}:r={r}:d={d}"
+        return _moving_square(bars, "white", side, 0, fmt.width - side, fmt.height // 3, scene, fmt, uid)
     if kind == "gradients":  # explicit colours and line: the defaults are random even with a seed
         c0, c1 = _GRADIENT_PALETTE[scene.seed % len(_GRADIENT_PALETTE)]
         return (
@@ -135,16 +126,9 @@ def _video_source(scene: Scene, fmt: Format, uid: str) -> str:
     if kind == "box":
         bg, fg, x0, x1 = arg.split(":")
         side = fmt.height // 4
+        plain = f"color=c={bg}:s={s}:r={r}:d={d}"
         return _moving_square(
-            f"color=c={bg}:s={s}:r={r}:d={d}",
-            fg,
-            side,
-            float(x0),
-            float(x1),
-            (fmt.height - side) // 2,
-            scene,
-            fmt,
-            uid,
+            plain, fg, side, float(x0), float(x1), (fmt.height - side) // 2, scene, fmt, uid
         )
     raise ValueError(f"unknown look {scene.look!r}")
 
@@ -164,23 +148,21 @@ def _audio_source(scene: Scene, uid: str) -> str:
 
 
 def _encode_args(fmt: Format, *, audio: bool) -> list[str]:
-    args = [
-        "-c:v",
-        "libx264",
-        "-preset",
-        fmt.preset,
-        "-crf",
-        str(fmt.crf),
-        "-pix_fmt",
-        "yuv420p",
-        "-g",
-        str(2 * fmt.fps),
-        "-threads",
-        "1",
-    ]
+    args = ["-c:v", "libx264", "-preset", fmt.preset, "-crf", str(fmt.crf), "-pix_fmt", "yuv420p"]
+    args += ["-g", str(2 * fmt.fps), "-threads", "1"]
     if audio and fmt.audio:
-        args += [*_AUDIO_ARGS[fmt.audio], "-ar", str(SAMPLE_RATE), "-ac", "2"]
+        args += _audio_args(fmt.audio)
     return [*args, *BITEXACT]
+
+
+def _audio_args(audio: str) -> list[str]:
+    return [*_AUDIO_ARGS[audio], "-ar", str(SAMPLE_RATE), "-ac", "2"]
+
+
+def _ffmpeg(src: Path, out: Path, *args: str) -> Path:
+    """Run ffmpeg on the input `src` with the output options `args`, writing `out`."""
+    run_ffmpeg([*_GLOBAL, "-i", str(src), *args, str(out)], check=True)
+    return out
 
 
 def render_many(jobs: Sequence[tuple[Path, Sequence[Scene]]], fmt: Format, *, workdir: Path) -> list[Path]:
@@ -209,19 +191,13 @@ def render_many(jobs: Sequence[tuple[Path, Sequence[Scene]]], fmt: Format, *, wo
             if fmt.audio:
                 graph.append(f"{_audio_source(sc, f'{j}_{i}')}[a{j}_{i}]")
                 labels.append(f"[a{j}_{i}]")
-        n_audio = 1 if fmt.audio else 0
+        audio_out = f"[ao{j}]" if fmt.audio else ""
         graph.append(
-            f"{''.join(labels)}concat=n={len(scenes)}:v=1:a={n_audio}[vo{j}]"
-            + (f"[ao{j}]" if fmt.audio else "")
+            f"{''.join(labels)}concat=n={len(scenes)}:v=1:a={int(bool(fmt.audio))}[vo{j}]{audio_out}"
         )
         out.parent.mkdir(parents=True, exist_ok=True)
-        outputs += [
-            "-map",
-            f"[vo{j}]",
-            *(["-map", f"[ao{j}]"] if fmt.audio else []),
-            *_encode_args(fmt, audio=True),
-            str(out),
-        ]
+        audio_map = ["-map", f"[ao{j}]"] if fmt.audio else []
+        outputs += ["-map", f"[vo{j}]", *audio_map, *_encode_args(fmt, audio=True), str(out)]
     run_ffmpeg([*_GLOBAL, *inputs, "-filter_complex", ";".join(graph), *outputs], check=True)
     return [out for out, _ in jobs]
 
@@ -248,49 +224,24 @@ def cut(src: Path, out: Path, segments: Sequence[tuple[float, float]], fmt: Form
         f"{''.join(labels)}concat=n={len(segments)}:v=1:a={int(has_audio)}[v]" + ("[a]" if has_audio else "")
     )
     maps = ["-map", "[v]", *(["-map", "[a]"] if has_audio else [])]
-    run_ffmpeg(
-        [
-            *_GLOBAL,
-            "-i",
-            str(src),
-            "-filter_complex",
-            ";".join(graph),
-            *maps,
-            *_encode_args(fmt, audio=True),
-            str(out),
-        ],
-        check=True,
-    )
-    return out
+    return _ffmpeg(src, out, "-filter_complex", ";".join(graph), *maps, *_encode_args(fmt, audio=True))
 
 
 def _window(start: float, end: float) -> str:
     return f"gte(t,{start:g})*lt(t,{end:g})"
 
 
+def _regrade(src: Path, out: Path, graph: str, fmt: Format) -> Path:
+    """Re-encode the video of `src` through the filter `graph` (output `[v]`); audio copied untouched."""
+    video = _encode_args(fmt, audio=False)
+    return _ffmpeg(src, out, "-filter_complex", graph, "-map", "[v]", "-map", "0:a", *video, "-c:a", "copy")
+
+
 def inject_freeze(src: Path, out: Path, start: float, end: float, fmt: Format) -> Path:
     """v01-style defect: the frames in [start, end) all show the frame at `start`; audio is copied untouched."""
     first, last = _frames(start, fmt.fps), _frames(end, fmt.fps) - 1
     graph = f"[0:v]split[a][b];[a][b]freezeframes=first={first}:last={last}:replace={first}[v]"
-    run_ffmpeg(
-        [
-            *_GLOBAL,
-            "-i",
-            str(src),
-            "-filter_complex",
-            graph,
-            "-map",
-            "[v]",
-            "-map",
-            "0:a",
-            *_encode_args(fmt, audio=False),
-            "-c:a",
-            "copy",
-            str(out),
-        ],
-        check=True,
-    )
-    return out
+    return _regrade(src, out, graph, fmt)
 
 
 def inject_color_shift(
@@ -312,25 +263,7 @@ def inject_color_shift(
         f"[0:v]eq=saturation={saturation:g}:contrast={contrast:g}:enable='{w}',"
         f"colorchannelmixer=rr={rr:g}:gg={gg:g}:bb={bb:g}:enable='{w}'[v]"
     )
-    run_ffmpeg(
-        [
-            *_GLOBAL,
-            "-i",
-            str(src),
-            "-filter_complex",
-            graph,
-            "-map",
-            "[v]",
-            "-map",
-            "0:a",
-            *_encode_args(fmt, audio=False),
-            "-c:a",
-            "copy",
-            str(out),
-        ],
-        check=True,
-    )
-    return out
+    return _regrade(src, out, graph, fmt)
 
 
 def inject_noise_burst(
@@ -344,51 +277,15 @@ def inject_noise_burst(
         f"[0:a][n]amix=inputs=2:normalize=0:duration=first[a]"
     )
     assert fmt.audio is not None
-    run_ffmpeg(
-        [
-            *_GLOBAL,
-            "-i",
-            str(src),
-            "-filter_complex",
-            graph,
-            "-map",
-            "0:v",
-            "-map",
-            "[a]",
-            "-c:v",
-            "copy",
-            *_AUDIO_ARGS[fmt.audio],
-            "-ar",
-            str(SAMPLE_RATE),
-            "-ac",
-            "2",
-            *BITEXACT,
-            str(out),
-        ],
-        check=True,
+    audio = _audio_args(fmt.audio)
+    return _ffmpeg(
+        src, out, "-filter_complex", graph, "-map", "0:v", "-map", "[a]", "-c:v", "copy", *audio, *BITEXACT
     )
-    return out
 
 
 def remux(src: Path, out: Path, comment: str) -> Path:
     """Stream-copy every stream of `src` into a new file tagged with `comment` (same frames, other bytes)."""
-    run_ffmpeg(
-        [
-            *_GLOBAL,
-            "-i",
-            str(src),
-            "-map",
-            "0",
-            "-c",
-            "copy",
-            *BITEXACT,
-            "-metadata",
-            f"comment={comment}",
-            str(out),
-        ],
-        check=True,
-    )
-    return out
+    return _ffmpeg(src, out, "-map", "0", "-c", "copy", *BITEXACT, "-metadata", f"comment={comment}")
 
 
 def _decode_lead(src: Path) -> int:
@@ -416,41 +313,13 @@ def oracle_copy(src: Path, out: Path, comment: str) -> Path:
     A remux would hand back the source's very packets, which scoring refuses as a copy of the reference."""
     lead = _decode_lead(src)
     shift = ["-bsf:v", f"setts=dts=DTS-{lead}*DURATION"] if lead else []
-    run_ffmpeg(
-        [
-            *_GLOBAL,
-            "-i",
-            str(src),
-            "-map",
-            "0",
-            "-c",
-            "copy",
-            "-c:v",
-            "libx264",
-            "-qp",
-            "0",
-            "-preset",
-            "ultrafast",
-            "-threads",
-            "1",
-            "-fps_mode",
-            "passthrough",
-            "-force_key_frames",
-            "source",
-            *shift,
-            *BITEXACT,
-            "-metadata",
-            f"comment={comment}",
-            str(out),
-        ],
-        check=True,
+    lossless = ["-c:v", "libx264", "-qp", "0", "-preset", "ultrafast", "-threads", "1"]
+    timing = ["-fps_mode", "passthrough", "-force_key_frames", "source", *shift]
+    return _ffmpeg(
+        src, out, "-map", "0", "-c", "copy", *lossless, *timing, *BITEXACT, "-metadata", f"comment={comment}"
     )
-    return out
 
 
 def strip_audio(src: Path, out: Path) -> Path:
     """Copy `src` without its audio streams (video stream-copied)."""
-    run_ffmpeg(
-        [*_GLOBAL, "-i", str(src), "-map", "0:v", "-c:v", "copy", "-an", *BITEXACT, str(out)], check=True
-    )
-    return out
+    return _ffmpeg(src, out, "-map", "0:v", "-c:v", "copy", "-an", *BITEXACT)

@@ -159,18 +159,17 @@ def _looks(rng: random.Random, width: int, height: int) -> list[str]:
     return looks
 
 
+def _clip_format(size: DemoSize, audio: str | None) -> Format:
+    """The 24-fps clip format of a generated size."""
+    w, h = size.clip_frame
+    return Format(width=w, height=h, fps=24, audio=audio, crf=size.crf, preset=size.preset)
+
+
 def sequencing_specs(size: DemoSize) -> tuple[SeqSpec, ...]:
     """The sequencing tasks of `size` (the hand-written ones for `small`, else generated from the task id)."""
     if size.hand_written:
         return SEQUENCING
-    fmt = Format(
-        width=size.clip_frame[0],
-        height=size.clip_frame[1],
-        fps=24,
-        audio="aac",
-        crf=size.crf,
-        preset=size.preset,
-    )
+    fmt = _clip_format(size, "aac")
     specs = []
     for i, tid in enumerate(size.ids("sequencing")):
         rng = random.Random(tid)
@@ -205,14 +204,7 @@ def assembly_specs(size: DemoSize) -> tuple[AsmSpec, ...]:
     """The assembly tasks of `size` (the hand-written ones for `small`, else generated from the task id)."""
     if size.hand_written:
         return ASSEMBLY
-    fmt = Format(
-        width=size.clip_frame[0],
-        height=size.clip_frame[1],
-        fps=24,
-        audio=None,
-        crf=size.crf,
-        preset=size.preset,
-    )
+    fmt = _clip_format(size, None)
     specs = []
     for i, tid in enumerate(size.ids("assembly")):
         rng = random.Random(tid)

@@ -106,8 +106,7 @@ def _ebur128(path: Path) -> dict[str, float]:
 
 def sound_stats(path: Path) -> dict[str, Any]:
     """The profile's `sound` block for the first audio stream of `path`."""
-    info = probe(path)
-    a = info.audio
+    a = probe(path).audio
     assert a is not None, f"{path} has no audio"
     x = decode_audio(path, sample_rate=48000, mono=True).astype(np.float64)
     win = 4800

@@ -340,11 +340,9 @@ def build_recap_task(ctx: BuildContext, spec: RecapSpec, i: int) -> dict[str, An
     small = replace(FMT_SMALL, crf=spec.fmt.crf, preset=spec.fmt.preset)
     cut(film, partial / "final.mp4", spec.partial, small if spec.partial_small else spec.fmt)
     prompt = PROMPT.format(title=spec.title, brief=spec.brief)
+    broken = ctx.task_dir("broken", spec.task_id)
     if i % 2 == 0:  # broken run: an empty final.mp4
-        (ctx.task_dir("broken", spec.task_id) / "final.mp4").write_bytes(b"")
+        (broken / "final.mp4").write_bytes(b"")
     else:  # broken run: only a report
-        write_text(
-            ctx.task_dir("broken", spec.task_id) / "report.md",
-            "# Recap\n\nRender failed; no final.mp4 was written.\n",
-        )
+        write_text(broken / "report.md", "# Recap\n\nRender failed; no final.mp4 was written.\n")
     return row(spec.task_id, "recap", prompt, [url(rel, full=spec.full_urls)], list(spec.rubric))

@@ -117,84 +117,57 @@ def bounds_of(scenes: tuple[Scene, ...]) -> list[tuple[float, float]]:
     return out
 
 
-def _injection(spec: RepairSpec) -> Callable[[list[dict[str, Any]]], dict[str, Any]]:
-    def make(scenes: list[dict[str, Any]]) -> dict[str, Any]:
-        ts = scene_ref(scenes, spec.scene)
-        dur = round(spec.end - spec.start, 6)
-        common = {
-            "rng_seed": spec.params.get("seed", 0),
-            "start_s": spec.start,
-            "end_s": spec.end,
-            "duration_s": dur,
-        }
-        if spec.defect == "freeze":
-            window = {
-                "target_scene_index": spec.scene,
-                "target_scene": ts,
-                "insert_at_source_s": spec.start,
-                "start_s": spec.start,
-                "end_s": spec.end,
-                "duration_s": dur,
-                "frames": None,
-            }
-            return {
-                "variant": "v01_frozen_scene",
-                "subtask": "demo_frozen_video_only",
-                **common,
-                "mode": "frozen_video_only",
-                "freeze_audio": False,
-                "windows": [window],
-                "target_scene_index": spec.scene,
-                "target_scene": ts,
-            }
-        if spec.defect == "color":
-            return {
-                "variant": "v04_color_grade_shift",
-                "subtask": "demo_cold_desat",
-                **common,
-                "target_scene_index": spec.scene,
-                "target_scene": ts,
-                **spec.params,
-                "grade_name": "cold_desat",
-            }
-        return {
-            "variant": "v05_noise_floor_spike",
-            "subtask": "demo_pink",
-            **common,
-            "target_scene_index": spec.scene,
-            "target_scene": ts,
-            "noise_color": spec.params["color"],
-            "noise_amplitude": spec.params["amplitude"],
-        }
-
-    return make
-
-
-def _break(spec: RepairSpec, source: Path, out: Path, fmt: Format) -> None:
-    out.parent.mkdir(parents=True, exist_ok=True)
+def _injection(spec: RepairSpec, scenes: list[dict[str, Any]]) -> dict[str, Any]:
+    """The profile's `injection` block for `spec`, in the official schema of its variant."""
+    ts = scene_ref(scenes, spec.scene)
+    dur = round(spec.end - spec.start, 6)
+    common = {
+        "rng_seed": spec.params.get("seed", 0),
+        "start_s": spec.start,
+        "end_s": spec.end,
+        "duration_s": dur,
+    }
+    target = {"target_scene_index": spec.scene, "target_scene": ts}
     if spec.defect == "freeze":
-        inject_freeze(source, out, spec.start, spec.end, fmt)
-    elif spec.defect == "color":
-        inject_color_shift(source, out, spec.start, spec.end, fmt, **spec.params)
-    else:
-        inject_noise_burst(
-            source,
-            out,
-            spec.start,
-            spec.end,
-            fmt,
-            color=spec.params["color"],
-            amplitude=spec.params["amplitude"],
-            seed=spec.params["seed"],
-        )
+        window = {**target, "insert_at_source_s": spec.start, "start_s": spec.start, "end_s": spec.end}
+        return {
+            "variant": "v01_frozen_scene",
+            "subtask": "demo_frozen_video_only",
+            **common,
+            "mode": "frozen_video_only",
+            "freeze_audio": False,
+            "windows": [{**window, "duration_s": dur, "frames": None}],
+            **target,
+        }
+    if spec.defect == "color":
+        return {
+            "variant": "v04_color_grade_shift",
+            "subtask": "demo_cold_desat",
+            **common,
+            **target,
+            **spec.params,
+            "grade_name": "cold_desat",
+        }
+    return {
+        "variant": "v05_noise_floor_spike",
+        "subtask": "demo_pink",
+        **common,
+        **target,
+        "noise_color": spec.params["color"],
+        "noise_amplitude": spec.params["amplitude"],
+    }
 
 
-_PARAMS: dict[str, dict[str, Any]] = {
-    "freeze": {},
-    "color": dict(REPAIRS[1].params),
-    "noise": dict(REPAIRS[2].params),
+#: The injector of each defect; a spec's `params` are its keyword arguments.
+_INJECT: dict[str, Callable[..., Path]] = {
+    "freeze": inject_freeze,
+    "color": inject_color_shift,
+    "noise": inject_noise_burst,
 }
-_CELLS = {"freeze": "demo/frozen_video_only", "color": "demo/cold_desat", "noise": "demo/pink_noise"}
+
+
+#: The hand-written task of each defect: generated tasks take its cell and parameters.
+_BY_DEFECT = {spec.defect: spec for spec in REPAIRS}
 _LOOKS = ("bars", "testsrc2", "gradients", "box")
 
 
@@ -243,13 +216,13 @@ def repair_plan(size: DemoSize) -> tuple[dict[str, tuple[Format, tuple[Scene, ..
         k = rng.randrange(1, len(scenes))
         s0 = sum(sc.duration for sc in scenes[:k])
         span = max(1, min(3, int(scenes[k].duration) - 2))
-        params = dict(_PARAMS[defect])
+        params = dict(_BY_DEFECT[defect].params)
         if defect == "noise":
             params["seed"] = tid
         specs.append(
             RepairSpec(
                 task_id=tid,
-                cell=_CELLS[defect],
+                cell=_BY_DEFECT[defect].cell,
                 source=name,
                 defect=defect,
                 start=s0 + 1,
@@ -286,33 +259,25 @@ def build_repair_task(
     src_rel = f"repair/sources/{spec.source}_source.mp4"
     broken_rel = f"repair/materials/{spec.task_id}/broken.mp4"
     source, broken = ctx.mirror / src_rel, ctx.mirror / broken_rel
-    _break(spec, source, broken, fmt)
-    profile = {**base, "injection": _injection(spec)(base["narrative"]["scene_list"])}
-    kind = _REPORT_TYPE[spec.defect]
+    broken.parent.mkdir(parents=True, exist_ok=True)
+    _INJECT[spec.defect](source, broken, spec.start, spec.end, fmt, **spec.params)
+    profile = {**base, "injection": _injection(spec, base["narrative"]["scene_list"])}
+
+    def report(folder: Path, start: str, end: str, note: str) -> None:
+        write_text(
+            folder / "report.md", repair_report(spec.task_id, _REPORT_TYPE[spec.defect], start, end, note)
+        )
+
     # perfect: the source's pictures and sound, its video re-encoded losslessly (a byte copy or a remux of the
     # verifier-only source is malformed), and the exact window (every third task writes M:SS.ff timestamps).
     perfect = ctx.task_dir("perfect", spec.task_id)
     oracle_copy(source, perfect / "fixed.mp4", "restored by the demo perfect run")
     fmt_t = _clock if i % 3 == 1 else (lambda t: f"{t:g}")
-    write_text(
-        perfect / "report.md",
-        repair_report(
-            spec.task_id,
-            kind,
-            fmt_t(spec.start),
-            fmt_t(spec.end),
-            "Located by comparing neighbouring frames and audio.",
-        ),
-    )
+    report(perfect, fmt_t(spec.start), fmt_t(spec.end), "Located by comparing neighbouring frames and audio.")
     # partial: did nothing to the video, window 0.5 s late at both ends.
     partial = ctx.task_dir("partial", spec.task_id, output=i % 4 == 0)
     shutil.copyfile(broken, partial / "fixed.mp4")
-    write_text(
-        partial / "report.md",
-        repair_report(
-            spec.task_id, kind, f"{spec.start + 0.5:g}", f"{spec.end + 0.5:g}", "Approximate window."
-        ),
-    )
+    report(partial, f"{spec.start + 0.5:g}", f"{spec.end + 0.5:g}", "Approximate window.")
     # broken run: a truncated fixed.mp4 and no report; or a video-only fixed.mp4 and unparseable times; or an
     # empty folder. Made from the task's input, as an agent's would be: it never sees the verifier-only source.
     b = ctx.task_dir("broken", spec.task_id)
@@ -321,10 +286,7 @@ def build_repair_task(
             (b / "fixed.mp4").write_bytes(fh.read(4096))
     elif i % 3 == 1:
         strip_audio(broken, b / "fixed.mp4")
-        write_text(
-            b / "report.md",
-            repair_report(spec.task_id, kind, f"{spec.start:g}s", f"{spec.end:g}s", "Times carry units."),
-        )
+        report(b, f"{spec.start:g}s", f"{spec.end:g}s", "Times carry units.")
     rubric = {"cell": spec.cell, "profile": profile}
     return row(
         spec.task_id,

@@ -103,52 +103,22 @@ _MCP: dict[str, Any] = {
 }
 
 
-def _encode(dest: Path, args: list[str]) -> Path:
+def _lavfi(dest: Path, source: str, *args: str) -> Path:
+    """Encode the lavfi `source` with the output options `args` into `dest` (bit-exact, no metadata)."""
     dest.parent.mkdir(parents=True, exist_ok=True)
-    run_ffmpeg(["-y", *args, "-fflags", "+bitexact", "-map_metadata", "-1", str(dest)], check=True)
+    cmd = ["-y", "-f", "lavfi", "-i", source, *args, "-fflags", "+bitexact", "-map_metadata", "-1", str(dest)]
+    run_ffmpeg(cmd, check=True)
     return dest
 
 
 def _video(dest: Path, seconds: int) -> Path:
-    return _encode(
-        dest,
-        [
-            "-f",
-            "lavfi",
-            "-i",
-            f"color=c=0x336699:s=64x36:r=1:d={seconds}",
-            "-c:v",
-            "libx264",
-            "-preset",
-            "ultrafast",
-            "-pix_fmt",
-            "yuv420p",
-            "-threads",
-            "1",
-            "-flags:v",
-            "+bitexact",
-        ],
-    )
+    codec = ["-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-threads", "1"]
+    return _lavfi(dest, f"color=c=0x336699:s=64x36:r=1:d={seconds}", *codec, "-flags:v", "+bitexact")
 
 
 def _audio_only(dest: Path, seconds: int) -> Path:
-    return _encode(
-        dest,
-        [
-            "-f",
-            "lavfi",
-            "-i",
-            "anullsrc=r=8000:cl=mono",
-            "-t",
-            str(seconds),
-            "-c:a",
-            "aac",
-            "-b:a",
-            "8k",
-            "-flags:a",
-            "+bitexact",
-        ],
-    )
+    codec = ["-c:a", "aac", "-b:a", "8k", "-flags:a", "+bitexact"]
+    return _lavfi(dest, "anullsrc=r=8000:cl=mono", "-t", str(seconds), *codec)
 
 
 def _dump(path: Path, obj: Any) -> None:
@@ -168,11 +138,7 @@ def _result(
         "timings": {"started_at": "2026-01-01T10:00:00Z", "wall_clock_s": wall_clock_s},
         "budget": {"calls": 200, "wall_clock_s": 14400},
         "backends": {"required": ["demo-video"], "available": list(available)},
-        "tools_available": [
-            "mcp__studiobench__plan",
-            "mcp__studiobench__generate_video",
-            "mcp__studiobench__export",
-        ],
+        "tools_available": [c["name"] for c in _STUDIO_CALLS],
         "calls": {"total": calls, "non_studiobench": 0},
         "submitted": submitted,
         "valid_for_bench": valid,
@@ -182,11 +148,8 @@ def _result(
 def _write_run(run: Path, scenario: str, media: dict[str, Path]) -> None:
     run.mkdir(parents=True, exist_ok=True)
     calls = [dict(c) for c in _STUDIO_CALLS]
-    submitted, valid, wall = (
-        True,
-        scenario in ("valid", "over_limits", "missing_artifacts", "bad_result_json", "secret_in_mcp"),
-        1850.0,
-    )
+    submitted, wall = True, 1850.0
+    valid = scenario in ("valid", "over_limits", "missing_artifacts", "bad_result_json", "secret_in_mcp")
     available: tuple[str, ...] = ("demo-video", "demo-tts")
     mcp = json.loads(json.dumps(_MCP))
     final: Path | None = media["good"]

@@ -9,17 +9,7 @@
 from __future__ import annotations
 
 from agenticvbench.grade.server import GradingApp, make_server, url_of
-from agenticvbench.grade.session import GradeSubmission, build_submissions
-from agenticvbench.grade.store import HumanVerdict, VerdictStore, check_grader, majority
+from agenticvbench.grade.session import build_submissions
+from agenticvbench.grade.store import VerdictStore, check_grader
 
-__all__ = [
-    "GradeSubmission",
-    "GradingApp",
-    "HumanVerdict",
-    "VerdictStore",
-    "build_submissions",
-    "check_grader",
-    "majority",
-    "make_server",
-    "url_of",
-]
+__all__ = ["GradingApp", "VerdictStore", "build_submissions", "check_grader", "make_server", "url_of"]

@@ -183,21 +183,16 @@ def pillar_map(store: VerdictStore) -> dict[tuple[int, str], int]:
 
 def empty_source_warnings(sources: dict[str, dict[Key, str]], store: VerdictStore) -> list[str]:
     """One line per source with no verdicts at all (a mistyped grader or model name reports n=0 otherwise)."""
-    graders = sorted(store.graders())
+    known = ", ".join(sorted(store.graders())) or "none yet; see avb grade"
     out = []
-    for spec, verdicts in sources.items():
-        if verdicts:
-            continue
+    for spec in (s for s, verdicts in sources.items() if not verdicts):
         kind, _, name = spec.partition(":")
-        if kind == "human":
-            out.append(
-                f"no verdicts for grader {name!r} (known: {', '.join(graders) or 'none yet; see avb grade'})"
-            )
-        else:
-            out.append(
-                f"no cached verdicts of model {name!r} (the judge cache holds a model's verdicts once "
-                f"avb verify has run with it)"
-            )
+        out.append(
+            f"no verdicts for grader {name!r} (known: {known})"
+            if kind == "human"
+            else f"no cached verdicts of model {name!r} (the judge cache holds a model's verdicts once avb "
+            "verify has run with it)"
+        )
     return out
 
 

@@ -53,22 +53,20 @@ class GradingApp:
     def current(self) -> dict[str, dict[str, Any]]:
         """`"<index>/<item_id>"` -> this grader's current verdict on this very video."""
         latest = self.store.latest(self.grader)
-        out = {}
-        for s in self.submissions:
-            for it in s.items:
-                v = latest.get((s.task_id, it.item_id, s.video_sha256))
-                if v is not None:
-                    out[f"{s.index}/{it.item_id}"] = {"verdict": v.verdict, "notes": v.notes, "time": v.time}
-        return out
+        return {
+            f"{s.index}/{it.item_id}": {"verdict": v.verdict, "notes": v.notes, "time": v.time}
+            for s in self.submissions
+            for it in s.items
+            if (v := latest.get((s.task_id, it.item_id, s.video_sha256))) is not None
+        }
 
     def progress(self, current: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
         """Graded / total items, overall and per task."""
         current = self.current() if current is None else current
         per_task: dict[int, list[int]] = {}
         for s in self.submissions:
-            done = sum(f"{s.index}/{it.item_id}" in current for it in s.items)
             acc = per_task.setdefault(s.task_id, [0, 0])
-            acc[0] += done
+            acc[0] += sum(f"{s.index}/{it.item_id}" in current for it in s.items)
             acc[1] += len(s.items)
         graded = sum(v[0] for v in per_task.values())
         total = sum(v[1] for v in per_task.values())
@@ -123,11 +121,6 @@ class GradingApp:
             "saved": {"verdict": v.verdict, "notes": v.notes, "time": v.time},
             "progress": self.progress(),
         }
-
-
-def page_html() -> bytes:
-    """The page (package data)."""
-    return resources.files("agenticvbench.grade").joinpath("page.html").read_bytes()
 
 
 def send_file(handler: BaseHTTPRequestHandler, path: str | Path, size: int, ctype: str) -> None:
@@ -187,7 +180,7 @@ def _refuse_range(handler: BaseHTTPRequestHandler, size: int) -> None:
 
 
 def _handler(app: GradingApp) -> type[BaseHTTPRequestHandler]:
-    page = page_html()
+    page = resources.files("agenticvbench.grade").joinpath("page.html").read_bytes()
 
     class Handler(BaseHTTPRequestHandler):
         server_version = "avb-grade"
@@ -217,23 +210,19 @@ def _handler(app: GradingApp) -> type[BaseHTTPRequestHandler]:
         def _json(self, status: int, obj: Any) -> None:
             self._send(status, json.dumps(obj).encode("utf-8"))
 
-        def _authorised(self, query: dict[str, list[str]]) -> bool:
-            given = self.headers.get("X-AVB-Token") or (query.get("token") or [""])[0]
-            return secrets.compare_digest(given.encode("utf-8", "replace"), app.token.encode())
-
-        def _route(self) -> tuple[str, dict[str, list[str]]] | None:
+        def _route(self) -> str | None:
+            """The request's path once its token checks out (None, after a 403, when it does not)."""
             url = urlsplit(self.path)
-            query = parse_qs(url.query)
-            if not self._authorised(query):
-                self._json(403, {"error": "missing or wrong token"})
-                return None
-            return url.path, query
+            given = self.headers.get("X-AVB-Token") or (parse_qs(url.query).get("token") or [""])[0]
+            if secrets.compare_digest(given.encode("utf-8", "replace"), app.token.encode()):
+                return url.path
+            self._json(403, {"error": "missing or wrong token"})
+            return None
 
         def do_GET(self) -> None:  # noqa: N802 - stdlib name
-            routed = self._route()
-            if routed is None:
+            path = self._route()
+            if path is None:
                 return
-            path, _ = routed
             if path in ("/", "/index.html"):
                 self._send(200, page, "text/html; charset=utf-8")
             elif path == "/api/state":
@@ -244,7 +233,7 @@ def _handler(app: GradingApp) -> type[BaseHTTPRequestHandler]:
                     self._json(404, {"error": "no such video"})
                 else:
                     sub = app.submissions[index]
-                    self._file(sub.video, sub.size, "video/mp4")
+                    send_file(self, sub.video, sub.size, "video/mp4")
             elif m := re.fullmatch(r"/material/(\d{1,6})/(\d{1,4})", path):
                 index, n = int(m.group(1)), int(m.group(2))
                 mats = app.submissions[index].materials if index < len(app.submissions) else []
@@ -252,17 +241,17 @@ def _handler(app: GradingApp) -> type[BaseHTTPRequestHandler]:
                     self._json(404, {"error": "no such material"})
                 else:
                     name, real, size = mats[n]
-                    self._file(real, size, mimetypes.guess_type(name)[0] or "application/octet-stream")
+                    send_file(self, real, size, mimetypes.guess_type(name)[0] or "application/octet-stream")
             else:
                 self._json(404, {"error": "not found"})
 
         do_HEAD = do_GET  # noqa: N815 - stdlib name
 
         def do_POST(self) -> None:  # noqa: N802 - stdlib name
-            routed = self._route()
-            if routed is None:
+            path = self._route()
+            if path is None:
                 return
-            if routed[0] != "/api/verdict":
+            if path != "/api/verdict":
                 self._json(404, {"error": "not found"})
                 return
             try:
@@ -278,9 +267,6 @@ def _handler(app: GradingApp) -> type[BaseHTTPRequestHandler]:
                 self._json(400, {"error": str(exc)[:300]})
                 return
             self._json(200, result)
-
-        def _file(self, video: Path, size: int, ctype: str) -> None:
-            send_file(self, video, size, ctype)
 
     return Handler
 

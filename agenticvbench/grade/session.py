@@ -107,12 +107,11 @@ def gradable_items(task: RecapTask, evidence: dict[str, dict[str, str]] | None =
             continue
         pillar = raw.get("pillar", 0)
         pillar = pillar if isinstance(pillar, int) and not isinstance(pillar, bool) else 0
-        weight = raw.get("weight", 1.0)
         out.append(
             GradeItem(
                 item_id=str(raw["id"]),
                 text=str(text),
-                weight=float(weight),
+                weight=float(raw.get("weight", 1.0)),
                 pillar=pillar,
                 pillar_name=pillar_name(pillar),
                 dispatch=str(raw["dispatch"]),
@@ -188,7 +187,6 @@ def build_submissions(
     subs: list[GradeSubmission] = []
     for run_path in runs:
         run = open_run(run_path)
-        label = run.path.name
         for task in sorted(tasks, key=lambda t: t.task_id):
             folder = run.task_folders.get(task.task_id)
             if folder is None:
@@ -211,7 +209,7 @@ def build_submissions(
                 GradeSubmission(
                     index=0,
                     task_id=task.task_id,
-                    run_label=label,
+                    run_label=run.path.name,
                     harness=run.harness,
                     model=run.model,
                     video=video,

@@ -6,36 +6,6 @@ layer such as `grade`); the grading server writes through the same implementatio
 
 from __future__ import annotations
 
-from agenticvbench.judge.human_store import (
-    GRADER_RE,
-    MAX_FILE_BYTES,
-    MAX_LINE_BYTES,
-    MAX_NOTES,
-    STORE_SCHEMA,
-    VERDICTS,
-    HumanOutcome,
-    HumanVerdict,
-    Key,
-    VerdictStore,
-    check_grader,
-    grades_digest,
-    majority,
-    now_utc,
-)
+from agenticvbench.judge.human_store import VERDICTS, HumanVerdict, Key, VerdictStore, check_grader, majority
 
-__all__ = [
-    "GRADER_RE",
-    "MAX_FILE_BYTES",
-    "MAX_LINE_BYTES",
-    "MAX_NOTES",
-    "STORE_SCHEMA",
-    "VERDICTS",
-    "HumanOutcome",
-    "HumanVerdict",
-    "Key",
-    "VerdictStore",
-    "check_grader",
-    "grades_digest",
-    "majority",
-    "now_utc",
-]
+__all__ = ["VERDICTS", "HumanVerdict", "Key", "VerdictStore", "check_grader", "majority"]

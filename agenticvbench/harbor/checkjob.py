@@ -21,8 +21,7 @@ past the 6th decimal, or past a float's precision, is still another budget.
 from __future__ import annotations
 
 import json
-import os
-from collections import defaultdict
+from collections import Counter
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
@@ -30,11 +29,10 @@ from typing import Any
 
 from agenticvbench.errors import SubmissionError
 from agenticvbench.fsutil import parse_json_bounded
-from agenticvbench.harbor.files import MULTIPLIERS, clean_document, lock_trial
+from agenticvbench.harbor.files import MULTIPLIERS, clean_document, lock_trial, shown
 from agenticvbench.harbor.manifest import dataset_digest
 from agenticvbench.harbor.trials import read_trials, task_id_of
-from agenticvbench.runs.jobdir import MAX_JSON_BYTES, JobDir
-from agenticvbench.sanitize import one_line
+from agenticvbench.runs.jobdir import JobDir
 
 RESOURCE_OVERRIDES = ("override_cpus", "override_memory_mb", "override_storage_mb", "override_gpus")
 TIMEOUT_OVERRIDES = (
@@ -78,7 +76,7 @@ class Written:
 
     text: str
 
-    def __repr__(self) -> str:
+    def __repr__(self) -> str:  # `files.shown` shows a number as its file writes it
         return self.text
 
     def is_one(self) -> bool:
@@ -89,34 +87,16 @@ class Written:
             return False
 
 
-def written(value: Any, limit: int = 40) -> str:
-    """A compared value as the file writes it: a number's literal, a string's repr; one line, cut at `limit`."""
-    text = one_line(value.text if isinstance(value, Written) else repr(value))
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
 def read_lock(job: JobDir, notes: list[str]) -> Any:
     """`lock.json` read once (bounded, no symlink) and parsed with every number kept as written (`Written`);
     strings cut and containers bounded as every job file (`files.clean_document`, notes in `notes`);
     `SubmissionError` naming the file when it cannot be read or parsed."""
-    where = job.path / "lock.json"
+    raw = job.read_bytes("lock.json")
     try:
-        fd, size = job.open_file("lock.json")
-    except OSError as exc:
-        raise SubmissionError(f"{where}: cannot read ({exc.strerror or exc})") from None
-    try:
-        if size > MAX_JSON_BYTES:
-            raise SubmissionError(f"{where}: {size} bytes, over the {MAX_JSON_BYTES} byte limit")
-        with os.fdopen(os.dup(fd), "rb") as fh:
-            raw = fh.read(MAX_JSON_BYTES + 1)
-    finally:
-        os.close(fd)
-    try:
-        parse_json_bounded(raw[: MAX_JSON_BYTES + 1], str(where))  # UTF-8, valid, not too deep
+        parse_json_bounded(raw, str(job.path / "lock.json"))  # UTF-8, valid, not too deep
     except ValueError as exc:
         raise SubmissionError(str(exc)) from None
-    text = raw.decode("utf-8")
-    data = json.loads(text, parse_float=Written, parse_int=Written, parse_constant=Written)
+    data = json.loads(raw.decode("utf-8"), parse_float=Written, parse_int=Written, parse_constant=Written)
     return clean_document(data, "lock.json", notes)
 
 
@@ -129,20 +109,20 @@ def _budget_problems(t: dict[str, Any]) -> list[str]:
             continue
         if not isinstance(raw, Written):
             problems.append(
-                f"{key} = {written(raw)} is not a number (Harbor writes a number; the budget is unknown)"
+                f"{key} = {shown(raw)} is not a number (Harbor writes a number; the budget is unknown)"
             )
         elif not raw.is_one():
-            problems.append(f"{key} = {written(raw)}, not 1 (the exported timeouts are part of the task)")
+            problems.append(f"{key} = {shown(raw)}, not 1 (the exported timeouts are part of the task)")
     raw_env = t.get("environment")
     env: dict[str, Any] = raw_env if isinstance(raw_env, dict) else {}
     for key in RESOURCE_OVERRIDES:
         if env.get(key) is not None:
-            problems.append(f"environment.{key} = {written(env[key])} (resources are part of the task)")
+            problems.append(f"environment.{key} = {shown(env[key])} (resources are part of the task)")
     for section, key in TIMEOUT_OVERRIDES:
         raw_part = t.get(section)
         part: dict[str, Any] = raw_part if isinstance(raw_part, dict) else {}
         if part.get(key) is not None:
-            problems.append(f"{section}.{key} = {written(part[key])}")
+            problems.append(f"{section}.{key} = {shown(part[key])}")
     return problems
 
 
@@ -194,13 +174,11 @@ def check_jobs(
         with JobDir(path) as job:
             check = JobCheck(str(path))
             try:
-                notes: list[str] = []
-                lock = read_lock(job, notes)
+                lock = read_lock(job, check.problems)  # its notes first
             except SubmissionError as exc:
                 check.problems.append(f"no readable lock.json ({exc})")
                 checks.append(check)
                 continue
-            check.problems += notes
             problems, digests = _lock_problems(lock if isinstance(lock, dict) else {})
             check.problems += problems
             check.dataset_digest = dataset_digest(sorted(set(digests.values()))) if digests else ""
@@ -212,7 +190,7 @@ def check_jobs(
                     check.problems.append(
                         f"{len(changed)} task(s) differ from the export (digest): "
                         + ", ".join(
-                            f"{n} ({written(digests[n], 90)}, export {expected[n]!r})" for n in changed[:5]
+                            f"{n} ({shown(digests[n], 90)}, export {expected[n]!r})" for n in changed[:5]
                         )
                         + (" ..." if len(changed) > 5 else "")
                     )
@@ -226,14 +204,14 @@ def check_jobs(
                         + ", ".join(missing[:5])
                         + (" ..." if len(missing) > 5 else "")
                     )
-            skipped: list[str] = []
-            counts: dict[tuple[str, str], dict[int, int]] = defaultdict(lambda: defaultdict(int))
-            for t in read_trials(job, skipped):
-                if t.outcome.kind not in ("infra_failure", "cancelled"):
-                    counts[(t.agent, t.model)][t.task_id] += 1
+            usable = Counter(
+                (t.agent, t.model, t.task_id)
+                for t in read_trials(job, [])
+                if t.outcome.kind not in ("infra_failure", "cancelled")
+            )
             ids = {i for n in digests if (i := task_id_of({"task_name": n}, "")) is not None}
-            for (agent, model), per_task in sorted(counts.items()):
-                short = sorted(i for i in ids if per_task.get(i, 0) < trials)
+            for agent, model in sorted({(a, m) for a, m, _ in usable}):
+                short = sorted(i for i in ids if usable[(agent, model, i)] < trials)
                 if short:
                     check.problems.append(
                         f"{agent}/{model}: {len(short)} task(s) with fewer than {trials} usable "

@@ -35,10 +35,13 @@ _MANIFEST = """\
   manifest, not scored by the official formula)."""
 
 
-def _id_rule(ids: list[str]) -> tuple[str, str, str]:
+def _manifest(ids: list[str], unit: str, order: str) -> str:
+    """The `solution.json` contract, its examples spelled like the task's clip ids (with or without `.mp4`)."""
     if ids and all(i.lower().endswith(".mp4") for i in ids):
-        return "by its file name, including `.mp4` (for example `3.mp4`)", "3.mp4", "7.mp4"
-    return "by its file name without `.mp4` (for example `3` for `3.mp4`)", "3", "7"
+        rule, ex1, ex2 = "by its file name, including `.mp4` (for example `3.mp4`)", "3.mp4", "7.mp4"
+    else:
+        rule, ex1, ex2 = "by its file name without `.mp4` (for example `3` for `3.mp4`)", "3", "7"
+    return _MANIFEST.format(out=OUTPUT_DIR, unit=unit, order=order, id_rule=rule, example=ex1, example2=ex2)
 
 
 def contract(task: Task) -> str:
@@ -56,29 +59,10 @@ def contract(task: Task) -> str:
     ]
     body: list[str]
     if isinstance(task, SequencingTask):
-        rule, ex1, ex2 = _id_rule(task.correct_order)
-        body = [
-            _MANIFEST.format(
-                out=OUTPUT_DIR,
-                unit="clip",
-                order="story order (every clip exactly once)",
-                id_rule=rule,
-                example=ex1,
-                example2=ex2,
-            )
-        ]
+        body = [_manifest(task.correct_order, "clip", "story order (every clip exactly once)")]
     elif isinstance(task, AssemblyTask):
-        rule, ex1, ex2 = _id_rule(task.correct_assembly_in_slot_order)
-        body = [
-            _MANIFEST.format(
-                out=OUTPUT_DIR,
-                unit="storyboard slot",
-                order=f"slot order (exactly {task.n_slots} segments, one take per slot)",
-                id_rule=rule,
-                example=ex1,
-                example2=ex2,
-            )
-        ]
+        order = f"slot order (exactly {task.n_slots} segments, one take per slot)"
+        body = [_manifest(task.correct_assembly_in_slot_order, "storyboard slot", order)]
     elif isinstance(task, RepairTask):
         body = [
             f"- `{OUTPUT_DIR}/fixed.mp4`: the repaired video, in the same delivery format as the damaged input "

@@ -142,21 +142,14 @@ def _ids_arg(task_id: int, ids: list[str], name: str) -> str:
 def _score_args(task: Task, tests: Path) -> list[str]:
     """Arguments of `avb score <family>`; writes the references the verifier needs under `tests/reference/`."""
     q = scripts.q
-    if isinstance(task, SequencingTask):
-        return [
-            '--solution-json "$OUT/solution.json"',
-            f"--task-id {task.task_id}",
-            f"--correct-order {q(_ids_arg(task.task_id, task.correct_order, 'rubric_json.correct_order'))}",
-        ]
-    if isinstance(task, AssemblyTask):
-        ids = _ids_arg(
-            task.task_id, task.correct_assembly_in_slot_order, "rubric_json.correct_assembly_in_slot_order"
+    if isinstance(task, (SequencingTask, AssemblyTask)):
+        key, flag = (
+            ("correct_order", "--correct-order")
+            if isinstance(task, SequencingTask)
+            else ("correct_assembly_in_slot_order", "--correct-assembly")
         )
-        return [
-            '--solution-json "$OUT/solution.json"',
-            f"--task-id {task.task_id}",
-            f"--correct-assembly {q(ids)}",
-        ]
+        ids = _ids_arg(task.task_id, getattr(task, key), f"rubric_json.{key}")
+        return ['--solution-json "$OUT/solution.json"', f"--task-id {task.task_id}", f"{flag} {q(ids)}"]
     ref = tests / "reference"
     ref.mkdir(parents=True, exist_ok=True)
     if isinstance(task, RepairTask):
@@ -265,24 +258,15 @@ def export_harbor(tasks: list[Task], out: str | Path, opts: ExportOptions | None
         summary.tasks[task.task_id] = task_dir_name(task)
         if reason:
             summary.no_gold[task.task_id] = reason
-    digest, digests = write_manifest(
-        root,
-        {f"agenticvbench/{name}": root / name for name in summary.tasks.values()},
-        version=__version__,
-        metadata={
-            "agenticvbench_version": __version__,
-            "dataset": opts.dataset,
-            "dataset_revision": opts.revision,
-        },
-    )
+    meta = {"agenticvbench_version": __version__, "dataset": opts.dataset, "dataset_revision": opts.revision}
+    folders = {f"agenticvbench/{name}": root / name for name in summary.tasks.values()}
+    digest, digests = write_manifest(root, folders, version=__version__, metadata=meta)
     summary.digest = digest
     atomic_write_json(
         root / LISTING,
         {
             "format": "agenticvbench.harbor-export@1",
-            "agenticvbench_version": __version__,
-            "dataset": opts.dataset,
-            "dataset_revision": opts.revision,
+            **meta,
             "dataset_digest": digest,
             "package_spec": opts.package_spec or f"/tests/{opts.wheel.name if opts.wheel else ''}",
             "tasks": [

@@ -71,6 +71,16 @@ def clean_document(data: Any, where: str, notes: list[str]) -> Any:
             return False, value[:MAX_FIELD_CHARS]
         return False, value
 
+    def visit(item: Any, last: str) -> tuple[bool, Any]:
+        """(drop it, replacement) for one member `last` of a container, walking into containers."""
+        if type(item) in (dict, list):
+            path.append(last)
+            walk(item)
+            path.pop()
+        elif type(item) in (float, str):
+            return bad(item, last)
+        return False, item
+
     def walk(value: Any) -> None:
         if type(value) is dict:
             if len(value) > MAX_KEYS:
@@ -81,16 +91,11 @@ def clean_document(data: Any, where: str, notes: list[str]) -> Any:
                     del value[key]
             for key in list(value):
                 item = value[key]
-                if type(item) in (dict, list):
-                    path.append(one_line(key)[:60])
-                    walk(item)
-                    path.pop()
-                elif type(item) in (float, str):
-                    drop, new = bad(item, one_line(key)[:60])
-                    if drop:
-                        del value[key]
-                    elif new is not item:
-                        value[key] = new
+                drop, new = visit(item, one_line(key)[:60])
+                if drop:
+                    del value[key]
+                elif new is not item:
+                    value[key] = new
                 if len(key) > MAX_NAME_CHARS and key in value:
                     value[key[:MAX_NAME_CHARS]] = value.pop(key)
         elif type(value) is list:
@@ -99,19 +104,10 @@ def clean_document(data: Any, where: str, notes: list[str]) -> Any:
                     f"{where}: field {field_name('')} has {len(value)} items; the first {MAX_ITEMS} kept"
                 )
                 del value[MAX_ITEMS:]
-            dropped = False
             for i, item in enumerate(value):
-                if type(item) in (dict, list):
-                    path.append(f"[{i}]")
-                    walk(item)
-                    path.pop()
-                elif type(item) in (float, str):
-                    drop, new = bad(item, f"[{i}]")
-                    if drop:
-                        dropped = True
-                        new = _DROP
-                    value[i] = new
-            if dropped:
+                drop, new = visit(item, f"[{i}]")
+                value[i] = _DROP if drop else new
+            if any(v is _DROP for v in value):
                 value[:] = [v for v in value if v is not _DROP]
 
     if type(data) in (dict, list):
@@ -124,7 +120,8 @@ def clean_document(data: Any, where: str, notes: list[str]) -> Any:
     return data
 
 
-def _at(obj: Any, *keys: str) -> Any:
+def value_at(obj: Any, *keys: str) -> Any:
+    """The value at `obj[k1][k2]...`, None when a step is missing or not an object."""
     for key in keys:
         obj = obj.get(key) if isinstance(obj, dict) else None
     return obj
@@ -132,7 +129,7 @@ def _at(obj: Any, *keys: str) -> Any:
 
 def name_at(obj: Any, *keys: str) -> str:
     """The string at `obj[k1][k2]...` as a shown name: one line, at most `MAX_NAME_CHARS`; '' when absent."""
-    value = _at(obj, *keys)
+    value = value_at(obj, *keys)
     return one_line(value)[:MAX_NAME_CHARS] if isinstance(value, str) and value.strip() else ""
 
 
@@ -160,7 +157,6 @@ class TrialResult:
     started_at: str
     agent: str
     model: str
-    task_path: str
     reward: float | None
     invalid: str = ""  # why the trial's reward is not a reward ('' when it is one or there is none)
     data: dict[str, Any] = field(default_factory=dict)
@@ -175,7 +171,7 @@ class TrialResult:
         notes: list[str] = []
         data = clean_document(data, where, notes)
         reward, invalid = None, ""
-        rewards = _at(data, "verifier_result", "rewards")
+        rewards = value_at(data, "verifier_result", "rewards")
         if isinstance(rewards, dict) and "reward" in rewards:
             raw = rewards["reward"]
             value = number(raw)
@@ -202,7 +198,6 @@ class TrialResult:
                 or name_at(data, "agent_info", "model_info", "name")
                 or "none"
             ),
-            task_path=name_at(data, "config", "task", "path"),
             reward=reward,
             invalid=invalid,
             data=data,

@@ -123,15 +123,8 @@ def gold_output(task: Task, *, source: Path | None = None) -> GoldOutput | None:
     if isinstance(task, SequencingTask):
         return GoldOutput(task.task_id, task.family, {"solution.json": _manifest(task.correct_order, None)})
     if isinstance(task, AssemblyTask):
-        return GoldOutput(
-            task.task_id,
-            task.family,
-            {
-                "solution.json": _manifest(
-                    task.correct_assembly_in_slot_order, task.correct_assembly_durations
-                )
-            },
-        )
+        manifest = _manifest(task.correct_assembly_in_slot_order, task.correct_assembly_durations)
+        return GoldOutput(task.task_id, task.family, {"solution.json": manifest})
     if isinstance(task, RepairTask):
         from agenticvbench.verifiers.repair import source_of
 
@@ -157,8 +150,7 @@ class GoldSummary:
             ids = ",".join(str(i) for i in sorted(self.none))
             reasons = sorted(set(self.none.values()))
             lines.append(f"no gold output for {len(self.none)} tasks ({ids}): {'; '.join(reasons)}")
-        for tid, note in sorted(self.notes.items()):
-            lines.append(f"task {tid}: {note}")
+        lines += [f"task {tid}: {note}" for tid, note in sorted(self.notes.items())]
         return "\n".join(lines)
 
 

@@ -108,7 +108,7 @@ def _run_folder(root: Path, owner: tuple[str, str, str], rep: int, taken: set[st
     (a name that maps to the same characters, `team/agent` and `team_agent`) holds it, the name with a digest
     of the exact identity. An existing folder of the same identity is replaced only with `force`; another
     agent's folder never is."""
-    job_name, agent, model = owner[2], owner[0], owner[1]
+    agent, model, job_name = owner
     base = _SAFE.sub("_", f"{job_name[:80]}__{agent[:60]}__{model[:60]}")
     digest = hashlib.sha256(json.dumps(list(owner)).encode("utf-8", "surrogatepass")).hexdigest()[:10]
     for name in (f"{base}__rep{rep}", f"{base}__{digest}__rep{rep}"):
@@ -219,10 +219,8 @@ def _import_job(
             outcomes: dict[str, dict[str, str]] = {}
             excluded: dict[str, str] = {}
             facts: dict[str, dict[str, Any]] = {}
-            for tid, ts in sorted(by_task.items()):
-                if len(ts) < rep:
-                    continue
-                t = ts[rep - 1]
+            picked = {tid: ts[rep - 1] for tid, ts in sorted(by_task.items()) if len(ts) >= rep}
+            for tid, t in picked.items():
                 summary.trials += 1
                 summary.outcomes[t.outcome.kind] = summary.outcomes.get(t.outcome.kind, 0) + 1
                 outcomes[str(tid)] = {"outcome": t.outcome.kind, "reason": t.outcome.reason}
@@ -248,11 +246,7 @@ def _import_job(
                     "job_name": job_name,
                     "job_id": job_id,
                     "job_dir": str(job.path.resolve()),
-                    "trials": {
-                        str(tid): one_line(ts[rep - 1].name)
-                        for tid, ts in sorted(by_task.items())
-                        if len(ts) >= rep
-                    },
+                    "trials": {str(tid): one_line(t.name) for tid, t in picked.items()},
                     "outcomes": outcomes,
                     "infra_policy": infra_policy,
                     "excluded": excluded,
@@ -265,9 +259,7 @@ def _import_job(
                 },
                 "harbor_rewards": rewards,
                 "notes": notes,
-                "usage": {
-                    str(tid): ts[rep - 1].usage for tid, ts in sorted(by_task.items()) if len(ts) >= rep
-                },
+                "usage": {str(tid): t.usage for tid, t in picked.items()},
             }
             atomic_write_json(run / "run.json", _fit(meta, final))
             out.append((run, final))

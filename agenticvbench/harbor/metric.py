@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -40,8 +40,8 @@ class GroupMetric:
     macro: float
     micro: float
     cells: int
-    infra_failures: list[str] = field(default_factory=list)
     excluded: int = 0
+    infra_failures: list[str] = field(default_factory=list)
     #: Trials whose reward is not a reward: "job/trial (task N): why"; their cells count 0.
     invalid: list[str] = field(default_factory=list)
     #: Cells counted 0 because no reward was recorded (no trial for the task in that run, or no reward in it).
@@ -49,19 +49,7 @@ class GroupMetric:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form (what `--json` prints)."""
-        return {
-            "agent": self.agent,
-            "model": self.model,
-            "runs": self.runs,
-            "families": self.families,
-            "macro": self.macro,
-            "micro": self.micro,
-            "cells": self.cells,
-            "excluded": self.excluded,
-            "infra_failures": self.infra_failures,
-            "invalid": self.invalid,
-            "no_reward": self.no_reward,
-        }
+        return asdict(self)
 
 
 def _universe(trials: list[Trial], listing: dict[str, Any] | None) -> dict[str, list[int]]:

@@ -32,14 +32,10 @@ def _finite(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
-def _check_family(family: str) -> None:
-    if family not in families():
-        raise ValueError(f"unknown family {family!r}")
-
-
 def reward_from_result(family: str, result: dict[str, Any]) -> dict[str, float]:
     """`{"reward": headline}` for one task's result; a missing or non-finite headline counts 0."""
-    _check_family(family)
+    if family not in families():
+        raise ValueError(f"unknown family {family!r}")
     headline: Any = result.get(headline_field(family))
     return {"reward": float(headline) if _finite(headline) else 0.0}
 
@@ -53,7 +49,6 @@ def details_from_result(family: str, result: dict[str, Any]) -> dict[str, Any]:
         for key, value in sorted(result.items())
         if key.endswith("_score") and key != headline_field(family) and _finite(value)
     ]
-    error = result.get("error")
     detail: dict[str, Any] = {
         "kind": "programmatic",
         "score": reward,
@@ -63,7 +58,7 @@ def details_from_result(family: str, result: dict[str, Any]) -> dict[str, Any]:
         "task_id": result.get("task_id"),
         "result": result,
     }
-    if error:
+    if error := result.get("error"):
         detail["warnings"] = [f"scorer error: {str(error)[:2000]}"]
     return {"reward": detail}
 

@@ -56,11 +56,8 @@ def _seconds(timing: Any) -> float | None:
     try:
         a = datetime.fromisoformat(str(timing.get("started_at")).replace("Z", "+00:00"))
         b = datetime.fromisoformat(str(timing.get("finished_at")).replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    try:
         s = (b - a).total_seconds()
-    except TypeError:  # one aware, one naive
+    except (ValueError, TypeError):  # not a timestamp, or one aware and one naive
         return None
     return round(s, 3) if s >= 0 else None
 
@@ -97,10 +94,8 @@ def facts_from(trajectory: Any, result: dict[str, Any]) -> TrajectoryFacts:
         for call in calls if isinstance(calls, list) else ():
             if not isinstance(call, dict):
                 continue
-            name = call.get("function_name")
-            name = (
-                one_line(" ".join(name.split()))[:60] if isinstance(name, str) and name.strip() else "unnamed"
-            )
+            raw = call.get("function_name")
+            name = one_line(" ".join(raw.split()))[:60] if isinstance(raw, str) and raw.strip() else "unnamed"
             if name not in facts.tool_calls and len(facts.tool_calls) >= MAX_TOOL_NAMES:
                 name = "other"
             facts.tool_calls[name] = facts.tool_calls.get(name, 0) + 1

@@ -17,7 +17,7 @@ from agenticvbench.cost.pricing import TrialCost, family_of
 from agenticvbench.cost.usage import trial_usage
 from agenticvbench.dataset.tasks import FAMILY_ID_RANGES
 from agenticvbench.errors import SubmissionError
-from agenticvbench.harbor.files import TrialResult, read_trial_result
+from agenticvbench.harbor.files import read_trial_result, value_at
 from agenticvbench.harbor.trajectory import TrajectoryFacts, trial_facts
 from agenticvbench.runs.jobdir import JobDir
 from agenticvbench.runs.trial_outcomes import Outcome, classify
@@ -44,17 +44,10 @@ class Trial:
     invalid: str = ""
 
 
-def str_at(obj: Any, *keys: str) -> str:
-    """The non-empty string at `obj[k1][k2]...`, else ''."""
-    for key in keys:
-        obj = obj.get(key) if isinstance(obj, dict) else None
-    return obj if isinstance(obj, str) and obj else ""
-
-
 def task_id_of(result: dict[str, Any], trial_name: str) -> int | None:
     """The AgenticVBench task id of a trial, from the exported task name `<family>-<NNN>` (id in its family)."""
-    for text in (str_at(result, "task_name"), str_at(result, "config", "task", "path"), trial_name):
-        m = _TASK_RE.search(text)
+    for text in (value_at(result, "task_name"), value_at(result, "config", "task", "path"), trial_name):
+        m = _TASK_RE.search(text) if isinstance(text, str) else None
         if m and int(m.group(2)) in FAMILY_ID_RANGES[m.group(1)]:
             return int(m.group(2))
     return None
@@ -68,7 +61,7 @@ def read_trials(job: JobDir, skipped: list[str], *, trajectories: bool = False) 
         if not job.is_dir(name) or "result.json" not in job.listdir(name):
             continue
         try:
-            checked: TrialResult = read_trial_result(job, name)
+            checked = read_trial_result(job, name)
         except SubmissionError as exc:
             skipped.append(str(exc))
             continue

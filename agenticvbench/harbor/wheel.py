@@ -37,11 +37,8 @@ class NoWheelError(AVBError):
 
 def checkout_root() -> Path | None:
     """The source checkout this package runs from, or None for an installed package."""
-    return (
-        CHECKOUT
-        if (CHECKOUT / "pyproject.toml").is_file() and (CHECKOUT / "agenticvbench").is_dir()
-        else None
-    )
+    found = (CHECKOUT / "pyproject.toml").is_file() and (CHECKOUT / "agenticvbench").is_dir()
+    return CHECKOUT if found else None
 
 
 def source_digest(root: Path) -> str:
@@ -105,7 +102,7 @@ def build_tools_problem(python: str = sys.executable) -> str | None:
         )
         found = json.loads(proc.stdout.strip().splitlines()[-1])
     except (OSError, subprocess.SubprocessError, ValueError, IndexError):
-        return f"{python} could not be asked for its build tools"
+        found = None
     if not isinstance(found, dict):
         return f"{python} could not be asked for its build tools"
     if not found.get("setuptools"):

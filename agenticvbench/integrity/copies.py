@@ -30,13 +30,12 @@ decoded for the pictures. Either signature alone decides when the other stream i
 
 from __future__ import annotations
 
-import os
-from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 
 from agenticvbench.errors import MediaError
+from agenticvbench.fsutil import per_file
 
 MIN_COVERAGE = 0.8  # the output lasts at least this share of the film before anything is decoded
 MIN_MATCHING = 0.8  # share of the film's seconds inside the output that match
@@ -123,19 +122,12 @@ def loudness(path: Path, seconds: int, per_second: int = 1) -> np.ndarray:
     return np.sqrt(np.maximum(cs[starts + AUDIO_RATE] - cs[starts], 0.0) / AUDIO_RATE)
 
 
-@lru_cache(maxsize=16)
-def _film_signature(real: str, size: int, mtime_ns: int) -> tuple[np.ndarray, np.ndarray, float]:
-    path = Path(real)
-    seconds = min(MAX_SECONDS, int(_duration(path)) + 1)
-    return thumbnails(path, seconds, 1, FILM_SCALE), loudness(path, seconds), _duration(path)
-
-
+@per_file(maxsize=16)
 def film_signature(path: Path) -> tuple[np.ndarray, np.ndarray, float]:
     """(thumbnails at `FILM_SCALE` times the size, loudness, duration) of a dataset film (trusted), computed
     once per process per file."""
-    real = os.path.realpath(path)
-    st = os.stat(real)
-    return _film_signature(real, st.st_size, st.st_mtime_ns)
+    seconds = min(MAX_SECONDS, int(_duration(path)) + 1)
+    return thumbnails(path, seconds, 1, FILM_SCALE), loudness(path, seconds), _duration(path)
 
 
 def picture_signature(thumbs: np.ndarray) -> _PicSig:
@@ -212,11 +204,6 @@ def speeds(film_s: float, out_s: float) -> list[float]:
     return sorted({1.0, *(round(float(s), 6) for s in keep)})
 
 
-def _warped(n_film: int, speed: float, per_second: int) -> np.ndarray:
-    """Output sample index of film second k at `speed` and no shift."""
-    return np.rint(np.arange(n_film) * speed * per_second).astype(np.int64)
-
-
 def _candidate_lags(
     out: np.ndarray, film: np.ndarray, base: np.ndarray, keep: int = CANDIDATE_LAGS
 ) -> list[int]:
@@ -275,7 +262,7 @@ def aligned_shares(
         series.append((_brightness(out_thumbs), _brightness(base_thumbs)))
     tried: list[tuple[float, tuple[float, float], np.ndarray]] = []
     for speed in speed_list or [1.0]:
-        base = _warped(n_film, speed, per_second)
+        base = np.rint(np.arange(n_film) * speed * per_second).astype(np.int64)  # film second k, no shift
         lags = {0}
         for o, f in series:
             lags.update(_candidate_lags(o, f, base[: len(f)]))
@@ -293,27 +280,6 @@ def aligned_shares(
             if _rank(got) > _rank(best):
                 best = got
     return best
-
-
-def aligned_share(
-    out_thumbs: np.ndarray,
-    out_rms: np.ndarray,
-    film_thumbs: np.ndarray,
-    film_rms: np.ndarray,
-    per_second: int,
-) -> float:
-    """The share of the film's seconds matched at the best alignment at the film's own speed (shifts only)."""
-    return aligned_shares(out_thumbs, out_rms, film_thumbs, film_rms, per_second)[0]
-
-
-def matching_share(
-    out_thumbs: np.ndarray, out_rms: np.ndarray, film_thumbs: np.ndarray, film_rms: np.ndarray
-) -> float:
-    """Share of the film's seconds that the output matches at the same second (see the module docstring)."""
-    n = max(len(film_thumbs), len(film_rms))
-    out_pic = picture_signature(out_thumbs) if len(out_thumbs) else None
-    film_pic = picture_signature(film_thumbs) if len(film_thumbs) else None
-    return shares_at(out_pic, out_rms, film_pic, film_rms, np.arange(n))[0]
 
 
 def _is_copy(shares: tuple[float, float]) -> bool:

@@ -14,6 +14,7 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
+from agenticvbench.fsutil import sorted_entries
 from agenticvbench.runs.submission import InputRejected, Submission
 
 MAX_ENTRIES = 2000
@@ -29,11 +30,7 @@ def _walk(root: Path) -> tuple[list[Path], bool]:
     stack: list[tuple[Path, int]] = [(root, 0)]
     while stack:
         folder, depth = stack.pop()
-        try:
-            with os.scandir(folder) as it:
-                entries = sorted(it, key=lambda e: e.name)
-        except OSError:
-            continue
+        entries = sorted_entries(folder)
         for e in entries:
             seen += 1
             if seen > MAX_ENTRIES:

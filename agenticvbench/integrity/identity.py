@@ -38,16 +38,16 @@ A reference is described once per process (`reference_content`, cached by real p
 
 from __future__ import annotations
 
-import os
 from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 from hashlib import blake2b
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from agenticvbench.fsutil import per_file
 
 #: Without the task's input: share of each reference stream's payload bytes that must be found in the file.
 MATCH_SHARE = 0.9
@@ -257,16 +257,10 @@ def read_content(path: Path, max_packets: int) -> MediaContent:
     )
 
 
-@lru_cache(maxsize=64)
-def _reference_cached(real: str, size: int, mtime_ns: int, ino: int) -> MediaContent:
-    return read_content(Path(real), REFERENCE_MAX_PACKETS)
-
-
+@per_file(maxsize=64)
 def reference_content(path: Path) -> MediaContent:
     """The content of a dataset reference (trusted), demuxed once per process per (file, size, mtime, inode)."""
-    real = os.path.realpath(path)
-    st = os.stat(real)
-    return _reference_cached(real, st.st_size, st.st_mtime_ns, st.st_ino)
+    return read_content(path, REFERENCE_MAX_PACKETS)
 
 
 def _present(ref: StreamPackets, contents: Sequence[MediaContent]) -> np.ndarray:
@@ -312,12 +306,10 @@ def novel_shares(
 def _every_stream(content: MediaContent, reference: MediaContent) -> bool:
     """True when each audio and video stream of `reference` has at least `MATCH_SHARE` of its payload bytes
     in a stream of the same kind of `content`."""
-    for ref_stream in _wanted(reference):
-        present = _present(ref_stream, [content])
-        found = int(ref_stream.sizes[present].sum(dtype=np.int64))
-        if found < MATCH_SHARE * ref_stream.payload_bytes:
-            return False
-    return True
+    return all(
+        int(ref.sizes[_present(ref, [content])].sum(dtype=np.int64)) >= MATCH_SHARE * ref.payload_bytes
+        for ref in _wanted(reference)
+    )
 
 
 def holds(

@@ -64,12 +64,10 @@ def dataset_references(tasks: Iterable[Task]) -> tuple[tuple[DatasetReference, .
     for task in tasks:
         for url in task.verifier_reference_urls or []:
             p = _local_path(task, url)
+            real = os.path.realpath(p) if p is not None else ""
             try:
-                real = os.path.realpath(p) if p is not None else ""
-                size = os.stat(real).st_size if real else -1
+                size = os.stat(real).st_size  # "" (not on this machine) raises FileNotFoundError too
             except OSError:
-                size = -1
-            if size < 0:
                 absent += 1
                 continue
             ids, _name, _size = by_path.setdefault(real, ([], Path(repo_relative(url)).name, size))
@@ -103,10 +101,9 @@ def leaked_references(
             if ref.size != size:
                 continue
             try:
-                same = sha_of(Path(ref.path)) == sha
+                if sha_of(Path(ref.path)) == sha:
+                    out.append((p, ref))
+                    break
             except OSError:
                 continue
-            if same:
-                out.append((p, ref))
-                break
     return out

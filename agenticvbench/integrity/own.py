@@ -6,29 +6,21 @@ and inode)."""
 
 from __future__ import annotations
 
-import os
-from functools import lru_cache
 from pathlib import Path
 
 from agenticvbench.dataset.tasks import Task
 from agenticvbench.errors import AVBError
-from agenticvbench.fsutil import file_sha256
+from agenticvbench.fsutil import file_sha256, per_file
 from agenticvbench.integrity.identity import MediaContent, could_hold, holds, novel_shares, reference_content
 from agenticvbench.runs.submission import InputRejected
 
 MEDIA_SUFFIXES: frozenset[str] = frozenset({".mp4", ".mov", ".m4v", ".mkv", ".webm", ".avi", ".wav", ".m4a"})
 
 
-@lru_cache(maxsize=256)
-def _sha_cached(real: str, size: int, mtime_ns: int, ino: int) -> str:
-    return file_sha256(real)
-
-
+@per_file(maxsize=256)
 def reference_sha256(path: Path) -> str:
-    """SHA-256 of a dataset file (trusted), hashed once per process per (file, size, mtime)."""
-    real = os.path.realpath(path)
-    st = os.stat(real)
-    return _sha_cached(real, st.st_size, st.st_mtime_ns, st.st_ino)
+    """SHA-256 of a dataset file (trusted), hashed once per process per (file, size, mtime, inode)."""
+    return file_sha256(path)
 
 
 def same_bytes(path: Path, sha: str, candidates: list[Path]) -> Path | None:

@@ -300,8 +300,9 @@ def screen_inputs(
     if spec.identical_to_input and task.reference_file_urls:
         _flag_input_copies(screening, task, media, hashes, spec.near_copy_of_input)
     for p in media:
-        if p.name in spec.sparse_video:
-            _check_degenerate(screening, p, contents[p], task)
+        if p.name in spec.sparse_video:  # too few frames for its audio or the source (`frames`)
+            too_sparse = partial(lambda c: sparse_frames(c, _source_duration(task)), contents[p])
+            _check(screening, "degenerate_video", p, too_sparse)
     return screening
 
 
@@ -322,26 +323,16 @@ def _flag_input_copies(
             _check(screening, "near_copy_of_input", p, partial(recap_nearly_the_input_film, p, inputs))
 
 
-def _check(screening: Screening, code: str, path: Path, test: Callable[[], bool]) -> None:
-    """Run one flag's test; a test that cannot decide (unreadable media) leaves a warning, never a crash."""
+def _check(screening: Screening, code: str, path: Path, test: Callable[[], bool | str]) -> None:
+    """Run one flag's test (a string it returns is the flag's detail); a test that cannot decide (unreadable
+    media) leaves a warning, never a crash."""
     try:
         hit = test()
     except (AVBError, OSError, ValueError, RuntimeError) as exc:  # av.FFmpegError is an OSError/ValueError
         screening.warnings.append(f"integrity: could not check {code} on {path.name} ({exc})")
         return
     if hit:
-        screening.flag(code, path)
-
-
-def _check_degenerate(screening: Screening, path: Path, content: MediaContent, task: Task) -> None:
-    """Flag `degenerate_video` when `path` shows too few frames for its audio or the source (`frames`)."""
-    try:
-        why = video_too_sparse(content, _source_duration(task))
-    except (AVBError, OSError, ValueError) as exc:
-        screening.warnings.append(f"integrity: could not check degenerate_video on {path.name} ({exc})")
-        return
-    if why:
-        screening.flag("degenerate_video", path, why)
+        screening.flag(code, path, hit if isinstance(hit, str) else "")
 
 
 def _source_duration(task: Task) -> float | None:
@@ -350,11 +341,6 @@ def _source_duration(task: Task) -> float | None:
 
     refs = own_media_references(task)
     return probe(refs[0]).duration if refs else None
-
-
-def video_too_sparse(content: MediaContent, source_s: float | None) -> str:
-    """Why the video is degenerate (`frames.sparse_frames`), "" when it is not."""
-    return sparse_frames(content, source_s)
 
 
 def recap_nearly_the_input_film(path: Path, inputs: list[Path]) -> bool:

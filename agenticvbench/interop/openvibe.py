@@ -57,9 +57,8 @@ def _validator() -> Draft202012Validator:
     schema = load_schema()
     Draft202012Validator.check_schema(schema)
     checker = Draft202012Validator.FORMAT_CHECKER
-    if (
-        "date-time" not in checker.checkers
-    ):  # needs rfc3339-validator; without it date-time is silently unchecked
+    # needs rfc3339-validator; without it date-time is silently unchecked
+    if "date-time" not in checker.checkers:
         raise RuntimeError("jsonschema cannot check 'date-time' (is rfc3339-validator installed?)")
     return Draft202012Validator(schema, format_checker=checker)
 
@@ -78,33 +77,29 @@ def _issues(error: ValidationError) -> list[dict[str, str]]:
         and error.validator_value is False
     ):
         known = set(error.schema.get("properties", {}))
-        extra = [k for k in inst if k not in known]
-        if extra:
-            return [
-                {
-                    "path": json_pointer(*base, k),
-                    "message": "unknown field (additional properties are not allowed)",
-                }
-                for k in extra
-            ]
+        if extra := [k for k in inst if k not in known]:
+            unknown = "unknown field (additional properties are not allowed)"
+            return [{"path": json_pointer(*base, k), "message": unknown} for k in extra]
     return [{"path": json_pointer(*base), "message": error.message}]
 
 
 def _semantic_errors(doc: dict[str, Any]) -> list[dict[str, str]]:
     errors: list[dict[str, str]] = []
+
+    def error(message: str, *path: str | int) -> None:
+        errors.append({"path": json_pointer(*path), "message": message})
+
     seen: set[Any] = set()
     for i, t in enumerate(doc.get("tasks") or []):
         tid = t.get("id") if isinstance(t, dict) else None
         if isinstance(tid, str) and tid in seen:
-            errors.append({"path": json_pointer("tasks", i, "id"), "message": f"duplicate task id {tid!r}"})
+            error(f"duplicate task id {tid!r}", "tasks", i, "id")
         seen.add(tid)
     types: set[str] = set()
     for i, j in enumerate(doc.get("judges") or []):
         jt = j.get("type") if isinstance(j, dict) else None
         if isinstance(jt, str) and jt in types:
-            errors.append(
-                {"path": json_pointer("judges", i, "type"), "message": f"duplicate judge type {jt!r}"}
-            )
+            error(f"duplicate judge type {jt!r}", "judges", i, "type")
         if isinstance(jt, str):
             types.add(jt)
     scoring = s if isinstance(s := doc.get("scoring"), dict) else {}
@@ -112,19 +107,12 @@ def _semantic_errors(doc: dict[str, Any]) -> list[dict[str, str]]:
     if isinstance(weights, dict) and isinstance(doc.get("judges"), list):
         for key in weights:
             if key not in types:
-                errors.append(
-                    {
-                        "path": json_pointer("scoring", "weights", key),
-                        "message": f"weight for {key!r}, which is not the type of any judge",
-                    }
-                )
+                error(f"weight for {key!r}, which is not the type of any judge", "scoring", "weights", key)
     scale = scoring.get("scale")
     if isinstance(scale, dict):
         lo, hi = scale.get("min"), scale.get("max")
         if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (lo, hi)) and not lo < hi:  # type: ignore[operator]
-            errors.append(
-                {"path": json_pointer("scoring", "scale"), "message": f"expected min < max, got {lo}..{hi}"}
-            )
+            error(f"expected min < max, got {lo}..{hi}", "scoring", "scale")
     return errors
 
 

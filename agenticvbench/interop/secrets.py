@@ -13,6 +13,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from agenticvbench.interop.studiobench_task import json_pointer
+
 _PREFIXES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("Anthropic API key", re.compile(r"sk-ant-[A-Za-z0-9_-]{16,}")),
     ("OpenAI-style API key", re.compile(r"\bsk-[A-Za-z0-9_-]{16,}")),
@@ -51,10 +53,6 @@ class SecretFinding:
         return {"path": self.path, "message": f"looks like a secret ({self.kind}); value not shown"}
 
 
-def _pointer(parts: list[str | int]) -> str:
-    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
-
-
 def classify_value(value: str, key: str | None = None) -> str | None:
     """Why `value` (found under `key`, or after the flag `key`) looks like a secret; None when it does not."""
     text = value.strip()
@@ -89,16 +87,14 @@ def find_secrets(doc: Any) -> list[SecretFinding]:
                 flag_key = prev if prev is not None and prev.startswith("-") else key
                 if isinstance(v, str) and v.startswith("-") and "=" in v:
                     flag, _, rest = v.partition("=")
-                    kind = classify_value(rest, flag) or classify_value(v)
-                    if kind:
-                        found.append(SecretFinding(_pointer([*parts, i]), kind))
+                    if kind := classify_value(rest, flag) or classify_value(v):
+                        found.append(SecretFinding(json_pointer(*parts, i), kind))
                 else:
                     walk(v, [*parts, i], flag_key if isinstance(v, str) and not v.startswith("-") else None)
                 prev = v if isinstance(v, str) else None
         elif isinstance(node, str):
-            kind = classify_value(node, key)
-            if kind:
-                found.append(SecretFinding(_pointer(parts), kind))
+            if kind := classify_value(node, key):
+                found.append(SecretFinding(json_pointer(*parts), kind))
 
     walk(doc, [], None)
     return found

@@ -68,10 +68,10 @@ def discover_runs(path: str | Path) -> list[Path]:
     """Run directories under `path`: `path` itself when it holds any artifact, else the run folders up to three
     levels below it (`runs/` -> `<batch>/<task>/<model>/`, a batch, or a task folder); `path` itself when nothing
     is found, so the caller reports its missing artifacts instead of silently skipping it."""
-    if not Path(path).is_dir():
-        raise SubmissionError(f"{path}: no such run directory")
     p = Path(path)
-    if not p.is_dir() or _is_run_dir(p):
+    if not p.is_dir():
+        raise SubmissionError(f"{path}: no such run directory")
+    if _is_run_dir(p):
         return [p]
     found = {q for pattern in ("*", "*/*", "*/*/*") for q in p.glob(pattern) if q.is_dir() and _is_run_dir(q)}
     return sorted(found) or [p]
@@ -81,10 +81,7 @@ def load_task_index(paths: list[str | Path]) -> dict[str, dict[str, Any]]:
     """Task objects by `id` from task files and folders of `*.json` task files (unreadable files are skipped:
     `validate-task` is the command that reports them)."""
     index: dict[str, dict[str, Any]] = {}
-    files: list[Path] = []
-    for raw in paths:
-        p = Path(raw)
-        files.extend(sorted(p.glob("*.json")) if p.is_dir() else [p])
+    files = [f for p in map(Path, paths) for f in (sorted(p.glob("*.json")) if p.is_dir() else [p])]
     for f in files:
         try:
             data = json.loads(f.read_text(encoding="utf-8"))

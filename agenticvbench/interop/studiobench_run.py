@@ -146,6 +146,11 @@ def _read_json(path: Path, escapes: dict[str, str]) -> tuple[Any, str]:
         return None, str(exc)
 
 
+def _missing(name: str, escapes: dict[str, str]) -> str:
+    refused = " (refused: it resolves outside the run folder)" if name in escapes else ""
+    return f"{name} is missing{refused}"
+
+
 def _wall_clock(result: dict[str, Any]) -> float | None:
     timings = result.get("timings")
     if not isinstance(timings, dict):
@@ -183,13 +188,11 @@ def _isolation(calls: list[ToolCall], result: dict[str, Any], mcp: Any) -> RuleR
         if names is None:
             reasons.append("result.json: tools_available must be a list of tool names")
         else:
-            extra = sorted(n for n in names if split_tool_name(n)[0] != STUDIOBENCH_SERVER)
-            if extra:
+            if extra := sorted(n for n in names if split_tool_name(n)[0] != STUDIOBENCH_SERVER):
                 reasons.append(f"result.json lists non-StudioBench tools as available: {', '.join(extra)}")
     servers = mcp.get("mcpServers") if isinstance(mcp, dict) else None
     if isinstance(servers, dict):
-        other = sorted(s for s in servers if s != STUDIOBENCH_SERVER)
-        if other:
+        if other := sorted(s for s in servers if s != STUDIOBENCH_SERVER):
             reasons.append(f"mcp.json configures other MCP servers: {', '.join(other)}")
     return RuleResult("isolation", not reasons, "; ".join(reasons))
 
@@ -201,13 +204,9 @@ def _backends(result: Any, problem: str) -> RuleResult:
     req = _str_list(b.get("required")) if isinstance(b, dict) else None
     avail = _str_list(b.get("available")) if isinstance(b, dict) else None
     if req is None or avail is None:
-        return RuleResult(
-            "backends",
-            False,
-            "result.json: expected backends.required and backends.available as lists of backend names",
-        )
-    missing = [r for r in req if r not in avail]
-    if missing:
+        why = "result.json: expected backends.required and backends.available as lists of backend names"
+        return RuleResult("backends", False, why)
+    if missing := [r for r in req if r not in avail]:
         return RuleResult("backends", False, f"required backends not available: {', '.join(missing)}")
     return RuleResult("backends", True)
 
@@ -258,16 +257,10 @@ def validate_run(run_dir: str | Path, task: dict[str, Any] | None = None) -> Run
     # then read as missing: the agent writes this folder, and a link would let it borrow or probe any file.
     escapes = {a: why for a in ARTIFACTS if (why := escape_reason(d / a, d, "the run folder"))}
     missing = [a for a in ARTIFACTS if a not in escapes and not (d / a).is_file()]
-    rules.append(
-        RuleResult(
-            "artifacts",
-            not missing and not escapes,
-            "; ".join(
-                ([f"missing: {', '.join(missing)}"] if missing else [])
-                + [f"refused {why}" for why in escapes.values()]
-            ),
-        )
-    )
+    reasons = [f"refused {why}" for why in escapes.values()]
+    if missing:
+        reasons.insert(0, f"missing: {', '.join(missing)}")
+    rules.append(RuleResult("artifacts", not reasons, "; ".join(reasons)))
 
     result, problem = _read_json(d / "result.json", escapes)
     if not problem and not isinstance(result, dict):
@@ -290,47 +283,19 @@ def validate_run(run_dir: str | Path, task: dict[str, Any] | None = None) -> Run
 
     final = d / "final.mp4"
     final_ok = final.is_file() and "final.mp4" not in escapes
-    rules.append(
-        RuleResult(
-            "final_present",
-            final_ok,
-            ""
-            if final_ok
-            else "final.mp4 is missing"
-            + (" (refused: it resolves outside the run folder)" if "final.mp4" in escapes else ""),
-        )
-    )
+    rules.append(RuleResult("final_present", final_ok, "" if final_ok else _missing("final.mp4", escapes)))
     calls_path = d / ".calls.jsonl"
     calls: list[ToolCall] = []
     calls_ok = calls_path.is_file() and ".calls.jsonl" not in escapes
     if calls_ok:
         calls, bad_lines = parse_calls(calls_path)
-        rules.append(
-            RuleResult(
-                "calls_log",
-                not bad_lines,
-                "; ".join(bad_lines[:5]) + (f" (+{len(bad_lines) - 5} more)" if len(bad_lines) > 5 else ""),
-            )
-        )
+        more = f" (+{len(bad_lines) - 5} more)" if len(bad_lines) > 5 else ""
+        rules.append(RuleResult("calls_log", not bad_lines, "; ".join(bad_lines[:5]) + more))
     else:
-        rules.append(
-            RuleResult(
-                "calls_log",
-                False,
-                ".calls.jsonl is missing"
-                + (" (refused: it resolves outside the run folder)" if ".calls.jsonl" in escapes else ""),
-            )
-        )
+        rules.append(RuleResult("calls_log", False, _missing(".calls.jsonl", escapes)))
     exported = any(c.studiobench and c.tool == EXPORT_TOOL and c.ok for c in calls)
-    rules.append(
-        RuleResult(
-            "export_called",
-            exported,
-            ""
-            if exported
-            else f"no successful call to the {STUDIOBENCH_SERVER} '{EXPORT_TOOL}' tool in the call log",
-        )
-    )
+    no_export = f"no successful call to the {STUDIOBENCH_SERVER} '{EXPORT_TOOL}' tool in the call log"
+    rules.append(RuleResult("export_called", exported, "" if exported else no_export))
 
     rules.append(_isolation(calls, res, mcp))
     rules.append(_backends(result, problem))

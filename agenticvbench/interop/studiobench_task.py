@@ -113,14 +113,12 @@ def _check_duration(value: Any, errors: list[Issue]) -> None:
     if not isinstance(value, list) or len(value) != 2:
         errors.append(Issue(p, f"expected [min, max]: a list of two numbers in seconds, got {value!r}"))
         return
-    ok = True
-    for i, v in enumerate(value):
-        if not _is_number(v):
-            errors.append(
-                Issue(json_pointer("duration_sec", i), f"expected a finite number of seconds, got {v!r}")
-            )
-            ok = False
-    if not ok:
+    wrong = [(i, v) for i, v in enumerate(value) if not _is_number(v)]
+    for i, v in wrong:
+        errors.append(
+            Issue(json_pointer("duration_sec", i), f"expected a finite number of seconds, got {v!r}")
+        )
+    if wrong:
         return
     lo, hi = value
     if lo < lo_b:
@@ -132,21 +130,14 @@ def _check_duration(value: Any, errors: list[Issue]) -> None:
 
 
 def _check_audio_profile(value: Any, errors: list[Issue]) -> None:
-    p = json_pointer("audio_profile")
+    p, options = json_pointer("audio_profile"), ", ".join(AUDIO_PROFILES)
     if not isinstance(value, list) or not value:
-        errors.append(
-            Issue(p, f"expected a non-empty list drawn from {', '.join(AUDIO_PROFILES)}, got {value!r}")
-        )
+        errors.append(Issue(p, f"expected a non-empty list drawn from {options}, got {value!r}"))
         return
     seen: set[str] = set()
     for i, v in enumerate(value):
         if v not in AUDIO_PROFILES:
-            errors.append(
-                Issue(
-                    json_pointer("audio_profile", i),
-                    f"expected one of {', '.join(AUDIO_PROFILES)}, got {v!r}",
-                )
-            )
+            errors.append(Issue(json_pointer("audio_profile", i), f"expected one of {options}, got {v!r}"))
         elif v in seen:
             errors.append(Issue(json_pointer("audio_profile", i), f"expected a set, {v!r} is repeated"))
         else:
@@ -167,75 +158,51 @@ def _check_list(name: str, value: Any, errors: list[Issue]) -> None:
 def validate_task(task: Any, source: str = "<task>") -> TaskValidation:
     """Check a parsed task object against every rule of the StudioBench task format."""
     result = TaskValidation(source=source, task_id=None)
-    errors, warnings = result.errors, result.warnings
+    errors = result.errors
     if not isinstance(task, dict):
         errors.append(Issue("", f"expected a JSON object (the task), got {type(task).__name__}"))
         return result
+
+    def bad(name: str, message: str) -> None:
+        errors.append(Issue(json_pointer(name), message))
+
     if isinstance(task.get("id"), str):
         result.task_id = task["id"]
     for name in sorted(set(task) - KNOWN_FIELDS):
-        errors.append(
-            Issue(json_pointer(name), f"unknown field; expected only {', '.join(sorted(KNOWN_FIELDS))}")
-        )
+        bad(name, f"unknown field; expected only {', '.join(sorted(KNOWN_FIELDS))}")
     for name in REQUIRED_FIELDS:
         if name not in task:
-            errors.append(Issue(json_pointer(name), "required field is missing"))
+            bad(name, "required field is missing")
     if "audio_profile" not in task:
-        warnings.append(
-            Issue(
-                json_pointer("audio_profile"),
-                f"recommended field is missing (a non-empty subset of {', '.join(AUDIO_PROFILES)})",
-            )
-        )
+        message = f"recommended field is missing (a non-empty subset of {', '.join(AUDIO_PROFILES)})"
+        result.warnings.append(Issue(json_pointer("audio_profile"), message))
     if "id" in task and not (isinstance(task["id"], str) and _ID_RE.match(task["id"])):
-        errors.append(
-            Issue(
-                json_pointer("id"),
-                "expected a non-empty id of letters, digits, '.', '_' or '-' "
-                f"(at most 120, usable as a directory name), got {task['id']!r}",
-            )
+        bad(
+            "id",
+            "expected a non-empty id of letters, digits, '.', '_' or '-' "
+            f"(at most 120, usable as a directory name), got {task['id']!r}",
         )
-    if "domain" in task and task["domain"] not in DOMAINS:
-        errors.append(
-            Issue(json_pointer("domain"), f"expected one of {', '.join(DOMAINS)}, got {task['domain']!r}")
-        )
-    if "task" in task and task["task"] not in TASK_KINDS:
-        errors.append(
-            Issue(json_pointer("task"), f"expected one of {', '.join(TASK_KINDS)}, got {task['task']!r}")
-        )
-    if "wish" in task and not _nonblank(task["wish"]):
-        errors.append(
-            Issue(json_pointer("wish"), f"expected a non-empty string (the brief), got {task['wish']!r}")
-        )
+    for name, options in (("domain", DOMAINS), ("task", TASK_KINDS)):
+        if name in task and task[name] not in options:
+            bad(name, f"expected one of {', '.join(options)}, got {task[name]!r}")
+    for name, what in (("wish", "the brief"), ("given_audio", "the audio track's path")):
+        if name in task and not _nonblank(task[name]):
+            bad(name, f"expected a non-empty string ({what}), got {task[name]!r}")
     if "duration_sec" in task:
         _check_duration(task["duration_sec"], errors)
     if "aspect" in task and not (isinstance(task["aspect"], str) and _ASPECT_RE.match(task["aspect"])):
-        errors.append(
-            Issue(
-                json_pointer("aspect"),
-                f"expected W:H with positive integers such as 16:9, got {task['aspect']!r}",
-            )
-        )
+        bad("aspect", f"expected W:H with positive integers such as 16:9, got {task['aspect']!r}")
     if "audio_profile" in task:
         _check_audio_profile(task["audio_profile"], errors)
     for name in LIST_FIELDS:
         if name in task:
             _check_list(name, task[name], errors)
-    if "given_audio" in task and not _nonblank(task["given_audio"]):
-        errors.append(
-            Issue(
-                json_pointer("given_audio"),
-                f"expected a non-empty string (the audio track's path), got {task['given_audio']!r}",
-            )
-        )
     kind = task.get("task")
     for needed_kind, name in (("assets", "assets"), ("reference", "references")):
         if kind == needed_kind and isinstance(task.get(name, []), list) and not task.get(name):
-            errors.append(
-                Issue(json_pointer(name), f"expected a non-empty list when task is {needed_kind!r}")
-            )
+            bad(name, f"expected a non-empty list when task is {needed_kind!r}")
     if kind == "audio-led" and "given_audio" not in task:
-        errors.append(Issue(json_pointer("given_audio"), "required when task is 'audio-led'"))
+        bad("given_audio", "required when task is 'audio-led'")
     errors.sort(key=lambda e: e.path)
     return result
 

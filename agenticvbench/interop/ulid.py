@@ -13,17 +13,12 @@ import time
 #: Crockford's base32 alphabet: digits and upper-case letters without I, L, O, U.
 CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 _DECODE = {c: i for i, c in enumerate(CROCKFORD)}
-ULID_LENGTH = 26
 MAX_TIMESTAMP_MS = (1 << 48) - 1
 ULID_RE = re.compile(r"^[0-7][0-9A-HJKMNP-TV-Z]{25}$")
 
 
 def _encode(value: int, length: int) -> str:
-    chars = []
-    for _ in range(length):
-        chars.append(CROCKFORD[value & 31])
-        value >>= 5
-    return "".join(reversed(chars))
+    return "".join(CROCKFORD[(value >> 5 * k) & 31] for k in reversed(range(length)))
 
 
 def new_ulid(timestamp_ms: int | None = None, randomness: bytes | None = None) -> str:

@@ -102,7 +102,4 @@ def breaker_for(run_id: str, marker_dir: Path, threshold: int) -> CircuitBreaker
     """This process's breaker for the run (created on first use, then shared by all its tasks and threads)."""
     key = (run_id, str(marker_dir))
     with _registry_lock:
-        br = _registry.get(key)
-        if br is None:
-            br = _registry[key] = CircuitBreaker(run_id, marker_dir, threshold)
-        return br
+        return _registry.setdefault(key, CircuitBreaker(run_id, marker_dir, threshold))

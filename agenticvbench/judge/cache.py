@@ -56,9 +56,8 @@ class JudgeCache:
             or not isinstance(data, dict)
             or data.get("schema") != CACHE_SCHEMA
             or data.get("key") != key
+            or data.get("outcome") not in ("pass", "fail")
         ):
-            return None
-        if data.get("outcome") not in ("pass", "fail"):
             return None
         return data
 

@@ -37,6 +37,11 @@ class JudgeCall:
     raw: str = ""
     votes: list[dict[str, Any]] = field(default_factory=list)  # ensembles and human majority: every answer
 
+    @classmethod
+    def unscored(cls, item_id: str, reason: str) -> JudgeCall:
+        """An `unscored` answer for `item_id`, saying why."""
+        return cls(item_id=item_id, outcome="unscored", reason=reason)
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict (for a result's detail)."""
         return asdict(self)
@@ -86,11 +91,10 @@ class Tally:
             if text not in self.stats.notes:
                 self.stats.notes.append(text)
 
-    def drop_json_mode(self) -> bool:
-        """Turn `response_format=json_object` off for the rest of the task; False when it already was off."""
+    def drop_json_mode(self) -> None:
+        """Turn `response_format=json_object` off for the rest of the task."""
         with self._lock:
-            was, self.stats.json_mode = self.stats.json_mode, False
-            return was
+            self.stats.json_mode = False
 
 
 def vote(request: JudgeRequest, pairs: list[tuple[str, int]], calls: list[JudgeCall]) -> JudgeCall:

@@ -31,10 +31,9 @@ from agenticvbench.judge import prompts
 from agenticvbench.judge.breaker import CircuitBreaker, breaker_for, marker_dir_for
 from agenticvbench.judge.cache import JudgeCache, cache_key
 from agenticvbench.judge.calls import JudgeCall, JudgeRequest, JudgeStats, Tally, vote
-from agenticvbench.judge.endpoint import Endpoint
+from agenticvbench.judge.endpoint import CallFailed, Endpoint, short
 from agenticvbench.judge.media import AudioFacts, JudgedVideo
 from agenticvbench.judge.modes import JUDGES, EndpointJudge, HumanJudge, HumanLookup, JudgeMode
-from agenticvbench.judge.retry import CallFailed, short
 from agenticvbench.judge.settings import JudgeSettings
 
 __all__ = ["JudgeCall", "JudgeRequest", "JudgeStats", "VideoJudge"]
@@ -107,11 +106,7 @@ class VideoJudge:
         try:
             call = self._judge(request)
         except Exception as exc:  # anything unforeseen costs this item only, never the task's other items
-            call = JudgeCall(
-                item_id=request.item_id,
-                outcome="unscored",
-                reason=f"judge failed: {type(exc).__name__}: {short(exc)}",
-            )
+            call = JudgeCall.unscored(request.item_id, f"judge failed: {type(exc).__name__}: {short(exc)}")
         if call.outcome == "unscored":
             self._tally.add(unscored=1)
         return call
@@ -142,10 +137,10 @@ class VideoJudge:
             )
         if self.mode.calls_endpoint:
             if self._dead is not None:
-                return JudgeCall(item_id=request.item_id, outcome="unscored", reason=self._dead)
+                return JudgeCall.unscored(request.item_id, self._dead)
             tripped = self.breaker.open_reason()
             if tripped is not None:
-                return JudgeCall(item_id=request.item_id, outcome="unscored", reason=tripped)
+                return JudgeCall.unscored(request.item_id, tripped)
         try:
             call = self.mode.answer(request, model, self.settings.sample_temperature if sample else 0.0)
         except CallFailed as exc:
@@ -153,7 +148,7 @@ class VideoJudge:
             if exc.fatal:
                 with self._dead_lock:
                     self._dead = self._dead or reason
-            return JudgeCall(item_id=request.item_id, outcome="unscored", reason=reason)
+            return JudgeCall.unscored(request.item_id, reason)
         if call.outcome != "unscored" and self.cache is not None and self.mode.calls_endpoint:
             self._store(key, request, call, key_model)
         return call

@@ -1,14 +1,25 @@
 """The OpenAI-compatible endpoint as the judge sees it: one chat completion or one transcription, with retries.
 
-`Endpoint` owns the `openai` client (created on first use, `max_retries=0`: retries are ours), the wall-clock
-deadline of each request (`deadline.py`), the retry loop and the run-wide breaker (`retry.py`, `breaker.py`), and
-the `response_format=json_object` fallback: if the endpoint rejects it (HTTP 400/422), it is dropped for the rest
-of the task. Every failure is raised as `retry.CallFailed`; the counters go to the task's `Tally`.
+`Endpoint` owns the `openai` client (created on first use, `max_retries=0`: retries are ours) and runs each
+request (one SDK call) through `Endpoint.with_retries`, under `request_deadline(settings.timeout)`
+(`deadline.py`):
+
+- HTTP 408/409/429/5xx, timeouts and connection errors are retried `max_retries` times with exponential backoff
+  (`backoff_s`, doubling, capped at `backoff_max_s`; a `Retry-After` header, when sent, replaces the delay);
+- other 4xx are not retried; 401/403/404 are `fatal` (later requests would fail the same way);
+- timeouts and connection errors count towards the run-wide breaker (`breaker.py`), any HTTP answer resets it,
+  and an open breaker stops the loop before the next attempt;
+- anything else the SDK or the payload raises (a body that is not JSON, a wrong shape) is a non-fatal failure of
+  this request only.
+
+If the endpoint rejects `response_format=json_object` (HTTP 400/422), it is dropped for the rest of the task.
+Every failure is raised as `CallFailed`, never as the SDK's own exception; the counters go to the task's `Tally`.
 """
 
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -16,9 +27,30 @@ import openai
 
 from agenticvbench.judge.breaker import CircuitBreaker
 from agenticvbench.judge.calls import Tally
-from agenticvbench.judge.deadline import deadline_http_client
-from agenticvbench.judge.retry import short, with_retries
+from agenticvbench.judge.deadline import deadline_http_client, request_deadline
 from agenticvbench.judge.settings import JudgeSettings
+
+
+class CallFailed(Exception):
+    """A request failed for good; `fatal` means later requests would fail the same way."""
+
+    def __init__(self, message: str, *, fatal: bool) -> None:
+        super().__init__(message)
+        self.fatal = fatal
+
+
+def short(exc: BaseException, limit: int = 160) -> str:
+    """An exception's text on one line, cut to `limit` characters."""
+    text = " ".join(str(exc).split())
+    return text[:limit] + ("..." if len(text) > limit else "")
+
+
+def _retry_after(exc: openai.APIStatusError) -> float | None:
+    try:
+        value = exc.response.headers.get("retry-after")
+        return float(value) if value is not None else None
+    except (AttributeError, ValueError):
+        return None
 
 
 class Endpoint:
@@ -52,8 +84,47 @@ class Endpoint:
             return self._client
 
     def with_retries(self, fn: Callable[[], Any]) -> tuple[Any, int]:
-        """Run `fn` (one SDK call) with the deadline, retries and breaker; returns (result, attempts)."""
-        return with_retries(fn, self.settings, self.breaker, on_retry=lambda: self._tally.add(retries=1))
+        """Run `fn` (one SDK call) with the deadline, retries and breaker (module docstring); returns (result,
+        attempts)."""
+        s, breaker = self.settings, self.breaker
+        attempt = 0
+        while True:
+            attempt += 1
+            wait: float | None = None
+            tripped = breaker.open_reason()
+            if tripped is not None:
+                raise CallFailed(tripped, fatal=True)
+            try:
+                with request_deadline(s.timeout):
+                    result = fn()
+                breaker.success()
+                return result, attempt
+            except openai.APIStatusError as exc:
+                breaker.success()  # the endpoint answered: not a dead-endpoint failure
+                status = exc.status_code
+                if not (status in (408, 409, 429) or status >= 500):
+                    raise CallFailed(
+                        f"HTTP {status}: {short(exc)}", fatal=status in (401, 403, 404)
+                    ) from None
+                last, fatal, wait = f"HTTP {status}: {short(exc)}", False, _retry_after(exc)
+            except openai.APITimeoutError:
+                last, fatal = f"no complete answer within the {s.timeout:g} s request deadline", False
+                breaker.failure(last)
+            except openai.APIConnectionError as exc:
+                cause = exc.__cause__ or exc.__context__
+                last, fatal = f"cannot connect to {s.base_url_host} ({short(cause or exc)})", True
+                breaker.failure(last)
+            except openai.OpenAIError as exc:  # e.g. a response the SDK cannot validate: not transient
+                raise CallFailed(f"{type(exc).__name__}: {short(exc)}", fatal=False) from None
+            except Exception as exc:  # a body that is not JSON, a wrong shape...: this request only
+                raise CallFailed(
+                    f"unexpected reply ({type(exc).__name__}: {short(exc)})", fatal=False
+                ) from None
+            if attempt > s.max_retries:
+                raise CallFailed(f"{last}; gave up after {attempt} attempt(s)", fatal=fatal)
+            delay = s.backoff_s * 2 ** (attempt - 1) if wait is None else max(0.0, wait)
+            self._tally.add(retries=1)
+            time.sleep(min(s.backoff_max_s, delay))
 
     def chat(self, messages: list[dict], model: str, temperature: float) -> tuple[Any, int]:
         """One chat completion (retried on transient errors); returns (response, attempts)."""

@@ -21,7 +21,7 @@ import json
 import os
 import re
 import stat
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Literal
@@ -110,8 +110,7 @@ class VerdictStore:
         """Store one verdict durably (one O_APPEND write + fsync); returns it with its time set."""
         if verdict.verdict not in VERDICTS:
             raise ValueError(f"verdict must be one of {', '.join(VERDICTS)}")
-        v = verdict if verdict.time else HumanVerdict(**{**asdict(verdict), "time": now_utc()})
-        v = HumanVerdict(**{**asdict(v), "notes": v.notes[:MAX_NOTES]})
+        v = replace(verdict, time=verdict.time or now_utc(), notes=verdict.notes[:MAX_NOTES])
         line = json.dumps(asdict(v), ensure_ascii=False, sort_keys=True)
         path = self.path(v.grader)
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -20,7 +20,7 @@ from agenticvbench.judge.calls import JudgeCall, JudgeRequest, Tally
 from agenticvbench.judge.endpoint import Endpoint
 from agenticvbench.judge.media import JudgedVideo
 from agenticvbench.judge.settings import JudgeSettings
-from agenticvbench.judge.verdict import Outcome, parse_verdict
+from agenticvbench.judge.verdict import Outcome, Verdict, parse_verdict
 
 HumanLookup = Callable[[str], tuple[Outcome, str, list[dict[str, Any]]]]
 
@@ -42,9 +42,7 @@ class OffJudge(JudgeMode):
 
     def answer(self, request: JudgeRequest, model: str, temperature: float) -> JudgeCall:
         """Always `unscored`."""
-        return JudgeCall(
-            item_id=request.item_id, outcome="unscored", reason="judge off: no llm verdict requested"
-        )
+        return JudgeCall.unscored(request.item_id, "judge off: no llm verdict requested")
 
 
 class HumanJudge(JudgeMode):
@@ -56,11 +54,7 @@ class HumanJudge(JudgeMode):
     def answer(self, request: JudgeRequest, model: str, temperature: float) -> JudgeCall:
         """The graders' majority for the item (marked `cached`: no model was called)."""
         if self.lookup is None:
-            return JudgeCall(
-                item_id=request.item_id,
-                outcome="unscored",
-                reason="no human verdict: no verdict store available",
-            )
+            return JudgeCall.unscored(request.item_id, "no human verdict: no verdict store available")
         outcome, reason, votes = self.lookup(request.item_id)
         return JudgeCall(item_id=request.item_id, outcome=outcome, reason=reason, cached=True, votes=votes)
 
@@ -72,10 +66,8 @@ class ReplayJudge(JudgeMode):
 
     def answer(self, request: JudgeRequest, model: str, temperature: float) -> JudgeCall:
         """A cache miss: `unscored`."""
-        return JudgeCall(
-            item_id=request.item_id,
-            outcome="unscored",
-            reason=f"replay miss: no cached verdict for item '{request.item_id}'",
+        return JudgeCall.unscored(
+            request.item_id, f"replay miss: no cached verdict for item '{request.item_id}'"
         )
 
 
@@ -116,26 +108,20 @@ class EndpointJudge(JudgeMode):
         usage = getattr(resp, "usage", None)
         p_tok, c_tok = _tokens(usage, "prompt_tokens"), _tokens(usage, "completion_tokens")
         cost = s.cost_usd(p_tok, c_tok, model)
-        if cost is None:
-            self.tally.add(prompt_tokens=p_tok, completion_tokens=c_tok, unpriced_calls=1)
-        else:
-            self.tally.add(prompt_tokens=p_tok, completion_tokens=c_tok, cost_usd=cost)
+        price: dict[str, float] = {"unpriced_calls": 1} if cost is None else {"cost_usd": cost}
+        self.tally.add(prompt_tokens=p_tok, completion_tokens=c_tok, **price)
         try:
             content = resp.choices[0].message.content
         except (AttributeError, IndexError, TypeError, KeyError):
             content = None
         if content is not None and not isinstance(content, str):
-            return JudgeCall(
-                item_id=request.item_id,
-                outcome="unscored",
-                reason=f"unexpected reply: not a chat completion with text content ({type(resp).__name__})",
-                attempts=attempts,
-                prompt_tokens=p_tok,
-                completion_tokens=c_tok,
-                cost_usd=cost,
-                audio_included=about_sound,
+            verdict = Verdict(
+                "unscored",
+                f"unexpected reply: not a chat completion with text content ({type(resp).__name__})",
             )
-        verdict = parse_verdict(content)
+            content = None
+        else:
+            verdict = parse_verdict(content)
         return JudgeCall(
             item_id=request.item_id,
             outcome=verdict.outcome,

@@ -46,41 +46,12 @@ KNOWN_HASHES: dict[str, str] = {
 }
 
 #: Words that make an item "about sound": its request then carries the audio description.
-SOUND_WORDS = (
-    "audio",
-    "sound",
-    "sounds",
-    "soundtrack",
-    "music",
-    "musical",
-    "song",
-    "songs",
-    "dialogue",
-    "dialog",
-    "voice",
-    "voices",
-    "voiceover",
-    "voice-over",
-    "narration",
-    "narrator",
-    "speech",
-    "spoken",
-    "speaks",
-    "speaking",
-    "silence",
-    "silent",
-    "loud",
-    "loudness",
-    "quiet",
-    "volume",
-    "mute",
-    "muted",
-    "lufs",
-    "hear",
-    "heard",
-    "audible",
-    "inaudible",
-    "sfx",
+SOUND_WORDS = tuple(
+    (
+        "audio sound sounds soundtrack music musical song songs dialogue dialog voice voices voiceover voice-over "
+        "narration narrator speech spoken speaks speaking silence silent loud loudness quiet volume mute "
+        "muted lufs hear heard audible inaudible sfx"
+    ).split()
 )
 _SOUND_RE = re.compile(
     r"(?<![\w-])(" + "|".join(re.escape(w) for w in SOUND_WORDS) + r")(?![\w-])", re.IGNORECASE

@@ -111,14 +111,10 @@ class JudgeSettings:
         """Defaults, then `$AVB_JUDGE_MODE`, `$AVB_JUDGE_MODEL`, `$AVB_JUDGE_BASE_URL`, `$AVB_JUDGE_TIMEOUT`,
         `$AVB_JUDGE_RETRIES`, then non-None overrides. A non-numeric timeout/retries variable is a ValueError."""
         env: dict[str, Any] = {}
-        for key, var in (
-            ("mode", "AVB_JUDGE_MODE"),
-            ("model", "AVB_JUDGE_MODEL"),
-            ("base_url", "AVB_JUDGE_BASE_URL"),
-        ):
-            if os.environ.get(var):
-                env[key] = os.environ[var]
         for key, var, conv in (
+            ("mode", "AVB_JUDGE_MODE", str),
+            ("model", "AVB_JUDGE_MODEL", str),
+            ("base_url", "AVB_JUDGE_BASE_URL", str),
             ("timeout", "AVB_JUDGE_TIMEOUT", float),
             ("max_retries", "AVB_JUDGE_RETRIES", int),
         ):

@@ -33,11 +33,6 @@ class Verdict:
     outcome: Outcome
     reason: str
 
-    @property
-    def decisive(self) -> bool:
-        """True for pass or fail (worth caching); False for unscored."""
-        return self.outcome != "unscored"
-
 
 def strip_fences(text: str) -> str:
     """Remove a leading ```lang fence and a trailing ``` fence, and surrounding whitespace."""

@@ -60,24 +60,15 @@ def pcm_s16(
         args += ["-ss", f"{start_s:.3f}"]
     if duration_s is not None:
         args += ["-t", f"{duration_s:.3f}"]
-    args += [
-        "-i",
-        str(path),
-        "-vn",
-        "-ac",
-        "1",
-        "-ar",
-        str(sample_rate),
-        "-f",
-        "s16le",
-        "-acodec",
-        "pcm_s16le",
-        "pipe:1",
-    ]
-    proc = run_ffmpeg(args, timeout=timeout)
+    proc = run_ffmpeg([*args, "-i", str(path), "-vn", *mono_s16_output(sample_rate)], timeout=timeout)
     if proc.returncode != 0:
         raise MediaError(f"ffmpeg audio extract failed: {_first_error(proc.stderr, proc.returncode)}")
     return np.frombuffer(proc.stdout, dtype="<i2")
+
+
+def mono_s16_output(sample_rate: int) -> list[str]:
+    """The official extraction's output options: mono int16 PCM at `sample_rate` on stdout."""
+    return ["-ac", "1", "-ar", str(sample_rate), "-f", "s16le", "-acodec", "pcm_s16le", "pipe:1"]
 
 
 def _first_error(stderr: bytes, returncode: int) -> str:

@@ -194,8 +194,7 @@ def video_pass(
     if freeze_noise is not None:
         chains.append(f"freezedetect=n={freeze_noise:g}:d=0")
     if not chains:
-        log = decode_error_log(path) if errors else None
-        return VideoPass(None, None, log)
+        return VideoPass(None, None, decode_error_log(path) if errors else None)
     if len(chains) == 2:
         graph = f"[0:v:0]split=2[a][b];[a]{chains[0]}[out];[b]{chains[1]},nullsink"
     else:
@@ -225,22 +224,20 @@ def video_pass(
     return VideoPass(black, freeze, error_lines(log) if errors else None)
 
 
+def _audio_filter_log(path: str | Path, audio_filter: str) -> bytes:
+    """What `ffmpeg -i F -af FILTER -f null -` logs (ffmpeg's default audio stream choice)."""
+    args = ["-i", str(path), "-vn", "-sn", "-dn", "-af", audio_filter, "-f", "null", "-"]
+    return run_ffmpeg(args, timeout=FILTER_TIMEOUT_S).stderr
+
+
 def volumedetect(path: str | Path) -> VolumeStats | None:
     """`ffmpeg -i F -af volumedetect -f null -` (ffmpeg's default audio stream choice); None without audio."""
-    proc = run_ffmpeg(
-        ["-i", str(path), "-vn", "-sn", "-dn", "-af", "volumedetect", "-f", "null", "-"],
-        timeout=FILTER_TIMEOUT_S,
-    )
-    return parse_volumedetect(proc.stderr)
+    return parse_volumedetect(_audio_filter_log(path, "volumedetect"))
 
 
 def loudnorm_measure(path: str | Path) -> dict[str, str] | None:
     """`ffmpeg -i F -af loudnorm=print_format=json -f null -`: loudnorm's measurement JSON, None without audio."""
-    proc = run_ffmpeg(
-        ["-i", str(path), "-vn", "-sn", "-dn", "-af", "loudnorm=print_format=json", "-f", "null", "-"],
-        timeout=FILTER_TIMEOUT_S,
-    )
-    return parse_loudnorm_json(proc.stderr)
+    return parse_loudnorm_json(_audio_filter_log(path, "loudnorm=print_format=json"))
 
 
 def decode_error_log(path: str | Path) -> str:

@@ -49,8 +49,7 @@ class _ToolkitStream(VideoStream):
         self._path = str(path)
         self._rate = rate
         self._size = (int(video.width), int(video.height))
-        n = video.nb_frames or (round((info.duration or 0.0) * float(rate)))
-        self._n_frames = int(n)
+        self._n_frames = int(video.nb_frames or round((info.duration or 0.0) * float(rate)))
         self._frames: Iterator[VideoFrame] | None = None
         self._current: VideoFrame | None = None
         self._count = 0

@@ -39,6 +39,7 @@ import av
 import numpy as np
 
 from agenticvbench.errors import MediaError
+from agenticvbench.media.chunks import mono_s16_output
 from agenticvbench.media.container import open_input
 from agenticvbench.media.ffmpeg import run_ffmpeg
 
@@ -214,15 +215,7 @@ class SeekAudio:
                 self.layout,
                 "-i",
                 "pipe:0",
-                "-ac",
-                "1",
-                "-ar",
-                str(OUTPUT_RATE),
-                "-f",
-                "s16le",
-                "-acodec",
-                "pcm_s16le",
-                "pipe:1",
+                *mono_s16_output(OUTPUT_RATE),
             ],
             input_bytes=interleaved,
             timeout=600.0,

@@ -143,13 +143,7 @@ def planes_to_bgr(
     vshift, implied_full = FORMATS[pix_fmt]
     h, w = y.shape
     chroma = (h >> vshift, w >> 1)
-    if (
-        h % 2
-        or w % 2
-        or u.shape != chroma
-        or v.shape != chroma
-        or not (y.dtype == u.dtype == v.dtype == np.uint8)
-    ):
+    if h % 2 or w % 2 or not (u.shape == v.shape == chroma and y.dtype == u.dtype == v.dtype == np.uint8):
         raise ValueError(
             f"planes {y.shape}, {u.shape}, {v.shape} are not an even-sized 8-bit {pix_fmt} frame"
         )

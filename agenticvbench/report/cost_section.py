@@ -65,28 +65,25 @@ def cost_markdown(costs: Sequence[GroupCost]) -> list[str]:
     """The report's Markdown cost section (empty when no row has usage)."""
     if not any_usage(costs):
         return []
-    rows = _section_rows(costs)
-    return ["## Agent cost", "", md_table(SECTION_HEADERS, rows, "llrrrrrl"), "", CAPTION, ""]
+    return ["## Agent cost", "", md_table(SECTION_HEADERS, _section_rows(costs), "llrrrrrl"), "", CAPTION, ""]
 
 
 def cost_html(costs: Sequence[GroupCost]) -> list[str]:
     """The report's HTML cost section: table, plot, and the rows that could not be plotted."""
     if not any_usage(costs):
         return []
-    rows = _section_rows(costs)
     parts = [
         "<h2>Agent cost</h2>",
-        html_table(SECTION_HEADERS, rows, "llrrrrrl"),
+        html_table(SECTION_HEADERS, _section_rows(costs), "llrrrrrl"),
         f"<p class='muted'>{escape(CAPTION)}</p>",
     ]
     png = cost_plot(costs)
     if png:
         parts.append(img_tag(png, "macro score versus agent cost per task"))
-    missing = [c for c in costs if c.per_task is None]
-    if missing:
-        parts += (
-            ["<p>Not plotted (no cost):</p><ul>"]
-            + [f"<li>{escape(c.harness)}/{escape(c.model)}: {escape(c.why_no_cost)}</li>" for c in missing]
-            + ["</ul>"]
-        )
+    if missing := [c for c in costs if c.per_task is None]:
+        parts += [
+            "<p>Not plotted (no cost):</p><ul>",
+            *(f"<li>{escape(c.harness)}/{escape(c.model)}: {escape(c.why_no_cost)}</li>" for c in missing),
+            "</ul>",
+        ]
     return parts

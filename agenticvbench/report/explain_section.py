@@ -43,9 +43,29 @@ def explained(report: Report) -> tuple[list[tuple[str, Explanation]], int]:
     ], len(picked)
 
 
+ITEM_HEADERS = ["outcome", "item", "pillar", "weight", "measured / verdict"]
+
+
+def _item_rows(e: Explanation) -> list[list[str]]:
+    return [[i["outcome"], i["item_id"], i["pillar"], f"{i['weight']:g}", i["reason"]] for i in e.items]
+
+
+def _lines(label: str, e: Explanation, *, integrity_first: bool) -> list[str]:
+    """The bullet lines of one task's block: how, integrity flags, lost points, family sections, warnings."""
+    head = [f"how: {e.computation}"]
+    if e.integrity:
+        flags = f"integrity flags (not comparable): {', '.join(e.integrity)}"
+        head = [flags, *head] if integrity_first else [*head, flags]
+    return [
+        *head,
+        *(f"lost: {x}" for x in e.lost),
+        *(f"{name}: {x}" for name, body in e.sections.items() for x in body),
+        *(f"warning ({label}, task {e.task_id}): {w}" for w in e.warnings),
+    ]
+
+
 def explain_markdown(report: Report) -> list[str]:
     """Markdown lines of the section (empty when nothing lost points)."""
-
     blocks, total = explained(report)
     if not blocks:
         return []
@@ -56,29 +76,10 @@ def explain_markdown(report: Report) -> list[str]:
         "",
     ]
     for label, e in blocks:
-        out += [
-            f"### Task {e.task_id} ({e.family}), {label}: {e.headline_field} {e.headline:.4f}",
-            "",
-            f"- how: {e.computation}",
-        ]
-        if e.integrity:
-            out.append(f"- integrity flags (not comparable): {', '.join(e.integrity)}")
-        out += [f"- lost: {x}" for x in e.lost]
-        for name, body in e.sections.items():
-            out += [f"- {name}: {x}" for x in body]
-        out += [f"- warning ({label}, task {e.task_id}): {w}" for w in e.warnings]
+        out += [f"### Task {e.task_id} ({e.family}), {label}: {e.headline_field} {e.headline:.4f}", ""]
+        out += [f"- {x}" for x in _lines(label, e, integrity_first=False)]
         if e.items:
-            out += [
-                "",
-                md_table(
-                    ["outcome", "item", "pillar", "weight", "measured / verdict"],
-                    [
-                        [i["outcome"], i["item_id"], i["pillar"], f"{i['weight']:g}", i["reason"]]
-                        for i in e.items
-                    ],
-                    "lllrl",
-                ),
-            ]
+            out += ["", md_table(ITEM_HEADERS, _item_rows(e), "lllrl")]
         out.append("")
     if total > len(blocks):
         out += [f"... and {total - len(blocks)} more (see each task's result JSON or `avb explain`).", ""]
@@ -87,7 +88,6 @@ def explain_markdown(report: Report) -> list[str]:
 
 def explain_html(report: Report) -> list[str]:
     """HTML parts of the section (collapsed per task; empty when nothing lost points)."""
-
     blocks, total = explained(report)
     if not blocks:
         return []
@@ -97,19 +97,10 @@ def explain_html(report: Report) -> list[str]:
         "the same for one task.</p>",
     ]
     for label, e in blocks:
-        lines = [f"how: {e.computation}"] + [f"lost: {x}" for x in e.lost]
-        if e.integrity:
-            lines.insert(0, f"integrity flags (not comparable): {', '.join(e.integrity)}")
-        for name, body in e.sections.items():
-            lines += [f"{name}: {x}" for x in body]
-        lines += [f"warning ({label}, task {e.task_id}): {w}" for w in e.warnings]
+        lines = _lines(label, e, integrity_first=True)
         body_html = "<ul>" + "".join(f"<li>{escape(x)}</li>" for x in lines) + "</ul>"
         if e.items:
-            body_html += html_table(
-                ["outcome", "item", "pillar", "weight", "measured / verdict"],
-                [[i["outcome"], i["item_id"], i["pillar"], f"{i['weight']:g}", i["reason"]] for i in e.items],
-                "lllrl",
-            )
+            body_html += html_table(ITEM_HEADERS, _item_rows(e), "lllrl")
         parts.append(
             f"<details><summary>Task {e.task_id} ({escape(e.family)}), {escape(label)}: "
             f"{escape(e.headline_field)} {e.headline:.4f}</summary>{body_html}</details>"

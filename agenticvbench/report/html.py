@@ -17,11 +17,13 @@ from agenticvbench.report.explain_section import explain_html, where
 from agenticvbench.report.markdown import (
     PUBLISHED_HEADERS,
     STATUS_LABEL,
+    STATUS_SPEC,
     aggregation_notes,
     fmt,
     provenance_lines,
     published_rows,
     signature_rows,
+    status_cells,
 )
 from agenticvbench.report.sections import SectionRenderer, signatures_shown, walk
 from agenticvbench.report.summary import Report, human_references
@@ -67,10 +69,7 @@ def _detail_plots(report: Report, family: str, fn: Any, title: str, why: str, cs
     made: list[str] = []
     candidates = [r for r in report.results if r.family == family and r.status == "scored"]
     for r in candidates:
-        if len(made) >= MAX_DETAIL_PLOTS:
-            break
-        png = fn(r)
-        if png:
+        if len(made) < MAX_DETAIL_PLOTS and (png := fn(r)):
             made.append(img_tag(png, f"{family} task {r.task_id}"))
     if not made:
         return []
@@ -103,8 +102,8 @@ def render_html(report: Report) -> str:
     head = [
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
         "<title>AgenticVBench report</title>",
+        f"<style>{CSS}</style></head><body>",
     ]
-    head.append(f"<style>{CSS}</style></head><body>")
     # agent strings: control characters and surrogates escaped
     return sanitize_text("\n".join([*head, *walk(report, renderers), "</body></html>"]))
 
@@ -143,11 +142,7 @@ def _headline(report: Report) -> list[str]:
 def _status(report: Report) -> list[str]:
     return [
         "<h2>Status counts (run x task cells)</h2>",
-        html_table(
-            ["family", *[STATUS_LABEL[s] for s in next(iter(report.status_counts.values()), {})]],
-            [[f, *c.values()] for f, c in report.status_counts.items()],
-            "l" + "r" * len(STATUS_LABEL),
-        ),
+        html_table(*status_cells(report), STATUS_SPEC),
     ]
 
 

@@ -27,6 +27,8 @@ from agenticvbench.analysis.aggregate import (
 from agenticvbench.analysis.comparability import (
     annotate,
     coverage_text,
+    infra_lines,
+    infra_text,
     judge_text,
     judge_total,
     legend,
@@ -37,7 +39,6 @@ from agenticvbench.analysis.settings import Aggregation
 from agenticvbench.analysis.task_universe import TaskUniverse, split_by_universe, task_universe
 from agenticvbench.baselines.floor import floor_display_row, floor_frame_row
 from agenticvbench.baselines.table import Floor
-from agenticvbench.report.infra import infra_lines, infra_text
 from agenticvbench.report.loading import load_available
 from agenticvbench.results.model import Result
 from agenticvbench.results.signatures import key_label, signed_text
@@ -50,24 +51,17 @@ from agenticvbench.verifiers import headline_rule
 
 FORMATS = ("md", "csv", "latex", "html", "json")
 
+_JUDGE_COLUMNS = ("judge_calls", "judge_prompt_tokens", "judge_completion_tokens", "judge_cost_usd")
+#: The columns of `Leaderboard.display_rows()` before and after the families.
+_DISPLAY_LEAD = ("#", "harness", "model", "runs", "coverage")
+_DISPLAY_TAIL = ("macro", "micro", "judge", "errors", "invalid", "infra", "signed")
+#: The columns of `Leaderboard.frame()` around the scores (mean, lo, hi, marks per family, macro and micro).
+_FRAME_LEAD = ("rank", "harness", "model", "runs", "with_result", "counted")
+_FRAME_TAIL = ("infra_failures", "infra_rerun", "mark_notes", *_JUDGE_COLUMNS, "signed", "results")
+_STATUS_COLUMNS = ("error", "invalid", "malformed", "missing", "no_result", "excluded")
 
 #: Integer columns of `Leaderboard.frame()` (the floor row leaves them empty).
-COUNT_COLUMNS = (
-    "rank",
-    "runs",
-    "error",
-    "invalid",
-    "malformed",
-    "missing",
-    "no_result",
-    "judge_calls",
-    "judge_prompt_tokens",
-    "judge_completion_tokens",
-    "signed",
-    "results",
-    "excluded",
-    "infra_failures",
-)
+COUNT_COLUMNS = ("rank", "runs", *_STATUS_COLUMNS, *_JUDGE_COLUMNS[:3], "signed", "results", "infra_failures")
 
 
 @dataclass(kw_only=True)
@@ -127,22 +121,9 @@ class Leaderboard:
                 row[f] = fh.mean if fh else None
                 row[f"{f}_lo"] = fh.ci_low if fh else None
                 row[f"{f}_hi"] = fh.ci_high if fh else None
-            row.update(
-                {
-                    "macro": g.macro,
-                    "macro_lo": g.macro_ci[0],
-                    "macro_hi": g.macro_ci[1],
-                    "micro": g.micro,
-                    "micro_lo": g.micro_ci[0],
-                    "micro_hi": g.micro_ci[1],
-                }
-            )
-            row.update(
-                {
-                    k: g.status_counts.get(k, 0)
-                    for k in ("error", "invalid", "malformed", "missing", "no_result", "excluded")
-                }
-            )
+            for name, value, (lo, hi) in (("macro", g.macro, g.macro_ci), ("micro", g.micro, g.micro_ci)):
+                row.update({name: value, f"{name}_lo": lo, f"{name}_hi": hi})
+            row.update({k: g.status_counts.get(k, 0) for k in _STATUS_COLUMNS})
             row.update({"infra_failures": len(g.infra), "infra_rerun": "; ".join(g.infra)})
             row.update({"with_result": g.coverage.get("with_result"), "counted": g.coverage.get("counted")})
             row.update({"signed": g.signatures.get("valid", 0), "results": g.signatures.get("results", 0)})
@@ -150,46 +131,14 @@ class Leaderboard:
             row["micro_marks"] = row["macro_marks"]  # the displayed row marks apply to macro and micro alike
             row["mark_notes"] = "; ".join(g.mark_notes)
             row.update({name: col.get((g.harness, g.model), "") for name, col in self.extra_columns.items()})
-            usage = judge_total(g)
-            row.update(
-                {
-                    "judge_calls": usage["calls"],
-                    "judge_prompt_tokens": usage["prompt_tokens"],
-                    "judge_completion_tokens": usage["completion_tokens"],
-                    "judge_cost_usd": usage["cost_usd"],
-                }
-            )
+            row.update({f"judge_{k}": v for k, v in judge_total(g).items()})
             rows.append(row)
         if self.floor is not None:
             rows.append(floor_frame_row(self.floor, self.families))
-        cols = ["rank", "harness", "model", "runs", "with_result", "counted"]
-        cols += [c for f in self.families for c in (f, f"{f}_lo", f"{f}_hi", f"{f}_marks")]
-        cols += [
-            "macro",
-            "macro_lo",
-            "macro_hi",
-            "macro_marks",
-            "micro",
-            "micro_lo",
-            "micro_hi",
-            "micro_marks",
-            "error",
-            "invalid",
-            "malformed",
-            "missing",
-            "no_result",
-            "excluded",
-            "infra_failures",
-            "infra_rerun",
-            "mark_notes",
-            "judge_calls",
-            "judge_prompt_tokens",
-            "judge_completion_tokens",
-            "judge_cost_usd",
-            "signed",
-            "results",
-            *self.extra_columns,
-        ]
+        scores = (
+            f"{f}{part}" for f in [*self.families, "macro", "micro"] for part in ("", "_lo", "_hi", "_marks")
+        )
+        cols = [*_FRAME_LEAD, *scores, *_STATUS_COLUMNS, *_FRAME_TAIL, *self.extra_columns]
         df = pd.DataFrame(rows, columns=cols)
         counts = [c for c in (*COUNT_COLUMNS, "with_result", "counted") if c in df.columns]
         df[counts] = df[counts].astype("Int64")  # counts stay integers beside the floor row's empty cells
@@ -198,31 +147,12 @@ class Leaderboard:
     def display_rows(self) -> tuple[list[str], list[list[str]]]:
         """The one row model every rendering of the board shows: headers and text cells, ranked rows first
         (means to 4 decimals, intervals to 2, marks after them), then the floor row when there is one."""
-        headers = [
-            "#",
-            "harness",
-            "model",
-            "runs",
-            "coverage",
-            *self.families,
-            "macro",
-            "micro",
-            "judge",
-            "errors",
-            "invalid",
-            "infra",
-            "signed",
-        ]
+        headers = [*_DISPLAY_LEAD, *self.families, *_DISPLAY_TAIL, *self.extra_columns]
         rows = []
         for rank, g in enumerate(self.groups, 1):
             cells = [
-                joined(
-                    fmt(g.families[f].mean),
-                    fmt_ci(g.families[f].ci_low, g.families[f].ci_high),
-                    symbols(g.marks.get(f, []))
-                    + (RANGE_MARK if _out_of_range(g.families[f].ci_low, g.families[f].ci_high) else ""),
-                )
-                if f in g.families
+                _score_cell(fh.mean, (fh.ci_low, fh.ci_high), symbols(g.marks.get(f, [])))
+                if (fh := g.families.get(f))
                 else "-"
                 for f in self.families
             ]
@@ -235,8 +165,8 @@ class Leaderboard:
                     str(len(g.runs)),
                     coverage_text(g),
                     *cells,
-                    joined(fmt(g.macro), fmt_ci(*g.macro_ci), row_mark + _range_mark(g.macro_ci)),
-                    joined(fmt(g.micro), fmt_ci(*g.micro_ci), row_mark + _range_mark(g.micro_ci)),
+                    _score_cell(g.macro, g.macro_ci, row_mark),
+                    _score_cell(g.micro, g.micro_ci, row_mark),
                     judge_text(judge_total(g)) or "0",
                     str(g.n_errors or 0),
                     str(g.n_invalid or 0),
@@ -245,7 +175,6 @@ class Leaderboard:
                     *(col.get((g.harness, g.model), "") for col in self.extra_columns.values()),
                 ]
             )
-        headers = [*headers, *self.extra_columns]
         if self.floor is not None:
             rows.append(floor_display_row(self.floor, headers, self.families))
         return headers, rows
@@ -253,12 +182,14 @@ class Leaderboard:
     def _footer(self) -> list[str]:
         out = [f"Not comparable: {g.harness}/{g.model}: {n}" for g in self.groups for n in g.mark_notes]
         out += [f"Not shown (no results): {s}" for s in self.skipped]
-        out += infra_lines(self.groups)
-        if self.floor is not None:
-            out.append(f"{self.floor.line()} ({self.floor_note})" if self.floor_note else self.floor.line())
-        elif self.floor_note:
-            out.append(f"Floor: {self.floor_note}")
+        out += infra_lines(self.groups) + self.floor_lines()
         return out + [f"Warning: {n}" for n in self.notes]
+
+    def floor_lines(self, end: str = "") -> list[str]:
+        """The floor row's line with where it came from, or why there is none (`end` closes the latter)."""
+        if self.floor is not None:
+            return [self.floor.line() + (f" ({self.floor_note})" if self.floor_note else "")]
+        return [f"Floor: {self.floor_note}{end}"] if self.floor_note else []
 
     def markdown_table(self) -> str:
         """The board's rows as a Markdown table (no caption): what the report and `-q` print."""
@@ -363,8 +294,9 @@ def _out_of_range(lo: float | None, hi: float | None) -> bool:
     return lo is not None and hi is not None and (lo < -RANGE_TOLERANCE or hi > 1 + RANGE_TOLERANCE)
 
 
-def _range_mark(ci: tuple[float | None, float | None]) -> str:
-    return RANGE_MARK if _out_of_range(*ci) else ""
+def _score_cell(mean: float, ci: tuple[float | None, float | None], marks: str) -> str:
+    """A displayed score: mean, interval, then the cell's marks and the range mark when the interval runs past."""
+    return joined(fmt(mean), fmt_ci(*ci), marks + (RANGE_MARK if _out_of_range(*ci) else ""))
 
 
 def _html_cell(cell: str, align: str) -> str:
@@ -405,18 +337,8 @@ def build_leaderboard(
         aggregation = Aggregation.resolve(
             kept, tasks=tasks, cluster=cluster, resamples=resamples, seed=seed, level=level
         )
-    groups = (
-        headlines(
-            kept,
-            universe,
-            resamples=aggregation.resamples,
-            seed=aggregation.seed,
-            level=aggregation.level,
-            clusters=aggregation.clusters,
-        )
-        if kept
-        else []
-    )
+    a = aggregation
+    groups = headlines(kept, universe, resamples=a.resamples, seed=a.seed, level=a.level, clusters=a.clusters)
     annotate(groups, kept)
     notes = duplicate_identities((r.harness, r.model, r.rep, r.path) for g in groups for r in g.runs)
     return Leaderboard(

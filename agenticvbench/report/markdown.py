@@ -9,15 +9,10 @@ from __future__ import annotations
 from typing import Any
 
 from agenticvbench.analysis.aggregate import NO_RESULT
-from agenticvbench.analysis.comparability import (
-    judge_text,
-    legend,
-    symbols,
-)
+from agenticvbench.analysis.comparability import infra_lines, judge_text, legend, symbols
 from agenticvbench.analysis.reward_agreement import markdown_lines as harbor_markdown_lines
 from agenticvbench.report import judge_agreement
 from agenticvbench.report.explain_section import explain_markdown, where
-from agenticvbench.report.infra import infra_lines
 from agenticvbench.report.sections import SectionRenderer, signatures_shown, walk
 from agenticvbench.report.summary import Report, human_references, published_comparison
 from agenticvbench.results.signatures import describe, signed_text
@@ -75,19 +70,13 @@ def aggregation_notes(report: Report) -> list[str]:
             + ", ".join(f"{f} {v:.2f}" for f, v in refs.items())
             + "; a marked cell is not comparable with it."
         )
-    if report.floor is not None:
-        notes.append(report.floor.line() + (f" ({report.floor_note})" if report.floor_note else ""))
-    elif report.floor_note:
-        notes.append(f"Floor: {report.floor_note}.")
-    return notes
+    return notes + report.board.floor_lines(".")
 
 
 def marked(report: Report, harness: str, model: str, family: str) -> str:
     """The mark symbols of one (harness, model) x family cell of the report ('' when comparable)."""
-    for g in report.groups:
-        if (g.harness, g.model) == (harness, model):
-            return symbols(g.marks.get(family, []))
-    return ""
+    marks = next((g.marks for g in report.groups if (g.harness, g.model) == (harness, model)), {})
+    return symbols(marks.get(family, []))
 
 
 def _per_task(report: Report, family: str) -> str:
@@ -103,13 +92,18 @@ def _per_task(report: Report, family: str) -> str:
     return md_table(["task", *[labels[r.path] for r in report.runs]], rows, "r" * (len(report.runs) + 1))
 
 
+STATUS_SPEC = "l" + "r" * len(STATUS_LABEL)
+
+
+def status_cells(report: Report) -> tuple[list[str], list[list[Any]]]:
+    """Headers and rows of the status counts (run x task cells) per family, for either format."""
+    headers = ["family", *[STATUS_LABEL[s] for s in next(iter(report.status_counts.values()), {})]]
+    return headers, [[f, *c.values()] for f, c in report.status_counts.items()]
+
+
 def status_table(report: Report) -> str:
     """Status counts (run x task cells) per family as a Markdown table."""
-    return md_table(
-        ["family", *[STATUS_LABEL[s] for s in next(iter(report.status_counts.values()), {})]],
-        [[f, *c.values()] for f, c in report.status_counts.items()],
-        "l" + "r" * len(STATUS_LABEL),
-    )
+    return md_table(*status_cells(report), STATUS_SPEC)
 
 
 def render_summary(report: Report) -> str:

@@ -44,10 +44,7 @@ def walk(report: Report, renderers: Mapping[str, SectionRenderer]) -> list[str]:
         raise KeyError(
             f"section renderers out of step with SECTION_ORDER: missing {missing}, unknown {extra}"
         )
-    out: list[str] = []
-    for key in SECTION_ORDER:
-        out += renderers[key](report)
-    return out
+    return [line for key in SECTION_ORDER for line in renderers[key](report)]
 
 
 def signatures_shown(report: Report) -> bool:

@@ -9,31 +9,20 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agenticvbench.analysis.aggregate import (
-    CELL_STATUSES,
-    DEFAULT_LEVEL,
-    DEFAULT_RESAMPLES,
-    DEFAULT_SEED,
-    NO_RESULT,
-    GroupHeadline,
-    RunRef,
-    run_ref,
-)
+from agenticvbench.analysis.aggregate import CELL_STATUSES, NO_RESULT, GroupHeadline, RunRef, run_ref
 from agenticvbench.analysis.comparability import judge_identity
 from agenticvbench.analysis.settings import Aggregation
 from agenticvbench.analysis.task_universe import TaskUniverse, split_by_universe
 from agenticvbench.baselines.table import Floor
 from agenticvbench.report.judge_agreement import judge_agreement
 from agenticvbench.report.loading import load_available, load_comparison  # noqa: F401 - public names
-from agenticvbench.results.model import (
-    INVALID_STATUS,
-    Result,
-)
+from agenticvbench.results.model import INVALID_STATUS, Result
 from agenticvbench.results.signatures import key_label, reader_key, signature_counts
 from agenticvbench.results.signing import ResultKey
 from agenticvbench.version import __version__
@@ -76,9 +65,7 @@ class Report:
     package_version: str = __version__
     notes: list[str] = field(default_factory=list)  # duplicate run identities, runs without results
     warning_sites: dict[str, list[str]] = field(default_factory=dict)  # warning -> ["<run> task <id>", ...]
-    judge_agreement: dict[str, Any] | None = (
-        None  # model judge vs human graders on recap (judge_agreement.py)
-    )
+    judge_agreement: dict[str, Any] | None = None  # model judge vs human graders on recap
     signatures: dict[str, Any] = field(default_factory=dict)  # {key, per_run: {label: counts}, total: counts}
 
     @property
@@ -117,10 +104,9 @@ class Report:
 
     def result(self, run: RunRef, task_id: int) -> Result | None:
         """The result of one run x task, if any."""
-        for r in self.results:
-            if int(r.task_id) == task_id and run_ref(r).path == run.path:
-                return r
-        return None
+        return next(
+            (r for r in self.results if int(r.task_id) == task_id and run_ref(r).path == run.path), None
+        )
 
     def task_rows(self) -> list[dict[str, Any]]:
         """One row per (family, task, run): status, headline, final, adjusted, reason, warning count."""
@@ -194,7 +180,7 @@ _PROBLEM_ORDER = ("error", INVALID_STATUS, "malformed", "missing", NO_RESULT)
 
 
 def _provenance(results: list[Result]) -> dict[str, Any]:
-    def distinct(values: list[Any]) -> list[Any]:
+    def distinct(values: Iterable[Any]) -> list[Any]:
         out: list[Any] = []
         for v in values:
             if v not in out and v not in (None, "", {}):
@@ -204,65 +190,44 @@ def _provenance(results: list[Result]) -> dict[str, Any]:
     prov = [r.provenance or {} for r in results]
     verifiers: dict[str, list[Any]] = {}
     for r, p in zip(results, prov, strict=True):
-        verifiers.setdefault(r.family, [])
-        if p.get("verifier_version") not in verifiers[r.family] and p.get("verifier_version"):
-            verifiers[r.family].append(p.get("verifier_version"))
+        found = verifiers.setdefault(r.family, [])
+        if p.get("verifier_version") and p["verifier_version"] not in found:
+            found.append(p["verifier_version"])
     libraries: dict[str, list[Any]] = {}
     for p in prov:
         for lib, ver in (p.get("libraries") or {}).items():
             if ver not in libraries.setdefault(lib, []):
                 libraries[lib].append(ver)
     return {
-        "package_versions": distinct([p.get("package_version") for p in prov]),
-        "verifier_versions": {f: v for f, v in verifiers.items()},
-        "datasets": distinct([p.get("dataset") for p in prov]),
+        "package_versions": distinct(p.get("package_version") for p in prov),
+        "verifier_versions": verifiers,
+        "datasets": distinct(p.get("dataset") for p in prov),
         "libraries": dict(sorted(libraries.items())),
-        "hosts": distinct([p.get("host") for p in prov]),
-        "judges": distinct([judge_identity(p) for p in prov]),
+        "hosts": distinct(p.get("host") for p in prov),
+        "judges": distinct(judge_identity(p) for p in prov),
     }
 
 
 def build_report(
     results: list[Result],
     *,
-    tasks: Any = None,
-    full_benchmark: bool = False,
-    dataset_label: str = "",
-    aggregation: Aggregation | None = None,
-    resamples: int = DEFAULT_RESAMPLES,
-    seed: int = DEFAULT_SEED,
-    level: float = DEFAULT_LEVEL,
-    cluster: bool = True,
     notes: list[str] | None = None,
     cache_dir: str | Path | None = None,
     key: ResultKey | None = None,
-    floor: Floor | None = None,
-    floor_note: str = "",
+    **board_options: Any,
 ) -> Report:
-    """Aggregate `results` into a `Report`: the leaderboard (`build_leaderboard`, with the same `tasks`,
-    `full_benchmark`, `aggregation` or `resamples`/`seed`/`level`/`cluster`, `floor`) and what the report shows
-    around it. `notes` (e.g. runs without results) are shown with the report's own (duplicate run identities).
-    With `cache_dir`, recap results judged by a model are compared with the human verdicts stored there
-    (`judge_agreement`). `key` names the key the results' signatures were checked with (by default, when some
-    result's signature verified, the reader's key that checked it: `load_comparison` looks it up the same way)."""
+    """Aggregate `results` into a `Report`: the leaderboard (`build_leaderboard`, given `board_options`: `tasks`,
+    `full_benchmark`, `dataset_label`, `aggregation` or `resamples`/`seed`/`level`/`cluster`, `floor`,
+    `floor_note`) and what the report shows around it. `notes` (e.g. runs without results) are shown with the
+    report's own (duplicate run identities). With `cache_dir`, recap results judged by a model are compared with
+    the human verdicts stored there (`judge_agreement`). `key` names the key the results' signatures were checked
+    with (by default, when some result's signature verified, the reader's key that checked it: `load_comparison`
+    looks it up the same way)."""
     from agenticvbench.report.leaderboard import build_leaderboard
 
     if key is None and any(r.signature_status == "valid" for r in results):
         key, _ = reader_key(None)
-    board = build_leaderboard(
-        results,
-        tasks=tasks,
-        full_benchmark=full_benchmark,
-        dataset_label=dataset_label,
-        aggregation=aggregation,
-        resamples=resamples,
-        seed=seed,
-        level=level,
-        cluster=cluster,
-        key=key,
-        floor=floor,
-        floor_note=floor_note,
-    )
+    board = build_leaderboard(results, key=key, **board_options)
     universe = board.universe
     kept, outside = split_by_universe(results, universe)
     ignored = [
@@ -276,13 +241,7 @@ def build_report(
     for row in rows:
         counts[row["family"]][row["status"]] += 1
     problems = [
-        Problem(
-            run=row["run"],
-            task_id=row["task_id"],
-            family=row["family"],
-            status=row["status"],
-            reason=row["reason"],
-        )
+        Problem(**{k: row[k] for k in ("run", "task_id", "family", "status", "reason")})
         for row in rows
         if row["status"] != "scored"
     ]
@@ -291,7 +250,7 @@ def build_report(
         for w in dict.fromkeys(r.warnings):
             sites.setdefault(w, []).append(f"{labels[run_ref(r).path]} task {r.task_id}")
     warns = Counter(w for r in kept for w in r.warnings)
-    report = Report(
+    return Report(
         board=board,
         runs=runs,
         results=kept,
@@ -312,7 +271,6 @@ def build_report(
             },
         },
     )
-    return report
 
 
 def published_comparison(

@@ -40,13 +40,8 @@ _RESULT_NAME_RE = re.compile(r"[0-9]+\.json", re.ASCII)
 #: `excluded`: the run declares the task left out of the means (an infrastructure failure imported with
 #: `avb harbor import --infra-policy exclude`); aggregation skips the cell instead of counting it 0.
 Status = Literal["scored", "missing", "malformed", "error", "excluded", "invalid"]
-STATUSES: tuple[str, ...] = (
-    "scored",
-    "missing",
-    "malformed",
-    "error",
-    "excluded",
-)  # what a result file can hold
+#: What a result file can hold.
+STATUSES: tuple[str, ...] = ("scored", "missing", "malformed", "error", "excluded")
 _IDENTITY_TEXT = frozenset({"harness", "model", "rep"})  # run fields declared by the run (the path is ours)
 
 
@@ -68,18 +63,15 @@ class Result:
     official: dict[str, Any] = field(default_factory=dict)
     timings: dict[str, float] = field(default_factory=dict)
     provenance: dict[str, Any] = field(default_factory=dict)
-    run: dict[str, Any] = field(
-        default_factory=dict
-    )  # `RunIdentity.to_dict()`; read it back with `.identity`
+    #: `RunIdentity.to_dict()`; read it back with `.identity`
+    run: dict[str, Any] = field(default_factory=dict)
     fingerprint: str = ""
     schema_version: int = RESULT_SCHEMA_VERSION
-    integrity: list[str] = field(
-        default_factory=list
-    )  # codes of known official scoring holes this input hits
+    #: Codes of known official scoring holes this input hits.
+    integrity: list[str] = field(default_factory=list)
     result_sha256: str = ""  # SHA-256 of the file's canonical JSON without this field (set when written)
-    signature: dict[str, str] = field(
-        default_factory=dict
-    )  # {alg, key_id, mac}; absent on disk when unsigned
+    #: {alg, key_id, mac}; absent on disk when unsigned.
+    signature: dict[str, str] = field(default_factory=dict)
     resumed: bool = False  # True when this run reused the file instead of rescoring (never True on disk)
     signature_status: str = ""  # set by readers (`SIGNATURE_STATUSES`); never on disk
 
@@ -140,11 +132,8 @@ def json_safe(obj: Any) -> tuple[Any, int]:
     if isinstance(obj, float):
         return (obj, 0) if math.isfinite(obj) else (None, 1)
     if isinstance(obj, dict):
-        out, n = {}, 0
-        for k, v in obj.items():
-            out[k], m = json_safe(v)
-            n += m
-        return out, n
+        pairs = {k: json_safe(v) for k, v in obj.items()}
+        return {k: v for k, (v, _) in pairs.items()}, sum(n for _, n in pairs.values())
     if isinstance(obj, (list, tuple)):
         items = [json_safe(v) for v in obj]
         return [v for v, _ in items], sum(m for _, m in items)
@@ -210,8 +199,7 @@ def write_result(out_dir: Path, result: Result, key: ResultKey | None = None) ->
 def result_schema() -> dict[str, Any]:
     """The shipped JSON Schema of a result file (`agenticvbench/results/result.schema.json`)."""
     text = resources.files("agenticvbench.results").joinpath("result.schema.json").read_text(encoding="utf-8")
-    schema: dict[str, Any] = json.loads(text)
-    return schema
+    return json.loads(text)
 
 
 @lru_cache(maxsize=1)
@@ -263,14 +251,12 @@ def read_result_checked(path: Path, key: ResultKey | None = None) -> tuple[Resul
     if st.st_size > RESULT_MAX_BYTES:  # by size, before reading (a sparse file's apparent size counts)
         return None, f"{st.st_size} bytes, over the {RESULT_MAX_BYTES} byte limit"
     try:
-        raw = read_capped(p, RESULT_MAX_BYTES)
-        data = parse_json_bounded(raw, p.name, max_depth=256)
+        data = parse_json_bounded(read_capped(p, RESULT_MAX_BYTES), p.name, max_depth=256)
     except TooLargeError:
         return None, f"{st.st_size} bytes, over the {RESULT_MAX_BYTES} byte limit"
     except (OSError, ValueError) as exc:
         return None, str(exc)
-    problem = result_problem(data)
-    if problem:
+    if problem := result_problem(data):
         return None, problem
     try:
         result = Result.from_dict(data)
@@ -395,29 +381,36 @@ def load_results(paths: list[str | Path] | str | Path, key: ResultKey | None = N
 
     from agenticvbench.results.signing import load_key
 
-    rows = []
+    # The row of an invalid result file (counted, never dropped: it scores 0 like a missing output); its
+    # keys are the frame's columns.
+    invalid_row: dict[str, Any] = {
+        "run": "",
+        "harness": "unknown",
+        "model": "unknown",
+        "rep": None,
+        "task_id": None,
+        "family": "",
+        "status": INVALID_STATUS,
+        "final_score": 0.0,
+        "adjusted_final_score": None,
+        "headline_score": 0.0,
+        "reason": "",
+        "n_warnings": 0,
+        "seconds": None,
+        "signature": "",
+    }
     scan = scan_results(paths, key if key is not None else load_key(None, create=False)[0])
-    for bad in scan.invalid:  # counted, never dropped: an invalid file scores 0 like a missing output
-        rows.append(
-            {
-                "run": str(
-                    bad.path.parent.parent if bad.path.parent.name == RESULTS_DIRNAME else bad.path.parent
-                ),
-                "harness": "unknown",
-                "model": "unknown",
-                "rep": None,
-                "task_id": bad.task_id,
-                "family": "",
-                "status": INVALID_STATUS,
-                "final_score": 0.0,
-                "adjusted_final_score": None,
-                "headline_score": 0.0,
-                "reason": f"invalid result {bad.path}: {bad.reason}",
-                "n_warnings": 0,
-                "seconds": None,
-                "signature": "",
-            }
-        )
+    rows = [
+        {
+            **invalid_row,
+            "run": str(
+                bad.path.parent.parent if bad.path.parent.name == RESULTS_DIRNAME else bad.path.parent
+            ),
+            "task_id": bad.task_id,
+            "reason": f"invalid result {bad.path}: {bad.reason}",
+        }
+        for bad in scan.invalid
+    ]
     for r in scan.results:
         ident = r.identity
         rows.append(
@@ -438,23 +431,7 @@ def load_results(paths: list[str | Path] | str | Path, key: ResultKey | None = N
                 "signature": r.signature_status,
             }
         )
-    cols = [
-        "run",
-        "harness",
-        "model",
-        "rep",
-        "task_id",
-        "family",
-        "status",
-        "final_score",
-        "adjusted_final_score",
-        "headline_score",
-        "reason",
-        "n_warnings",
-        "seconds",
-        "signature",
-    ]
-    return pd.DataFrame(rows, columns=cols)
+    return pd.DataFrame(rows, columns=list(invalid_row))
 
 
 class _TaskRef(Protocol):

@@ -8,6 +8,7 @@ but `avb verify` will rescore it instead of reusing it.
 
 from __future__ import annotations
 
+from collections import Counter, defaultdict
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -20,15 +21,9 @@ from agenticvbench.sanitize import one_line
 def signature_counts(results: Iterable[Result]) -> dict[str, int]:
     """{status: count} over results read from files (`SIGNATURE_STATUSES` order, zeros dropped), plus
     `results`: how many were counted. Stand-ins for invalid files are not results and are left out."""
-    counts = dict.fromkeys(SIGNATURE_STATUSES, 0)
-    n = 0
-    for r in results:
-        if r.status == INVALID_STATUS:
-            continue
-        n += 1
-        status = r.signature_status or "unsigned"
-        counts[status] = counts.get(status, 0) + 1
-    return {"results": n, **{k: v for k, v in counts.items() if v}}
+    counts = Counter(dict.fromkeys(SIGNATURE_STATUSES, 0))
+    counts.update(r.signature_status or "unsigned" for r in results if r.status != INVALID_STATUS)
+    return {"results": sum(counts.values()), **{k: v for k, v in counts.items() if v}}
 
 
 def signed_text(counts: dict[str, Any]) -> str:
@@ -66,14 +61,11 @@ def reader_key(key_file: str | Path | None = None) -> tuple[ResultKey | None, li
 def untrusted_runs(results: Iterable[Result]) -> dict[str, dict[str, int]]:
     """run path -> {signature status: count} of the results whose signature does not verify under the
     reader's key (unsigned, another key, a bad MAC, unchecked); runs whose every result is valid are absent."""
-    out: dict[str, dict[str, int]] = {}
+    out: dict[str, Counter[str]] = defaultdict(Counter)
     for r in results:
-        if r.status == INVALID_STATUS or r.signature_status == "valid":
-            continue
-        status = r.signature_status or "unsigned"
-        per_run = out.setdefault(r.identity.path or "?", {})
-        per_run[status] = per_run.get(status, 0) + 1
-    return out
+        if r.status != INVALID_STATUS and r.signature_status != "valid":
+            out[r.identity.path or "?"][r.signature_status or "unsigned"] += 1
+    return {run: dict(counts) for run, counts in out.items()}
 
 
 def trust_lines(results: Iterable[Result], key: ResultKey | None) -> list[str]:

@@ -26,11 +26,10 @@ import os
 import secrets
 import stat
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 
 from agenticvbench.errors import ConfigError
-from agenticvbench.fsutil import TooLargeError, read_capped
+from agenticvbench.fsutil import TooLargeError, per_file, read_capped
 
 KEY_ENV = "AVB_RESULT_KEY_FILE"
 KEY_FILENAME = "result-key"
@@ -78,8 +77,7 @@ def key_path(key_file: str | os.PathLike[str] | None = None) -> Path:
     """Where the result key is: `key_file`, else `$AVB_RESULT_KEY_FILE`, else `result-key` in the package cache."""
     if key_file:
         return Path(key_file).expanduser()
-    env = os.environ.get(KEY_ENV, "").strip()
-    if env:
+    if env := os.environ.get(KEY_ENV, "").strip():
         return Path(env).expanduser()
     from agenticvbench.dataset.loader import default_cache_dir
 
@@ -118,6 +116,9 @@ def _read(path: Path) -> ResultKey:
     return ResultKey(str(path.resolve()), key_id(secret), secret)
 
 
+_read_cached = per_file(maxsize=8)(_read)  # workers read the key once per process per file identity
+
+
 def load_key(
     key_file: str | os.PathLike[str] | None = None, *, create: bool = True
 ) -> tuple[ResultKey | None, list[str]]:
@@ -152,19 +153,13 @@ def load_key(
     return key, notes
 
 
-@lru_cache(maxsize=8)
-def _cached(path: str, size: int, mtime_ns: int, ino: int) -> ResultKey:
-    return _read(Path(path))
-
-
 def worker_key(ref: KeyRef | None) -> tuple[ResultKey | None, str]:
     """Resolve a job's `KeyRef` on the worker: (key, '') or (None, why it cannot sign). Read once per process
     per (file, size, mtime); the id must be the one the client loaded, else every worker signs differently."""
     if ref is None:
         return None, ""
     try:
-        st = os.stat(ref.path)
-        key = _cached(ref.path, st.st_size, st.st_mtime_ns, st.st_ino)
+        key = _read_cached(ref.path)
     except OSError as exc:
         return None, f"the result key {ref.path} cannot be read on this worker ({exc.strerror or exc})"
     except ConfigError as exc:

@@ -50,7 +50,7 @@ def _rep(value: Any) -> int | str | None:
         return None
     if (
         isinstance(value, float) and value.is_integer() and abs(value) < 1e15
-    ):  # JSON Schema counts 1.0 as integer
+    ):  # JSON Schema: 1.0 is an integer
         return int(value)
     return value if isinstance(value, (int, str)) else None
 
@@ -75,10 +75,10 @@ class RunIdentity:
     ) -> RunIdentity:
         """The identity of the run at `path`: `overrides` (options) > `declared` (run.json: a `RunMeta` or a
         mapping; wrong types count as absent) > the folder name as the model, harness "unknown", rep None."""
-        meta: Mapping[str, Any] = (
+        meta = (
             declared
             if isinstance(declared, Mapping)
-            else ({k: getattr(declared, k, None) for k in IDENTITY_KEYS} if declared is not None else {})
+            else {k: getattr(declared, k, None) for k in IDENTITY_KEYS}
         )
         overrides = overrides or {}
         values: dict[str, Any] = {}
@@ -121,7 +121,7 @@ class RunIdentity:
             if isinstance(raw, Mapping)
             else ()
         )
-        recorded = data.get("recorded_path") if "recorded_path" in data else None
+        recorded = data.get("recorded_path")
         return cls(
             path=text("path", ""),
             harness=text("harness", UNKNOWN),
@@ -145,11 +145,6 @@ class RunIdentity:
         if self.recorded_path is not None:
             out["recorded_path"] = self.recorded_path
         return out
-
-    @property
-    def sources(self) -> dict[str, str]:
-        """`source` as a dict (field -> where it came from)."""
-        return dict(self.source)
 
     @property
     def rep_label(self) -> str:

@@ -88,10 +88,9 @@ class JobDir:
             raise OSError(f"{'/'.join(parts)} is a {file_kind(st.st_mode)}, not a regular file")
         return fd, st.st_size
 
-    def read_json(self, *parts: str, max_bytes: int | None = None) -> Any:
-        """Parse a JSON file (up to `max_bytes`, default `MAX_JSON_BYTES`); `SubmissionError` naming the file
-        when it is unsafe, too big or not JSON."""
-        max_bytes = MAX_JSON_BYTES if max_bytes is None else max_bytes
+    def read_bytes(self, *parts: str, max_bytes: int = MAX_JSON_BYTES) -> bytes:
+        """The bytes of a regular file, at most `max_bytes`; `SubmissionError` naming the file when it is unsafe
+        or too big."""
         shown = self.path.joinpath(*parts)
         try:
             fd, size = self.open_file(*parts)
@@ -106,8 +105,14 @@ class JobDir:
             os.close(fd)
         if len(raw) > max_bytes:
             raise SubmissionError(f"{shown}: more than {max_bytes} bytes, over the limit")
+        return raw
+
+    def read_json(self, *parts: str, max_bytes: int | None = None) -> Any:
+        """Parse a JSON file (up to `max_bytes`, default `MAX_JSON_BYTES`); `SubmissionError` naming the file
+        when it is unsafe, too big or not JSON."""
+        raw = self.read_bytes(*parts, max_bytes=MAX_JSON_BYTES if max_bytes is None else max_bytes)
         try:
-            return parse_json_bounded(raw, str(shown))
+            return parse_json_bounded(raw, str(self.path.joinpath(*parts)))
         except ValueError as exc:
             raise SubmissionError(str(exc)) from None
 

@@ -11,11 +11,11 @@ symlinks followed) because a run directory is hostile input.
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 
 from agenticvbench.dataset.tasks import FAMILIES, OUTPUT_FILES
+from agenticvbench.fsutil import sorted_entries
 
 MAX_ENTRIES = 2000
 _PREFIXED_ID = re.compile(rf"(?:task|{'|'.join(FAMILIES)})[-_ ]?0*([0-9]{{1,3}})", re.ASCII | re.IGNORECASE)
@@ -36,11 +36,7 @@ def misplaced_outputs(task_root: Path, family: str) -> list[str]:
     stack: list[tuple[Path, int]] = [(task_root, 0)]
     while stack and seen < MAX_ENTRIES:
         folder, depth = stack.pop()
-        try:
-            with os.scandir(folder) as it:
-                entries = sorted(it, key=lambda e: e.name)
-        except OSError:
-            continue
+        entries = sorted_entries(folder)
         for e in entries[: MAX_ENTRIES - seen]:
             seen += 1
             read_here = depth == 0 or (depth == 1 and folder.name == "output")

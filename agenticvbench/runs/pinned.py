@@ -93,8 +93,7 @@ def source_for(path: str | os.PathLike[str]) -> str:
 def shown_as(text: str) -> str:
     """`text` (a decoder's message) with every pinned descriptor path replaced by the file's own path."""
     for pin in list(_PINS.values()):
-        if pin.source in text:
-            text = text.replace(pin.source, str(pin.path))
+        text = text.replace(pin.source, str(pin.path))
     return text
 
 
@@ -141,11 +140,10 @@ def _open_checked(path: Path, root: Path, cap: int) -> tuple[int, os.stat_result
 def _hash_fd(path: Path, fd: int, cap: int, keep: bool) -> tuple[str, bytes | None]:
     h = hashlib.sha256()
     parts: list[bytes] = []
-    seen, offset = 0, 0
+    offset = 0
     while block := os.pread(fd, _CHUNK, offset):
         offset += len(block)
-        seen += len(block)
-        if seen > cap:
+        if offset > cap:
             raise PinError(f"{path}: more than {cap} bytes, over the limit (it grew while it was read)")
         h.update(block)
         if keep:
@@ -162,13 +160,12 @@ def pin_file(path: Path, root: Path, cap: int) -> Pin:
     except BaseException:
         os.close(fd)
         raise
-    stamp = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
     return Pin(
         path=Path(path),
         fd=fd,
         sha256=digest,
         size=st.st_size,
-        stamp=stamp,
+        stamp=(st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns),
         data=data,
         source=_proc_source(fd) or str(path),
     )

@@ -19,6 +19,7 @@ import os
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import islice
 from pathlib import Path
 
 from agenticvbench.errors import SubmissionError
@@ -57,16 +58,11 @@ class RunPlan:
 
 def entries(path: Path) -> list[Path]:
     """Up to `MAX_ENTRIES` entries of a folder ([] when it cannot be listed)."""
-    out: list[Path] = []
     try:
         with os.scandir(path) as it:
-            for entry in it:
-                out.append(Path(entry.path))
-                if len(out) >= MAX_ENTRIES:
-                    break
+            return [Path(entry.path) for entry in islice(it, MAX_ENTRIES)]
     except OSError:
         return []
-    return out
 
 
 def has_task_folders(path: Path) -> bool:
@@ -136,11 +132,7 @@ def _protected(path: Path) -> str:
         if parent.is_dir():
             if is_mirror(parent):
                 return f"it is inside the dataset mirror {parent}"
-            if (
-                TASK_DIR_RE.fullmatch(parent.name)
-                and parent.parent.is_dir()
-                and has_task_folders(parent.parent)
-            ):
+            if TASK_DIR_RE.fullmatch(parent.name) and has_task_folders(parent.parent):
                 return f"it is inside the task folder {parent}"
     return ""
 

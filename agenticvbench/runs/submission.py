@@ -165,10 +165,6 @@ class RunMeta:
     model: str | None = None
     rep: int | str | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """The declared fields only (unset ones left out)."""
-        return {k: getattr(self, k) for k in RUN_KEYS if getattr(self, k) is not None}
-
 
 def read_run_json(path: Path) -> tuple[RunMeta, list[str]]:
     """Read `RUN/run.json` (hostile input): the declared identity plus one note per problem.

@@ -42,8 +42,8 @@ from typing import Any
 
 from agenticvbench.errors import ConfigError
 from agenticvbench.results.model import Result, lost_result
-from agenticvbench.scoring.memory_cap import task_memory_mb
-from agenticvbench.scoring.task_deadline import TaskDeadline, task_deadline
+from agenticvbench.scoring.memory_cap import CappedCall, task_memory_mb
+from agenticvbench.scoring.task_deadline import deadline_result, task_deadline
 
 NO_WORKER_GRACE_S = 60.0
 _POLL_S = 1.0
@@ -159,10 +159,7 @@ class DaskExecutor:
             pass
         for key in late:
             del pending[key]
-            yield lost_result(
-                job_of[key],
-                TaskDeadline(f"the task ran past its {self.timeout:g} s deadline (--task-timeout)"),
-            )
+            yield deadline_result(job_of[key], self.timeout)
 
     def close(self) -> None:
         """Close the client (and its local cluster) if this executor created it."""
@@ -178,20 +175,14 @@ def _executing_keys(dask_worker: Any) -> list[str]:
     return [str(ts.key) for ts in getattr(dask_worker.state, "executing", ())]
 
 
-class _OnWorker:
+class _OnWorker(CappedCall):
     """`fn` run on a Dask worker after restoring glibc's reuse of frame-sized buffers (see `allocator`: the
     nanny's `MALLOC_TRIM_THRESHOLD_` made repair scoring 2.3x slower), under the per-task memory cap
     (`memory_cap`; it limits the worker process, so run one thread per worker). Picklable: workers import this
     module."""
 
-    def __init__(self, fn: Callable[[Any], Result], memory_mb: int = 0) -> None:
-        self.fn = fn
-        self.memory_mb = memory_mb
-
-    def __call__(self, job: Any) -> Result:
+    def __call__(self, job: Any) -> Any:
         from agenticvbench.scoring.allocator import reuse_frame_buffers
-        from agenticvbench.scoring.memory_cap import memory_cap
 
         reuse_frame_buffers()
-        with memory_cap(self.memory_mb):
-            return self.fn(job)
+        return super().__call__(job)

@@ -94,12 +94,6 @@ def _result(
     )
 
 
-def _split_inputs(job: Job, files: list[Path]) -> tuple[list[Path], list[Path]]:
-    """(submitted files, dataset files) among a verifier's inputs."""
-    sub = job.submission
-    return [p for p in files if sub.owns(p)], [p for p in files if not sub.owns(p)]
-
-
 def _score(job: Job, key: ResultKey | None) -> Result:
     verifier = get_verifier(job.task.family)
     prov = base_provenance(job.dataset, verifier.version)
@@ -113,7 +107,9 @@ def _score(job: Job, key: ResultKey | None) -> Result:
         )
     t0 = time.perf_counter()
     try:
-        submitted, reference = _split_inputs(job, verifier.input_files(job.task, job.submission))
+        inputs = verifier.input_files(job.task, job.submission)
+        submitted = [p for p in inputs if job.submission.owns(p)]
+        reference = [p for p in inputs if not job.submission.owns(p)]  # dataset files
         root = job.submission.task_root
         assert root is not None or not submitted
         with pin_inputs(
@@ -126,9 +122,7 @@ def _score(job: Job, key: ResultKey | None) -> Result:
             return _score_pinned(
                 job, verifier, prov, by_path, list(pins.values()), time.perf_counter() - t0, key
             )
-    except InputRejected as exc:
-        return _result(job, "malformed", reason=str(exc), provenance=prov)
-    except PinError as exc:  # escaped, grew past its cap, or swapped for a FIFO since it was checked
+    except (InputRejected, PinError) as exc:  # PinError: escaped, grew past its cap, or swapped for a FIFO
         return _result(job, "malformed", reason=str(exc), provenance=prov)
 
 
@@ -147,6 +141,12 @@ def _reused(job: Job, key: ResultKey | None, status: str, reason: str, prov: dic
         or any((old.provenance or {}).get(k) != prov.get(k) for k in ("verifier_version", "dataset"))
     ):
         return None
+    return _resume(job, old, key)
+
+
+def _resume(job: Job, old: Result, key: ResultKey | None) -> Result:
+    """`old`, reused: marked `resumed`, and rewritten only when the run's identity changed (run.json edited or
+    the run moved: keep the result, refresh its identity)."""
     if old.run != job.run_info:
         old.run = job.run_info
         write_result(job.out_dir, old, key)
@@ -207,19 +207,12 @@ def _score_pinned(
         old, problem = read_result_checked(path, key)
         if problem:
             notes.append(f"the previous result {path} was invalid ({problem}); rescored")
-        if reusable(old, fp, job):
-            assert old is not None
-            if old.signature_status != "valid":  # only results this scorer wrote are reused
-                notes.append(
-                    f"the previous result {path} {SIGNATURE_STATUSES[old.signature_status]}; rescored, "
-                    "not reused"
-                )
-            else:
-                if old.run != job.run_info:  # run.json edited or the run moved: keep it, refresh its identity
-                    old.run = job.run_info
-                    write_result(job.out_dir, old, key)
-                old.resumed = True
-                return old
+        if old is not None and reusable(old, fp, job):
+            if old.signature_status == "valid":  # only results this scorer wrote are reused
+                return _resume(job, old, key)
+            notes.append(
+                f"the previous result {path} {SIGNATURE_STATUSES[old.signature_status]}; rescored, not reused"
+            )
     try:
         with collect_tool_failures() as tool_failures:
             screening = screen_inputs(job.task, job.submission, by_path, job.dataset_refs)
@@ -269,10 +262,7 @@ def score_job(job: Job) -> Result:
             raise MemoryError
         if result.resumed:
             return result
-        if job.trial_failure and result.status not in (
-            "scored",
-            "excluded",
-        ):  # "final.mp4 not found" hides why
+        if job.trial_failure and result.status not in ("scored", "excluded"):  # "not found" hides why
             result.reason = f"{job.trial_failure}; {result.reason}" if result.reason else job.trial_failure
         elif job.trial_failure and result.status == "scored":
             result.warnings.append(job.trial_failure)
@@ -340,13 +330,12 @@ def _reference_index(tasks: list[Task]) -> tuple[tuple[DatasetReference, ...], l
         except AVBError:  # the selected tasks loaded; compare with their references at least
             universe = tasks
     refs, absent = dataset_references(universe)
-    note = (
+    if not absent:
+        return refs, []
+    return refs, [
         f"{absent} verifier-only reference(s) of the dataset are not on this machine (not downloaded yet); "
         "submissions were not compared with them"
-        if absent
-        else ""
-    )
-    return refs, [note] if note else []
+    ]
 
 
 def _signature_notes(results: list[Result]) -> list[str]:
@@ -448,21 +437,17 @@ def verify_run(
                 )
             )
     ex = make_executor(executor, jobs, scheduler, task_timeout) if isinstance(executor, str) else executor
-    results: list[Result] = []
-    bar = None
-    if progress:
-        from tqdm import tqdm
+    from tqdm import tqdm
 
-        bar = tqdm(total=len(work), unit="task", desc="scoring", dynamic_ncols=True)
+    results: list[Result] = []
+    bar = tqdm(total=len(work), unit="task", desc="scoring", dynamic_ncols=True, disable=not progress)
     try:
         for res in ex.map_unordered(score_job, work):
             results.append(res)
-            if bar is not None:
-                bar.set_postfix_str(f"{res.family} {res.task_id}: {res.status}", refresh=False)
-                bar.update(1)
+            bar.set_postfix_str(f"{res.family} {res.task_id}: {res.status}", refresh=False)
+            bar.update(1)
     finally:
-        if bar is not None:
-            bar.close()
+        bar.close()
         ex.close()
     notes = [n for r in runs for n in r.notes] + key_notes + leak_notes + _signature_notes(results)
     notes += [

@@ -27,29 +27,12 @@ from typing import Any, Protocol, TypeVar
 
 from agenticvbench.errors import ConfigError
 from agenticvbench.results.model import Result, lost_result
-from agenticvbench.scoring.memory_cap import memory_cap, task_memory_mb
-from agenticvbench.scoring.task_deadline import TaskDeadline, task_deadline
+from agenticvbench.scoring.memory_cap import CappedCall, task_memory_mb
+from agenticvbench.scoring.task_deadline import TaskDeadline, deadline_result, task_deadline
 
 J = TypeVar("J")
 R = TypeVar("R")
 _POLL_S = 1.0
-
-
-def _deadline_result(job: Any, seconds: float) -> Result:
-    return lost_result(job, TaskDeadline(f"the task ran past its {seconds:g} s deadline (--task-timeout)"))
-
-
-class CappedCall:
-    """`fn(job)` with the task's memory cap in force (`memory_cap`); picklable, so pool workers and Dask
-    workers run it as it is."""
-
-    def __init__(self, fn: Callable[[Any], Any], cap_mb: int) -> None:
-        self.fn = fn
-        self.cap_mb = cap_mb
-
-    def __call__(self, job: Any) -> Any:
-        with memory_cap(self.cap_mb):
-            return self.fn(job)
 
 
 def _died(job: Any, exc: BaseException, cap_mb: int) -> Result:
@@ -86,10 +69,7 @@ class SerialExecutor:
         armed = threading.current_thread() is threading.main_thread()
         capped = CappedCall(fn, self.memory_mb)
         for job in jobs:
-            if not armed:
-                yield capped(job)
-                continue
-            yield self._one(capped, job)  # type: ignore[misc]
+            yield self._one(capped, job) if armed else capped(job)  # type: ignore[misc]
 
     def _one(self, fn: Callable[[J], R], job: J) -> R | Result:
         def alarm(signum: int, frame: Any) -> None:
@@ -100,7 +80,7 @@ class SerialExecutor:
         try:
             return fn(job)
         except TaskDeadline:
-            return _deadline_result(job, self.timeout)
+            return deadline_result(job, self.timeout)
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, previous)
@@ -194,7 +174,7 @@ class ProcessExecutor:
             late = [] if done else [f for f in pending if now - started.get(f, now) > self.timeout]
             if late:
                 for fut in late:
-                    yield _deadline_result(pending.pop(fut), self.timeout)
+                    yield deadline_result(pending.pop(fut), self.timeout)
                 queue = iter([*pending.values(), *queue])  # the others were only unlucky: run them again
                 pending.clear()
                 started.clear()

@@ -21,8 +21,9 @@ from __future__ import annotations
 import math
 import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import Any
 
 from agenticvbench.errors import ConfigError
 
@@ -124,3 +125,16 @@ def memory_cap(cap_mb: int) -> Iterator[bool]:
         watchdog.join()
         _ACTIVE.update(cap_mb=0, hit=False)
         resource.setrlimit(resource.RLIMIT_DATA, previous)
+
+
+class CappedCall:
+    """`fn(job)` with the task's memory cap in force (`memory_cap`; 0 = off); picklable, so pool workers and Dask
+    workers run it as it is."""
+
+    def __init__(self, fn: Callable[[Any], Any], cap_mb: int = 0) -> None:
+        self.fn = fn
+        self.cap_mb = cap_mb
+
+    def __call__(self, job: Any) -> Any:
+        with memory_cap(self.cap_mb):
+            return self.fn(job)

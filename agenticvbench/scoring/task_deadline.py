@@ -9,8 +9,10 @@ Linux x86-64), and no honest task needs more than a week. Anything else (`inf`, 
 from __future__ import annotations
 
 import os
+from typing import Any
 
 from agenticvbench.errors import ConfigError
+from agenticvbench.results.model import Result, lost_result
 
 DEFAULT_TASK_TIMEOUT_S = 7200.0
 TASK_TIMEOUT_ENV = "AVB_TASK_TIMEOUT_S"
@@ -43,3 +45,8 @@ def task_deadline(value: float | None = None) -> float:
     if not _in_range(value):
         raise ConfigError(f"the per-task deadline {value!r} is out of range: {expected}")
     return float(value)
+
+
+def deadline_result(job: Any, seconds: float) -> Result:
+    """The `error` result (not written) of a job that ran past its deadline of `seconds`."""
+    return lost_result(job, TaskDeadline(f"the task ran past its {seconds:g} s deadline (--task-timeout)"))

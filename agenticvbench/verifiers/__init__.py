@@ -149,9 +149,7 @@ def family_explainer(family: str) -> Callable[[Result], FamilyExplanation] | Non
     `FAMILY_SPECS` names (importing no decoder), for a plug-in its registered verifier's `explain`; None when the
     family has none (reports then show the generic explanation)."""
     spec = FAMILY_SPECS.get(family)
-    if spec is not None:
-        return _hook(spec.explainer)
-    return getattr(_REGISTRY.get(family), "explain", None)
+    return _hook(spec.explainer) if spec is not None else _plugin(family, "explain", None)
 
 
 def _hook(ref: str) -> Any:
@@ -165,10 +163,15 @@ def _plugin(family: str, name: str, default: Any) -> Any:
     return getattr(_REGISTRY.get(family), name, default)
 
 
+def _declared(family: str, name: str, default: Any) -> Any:
+    """Field `name` of a built-in family's `Family` spec, else the plug-in verifier's attribute of that name."""
+    spec = FAMILY_SPECS.get(family)
+    return getattr(spec, name) if spec is not None else _plugin(family, name, default)
+
+
 def judged_output(family: str) -> str | None:
     """The output file an LLM judge watches for `family` (recap: `final.mp4`); None for a family without a judge."""
-    spec = FAMILY_SPECS.get(family)
-    return spec.judged_output if spec is not None else _plugin(family, "judged_output", None)
+    return _declared(family, "judged_output", None)
 
 
 def uses_judge(family: str) -> bool:
@@ -189,19 +192,13 @@ def unscored_items(result: Result) -> int:
 
 def screen_spec(family: str) -> ScreenSpec:
     """How `family`'s submitted media are screened (`ScreenSpec`; the defaults for a family nobody declared)."""
-    spec = FAMILY_SPECS.get(family)
-    return spec.screen if spec is not None else _plugin(family, "screen", ScreenSpec())
+    return _declared(family, "screen", ScreenSpec())
 
 
 def explanation_leads_with_arithmetic(family: str) -> bool:
     """True when `family`'s explanation opens its lost lines with the headline's arithmetic (sequencing), which
     a one-line summary leaves out unless it is all there is."""
-    spec = FAMILY_SPECS.get(family)
-    return (
-        spec.leads_with_arithmetic
-        if spec is not None
-        else bool(_plugin(family, "leads_with_arithmetic", False))
-    )
+    return bool(_declared(family, "leads_with_arithmetic", False))
 
 
 def headline_name(family: str) -> str:

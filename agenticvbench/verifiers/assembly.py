@@ -19,25 +19,18 @@ Extra metrics (never the headline):
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any, TypedDict
 
-from agenticvbench.dataset.tasks import AssemblyTask, Task
+from agenticvbench.dataset.tasks import AssemblyTask
 from agenticvbench.results.model import Result
-from agenticvbench.runs.submission import Submission
 from agenticvbench.verifiers import FAMILY_SPECS, register
-from agenticvbench.verifiers.base import FamilyExplanation, VerifierOutcome, VerifyContext
+from agenticvbench.verifiers.base import FamilyExplanation
 from agenticvbench.verifiers.manifest import (
-    MANIFEST_NAME,
-    VIDEO_NAME,
     ManifestRead,
-    d_s1_warning,
+    ManifestVerifier,
     interval_length,
     loose_clip_id,
     manifest_end,
-    manifest_inputs,
-    read_manifest,
-    video_consistency,
     within,
 )
 
@@ -82,10 +75,7 @@ def _zero(task_id: int, correct: list[str], picks: list[str], error: str) -> dic
         "task_id": task_id,
         "n_slots": len(correct),
         "n_correct": 0,
-        "assembly_score": 0.0,
-        "strict_match": 0.0,
-        "final_score": 0.0,
-        "adjusted_final_score": 0.0,
+        **dict.fromkeys(OFFICIAL_FIELDS[3:7], 0.0),
         "picks": picks,
         "correct": correct,
         "error": error,
@@ -151,16 +141,10 @@ def duration_match(
 ) -> dict[str, Any]:
     """Per-slot `output` lengths vs the golden clip durations, and the timeline end vs the film duration."""
     slots = []
-    for i, exp in enumerate(expected):
+    for i, exp in enumerate(expected):  # slots are numbered from 1 (as in explain)
         got = interval_length(segments[i].get("output")) if i < len(segments) else None
-        slots.append(
-            {
-                "slot": i + 1,
-                "expected_s": exp,
-                "got_s": got,  # slots are numbered from 1 (as in explain)
-                "match": got is not None and within(got, exp, abs_tol, rel_tol),
-            }
-        )
+        match = got is not None and within(got, exp, abs_tol, rel_tol)
+        slots.append({"slot": i + 1, "expected_s": exp, "got_s": got, "match": match})
     matched = sum(1 for s in slots if s["match"])
     end = manifest_end(segments)
     return {
@@ -205,51 +189,25 @@ def explain_assembly(result: Result) -> FamilyExplanation:
 
 
 @register("assembly")
-class AssemblyVerifier:
+class AssemblyVerifier(ManifestVerifier):
     """Official assembly scores plus slot-duration matching, D-S2 warnings and the D-S3 video consistency extra."""
 
     family = "assembly"
     headline_field = FAMILY_SPECS["assembly"].headline_field
     version = "1.0.0"
+    task_type = AssemblyTask
+    component_keys = ("n_correct", "assembly_score", "strict_match")
 
-    def input_files(self, task: Task, submission: Submission) -> list[Path]:
-        """Only `solution.json` determines the official score."""
-        return manifest_inputs(submission)
+    def official(self, read: ManifestRead, task: AssemblyTask) -> dict[str, Any]:
+        """The official result of this manifest against the golden slots."""
+        return official_result(read, task.correct_assembly_in_slot_order, task.task_id)
 
-    def verify(self, task: Task, submission: Submission, ctx: VerifyContext) -> VerifierOutcome:
-        """Score one assembly task; malformed manifests are outcomes, never exceptions."""
-        assert isinstance(task, AssemblyTask), f"assembly verifier got a {type(task).__name__}"
-        read = read_manifest(submission.file(MANIFEST_NAME), expected=submission.expected_path(MANIFEST_NAME))
-        official = official_result(read, task.correct_assembly_in_slot_order, task.task_id)
-        components = {k: official[k] for k in ("n_correct", "assembly_score", "strict_match")}
-        if not read.ok:
-            return VerifierOutcome(
-                final_score=0.0,
-                adjusted_final_score=0.0,
-                status=read.status,  # type: ignore[arg-type]
-                reason=read.error,
-                components=components,
-                official=official,
-                warnings=d_s1_warning(read),
-            )
-        warnings = [
-            *read.warnings,
-            *(w for w in (near_miss_warning(official["picks"], official["correct"]),) if w),
-        ]
+    def scored_parts(
+        self, read: ManifestRead, official: dict[str, Any], task: AssemblyTask
+    ) -> tuple[dict[str, Any], dict[str, Any], str | None]:
+        """The picks, the duration extras and the D-S2 warning."""
         extra = duration_match(read.segments, task.correct_assembly_durations, task.duration_sec)
-        if ctx.options.get("video_check", True):
-            extra["video"] = video_consistency(submission.file(VIDEO_NAME), read.segments)
         detail = AssemblyDetail(picks=official["picks"], correct=official["correct"])
-        return VerifierOutcome(
-            final_score=official["final_score"],
-            adjusted_final_score=official["adjusted_final_score"],
-            status="scored",
-            reason=official["error"],
-            components=components,
-            detail=dict(detail),
-            extra=extra,
-            warnings=warnings,
-            official=official,
-        )
+        return dict(detail), extra, near_miss_warning(official["picks"], official["correct"])
 
     explain = staticmethod(explain_assembly)  # the family explains its own results

@@ -28,13 +28,16 @@ import math
 import re
 from collections import Counter
 from collections.abc import Sequence
+from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from agenticvbench.dataset.tasks import Task
 from agenticvbench.fsutil import TooLargeError
 from agenticvbench.runs.pinned import read_submitted
 from agenticvbench.runs.submission import Submission
+from agenticvbench.verifiers.base import VerifierOutcome, VerifyContext
 
 MANIFEST_NAME = "solution.json"
 VIDEO_NAME = "solution.mp4"
@@ -61,9 +64,8 @@ class ManifestRead:
     segments: list[dict[str, Any]] = field(default_factory=list)
     error: str = ""
     crashes_official: bool = False
-    warnings: list[str] = field(
-        default_factory=list
-    )  # odd but legal input, accepted as the official scorer does
+    #: Odd but legal input, accepted as the official scorer does.
+    warnings: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -144,6 +146,10 @@ def _odd_numbers(segments: list[dict[str, Any]]) -> list[str]:
     return out
 
 
+def _malformed(path: Path, error: str, **kw: Any) -> ManifestRead:
+    return ManifestRead(path=path, status="malformed", error=error, **kw)
+
+
 def read_manifest(
     path: str | Path | None, *, expected: str | Path | None = None, max_bytes: int = MAX_MANIFEST_BYTES
 ) -> ManifestRead:
@@ -155,55 +161,34 @@ def read_manifest(
     try:
         size = p.stat().st_size
         if size > max_bytes:
-            return ManifestRead(
-                path=p,
-                status="malformed",
-                error=f"solution.json: file is {size} bytes, over the {max_bytes} byte limit for a manifest",
+            return _malformed(
+                p, f"solution.json: file is {size} bytes, over the {max_bytes} byte limit for a manifest"
             )
         raw = read_submitted(p, max_bytes)  # the bytes hashed (pinned), else a bounded, non-blocking read
     except (OSError, TooLargeError) as exc:
-        return ManifestRead(
-            path=p,
-            status="malformed",
-            error=f"solution.json: unreadable ({getattr(exc, 'strerror', None) or exc})",
-        )
+        return _malformed(p, f"solution.json: unreadable ({getattr(exc, 'strerror', None) or exc})")
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        return ManifestRead(
-            path=p,
-            status="malformed",
-            error=f"solution.json: not UTF-8 text (byte {exc.start}: {exc.reason})",
-        )
+        return _malformed(p, f"solution.json: not UTF-8 text (byte {exc.start}: {exc.reason})")
     try:
         data, warnings = _loads_noting_duplicates(text)
     except (
         ValueError
     ) as exc:  # JSONDecodeError, or an integer too long to convert (Python's 4300-digit limit)
-        return ManifestRead(path=p, status="malformed", error=INVALID_JSON.format(msg=str(exc)))
+        return _malformed(p, INVALID_JSON.format(msg=str(exc)))
     except RecursionError:
-        return ManifestRead(path=p, status="malformed", error=INVALID_JSON.format(msg="nested too deeply"))
+        return _malformed(p, INVALID_JSON.format(msg="nested too deeply"))
     if not isinstance(data, dict):
-        return ManifestRead(
-            path=p,
-            status="malformed",
-            error=f"solution.json: top level is {_type_name(data)}, expected an "
-            "object with a 'segments' list",
-            crashes_official=True,
-            warnings=warnings,
-        )
+        error = f"solution.json: top level is {_type_name(data)}, expected an object with a 'segments' list"
+        return _malformed(p, error, crashes_official=True, warnings=warnings)
     segments = data.get("segments")
     if not isinstance(segments, list):
-        return ManifestRead(path=p, status="malformed", error=NOT_A_LIST, warnings=warnings)
+        return _malformed(p, NOT_A_LIST, warnings=warnings)
     for i, seg in enumerate(segments):
         if not isinstance(seg, dict):
-            return ManifestRead(
-                path=p,
-                status="malformed",
-                error=f"solution.json: segments[{i}] is {_type_name(seg)}, expected an object",
-                crashes_official=True,
-                warnings=warnings,
-            )
+            error = f"solution.json: segments[{i}] is {_type_name(seg)}, expected an object"
+            return _malformed(p, error, crashes_official=True, warnings=warnings)
     return ManifestRead(path=p, status="ok", segments=segments, warnings=warnings + _odd_numbers(segments))
 
 
@@ -262,12 +247,10 @@ def loose_clip_id(value: Any) -> str:
     s = str(value).strip().replace("\\", "/").rsplit("/", 1)[-1].strip()
     while s.lower().endswith(".mp4"):  # also undoes the official `.mp4` append to `3.MP4`
         s = s[:-4].strip()
-    try:
+    with suppress(ValueError):
         f = float(s)
         if math.isfinite(f) and f.is_integer():
             return str(int(f))
-    except ValueError:
-        pass
     m = _PREFIX_NUM.fullmatch(s)
     return (m.group(1).lstrip("0") or "0") if m else s
 
@@ -305,3 +288,62 @@ def manifest_inputs(submission: Submission) -> list[Path]:
     """
     p = submission.file(MANIFEST_NAME)
     return [p] if p is not None else []
+
+
+class ManifestVerifier:
+    """What the sequencing and assembly verifiers share: read `solution.json`, take the official numbers, and add
+    the family's extras (plus the D-S3 video check) when the manifest was read."""
+
+    family: str
+    task_type: type[Task]
+    component_keys: tuple[str, ...]
+
+    def official(self, read: ManifestRead, task: Any) -> dict[str, Any]:
+        """The official result dict for this manifest."""
+        raise NotImplementedError
+
+    def failed_extra(self) -> dict[str, Any]:
+        """`extra` of an outcome whose manifest could not be read."""
+        return {}
+
+    def scored_parts(
+        self, read: ManifestRead, official: dict[str, Any], task: Any
+    ) -> tuple[dict[str, Any], dict[str, Any], str | None]:
+        """(detail, extra, D-S2 warning or None) of a manifest that was read."""
+        raise NotImplementedError
+
+    def input_files(self, task: Task, submission: Submission) -> list[Path]:
+        """Only `solution.json` determines the official score."""
+        return manifest_inputs(submission)
+
+    def verify(self, task: Task, submission: Submission, ctx: VerifyContext) -> VerifierOutcome:
+        """Score one task; malformed manifests are outcomes, never exceptions."""
+        assert isinstance(task, self.task_type), f"{self.family} verifier got a {type(task).__name__}"
+        read = read_manifest(submission.file(MANIFEST_NAME), expected=submission.expected_path(MANIFEST_NAME))
+        official = self.official(read, task)
+        components = {k: official[k] for k in self.component_keys}
+        if not read.ok:
+            return VerifierOutcome(
+                final_score=0.0,
+                adjusted_final_score=0.0,
+                status=read.status,  # type: ignore[arg-type]  # never 'ok' here
+                reason=read.error,
+                components=components,
+                official=official,
+                warnings=d_s1_warning(read),
+                extra=self.failed_extra(),
+            )
+        detail, extra, near_miss = self.scored_parts(read, official, task)
+        if ctx.options.get("video_check", True):
+            extra["video"] = video_consistency(submission.file(VIDEO_NAME), read.segments)
+        return VerifierOutcome(
+            final_score=official["final_score"],
+            adjusted_final_score=official["adjusted_final_score"],
+            status="scored",
+            reason=official["error"],
+            components=components,
+            detail=detail,
+            extra=extra,
+            warnings=[*read.warnings, *([near_miss] if near_miss else [])],
+            official=official,
+        )

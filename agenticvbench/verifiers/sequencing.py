@@ -17,24 +17,13 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections import Counter
 from itertools import pairwise
-from pathlib import Path
 from typing import Any, TypedDict
 
-from agenticvbench.dataset.tasks import SequencingTask, Task
+from agenticvbench.dataset.tasks import SequencingTask
 from agenticvbench.results.model import Result
-from agenticvbench.runs.submission import Submission
 from agenticvbench.verifiers import FAMILY_SPECS, register
-from agenticvbench.verifiers.base import FamilyExplanation, VerifierOutcome, VerifyContext, number
-from agenticvbench.verifiers.manifest import (
-    MANIFEST_NAME,
-    VIDEO_NAME,
-    ManifestRead,
-    d_s1_warning,
-    loose_clip_id,
-    manifest_inputs,
-    read_manifest,
-    video_consistency,
-)
+from agenticvbench.verifiers.base import FamilyExplanation, number
+from agenticvbench.verifiers.manifest import ManifestRead, ManifestVerifier, loose_clip_id
 
 
 class SequencingDetail(TypedDict):
@@ -58,17 +47,7 @@ OFFICIAL_FIELDS = (
 
 
 def _zero(task_id: int, n: int, error: str) -> dict[str, Any]:
-    return {
-        "task_id": task_id,
-        "n_slots": n,
-        "nd_score": 0.0,
-        "lis_score": 0.0,
-        "adj_score": 0.0,
-        "strict_match": 0.0,
-        "final_score": 0.0,
-        "adjusted_final_score": 0.0,
-        "error": error,
-    }
+    return {"task_id": task_id, "n_slots": n, **dict.fromkeys(OFFICIAL_FIELDS[2:-1], 0.0), "error": error}
 
 
 def predicted_ids(segments: list[dict[str, Any]]) -> list[str]:
@@ -98,11 +77,8 @@ def score_order(pred: list[str], correct: list[str], task_id: int = 0) -> dict[s
     nd = sum(abs(pos[c] - rank[c]) for c in correct) / denom if denom else 0.0
     nd_score = 1 - nd
     lis_score = _lis_length([rank[c] for c in pred]) / len(pred) if pred else 0.0
-    if n <= 1:
-        adj_score = 1.0
-    else:
-        kept = sum(1 for a, b in pairwise(correct) if pos[b] == pos[a] + 1)
-        adj_score = kept / (n - 1)
+    kept = sum(1 for a, b in pairwise(correct) if pos[b] == pos[a] + 1)
+    adj_score = 1.0 if n <= 1 else kept / (n - 1)
     return {
         "task_id": task_id,
         "n_slots": n,
@@ -201,51 +177,29 @@ def explain_sequencing(result: Result) -> FamilyExplanation:
 
 
 @register("sequencing")
-class SequencingVerifier:
+class SequencingVerifier(ManifestVerifier):
     """Official sequencing scores plus Kendall tau, D-S2 warnings and the D-S3 video consistency extra."""
 
     family = "sequencing"
     headline_field = FAMILY_SPECS["sequencing"].headline_field
     version = "1.0.0"
+    task_type = SequencingTask
+    component_keys = ("nd_score", "lis_score", "adj_score", "strict_match")
 
-    def input_files(self, task: Task, submission: Submission) -> list[Path]:
-        """Only `solution.json` determines the official score."""
-        return manifest_inputs(submission)
+    def official(self, read: ManifestRead, task: SequencingTask) -> dict[str, Any]:
+        """The official result of this manifest against the golden order."""
+        return official_result(read, task.correct_order, task.task_id)
 
-    def verify(self, task: Task, submission: Submission, ctx: VerifyContext) -> VerifierOutcome:
-        """Score one sequencing task; malformed manifests are outcomes, never exceptions."""
-        assert isinstance(task, SequencingTask), f"sequencing verifier got a {type(task).__name__}"
-        correct = task.correct_order
-        read = read_manifest(submission.file(MANIFEST_NAME), expected=submission.expected_path(MANIFEST_NAME))
-        official = official_result(read, correct, task.task_id)
-        components = {k: official[k] for k in ("nd_score", "lis_score", "adj_score", "strict_match")}
-        if not read.ok:
-            return VerifierOutcome(
-                final_score=0.0,
-                adjusted_final_score=0.0,
-                status=read.status,  # type: ignore[arg-type]  # never 'ok' here
-                reason=read.error,
-                components=components,
-                official=official,
-                warnings=d_s1_warning(read),
-                extra={"kendall_tau": None},
-            )
-        pred = predicted_ids(read.segments)
-        warnings = [*read.warnings, *(w for w in (near_miss_warning(pred, correct),) if w)]
-        extra: dict[str, Any] = {"kendall_tau": kendall_tau(pred, correct)}
+    def failed_extra(self) -> dict[str, Any]:
+        """Kendall tau is None when the manifest could not be read."""
+        return {"kendall_tau": None}
+
+    def scored_parts(
+        self, read: ManifestRead, official: dict[str, Any], task: SequencingTask
+    ) -> tuple[dict[str, Any], dict[str, Any], str | None]:
+        """The predicted order, Kendall tau and the D-S2 warning."""
+        pred, correct = predicted_ids(read.segments), task.correct_order
         detail = SequencingDetail(pred=pred, correct=list(correct))
-        if ctx.options.get("video_check", True):
-            extra["video"] = video_consistency(submission.file(VIDEO_NAME), read.segments)
-        return VerifierOutcome(
-            final_score=official["final_score"],
-            adjusted_final_score=official["adjusted_final_score"],
-            status="scored",
-            reason=official["error"],
-            components=components,
-            detail=dict(detail),
-            extra=extra,
-            warnings=warnings,
-            official=official,
-        )
+        return dict(detail), {"kendall_tau": kendall_tau(pred, correct)}, near_miss_warning(pred, correct)
 
     explain = staticmethod(explain_sequencing)  # the family explains its own results

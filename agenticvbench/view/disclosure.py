@@ -42,27 +42,15 @@ class Disclosure:
         return [f.name for f in fields(self) if not getattr(self, f.name)]
 
 
-LOCAL = Disclosure(
-    answers=True,
-    solved_outputs=True,
-    rubric=True,
-    verifier_derived=True,
-    repair_outputs=True,
-    local_paths=True,
-)
+#: A local server's policy: every class shown.
+LOCAL = Disclosure(**dict.fromkeys(CLASSES, True))
 
 
 def published(*, rubric: bool = False, answers: bool = False) -> Disclosure:
     """The policy of a bundle: everything withheld, but the rubric (`rubric`) and the answers with the solved
     tasks' submissions (`answers`) when the operator opts in."""
-    return Disclosure(
-        answers=answers,
-        solved_outputs=answers,
-        rubric=rubric,
-        verifier_derived=False,
-        repair_outputs=False,
-        local_paths=False,
-    )
+    shown = {"answers": answers, "solved_outputs": answers, "rubric": rubric}
+    return Disclosure(**{**dict.fromkeys(CLASSES, False), **shown})
 
 
 def scrub(text: str, roots: Iterable[tuple[str, str]]) -> str:

@@ -79,6 +79,12 @@ def _dict(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
+def _metrics(result: Result, keys: tuple[str, ...], spec: str) -> list[tuple[str, str]]:
+    """The official metrics among `keys` that the result holds as numbers, formatted with `spec`."""
+    official = _dict(result.official)
+    return [(k, format(v, spec)) for k in keys if (v := _num(official.get(k))) is not None]
+
+
 def _window(value: Any) -> tuple[float, float] | None:
     if isinstance(value, (list, tuple)) and len(value) == 2:
         a, b = _num(value[0]), _num(value[1])
@@ -89,10 +95,9 @@ def _window(value: Any) -> tuple[float, float] | None:
 
 def item_times(reason: str) -> list[float]:
     """The times (seconds) a recap check's reason names ("longest black run 2s at 4-6 s" -> [4.0, 6.0])."""
-    out: list[float] = []
-    for m in _AT_TIMES.finditer(reason):
-        out += [float(g) for g in m.groups() if g is not None]
-    return out[:MAX_ITEM_FRAMES]
+    return [float(g) for m in _AT_TIMES.finditer(reason) for g in m.groups() if g is not None][
+        :MAX_ITEM_FRAMES
+    ]
 
 
 def _clip_files(model: ViewModel, task_id: int) -> dict[str, Path]:
@@ -188,9 +193,8 @@ def sequencing(result: Result, model: ViewModel, thumbs: Thumbnailer, policy: Di
             f"{len(pairs)} pair(s) in the other order than the correct one"
             + (": " + ", ".join(f"{a} before {b}" for a, b in pairs[:30]) if pairs else "")
         )
-    for key in ("nd_score", "lis_score", "adj_score", "strict_match", "adjusted_final_score", "final_score"):
-        if (v := _num(_dict(result.official).get(key))) is not None:
-            ev.metrics.append((key, f"{v:.4f}"))
+    keys = ("nd_score", "lis_score", "adj_score", "strict_match", "adjusted_final_score", "final_score")
+    ev.metrics = _metrics(result, keys, ".4f")
     return ev
 
 
@@ -219,9 +223,7 @@ def assembly(result: Result, model: ViewModel, thumbs: Thumbnailer, policy: Disc
                 "got_s": _num(dur.get("got_s")) if isinstance(dur, dict) else None,
             }
         )
-    for key in ("n_correct", "n_slots", "final_score", "adjusted_final_score"):
-        if (v := _num(_dict(result.official).get(key))) is not None:
-            ev.metrics.append((key, f"{v:g}"))
+    ev.metrics = _metrics(result, ("n_correct", "n_slots", "final_score", "adjusted_final_score"), "g")
     return ev
 
 
@@ -253,10 +255,11 @@ def repair(result: Result, policy: Disclosure) -> Evidence:
             a, b = _num(c.get("start_s")), _num(c.get("end_s"))
             if v is not None and a is not None and b is not None:
                 lines.append({"x1": x(a), "x2": x(b), "y": y(v), "css": css, "title": f"{label}: {v:.3f}"})
-    bands = []
-    for win, css, label in ((pred, "pred", "predicted window"), (gold, "gold", "gold window")):
-        if win:
-            bands.append({"x": x(win[0]), "w": max(1.0, x(win[1]) - x(win[0])), "css": css, "label": label})
+    bands = [
+        {"x": x(win[0]), "w": max(1.0, x(win[1]) - x(win[0])), "css": css, "label": label}
+        for win, css, label in ((pred, "pred", "predicted window"), (gold, "gold", "gold window"))
+        if win
+    ]
     ticks = [{"x": x(t), "label": f"{t:g}"} for t in _ticks(span)]
     ev.timeline = {
         "w": w,
@@ -273,9 +276,7 @@ def repair(result: Result, policy: Disclosure) -> Evidence:
         "gold": gold,
         "span": span,
     }
-    for key in ("format_score", "localization_score", "edit_score", "final_score"):
-        if (v := _num(_dict(result.official).get(key))) is not None:
-            ev.metrics.append((key, f"{v:.4f}"))
+    ev.metrics = _metrics(result, ("format_score", "localization_score", "edit_score", "final_score"), ".4f")
     if not chunks:
         ev.notes.append("no per-chunk similarity in this result (the edit was not measured)")
     return ev
@@ -325,12 +326,7 @@ FAMILY_VIEWS: dict[str, FamilyView] = {
 }
 
 
-def family_view(family: str) -> FamilyView | None:
-    """The viewer's entry for `family`; None for a family it has nothing special for."""
-    return FAMILY_VIEWS.get(family)
-
-
 def task_page_evidence(family: str, given: EvidenceInput) -> Evidence | None:
     """The evidence a task page of `family` draws; None for a family without a builder."""
-    view = family_view(family)
+    view = FAMILY_VIEWS.get(family)
     return view.build(given) if view is not None else None

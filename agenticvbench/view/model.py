@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agenticvbench.analysis.aggregate import DEFAULT_RESAMPLES, NO_RESULT, RunRef, integrity_of, run_ref
+from agenticvbench.analysis.aggregate import DEFAULT_RESAMPLES, RunRef, integrity_of, run_ref
 from agenticvbench.dataset.tasks import OUTPUT_FILES
 from agenticvbench.errors import SubmissionError
 from agenticvbench.report.summary import Report, build_report, load_available
@@ -41,9 +41,8 @@ class FileRef:
     size: int
     ctype: str
     verifier_only: bool = False
-    checked: Checked | None = (
-        None  # an agent output: what scoring hashed (`view.checked`); None for dataset files
-    )
+    #: an agent output: what scoring hashed (`view.checked`); None for dataset files
+    checked: Checked | None = None
 
     @property
     def ext(self) -> str:
@@ -129,32 +128,29 @@ class ViewModel:
         An agent output comes with what was `checked` of it; every later read goes through `opened`. Pages
         render concurrently in the server, so the look up, append and index hold `lock`."""
         with self.lock:
-            return self._add_file(name, path, verifier_only=verifier_only, checked=checked)
-
-    def _add_file(self, name: str, path: Path, *, verifier_only: bool, checked: Checked | None) -> int | None:
-        real = os.path.realpath(path)
-        key = (real, verifier_only, checked.stamp if checked else None)
-        if key in self._index:
-            return self._index[key]
-        try:
-            st = os.stat(real)
-        except OSError:
-            return None
-        if not stat.S_ISREG(st.st_mode):
-            return None
-        ctype = mimetypes.guess_type(name)[0] or "application/octet-stream"
-        self.files.append(
-            FileRef(
-                name=Path(name).name,
-                path=Path(real),
-                size=st.st_size,
-                ctype=ctype,
-                verifier_only=verifier_only,
-                checked=checked,
+            real = os.path.realpath(path)
+            key = (real, verifier_only, checked.stamp if checked else None)
+            if key in self._index:
+                return self._index[key]
+            try:
+                st = os.stat(real)
+            except OSError:
+                return None
+            if not stat.S_ISREG(st.st_mode):
+                return None
+            ctype = mimetypes.guess_type(name)[0] or "application/octet-stream"
+            self.files.append(
+                FileRef(
+                    name=Path(name).name,
+                    path=Path(real),
+                    size=st.st_size,
+                    ctype=ctype,
+                    verifier_only=verifier_only,
+                    checked=checked,
+                )
             )
-        )
-        self._index[key] = len(self.files) - 1
-        return self._index[key]
+            self._index[key] = len(self.files) - 1
+            return self._index[key]
 
     def outputs(self, run: int, task_id: int, family: str) -> tuple[list[tuple[str, int]], list[str]]:
         """The run's output files for a task that may be shown (`view.checked`: the bytes scoring checked, nothing
@@ -201,10 +197,11 @@ class ViewModel:
         real path behind it), the dataset's, and the package cache (where the result key lives)."""
         from agenticvbench.dataset.loader import default_cache_dir
 
-        roots: list[tuple[str, str]] = []
-        for run in self.runs:
-            for p in {run.ref.path, os.path.realpath(run.ref.path)}:
-                roots.append((p, f"<run {run.index + 1}>"))
+        roots = [
+            (p, f"<run {run.index + 1}>")
+            for run in self.runs
+            for p in {run.ref.path, os.path.realpath(run.ref.path)}
+        ]
         for r in self.report.results:
             d = (r.provenance or {}).get("dataset")
             if isinstance(d, dict) and isinstance(d.get("dataset"), str) and os.path.isabs(d["dataset"]):
@@ -311,21 +308,22 @@ def build_model(
         runs=runs, report=report, tasks=tasks, local=local, notes=[*skipped, *([note] if note else [])]
     )
     by_key = {(run_ref(r).path, int(r.task_id)): r for r in report.results}
-    for fam in model.families:
-        for tid in model.task_ids(fam):
-            for run in runs:
-                r = by_key.get((run.ref.path, tid))
-                scored = r is not None and r.status == "scored"
-                model._cells[(run.index, tid)] = Cell(
-                    run=run.index,
-                    task_id=tid,
-                    family=fam,
-                    status=r.status if r else NO_RESULT,
-                    score=float(r.headline_score) if scored and r is not None else None,
-                    flags=integrity_of(r) if r else [],
-                    n_warnings=len(r.warnings) if r else 0,
-                    result=r,
-                )
+    index = {run.ref.path: run.index for run in runs}
+    for (
+        row
+    ) in report.task_rows():  # the report's cells: status, headline and warnings as every surface has them
+        tid, i = row["task_id"], index[row["run_path"]]
+        r = by_key.get((row["run_path"], tid))
+        model._cells[(i, tid)] = Cell(
+            run=i,
+            task_id=tid,
+            family=row["family"],
+            status=row["status"],
+            score=row["headline"] if row["status"] == "scored" else None,
+            flags=integrity_of(r) if r else [],
+            n_warnings=row["n_warnings"],
+            result=r,
+        )
     return model
 
 

@@ -83,35 +83,36 @@ def _base(site: Site, title: str) -> dict[str, Any]:
     return {"title": title, "csp": CSP, "public": site.public, "media": site.media}
 
 
+def _render(template: str, site: Site, title: str, **values: Any) -> str:
+    return environment().get_template(template).render(**_base(site, title), **values)
+
+
 def overview(model: ViewModel, site: Site, comparison: Any = None) -> str:
     """The leaderboard, the signature counts and the task x run grid (and the paired comparison, if any)."""
     rep = model.report
-    grid = []
-    for fam in model.families:
-        for tid in model.task_ids(fam):
-            grid.append(
-                {"family": fam, "task_id": tid, "cells": [model.cell(r.index, tid) for r in model.runs]}
-            )
+    grid = [
+        {"family": fam, "task_id": tid, "cells": [model.cell(r.index, tid) for r in model.runs]}
+        for fam in model.families
+        for tid in model.task_ids(fam)
+    ]
     compare_html = None
     if comparison is not None:
         headers, rows = comparison.table()
         compare_html = html_table(headers, rows, "lrrrrrrrrrrl")
-    return (
-        environment()
-        .get_template("overview.html")
-        .render(
-            **_base(site, "runs"),
-            leaderboard=rep.board.html_table(),
-            caption=rep.board.caption,
-            signatures=rep.signatures.get("per_run", {}),
-            runs=model.runs,
-            grid=grid,
-            notes=model.notes + rep.notes,
-            universe=rep.universe.label,
-            compare_html=compare_html,
-            compare_caption=comparison.caption if comparison is not None else "",
-            compare_pages=comparison is not None and len(model.runs) == 2,
-        )
+    return _render(
+        "overview.html",
+        site,
+        "runs",
+        leaderboard=rep.board.html_table(),
+        caption=rep.board.caption,
+        signatures=rep.signatures.get("per_run", {}),
+        runs=model.runs,
+        grid=grid,
+        notes=model.notes + rep.notes,
+        universe=rep.universe.label,
+        compare_html=compare_html,
+        compare_caption=comparison.caption if comparison is not None else "",
+        compare_pages=comparison is not None and len(model.runs) == 2,
     )
 
 
@@ -129,7 +130,7 @@ def _public_explanation(exp: Any, family: str, policy: Disclosure) -> dict[str, 
     """What a bundle keeps of `avb explain`: how the headline was computed; the lost points when the policy shows
     what they quote (recap's lines are the rubric items' reasons, `evidence.FamilyView.public_lost`; the other
     families' name the answers); warnings by their code only (their text can name a gold window)."""
-    view = evidence.family_view(family)
+    view = evidence.FAMILY_VIEWS.get(family)
     rubric_lines = view is not None and view.public_lost
     return {
         "computation": exp.computation,
@@ -151,7 +152,7 @@ def task_context(model: ViewModel, site: Site, thumbs: Thumbnailer, run: int, ta
     players: list[dict[str, Any]] = []
     texts: list[dict[str, Any]] = []
     links: list[dict[str, Any]] = []
-    view = evidence.family_view(cell.family)
+    view = evidence.FAMILY_VIEWS.get(cell.family)
     why_withheld = view.withheld if view is not None else ""
     withheld = not site.policy.repair_outputs and bool(why_withheld)
     hide_answer = not site.policy.solved_outputs and cell.result is not None and evidence.solved(cell.result)
@@ -172,11 +173,8 @@ def task_context(model: ViewModel, site: Site, thumbs: Thumbnailer, run: int, ta
     inputs = [
         {"name": n, "url": None if site.public else site.file_url(model, i)} for n, i in model.inputs(task_id)
     ]
-    refs = (
-        []
-        if site.public
-        else [{"name": n, "url": site.file_url(model, i)} for n, i in model.references(task_id)]
-    )
+    shown = [] if site.public else model.references(task_id)
+    refs = [{"name": n, "url": site.file_url(model, i)} for n, i in shown]
     r = cell.result
     ev = None
     if r is not None:
@@ -223,23 +221,18 @@ def _provenance_rows(prov: dict[str, Any], policy: Disclosure, outputs: set[str]
     (the verifier-only source among them) are dropped and only the outputs' hashes stay."""
     if not policy.verifier_derived and isinstance(prov.get("input_hashes"), dict):
         prov = {**prov, "input_hashes": {k: v for k, v in prov["input_hashes"].items() if k in outputs}}
-    rows = []
-    for k, v in sorted(prov.items()):
-        if isinstance(v, dict):
-            rows.append((k, ", ".join(f"{a}={b}" for a, b in sorted(v.items(), key=lambda kv: str(kv[0])))))
-        else:
-            rows.append((k, str(v)))
-    return rows
+    return [
+        (k, ", ".join(f"{a}={b}" for a, b in sorted(v.items(), key=lambda kv: str(kv[0]))))
+        if isinstance(v, dict)
+        else (k, str(v))
+        for k, v in sorted(prov.items())
+    ]
 
 
 def task_page(model: ViewModel, site: Site, thumbs: Thumbnailer, run: int, task_id: int) -> str:
     """One (run, task) page."""
     ctx = task_context(model, site, thumbs, run, task_id)
-    return (
-        environment()
-        .get_template("task.html")
-        .render(**_base(site, ctx["title"]), c=ctx, thumb_url=site.thumb_url)
-    )
+    return _render("task.html", site, ctx["title"], c=ctx, thumb_url=site.thumb_url)
 
 
 def compare_page(model: ViewModel, site: Site, thumbs: Thumbnailer, task_id: int) -> str:
@@ -247,14 +240,7 @@ def compare_page(model: ViewModel, site: Site, thumbs: Thumbnailer, task_id: int
     sides = [task_context(model, site, thumbs, r.index, task_id) for r in model.runs[:2]]
     scores = [c["cell"].score for c in sides]
     diff = None if len(sides) < 2 or None in scores else (scores[0] - scores[1])  # type: ignore[operator]
-    return (
-        environment()
-        .get_template("compare.html")
-        .render(
-            **_base(site, f"task {task_id}: A vs B"),
-            task_id=task_id,
-            sides=sides,
-            diff=diff,
-            thumb_url=site.thumb_url,
-        )
+    title = f"task {task_id}: A vs B"
+    return _render(
+        "compare.html", site, title, task_id=task_id, sides=sides, diff=diff, thumb_url=site.thumb_url
     )

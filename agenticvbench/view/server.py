@@ -164,10 +164,7 @@ def _handler(app: ViewApp) -> type[BaseHTTPRequestHandler]:
             else:
                 try:
                     body = app.page(path)
-                except (
-                    Exception
-                ) as exc:  # a page that cannot be drawn says so instead of dropping the connection
-                    body = None
+                except Exception as exc:  # a page that cannot be drawn says so, not a dropped connection
                     self._send(500, f"page failed: {type(exc).__name__}: {exc}"[:500].encode(), "text/plain")
                     return
                 if body is None:

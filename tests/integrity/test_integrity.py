@@ -11,7 +11,7 @@ import numpy as np
 from adversarial import ffmpeg
 
 from agenticvbench.dataset.loader import load_tasks
-from agenticvbench.integrity.copies import aligned_share, matching_share
+from agenticvbench.integrity.copies import aligned_shares, picture_signature, shares_at
 from agenticvbench.integrity.frames import sparse_frames
 from agenticvbench.integrity.identity import MediaContent, read_content
 from agenticvbench.integrity.screen import FLAGS, given_orders, sequencing_order_is_the_given_order
@@ -88,6 +88,12 @@ def test_a_video_without_frames_is_not_degenerate(tmp_path):
     assert sparse_frames(_content(wav), 2.0) == ""
 
 
+def matching_share(out_t: np.ndarray, out_r: np.ndarray, film_t: np.ndarray, film_r: np.ndarray) -> float:
+    """Share of the film's seconds that the output matches at the same second (`shares_at`, no alignment)."""
+    out_pic, film_pic = (picture_signature(t) if len(t) else None for t in (out_t, film_t))
+    return shares_at(out_pic, out_r, film_pic, film_r, np.arange(max(len(film_t), len(film_r))))[0]
+
+
 def test_a_shifted_or_trimmed_film_aligns_with_itself():
     """`near_copy_of_input` compared second k of the output with second k of the film, so the film behind 2 s
     of black matched nothing. Aligned (quarter-second output samples, lags from the loudness correlation) the
@@ -101,11 +107,11 @@ def test_a_shifted_or_trimmed_film_aligns_with_itself():
         out_t = np.concatenate([np.zeros((pad, 9, 16), np.uint8), fine_t])
         out_r = np.concatenate([np.zeros(pad), fine_r])
         assert matching_share(out_t[::per], out_r[::per], film_t, film_r) < 0.2
-        assert aligned_share(out_t, out_r, film_t, film_r, per) >= 0.95
+        assert aligned_shares(out_t, out_r, film_t, film_r, per)[0] >= 0.95
     trimmed_t, trimmed_r = fine_t[2 * per :], fine_r[2 * per :]
-    assert aligned_share(trimmed_t, trimmed_r, film_t, film_r, per) >= 0.9
+    assert aligned_shares(trimmed_t, trimmed_r, film_t, film_r, per)[0] >= 0.9
     other_t, other_r = rng.integers(0, 256, fine_t.shape, dtype=np.uint8), rng.uniform(0.05, 1.0, len(fine_r))
-    assert aligned_share(other_t, other_r, film_t, film_r, per) < 0.2
+    assert aligned_shares(other_t, other_r, film_t, film_r, per)[0] < 0.2
 
 
 def test_given_order_is_not_flagged_when_it_is_the_answer(demo):

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from agenticvbench.judge import JudgeCache, JudgeRequest, VideoJudge, prompts
-from agenticvbench.judge.frames import sample_times, sample_video
+from agenticvbench.judge.media import sample_times, sample_video
 
 FACTS = {"has_audio": True, "integrated_lufs": -23.0, "mean_volume_db": -25.5, "longest_silence_s": 0.0}
 

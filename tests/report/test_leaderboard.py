@@ -10,7 +10,7 @@ import pytest
 from agenticvbench.cli.main import main
 from agenticvbench.report.leaderboard import build_leaderboard, leaderboard_from_runs
 from agenticvbench.report.summary import load_comparison, published_comparison
-from agenticvbench.tables import latex_escape
+from agenticvbench.sanitize import latex
 
 
 @pytest.fixture
@@ -70,7 +70,7 @@ def test_formats(board_runs) -> None:
     assert "<td class='l'>m&amp;b</td>" in html and "class='caption'" in html
     with pytest.raises(ValueError, match="unknown format"):
         board.render("xlsx")
-    assert latex_escape("a_b%c{d}~") == "a\\_b\\%c\\{d\\}\\textasciitilde{}"
+    assert latex("a_b%c{d}~") == "a\\_b\\%c\\{d\\}\\textasciitilde{}"
 
 
 def test_published_comparison_matches_by_group(make_run) -> None:

@@ -57,7 +57,7 @@ def test_folder_name_fallback_is_the_same_from_a_run_folder_and_from_a_result(tm
     run = tmp_path / "alpha-run"
     (run / "37").mkdir(parents=True)
     resolved = RunIdentity.resolve(open_run(run).path, open_run(run).meta)
-    assert (resolved.harness, resolved.model, resolved.sources["model"]) == (
+    assert (resolved.harness, resolved.model, dict(resolved.source)["model"]) == (
         "unknown",
         "alpha-run",
         "folder name",
@@ -73,7 +73,7 @@ def test_folder_name_fallback_is_the_same_from_a_run_folder_and_from_a_result(tm
         == RunRef.of(resolved)
         == RunRef(harness="unknown", model="alpha-run", rep="", path=str(run.resolve()))
     )
-    assert back.identity.named().sources["model"] == "folder name"
+    assert dict(back.identity.named().source)["model"] == "folder name"
 
 
 @pytest.mark.parametrize(

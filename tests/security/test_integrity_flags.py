@@ -65,7 +65,7 @@ def test_single_frame_with_full_audio_is_flagged_degenerate(
     assert r.status == "scored" and r.integrity == ["degenerate_video"]
     assert r.components["edit"] > 0.9, "the official rubric keeps nearly the whole video budget"
     assert any(w.startswith("INTEGRITY degenerate_video: fixed.mp4") for w in r.warnings), r.warnings
-    monkeypatch.setattr("agenticvbench.integrity.screen.video_too_sparse", lambda *a: "")  # the flag off
+    monkeypatch.setattr("agenticvbench.integrity.screen.sparse_frames", lambda *a: "")  # the flag off
     plain = by_id(score_run(run.root, [65], force=True))[65]
     assert plain.integrity == [] and plain.headline_score == r.headline_score
 
@@ -92,7 +92,7 @@ def test_one_frame_lasting_the_whole_audio_is_flagged(hostile_run, score_run, de
     r = by_id(score_run(run.root, [65]))[65]
     assert r.status == "scored" and r.integrity == ["degenerate_video"], (r.status, r.integrity, r.reason)
     assert any("INTEGRITY degenerate_video: fixed.mp4" in w and "1 frame(s) over 14" in w for w in r.warnings)
-    monkeypatch.setattr("agenticvbench.integrity.screen.video_too_sparse", lambda *a: "")
+    monkeypatch.setattr("agenticvbench.integrity.screen.sparse_frames", lambda *a: "")
     plain = by_id(score_run(run.root, [65], force=True))[65]
     assert plain.integrity == [] and plain.headline_score == r.headline_score
 

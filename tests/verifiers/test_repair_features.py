@@ -122,7 +122,7 @@ def test_chroma_and_sharpness_follow_the_spec() -> None:
 def test_frame_features_are_lazy_and_drop_the_bgr_image() -> None:
     img = _bgr(5)
     f = FrameFeatures(7, img, dhash=123, lapvar=4.5)
-    assert f.dhash == 123 and f.lapvar == 4.5 and f.has_cached_small
+    assert f.dhash == 123 and f.lapvar == 4.5 and f.has_dhash and f.has_lapvar
     assert np.array_equal(f.gray, cv2.cvtColor(img, cv2.COLOR_BGR2GRAY))
     assert f._bgr is not None  # Lab not computed yet: the image is still needed
     assert np.array_equal(f.lab, cv2.cvtColor(img, cv2.COLOR_BGR2LAB))

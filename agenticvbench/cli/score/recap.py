@@ -70,14 +70,12 @@ def run(args: argparse.Namespace) -> int:
     outcome = score_recap(
         args.final_mp4, items, judge_settings=settings, cache_dir=cache_dir, task_id=task_id
     )
-    out = dict(outcome.official)
-    out.update(
-        {
-            "unscored": int(outcome.components.get("unscored", 0)),
-            "status": outcome.status,
-            "warnings": outcome.warnings,
-            "judge": outcome.extra.get("judge", {}),
-        }
-    )
+    out = {
+        **outcome.official,
+        "unscored": int(outcome.components.get("unscored", 0)),
+        "status": outcome.status,
+        "warnings": outcome.warnings,
+        "judge": outcome.extra.get("judge", {}),
+    }
     print_json(out)
     return 1 if out.get("error") else 0

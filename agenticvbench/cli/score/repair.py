@@ -47,11 +47,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def _print_error_only(message: str) -> int:
-    print_json({"error": message})
-    return 1
-
-
 def _load_profile(path: str) -> tuple[str, dict[str, Any]]:
     """(variant, profile) from a profile file; ValueError/OSError with a message naming the problem."""
     from agenticvbench.verifiers.repair.profiles import variant_of_profile
@@ -79,25 +74,18 @@ def run(args: argparse.Namespace) -> int:
                 cache_dir=args.cache_dir,
             )
         except TaskError as exc:
-            return _print_error_only(f"could not resolve cell for task {args.task_id}: {exc}")
+            print_json({"error": f"could not resolve cell for task {args.task_id}: {exc}"})
+            return 1
         cell, variant, profile = task.cell, task.variant, task.profile  # type: ignore[attr-defined]
         source = source or source_of(task)
-    elif args.cell is not None:
-        cell = args.cell
-        try:
-            variant, profile = resolve_cell(cell)
-        except (KeyError, OSError, ValueError) as exc:
-            msg = exc.args[0] if isinstance(exc, KeyError) else str(exc)
-            outcome = failed_outcome(task_id, cell, "", f"could not load the profile of cell {cell!r}: {msg}")
-            print_json(outcome.official)
-            return 1
     else:
-        cell = args.profile
+        cell = args.cell or args.profile
+        what = f"the profile of cell {cell!r}" if args.cell is not None else f"profile {cell}"
         try:
-            variant, profile = _load_profile(args.profile)
-        except (OSError, ValueError) as exc:
-            outcome = failed_outcome(task_id, cell, "", f"could not load profile {args.profile}: {exc}")
-            print_json(outcome.official)
+            variant, profile = resolve_cell(cell) if args.cell is not None else _load_profile(cell)
+        except (KeyError, OSError, ValueError) as exc:  # a KeyError's message is its argument, unquoted
+            msg = exc.args[0] if isinstance(exc, KeyError) else str(exc)
+            print_json(failed_outcome(task_id, cell, "", f"could not load {what}: {msg}").official)
             return 1
     if source is None:
         print("avb: error: --source-mp4 is required with --cell or --profile", file=sys.stderr)

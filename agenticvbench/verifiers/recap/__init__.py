@@ -19,6 +19,6 @@ from agenticvbench.lazy import lazy_exports
 if TYPE_CHECKING:
     from agenticvbench.verifiers.recap.verifier import OUTPUT_FILE, VERSION, RecapVerifier, score_recap
 
-_LAZY = {name: ".verifier" for name in ("OUTPUT_FILE", "VERSION", "RecapVerifier", "score_recap")}
-__getattr__, __dir__ = lazy_exports(__name__, _LAZY)
 __all__ = ["OUTPUT_FILE", "VERSION", "RecapVerifier", "score_recap"]
+_LAZY = dict.fromkeys(__all__, ".verifier")
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)

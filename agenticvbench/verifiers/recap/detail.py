@@ -35,9 +35,3 @@ class RecapItemDetail(OfficialItem, total=False):
     judge_prompt: str
     notes: list[str]
     judge: dict[str, Any]  # the judge call (`judge.calls.JudgeCall` without item_id/outcome/reason)
-
-
-class RecapDetail(TypedDict):
-    """A recap result's `detail`: the items in rubric order."""
-
-    items: list[RecapItemDetail]

@@ -9,6 +9,7 @@ the count of unscored items.
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 from agenticvbench.results.model import Result
@@ -94,10 +95,10 @@ def unscored_items(result: Result) -> int:
 
 def unscored_reasons(results: list[Result]) -> dict[str, int]:
     """Why recap items were left unscored, with counts (most frequent first)."""
-    counts: dict[str, int] = {}
-    for r in results:
-        for it in recap_items(r):
-            if it["outcome"] == "unscored":
-                why = it["reason"] or "no reason given"
-                counts[why] = counts.get(why, 0) + 1
+    counts = Counter(
+        it["reason"] or "no reason given"
+        for r in results
+        for it in recap_items(r)
+        if it["outcome"] == "unscored"
+    )
     return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))

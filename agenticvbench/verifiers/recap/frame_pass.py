@@ -15,6 +15,7 @@ import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import cache, partial
 from pathlib import Path
 
 import numpy as np
@@ -22,7 +23,7 @@ import numpy as np
 from agenticvbench.errors import MediaError
 from agenticvbench.media import VideoFrame
 from agenticvbench.media.scenes import ShotDetection
-from agenticvbench.media.video import DecodedFrame, iter_decoded
+from agenticvbench.media.video import iter_decoded
 
 OCR_QUEUE = 3
 """Sampled frames that may wait for the recogniser at once (1080p BGR is 6 MB each)."""
@@ -184,13 +185,9 @@ def frame_pass(
 def _feed(collectors: dict[float, OcrCollector], frame: VideoFrame | _Sample) -> None:
     if not collectors:
         return
-    sample = frame if isinstance(frame, _Sample) else _Sample(frame.index, frame.time, _constant(frame.image))
+    sample = frame if isinstance(frame, _Sample) else _Sample(frame.index, frame.time, lambda: frame.image)
     for collector in collectors.values():
         collector.push(sample)
-
-
-def _constant(image: np.ndarray) -> Callable[[], np.ndarray]:
-    return lambda: image
 
 
 def _unconverted(path: Path) -> Iterator[_Sample]:
@@ -198,20 +195,9 @@ def _unconverted(path: Path) -> Iterator[_Sample]:
     frames = iter_decoded(path)
     try:
         for df in frames:
-            yield _Sample(df.index, df.time, _on_demand(df))
+            yield _Sample(df.index, df.time, cache(partial(df.image, "bgr24")))
     finally:
         frames.close()
-
-
-def _on_demand(df: DecodedFrame) -> Callable[[], np.ndarray]:
-    done: list[np.ndarray] = []
-
-    def pixels() -> np.ndarray:
-        if not done:
-            done.append(df.image("bgr24"))
-        return done[0]
-
-    return pixels
 
 
 def fps_filter_frames(path: Path, fps: float) -> Iterator[VideoFrame]:

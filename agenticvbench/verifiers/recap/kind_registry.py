@@ -58,17 +58,11 @@ def kind(name: str, needs: set[Need] | NeedsFn | None = None) -> Callable[[KindF
         if callable(needs):
             NEEDS[name] = needs
         elif needs is not None:
-            NEEDS[name] = _fixed_needs(frozenset(needs))
+            fixed = frozenset(needs)
+            NEEDS[name] = lambda _params: set(fixed)
         return fn
 
     return deco
-
-
-def _fixed_needs(needs: frozenset[Need]) -> NeedsFn:
-    def fixed(_params: dict[str, Any]) -> set[Need]:
-        return set(needs)
-
-    return fixed
 
 
 def kind_needs(name: str, params: dict[str, Any] | None) -> set[Need]:

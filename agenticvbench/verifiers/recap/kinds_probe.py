@@ -11,10 +11,6 @@ from agenticvbench.verifiers.recap.kind_registry import KindResult, ParamError, 
 from agenticvbench.verifiers.recap.media_facts import MediaFacts
 
 
-def _in_range(value: float, lo: float, hi: float) -> bool:
-    return lo <= value <= hi
-
-
 @kind("ffprobe_duration_range")
 def duration_range(facts: MediaFacts, params: dict[str, Any]) -> KindResult:
     """min <= format duration <= max; no duration fails."""
@@ -22,7 +18,7 @@ def duration_range(facts: MediaFacts, params: dict[str, Any]) -> KindResult:
     d = facts.probe().duration
     if d is None:
         return KindResult(False, "no duration")
-    return KindResult(_in_range(d, lo, hi), f"duration {fmt(d, 's')} (range {fmt(lo)}-{fmt(hi)} s)")
+    return KindResult(lo <= d <= hi, f"duration {fmt(d, 's')} (range {fmt(lo)}-{fmt(hi)} s)")
 
 
 def _resolution(facts: MediaFacts) -> tuple[int, int] | None:
@@ -57,9 +53,12 @@ def resolution_in(facts: MediaFacts, params: dict[str, Any]) -> KindResult:
     return KindResult(res in options, f"resolution {res[0]}x{res[1]} (allowed {shown})")
 
 
-def _codec_in(codec: str | None, codecs: list[str], what: str) -> KindResult:
-    allowed = [c.lower() for c in codecs]
-    name = (codec or "").lower()
+def _codec_in(facts: MediaFacts, params: dict[str, Any], what: str) -> KindResult:
+    allowed = [c.lower() for c in str_list(req(params, "codecs"), "codecs")]
+    stream = facts.probe().video if what == "video" else facts.probe().audio
+    if stream is None:
+        return KindResult(False, f"no {what} stream")
+    name = (stream.codec_name or "").lower()
     return KindResult(
         bool(name) and name in allowed, f"{what} codec {name or 'unknown'} (allowed {', '.join(allowed)})"
     )
@@ -68,21 +67,13 @@ def _codec_in(codec: str | None, codecs: list[str], what: str) -> KindResult:
 @kind("ffprobe_video_codec_in")
 def video_codec_in(facts: MediaFacts, params: dict[str, Any]) -> KindResult:
     """The first video stream's codec_name (lower-cased) is in `codecs`."""
-    codecs = str_list(req(params, "codecs"), "codecs")
-    v = facts.probe().video
-    if v is None:
-        return KindResult(False, "no video stream")
-    return _codec_in(v.codec_name, codecs, "video")
+    return _codec_in(facts, params, "video")
 
 
 @kind("ffprobe_audio_codec_in")
 def audio_codec_in(facts: MediaFacts, params: dict[str, Any]) -> KindResult:
     """The first audio stream's codec_name is in `codecs`; no audio fails."""
-    codecs = str_list(req(params, "codecs"), "codecs")
-    a = facts.probe().audio
-    if a is None:
-        return KindResult(False, "no audio stream")
-    return _codec_in(a.codec_name, codecs, "audio")
+    return _codec_in(facts, params, "audio")
 
 
 @kind("ffprobe_format_in")
@@ -104,7 +95,7 @@ def fps_range(facts: MediaFacts, params: dict[str, Any]) -> KindResult:
     if fps is None:
         return KindResult(False, f"unknown frame rate ({v.r_frame_rate})")
     return KindResult(
-        _in_range(fps, lo, hi), f"fps {fmt(fps)} (r_frame_rate {v.r_frame_rate}; range {fmt(lo)}-{fmt(hi)})"
+        lo <= fps <= hi, f"fps {fmt(fps)} (r_frame_rate {v.r_frame_rate}; range {fmt(lo)}-{fmt(hi)})"
     )
 
 
@@ -116,7 +107,7 @@ def audio_streams(facts: MediaFacts, params: dict[str, Any]) -> KindResult:
         eq = num(params["eq"], "eq")
         return KindResult(n == eq, f"{n} audio stream(s) (want {fmt(eq)})")
     lo, hi = num(params.get("min", 0), "min"), num(params.get("max", 1e6), "max")
-    return KindResult(_in_range(n, lo, hi), f"{n} audio stream(s) (range {fmt(lo)}-{fmt(hi)})")
+    return KindResult(lo <= n <= hi, f"{n} audio stream(s) (range {fmt(lo)}-{fmt(hi)})")
 
 
 @kind("ffprobe_audio_channels_eq")

@@ -20,6 +20,7 @@ import json
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterable
+from contextlib import suppress
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -78,9 +79,8 @@ class MediaFacts:
     def __init__(self, path: Path | str, *, cache_dir: Path | None = None) -> None:
         self.path = Path(path)
         self.cache_dir = Path(cache_dir) if cache_dir is not None else None
-        self.computed: Counter[str] = (
-            Counter()
-        )  # how often each measurement actually ran (diagnostics, tests)
+        # how often each measurement actually ran (diagnostics, tests)
+        self.computed: Counter[str] = Counter()
         self._store = JsonStore(self.cache_dir / "recap-facts") if self.cache_dir is not None else None
         # on-disk cache writes that failed (best-effort: scores unaffected); the store's own list when there is one
         self.cache_errors: list[str] = self._store.errors if self._store is not None else []
@@ -398,20 +398,14 @@ def loudness_facts(facts: MediaFacts) -> dict[str, Any]:
         return out
     if not out["has_audio"]:
         return out
-    try:
+    with suppress(MediaError, KeyError, ValueError, TypeError):
         stats = facts.loudnorm()
         if stats is not None:
             out["integrated_lufs"] = float(stats["input_i"])
-    except (MediaError, KeyError, ValueError, TypeError):
-        pass
-    try:
+    with suppress(MediaError):
         vol = facts.volume()
         if vol is not None:
             out["mean_volume_db"], out["max_volume_db"] = vol.mean_volume, vol.max_volume
-    except MediaError:
-        pass
-    try:
+    with suppress(MediaError, ValueError):
         out["longest_silence_s"] = round(facts.longest_silence_s(SILENCE_DB), 3)
-    except (MediaError, ValueError):
-        pass
     return out

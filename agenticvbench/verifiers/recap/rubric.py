@@ -33,7 +33,6 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 PILLAR_NAMES: dict[int, str] = {0: "format", 1: "visual", 2: "narrative", 3: "polish"}
-DISPATCHES: tuple[str, ...] = ("python", "llm", "compound")
 Outcome = Literal["pass", "fail", "unscored"]
 
 
@@ -121,12 +120,14 @@ def _params(value: Any, where: str) -> dict[str, Any]:
     return {k: v for k, v in value.items() if v is not None}
 
 
-def _kind(value: Any, where: str, known_kinds: Collection[str] | None) -> str:
-    if not isinstance(value, str) or not value:
+def _check(raw: Mapping[str, Any], where: str, known_kinds: Collection[str] | None) -> dict[str, Any]:
+    """The validated `kind` and `params` of a python check (an item or a compound stage)."""
+    kind = raw.get("kind")
+    if not isinstance(kind, str) or not kind:
         raise RubricError(f"{where}: python check has no 'kind'")
-    if known_kinds is not None and value not in known_kinds:
-        raise RubricError(f"{where}: unknown kind '{value}'")
-    return value
+    if known_kinds is not None and kind not in known_kinds:
+        raise RubricError(f"{where}: unknown kind '{kind}'")
+    return {"kind": kind, "params": _params(raw.get("params"), where)}
 
 
 def _stage(raw: Any, where: str, item_text: str | None, known_kinds: Collection[str] | None) -> Stage:
@@ -137,12 +138,7 @@ def _stage(raw: Any, where: str, item_text: str | None, known_kinds: Collection[
         save_as = raw.get("save_as")
         if save_as is not None and not isinstance(save_as, str):
             raise RubricError(f"{where}: 'save_as' must be a string")
-        return Stage(
-            "python",
-            kind=_kind(raw.get("kind"), where, known_kinds),
-            params=_params(raw.get("params"), where),
-            save_as=save_as or None,
-        )
+        return Stage("python", **_check(raw, where, known_kinds), save_as=save_as or None)
     if dispatch == "llm":
         prompt = _text(raw.get("prompt")) or _text(raw.get("criterion")) or item_text
         if prompt is None:
@@ -159,12 +155,10 @@ def parse_item(raw: Any, index: int, *, known_kinds: Collection[str] | None = No
     rid = raw.get("id")
     if isinstance(rid, bool) or not isinstance(rid, (str, int)) or rid == "":
         raise RubricError(f"{where}: missing 'id'")
-    weight = raw.get("weight")
-    weight = 1.0 if weight is None else weight
+    weight = 1.0 if raw.get("weight") is None else raw["weight"]
     if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not _finite(weight):
         raise RubricError(f"{where}: 'weight' must be a finite number, got {_short(weight)}")
-    pillar = raw.get("pillar")
-    pillar = 0 if pillar is None else pillar
+    pillar = 0 if raw.get("pillar") is None else raw["pillar"]
     if (
         isinstance(pillar, bool)
         or not isinstance(pillar, (int, float))
@@ -188,19 +182,13 @@ def parse_item(raw: Any, index: int, *, known_kinds: Collection[str] | None = No
         "index": index,
     }
     if dispatch == "python":
-        return RubricItem(
-            **common,
-            kind=_kind(raw.get("kind"), where, known_kinds),
-            params=_params(raw.get("params"), where),
-            prompt=prompt or criterion,
-        )
+        return RubricItem(**common, **_check(raw, where, known_kinds), prompt=prompt or criterion)
     if dispatch == "llm":
         if (prompt or criterion) is None:
             raise RubricError(f"{where}: llm item has neither 'prompt' nor 'criterion'")
         return RubricItem(**common, prompt=prompt or criterion)
     if dispatch == "compound":
-        stages = raw.get("stages")
-        stages = [] if stages is None else stages
+        stages = [] if raw.get("stages") is None else raw["stages"]
         if not isinstance(stages, list):
             raise RubricError(f"{where}: 'stages' must be a list")
         parsed = tuple(

@@ -56,20 +56,13 @@ def default_backend() -> KindBackend:
     """The real check kinds (`verifiers.recap.kinds`, `verifiers.recap.media_facts`), imported on first use."""
     kinds = importlib.import_module("agenticvbench.verifiers.recap.kinds")
     media_facts = importlib.import_module("agenticvbench.verifiers.recap.media_facts")
-    known = None
-    for attr in ("KINDS", "KIND_NAMES"):
-        registry = getattr(kinds, attr, None)
-        if registry:
-            known = frozenset(registry)
-            break
-    unknown = getattr(kinds, "UnknownKindError", None)
     return KindBackend(
         run_kind=kinds.run_kind,
         make_facts=lambda path, cache_dir: media_facts.MediaFacts(path, cache_dir=cache_dir),
-        known_kinds=known,
-        unknown_kind_errors=(unknown,) if isinstance(unknown, type) else (),
-        loudness_facts=getattr(kinds, "loudness_facts", None),
-        kind_needs=getattr(kinds, "kind_needs", None),
+        known_kinds=frozenset(kinds.KINDS),
+        unknown_kind_errors=(kinds.UnknownKindError,),
+        loudness_facts=kinds.loudness_facts,
+        kind_needs=kinds.kind_needs,
     )
 
 
@@ -78,10 +71,8 @@ def fill_placeholders(template: str, evidence: Mapping[str, str]) -> str:
 
     def sub(m: re.Match[str]) -> str:
         token = m.group(0)
-        if token == "{{":
-            return "{"
-        if token == "}}":
-            return "}"
+        if token in ("{{", "}}"):
+            return token[0]
         name = m.group(1)
         return str(evidence[name]) if name in evidence else token
 

@@ -65,14 +65,13 @@ def _official(
 
 
 def _provenance(settings: JudgeSettings | None) -> dict[str, Any]:
-    prov: dict[str, Any] = {
+    return {
         "verifier": "recap",
         "verifier_version": VERSION,
         "prompt_template_version": PROMPT_TEMPLATE_VERSION,
         "prompt_hash": prompt_hash(),
+        **judge_provenance(settings),
     }
-    prov.update(judge_provenance(settings))
-    return prov
 
 
 def _zero(status: str, reason: str, task_id: int | None, settings: JudgeSettings | None) -> VerifierOutcome:
@@ -114,25 +113,24 @@ def score_recap(
     facts cache (`recap-media/`); None disables both. `backend` and `openai_client` are injection points for tests.
     """
     t0 = time.perf_counter()
-    settings = judge_settings
     if final_mp4 is None or not Path(final_mp4).is_file():
-        return _zero("missing", f"{final_mp4 or OUTPUT_FILE}: not found", task_id, settings)
+        return _zero("missing", f"{final_mp4 or OUTPUT_FILE}: not found", task_id, judge_settings)
     video = Path(final_mp4)
     backend = backend or default_backend()
     try:
         rubric, warnings = parse_rubric(items, known_kinds=backend.known_kinds)
     except RubricError as exc:
-        return _zero("malformed", f"malformed rubric: {exc}", task_id, settings)
+        return _zero("malformed", f"malformed rubric: {exc}", task_id, judge_settings)
     try:
         info = probe(video)
         if info.video is None:
             raise MediaError(f"{video}: no video stream")
     except MediaError as exc:
-        return _zero("malformed", f"{OUTPUT_FILE} is not a readable video: {exc}", task_id, settings)
+        return _zero("malformed", f"{OUTPUT_FILE} is not a readable video: {exc}", task_id, judge_settings)
     cache_root = Path(cache_dir) if cache_dir is not None else None
     facts = backend.make_facts(video, cache_root / "recap-media" if cache_root else None)
     loudness = backend.loudness_facts
-    settings_used = settings or JudgeSettings(mode="off")
+    settings_used = judge_settings or JudgeSettings(mode="off")
     judge = VideoJudge(
         settings_used,
         video,
@@ -145,7 +143,7 @@ def score_recap(
     try:
         report = run_rubric(rubric, facts=facts, judge=judge, backend=backend)
     except RubricError as exc:
-        return _zero("malformed", f"malformed rubric: {exc}", task_id, settings)
+        return _zero("malformed", f"malformed rubric: {exc}", task_id, judge_settings)
     finally:
         close = getattr(facts, "close", None)
         if close is not None:
@@ -194,7 +192,7 @@ def score_recap(
             task_id, len(rubric), official_items, score.pillar_breakdown, score.final_score, ""
         ),
         timings={**report.timings, "total_s": time.perf_counter() - t0},
-        provenance=_provenance(settings),
+        provenance=_provenance(judge_settings),
     )
 
 
@@ -208,8 +206,7 @@ class RecapVerifier:
 
     def input_files(self, task: Task, submission: Submission) -> list[Path]:
         """`final.mp4` when present."""
-        f = submission.file(OUTPUT_FILE)
-        return [f] if f is not None else []
+        return [f for f in (submission.file(OUTPUT_FILE),) if f is not None]
 
     def verify(self, task: Task, submission: Submission, ctx: VerifyContext) -> VerifierOutcome:
         """Score one task; the judge comes from `ctx.judge` (None: off), caches live under `ctx.cache_dir`."""

@@ -28,20 +28,6 @@ if TYPE_CHECKING:
         source_of,
     )
 
-_LAZY = {
-    name: ".verifier"
-    for name in (
-        "DEFAULT_WORKERS",
-        "FIXED_NAME",
-        "REPORT_NAME",
-        "RepairVerifier",
-        "failed_outcome",
-        "official_json",
-        "score_repair",
-        "source_of",
-    )
-}
-__getattr__, __dir__ = lazy_exports(__name__, _LAZY)
 __all__ = [
     "DEFAULT_WORKERS",
     "FIXED_NAME",
@@ -52,3 +38,5 @@ __all__ = [
     "score_repair",
     "source_of",
 ]
+_LAZY = dict.fromkeys(__all__, ".verifier")
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)

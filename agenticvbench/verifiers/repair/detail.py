@@ -121,10 +121,9 @@ def as_repair_detail(detail: Any) -> RepairDetail:
     """A stored result's detail read as `RepairDetail`: a missing or non-mapping part reads as an empty one, and
     a chunk that is not a mapping is dropped (the file may be hand-edited; nothing here raises)."""
     d = detail if isinstance(detail, dict) else {}
-    parts: dict[str, dict[str, Any]] = {}
-    for k in ("format", "localization", "edit"):
-        part = d.get(k)
-        parts[k] = dict(part) if isinstance(part, dict) else {}
+    parts = {
+        k: dict(p) if isinstance(p := d.get(k), dict) else {} for k in ("format", "localization", "edit")
+    }
     edit = parts["edit"]
     if "chunks" in edit:
         chunks = edit["chunks"]

@@ -39,7 +39,7 @@ from agenticvbench.verifiers.repair.constants import (
     clamp01,
 )
 from agenticvbench.verifiers.repair.edit_audio import AUDIO_MAX_LAG_MS, AUDIO_SR, AudioPass, audio_pass
-from agenticvbench.verifiers.repair.edit_video import ChunkVideo, VideoPass, video_pass
+from agenticvbench.verifiers.repair.edit_video import ChunkPlan, ChunkVideo, VideoPass, video_pass
 from agenticvbench.verifiers.repair.features import (
     CHROMA_NORM,
     LAG_BAND_FRAMES,
@@ -63,28 +63,6 @@ class EditResult:
     detail: dict[str, Any]
     warnings: list[str] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
-
-
-@dataclass(kw_only=True, frozen=True)
-class ChunkPlan:
-    """One 10-s chunk: its time span and the frame ranges the official scorer reads for it."""
-
-    index: int
-    start: float
-    end: float
-    src_first: int  # global index of the first source frame (OpenCV seek)
-    src_count: int  # round(dur * fps_src): the source buffer length
-    fix_first: int
-    samples: tuple[int, ...]  # sampled fixed-frame offsets i (local to the chunk)
-
-    @property
-    def dur(self) -> float:
-        """Chunk duration (s)."""
-        return self.end - self.start
-
-    def band(self, i: int) -> tuple[int, int]:
-        """Local [lo, hi] source candidates for fixed offset i, clipped to the (full) buffer."""
-        return max(0, i - LAG_BAND_FRAMES), min(self.src_count - 1, i + LAG_BAND_FRAMES)
 
 
 def plan_chunks(duration_s: float, fps_src: float, fps_fix: float) -> list[ChunkPlan]:
@@ -137,15 +115,23 @@ def _deduct(budget: float, weight: float, signal: float | None) -> float:
 
 
 def _modality(
-    budget: float, s_in: float | None, s_out: float | None, w_in: float, w_out: float
+    budget: float,
+    signal: str,
+    signals: tuple[float | None, float | None],
+    weights: tuple[float, float],
+    extra: dict[str, Any],
 ) -> dict[str, Any]:
-    d_in, d_out = _deduct(budget, w_in, s_in), _deduct(budget, w_out, s_out)
+    """One modality's detail in the official key order: sub-score, `signal`_in/_out, deductions, `extra`, weights."""
+    d_in, d_out = _deduct(budget, weights[0], signals[0]), _deduct(budget, weights[1], signals[1])
     return {
         "sub": max(FLOOR_FRAC * budget, budget - d_in - d_out),
+        f"{signal}_in": signals[0],
+        f"{signal}_out": signals[1],
         "deduct_in": d_in,
         "deduct_out": d_out,
-        "w_in": w_in,
-        "w_out": w_out,
+        **extra,
+        "w_in": weights[0],
+        "w_out": weights[1],
     }
 
 
@@ -185,28 +171,14 @@ def aggregate_chunks(
     def sw(key: str, n: str) -> float | None:
         return _weighted([(c[key], c[n]) for c in chunks])
 
-    video = {"ssim_in": sw("video_ssim_in", "n_video_in"), "ssim_out": sw("video_ssim_out", "n_video_out")}
-    audio = {
-        "xcorr_in": sw("audio_xcorr_in", "audio_dur_in"),
-        "xcorr_out": sw("audio_xcorr_out", "audio_dur_out"),
+    ssim = sw("video_ssim_in", "n_video_in"), sw("video_ssim_out", "n_video_out")
+    xcorr = sw("audio_xcorr_in", "audio_dur_in"), sw("audio_xcorr_out", "audio_dur_out")
+    lags = {
+        "mean_abs_lag_frames_in": sw("video_lag_in_frames", "n_video_in"),
+        "mean_abs_lag_frames_out": sw("video_lag_out_frames", "n_video_out"),
     }
-    video |= _modality(EDIT_MAX * video_share, video["ssim_in"], video["ssim_out"], w_in, w_out)
-    video["mean_abs_lag_frames_in"] = sw("video_lag_in_frames", "n_video_in")
-    video["mean_abs_lag_frames_out"] = sw("video_lag_out_frames", "n_video_out")
-    audio |= _modality(EDIT_MAX * audio_share, audio["xcorr_in"], audio["xcorr_out"], w_in, w_out)
-    order_v = [
-        "sub",
-        "ssim_in",
-        "ssim_out",
-        "deduct_in",
-        "deduct_out",
-        "mean_abs_lag_frames_in",
-        "mean_abs_lag_frames_out",
-        "w_in",
-        "w_out",
-    ]
-    order_a = ["sub", "xcorr_in", "xcorr_out", "deduct_in", "deduct_out", "w_in", "w_out"]
-    video, audio = {k: video[k] for k in order_v}, {k: audio[k] for k in order_a}
+    video = _modality(EDIT_MAX * video_share, "ssim", ssim, (w_in, w_out), lags)
+    audio = _modality(EDIT_MAX * audio_share, "xcorr", xcorr, (w_in, w_out), {})
     total = float(video["sub"] or 0.0) + float(audio["sub"] or 0.0)  # both set by _modality, never None
     return total, video, audio
 
@@ -229,6 +201,11 @@ def _constants(video_share: float, audio_share: float, w_in: float, w_out: float
         "lag_topk": LAG_TOPK,
         "hash_threshold": HASH_THRESHOLD,
     }
+
+
+def _all_failed(n_chunks: int, errors: list[str]) -> dict[str, Any]:
+    """The edit detail when no chunk could be scored (edit 0)."""
+    return {"score": 0.0, "max": EDIT_MAX, "error": f"all {n_chunks} chunks failed", "chunk_errors": errors}
 
 
 def _warnings(
@@ -310,17 +287,8 @@ def score_edit(
     if not plans:
         return EditResult(0.0, {"score": 0.0, "max": EDIT_MAX, "error": "no chunks (duration_s <= 0)"})
     if pr_fix.video is None:  # OpenCV cannot open it: upstream fails every chunk before reading any audio
-        return EditResult(
-            0.0,
-            {
-                "score": 0.0,
-                "max": EDIT_MAX,
-                "error": f"all {len(plans)} chunks failed",
-                "chunk_errors": ["cv2 open failed"] * len(plans),
-            },
-            [NO_VIDEO_WARNING],
-            {"total_s": time.perf_counter() - t0},
-        )
+        detail = _all_failed(len(plans), ["cv2 open failed"] * len(plans))
+        return EditResult(0.0, detail, [NO_VIDEO_WARNING], {"total_s": time.perf_counter() - t0})
     cache = SourceCache(cache_dir, source)
     timings["setup_s"] = time.perf_counter() - t0
     pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="edit") if workers > 1 else None
@@ -363,18 +331,8 @@ def score_edit(
     cache_warn = [f"{cache_note['cache_error']} (best-effort cache; score unaffected)"] if cache_note else []
     timings["total_s"] = time.perf_counter() - t0
     if not chunks:
-        return EditResult(
-            0.0,
-            {
-                "score": 0.0,
-                "max": EDIT_MAX,
-                "error": f"all {len(plans)} chunks failed",
-                "chunk_errors": errors,
-                **cache_note,
-            },
-            [w for w in warnings if w.startswith("D-R8")] + cache_warn,
-            timings,
-        )
+        d_r8 = [w for w in warnings if w.startswith("D-R8")]
+        return EditResult(0.0, _all_failed(len(plans), errors) | cache_note, d_r8 + cache_warn, timings)
     score, video_d, audio_d = aggregate_chunks(
         chunks, video_share=video_share, audio_share=audio_share, w_in=w_in, w_out=w_out
     )

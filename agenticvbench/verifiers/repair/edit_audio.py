@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from contextlib import suppress
+from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from scipy.signal import correlate
@@ -27,18 +28,8 @@ from agenticvbench.media.seek_audio import NotEmulated, SeekAudio
 from agenticvbench.verifiers.repair.pcm_norm import pcm_norm
 
 if TYPE_CHECKING:  # pragma: no cover
+    from agenticvbench.verifiers.repair.edit_video import ChunkPlan
     from agenticvbench.verifiers.repair.source_cache import SourceCache
-
-
-class ChunkSpan(Protocol):
-    """The time span of one 10-s chunk (what this module needs of `edit.ChunkPlan`)."""
-
-    @property
-    def start(self) -> float: ...
-    @property
-    def end(self) -> float: ...
-    @property
-    def dur(self) -> float: ...
 
 
 AUDIO_SR = 48000
@@ -60,17 +51,8 @@ class ChunkAudio:
     dur_out: float
 
     def detail(self) -> dict[str, Any]:
-        """The official per-chunk `audio_*` keys, in the official order."""
-        return {
-            "audio_xcorr_in": self.xcorr_in,
-            "audio_xcorr_out": self.xcorr_out,
-            "audio_peak_norm_in": self.peak_norm_in,
-            "audio_peak_norm_out": self.peak_norm_out,
-            "audio_peak_lag_ms_in": self.peak_lag_ms_in,
-            "audio_peak_lag_ms_out": self.peak_lag_ms_out,
-            "audio_dur_in": self.dur_in,
-            "audio_dur_out": self.dur_out,
-        }
+        """The official per-chunk `audio_*` keys, in the official order (the fields' order)."""
+        return {f"audio_{f.name}": getattr(self, f.name) for f in fields(self)}
 
 
 @dataclass(frozen=True)
@@ -117,7 +99,7 @@ def xcorr_score(a16: np.ndarray, b16: np.ndarray) -> tuple[float | None, float |
 
 
 def _chunk_audio(
-    a16: np.ndarray, b16: np.ndarray, plan: ChunkSpan, window: tuple[float, float] | None
+    a16: np.ndarray, b16: np.ndarray, plan: ChunkPlan, window: tuple[float, float] | None
 ) -> ChunkAudio:
     """Audio signals of one chunk: fixed `a16` vs source `b16` (int16 PCM of the chunk), split by the window."""
     n = min(a16.size, b16.size)
@@ -149,7 +131,7 @@ def _chunk_audio(
 def audio_pass(
     fixed: Path,
     source: Path,
-    plans: Sequence[ChunkSpan],
+    plans: Sequence[ChunkPlan],
     window: tuple[float, float] | None,
     cache: SourceCache,
 ) -> AudioPass:
@@ -160,28 +142,27 @@ def audio_pass(
     return AudioPass(tuple(chunks), mode, len_s, time.perf_counter() - t0)
 
 
-def span_key(plan: ChunkSpan) -> str:
+def span_key(plan: ChunkPlan) -> str:
     """Cache key of a chunk's span, as the official command line spells it (`-ss %.3f -t %.3f`)."""
     return f"{plan.start:.3f}+{plan.dur:.3f}"
 
 
-def file_spans(path: Path, plans: Sequence[ChunkSpan]) -> tuple[dict[str, np.ndarray | str], str]:
+def file_spans(path: Path, plans: Sequence[ChunkPlan]) -> tuple[dict[str, np.ndarray | str], str]:
     """Each chunk's mono int16 48-kHz PCM of `path` as the official extraction returns it (or the chunk's error
     string, where the official extraction would fail), and how it was made: "seek", emulated in-process, or
     "per-chunk", one bundled-ffmpeg run per chunk (the official command line), for what the emulation was not
     checked on. Raises `MediaError` when the file has no readable audio stream (every chunk fails then)."""
     audio = SeekAudio(path)
     if audio.emulates:
-        try:
+        # NotEmulated: the decoder's output was not what the emulation was checked on; the whole file goes below
+        with suppress(NotEmulated):
             return {span_key(p): _extract(audio.span, p) for p in plans}, "seek"
-        except NotEmulated:
-            pass  # the decoder's output was not what the emulation was checked on: the whole file goes below
     return {
         span_key(p): _extract(lambda s, d: pcm_s16(path, start_s=s, duration_s=d), p) for p in plans
     }, "per-chunk"
 
 
-def _extract(extract: Callable[[float, float], np.ndarray], plan: ChunkSpan) -> np.ndarray | str:
+def _extract(extract: Callable[[float, float], np.ndarray], plan: ChunkPlan) -> np.ndarray | str:
     """One chunk's PCM, or the official worker's error string when the extraction fails (`NotEmulated` passes)."""
     try:
         return extract(plan.start, plan.dur)
@@ -194,7 +175,7 @@ def _extract(extract: Callable[[float, float], np.ndarray], plan: ChunkSpan) -> 
 def _audio_chunks(
     fixed: Path,
     source: Path,
-    plans: Sequence[ChunkSpan],
+    plans: Sequence[ChunkPlan],
     window: tuple[float, float] | None,
     cache: SourceCache,
 ) -> tuple[list[ChunkAudio | str], str | None, tuple[float, float] | None]:

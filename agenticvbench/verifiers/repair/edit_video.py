@@ -8,12 +8,11 @@ outcome is a `VideoPass`: per chunk its samples (`ChunkVideo`) and the pass's co
 
 from __future__ import annotations
 
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
 
 from agenticvbench.errors import MediaError
 from agenticvbench.media import VideoFrame
@@ -29,22 +28,26 @@ from agenticvbench.verifiers.repair.features import (
 from agenticvbench.verifiers.repair.source_cache import SourceCache
 
 
-class ChunkFrames(Protocol):
-    """The frame sets of one 10-s chunk (what this module needs of `edit.ChunkPlan`)."""
+@dataclass(kw_only=True, frozen=True)
+class ChunkPlan:
+    """One 10-s chunk: its time span and the frame ranges the official scorer reads for it."""
+
+    index: int
+    start: float
+    end: float
+    src_first: int  # global index of the first source frame (OpenCV seek)
+    src_count: int  # round(dur * fps_src): the source buffer length
+    fix_first: int
+    samples: tuple[int, ...]  # sampled fixed-frame offsets i (local to the chunk)
 
     @property
-    def index(self) -> int: ...
-    @property
-    def start(self) -> float: ...
-    @property
-    def src_first(self) -> int: ...
-    @property
-    def src_count(self) -> int: ...
-    @property
-    def fix_first(self) -> int: ...
-    @property
-    def samples(self) -> tuple[int, ...]: ...
-    def band(self, i: int) -> tuple[int, int]: ...
+    def dur(self) -> float:
+        """Chunk duration (s)."""
+        return self.end - self.start
+
+    def band(self, i: int) -> tuple[int, int]:
+        """Local [lo, hi] source candidates for fixed offset i, clipped to the (full) buffer."""
+        return max(0, i - LAG_BAND_FRAMES), min(self.src_count - 1, i + LAG_BAND_FRAMES)
 
 
 @dataclass(frozen=True)
@@ -99,17 +102,6 @@ class _ChunkSamples:
         return ChunkVideo(tuple(self.ts), tuple(self.values), tuple(self.lags), self.error, self.fixed_ended)
 
 
-@dataclass
-class _Tally:
-    """The pass's counters while it runs (`n_src_frames` is counted in the source's decoding thread only)."""
-
-    n_src_frames: int = 0
-    n_ssim: int = 0
-    n_pruned: int = 0
-    n_hash_skipped: int = 0
-    n_empty_band: int = 0
-
-
 def _ranges_wanted(ranges: list[tuple[int, int]]) -> Callable[[int], bool]:
     """Membership test for a sorted list of half-open [a, b) ranges, queried with increasing indices."""
     state = {"j": 0}
@@ -127,7 +119,7 @@ def _ranges_wanted(ranges: list[tuple[int, int]]) -> Callable[[int], bool]:
 def video_pass(
     fixed: Path,
     source: Path,
-    plans: Sequence[ChunkFrames],
+    plans: Sequence[ChunkPlan],
     fps_fix: float,
     size: tuple[int, int],
     cache: SourceCache,
@@ -147,10 +139,11 @@ def video_pass(
     fix_idx = sorted({p.fix_first + i for p in plans for i in p.samples})
     fix_set = set(fix_idx)
     threaded = workers > 1
-    tally = _Tally()
+    # `VideoPass`'s counters; n_src_frames is counted in the source's decoding thread only
+    tally: Counter[str] = Counter()
 
     def make_src(vf: VideoFrame) -> FrameFeatures:
-        tally.n_src_frames += 1
+        tally["n_src_frames"] += 1
         dh, lv = cache.lookup(vf.index)
         # usually compared once; the Laplacian variance only if it becomes a lag candidate
         f = FrameFeatures(vf.index, vf.image, dhash=dh, lapvar=lv, on_small=cache.recorder)
@@ -203,9 +196,9 @@ def video_pass(
             ch.ts.append(plan.start + i / fps_fix)
             ch.values.append(m.value)
             ch.lags.append(m.lag)
-            tally.n_ssim += m.n_ssim
-            tally.n_pruned += m.n_pruned
-            tally.n_hash_skipped += m.n_hash_skipped
+            tally["n_ssim"] += m.n_ssim
+            tally["n_pruned"] += m.n_pruned
+            tally["n_hash_skipped"] += m.n_hash_skipped
 
     with src, fix:
         for w, (plan, i) in enumerate(work):
@@ -224,7 +217,7 @@ def video_pass(
                     break
                 band.append(f)
             if not band:  # upstream: no source frame within the band, the sample is skipped
-                tally.n_empty_band += 1
+                tally["n_empty_band"] += 1
             elif pool is not None:
                 pending.append((w, pool.submit(match_sample, fx, band, i, lo)))
             else:
@@ -239,15 +232,11 @@ def video_pass(
             collect(workers + 2)  # bounded in-flight work: bounded memory
         collect(0)
         fixed_error = fix.error
-        if src.error and not tally.n_src_frames:
+        if src.error and not tally["n_src_frames"]:
             raise MediaError(f"{source}: {src.error}")
     cache.save()  # best-effort: a failed write lands in cache.write_errors
     return VideoPass(
         chunks=tuple(c.freeze() for c in chunks),
         fixed_error=fixed_error,
-        n_src_frames=tally.n_src_frames,
-        n_ssim=tally.n_ssim,
-        n_pruned=tally.n_pruned,
-        n_hash_skipped=tally.n_hash_skipped,
-        n_empty_band=tally.n_empty_band,
+        **tally,
     )

@@ -126,56 +126,52 @@ class FrameFeatures:
         if self._gray is not None and self._lab is not None:
             self._bgr = None
 
+    def _converted(self, attr: str, code: int) -> np.ndarray:
+        """The colour conversion `code` of the BGR image, stored in `attr` on first use (once, under the lock)."""
+        if getattr(self, attr) is None:
+            with self._lock:
+                if getattr(self, attr) is None:
+                    assert self._bgr is not None  # released only once gray and Lab exist
+                    setattr(self, attr, cv2.cvtColor(self._bgr, code))
+                    self._release_bgr()
+        return getattr(self, attr)
+
     @property
     def gray(self) -> np.ndarray:
         """uint8 grayscale (`COLOR_BGR2GRAY`)."""
-        if self._gray is None:
-            with self._lock:
-                if self._gray is None:
-                    assert self._bgr is not None  # released only once gray and Lab exist
-                    self._gray = cv2.cvtColor(self._bgr, cv2.COLOR_BGR2GRAY)
-                    self._release_bgr()
-        return self._gray
+        return self._converted("_gray", cv2.COLOR_BGR2GRAY)
 
     @property
     def lab(self) -> np.ndarray:
         """uint8 Lab (`COLOR_BGR2LAB`); channels 1 and 2 are the official a/b planes."""
-        if self._lab is None:
-            with self._lock:
-                if self._lab is None:
-                    assert self._bgr is not None
-                    self._lab = cv2.cvtColor(self._bgr, cv2.COLOR_BGR2LAB)
-                    self._release_bgr()
-        return self._lab
+        return self._converted("_lab", cv2.COLOR_BGR2LAB)
+
+    def _store_small(self, attr: str, value: float) -> None:
+        """Store a dHash or Laplacian variance and tell the cache recorder."""
+        with self._lock:
+            setattr(self, attr, value)
+        if self._on_small is not None:
+            self._on_small(self)
 
     @property
     def lapvar(self) -> float:
         """Variance of the Laplacian of the gray frame (sharpness)."""
         if self._lapvar is None:
-            value = laplacian_variance(self.gray)
-            with self._lock:
-                self._lapvar = value
-            if self._on_small is not None:
-                self._on_small(self)
+            self._store_small("_lapvar", laplacian_variance(self.gray))
+        assert self._lapvar is not None
         return self._lapvar
 
     @property
     def dhash(self) -> int:
         """64-bit dHash of the gray frame."""
         if self._dhash is None:
-            value = dhash64(self.gray)
-            with self._lock:
-                self._dhash = value
-            if self._on_small is not None:
-                self._on_small(self)
+            self._store_small("_dhash", dhash64(self.gray))
+        assert self._dhash is not None
         return self._dhash
 
     def set_dhash(self, value: int) -> None:
         """Store a dHash computed elsewhere (`dhash64_many` over a batch); same effect as the lazy property."""
-        with self._lock:
-            self._dhash = value
-        if self._on_small is not None:
-            self._on_small(self)
+        self._store_small("_dhash", value)
 
     @property
     def has_dhash(self) -> bool:
@@ -199,11 +195,6 @@ class FrameFeatures:
             _ = self.lapvar
         if dhash:
             _ = self.dhash
-
-    @property
-    def has_cached_small(self) -> bool:
-        """True when dHash and Laplacian variance are known (e.g. from the cache)."""
-        return self._dhash is not None and self._lapvar is not None
 
 
 def fixed_frame(

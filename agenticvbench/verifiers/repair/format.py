@@ -75,7 +75,7 @@ class FormatResult:
     warnings: list[str] = field(default_factory=list)
 
 
-def _zero(error: str, tol: dict[str, float]) -> FormatResult:
+def _zero(error: str, tol: dict[str, float], fixed_probe: ProbeResult | None = None) -> FormatResult:
     return FormatResult(
         0.0,
         {
@@ -87,6 +87,7 @@ def _zero(error: str, tol: dict[str, float]) -> FormatResult:
             "tolerances": tol,
             "error": error,
         },
+        fixed_probe,
     )
 
 
@@ -100,15 +101,11 @@ def score_format(fixed_mp4: Path | None, source_mp4: Path | None) -> FormatResul
     except MediaError as exc:
         return _zero(f"cannot probe fixed.mp4: {exc}", tol)
     if source_mp4 is None or not source_mp4.is_file():
-        res = _zero("missing source.mp4", tol)
-        res.fixed_probe = fixed_pr
-        return res
+        return _zero("missing source.mp4", tol, fixed_pr)
     try:
         source_pr = probe(source_mp4)
     except MediaError as exc:
-        res = _zero(f"cannot probe source: {exc}", tol)
-        res.fixed_probe = fixed_pr
-        return res
+        return _zero(f"cannot probe source: {exc}", tol, fixed_pr)
     fv, sv = format_values(fixed_pr), format_values(source_pr)
     items: dict[str, FormatItem] = {
         k: {"pass": _passes(k, fv[k], sv[k], tol), "fixed": fv[k], "source": sv[k]} for k in ITEMS

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import tempfile
 from collections.abc import Callable
+from contextlib import suppress
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -68,13 +69,11 @@ class SourceCache:
             / f"repair-edit-v{CACHE_VERSION}-cv{cv2.__version__}-av{av.__version__}"
             / _source_sha256(source)
         )
-        try:
+        with suppress(Exception):  # no cache yet, or an unreadable one (torn, not a zip): recompute
             with np.load(self.root / "frames.npz") as data:
                 dh, lv, kn = data["dhash"], data["lapvar"], data["known"]
             if dh.shape == lv.shape == kn.shape and dh.ndim == 1:
                 self._dhash, self._lapvar, self._known = dh, lv, kn
-        except Exception:  # noqa: BLE001 - no cache yet, or an unreadable one (torn, not a zip): recompute
-            pass
 
     def lookup(self, index: int) -> tuple[int | None, float | None]:
         """(dhash, lapvar) of source frame `index`; None for what is not cached."""
@@ -105,11 +104,8 @@ class SourceCache:
         new_dh, new_lv = dict(self._new_dhash), dict(self._new_lapvar)
         n = max(self._known.size, max([*new_dh, *new_lv]) + 1)
         dh, lv, kn = np.zeros(n, np.uint64), np.full(n, np.nan), np.zeros(n, bool)
-        dh[: self._known.size], lv[: self._known.size], kn[: self._known.size] = (
-            self._dhash,
-            self._lapvar,
-            self._known,
-        )
+        m = self._known.size
+        dh[:m], lv[:m], kn[:m] = self._dhash, self._lapvar, self._known
         for i, h in new_dh.items():
             dh[i], kn[i] = h, True
         for i, v in new_lv.items():

@@ -59,6 +59,15 @@ def _edit_zero(error: str) -> EditDetail:
     return {"score": 0.0, "max": EDIT_MAX, "error": error}
 
 
+def _zero_detail(fixed_error: str, report_error: str) -> RepairDetail:
+    """Every rubric 0: format and edit with `fixed_error`, localisation with `report_error`."""
+    return {
+        "format": {"score": 0.0, "max": FORMAT_MAX, "error": fixed_error},
+        "localization": zero_result(report_error).detail,
+        "edit": _edit_zero(fixed_error),
+    }
+
+
 def _outcome_from(
     official: dict[str, Any],
     *,
@@ -91,13 +100,8 @@ def failed_outcome(
 ) -> VerifierOutcome:
     """`malformed`: every rubric 0 and `reason` as the top-level error (where the official scorer crashes or
     cannot resolve the cell/profile)."""
-    detail: RepairDetail = {
-        "format": {"score": 0.0, "max": FORMAT_MAX, "error": reason},
-        "localization": zero_result(reason).detail,
-        "edit": _edit_zero(reason),
-    }
     return _outcome_from(
-        official_json(task_id, cell, variant, {}, detail, reason),
+        official_json(task_id, cell, variant, {}, _zero_detail(reason, reason), reason),
         status="malformed",
         reason=reason,
         extra=extra,
@@ -106,11 +110,7 @@ def failed_outcome(
 
 def _missing(task_id: Any, cell: str, variant: str, where: str) -> VerifierOutcome:
     """Neither output file exists: each rubric 0 with its own error, as the official JSON would show."""
-    detail: RepairDetail = {
-        "format": {"score": 0.0, "max": FORMAT_MAX, "error": f"missing {FIXED_NAME}"},
-        "localization": zero_result(f"missing {REPORT_NAME}").detail,
-        "edit": _edit_zero(f"missing {FIXED_NAME}"),
-    }
+    detail = _zero_detail(f"missing {FIXED_NAME}", f"missing {REPORT_NAME}")
     return _outcome_from(
         official_json(task_id, cell, variant, {}, detail),
         status="missing",
@@ -122,9 +122,7 @@ def _run_edit(
     fixed: Path, source: Path, spec: CellSpec, cache_dir: Path | None, workers: int
 ) -> tuple[EditDetail, list[str], dict[str, float]]:
     """Call the edit rubric; an unreadable fixed/source file is edit 0 with its error, as upstream."""
-    from agenticvbench.verifiers.repair.edit import (
-        score_edit,  # heavy (decoding, SSIM): imported only when needed
-    )
+    from agenticvbench.verifiers.repair.edit import score_edit  # heavy (decoding, SSIM): only when needed
 
     p = spec.edit
     try:
@@ -158,9 +156,7 @@ def _no_audio_note(fmt: FormatResult, edit_detail: EditDetail, edit_warnings: li
     pr = fmt.fixed_probe
     if pr is None or pr.audio is not None or any(w.startswith("D-R8") for w in edit_warnings):
         return []
-    if edit_detail.get("score", 0.0) == 0.0:
-        return [NO_AUDIO_WARNING]
-    return []
+    return [NO_AUDIO_WARNING] if edit_detail.get("score", 0.0) == 0.0 else []
 
 
 def score_repair(
