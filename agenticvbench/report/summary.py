@@ -225,6 +225,8 @@ def build_report(
     looks it up the same way)."""
     from agenticvbench.report.leaderboard import build_leaderboard
 
+    if (agg := board_options.get("aggregation")) is not None:
+        results = agg.cells(results)  # flagged cells left out (--exclude-flagged) in the rows too
     if key is None and any(r.signature_status == "valid" for r in results):
         key, _ = reader_key(None)
     board = build_leaderboard(results, key=key, **board_options)
