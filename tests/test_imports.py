@@ -189,7 +189,9 @@ def test_layers_put_the_trajectory_audit_below_scoring() -> None:
     assert _layer("agenticvbench.harbor.files") < audit < _layer("agenticvbench.analysis.aggregate") < engine
     assert _layer("agenticvbench.harbor.importer") > engine and _layer("agenticvbench.cost.usage") > engine
     assert _layer("agenticvbench.cost.usage_stores") == _layer("agenticvbench.harbor.trajectory") < audit
-    graph = {"agenticvbench.trajectory.audit": {"agenticvbench.analysis.aggregate", "agenticvbench.harbor.files"}}
+    graph = {
+        "agenticvbench.trajectory.audit": {"agenticvbench.analysis.aggregate", "agenticvbench.harbor.files"}
+    }
     assert _upward_imports(graph) == [
         "agenticvbench.trajectory.audit (trajectory) -> agenticvbench.analysis.aggregate (analysis)"
     ]
