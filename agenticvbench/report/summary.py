@@ -176,7 +176,7 @@ def task_rows(universe: TaskUniverse, runs: list[RunRef], results: list[Result])
     return rows
 
 
-_PROBLEM_ORDER = ("error", INVALID_STATUS, "malformed", "missing", NO_RESULT)
+_PROBLEM_ORDER = ("error", INVALID_STATUS, "malformed", "missing", NO_RESULT, "excluded")
 
 
 def _provenance(results: list[Result]) -> dict[str, Any]:
