@@ -77,3 +77,24 @@ def test_every_trajectory_flag_is_an_integrity_flag() -> None:
     """The audit's rules are integrity flags with a sentence each, as the screening's."""
     assert set(TRAJECTORY_FLAGS) == {"answer_access", "web_access", "foreign_task"}
     assert set(TRAJECTORY_FLAGS) <= set(FLAGS)
+
+
+def test_task_logs_never_follow_a_symlink(demo: DemoBenchmark, run: Path, tmp_path: Path) -> None:
+    """A log that is a symlink (to a file outside the run) is fingerprinted as unreadable, not read, and the task
+    is `unreadable` with a note, no flag; a folder without logs is `not audited`."""
+    from agenticvbench.dataset.loader import load_tasks
+    from agenticvbench.trajectory.check import audit_context, check_task, task_logs
+
+    outside = tmp_path / "outside.txt"
+    outside.write_text(logs.claude_code([logs.shell(f"cat {demo.mirror}/data/x.parquet")]))
+    (run / "37" / "agent").mkdir()
+    (run / "37" / "agent" / "claude-code.txt").symlink_to(outside)
+    found = task_logs(run / "37")
+    assert list(found) == ["37/agent/claude-code.txt"] and found["37/agent/claude-code.txt"].startswith(
+        "unreadable"
+    )
+    ctx = audit_context(load_tasks(dataset=str(demo.mirror)), [run], tmp_path / "cache")
+    check = check_task(run / "37", 37, ctx, found)
+    assert check.flags == [] and check.provenance["status"] == "unreadable" and check.provenance["notes"]
+    assert task_logs(run / "38") == {}
+    assert check_task(run / "38", 38, ctx, {}).provenance["status"] == "not audited"
