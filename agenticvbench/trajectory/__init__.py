@@ -6,7 +6,9 @@
 - `source`, `locate`: bounded reading of a log, and where a run's logs are found;
 - `extract`, `context`, `rules`: the files and URLs a call names, what the benchmark's answer material is, and
   the rules (`answer_access`, `web_access`, `foreign_task`);
-- `audit`, `render`: the findings per (run, task), as Markdown or JSON (`avb audit`).
+- `audit`, `render`: the findings per (run, task), as Markdown or JSON (`avb audit`);
+- `check`: the audit as `avb verify` records it (integrity flags, warnings, provenance, the logs' SHA-256 for
+  the fingerprint).
 
 Hooks for what builds on it: `audit.audit_task` judges one task folder of an open run (for scoring to record
 its `Finding`s beside a result's integrity flags, each already one line: `Finding.to_text`); `RunAudit.findings`
