@@ -128,13 +128,17 @@ def test_no_import_cycles() -> None:
 #: The package's folders by layer, lowest first; a module may import only from its own layer or lower ones. The
 #: modules at the package root (errors, fsutil, sanitize, memo, tables, ...) are the shared base; the package root
 #: itself (`agenticvbench/__init__.py`, the public API) re-exports from any layer. docs/architecture.md draws it.
+#: An entry is a folder or, for the few modules that sit below their folder, a dotted module (`harbor.files`):
+#: the longest entry naming a module decides its layer.
 LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
     ("base", frozenset()),
     ("dataset", frozenset({"dataset"})),
     ("runs", frozenset({"runs"})),
+    ("log readers", frozenset({"harbor.files", "harbor.trajectory", "cost.tokens", "cost.usage_stores"})),
     ("results", frozenset({"results"})),
     ("plug-in", frozenset({"media", "ground_truth", "verifiers", "judge"})),
     ("integrity", frozenset({"integrity"})),
+    ("trajectory", frozenset({"trajectory"})),
     ("analysis", frozenset({"analysis"})),
     ("scoring", frozenset({"scoring"})),
     ("cost", frozenset({"cost"})),
@@ -147,9 +151,15 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
 
 
 def _layer(module: str) -> int:
-    """Index into LAYERS of a dotted module name under `agenticvbench` (core when no layer names it)."""
-    top = module.split(".")[1] if "." in module else ""
-    return next((i for i, (_, tops) in enumerate(LAYERS) if top in tops), 0)
+    """Index into LAYERS of a dotted module name under `agenticvbench` (core when no layer names it): the layer
+    of its longest prefix that an entry names (`harbor.files.x` -> `harbor.files`, `harbor.importer` -> `harbor`)."""
+    parts = module.split(".")[1:]
+    for n in range(len(parts), 0, -1):
+        prefix = ".".join(parts[:n])
+        found = next((i for i, (_, entries) in enumerate(LAYERS) if prefix in entries), None)
+        if found is not None:
+            return found
+    return 0
 
 
 def _upward_imports(graph: dict[str, set[str]]) -> list[str]:
@@ -170,7 +180,22 @@ def test_layer_detector_finds_an_upward_import() -> None:
         "agenticvbench.cli.main": {"agenticvbench.fsutil"},
     }
     assert _upward_imports(graph) == ["agenticvbench.fsutil (base) -> agenticvbench.cli.main (cli)"]
-    assert _layer("agenticvbench.verifiers.repair.edit") == 4 and _layer("agenticvbench.results.model") == 3
+    assert _layer("agenticvbench.verifiers.repair.edit") == 5 and _layer("agenticvbench.results.model") == 4
+
+
+def test_layers_put_the_trajectory_audit_below_scoring() -> None:
+    """The engine audits trajectories, so `trajectory/` sits below `scoring/` and above nothing it must not see:
+    the log readers it shares with Harbor and cost are placed by module, the rest of their folders stay tools."""
+    audit, engine = _layer("agenticvbench.trajectory.audit"), _layer("agenticvbench.scoring.engine")
+    assert _layer("agenticvbench.harbor.files") < audit < _layer("agenticvbench.analysis.aggregate") < engine
+    assert _layer("agenticvbench.harbor.importer") > engine and _layer("agenticvbench.cost.usage") > engine
+    assert _layer("agenticvbench.cost.usage_stores") == _layer("agenticvbench.harbor.trajectory") < audit
+    graph = {
+        "agenticvbench.trajectory.audit": {"agenticvbench.analysis.aggregate", "agenticvbench.harbor.files"}
+    }
+    assert _upward_imports(graph) == [
+        "agenticvbench.trajectory.audit (trajectory) -> agenticvbench.analysis.aggregate (analysis)"
+    ]
 
 
 @pytest.mark.slow

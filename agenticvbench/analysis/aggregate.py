@@ -155,10 +155,17 @@ class GroupHeadline:
         return asdict(self)
 
 
+#: The reason of a cell `--exclude-flagged` left out (`settings.leave_out_flagged`): excluded, but not an
+#: infrastructure failure to rerun.
+FLAGGED_OUT = "left out by --exclude-flagged: integrity flag "
+
+
 def is_infra_failure(result: Result) -> bool:
     """True for a cell whose trial failed in the infrastructure: excluded, or counted 0 under the `zero` policy
     (its reason starts with the import's infrastructure-failure text)."""
-    return result.status == "excluded" or (result.status != "scored" and result.reason.startswith(INFRA_TEXT))
+    if result.status == "excluded":
+        return not result.reason.startswith(FLAGGED_OUT)
+    return result.status != "scored" and result.reason.startswith(INFRA_TEXT)
 
 
 def infra_failures(results: Iterable[Result]) -> list[str]:

@@ -149,9 +149,11 @@ def coverage_text(g: GroupHeadline) -> str:
 
 
 def infra_text(g: GroupHeadline) -> str:
-    """The infra column: infrastructure failures in the row, and how many of them are left out (excluded)."""
+    """The infra column: infrastructure failures in the row, and how many of them are left out (excluded; a cell
+    left out by --exclude-flagged is not one)."""
     n = len(g.infra)
-    return f"{n} ({g.n_excluded} excl.)" if g.n_excluded else str(n)
+    excl = sum(1 for line in g.infra if line.endswith("(excluded)"))
+    return f"{n} ({excl} excl.)" if excl else str(n)
 
 
 def infra_lines(groups: Iterable[GroupHeadline]) -> list[str]:

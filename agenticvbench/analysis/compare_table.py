@@ -105,6 +105,9 @@ class Comparison:
     excluded: dict[str, int] = field(default_factory=dict)
     #: with 2+ runs of a stack: its run-to-run spread of the macro against the task-level interval
     rep_spread: list[str] = field(default_factory=list)
+    #: cells left out as excluded because of their integrity flags (`--exclude-flagged`), and the rule's sentence
+    flagged_out: int = 0
+    flagged_rule: str = ""
 
     @property
     def caption(self) -> str:
@@ -134,7 +137,9 @@ class Comparison:
             f"difference); "
             f"W/L/T = tasks A won / lost / tied."
             + (
-                f" Excluded cells (infrastructure failures under --infra-policy exclude): the A and B columns are "
+                " Excluded cells (infrastructure failures under --infra-policy exclude"
+                + (", or flagged cells under --exclude-flagged" if self.flagged_out else "")
+                + f"): the A and B columns are "
                 f"what the leaderboard prints for each stack over the compared tasks (its mean over its own kept "
                 f"cells); the differences leave out the {n_out} shared task(s) whose every repetition of A or of "
                 f"B is excluded, and an excluded repetition is left out of its task's mean"
@@ -143,6 +148,7 @@ class Comparison:
                 if (n_out := sum(self.excluded.values()))
                 else ""
             )
+            + (f" {self.flagged_rule}." if self.flagged_rule else "")
             + "".join(f" Repetitions: {line}" for line in self.rep_spread)
             + (
                 f" {RANGE_MARK} = the interval runs past the possible range (+-100 points); shown as computed."

@@ -1,7 +1,8 @@
 """How numbers are aggregated, resolved once per command and carried with the numbers it made.
 
 `Aggregation` holds every setting a headline, an interval or a comparison depends on: the bootstrap's resamples,
-seed and level, the clustering (the source clusters, or why there are none) and the rule for excluded cells. A
+seed and level, the clustering (the source clusters, or why there are none) and the rule for excluded cells, with
+the integrity flags whose cells are left out (`--exclude-flagged`, `leave_out_flagged`). A
 command builds it once (`Aggregation.resolve`, from the CLI's one argument helper
 `agenticvbench.cli.report.aggregation_from_args`), passes it to every computation, and renders every caption, note and JSON
 block from it, so a caption cannot contradict its JSON and two surfaces showing the same runs cannot have been
@@ -11,10 +12,16 @@ computed with different settings.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from agenticvbench.analysis.aggregate import DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED
+from agenticvbench.analysis.aggregate import (
+    DEFAULT_LEVEL,
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    FLAGGED_OUT,
+    integrity_of,
+)
 from agenticvbench.analysis.clusters import Clustering, family_clusters, resolve_clustering
 from agenticvbench.results.model import Result
 
@@ -24,6 +31,43 @@ EXCLUSION_RULE = (
     "cell (an infrastructure failure imported with --infra-policy exclude) is left out of the means, and a "
     "family with no cell left shows 0"
 )
+
+#: The integrity flags `--exclude-flagged` leaves out unless told others (`--exclude-flags`): the trajectory
+#: audit's, which say how the agent worked. The screening's flags (`rotation`, `identical_to_input`, ...) say
+#: something about an output file, which its score already answers for; name them to leave them out too.
+FLAGGED_DEFAULT: tuple[str, ...] = ("answer_access", "web_access", "foreign_task")
+
+
+def flagged(result: Result, flags: Iterable[str]) -> list[str]:
+    """The result's integrity flags among `flags`."""
+    chosen = set(flags)
+    return [f for f in integrity_of(result) if f in chosen]
+
+
+def leave_out_flagged(results: Iterable[Result], flags: Sequence[str]) -> tuple[list[Result], int]:
+    """(`results` with every result carrying one of `flags` turned into an excluded cell, how many): left out of
+    the means as an excluded cell is, its reason naming the flags (`aggregate.FLAGGED_OUT`, so it is not listed as
+    an infrastructure failure), and those flags dropped from it (the numbers no longer depend on it)."""
+    out: list[Result] = []
+    n = 0
+    for r in results:
+        hit = flagged(r, flags)
+        if hit and not (r.status == "excluded" and r.reason.startswith(FLAGGED_OUT)):
+            n += 1
+            rest = [f for f in integrity_of(r) if f not in hit]
+            r = replace(r, status="excluded", reason=FLAGGED_OUT + ", ".join(hit), integrity=rest)
+        out.append(r)
+    return out, n
+
+
+def flagged_rule(flags: Sequence[str], n: int) -> str:
+    """The sentence every surface prints about `--exclude-flagged` ('' when it is off)."""
+    if not flags:
+        return ""
+    return (
+        f"--exclude-flagged: {n} cell(s) flagged {'/'.join(flags)} are left out of the means as excluded cells "
+        "are (their scores are kept in the results)"
+    )
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -35,6 +79,9 @@ class Aggregation:
     level: float = DEFAULT_LEVEL
     clustering: Clustering = field(default_factory=lambda: Clustering(None, ""))
     exclusion: str = EXCLUSION_RULE
+    #: the integrity flags whose cells are left out (`--exclude-flagged`; () = none) and how many cells that is
+    exclude_flags: tuple[str, ...] = ()
+    n_flagged: int = 0
 
     @classmethod
     def resolve(
@@ -48,9 +95,11 @@ class Aggregation:
         resamples: int = DEFAULT_RESAMPLES,
         seed: int = DEFAULT_SEED,
         level: float = DEFAULT_LEVEL,
+        exclude_flags: Sequence[str] = (),
     ) -> Aggregation:
         """The settings for `results`, with the clusters from `tasks`, else `dataset`, else the local dataset the
-        results name (`clusters.resolve_clustering`); none with `cluster=False`."""
+        results name (`clusters.resolve_clustering`); none with `cluster=False`. `exclude_flags`: the integrity
+        flags whose cells are left out (`leave_out_flagged`; the exclusion rule then says how many)."""
         if resamples < 0:
             raise ValueError(f"resamples must be >= 0, got {resamples}")
         if not 0 < level < 1:
@@ -60,7 +109,22 @@ class Aggregation:
             if results or not cluster
             else Clustering(None, "no results")
         )
-        return cls(resamples=resamples, seed=seed, level=level, clustering=clustering)
+        flags = tuple(dict.fromkeys(exclude_flags))
+        n = leave_out_flagged(results, flags)[1]
+        rule = flagged_rule(flags, n)
+        return cls(
+            resamples=resamples,
+            seed=seed,
+            level=level,
+            clustering=clustering,
+            exclusion=f"{EXCLUSION_RULE}; {rule}" if rule else EXCLUSION_RULE,
+            exclude_flags=flags,
+            n_flagged=n,
+        )
+
+    def cells(self, results: Iterable[Result]) -> list[Result]:
+        """`results` as the means count them: flagged ones left out (`leave_out_flagged`) when asked."""
+        return leave_out_flagged(results, self.exclude_flags)[0]
 
     @property
     def clusters(self) -> dict[tuple[str, int], str] | None:
@@ -109,4 +173,5 @@ class Aggregation:
             "unclustered_reason": self.clustering.reason,
             "scheme": self.interval_text(universe_tasks),
             "exclusion": self.exclusion,
+            "flagged_left_out": {"flags": list(self.exclude_flags), "cells": self.n_flagged},
         }

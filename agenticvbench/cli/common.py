@@ -130,14 +130,16 @@ def add_verbosity_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("-q", "--quiet", action="store_true", help="only the summary; no notes or progress")
 
 
-def add_format_args(p: argparse.ArgumentParser, formats: tuple[str, ...] = ("text", "json")) -> None:
-    """`--format F` (one of `formats`, default text) and `--json`, its alias for `--format json`: every table
+def add_format_args(
+    p: argparse.ArgumentParser, formats: tuple[str, ...] = ("text", "json"), default: str = "text"
+) -> None:
+    """`--format F` (one of `formats`, default `default`) and `--json`, its alias for `--format json`: every table
     command takes both (`main` sets `args.json` from the format, for the code that asks for it)."""
     p.add_argument(
         "--format",
         choices=formats,
-        default="text",
-        help="output format (default: text); `--json` = `--format json`",
+        default=default,
+        help=f"output format (default: {default}); `--json` = `--format json`",
     )
     add_json_alias(p)
 

@@ -23,6 +23,7 @@ from agenticvbench.cli.common import (
     warn_lines,
     write_output,
 )
+from agenticvbench.cli.report import add_exclude_flagged_args, exclude_flags_from_args
 from agenticvbench.errors import ConfigError, SubmissionError
 from agenticvbench.results.model import Result
 from agenticvbench.results.signing import ResultKey
@@ -105,6 +106,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     add_results_dataset_args(p)
     add_trust_args(p)
+    add_exclude_flagged_args(p)
     p.add_argument(
         "--format",
         choices=("md", "csv", "json", "latex"),
@@ -125,6 +127,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     """Compare the two stacks and print (or write) the table."""
     from agenticvbench.analysis.clusters import resolve_clustering
+    from agenticvbench.analysis.settings import flagged_rule, leave_out_flagged
     from agenticvbench.results.signatures import reader_key
 
     if args.permutations < 1:
@@ -142,9 +145,15 @@ def run(args: argparse.Namespace) -> int:
     clustering = resolve_clustering(
         [*results_a, *results_b], dataset=args.dataset, revision=args.revision, enabled=not args.no_cluster
     )
+    flags = exclude_flags_from_args(args)
+    (results_a, n_a), (results_b, n_b) = (
+        leave_out_flagged(results_a, flags),
+        leave_out_flagged(results_b, flags),
+    )
     comparison = compare_stacks(
         results_a, results_b, clustering, permutations=args.permutations, seed=args.seed
     )
+    comparison.flagged_out, comparison.flagged_rule = n_a + n_b, flagged_rule(flags, n_a + n_b)
     text = comparison.render(args.format)
     warn_lines(untrusted, "avb compare")
     write_output(text, args.out)

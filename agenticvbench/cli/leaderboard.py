@@ -75,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
         **floor_kwargs(args, chosen, kw),
     )
     board.notes += notes
-    add_columns(board, chosen, args)
+    add_columns(board, board.aggregation.cells(chosen), args)  # --compare-to leaves flagged cells out too
     for line in [*skipped, *board.notes]:
         LOG.warning(line)
     # -q in Markdown: the table alone, without caption and notes (machine formats keep everything)

@@ -39,6 +39,7 @@ COMMAND_MODULES = (
     "power",
     "view",
     "publish",
+    "audit",
 )
 
 #: Commands that decode media: they check first that OpenCV loads (one line with the fix if it does not).

@@ -74,6 +74,53 @@ def add_aggregation_args(p: argparse.ArgumentParser) -> None:
         help="bootstrap resamples, 0 = no intervals (default: %(default)s)",
     )
     b.add_argument("--seed", type=int, default=DEFAULT_SEED, help="bootstrap seed (default: %(default)s)")
+    add_exclude_flagged_args(p)
+
+
+def add_exclude_flagged_args(p: argparse.ArgumentParser) -> None:
+    """`--exclude-flagged` and `--exclude-flags` (shared by `avb leaderboard`, `avb report`, `avb compare`)."""
+    from agenticvbench.analysis.settings import FLAGGED_DEFAULT
+
+    g = p.add_argument_group("integrity flags (docs/guide/audit.md, in avb verify and the tables)")
+    g.add_argument(
+        "--exclude-flagged",
+        action="store_true",
+        help="leave cells whose result carries an integrity flag out of the means, as excluded cells are "
+        f"(default flags: the trajectory audit's, {','.join(FLAGGED_DEFAULT)}); the caption and JSON say how many",
+    )
+    g.add_argument(
+        "--exclude-flags",
+        type=flags_arg,
+        default=None,
+        metavar="FLAGS",
+        help="which integrity flags --exclude-flagged leaves out, comma-separated, or 'all' (implies "
+        "--exclude-flagged)",
+    )
+
+
+def flags_arg(text: str) -> tuple[str, ...]:
+    """argparse type of `--exclude-flags`: integrity flag names (`integrity.screen.FLAGS`), comma-separated, or
+    `all`."""
+    from agenticvbench.integrity.screen import FLAGS
+
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    if names == ["all"]:
+        return tuple(FLAGS)
+    unknown = [n for n in names if n not in FLAGS]
+    if unknown or not names:
+        raise argparse.ArgumentTypeError(
+            f"unknown integrity flag(s) {', '.join(unknown) or '(none given)'}; known: all, {', '.join(FLAGS)}"
+        )
+    return tuple(dict.fromkeys(names))
+
+
+def exclude_flags_from_args(args: argparse.Namespace) -> tuple[str, ...]:
+    """The integrity flags whose cells the command leaves out (() when neither option is given)."""
+    from agenticvbench.analysis.settings import FLAGGED_DEFAULT
+
+    if getattr(args, "exclude_flags", None):
+        return tuple(args.exclude_flags)
+    return FLAGGED_DEFAULT if getattr(args, "exclude_flagged", False) else ()
 
 
 def aggregation_from_args(args: argparse.Namespace, results: list[Result], kw: dict[str, Any]) -> Any:
@@ -89,6 +136,7 @@ def aggregation_from_args(args: argparse.Namespace, results: list[Result], kw: d
         cluster=not args.no_cluster,
         resamples=args.resamples,
         seed=args.seed,
+        exclude_flags=exclude_flags_from_args(args),
     )
 
 

@@ -7,7 +7,9 @@ outputs that could not be imported), `harbor_rewards` (the reward Harbor recorde
 and, under `harbor`, each task's trial outcome. Each trial's declared output folder
 (`artifacts/workspace/output/`) becomes `RUN/<task_id>/`: top-level regular files only, read via
 `runs.jobdir.JobDir` (no symlink followed, bounded sizes). `harbor.trajectories` holds each task's trajectory
-facts (turns, tool calls, agent time, media inspection; `trajectory.py`).
+facts (turns, tool calls, agent time, media inspection; `trajectory.py`), and the trial's `agent/trajectory.json`
+is copied to `RUN/<task_id>/agent/trajectory.json` (under the trajectory reader's cap), where `avb verify` and
+`avb audit` look for it (docs/guide/audit.md).
 
 Infrastructure failures follow a stated policy: `zero` (default, as the official aggregation: the task is
 imported with whatever the trial left, usually nothing, and scores 0) or `exclude` (no task folder; the trial is
@@ -31,6 +33,7 @@ from agenticvbench.errors import SubmissionError
 from agenticvbench.fsutil import atomic_write_json, parse_json_bounded, read_capped
 from agenticvbench.harbor.checkjob import check_jobs
 from agenticvbench.harbor.files import clean_document, name_at, read_config, read_document
+from agenticvbench.harbor.trajectory import MAX_TRAJECTORY_BYTES
 from agenticvbench.harbor.trials import Trial, read_trials, task_id_of
 from agenticvbench.runs.jobdir import JobDir
 from agenticvbench.runs.submission import RUN_JSON_MAX_BYTES, cap_for, media_max_bytes
@@ -45,6 +48,8 @@ INFRA_POLICIES = ("zero", "exclude")
 #: run.json is written at most this big, well under the cap `avb verify` reads it with.
 RUN_JSON_BUDGET = RUN_JSON_MAX_BYTES * 9 // 10
 STAGING_PREFIX = ".avb-import-"
+#: The trial's trajectory (ATIF), copied to `RUN/<task_id>/agent/` for the trajectory audit.
+TRAJECTORY_FILE = "trajectory.json"
 
 
 @dataclass(kw_only=True)
@@ -85,6 +90,22 @@ def _copy_outputs(job: JobDir, trial: Trial, dest: Path, notes: dict[str, str], 
         except OSError as exc:
             note = f"{one_line(trial.name)}: output {one_line(name)!r} not imported ({one_line(exc.strerror or exc)})"
             _add_note(notes, trial.task_id, note)
+
+
+def _copy_trajectory(job: JobDir, trial: Trial, dest: Path, notes: dict[str, str]) -> None:
+    """Copy the trial's `agent/trajectory.json` (ATIF) to `dest/agent/` for the trajectory audit, when there is
+    one: a regular file under `MAX_TRAJECTORY_BYTES`, else a note."""
+    parts = (trial.name, "agent", TRAJECTORY_FILE)
+    if TRAJECTORY_FILE not in job.listdir(*parts[:-1]):
+        return
+    try:
+        (dest / "agent").mkdir(parents=True, exist_ok=True)  # an output file named `agent` is an OSError
+        job.copy_file(parts, dest / "agent" / TRAJECTORY_FILE, max_bytes=MAX_TRAJECTORY_BYTES)
+    except OSError as exc:
+        note = (
+            f"{one_line(trial.name)}: agent/{TRAJECTORY_FILE} not imported ({one_line(exc.strerror or exc)})"
+        )
+        _add_note(notes, trial.task_id, note)
 
 
 def _add_note(notes: dict[str, str], tid: int, text: str, *, first: bool = False) -> None:
@@ -230,6 +251,7 @@ def _import_job(
                         excluded[str(tid)] = one_line(t.name)
                         continue
                 _copy_outputs(job, t, run / str(tid), notes, media_cap)
+                _copy_trajectory(job, t, run / str(tid), notes)
                 rewards[str(tid)] = t.reward
                 if t.facts is not None:
                     facts[str(tid)] = t.facts.to_dict()

@@ -81,6 +81,12 @@ FLAGS: dict[str, str] = {
     "near_copy_of_input": "is nearly the input film (the same pictures and audio over most of its length)",
     "given_order": "lists the clips in the order they were given, not a story order",
     "verifier_reference": "holds a verifier-only reference of another task, which agents never see",
+    # raised by the trajectory audit (`trajectory.check`), from the agent's log rather than an output
+    "answer_access": "the agent's log shows it reached the benchmark's answers (dataset table, verifier-only "
+    "references, results, the scorer's cache)",
+    "web_access": "the agent's log shows it used the web (a search or fetch tool, grounding, a download from "
+    "outside the task's input hosts)",
+    "foreign_task": "the agent's log shows it read another task's inputs, folder or outputs",
 }
 #: `given_order` needs at least this many clips (with 2 clips the given order is a coin flip).
 GIVEN_ORDER_MIN_CLIPS = 3

@@ -338,6 +338,7 @@ def build_leaderboard(
             kept, tasks=tasks, cluster=cluster, resamples=resamples, seed=seed, level=level
         )
     a = aggregation
+    kept = a.cells(kept)
     groups = headlines(kept, universe, resamples=a.resamples, seed=a.seed, level=a.level, clusters=a.clusters)
     annotate(groups, kept)
     notes = duplicate_identities((r.harness, r.model, r.rep, r.path) for g in groups for r in g.runs)

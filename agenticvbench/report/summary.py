@@ -176,7 +176,7 @@ def task_rows(universe: TaskUniverse, runs: list[RunRef], results: list[Result])
     return rows
 
 
-_PROBLEM_ORDER = ("error", INVALID_STATUS, "malformed", "missing", NO_RESULT)
+_PROBLEM_ORDER = ("error", INVALID_STATUS, "malformed", "missing", NO_RESULT, "excluded")
 
 
 def _provenance(results: list[Result]) -> dict[str, Any]:
@@ -225,6 +225,8 @@ def build_report(
     looks it up the same way)."""
     from agenticvbench.report.leaderboard import build_leaderboard
 
+    if (agg := board_options.get("aggregation")) is not None:
+        results = agg.cells(results)  # flagged cells left out (--exclude-flagged) in the rows too
     if key is None and any(r.signature_status == "valid" for r in results):
         key, _ = reader_key(None)
     board = build_leaderboard(results, key=key, **board_options)

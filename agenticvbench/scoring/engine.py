@@ -49,6 +49,7 @@ from agenticvbench.scoring.executors import Executor, make_executor
 from agenticvbench.scoring.job import Job, fingerprint, reusable
 from agenticvbench.scoring.memory_cap import cap_hit, over_cap_reason
 from agenticvbench.scoring.task_deadline import task_deadline
+from agenticvbench.trajectory.check import audit_context, check_task, task_logs, unaudited_runs
 from agenticvbench.verifiers import get_verifier, headline_field
 from agenticvbench.verifiers.base import VerifierOutcome, VerifyContext
 
@@ -223,7 +224,9 @@ def _score_pinned(
     key: ResultKey | None,
 ) -> Result:
     hashes = _hash_names(by_path, others, job.submission.folder)
-    fp = fingerprint(job, verifier.version, hashes)
+    root = job.submission.task_root
+    logs = task_logs(root) if job.audit is not None and root is not None else {}
+    fp = fingerprint(job, verifier.version, hashes, logs)
     notes: list[str] = []
     if not job.force:
         path = result_path(job.out_dir, job.task.task_id)
@@ -236,6 +239,9 @@ def _score_pinned(
             notes.append(
                 f"the previous result {path} {SIGNATURE_STATUSES[old.signature_status]}; rescored, not reused"
             )
+    audit = check_task(root, job.task.task_id, job.audit, logs) if job.audit and root else None
+    if audit is not None:
+        prov["trajectory"] = audit.provenance
     try:
         with collect_tool_failures() as tool_failures:
             screening = screen_inputs(job.task, job.submission, by_path, job.dataset_refs, others)
@@ -266,11 +272,11 @@ def _score_pinned(
         job,
         outcome.status,
         outcome=outcome,
-        warnings=[*notes, *screening.warnings, *outcome.warnings],
+        warnings=[*notes, *screening.warnings, *(audit.warnings if audit else []), *outcome.warnings],
         timings={**outcome.timings, "hash_s": round(t_hash, 4)},
         provenance=prov,
         fingerprint=fp,
-        integrity=list(screening.flags),
+        integrity=list(dict.fromkeys([*screening.flags, *(audit.flags if audit else [])])),
     )
 
 
@@ -433,6 +439,7 @@ def verify_run(
         raise refused[0]
     runs = [plan.run for plan in plans]
     refs, leak_notes = _reference_index(tasks)
+    audit_ctx = audit_context(tasks, [r.path for r in runs], cache)
     media_cap = media_max_bytes(max_media_bytes)
     work: list[Job] = []
     for plan in plans:
@@ -457,6 +464,7 @@ def verify_run(
                     dataset_refs=refs,
                     trial_failure=failures.get(task.task_id, ""),
                     excluded=excluded.get(task.task_id, ""),
+                    audit=audit_ctx,
                 )
             )
     ex = make_executor(executor, jobs, scheduler, task_timeout) if isinstance(executor, str) else executor
@@ -473,6 +481,7 @@ def verify_run(
         bar.close()
         ex.close()
     notes = [n for r in runs for n in r.notes] + key_notes + leak_notes + _signature_notes(results)
+    notes += unaudited_runs(results)
     notes += [
         f"{r.run.get('path', '')}: task {r.task_id}: INTEGRITY {', '.join(r.integrity)} (official score "
         "kept; see the result's warnings)"

@@ -21,6 +21,8 @@ from agenticvbench.media.toolchain import toolchain_identity
 from agenticvbench.results.model import Result
 from agenticvbench.results.signing import KeyRef
 from agenticvbench.runs.submission import Submission
+from agenticvbench.trajectory.check import AUDIT_VERSION
+from agenticvbench.trajectory.context import AuditContext
 from agenticvbench.verifiers import unscored_items, uses_judge
 from agenticvbench.verifiers.base import VerifyContext
 
@@ -42,6 +44,8 @@ class Job:
     trial_failure: str = ""
     #: The `excluded` result's reason when the run declares this task left out of the means (`run_exclusions`).
     excluded: str = ""
+    #: What the trajectory audit knows of the dataset and the runs (`trajectory.check`); None: not audited.
+    audit: AuditContext | None = None
 
 
 def judge_identity(judge: Any) -> Any:
@@ -58,13 +62,16 @@ def judge_identity(judge: Any) -> Any:
     }
 
 
-def fingerprint(job: Job, verifier_version: str, input_hashes: dict[str, str]) -> str:
+def fingerprint(
+    job: Job, verifier_version: str, input_hashes: dict[str, str], logs: dict[str, str] | None = None
+) -> str:
     """Identity of a result's inputs: a result is reused only when this is unchanged.
 
     It covers the verifier version, the task's rubric (and, for repair, the resolved ground-truth profile, which
     `rubric_json` names only by cell), the resolved dataset revision, every input file's SHA-256 and, for a judged
     family, the judge's identity and prompt template, and the decoding toolchain (ffmpeg binary, PyAV and its
-    libav).
+    libav). When the task folder holds agent logs, their SHA-256 (`trajectory.check.task_logs`) and the audit's
+    version too: a changed log is audited and scored again (without logs the fingerprint is as before).
     """
     profile = getattr(job.task, "profile", None)
     payload = {
@@ -79,6 +86,8 @@ def fingerprint(job: Job, verifier_version: str, input_hashes: dict[str, str]) -
         "judge": judge_identity(job.ctx.judge) if uses_judge(job.task.family) else None,
         "toolchain": toolchain_identity(),
     }
+    if logs:
+        payload["trajectory"] = {"logs": logs, "audit_version": AUDIT_VERSION}
     return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
 
 

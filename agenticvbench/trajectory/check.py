@@ -1,0 +1,165 @@
+"""The audit as `avb verify` records it, for one task folder: its logs hashed (the result's fingerprint covers
+them, so a changed log is rescored) and audited (`audit.audit_task`), the findings becoming the result's
+integrity flags with one warning each, the logs (path, format, steps, SHA-256) its provenance.
+
+A task folder without any log is recorded `not audited`, never clean; `unaudited_runs` says so once per run
+whose task folders hold no log at all. Nothing here changes a score: a flag marks the result as the screening's
+flags do (docs/guide/audit.md, "In avb verify and the tables"). The audit never fails a task: a log that cannot be
+hashed or read is a note, and an unexpected error of the audit itself is one warning.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agenticvbench.results.model import Result
+from agenticvbench.runs.jobdir import JobDir
+from agenticvbench.sanitize import one_line
+from agenticvbench.trajectory.audit import AUDITED, NO_TRAJECTORY, audit_task
+from agenticvbench.trajectory.context import AuditContext
+from agenticvbench.trajectory.locate import candidates
+from agenticvbench.trajectory.rules import RULES
+
+#: Bumped when a rule changes what it flags: results whose task has a log are then rescored (`scoring.job`).
+AUDIT_VERSION = "1"
+#: The integrity flags the audit can raise (one per rule), in `integrity.screen.FLAGS` too.
+TRAJECTORY_FLAGS: tuple[str, ...] = tuple(RULES)
+NOT_AUDITED = "not audited"
+MAX_HASH_BYTES = 1 << 30  # a log over this is fingerprinted by its size (the audit's readers cap far lower)
+MAX_WARNINGS = 20  # per task; the rest are counted (`avb audit` lists every finding)
+_CHUNK = 1 << 20
+
+
+@dataclass(kw_only=True)
+class TaskCheck:
+    """What the audit adds to one result: integrity flags, one warning per finding, the `trajectory`
+    provenance block."""
+
+    flags: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    provenance: dict[str, Any] = field(default_factory=dict)
+
+
+def _sha256(job: JobDir, parts: tuple[str, ...]) -> str:
+    fd, size = job.open_file(*parts)
+    try:
+        if size > MAX_HASH_BYTES:
+            return f"size:{size}"
+        os.set_blocking(fd, True)
+        h = hashlib.sha256()
+        while chunk := os.read(fd, _CHUNK):
+            h.update(chunk)
+        return h.hexdigest()
+    finally:
+        os.close(fd)
+
+
+def task_logs(task_root: Path) -> dict[str, str]:
+    """{log path relative to the run: its SHA-256} for the logs the audit reads in `task_root` (`RUN/<id>`,
+    `locate.candidates`); {} when there is none. A log that cannot be opened is `unreadable: why`."""
+    out: dict[str, str] = {}
+    try:
+        with JobDir(task_root.parent) as job:
+            for parts in candidates(job, task_root.name):
+                try:
+                    out["/".join(parts)] = _sha256(job, parts)
+                except OSError as exc:
+                    out["/".join(parts)] = f"unreadable: {one_line(exc.strerror or str(exc))[:120]}"
+    except OSError:
+        return {}
+    return out
+
+
+def _warning(finding: Any) -> str:
+    return one_line(
+        f"INTEGRITY {finding.rule}: {finding.log} step {finding.step} ({finding.tool}) {finding.why}: "
+        f"{finding.quote}; official score kept, review the trajectory"
+    )
+
+
+def check_task(task_root: Path, task_id: int, ctx: AuditContext, logs: dict[str, str]) -> TaskCheck:
+    """The audit of task folder `task_root` for `avb verify`; `logs` from `task_logs` (their SHA-256 go into
+    the provenance)."""
+    if not logs:
+        return TaskCheck(provenance={"status": NOT_AUDITED, "why": "no agent log in the task folder"})
+    run = task_root.parent
+    try:
+        with JobDir(run) as job:
+            audit = audit_task(job, task_root.name, task_id, ctx, str(run.resolve()))
+    except Exception as exc:  # noqa: BLE001 - the audit must never cost a task its score
+        why = f"the trajectory audit failed: {type(exc).__name__}: {one_line(str(exc))[:200]}"
+        return TaskCheck(warnings=[why], provenance={"status": NOT_AUDITED, "why": why})
+    flags = list(dict.fromkeys(f.rule for f in audit.findings))
+    warnings = [_warning(f) for f in audit.findings[:MAX_WARNINGS]]
+    if len(audit.findings) > MAX_WARNINGS:
+        warnings.append(
+            f"INTEGRITY {len(audit.findings) - MAX_WARNINGS} more trajectory finding(s); `avb audit` lists them"
+        )
+    status = NOT_AUDITED if audit.status == NO_TRAJECTORY else audit.status
+    return TaskCheck(
+        flags=flags,
+        warnings=warnings,
+        provenance={
+            "status": status,
+            "audit_version": AUDIT_VERSION,
+            "logs": [{**log, "sha256": logs.get(log["path"], "")} for log in audit.logs],
+            "findings": len(audit.findings),
+            "notes": [one_line(n) for n in audit.notes[:10]],
+        },
+    )
+
+
+def _status(result: Result) -> str:
+    block = (result.provenance or {}).get("trajectory")
+    return str(block.get("status", NOT_AUDITED)) if isinstance(block, dict) else NOT_AUDITED
+
+
+def unaudited_runs(results: Iterable[Result]) -> list[str]:
+    """One summary line per run none of whose results had a log the audit could read (`avb verify`)."""
+    runs: dict[str, bool] = {}
+    for r in results:
+        path = str(r.run.get("path", "")) if isinstance(r.run, dict) else ""
+        runs[path] = runs.get(path, False) or _status(r) == AUDITED
+    return [
+        f"{path}: no agent trajectory read in any task folder; trajectories not audited "
+        "(docs/guide/audit.md, where logs are found)"
+        for path, audited in runs.items()
+        if not audited
+    ]
+
+
+def audit_context(tasks: list[Any], runs: Iterable[Path], cache_dir: Path | None) -> AuditContext:
+    """The audit's context for scoring `tasks` of `runs`: every task of the dataset they come from counts (a
+    sibling of another family is still another task), the selected tasks alone when it cannot be loaded."""
+    from agenticvbench.dataset.loader import DatasetSource, load_tasks
+    from agenticvbench.errors import AVBError
+
+    universe = tasks
+    src = next((t.source for t in tasks if isinstance(t.source, DatasetSource)), None)
+    if src is not None:
+        try:
+            universe = load_tasks(
+                dataset=src.dataset,
+                revision=src.revision if src.kind == "hub" else None,
+                cache_dir=src.cache_dir,
+            )
+        except AVBError:
+            universe = tasks
+    return AuditContext.build(universe, runs=list(runs), cache_dir=cache_dir)
+
+
+__all__ = [
+    "AUDIT_VERSION",
+    "NOT_AUDITED",
+    "TRAJECTORY_FLAGS",
+    "TaskCheck",
+    "audit_context",
+    "check_task",
+    "task_logs",
+    "unaudited_runs",
+]

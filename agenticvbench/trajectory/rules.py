@@ -1,0 +1,247 @@
+"""The audit's rules: each looks at one step of a task's trajectory and names what it found.
+
+- `answer_access`: the call names the benchmark's answer material: the dataset repository
+  (`Anonymous47621123/AgenticVBench_100`, or a repository of that name under any owner: a mirror) in any URL form
+  (`huggingface.co/datasets/...`, `hf.co/...`, `resolve/<rev>/...`, `hf://datasets/...`, the dataset viewer and
+  API), in a Hub CLI or Python call (`hf download`, `huggingface-cli download`, `hf_hub_download`,
+  `snapshot_download`, `load_dataset`), or as a Hub cache folder (`datasets--<owner>--<name>`); the dataset being
+  scored (its local mirror or parquet); any `avb-results` folder; the scorer's cache ($AVB_CACHE); the repair
+  ground truth shipped with this package; or the answer columns by name (`correct_order`, `rubric_json`,
+  `verifier_reference_urls`, in the call or in what it returned). The task's own inputs (the files of its
+  `reference_file_urls`, zips extracted) are fine, wherever they are read from.
+- `web_access`: a web search or fetch tool (WebSearch, WebFetch, web_search, browser tools, ...), an answer
+  carrying a provider's grounding metadata, or a download (curl, wget, pip download, git clone, requests, urllib,
+  httpx, ...) from a host that is not one of the task's input hosts (nor loopback).
+- `foreign_task`: another task's inputs (in the repository, a mirror or the cache), another task's folder of a
+  run being audited (or the same task's folder of another run), a sibling task's outputs (`../38/solution.json`,
+  `../38/output/`), or another task's Harbor name (`sequencing-038`).
+
+Only tool calls are judged (what the agent did, not what it wrote in prose), and grounding on any agent step.
+Paths are normalised first (`extract.normalise_path`: quotes, `~`, `$HOME`, `$AVB_CACHE`, `..`, URL escapes).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from urllib.parse import parse_qs, urlsplit
+
+from agenticvbench.dataset.tasks import OUTPUT_FILES
+from agenticvbench.trajectory.context import ANSWER_FIELDS, LOOPBACK, AuditContext, find_text
+from agenticvbench.trajectory.extract import decoded, normalise_path
+from agenticvbench.trajectory.model import Step
+
+_HUB_KINDS = frozenset({"resolve", "blob", "raw"})
+_HUB_CALL = re.compile(
+    r"\b(?:hf|huggingface-cli)\s+download\b|\bhf_hub_download\b|\bsnapshot_download\b|\bload_dataset\b"
+    r"|\bHfFileSystem\b|\bhf_hub_url\b"
+)
+_DOWNLOAD = re.compile(
+    r"\b(?:curl|wget|aria2c|yt-dlp|youtube-dl|lynx|w3m|httpie)\b|\bpip3?\s+download\b|\bgit\s+clone\b"
+    r"|\brequests\.(?:get|post|request|Session)\b|\burllib\.request\b|\burlopen\s*\(|\bhttpx\.\w+\s*\("
+    r"|\bhttp\.client\b|\baiohttp\b|\bInvoke-WebRequest\b|\bfetch\s*\(\s*['\"]https?:"
+)
+_NO_URL_DOWNLOAD = re.compile(r"\bpip3?\s+download\b|\bgit\s+clone\b")
+_WEB_TOOL_PARTS = (
+    "websearch",
+    "web_search",
+    "webfetch",
+    "web_fetch",
+    "google_search",
+    "browser",
+    "playwright",
+    "puppeteer",
+    "fetch_url",
+    "url_fetch",
+    "http_request",
+    "browse",
+)
+_WEB_TOOL_NAMES = frozenset({"fetch", "open_url", "search_web", "grounding"})
+_TASK_NAME = re.compile(r"(?:^|/)(recap|sequencing|repair|assembly)-0*([0-9]{1,3})(?:/|$)")
+_SIBLING = re.compile(r"^(?:\.\./)+0*([0-9]{1,3})/([^/]+)")
+#: What a sibling folder `../<id>/...` must lead to before it counts as another task's (an agent's own numbered
+#: folders, `frames/1/`, would otherwise look like task folders): its `output/` or an output file.
+_TASK_FILES = frozenset({"output", *(name for names in OUTPUT_FILES.values() for name in names)})
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One thing a rule found in a step: the rule's name, why, and the text that matched (for the quote)."""
+
+    rule: str
+    why: str
+    needle: str
+
+
+RuleFn = Callable[[Step, int, AuditContext, "str | None", str], Iterator[Hit]]
+
+
+def _under(path: str, folder: str | None) -> str | None:
+    """The part of `path` below `folder` ('' for the folder itself), or None when it is not inside it."""
+    if not folder:
+        return None
+    if path == folder:
+        return ""
+    return path[len(folder) + 1 :] if path.startswith(folder.rstrip("/") + "/") else None
+
+
+def _hub_tail(url: str, ctx: AuditContext) -> str | None:
+    """The part of a URL after a dataset repository it names (the kind and revision dropped for Hub file URLs),
+    '' for the repository's own pages, None when the URL names no dataset repository."""
+    parts = urlsplit(url)
+    segs = [
+        s
+        for s in decoded(f"{parts.netloc}/{parts.path}" if parts.scheme == "hf" else parts.path).split("/")
+        if s
+    ]
+    query = parse_qs(parts.query)
+    if any(v.lower() in ctx.repos for v in query.get("dataset", []) + query.get("repo_id", [])):
+        return ""
+    for i in range(len(segs) - 1):
+        pair = f"{segs[i]}/{segs[i + 1]}".lower()
+        if pair in ctx.repos or segs[i + 1].lower() in ctx.repo_names:
+            rest = segs[i + 2 :]
+            if rest and rest[0] in _HUB_KINDS and len(rest) > 1:
+                rest = rest[4:] if rest[1] == "refs" else rest[2:]
+            return "/".join(rest)
+    return None
+
+
+def answer_access(step: Step, task: int, ctx: AuditContext, cwd: str | None, run: str) -> Iterator[Hit]:
+    """The rule `answer_access` (module docstring)."""
+    for url in step.urls:
+        tail = _hub_tail(url, ctx)
+        if tail is not None and (found := ctx.classify(tail, task)) and found[0] == "answer_access":
+            yield Hit("answer_access", found[1], url)
+    for raw in step.paths:
+        path = normalise_path(raw, cwd=cwd, env=ctx.env)
+        m = re.search(r"datasets--([^/]+)--([^/]+)(/.*)?$", path)
+        if m and (f"{m.group(1)}/{m.group(2)}".lower() in ctx.repos or m.group(2).lower() in ctx.repo_names):
+            tail = re.sub(r"^/?snapshots/[^/]+", "", m.group(3) or "")
+            found = (
+                ctx.classify(tail, task) if tail or m.group(3) is None else ("answer_access", "the Hub cache")
+            )
+            if found and found[0] == "answer_access":
+                yield Hit("answer_access", found[1] + " (Hub cache)", raw)
+            continue
+        if ctx.parquet and path == ctx.parquet:
+            yield Hit("answer_access", "the parquet being scored", raw)
+            continue
+        tail = _under(path, ctx.dataset_root)
+        if tail is not None:
+            found = ctx.classify(tail, task)
+            if found and found[0] == "answer_access":
+                yield Hit("answer_access", found[1] + " (the dataset being scored)", raw)
+            continue
+        tail = _under(path, ctx.cache_dir)
+        if tail is not None:
+            found = (
+                ctx.classify(tail, task)
+                if tail.startswith("materials/")
+                else ("answer_access", "the scorer's cache")
+            )
+            if found and found[0] == "answer_access":
+                yield Hit("answer_access", found[1], raw)
+            continue
+        if "avb-results" in path.split("/"):
+            yield Hit("answer_access", "a results folder (avb-results)", raw)
+        elif _under(path, ctx.ground_truth) is not None or "ground_truth/repair" in path:
+            yield Hit("answer_access", "the repair ground truth", raw)
+    text = step.arguments
+    repo = find_text(text, sorted(ctx.repos))
+    if repo and _HUB_CALL.search(text) and not any(_hub_tail(u, ctx) is not None for u in step.urls):
+        named = [rel for rels in ctx.inputs.values() for rel in rels if rel in text]
+        named += [r for r in ctx.references if r in text]
+        verdicts = [ctx.classify(rel, task) for rel in named]
+        if not named or any(v and v[0] == "answer_access" for v in verdicts):
+            why = next(
+                (v[1] for v in verdicts if v and v[0] == "answer_access"), "the whole dataset repository"
+            )
+            yield Hit("answer_access", why + " (Hub download)", repo)
+    field = find_text(text, ANSWER_FIELDS) or find_text(step.result, ANSWER_FIELDS)
+    if field:
+        yield Hit("answer_access", f"the answer column {field}", field)
+
+
+def web_access(step: Step, task: int, ctx: AuditContext, cwd: str | None, run: str) -> Iterator[Hit]:
+    """The rule `web_access` (module docstring)."""
+    if step.grounded:
+        yield Hit("web_access", "the answer carries web grounding metadata", "")
+    if step.tool is None:
+        return
+    name = re.sub(r"[^a-z0-9]+", "_", step.tool.lower()).strip("_")
+    if (
+        name in _WEB_TOOL_NAMES
+        or any(p in name for p in _WEB_TOOL_PARTS)
+        or name.replace("_", "") in ("websearch",)
+    ):
+        yield Hit("web_access", f"a web tool ({step.tool})", step.tool)
+        return
+    m = _DOWNLOAD.search(step.arguments)
+    if not m:
+        return
+    allowed = ctx.hosts.get(task, frozenset()) | LOOPBACK
+    outside = [u for u in step.urls if (urlsplit(u).hostname or "").lower() not in allowed]
+    if outside:
+        yield Hit("web_access", f"a download from {urlsplit(outside[0]).hostname}", outside[0])
+    elif not step.urls and (n := _NO_URL_DOWNLOAD.search(step.arguments)):
+        yield Hit("web_access", f"a download ({n.group(0)})", n.group(0))
+
+
+def foreign_task(step: Step, task: int, ctx: AuditContext, cwd: str | None, run: str) -> Iterator[Hit]:
+    """The rule `foreign_task` (module docstring)."""
+    for url in step.urls:
+        tail = _hub_tail(url, ctx)
+        if tail is not None and (found := ctx.classify(tail, task)) and found[0] == "foreign_task":
+            yield Hit("foreign_task", found[1], url)
+    for raw in step.paths:
+        path = normalise_path(raw, cwd=cwd, env=ctx.env)
+        for anchor in (ctx.dataset_root, ctx.cache_dir):
+            tail = _under(path, anchor)
+            if tail is not None and (found := ctx.classify(tail, task)) and found[0] == "foreign_task":
+                yield Hit("foreign_task", found[1], raw)
+        for folder in ctx.runs:
+            tail = _under(path, folder)
+            head = tail.split("/", 1)[0] if tail else ""
+            if head.isascii() and head.isdigit() and (int(head) != task or folder != run):
+                where = "" if folder == run else f" of run {folder.rsplit('/', 1)[-1]}"
+                yield Hit("foreign_task", f"task {int(head)}'s folder{where}", raw)
+        m = _SIBLING.match(decoded(raw).strip("'\""))
+        if (
+            m
+            and int(m.group(1)) != task
+            and int(m.group(1)) in ctx.inputs
+            and (m.group(2) or "") in _TASK_FILES
+        ):
+            yield Hit("foreign_task", f"task {int(m.group(1))}'s folder (a sibling)", raw)
+        m = _TASK_NAME.search(path)
+        if m and int(m.group(2)) != task and int(m.group(2)) in ctx.inputs:
+            yield Hit("foreign_task", f"task {int(m.group(2))} ({m.group(1)}-{int(m.group(2)):03d})", raw)
+
+
+#: name -> (what it flags, the rule); `avb audit` runs them all, in this order.
+RULES: dict[str, tuple[str, RuleFn]] = {
+    "answer_access": (
+        "reached the benchmark's answers (dataset table, verifier-only references, results, "
+        "the scorer's cache)",
+        answer_access,
+    ),
+    "web_access": (
+        "used the web: a search or fetch tool, grounding, or a download from outside the task's input hosts",
+        web_access,
+    ),
+    "foreign_task": ("read another task's inputs, folder or outputs", foreign_task),
+}
+
+
+def hits(step: Step, task: int, ctx: AuditContext, cwd: str | None, run: str) -> list[Hit]:
+    """Every rule's hits on one step (tool calls only; grounding on any agent step), at most one per rule."""
+    if step.role != "agent" or (step.tool is None and not step.grounded):
+        return []
+    out: list[Hit] = []
+    for _, fn in RULES.values():
+        first = next(iter(fn(step, task, ctx, cwd, run)), None)
+        if first is not None:
+            out.append(first)
+    return out

@@ -1,0 +1,96 @@
+"""`avb audit` end to end on the demo: logs added to a copy of a demo run, the dataset given as the demo mirror
+(whose own paths are answer material), Markdown and JSON output, exit codes."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+import traj_logs as logs
+
+from agenticvbench.cli.main import main
+from agenticvbench.demo import DemoBenchmark
+from agenticvbench.runs.submission import RESULTS_DIRNAME
+
+
+@pytest.fixture
+def run(demo: DemoBenchmark, tmp_path: Path) -> Path:
+    """A copy of the demo's perfect run (no results), without logs."""
+    dest = tmp_path / "perfect"
+    shutil.copytree(demo.runs["perfect"], dest, ignore=shutil.ignore_patterns(RESULTS_DIRNAME))
+    return dest
+
+
+def test_flags_per_task_with_exit_1(
+    demo: DemoBenchmark, run: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An honest task and two cheating ones: the JSON names each flag's task, rule, log and step; the source
+    read from the demo mirror (the dataset being scored) is answer access; exit 1."""
+    logs.write(run / "37", "atif", [logs.shell("ffprobe /workspace/materials/37/clip_a.mp4")])
+    source = demo.mirror / "repair" / "sources" / "demo1_source.mp4"
+    logs.write(run / "65", "claude-code", [logs.shell("ls"), logs.shell(f"cp '{source}' fixed.mp4")])
+    logs.write(run / "83", "codex", [logs.Call("search", "assembly storyboard answers")])
+    code = main(["audit", str(run), "--dataset", str(demo.mirror), "--format", "json"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 1 and out["flags"] == 2
+    [audit] = out["runs"]
+    by_task = {t["task_id"]: t for t in audit["tasks"]}
+    assert by_task[37]["status"] == "audited" and by_task[37]["findings"] == []
+    [f65] = by_task[65]["findings"]
+    assert (f65["rule"], f65["log"], f65["step"]) == ("answer_access", "65/agent/claude-code.txt", 3)
+    assert "dataset being scored" in f65["why"] and "demo1_source.mp4" in f65["quote"]
+    assert [f["rule"] for f in by_task[83]["findings"]] == ["web_access"]
+    assert by_task[1]["status"] == "no trajectory" and set(out["rules"]) == {
+        "answer_access",
+        "web_access",
+        "foreign_task",
+    }
+
+
+def test_markdown_and_a_run_without_logs(
+    demo: DemoBenchmark, run: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A run with no trajectory says "not audited" once, never clean, and exits 0; the audited run's table and
+    findings follow, one line each."""
+    logs.write(run / "38", "openclaw", [logs.shell(f"cat {run}/37/solution.json")])
+    code = main(["audit", str(run), str(demo.runs["broken"]), "--dataset", str(demo.mirror)])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert out.count("not audited: no trajectory found") == 1
+    assert (
+        "| 38 | audited | openclaw 38/agent/agents/main/sessions/s1.jsonl (2 steps) | foreign_task 1 |" in out
+    )
+    assert (
+        "- task 38: `foreign_task` 38/agent/agents/main/sessions/s1.jsonl step 1 (exec): task 37's folder"
+        in out
+    )
+    assert "1 flag(s) in 1 task(s) of 2 run(s); 1 run(s) not audited (no trajectory)" in out
+    assert main(["audit", str(demo.runs["broken"]), "--dataset", str(demo.mirror)]) == 0
+
+
+def test_task_selection_and_errors(
+    demo: DemoBenchmark, run: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--tasks audits only the tasks named; a path that is not a run directory is exit 3 on one line."""
+    logs.write(run / "83", "opencode", [logs.Call("fetch", "https://example.com/a")])
+    assert main(["audit", str(run), "--dataset", str(demo.mirror), "--tasks", "37", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [t["task_id"] for t in out["runs"][0]["tasks"]] == [37]
+    assert main(["audit", str(run / "nope"), "--dataset", str(demo.mirror)]) == 3
+    err = capsys.readouterr().err
+    assert err.startswith("avb: error:") and err.count("\n") == 1
+
+
+def test_agent_strings_cannot_forge_lines(
+    demo: DemoBenchmark, run: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A command carrying a newline, a terminal escape and a table bar is quoted on one line: whitespace folded,
+    the escape shown as text, the bar escaped."""
+    calls = [logs.shell("curl https://example.com/a\n- task 1: clean\x1b[2J | x")]
+    logs.write(run / "84", "atif", calls)
+    assert main(["audit", str(run), "--dataset", str(demo.mirror), "--tasks", "84"]) == 1
+    out = capsys.readouterr().out
+    [line] = [ln for ln in out.splitlines() if ln.startswith("- task 84")]
+    assert "example.com/a - task 1: clean\\x1b[2J \\| x" in line and "\x1b" not in out

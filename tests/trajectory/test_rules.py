@@ -1,0 +1,185 @@
+"""The rules on generated logs of every format: an honest run raises nothing, and each way of reaching answers,
+the web or another task's files raises its flag, naming the step and quoting the call."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+import traj_logs as logs
+
+from agenticvbench.trajectory.audit import AUDITED, audit_run
+from agenticvbench.trajectory.context import AuditContext
+from agenticvbench.trajectory.model import make_step
+from agenticvbench.trajectory.rules import hits
+
+HUB = "https://huggingface.co/datasets/Anonymous47621123/AgenticVBench_100"
+REPO = "Anonymous47621123/AgenticVBench_100"
+
+
+@pytest.fixture
+def ctx(tmp_path: Path) -> AuditContext:
+    """Tasks 1 (recap, a Hub URL input), 37 and 38 (sequencing zips) and 65 (repair, a verifier-only source); a
+    local mirror, a cache and two runs under tmp_path."""
+    return AuditContext(
+        repos=frozenset({REPO.lower()}),
+        inputs={
+            1: ("recap/materials/1/film.mp4",),
+            37: ("sequencing/materials/37.zip",),
+            38: ("sequencing/materials/38.zip",),
+            65: ("repair/materials/65/broken.mp4",),
+        },
+        hosts={t: frozenset({"huggingface.co", "hf.co"}) for t in (1, 37, 38, 65)},
+        references=frozenset({"repair/sources/demo1_source.mp4"}),
+        dataset_root=str(tmp_path / "mirror"),
+        parquet=None,
+        cache_dir=str(tmp_path / "cache"),
+        runs=(str(tmp_path / "runs" / "a"), str(tmp_path / "runs" / "b")),
+        env={"HOME": "/home/u", "AVB_CACHE": str(tmp_path / "cache")},
+    )
+
+
+def _flags(ctx: AuditContext, tmp_path: Path, task: int, calls: list[logs.Call], fmt: str = "atif"):
+    run = Path(ctx.runs[0])
+    logs.write(run / str(task), fmt, calls)
+    audit = audit_run(run, ctx)
+    [t] = audit.tasks
+    assert t.status == AUDITED, t.notes
+    return t.findings
+
+
+HONEST = [
+    logs.shell(f"curl -L -o film.mp4 {HUB}/resolve/main/recap/materials/1/film.mp4"),
+    logs.shell(f"hf download {REPO} recap/materials/1/film.mp4 --repo-type dataset --local-dir ."),
+    logs.shell("ffprobe -v error -show_streams /workspace/materials/film.mp4"),
+    logs.shell("ffmpeg -i film.mp4 -vf fps=1 frames/%04d.png && pip install opencv-python-headless"),
+    logs.shell("curl -s http://localhost:8080/health"),
+    logs.Call("read", "/workspace/output/final.mp4"),
+]
+
+
+@pytest.mark.parametrize("fmt", logs.FORMATS)
+def test_an_honest_run_raises_nothing(ctx: AuditContext, tmp_path: Path, fmt: str) -> None:
+    """Fetching the task's own input from the Hub, probing and cutting it, installing a package and calling a
+    local service are what agents do: no flag, in any format."""
+    assert _flags(ctx, tmp_path, 1, HONEST, fmt) == []
+
+
+ANSWER = [
+    f"curl -LO {HUB}/resolve/main/data/train-00000-of-00001.parquet",
+    "wget 'hf.co/datasets/anonymous47621123/agenticvbench_100/resolve/refs%2Fconvert%2Fparquet/default/x.parquet'",
+    f"python -c \"from huggingface_hub import snapshot_download; snapshot_download('{REPO}', repo_type='dataset')\"",
+    f"hf download {REPO} repair/sources/demo1_source.mp4 --repo-type dataset",
+    "ls ~/.cache/huggingface/hub/datasets--Anonymous47621123--AgenticVBench_100/snapshots/abc/repair/sources/",
+    "curl https://huggingface.co/datasets/someone/AgenticVBench_100/blob/main/data/t.parquet",
+    "curl 'https://huggingface.co/datasets/Anonymous47621123%2FAgenticVBench_100/resolve/main/repair/sources/a.mp4'",
+    'cat "{root}/../mirror/data/train-00000-of-00001.parquet"',
+    "ls ../../other-run/avb-results/",
+    "cat $AVB_CACHE/result-key",
+    "python -c \"import pandas as pd; print(pd.read_parquet('t.parquet')['correct_order'])\"",
+    f"open {HUB}/viewer",
+]
+
+
+@pytest.mark.parametrize("command", ANSWER)
+def test_answer_access_is_flagged(ctx: AuditContext, tmp_path: Path, command: str) -> None:
+    """Each spelling of the answer material (parquet, verifier-only sources, a mirror repository, the Hub cache,
+    the dataset being scored, a results folder, the scorer's cache, the answer columns, the viewer) is flagged
+    on the step that names it, quoted on one line."""
+    command = command.format(root=ctx.dataset_root)
+    calls = [logs.shell("ls"), logs.shell(command)]
+    found = _flags(ctx, tmp_path, 65, calls)
+    assert [f.rule for f in found] == ["answer_access"], found
+    assert found[0].step == 2 and "\n" not in found[0].quote and len(found[0].quote) <= 200
+
+
+@pytest.mark.parametrize("fmt", logs.FORMATS)
+def test_answer_access_in_every_format(ctx: AuditContext, tmp_path: Path, fmt: str) -> None:
+    """The verifier-only source read through the format's own read tool is flagged in each format."""
+    calls = [logs.Call("read", f"{ctx.dataset_root}/repair/sources/demo1_source.mp4")]
+    found = _flags(ctx, tmp_path, 65, calls, fmt)
+    assert [f.rule for f in found] == ["answer_access"]
+    assert "verifier-only reference" in found[0].why and "demo1_source.mp4" in found[0].quote
+
+
+def test_a_result_holding_answer_columns_is_flagged(ctx: AuditContext, tmp_path: Path) -> None:
+    """A harmless-looking call whose output shows the answer columns reached the answers."""
+    found = _flags(ctx, tmp_path, 37, [logs.shell("python inspect.py", "task_id correct_order rubric_json")])
+    assert [f.rule for f in found] == ["answer_access"] and "correct_order" in found[0].why
+
+
+WEB = [
+    logs.Call("search", "AgenticVBench answers"),
+    logs.Call("fetch", "https://example.com/recap-guide"),
+    logs.shell("curl -sSL https://example.com/x.mp4 -o x.mp4"),
+    logs.shell("git clone https://github.com/someone/solutions"),
+    logs.shell("pip download numpy"),
+    logs.shell("python -c \"import requests; requests.get('https://api.example.org/v1')\""),
+]
+
+
+@pytest.mark.parametrize("call", WEB, ids=lambda c: c.text[:20])
+def test_web_access_is_flagged(ctx: AuditContext, tmp_path: Path, call: logs.Call) -> None:
+    """Search and fetch tools, and downloads from hosts outside the task's inputs, are flagged."""
+    found = _flags(ctx, tmp_path, 37, [call])
+    assert [f.rule for f in found] == ["web_access"], found
+
+
+@pytest.mark.parametrize("fmt", logs.FORMATS)
+def test_web_search_in_every_format(ctx: AuditContext, tmp_path: Path, fmt: str) -> None:
+    """Each format's own web search (a tool, or codex's web_search item) is flagged."""
+    found = _flags(ctx, tmp_path, 37, [logs.Call("search", "how to sort clips")], fmt)
+    assert [f.rule for f in found] == ["web_access"]
+
+
+def test_grounding_metadata_is_web_access(ctx: AuditContext) -> None:
+    """An agent answer carrying a provider's grounding metadata used the web, with no tool call at all."""
+    step = make_step(0, role="agent", arguments="The film ends with...", grounded=True)
+    assert [h.rule for h in hits(step, 1, ctx, None, ctx.runs[0])] == ["web_access"]
+
+
+FOREIGN = [
+    "cat ../38/solution.json",
+    f"curl -LO {HUB}/resolve/main/sequencing/materials/38.zip",
+    "ls {runs}/a/38/",
+    "cat {runs}/b/37/solution.json",
+    "ls /tasks/sequencing-038/environment",
+    "unzip {cache}/materials/local-1/sequencing/materials/38/clip_a.mp4",
+]
+
+
+@pytest.mark.parametrize("command", FOREIGN)
+def test_foreign_task_is_flagged(ctx: AuditContext, tmp_path: Path, command: str) -> None:
+    """Another task's input, folder or Harbor name, and the same task's folder in another run, are flagged."""
+    command = command.format(runs=tmp_path / "runs", cache=ctx.cache_dir)
+    found = _flags(ctx, tmp_path, 37, [logs.shell(command)])
+    assert [f.rule for f in found] == ["foreign_task"], found
+
+
+def test_own_folder_and_own_inputs_are_not_foreign(ctx: AuditContext, tmp_path: Path) -> None:
+    """The task's own folder in its run and its own extracted input in the cache are fine."""
+    calls = [
+        logs.shell(f"ls {tmp_path}/runs/a/37/ && cat solution.json"),
+        logs.shell(f"ls {ctx.cache_dir}/materials/local-1/sequencing/materials/37/"),
+    ]
+    assert _flags(ctx, tmp_path, 37, calls) == []
+
+
+def test_relative_paths_resolve_against_the_logged_working_folder(ctx: AuditContext, tmp_path: Path) -> None:
+    """`cd`-free relative paths are joined to the log's cwd: from RUN/37, `../38/x` is task 38's folder, and
+    `../../b/37/` is another run's task."""
+    run = Path(ctx.runs[0])
+    logs.write(run / "37", "claude-code", [logs.shell("cat ../../b/37/solution.json")], cwd=f"{run}/37")
+    [t] = audit_run(run, ctx).tasks
+    assert [(f.rule, f.why) for f in t.findings] == [("foreign_task", "task 37's folder of run b")]
+
+
+def test_numbered_folders_of_the_agent_are_not_sibling_tasks(ctx: AuditContext, tmp_path: Path) -> None:
+    """`../1/frame.png` from inside the agent's own `frames/2/` is its own work, not task 1: a sibling counts
+    only when it leads to a task's output/ or an output file."""
+    calls = [logs.shell("cd frames/2 && cp ../1/frame_0001.png . && ls ../1")]
+    assert _flags(ctx, tmp_path, 37, calls) == []
+    shutil.rmtree(Path(ctx.runs[0]) / "37")
+    found = _flags(ctx, tmp_path, 38, [logs.shell("cat ../37/solution.json")])
+    assert [f.why for f in found] == ["task 37's folder (a sibling)"]
