@@ -13,7 +13,7 @@ from agenticvbench.dataset.loader import DEFAULT_DATASET
 from agenticvbench.dataset.selection import parse_task_ids
 from agenticvbench.dataset.tasks import FAMILIES
 from agenticvbench.errors import ConfigError
-from agenticvbench.judge.settings import add_judge_args, settings_from_args
+from agenticvbench.judge.options import add_judge_args, settings_from_args
 
 #: The package's logger; `-v` shows INFO, `-q` only ERROR, default WARNING (all on stderr).
 LOG = logging.getLogger("agenticvbench")
