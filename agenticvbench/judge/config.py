@@ -25,12 +25,9 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from agenticvbench.judge.routing import MODALITIES
-
-if TYPE_CHECKING:
-    from agenticvbench.judge.settings import JudgeSettings
 
 #: The `JudgeSettings` fields a config file may set, with their types.
 CONFIG_KEYS: dict[str, type | tuple[type, ...]] = {
@@ -128,23 +125,3 @@ def with_audio_judge(
         if audio_base_url:
             entry.setdefault("base_url", audio_base_url)
     return out
-
-
-def check_media(s: JudgeSettings) -> None:
-    """Validate the profile, modality and media settings (ValueError naming the bad one)."""
-    from agenticvbench.judge.profiles import get_profile
-
-    get_profile(s.profile)
-    if s.audio_format not in AUDIO_FORMATS:
-        raise ValueError(
-            f"judge audio_format must be one of {', '.join(AUDIO_FORMATS)}, got {s.audio_format!r}"
-        )
-    if s.audio_style not in AUDIO_STYLES:
-        raise ValueError(f"judge audio_style must be one of {', '.join(AUDIO_STYLES)}, got {s.audio_style!r}")
-    if s.audio_bitrate_kbps < 8 or s.audio_sample_rate < 8000 or not (s.audio_max_s > 0):
-        raise ValueError("judge audio needs bitrate_kbps >= 8, sample_rate >= 8000 and max_s > 0")
-    if s.max_audio_bytes < 1024 or s.video_max_bytes < 1024 or not (s.video_max_s > 0 and s.video_fps > 0):
-        raise ValueError("judge media caps need max bytes >= 1024 and video max_s, fps > 0")
-    unknown = set(s.modality_judges) - set(MODALITIES)
-    if unknown:
-        raise ValueError(f"unknown judge modality {sorted(unknown)[0]!r} (known: {', '.join(MODALITIES)})")

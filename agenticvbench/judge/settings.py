@@ -32,6 +32,10 @@ from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlparse
 
+from agenticvbench.judge.config import AUDIO_FORMATS, AUDIO_STYLES, load_config, with_audio_judge
+from agenticvbench.judge.profiles import get_profile
+from agenticvbench.judge.routing import MODALITIES
+
 JudgeMode = Literal["cache", "replay", "off", "human"]
 JUDGE_MODES: tuple[str, ...] = ("cache", "replay", "off", "human")
 DEFAULT_MODEL = "gpt-4o-mini"
@@ -108,9 +112,7 @@ class JudgeSettings:
             raise ValueError("judge needs timeout > 0, samples >= 1 and breaker_threshold >= 0")
         if not self.models:
             raise ValueError("judge model list is empty")
-        from agenticvbench.judge.config import check_media
-
-        check_media(self)
+        _check_media(self)
 
     @property
     def models(self) -> tuple[str, ...]:
@@ -129,8 +131,6 @@ class JudgeSettings:
         `$AVB_JUDGE_PROFILE`, `$AVB_JUDGE_TIMEOUT`, `$AVB_JUDGE_RETRIES`, then non-None overrides. An
         `audio_model` / `audio_base_url` override fills the modalities that carry audio (audio, audio_visual,
         video) the config file does not set. A non-numeric timeout/retries variable is a ValueError."""
-        from agenticvbench.judge.config import load_config, with_audio_judge
-
         path = config or os.environ.get("AVB_JUDGE_CONFIG")
         env: dict[str, Any] = load_config(path) if path else {}
         for key, var, conv in (
@@ -284,6 +284,24 @@ class JudgeSettings:
                 "vote": "majority, tie unscored",
             }
         return prov
+
+
+def _check_media(s: JudgeSettings) -> None:
+    """Validate the profile, modality and media settings (ValueError naming the bad one)."""
+    get_profile(s.profile)
+    if s.audio_format not in AUDIO_FORMATS:
+        raise ValueError(
+            f"judge audio_format must be one of {', '.join(AUDIO_FORMATS)}, got {s.audio_format!r}"
+        )
+    if s.audio_style not in AUDIO_STYLES:
+        raise ValueError(f"judge audio_style must be one of {', '.join(AUDIO_STYLES)}, got {s.audio_style!r}")
+    if s.audio_bitrate_kbps < 8 or s.audio_sample_rate < 8000 or not (s.audio_max_s > 0):
+        raise ValueError("judge audio needs bitrate_kbps >= 8, sample_rate >= 8000 and max_s > 0")
+    if s.max_audio_bytes < 1024 or s.video_max_bytes < 1024 or not (s.video_max_s > 0 and s.video_fps > 0):
+        raise ValueError("judge media caps need max bytes >= 1024 and video max_s, fps > 0")
+    unknown = set(s.modality_judges) - set(MODALITIES)
+    if unknown:
+        raise ValueError(f"unknown judge modality {sorted(unknown)[0]!r} (known: {', '.join(MODALITIES)})")
 
 
 def url_host(url: str) -> str:
