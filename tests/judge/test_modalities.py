@@ -148,3 +148,41 @@ def test_replay_reads_audio_verdicts_without_probing(clip, server, make_settings
     probes = server.probe_calls
     call = VideoJudge(s.with_(mode="replay"), clip, cache=cache).judge(AUDIO)
     assert call.cached and call.outcome == "pass" and server.probe_calls == probes
+
+
+def test_fake_endpoint_through_the_environment(clip, server, monkeypatch, fake) -> None:
+    """`$AVB_JUDGE_BASE_URL` pointing at the fake is honoured; the fake checks what it accepts."""
+    from agenticvbench.judge import JudgeSettings
+
+    monkeypatch.setenv("AVB_JUDGE_BASE_URL", server.base_url)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    s = JudgeSettings.from_env(max_frames=2, max_side=32)
+    assert VideoJudge(s, clip).judge(AUDIO).outcome == "pass" and server.calls == 1
+    assert fake.part_problem({"type": "input_audio", "input_audio": {"data": "AAAA", "format": "mp3"}})
+    assert fake.part_problem({"type": "video_url", "video_url": {"url": "data:video/mp4;base64,AAAA"}})
+
+
+def test_explain_names_the_profile_and_each_route(clip, server, make_settings, tmp_path) -> None:
+    from agenticvbench.results.model import Result
+    from agenticvbench.verifiers.recap import score_recap
+    from agenticvbench.verifiers.recap.explain import explain_recap
+
+    items = [
+        {"id": "V-1", "dispatch": "llm", "prompt": "The title card is legible.", "weight": 1},
+        {"id": "A-1", "dispatch": "llm", "prompt": "Music is audible.", "weight": 1},
+    ]
+    out = score_recap(
+        clip, items, judge_settings=make_settings(server.base_url), cache_dir=tmp_path, task_id=1
+    )
+    result = Result(
+        task_id=1,
+        family="recap",
+        status="scored",
+        final_score=out.final_score,
+        detail=out.detail,
+        provenance=out.provenance,
+    )
+    lines = explain_recap(result).sections["judge"]
+    assert lines[0].startswith("profile legacy (template recap-judge-v1)")
+    assert "A-1: audio (rule sound: music, audible); audio" in lines
+    assert "V-1: visual (rule picture); image" in lines
