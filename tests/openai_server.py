@@ -7,13 +7,26 @@ the request's text (`reply_when`), else `default_reply`. It can fail the next N 
 (`raw_next`), reject `response_format` with a 400, and it records every request body. Hostile modes: `hang = True`
 accepts every connection and never answers; `trickle_s = T` sends the response one byte every T seconds.
 
+Media parts: it accepts `image_url`, `input_audio` (base64 `data`, `format` wav|mp3), `audio_url` and `video_url`
+(base64 data URLs) parts and checks each (decodable base64, a WAV/MP3/MP4 signature matching the declared format);
+a part that fails the check is a 400. `refuse("audio")` makes every request carrying that part kind a 4xx
+(kinds: image, audio, video, or a style: input_audio, audio_url), as an endpoint without that capability
+would. Capability probes (requests whose text holds `PROBE_MARKER`) are answered apart from the scripted
+failures and garbage: counted in `probe_calls` and kept in `probe_requests`, not in `calls` and `requests`;
+hostile modes apply to them too.
+
 Usage:
 
     with FakeOpenAIServer() as srv:
         srv.reply_when("MARKER-A", '{"pass": false, "reason": "no"}')
+        srv.refuse("video")
         settings = JudgeSettings(base_url=srv.base_url, ...)
 
-Prompt tokens are 50 + 85 per image (a deterministic stand-in for the real count), completion tokens 12.
+Standalone: `python tests/openai_server.py [--refuse audio]` serves until interrupted and prints the
+`AVB_JUDGE_BASE_URL=...` line to export, which every `avb` judge option honours.
+
+Prompt tokens are 50 + 85 per image + 30 per audio part + 200 per video part (a deterministic stand-in for the
+real count), completion tokens 12.
 """
 
 from __future__ import annotations
@@ -25,9 +38,24 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from openai_parts import PART_KINDS, media_parts, part_kinds, part_problem
+
+__all__ = [
+    "PART_KINDS",
+    "FakeOpenAIServer",
+    "closed_port",
+    "media_parts",
+    "n_images",
+    "part_kinds",
+    "request_text",
+]
+
 PROMPT_BASE_TOKENS = 50
 TOKENS_PER_IMAGE = 85
+TOKENS_PER_AUDIO = 30
+TOKENS_PER_VIDEO = 200
 COMPLETION_TOKENS = 12
+PROBE_MARKER = "avb-capability-probe"  # the text of the judge's capability probes (agenticvbench.judge.probe)
 
 
 def closed_port() -> int:
@@ -71,6 +99,9 @@ class FakeOpenAIServer:
         self.calls = 0  # chat requests received (failed ones included)
         self.transcription_calls = 0
         self.requests: list[dict[str, Any]] = []
+        self.probe_calls = 0
+        self.probe_requests: list[dict[str, Any]] = []
+        self.refused: dict[str, int] = {}  # part kind or style -> the 4xx status it gets
         self._failures: list[tuple[int, dict[str, str]]] = []
         self._slow: list[float] = []
         self._garbage = 0
@@ -89,6 +120,11 @@ class FakeOpenAIServer:
     def reply_when(self, marker: str, content: str) -> None:
         """Reply `content` to chat requests whose text contains `marker` (first matching rule wins)."""
         self.rules.append((marker, content))
+
+    def refuse(self, kind: str, status: int = 400) -> None:
+        """Answer every chat request carrying a part of `kind` (image | audio | video | input_audio | audio_url)
+        with HTTP `status`, as an endpoint without that capability does."""
+        self.refused[kind] = status
 
     def fail_next(self, n: int, status: int = 429, *, retry_after: float | None = None) -> None:
         """Answer the next `n` chat requests with HTTP `status` (an OpenAI-style error body)."""
@@ -135,7 +171,61 @@ class FakeOpenAIServer:
         self.stop()
 
     # -- the handler
+    def _media_error(self, body: dict[str, Any]) -> tuple[int, dict[str, Any], dict[str, str]] | None:
+        """A 4xx for a refused or malformed media part, else None."""
+        for part in media_parts(body):
+            kind, style = PART_KINDS.get(str(part.get("type")), ""), str(part.get("type"))
+            status = self.refused.get(kind) or self.refused.get(style)
+            if status is not None:
+                message = f"this model does not accept {style} content"
+                return status, {"error": {"message": message, "type": "invalid_request_error"}}, {}
+            problem = part_problem(part)
+            if problem is not None:
+                return 400, {"error": {"message": problem, "type": "invalid_request_error"}}, {}
+        return None
+
+    def _probe(self, body: dict[str, Any]) -> tuple[int, dict[str, Any], dict[str, str]]:
+        with self._lock:
+            self.probe_calls += 1
+            self.probe_requests.append(body)
+        return self._media_error(body) or self._completion(body, "ok")
+
+    def _completion(self, body: dict[str, Any], content: str) -> tuple[int, dict[str, Any], dict[str, str]]:
+        kinds = part_kinds(body)
+        p_tok = (
+            PROMPT_BASE_TOKENS
+            + TOKENS_PER_IMAGE * kinds.count("image")
+            + TOKENS_PER_AUDIO * kinds.count("audio")
+            + TOKENS_PER_VIDEO * kinds.count("video")
+        )
+        return (
+            200,
+            {
+                "id": f"chatcmpl-test{self.calls}",
+                "object": "chat.completion",
+                "created": 1700000000,
+                "model": body.get("model", "test-model"),
+                "system_fingerprint": None,
+                "choices": [
+                    {
+                        "index": 0,
+                        "message": {"role": "assistant", "content": content, "refusal": None},
+                        "logprobs": None,
+                        "finish_reason": "stop",
+                    }
+                ],
+                "usage": {
+                    "prompt_tokens": p_tok,
+                    "completion_tokens": COMPLETION_TOKENS,
+                    "total_tokens": p_tok + COMPLETION_TOKENS,
+                },
+            },
+            {},
+        )
+
     def _chat(self, body: dict[str, Any]) -> tuple[int, dict[str, Any], dict[str, str]]:
+        if PROBE_MARKER in request_text(body):
+            return self._probe(body)
         with self._lock:
             self.calls += 1
             self.requests.append(body)
@@ -164,33 +254,12 @@ class FakeOpenAIServer:
                 },
                 {},
             )
+        refused = self._media_error(body)
+        if refused is not None:
+            return refused
         text = request_text(body)
         content = next((c for marker, c in self.rules if marker in text), self.default_reply)
-        p_tok = PROMPT_BASE_TOKENS + TOKENS_PER_IMAGE * n_images(body)
-        return (
-            200,
-            {
-                "id": f"chatcmpl-test{self.calls}",
-                "object": "chat.completion",
-                "created": 1700000000,
-                "model": body.get("model", "test-model"),
-                "system_fingerprint": None,
-                "choices": [
-                    {
-                        "index": 0,
-                        "message": {"role": "assistant", "content": content, "refusal": None},
-                        "logprobs": None,
-                        "finish_reason": "stop",
-                    }
-                ],
-                "usage": {
-                    "prompt_tokens": p_tok,
-                    "completion_tokens": COMPLETION_TOKENS,
-                    "total_tokens": p_tok + COMPLETION_TOKENS,
-                },
-            },
-            {},
-        )
+        return self._completion(body, content)
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         server = self
@@ -209,16 +278,17 @@ class FakeOpenAIServer:
                 self.end_headers()
                 self.wfile.write(data)
 
-            def _hostile(self) -> bool:
+            def _hostile(self, probe: bool) -> bool:
                 """Hang or trickle when asked to; True when the request was handled that way."""
+                counter = "probe_calls" if probe else "calls"
                 if server.hang:
                     with server._lock:
-                        server.calls += 1
+                        setattr(server, counter, getattr(server, counter) + 1)
                     server._stopping.wait()
                     return True
                 if server.trickle_s > 0:
                     with server._lock:
-                        server.calls += 1
+                        setattr(server, counter, getattr(server, counter) + 1)
                     body = json.dumps({"choices": []}).encode()
                     data = (
                         b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
@@ -238,13 +308,14 @@ class FakeOpenAIServer:
 
             def do_POST(self) -> None:  # noqa: N802 - stdlib name
                 raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                if self.path.endswith("/chat/completions") and self._hostile():
+                probe = PROBE_MARKER.encode() in raw
+                if self.path.endswith("/chat/completions") and self._hostile(probe):
                     self.close_connection = True
                     return
                 with server._lock:
                     raw_reply = (
                         server._raw.pop(0)
-                        if server._raw and self.path.endswith("/chat/completions")
+                        if server._raw and self.path.endswith("/chat/completions") and not probe
                         else None
                     )
                 if raw_reply is not None:
@@ -283,3 +354,26 @@ def make_clip(path: Any, *, seconds: float = 2.0, size: str = "64x64", audio: bo
     args += ["-c:v", "libx264", "-pix_fmt", "yuv420p", "-shortest", str(path)]
     run_ffmpeg(args, check=True)
     return path
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Serve a fake endpoint until interrupted (`--refuse KIND` as many times as wanted)."""
+    import argparse
+
+    p = argparse.ArgumentParser(description="a loopback OpenAI-compatible judge endpoint for tests and demos")
+    p.add_argument(
+        "--refuse", action="append", default=[], help="refuse parts of this kind (image, audio, ...)"
+    )
+    args = p.parse_args(argv)
+    with FakeOpenAIServer() as srv:
+        for kind in args.refuse:
+            srv.refuse(kind)
+        print(f"AVB_JUDGE_BASE_URL={srv.base_url}", flush=True)
+        try:
+            srv._stopping.wait()
+        except KeyboardInterrupt:
+            pass
+
+
+if __name__ == "__main__":
+    main()

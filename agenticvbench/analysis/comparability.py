@@ -57,6 +57,7 @@ def judge_identity(prov: dict[str, Any]) -> dict[str, Any] | None:
         "model": None if off else prov.get("judge_model"),
         "prompt_hash": prov.get("prompt_hash"),
         "prompt_template_version": prov.get("prompt_template_version"),
+        "profile": None if off else prov.get("judge_profile") or "legacy",  # results before profiles: legacy
     }
 
 

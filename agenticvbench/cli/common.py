@@ -14,7 +14,7 @@ from agenticvbench.dataset.selection import apply_limit, parse_task_ids
 from agenticvbench.dataset.tasks import FAMILIES
 from agenticvbench.errors import ConfigError, SubmissionError, TaskError
 from agenticvbench.fsutil import atomic_write_text
-from agenticvbench.judge.settings import add_judge_args, settings_from_args
+from agenticvbench.judge.options import add_judge_args, settings_from_args
 
 #: The package's logger; `-v` shows INFO, `-q` only ERROR, default WARNING (all on stderr).
 LOG = logging.getLogger("agenticvbench")

@@ -47,8 +47,8 @@ from agenticvbench.results.provenance import library_versions
 from agenticvbench.version import __version__
 
 #: Bump when the generated content changes, so cached builds are rebuilt (3: Opus through FFmpeg's own encoder;
-#: 4: the broken run's outputs come from the task's inputs).
-GENERATOR_VERSION = "4"
+#: 4: the broken run's outputs come from the task's inputs; 5: recap rubrics gain audio and audio-visual llm items).
+GENERATOR_VERSION = "5"
 MARKER = ".avb-demo.json"
 STEPS = ".steps"  # in the staging folder: one checkpoint per finished step, and what is being built
 

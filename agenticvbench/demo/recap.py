@@ -1,7 +1,8 @@
 """Demo recap tasks (1, 2): short films with a title card, a deliberate silence and clear cuts; rubrics; runs.
 
 Each rubric has the shape of the real `rubric_items`: python items over the ffprobe /
-ffmpeg / librosa / scenedetect kinds, llm items, one compound item (python stage with `save_as`, then an llm
+ffmpeg / librosa / scenedetect kinds, llm items (routed by the judge: each task has a visual and an audio item,
+task 2 an audio-visual one too), one compound item (python stage with `save_as`, then an llm
 stage whose prompt uses `{name}`), one negative-weight item, pillars 0-3, and (as the Hub's union schema does)
 some explicit null params. The perfect run's final.mp4 passes every python item; the partial run's fails a few.
 """
@@ -123,6 +124,12 @@ RUBRIC_1: tuple[dict[str, Any], ...] = (
         "film (test pattern, colour gradients, colour bars and the orange square), in the film's order?",
         "Covers the whole film in order.",
     ),
+    _llm(
+        "pol_tone_audible",
+        3,
+        "Is a steady musical tone audible under the whole recap, with no audio dropouts?",
+        "A tone plays under the cut.",
+    ),
     {
         "id": "pol_pacing",
         "pillar": 3,
@@ -199,6 +206,18 @@ RUBRIC_2: tuple[dict[str, Any], ...] = (
         "frame and the colour-bar finale, ending on a closing card?",
         "Tells the film's story.",
         2.0,
+    ),
+    _llm(
+        "pol_music_bed",
+        3,
+        "Does music play under the teaser from start to finish, at an even volume?",
+        "A steady music bed.",
+    ),
+    _llm(
+        "nar_closing_sound",
+        2,
+        "Does the sound continue while the closing card 'SEE YOU SOON' is on screen?",
+        "Sound over the closing card.",
     ),
     {
         "id": "nar_length_fit",

@@ -1,11 +1,17 @@
 """The LLM judge for recap rubric items: any OpenAI-compatible endpoint, an on-disk verdict cache, cost accounting.
 
-- `settings.JudgeSettings`: endpoint, model, mode (cache | replay | off), sampling, retries, prices;
+- `settings.JudgeSettings`: endpoint, model, mode (cache | replay | off), sampling, retries, prices, profile, a
+  model per modality and media caps (resolved by `JudgeSettings.from_env` from defaults, a `config` file, the
+  environment and `options`, the command-line options);
+- `routing.route_item`: each item's modality (visual | audio | audio_visual | video) from one rule table;
+  `probe.CapabilityProbe`: can the (endpoint, model) receive image, audio, video parts (cached);
+  `delivery.plan`: the parts actually sent; `av_parts`: bounded audio and video parts;
+- `profiles`: the prompt contracts (`legacy`, `violation`);
 - `client.VideoJudge`: the one entry point, `judge(request) -> calls.JudgeCall`; one class per mode in `modes`
   (off | human | replay | cache), the endpoint and its retries in `endpoint`, the video's frames and audio
   block in `media`;
 - `human_store`: people's verdicts (mode `human`; written by the grading UI);
-- `cache.JudgeCache`: verdicts keyed by (model, template version, item prompt, media digest);
+- `cache.JudgeCache`: verdicts keyed by (model, the profile's template version, item prompt, media digest);
 - `verdict.parse_verdict`: strict JSON verdicts (D-C1 fixed), anything unreadable is `unscored`;
 - `prompts`: the template, its version and `prompt_hash()`.
 

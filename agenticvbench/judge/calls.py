@@ -10,15 +10,21 @@ import threading
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from agenticvbench.judge.routing import Route
 from agenticvbench.judge.verdict import Outcome
 
 
 @dataclass(frozen=True)
 class JudgeRequest:
-    """One question: the rubric item's id and its (already filled) criterion text."""
+    """One question: the rubric item's id and its (already filled) criterion text; `route` the modality it needs
+    (None: routed from `prompt` alone), `fires_on` for a negative-weight item the outcome that deducts (None for
+    a positive item), `time_range` the part of the video the item names, in seconds."""
 
     item_id: str
     prompt: str
+    route: Route | None = field(default=None, kw_only=True)
+    fires_on: Outcome | None = field(default=None, kw_only=True)
+    time_range: tuple[float, float] | None = field(default=None, kw_only=True)
 
 
 @dataclass(kw_only=True)
@@ -35,6 +41,12 @@ class JudgeCall:
     cost_usd: float | None = None
     audio_included: bool = False
     raw: str = ""
+    modality: str | None = None  # the item's route (visual | audio | audio_visual | video)
+    delivery: list[str] = field(
+        default_factory=list
+    )  # the part kinds sent (video may fall back to image+audio)
+    profile: str | None = None  # the prompt contract that asked it
+    media_bytes: dict[str, int] = field(default_factory=dict)  # inline bytes sent per part kind
     votes: list[dict[str, Any]] = field(default_factory=list)  # ensembles and human majority: every answer
 
     @classmethod
@@ -56,6 +68,7 @@ class JudgeStats:
     cache_misses: int = 0
     retries: int = 0
     transcriptions: int = 0
+    probes: int = 0  # capability probes sent (not counted in `calls`)
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost_usd: float = 0.0
@@ -63,6 +76,8 @@ class JudgeStats:
     unscored: int = 0
     json_mode: bool = True
     notes: list[str] = field(default_factory=list)
+    by_modality: dict[str, dict[str, int]] = field(default_factory=dict)  # modality -> calls and tokens
+    capabilities: list[dict[str, Any]] = field(default_factory=list)  # the probe records this task used
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict (for a result's extra)."""
@@ -90,6 +105,22 @@ class Tally:
         with self._lock:
             if text not in self.stats.notes:
                 self.stats.notes.append(text)
+
+    def add_modality(self, modality: str, prompt_tokens: int, completion_tokens: int) -> None:
+        """Count one answered call of `modality` and its tokens."""
+        with self._lock:
+            row = self.stats.by_modality.setdefault(
+                modality, {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0}
+            )
+            row["calls"] += 1
+            row["prompt_tokens"] += prompt_tokens
+            row["completion_tokens"] += completion_tokens
+
+    def capability(self, record: dict[str, Any]) -> None:
+        """Record a capability probe result this task relied on (once per endpoint, model and part kind)."""
+        with self._lock:
+            if record not in self.stats.capabilities:
+                self.stats.capabilities.append(record)
 
     def drop_json_mode(self) -> None:
         """Turn `response_format=json_object` off for the rest of the task."""
@@ -124,5 +155,8 @@ def vote(request: JudgeRequest, pairs: list[tuple[str, int]], calls: list[JudgeC
         completion_tokens=sum(c.completion_tokens for c in calls),
         cost_usd=None if any(c is None for c in costs) else sum(c or 0.0 for c in costs),
         audio_included=any(c.audio_included for c in calls),
+        modality=calls[0].modality if calls else None,
+        delivery=sorted({k for c in calls for k in c.delivery}),
+        profile=calls[0].profile if calls else None,
         votes=votes,
     )

@@ -9,9 +9,14 @@ class from `modes.JUDGES` (off | human | replay | cache) and owns what every mod
 3. on a miss, a mode that calls the endpoint is first gated: an endpoint found dead earlier in the task (401/403/
    404, unreachable after retries, a video whose frames cannot be sampled) or an open run-wide breaker
    (`breaker.py`) leaves the item `unscored` with that reason, so a dead endpoint costs one item's retries;
-4. the mode answers (`replay`: "replay miss ..."; `cache`: one chat completion through `endpoint.Endpoint`, which
-   owns the SDK client, the request deadline, retries and the JSON-mode fallback); decisive verdicts are cached;
-5. an ensemble (`settings.models`, `settings.samples`) takes the majority of the decisive answers
+4. the item's route (`routing.route_item`, carried by the request) names its modality; the modality's model and
+   endpoint come from `JudgeSettings.judge_for`; before asking, the parts it needs are checked by capability
+   probes (`probe.py`, cached) and the first acceptable delivery is chosen (`delivery.plan`): an item the judge
+   cannot receive is `unscored` with a reason naming the missing capability;
+5. the mode answers (`replay`: "replay miss ..."; `cache`: one chat completion through `endpoint.Endpoint`, which
+   owns the SDK client, the request deadline, retries and the JSON-mode fallback); decisive verdicts are cached
+   under a key of (model, the profile's template version, prompt, the delivery's media digest);
+6. an ensemble (`settings.models`, `settings.samples`) takes the majority of the decisive answers
    (`calls.vote`); anything unforeseen makes that one item `unscored`, never the task's other items.
 
 Items run concurrently on `max_concurrency` threads. `stats` counts HTTP calls, cache hits, retries, tokens and
@@ -27,13 +32,16 @@ from pathlib import Path
 
 import openai
 
-from agenticvbench.judge import prompts
 from agenticvbench.judge.breaker import CircuitBreaker, breaker_for, marker_dir_for
 from agenticvbench.judge.cache import JudgeCache, cache_key
 from agenticvbench.judge.calls import JudgeCall, JudgeRequest, JudgeStats, Tally, vote
+from agenticvbench.judge.delivery import Delivery, Unreceivable, candidates, plan
 from agenticvbench.judge.endpoint import CallFailed, Endpoint, short
 from agenticvbench.judge.media import AudioFacts, JudgedVideo
 from agenticvbench.judge.modes import JUDGES, EndpointJudge, HumanJudge, HumanLookup, JudgeMode
+from agenticvbench.judge.probe import CapabilityProbe
+from agenticvbench.judge.profiles import get_profile
+from agenticvbench.judge.routing import Route, route_item
 from agenticvbench.judge.settings import JudgeSettings
 
 __all__ = ["JudgeCall", "JudgeRequest", "JudgeStats", "VideoJudge"]
@@ -61,7 +69,16 @@ class VideoJudge:
             settings.run_id, marker_dir_for(cache.root.parent if cache else None), settings.breaker_threshold
         )
         self._tally = Tally()
+        self.profile = get_profile(settings.profile)
         self.endpoint = Endpoint(settings, self.breaker, self._tally, client)
+        self._endpoints = {self.endpoint.base_url: self.endpoint}
+        self._endpoints_lock = threading.Lock()
+        self.probe = CapabilityProbe(
+            cache_root=cache.root if cache else None,
+            audio_format=settings.audio_format,
+            audio_style=settings.audio_style,
+            tally=self._tally,
+        )
         self.media = JudgedVideo(
             video,
             settings,
@@ -78,7 +95,7 @@ class VideoJudge:
         if cls is HumanJudge:
             return HumanJudge(human)
         if cls is EndpointJudge:
-            return EndpointJudge(self.settings, self.endpoint, self.media, self._tally)
+            return EndpointJudge(self.settings, self.media, self._tally, self.profile)
         return cls()
 
     @property
@@ -111,49 +128,84 @@ class VideoJudge:
             self._tally.add(unscored=1)
         return call
 
+    def endpoint_for(self, base_url: str | None) -> Endpoint:
+        """The endpoint at `base_url` (None: the default one), created once per task."""
+        url = self.settings.resolve_url(base_url)
+        with self._endpoints_lock:
+            if url not in self._endpoints:
+                self._endpoints[url] = Endpoint(self.settings, self.breaker, self._tally, base_url=url)
+            return self._endpoints[url]
+
     def _judge(self, request: JudgeRequest) -> JudgeCall:
         s = self.settings
         if not self.mode.consults_cache:
             return self.mode.answer(request, s.model, 0.0)
-        if not s.is_ensemble:
-            return self._one(request, s.model, 0)
-        pairs = [(m, i) for m in s.models for i in range(s.samples)]
-        return vote(request, pairs, [self._one(request, m, i) for m, i in pairs])
+        route = request.route or route_item("llm", (), request.prompt)
+        models, base_url = s.judge_for(route.modality)
+        endpoint = self.endpoint_for(base_url)
+        pairs = [(m, i) for m in models for i in range(s.samples)]
+        if len(pairs) == 1:
+            return self._one(request, route, endpoint, models[0], 0)
+        return vote(request, pairs, [self._one(request, route, endpoint, m, i) for m, i in pairs])
 
-    def _one(self, request: JudgeRequest, model: str, sample: int) -> JudgeCall:
+    def _template(self, request: JudgeRequest) -> str:
+        """The cache key's template part: the profile's version (and, for a violation question, its polarity)."""
+        version = self.profile.template_version
+        return f"{version}+fires-on:{request.fires_on}" if self.profile.frames_violation(request) else version
+
+    def _one(
+        self, request: JudgeRequest, route: Route, endpoint: Endpoint, model: str, sample: int
+    ) -> JudgeCall:
         """One (model, sample) answer: from the cache, else from the mode (cached when decisive)."""
         key_model = model if sample == 0 else f"{model}#sample{sample}"
-        key = cache_key(key_model, prompts.PROMPT_TEMPLATE_VERSION, request.prompt, self.media.digest())
-        hit = self.cache.get(key) if self.cache is not None else None
-        self._tally.add(cache_hits=int(hit is not None), cache_misses=int(hit is None))
-        if hit is not None:
-            return JudgeCall(
-                item_id=request.item_id,
-                outcome=hit["outcome"],
-                reason=str(hit.get("reason", "")),
-                cached=True,
-                audio_included=bool(hit.get("audio_included", False)),
-                raw=str(hit.get("raw", "")),
-            )
-        if self.mode.calls_endpoint:
-            if self._dead is not None:
-                return JudgeCall.unscored(request.item_id, self._dead)
-            tripped = self.breaker.open_reason()
-            if tripped is not None:
-                return JudgeCall.unscored(request.item_id, tripped)
+        template = self._template(request)
+        keys = {
+            parts: cache_key(key_model, template, request.prompt, self.media.delivery_digest(parts))
+            for parts in candidates(route.modality)
+        }
+        for parts, key in keys.items():
+            hit = self.cache.get(key) if self.cache is not None else None
+            if hit is not None:
+                self._tally.add(cache_hits=1)
+                return JudgeCall(
+                    item_id=request.item_id,
+                    outcome=hit["outcome"],
+                    reason=str(hit.get("reason", "")),
+                    cached=True,
+                    audio_included=bool(hit.get("audio_included", False)),
+                    raw=str(hit.get("raw", "")),
+                    modality=route.modality,
+                    delivery=list(parts),
+                    profile=self.profile.name,
+                )
+        self._tally.add(cache_misses=1)
+        delivery: Delivery | None = None
         try:
-            call = self.mode.answer(request, model, self.settings.sample_temperature if sample else 0.0)
+            if self.mode.calls_endpoint:
+                gate = self._dead or self.breaker.open_reason()
+                if gate is not None:
+                    return JudgeCall.unscored(request.item_id, gate)
+                planned = plan(
+                    route.modality,
+                    lambda part: self.probe.check(endpoint, model, part),
+                    who=f"{model} at {endpoint.host}",
+                )
+                if isinstance(planned, Unreceivable):
+                    return JudgeCall.unscored(request.item_id, planned.reason)
+                delivery = planned
+            temperature = self.settings.sample_temperature if sample else 0.0
+            call = self.mode.answer(request, model, temperature, delivery=delivery, endpoint=endpoint)
         except CallFailed as exc:
             reason = f"judge unavailable: {exc}"
             if exc.fatal:
                 with self._dead_lock:
                     self._dead = self._dead or reason
             return JudgeCall.unscored(request.item_id, reason)
-        if call.outcome != "unscored" and self.cache is not None and self.mode.calls_endpoint:
-            self._store(key, request, call, key_model)
+        if call.outcome != "unscored" and self.cache is not None and delivery is not None:
+            self._store(keys[delivery.parts], request, call, key_model, template)
         return call
 
-    def _store(self, key: str, request: JudgeRequest, call: JudgeCall, model: str) -> None:
+    def _store(self, key: str, request: JudgeRequest, call: JudgeCall, model: str, template: str) -> None:
         """Cache a decisive verdict; a failed write is noted, never fatal (the verdict still counts)."""
         assert self.cache is not None
         try:
@@ -165,7 +217,10 @@ class VideoJudge:
                     "reason": call.reason,
                     "raw": call.raw,
                     "model": model,
-                    "template_version": prompts.PROMPT_TEMPLATE_VERSION,
+                    "template_version": template,
+                    "profile": call.profile,
+                    "modality": call.modality,
+                    "delivery": call.delivery,
                     "prompt_tokens": call.prompt_tokens,
                     "completion_tokens": call.completion_tokens,
                     "cost_usd": call.cost_usd,

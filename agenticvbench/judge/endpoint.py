@@ -28,7 +28,7 @@ import openai
 from agenticvbench.judge.breaker import CircuitBreaker
 from agenticvbench.judge.calls import Tally
 from agenticvbench.judge.deadline import deadline_http_client, request_deadline
-from agenticvbench.judge.settings import JudgeSettings
+from agenticvbench.judge.settings import JudgeSettings, url_host
 
 
 class CallFailed(Exception):
@@ -62,8 +62,14 @@ class Endpoint:
         breaker: CircuitBreaker,
         tally: Tally,
         client: openai.OpenAI | None = None,
+        *,
+        base_url: str | None = None,
     ) -> None:
         self.settings = settings
+        self.base_url = settings.resolve_url(
+            base_url
+        )  # the endpoint's full URL (never recorded: may hold a token)
+        self.host = url_host(self.base_url)
         self.breaker = breaker
         self._tally = tally
         self._client = client
@@ -75,7 +81,7 @@ class Endpoint:
             if self._client is None:
                 s = self.settings
                 self._client = openai.OpenAI(
-                    base_url=s.resolved_base_url,
+                    base_url=self.base_url,
                     api_key=s.api_key() or "no-key",
                     max_retries=0,
                     timeout=s.timeout,
@@ -112,7 +118,7 @@ class Endpoint:
                 breaker.failure(last)
             except openai.APIConnectionError as exc:
                 cause = exc.__cause__ or exc.__context__
-                last, fatal = f"cannot connect to {s.base_url_host} ({short(cause or exc)})", True
+                last, fatal = f"cannot connect to {self.host} ({short(cause or exc)})", True
                 breaker.failure(last)
             except openai.OpenAIError as exc:  # e.g. a response the SDK cannot validate: not transient
                 raise CallFailed(f"{type(exc).__name__}: {short(exc)}", fatal=False) from None

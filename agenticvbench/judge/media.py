@@ -1,10 +1,17 @@
-"""What the judge shows the model about one video: its digest, its sampled frames and its audio block.
+"""What the judge shows the model about one video: its digest, its sampled frames, its audio and video parts and
+its audio block.
 
 Each is computed once per video, on first use, by a `memo.Memo` (items are judged on several threads; one lock
 per value, and a failure is not memoised, so the next item tries again): the SHA-256 and media digest
 (`cache.media_digest`, the cache key's media part), the frames (`sample_video`) and, for items about
 sound, the text block of measured audio facts and, with `settings.transcribe`, a transcript
 (`prompts.describe_audio`). A failure to measure or transcribe only leaves a note; the verdict is still asked.
+
+The audio and video parts (`av_parts.encode_audio`, `encode_video`: bounded, mono, capped) are encoded once per
+time range. The digest of a delivery (`delivery_digest`) is the cache key's media part: for frames alone it is
+the original `media_digest` (so verdicts on frames keep their keys); with audio or video parts it adds the parts
+sent, their encoding settings (`JudgeSettings.media_key`) and the version of their labels, so a changed audio
+encoding is a different key.
 
 Frames are taken at `frame_rate` per second (the first frame at or after t = 0, 1/rate, 2/rate, ...); when that
 would exceed `max_frames`, `max_frames` times are spread evenly over the video instead (the middle of each of
@@ -15,6 +22,7 @@ from __future__ import annotations
 
 import base64
 import io
+import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,8 +32,9 @@ import cv2
 import numpy as np
 
 from agenticvbench.errors import MediaError
-from agenticvbench.fsutil import file_sha256
+from agenticvbench.fsutil import file_sha256, text_sha256
 from agenticvbench.judge import prompts
+from agenticvbench.judge.av_parts import EncodedMedia, encode_audio, encode_video
 from agenticvbench.judge.cache import media_digest
 from agenticvbench.judge.endpoint import CallFailed, short
 from agenticvbench.judge.settings import JudgeSettings
@@ -137,6 +146,46 @@ class JudgedVideo:
     def digest(self) -> str:
         """The media digest (content SHA-256 plus the sampling settings); also sets `sha256`."""
         return self._memo.get("digest", self._digest)
+
+    def delivery_digest(self, parts: tuple[str, ...]) -> str:
+        """The media digest of a request carrying `parts` (module docstring)."""
+        base = self.digest()
+        if tuple(parts) == ("image",):
+            return base
+        media = {kind: self.settings.media_key(kind) for kind in parts}
+        payload = {
+            "media": base,
+            "parts": list(parts),
+            "encodings": media,
+            "labels": prompts.MEDIA_LABELS_VERSION,
+        }
+        return text_sha256(json.dumps(payload, sort_keys=True))
+
+    def duration(self) -> float:
+        """The video's duration in seconds (0 when unknown)."""
+        return self._memo.get("info", lambda: probe(self.path)).duration or 0.0
+
+    def has_audio(self) -> bool:
+        """True when the video has an audio stream."""
+        return self._memo.get("info", lambda: probe(self.path)).audio is not None
+
+    def audio(self, time_range: tuple[float, float] | None) -> EncodedMedia:
+        """The bounded audio part (for `time_range`, else the whole video); a failure raises `CallFailed`."""
+
+        def encode() -> EncodedMedia:
+            try:
+                return encode_audio(self.path, self.settings, duration=self.duration(), time_range=time_range)
+            except MediaError as exc:
+                raise CallFailed(f"cannot encode the audio ({exc})", fatal=False) from None
+
+        return self._memo.get(("audio-part", time_range), encode)
+
+    def video(self, time_range: tuple[float, float] | None) -> EncodedMedia:
+        """The bounded video part; raises MediaError when it exceeds the endpoint's limit or cannot be encoded."""
+        return self._memo.get(
+            ("video-part", time_range),
+            lambda: encode_video(self.path, self.settings, duration=self.duration(), time_range=time_range),
+        )
 
     def frames(self) -> SampledVideo:
         """The sampled frames; an unreadable video raises a fatal `CallFailed` (no item can be asked)."""

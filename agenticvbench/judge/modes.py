@@ -15,10 +15,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, ClassVar
 
+from agenticvbench.errors import MediaError
 from agenticvbench.judge import prompts
+from agenticvbench.judge.av_parts import audio_part, video_part
 from agenticvbench.judge.calls import JudgeCall, JudgeRequest, Tally
-from agenticvbench.judge.endpoint import Endpoint
+from agenticvbench.judge.delivery import Delivery
+from agenticvbench.judge.endpoint import CallFailed, Endpoint
 from agenticvbench.judge.media import JudgedVideo
+from agenticvbench.judge.profiles import Profile
+from agenticvbench.judge.routing import item_time_range
 from agenticvbench.judge.settings import JudgeSettings
 from agenticvbench.judge.verdict import Outcome, Verdict, parse_verdict
 
@@ -32,15 +37,24 @@ class JudgeMode:
     consults_cache: ClassVar[bool] = False
     calls_endpoint: ClassVar[bool] = False
 
-    def answer(self, request: JudgeRequest, model: str, temperature: float) -> JudgeCall:
-        """One answer for `request` (may raise `retry.CallFailed` for an endpoint failure)."""
+    def answer(
+        self,
+        request: JudgeRequest,
+        model: str,
+        temperature: float,
+        *,
+        delivery: Delivery | None = None,
+        endpoint: Endpoint | None = None,
+    ) -> JudgeCall:
+        """One answer for `request`, sending `delivery`'s parts to `endpoint` when the mode calls one (may raise
+        `endpoint.CallFailed` for an endpoint failure)."""
         raise NotImplementedError
 
 
 class OffJudge(JudgeMode):
     """Mode `off`: no verdict is requested."""
 
-    def answer(self, request: JudgeRequest, model: str, temperature: float) -> JudgeCall:
+    def answer(self, request: JudgeRequest, model: str, temperature: float, **_: Any) -> JudgeCall:
         """Always `unscored`."""
         return JudgeCall.unscored(request.item_id, "judge off: no llm verdict requested")
 
@@ -51,7 +65,7 @@ class HumanJudge(JudgeMode):
     def __init__(self, lookup: HumanLookup | None) -> None:
         self.lookup = lookup
 
-    def answer(self, request: JudgeRequest, model: str, temperature: float) -> JudgeCall:
+    def answer(self, request: JudgeRequest, model: str, temperature: float, **_: Any) -> JudgeCall:
         """The graders' majority for the item (marked `cached`: no model was called)."""
         if self.lookup is None:
             return JudgeCall.unscored(request.item_id, "no human verdict: no verdict store available")
@@ -64,7 +78,7 @@ class ReplayJudge(JudgeMode):
 
     consults_cache = True
 
-    def answer(self, request: JudgeRequest, model: str, temperature: float) -> JudgeCall:
+    def answer(self, request: JudgeRequest, model: str, temperature: float, **_: Any) -> JudgeCall:
         """A cache miss: `unscored`."""
         return JudgeCall.unscored(
             request.item_id, f"replay miss: no cached verdict for item '{request.item_id}'"
@@ -78,38 +92,83 @@ def _tokens(usage: Any, name: str) -> int:
 
 
 class EndpointJudge(JudgeMode):
-    """Mode `cache`: one chat completion per answer (frames, and the audio block for items about sound)."""
+    """Mode `cache`: one chat completion per answer, carrying the parts of the item's delivery (frames, audio,
+    video) and, for items about sound, the measured audio block; the profile frames the question."""
 
     consults_cache = True
     calls_endpoint = True
 
-    def __init__(self, settings: JudgeSettings, endpoint: Endpoint, video: JudgedVideo, tally: Tally) -> None:
+    def __init__(self, settings: JudgeSettings, video: JudgedVideo, tally: Tally, profile: Profile) -> None:
         self.settings = settings
-        self.endpoint = endpoint
         self.video = video
         self.tally = tally
+        self.profile = profile
 
-    def answer(self, request: JudgeRequest, model: str, temperature: float) -> JudgeCall:
+    def _media(
+        self, request: JudgeRequest, delivery: Delivery
+    ) -> tuple[list[dict[str, Any]], dict[str, int], str]:
+        """The audio/video parts (with their labels), their inline sizes, and a note when video fell back."""
+        parts: list[dict[str, Any]] = []
+        sizes: dict[str, int] = {}
+        span = request.time_range or item_time_range(request.prompt, self.video.duration())
+        if "video" in delivery.parts:
+            try:
+                clip = self.video.video(span)
+            except MediaError as exc:
+                raise CallFailed(f"no video part ({exc})", fatal=False) from None
+            label = prompts.VIDEO_PART_LABEL.format(start=clip.start, end=clip.end)
+            parts += [{"type": "text", "text": label}, video_part(clip)]
+            sizes["video"] = len(clip.data)
+        if "audio" in delivery.parts:
+            if not self.video.has_audio():
+                parts.append({"type": "text", "text": prompts.NO_AUDIO})
+            else:
+                clip = self.video.audio(span)
+                label = prompts.AUDIO_PART_LABEL.format(start=clip.start, end=clip.end)
+                parts += [
+                    {"type": "text", "text": label},
+                    audio_part(clip, delivery.audio_style or "input_audio"),
+                ]
+                sizes["audio"] = len(clip.data)
+        return parts, sizes, delivery.note
+
+    def answer(
+        self,
+        request: JudgeRequest,
+        model: str,
+        temperature: float,
+        *,
+        delivery: Delivery | None = None,
+        endpoint: Endpoint | None = None,
+    ) -> JudgeCall:
         """Ask the model; an unreadable reply is `unscored`, an endpoint failure raises `CallFailed`."""
         s = self.settings
-        sampled = self.video.frames()
+        assert delivery is not None and endpoint is not None, "the wrapper plans the delivery first"
+        sampled = self.video.frames() if "image" in delivery.parts else None
+        media, sizes, note = self._media(request, delivery)
+        if note:
+            self.tally.note(note)
         about_sound = prompts.is_about_sound(request.prompt)
         audio_text = self.video.audio_text() if about_sound else None
         messages = prompts.build_messages(
-            request.prompt,
-            duration=sampled.duration,
-            width=sampled.width,
-            height=sampled.height,
-            frames=sampled.frames,
+            self.profile.criterion_block(request),
+            duration=sampled.duration if sampled else self.video.duration(),
+            width=sampled.width if sampled else 0,
+            height=sampled.height if sampled else 0,
+            frames=sampled.frames if sampled else None,
             image_detail=s.image_detail,
             audio_text=audio_text,
+            media_parts=media,
         )
-        resp, attempts = self.endpoint.chat(messages, model, temperature)
+        if sampled is not None:
+            sizes["image"] = sum(len(url) for _, url in sampled.frames)
+        resp, attempts = endpoint.chat(messages, model, temperature)
         usage = getattr(resp, "usage", None)
         p_tok, c_tok = _tokens(usage, "prompt_tokens"), _tokens(usage, "completion_tokens")
         cost = s.cost_usd(p_tok, c_tok, model)
         price: dict[str, float] = {"unpriced_calls": 1} if cost is None else {"cost_usd": cost}
         self.tally.add(prompt_tokens=p_tok, completion_tokens=c_tok, **price)
+        self.tally.add_modality(delivery.modality, p_tok, c_tok)
         try:
             content = resp.choices[0].message.content
         except (AttributeError, IndexError, TypeError, KeyError):
@@ -121,7 +180,7 @@ class EndpointJudge(JudgeMode):
             )
             content = None
         else:
-            verdict = parse_verdict(content)
+            verdict = self.profile.outcome(request, parse_verdict(content))
         return JudgeCall(
             item_id=request.item_id,
             outcome=verdict.outcome,
@@ -130,8 +189,12 @@ class EndpointJudge(JudgeMode):
             prompt_tokens=p_tok,
             completion_tokens=c_tok,
             cost_usd=cost,
-            audio_included=about_sound,
+            audio_included=about_sound or bool({"audio", "video"} & set(delivery.parts)),
             raw=(content or "")[:2000],
+            modality=delivery.modality,
+            delivery=list(delivery.parts),
+            profile=self.profile.name,
+            media_bytes=sizes,
         )
 
 

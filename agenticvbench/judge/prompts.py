@@ -43,7 +43,15 @@ VERDICT_SUFFIX = (
 #: template version -> prompt_hash(); a test fails if the texts change without a version bump.
 KNOWN_HASHES: dict[str, str] = {
     "recap-judge-v1": "c35dae6f13046707eeaba26ff4ca22335dba990f5b48a29894ff7b78557462aa",
+    "recap-judge-violation-v1": "61e02624296b8aad9c1e5fd70f72afec7067446cf605ec8a1e6b08cb3dd5a2a5",
 }
+
+#: Labels of the audio and video parts (versioned on their own: they are part of the media digest of every item
+#: that sends such a part, so the `legacy` template and its cached frame verdicts stay unchanged).
+MEDIA_LABELS_VERSION = "media-labels-v1"
+AUDIO_PART_LABEL = "Audio of the video from t={start:.2f} s to t={end:.2f} s (mono; listen to it):"
+VIDEO_PART_LABEL = "The video itself from t={start:.2f} s to t={end:.2f} s, with its sound:"
+MEDIA_HEADER = "The video lasts {duration:.2f} s. No frames are shown for this criterion."
 
 #: Words that make an item "about sound": its request then carries the audio description.
 SOUND_WORDS = tuple(
@@ -105,27 +113,29 @@ def describe_audio(facts: Mapping[str, Any] | None, transcript: str | None) -> s
 
 
 def build_messages(
-    item_prompt: str,
+    criterion_block: str,
     *,
     duration: float,
     width: int,
     height: int,
-    frames: list[tuple[float, str]],
+    frames: list[tuple[float, str]] | None,
     image_detail: str,
     audio_text: str | None,
+    media_parts: list[dict[str, Any]] | None = None,
 ) -> list[dict]:
-    """Chat messages for one item: system prompt, then one user turn of [header, (label, frame)..., audio,
-    criterion + verdict suffix]. `frames` holds (time, data URL) pairs."""
-    content: list[dict[str, Any]] = [
-        {
-            "type": "text",
-            "text": VIDEO_HEADER.format(duration=duration, width=width, height=height, n_frames=len(frames)),
-        }
-    ]
-    for t, url in frames:
+    """Chat messages for one item: system prompt, then one user turn of [header, (label, frame)..., audio and
+    video parts, audio block, criterion block]. `frames` holds (time, data URL) pairs (None: no frames are
+    sent); `criterion_block` is the profile's closing text (`profiles.Profile.criterion_block`)."""
+    if frames is not None:
+        header = VIDEO_HEADER.format(duration=duration, width=width, height=height, n_frames=len(frames))
+    else:
+        header = MEDIA_HEADER.format(duration=duration)
+    content: list[dict[str, Any]] = [{"type": "text", "text": header}]
+    for t, url in frames or []:
         content.append({"type": "text", "text": FRAME_LABEL.format(time=t)})
         content.append({"type": "image_url", "image_url": {"url": url, "detail": image_detail}})
+    content += media_parts or []
     if audio_text:
         content.append({"type": "text", "text": audio_text})
-    content.append({"type": "text", "text": f"{CRITERION_HEADER}\n{item_prompt.strip()}\n\n{VERDICT_SUFFIX}"})
+    content.append({"type": "text", "text": criterion_block})
     return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": content}]

@@ -25,13 +25,16 @@ prices) are not, because they cannot change a verdict.
 
 from __future__ import annotations
 
-import argparse
 import os
 import secrets
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlparse
+
+from agenticvbench.judge.config import AUDIO_FORMATS, AUDIO_STYLES, load_config, with_audio_judge
+from agenticvbench.judge.profiles import get_profile
+from agenticvbench.judge.routing import MODALITIES
 
 JudgeMode = Literal["cache", "replay", "off", "human"]
 JUDGE_MODES: tuple[str, ...] = ("cache", "replay", "off", "human")
@@ -82,6 +85,20 @@ class JudgeSettings:
     sample_temperature: float = 0.7  # temperature of samples 2..N
     graders: tuple[str, ...] = ()  # mode human: whose verdicts count (empty: every grader on record)
     grades_digest: str | None = None  # mode human: digest of the verdict files (a new verdict rescores)
+    profile: str = "legacy"  # the prompt contract (`profiles.PROFILES`): legacy | violation
+    # per modality (visual | audio | audio_visual | video): {"model": ..., "base_url": ...}; unset: model/base_url
+    modality_judges: dict[str, dict[str, str]] = field(default_factory=dict)
+    audio_format: str = "mp3"  # the audio part's encoding: mp3 (bitrate-capped) or wav (16-bit PCM)
+    audio_bitrate_kbps: int = 32  # mp3 bitrate cap (mono)
+    audio_sample_rate: int = 16000
+    audio_max_s: float = 60.0  # longest audio sent (the item's time range when it names one)
+    audio_style: str = (
+        "auto"  # input_audio (OpenAI) | audio_url (vLLM) | auto: the first the endpoint accepts
+    )
+    max_audio_bytes: int = 4_000_000  # inline size cap of one audio part
+    video_max_bytes: int = 8_000_000  # the endpoint's limit for one inline video part
+    video_max_s: float = 120.0
+    video_fps: float = 4.0  # video parts are re-encoded at this rate, `max_side`, mono audio
     run_id: str = field(default_factory=lambda: secrets.token_hex(8), compare=False)
 
     def __post_init__(self) -> None:
@@ -95,6 +112,7 @@ class JudgeSettings:
             raise ValueError("judge needs timeout > 0, samples >= 1 and breaker_threshold >= 0")
         if not self.models:
             raise ValueError("judge model list is empty")
+        _check_media(self)
 
     @property
     def models(self) -> tuple[str, ...]:
@@ -107,14 +125,19 @@ class JudgeSettings:
         return len(self.models) > 1 or self.samples > 1
 
     @classmethod
-    def from_env(cls, **overrides: Any) -> JudgeSettings:
-        """Defaults, then `$AVB_JUDGE_MODE`, `$AVB_JUDGE_MODEL`, `$AVB_JUDGE_BASE_URL`, `$AVB_JUDGE_TIMEOUT`,
-        `$AVB_JUDGE_RETRIES`, then non-None overrides. A non-numeric timeout/retries variable is a ValueError."""
-        env: dict[str, Any] = {}
+    def from_env(cls, *, config: str | Path | None = None, **overrides: Any) -> JudgeSettings:
+        """The one resolver: defaults, then the judge config file (`config`, else `$AVB_JUDGE_CONFIG`; see
+        `config.load_config`), then `$AVB_JUDGE_MODE`, `$AVB_JUDGE_MODEL`, `$AVB_JUDGE_BASE_URL`,
+        `$AVB_JUDGE_PROFILE`, `$AVB_JUDGE_TIMEOUT`, `$AVB_JUDGE_RETRIES`, then non-None overrides. An
+        `audio_model` / `audio_base_url` override fills the modalities that carry audio (audio, audio_visual,
+        video) the config file does not set. A non-numeric timeout/retries variable is a ValueError."""
+        path = config or os.environ.get("AVB_JUDGE_CONFIG")
+        env: dict[str, Any] = load_config(path) if path else {}
         for key, var, conv in (
             ("mode", "AVB_JUDGE_MODE", str),
             ("model", "AVB_JUDGE_MODEL", str),
             ("base_url", "AVB_JUDGE_BASE_URL", str),
+            ("profile", "AVB_JUDGE_PROFILE", str),
             ("timeout", "AVB_JUDGE_TIMEOUT", float),
             ("max_retries", "AVB_JUDGE_RETRIES", int),
         ):
@@ -123,8 +146,44 @@ class JudgeSettings:
                     env[key] = conv(os.environ[var])
                 except ValueError:
                     raise ValueError(f"${var} must be a number, got {os.environ[var]!r}") from None
+        audio_model, audio_base_url = (
+            overrides.pop("audio_model", None),
+            overrides.pop("audio_base_url", None),
+        )
         env.update({k: v for k, v in overrides.items() if v is not None})
+        env["modality_judges"] = with_audio_judge(
+            env.get("modality_judges") or {}, audio_model, audio_base_url
+        )
         return cls(**env)
+
+    def judge_for(self, modality: str) -> tuple[tuple[str, ...], str | None]:
+        """The models and endpoint (None: the default one) that judge `modality`: its `modality_judges` entry,
+        else `model` and `base_url`."""
+        entry = self.modality_judges.get(modality) or {}
+        model = entry.get("model") or self.model
+        return tuple(m.strip() for m in model.split(",") if m.strip()), entry.get("base_url") or self.base_url
+
+    def media_key(self, kind: str) -> dict[str, Any]:
+        """The settings that change what the model hears or sees through a part of `kind` (image | audio |
+        video): part of the cache key of every item that sends such a part."""
+        if kind == "image":
+            return self.sampling_key()
+        audio = {
+            "format": self.audio_format,
+            "bitrate_kbps": int(self.audio_bitrate_kbps) if self.audio_format == "mp3" else None,
+            "sample_rate": int(self.audio_sample_rate),
+            "max_s": float(self.audio_max_s),
+            "max_bytes": int(self.max_audio_bytes),
+        }
+        if kind == "audio":
+            return audio
+        return {
+            "fps": float(self.video_fps),
+            "max_side": int(self.max_side),
+            "max_s": float(self.video_max_s),
+            "max_bytes": int(self.video_max_bytes),
+            "audio": audio,
+        }
 
     @staticmethod
     def auto_mode(base_url: str | None = None, api_key_env: str = "OPENAI_API_KEY") -> JudgeMode:
@@ -149,10 +208,11 @@ class JudgeSettings:
     @property
     def base_url_host(self) -> str:
         """Host (and port) of the endpoint, for provenance; never the full URL or user info (may carry a token)."""
-        u = urlparse(self.resolved_base_url)
-        if not u.hostname:
-            return "(unparsed endpoint)"
-        return u.hostname + (f":{u.port}" if u.port else "")
+        return url_host(self.resolved_base_url)
+
+    def resolve_url(self, base_url: str | None) -> str:
+        """An endpoint as used: `base_url`, else the default one (`resolved_base_url`)."""
+        return base_url or self.resolved_base_url
 
     def api_key(self) -> str | None:
         """The API key from `$<api_key_env>` (None when unset: local endpoints often need none)."""
@@ -205,7 +265,17 @@ class JudgeSettings:
             "judge_model": self.model,
             "judge_base_url_host": self.base_url_host,
             "judge_sampling": self.sampling_key(),
+            "judge_profile": self.profile,
+            "judge_media": {"audio": self.media_key("audio"), "video": self.media_key("video")},
         }
+        if self.modality_judges:
+            prov["judge_modalities"] = {
+                m: {
+                    "model": e.get("model"),
+                    "base_url_host": url_host(e["base_url"]) if e.get("base_url") else None,
+                }
+                for m, e in sorted(self.modality_judges.items())
+            }
         if self.is_ensemble:
             prov["judge_ensemble"] = {
                 "models": list(self.models),
@@ -216,86 +286,32 @@ class JudgeSettings:
         return prov
 
 
+def _check_media(s: JudgeSettings) -> None:
+    """Validate the profile, modality and media settings (ValueError naming the bad one)."""
+    get_profile(s.profile)
+    if s.audio_format not in AUDIO_FORMATS:
+        raise ValueError(
+            f"judge audio_format must be one of {', '.join(AUDIO_FORMATS)}, got {s.audio_format!r}"
+        )
+    if s.audio_style not in AUDIO_STYLES:
+        raise ValueError(f"judge audio_style must be one of {', '.join(AUDIO_STYLES)}, got {s.audio_style!r}")
+    if s.audio_bitrate_kbps < 8 or s.audio_sample_rate < 8000 or not (s.audio_max_s > 0):
+        raise ValueError("judge audio needs bitrate_kbps >= 8, sample_rate >= 8000 and max_s > 0")
+    if s.max_audio_bytes < 1024 or s.video_max_bytes < 1024 or not (s.video_max_s > 0 and s.video_fps > 0):
+        raise ValueError("judge media caps need max bytes >= 1024 and video max_s, fps > 0")
+    unknown = set(s.modality_judges) - set(MODALITIES)
+    if unknown:
+        raise ValueError(f"unknown judge modality {sorted(unknown)[0]!r} (known: {', '.join(MODALITIES)})")
+
+
+def url_host(url: str) -> str:
+    """Host (and port) of `url`, never its user info or path."""
+    u = urlparse(url)
+    if not u.hostname:
+        return "(unparsed endpoint)"
+    return u.hostname + (f":{u.port}" if u.port else "")
+
+
 def judge_provenance(settings: JudgeSettings | None) -> dict[str, Any]:
     """The judge provenance of a result: `OFF_PROVENANCE` for no judge (None) or mode `off`, else the settings'."""
     return settings.provenance() if settings is not None else dict(OFF_PROVENANCE)
-
-
-def _csv(text: str) -> tuple[str, ...]:
-    return tuple(p.strip() for p in text.split(",") if p.strip())
-
-
-def add_judge_args(p: argparse.ArgumentParser) -> None:
-    """The recap judge options shared by `verify`, `demo` and `score recap`."""
-    p.add_argument(
-        "--judge",
-        choices=JUDGE_MODES,
-        default=None,
-        help="cache: use and fill the verdict cache; replay: cache only, no network; off: no judge; "
-        "human: verdicts stored with `avb grade` (default: $AVB_JUDGE_MODE, else cache when an API "
-        "key or endpoint is configured, else off)",
-    )
-    p.add_argument(
-        "--judge-model",
-        default=None,
-        help="judge model, or a comma list for an ensemble (default: $AVB_JUDGE_MODEL or gpt-4o-mini)",
-    )
-    p.add_argument(
-        "--judge-base-url",
-        default=None,
-        help="OpenAI-compatible endpoint (default: $AVB_JUDGE_BASE_URL, $OPENAI_BASE_URL, OpenAI)",
-    )
-    p.add_argument(
-        "--judge-frames", type=int, default=None, help="maximum frames shown to the judge (default 16)"
-    )
-    p.add_argument(
-        "--judge-fps", type=float, default=None, help="frames sampled per second of video (default 1)"
-    )
-    p.add_argument(
-        "--judge-timeout",
-        type=float,
-        default=None,
-        help="wall-clock seconds per judge request (default: $AVB_JUDGE_TIMEOUT or 120)",
-    )
-    p.add_argument(
-        "--judge-retries",
-        type=int,
-        default=None,
-        help="retries of a failed judge request (default: $AVB_JUDGE_RETRIES or 3)",
-    )
-    p.add_argument(
-        "--judge-samples",
-        type=int,
-        default=None,
-        help="calls per item and model, majority vote; a tie is unscored (default 1)",
-    )
-    p.add_argument(
-        "--graders",
-        type=_csv,
-        default=None,
-        help="--judge human: comma list of graders whose verdicts count (default: all)",
-    )
-
-
-def settings_from_args(args: argparse.Namespace) -> JudgeSettings:
-    """`JudgeSettings` from the judge options (ValueError for an invalid setting)."""
-    mode = args.judge or JudgeSettings.auto_mode(args.judge_base_url)  # off when no endpoint is configured
-    settings = JudgeSettings.from_env(
-        mode=mode,
-        model=args.judge_model,
-        base_url=args.judge_base_url,
-        max_frames=args.judge_frames,
-        frame_rate=args.judge_fps,
-        timeout=args.judge_timeout,
-        max_retries=args.judge_retries,
-        samples=args.judge_samples,
-        graders=args.graders,
-    )
-    if settings.mode == "human":
-        from agenticvbench.dataset.loader import default_cache_dir
-        from agenticvbench.judge.human_store import grades_digest
-
-        cache_dir = getattr(args, "cache_dir", None)
-        root = Path(cache_dir).expanduser() if cache_dir else default_cache_dir()
-        settings = settings.with_(grades_digest=grades_digest(root / "grades", settings.graders))
-    return settings

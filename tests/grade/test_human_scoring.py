@@ -94,7 +94,8 @@ def test_new_verdict_rescores_without_force(setup, capsys) -> None:
     store = VerdictStore(setup.cache / "grades")
 
     def grade(story: str) -> None:
-        for item, verdict in (("nar_story", story), ("nar_length_fit", "pass")):
+        others = ("nar_length_fit", "pol_music_bed", "nar_closing_sound")
+        for item, verdict in (("nar_story", story), *((o, "pass") for o in others)):
             store.append(
                 HumanVerdict(
                     grader="alice", task_id=2, item_id=item, video_sha256=file_sha256(video), verdict=verdict

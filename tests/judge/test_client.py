@@ -137,7 +137,7 @@ def test_unparseable_reply_is_unscored_and_not_cached(clip, server, make_setting
     judge = VideoJudge(make_settings(server.base_url), clip, cache=cache)
     call = judge.judge(JudgeRequest("N-1", "MARK-X criterion"))
     assert call.outcome == "unscored" and "not a JSON boolean" in call.reason
-    assert not list((tmp_path / "judge").rglob("*.json"))
+    assert not list((tmp_path / "judge").glob("??/*.json"))  # no verdict (capability probes live in probes/)
 
 
 def test_unreachable_endpoint_is_unscored_not_a_crash(clip, make_settings, fake) -> None:

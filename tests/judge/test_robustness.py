@@ -12,7 +12,7 @@ import pytest
 
 from agenticvbench.judge import JudgeCache, JudgeRequest, JudgeSettings, VideoJudge
 from agenticvbench.judge.breaker import CircuitBreaker, breaker_for
-from agenticvbench.judge.settings import add_judge_args, settings_from_args
+from agenticvbench.judge.options import add_judge_args, settings_from_args
 
 REQS = [JudgeRequest(f"L-{i:02d}", f"Criterion number {i} holds.") for i in range(8)]
 

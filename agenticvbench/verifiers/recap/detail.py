@@ -34,4 +34,7 @@ class RecapItemDetail(OfficialItem, total=False):
     evidence: dict[str, str]
     judge_prompt: str
     notes: list[str]
+    route: dict[
+        str, Any
+    ]  # the judged item's modality, routing rule and trigger words (`judge.routing.Route`)
     judge: dict[str, Any]  # the judge call (`judge.calls.JudgeCall` without item_id/outcome/reason)

@@ -2,7 +2,9 @@
 value or verdict, the failed and unscored items, and what the judge cost.
 
 Reads only the result (`detail.RecapItemDetail` rows, falling back to the official rows of an imported result);
-light enough for `avb report` and `avb explain`, which must not load PyAV or the judge client. `judge_usage` and
+light enough for `avb report` and `avb explain`, which must not load PyAV or the judge client. The `judge` section
+names the prompt profile that graded the result and the route of every judged item (modality, rule, trigger
+words, the parts actually sent). `judge_usage` and
 `unscored_reasons` sum over many results, for run summaries; `unscored_items` is the registry's hook for
 the count of unscored items.
 """
@@ -19,9 +21,38 @@ from agenticvbench.verifiers.base import FamilyExplanation, number
 def explain_recap(result: Result) -> FamilyExplanation:
     """The explanation of a scored recap result (see the module docstring)."""
     items = recap_items(result)
+    judge = _judge_lines(result)
     return FamilyExplanation(
-        computation=_computation(result), lost=_lost(items), items=items, judge=judge_usage([result])
+        computation=_computation(result),
+        lost=_lost(items),
+        sections={"judge": judge} if judge else {},
+        items=items,
+        judge=judge_usage([result]),
     )
+
+
+def _judge_lines(r: Result) -> list[str]:
+    """The profile that graded the result, then one line per routed item: modality, rule, words, parts sent."""
+    prov = r.provenance or {}
+    lines = []
+    if prov.get("judge_mode") not in (None, "off", "human"):
+        lines.append(
+            f"profile {prov.get('judge_profile') or 'legacy'} "
+            f"(template {prov.get('prompt_template_version', '?')}), model {prov.get('judge_model', '?')}"
+        )
+    items = (r.detail or {}).get("items") or []
+    for it in items if isinstance(items, list) else []:
+        route = it.get("route") if isinstance(it, dict) else None
+        if not isinstance(route, dict):
+            continue
+        words = ", ".join(str(w) for w in route.get("because") or [])
+        j = it.get("judge") if isinstance(it.get("judge"), dict) else {}
+        sent = " + ".join(str(p) for p in j.get("delivery") or []) or "nothing sent"
+        lines.append(
+            f"{it.get('item_id', '?')}: {str(route.get('modality', '?')).replace('_', '-')} "
+            f"(rule {route.get('rule', '?')}{': ' + words if words else ''}); {sent}"
+        )
+    return lines
 
 
 def recap_items(r: Result) -> list[dict[str, Any]]:

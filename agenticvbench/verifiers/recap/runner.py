@@ -14,6 +14,11 @@ literal braces (str.format's escapes); every other brace (JSON examples, unknown
 literal. Upstream used `str.format`, which left the WHOLE prompt raw when any name was missing and crashed the
 task on a lone brace; here known names are always filled and nothing raises.
 
+Each judged item (llm, or a compound item's llm stage) is routed to a modality (`judge.routing.route_item`: visual,
+audio, audio_visual or video) from its dispatch, its python stages' kinds and its text; the route travels with the
+request and is recorded in the item's detail. A negative-weight item's request names the outcome that deducts
+(`fires_on`), which the `violation` profile needs.
+
 Python checks run first, sequentially (they share memoised media facts); then every llm question goes to the
 judge in one concurrent batch.
 """
@@ -30,6 +35,7 @@ from typing import Any, Protocol
 
 from agenticvbench.errors import ToolError
 from agenticvbench.judge.client import JudgeCall, JudgeRequest
+from agenticvbench.judge.routing import Route, route_item
 from agenticvbench.verifiers.recap.detail import OfficialItem, RecapItemDetail
 from agenticvbench.verifiers.recap.rubric import Outcome, RubricError, RubricItem
 
@@ -105,6 +111,7 @@ class ItemResult:
     evidence: dict[str, str] = field(default_factory=dict)
     judge: JudgeCall | None = None
     judge_prompt: str | None = None
+    route: Route | None = None
     notes: list[str] = field(default_factory=list)  # where we knowingly differ from upstream for this item
 
     @property
@@ -138,6 +145,8 @@ class ItemResult:
             d["evidence"] = dict(self.evidence)
         if self.judge_prompt is not None:
             d["judge_prompt"] = self.judge_prompt
+        if self.route is not None:
+            d["route"] = self.route.to_dict()
         if self.notes:
             d["notes"] = list(self.notes)
         if self.judge is not None:
@@ -225,6 +234,17 @@ def _declare_needs(items: list[RubricItem], facts: Any, backend: KindBackend) ->
     expect(needs)
 
 
+def judge_request(item: RubricItem, prompt: str) -> JudgeRequest:
+    """The judge request of a judged item: its filled prompt, its route and, for a negative item, the outcome
+    that deducts."""
+    kinds = [s.kind for s in item.stages if s.dispatch == "python" and s.kind]
+    route = route_item(item.dispatch, kinds, f"{prompt}\n{item.criterion or ''}")
+    fires_on: Outcome | None = None
+    if item.weight < 0:
+        fires_on = "pass" if item.deducts("pass") else "fail"
+    return JudgeRequest(item.id, prompt, route=route, fires_on=fires_on)
+
+
 def run_rubric(items: list[RubricItem], *, facts: Any, judge: _Judge, backend: KindBackend) -> RunReport:
     """Run every item (python first, then one concurrent judge batch); raises RubricError for an unknown kind."""
     t0 = time.perf_counter()
@@ -237,13 +257,13 @@ def run_rubric(items: list[RubricItem], *, facts: Any, judge: _Judge, backend: K
             ok, ev = _run_check(item.kind, item.params, facts, backend, item)
             done[i] = ItemResult(item=item, outcome="pass" if ok else "fail", reason=ev)
         elif item.dispatch == "llm":
-            pending.append((i, JudgeRequest(item.id, item.prompt or ""), {}, []))
+            pending.append((i, judge_request(item, item.prompt or ""), {}, []))
         elif item.dispatch == "compound":
             res = _run_compound(item, facts, backend)
             if isinstance(res, ItemResult):
                 done[i] = res
             else:
-                pending.append((i, JudgeRequest(item.id, res[1]), res[0], res[2]))
+                pending.append((i, judge_request(item, res[1]), res[0], res[2]))
         else:  # parse_rubric never lets one through
             raise RubricError(f"item #{item.index} ('{item.id}'): unknown dispatch {item.dispatch!r}")
     t1 = time.perf_counter()
@@ -256,6 +276,7 @@ def run_rubric(items: list[RubricItem], *, facts: Any, judge: _Judge, backend: K
             evidence=evidence,
             judge=call,
             judge_prompt=req.prompt,
+            route=req.route,
             notes=notes,
         )
     t2 = time.perf_counter()

@@ -17,7 +17,8 @@ llm items unscored, and the python checks still count.
 `official` is the JSON the public recap CLI printed (task_id, n_items, items, pillar_breakdown, final_score,
 error), with unscored items shown as `passed: null, score: null`; `n_items` counts distinct item ids (duplicates
 resolved last-wins). `extra["judge"]` has the call, cache, token and
-cost counts; `provenance` names the judge model, endpoint host, prompt template version and prompt hash.
+cost counts (and tokens per modality); `provenance` names the judge model, endpoint host, profile, prompt template
+version and prompt hash, and the capability probes the judge relied on (`judge_capabilities`).
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from agenticvbench.dataset.tasks import Task
 from agenticvbench.errors import MediaError
 from agenticvbench.fsutil import file_sha256
 from agenticvbench.judge import JudgeCache, JudgeSettings, VideoJudge
-from agenticvbench.judge.prompts import PROMPT_TEMPLATE_VERSION, prompt_hash
+from agenticvbench.judge.profiles import DEFAULT_PROFILE, get_profile
 from agenticvbench.judge.settings import judge_provenance
 from agenticvbench.media import probe
 from agenticvbench.runs.submission import Submission
@@ -65,11 +66,13 @@ def _official(
 
 
 def _provenance(settings: JudgeSettings | None) -> dict[str, Any]:
+    """The verifier's provenance: version, the judge profile's template version and hash, the judge settings."""
+    profile = get_profile(settings.profile if settings is not None else DEFAULT_PROFILE)
     return {
         "verifier": "recap",
         "verifier_version": VERSION,
-        "prompt_template_version": PROMPT_TEMPLATE_VERSION,
-        "prompt_hash": prompt_hash(),
+        "prompt_template_version": profile.template_version,
+        "prompt_hash": profile.prompt_hash(),
         **judge_provenance(settings),
     }
 
@@ -192,7 +195,10 @@ def score_recap(
             task_id, len(rubric), official_items, score.pillar_breakdown, score.final_score, ""
         ),
         timings={**report.timings, "total_s": time.perf_counter() - t0},
-        provenance=_provenance(judge_settings),
+        provenance={
+            **_provenance(judge_settings),
+            **({"judge_capabilities": judge.stats.capabilities} if judge.stats.capabilities else {}),
+        },
     )
 
 
