@@ -93,7 +93,7 @@ def floor_for(
     cache_dir: str | Path | None = None,
     jobs: int | None = None,
     notify: Callable[[str], None] | None = None,
-    progress: bool = False,
+    progress: bool | Callable[[int], Any] = False,
 ) -> tuple[Floor | None, str]:
     """(the floor for `universe`'s tasks, a note saying where it came from or why there is none).
 

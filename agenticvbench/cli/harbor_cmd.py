@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from agenticvbench.cli.common import add_dataset_args, add_selection_args, folder_arg, load_selected
+from agenticvbench.cli.progress import long_step
 from agenticvbench.dataset.loader import default_dataset
 from agenticvbench.dataset.tasks import FAMILIES
 
@@ -40,6 +41,12 @@ def _export(args: argparse.Namespace) -> int:
         opts.package_spec = args.package_spec
     if args.wheel:
         opts.wheel = Path(args.wheel)
+    elif not opts.package_spec:  # the wheel of this checkout: built once per source (seconds to a minute)
+        from agenticvbench.dataset.loader import default_cache_dir
+        from agenticvbench.harbor.wheel import build_wheel
+
+        with long_step(args, "building the agenticvbench wheel for the verifier image"):
+            opts.wheel = build_wheel(default_cache_dir())
     summary = export_harbor(tasks, args.out, opts)
     if args.quiet:
         return 0
