@@ -216,12 +216,17 @@ class BaselineTable:
             doc["per_task"] = self.per_task()
         return doc
 
-    def render(self, fmt: str, *, per_task: bool = False) -> str:
-        """The table in `md`, `json` or `csv`."""
+    def render(self, fmt: str, *, per_task: bool = False, quiet: bool = False) -> str:
+        """The table in `md`, `json` or `csv` (`quiet`: in md, the table alone, no legend or notes)."""
         if fmt == "json":
             return json.dumps(self.to_dict(per_task), indent=2) + "\n"
         if fmt == "csv":
             return self._csv(per_task)
+        if fmt == "md" and quiet:
+            from agenticvbench.tables import md_table
+
+            headers, rows, _ = self._grid()
+            return md_table(headers, rows, "l" + "r" * len(self.families)) + "\n"
         if fmt == "md":
             return self._markdown(per_task)
         raise ValueError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")

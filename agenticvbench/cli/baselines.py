@@ -97,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
         judge=judge_from_args(args),
         progress=progress_factory(args),
     )
-    text = table.render(args.format, per_task=args.per_task)
+    text = table.render(args.format, per_task=args.per_task, quiet=args.quiet)
     if args.write is not None:
         atomic_write_text(args.write, text)
         print(f"wrote {args.write}")

@@ -124,10 +124,15 @@ def folder_arg(text: str) -> Path:
 
 
 def add_verbosity_args(p: argparse.ArgumentParser) -> None:
-    """`-v` (more detail, logging INFO) and `-q` (only the summary, logging ERROR)."""
+    """`-v` (more detail, logging INFO) and `-q` (only the result, logging ERROR)."""
     g = p.add_mutually_exclusive_group()
     g.add_argument("-v", "--verbose", action="store_true", help="more detail (e.g. one line per task)")
-    g.add_argument("-q", "--quiet", action="store_true", help="only the summary; no notes or progress")
+    g.add_argument(
+        "-q",
+        "--quiet",
+        action="store_true",
+        help="only the result (table or summary): no captions, notes or progress",
+    )
 
 
 def add_format_args(p: argparse.ArgumentParser, formats: tuple[str, ...] = ("text", "json")) -> None:

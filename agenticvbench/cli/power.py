@@ -5,7 +5,8 @@ paired difference is split into a part repetitions average away and a part they 
 `agenticvbench.analysis.power`); or give it directly with `--sd POINTS` (the standard deviation of one task's paired
 difference). The estimate planned is `avb compare`'s macro (stratified by family, clustered by source material
 when it is known; `--no-cluster` turns that off), so the same design prints the same MDD in both. Points are
-score x 100. Exit codes: 0 ok; 2 usage error (an option out of range, a run given twice); 3 a path holds no
+score x 100. An MDD at another number of tasks (`--tasks`, default 100) assumes the observed family mix, scaled
+(the caption says so). `-q` prints the table alone. Exit codes: 0 ok; 2 usage error (an option out of range, a run given twice); 3 a path holds no
 results.
 """
 
@@ -137,10 +138,23 @@ def components(args: argparse.Namespace):  # noqa: ANN201 - returns (power.Compo
         f"{found.label(shared)}"
     ]
     notes += [s.sentence() for n, m in zip(names, mats, strict=True) if (s := rep_spread(n, m, design))]
+    notes.append(mix_note([f for f, _ in shared], args.tasks))
     comp = (
         design_one_stack(mats[0], design) if len(mats) == 1 else design_two_stacks(mats[0], mats[1], design)
     )
     return (replace(comp, holm_m=len(FAMILIES)) if args.family else comp), notes
+
+
+def mix_note(families: list[str], n_tasks: int) -> str:
+    """Which family mix an MDD at another number of tasks assumes: the observed one, scaled (`Design.macro`)."""
+    from agenticvbench.dataset.tasks import FAMILY_ID_RANGES
+
+    seen = ", ".join(f"{f} {families.count(f)}" for f in FAMILIES if f in families)
+    full = ", ".join(f"{f} {len(FAMILY_ID_RANGES[f])}" for f in FAMILIES)
+    return (
+        f"MDD at {n_tasks} tasks assumes the observed family mix ({seen}) scaled up; the full benchmark's mix "
+        f"({full}) weighs the families' variances differently, so its MDD differs somewhat"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -230,6 +244,8 @@ def run(args: argparse.Namespace) -> int:
         for r in rows
     ]
     print(md_table(headers, table, "r" * len(headers)))
+    if args.quiet:  # only the table: no caption, no notes
+        return 0
     print()
     print(head)
     if comp.n_tasks and min(comp.reps) < 2:

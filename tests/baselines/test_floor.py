@@ -184,6 +184,8 @@ def test_baselines_table_marks_its_floor_row_as_the_leaderboard_does():
     assert "| 0.700† |" in table["black_picture"] and "| 0.600! |" in table["one_frame"]
     assert "| 0.700† (black_picture) | 0.600! (one_frame) |" in table["floor (best trivial)"]
     assert "† = recap llm items unscored (no judge)" in md and "! = some results carry integrity flags" in md
+    quiet = BaselineTable(rows, tasks).render("md", quiet=True)  # -q: the table alone
+    assert quiet.splitlines() == [line for line in md.splitlines() if line.startswith("|")]
 
 
 def test_floor_labels_sit_under_the_axis_not_over_the_bars():
