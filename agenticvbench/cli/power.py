@@ -17,6 +17,7 @@ import json
 import math
 import sys
 from dataclasses import replace
+from pathlib import Path
 
 from agenticvbench.cli.common import (
     add_command,
@@ -24,6 +25,7 @@ from agenticvbench.cli.common import (
     add_trust_args,
     check_trust,
     warn_lines,
+    write_output,
 )
 from agenticvbench.dataset.tasks import FAMILIES
 from agenticvbench.sanitize import md_cell, one_line
@@ -78,7 +80,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--reps", type=int, nargs="+", default=[1, 2, 3, 5], help="repetitions to tabulate")
     p.add_argument("--family", choices=FAMILIES, default=None, help="only this family's tasks")
     p.add_argument("--power", type=float, default=0.8, help="power (default: %(default)s)")
-    p.add_argument("--format", choices=("md", "json"), default="md")
+    p.add_argument(
+        "--format", choices=("md", "json"), default="md", help="output format (default: %(default)s)"
+    )
+    p.add_argument("--out", type=Path, default=None, help="write to this file instead of the terminal")
     add_results_dataset_args(p)
     add_trust_args(p)
     p.set_defaults(func=run)
@@ -203,7 +208,7 @@ def run(args: argparse.Namespace) -> int:
         + " ".join(f"{clean(n)}." for n in notes)
     )
     if args.format == "json":
-        print(
+        write_output(
             json.dumps(
                 {
                     "basis": comp.basis,
@@ -221,6 +226,8 @@ def run(args: argparse.Namespace) -> int:
                 indent=2,
                 allow_nan=False,
             )
+            + "\n",
+            args.out,
         )
         return 0
     headers = [
@@ -243,9 +250,25 @@ def run(args: argparse.Namespace) -> int:
         ]
         for r in rows
     ]
-    print(md_table(headers, table, "r" * len(headers)))
-    if args.quiet:  # only the table: no caption, no notes
-        return 0
+    lines = [md_table(headers, table, "r" * len(headers))]
+    if not args.quiet:  # -q: only the table, no caption, no notes
+        lines += ["", head]
+        if comp.n_tasks and min(comp.reps) < 2:
+            lines.append(
+                "- with one repetition per stack the repetition noise cannot be separated from the between-task "
+                "part, so every reps row is the same; run a stack twice to see what repetitions buy"
+            )
+        for d, v in reps_at.items():
+            lines.append(
+                f"- {d:g} points with {args.tasks} tasks: "
+                + (
+                    f"{v} repetition(s) per stack"
+                    if v
+                    else "not reachable by repetitions alone (<= 20): the between-task part dominates; add tasks"
+                )
+            )
+    write_output("\n".join(lines) + "\n", args.out)
+    return 0
     print()
     print(head)
     if comp.n_tasks and min(comp.reps) < 2:
