@@ -154,14 +154,6 @@ def add_json_alias(p: argparse.ArgumentParser) -> None:
     )
 
 
-def show_progress(args: argparse.Namespace) -> bool:
-    """Whether to draw progress: `--progress`, else on a terminal (stderr) unless `-q` or JSON output."""
-    if getattr(args, "progress", False):
-        return True
-    json_out = getattr(args, "json", False) or getattr(args, "format", None) == "json"
-    return not (getattr(args, "quiet", False) or json_out) and sys.stderr.isatty()
-
-
 def notice(args: argparse.Namespace, line: str) -> None:
     """One `avb: ...` line on stderr about work the user did not name (silenced by `-q`)."""
     if not getattr(args, "quiet", False):

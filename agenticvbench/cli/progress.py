@@ -1,7 +1,8 @@
 """Progress of the commands' long steps: no silent minute.
 
 Every step that can take more than a few seconds (scoring in `avb demo`, `verify`, `baselines`, and in `report` /
-`leaderboard` when they score the floor; building the demo; the wheel `avb harbor export` bakes) shows one of:
+`leaderboard` when they score the floor; building the demo; the wheel `avb harbor export` bakes; `avb download`)
+shows one of:
 
 - on a terminal (stderr), or with `--progress`: a tqdm bar, redrawn every second so its clock moves even while
   one long task runs;

@@ -184,3 +184,21 @@ def test_harbor_export_heartbeats_while_the_wheel_builds(
     else:
         assert waited == [True]
         assert "avb: building the agenticvbench wheel for the verifier image: still running" in err
+
+
+def test_download_heartbeats_while_a_material_is_fetched(seq_mirror, monkeypatch, capsys) -> None:
+    """`avb download` outside a terminal: heartbeats naming the count while one (fake, slow) fetch runs."""
+    from agenticvbench.dataset.tasks import Task
+
+    beats = Heartbeats(monkeypatch)
+    real = Task.materials
+    waited: list[bool] = []
+
+    def slow_materials(self, *a, **kw):
+        if not waited:
+            waited.append(beats.slow_step())
+        return real(self, *a, **kw)
+
+    monkeypatch.setattr(Task, "materials", slow_materials)
+    assert main(["download", "--dataset", str(seq_mirror), "--family", "sequencing"]) == 0
+    assert waited == [True] and "avb: downloading: 0/" in capsys.readouterr().err
