@@ -113,7 +113,10 @@ def test_readme_is_a_front_door() -> None:
     offline quickstart, the run-directory table per family, a Python example and the "I want to..." table."""
     assert len(README) <= 8500, len(README)
     assert "not yet published on PyPI" in README
-    assert "pip install -e .\n" in README.replace("pip install -e .  ", "pip install -e .\n")
+    install = re.findall(r"^```bash\n(.*?)^```$", _section(README, "Install"), flags=re.S | re.M)
+    assert [line.split("  #")[0].strip() for line in install[0].splitlines()] == [
+        "python -m venv .venv && . .venv/bin/activate && pip install -e . && avb demo"
+    ], "the install is one command from a fresh clone, ending in the offline demo"
     assert "$ avb demo" in _section(README, "Quickstart, offline")
     table = _section(README, "Your agent's run directory")
     for family, files in (
@@ -149,7 +152,8 @@ def test_every_documented_cli_example_parses() -> None:
 
 
 def test_readme_development_section_names_the_test_command() -> None:
-    """README's Development section holds the install and test commands (tests/test_ci.py checks that CI runs
-    them verbatim) and points at CONTRIBUTING.md for the rest."""
+    """README's Development section holds the one setup-and-test command (tests/test_ci.py checks that CI runs it
+    verbatim and what it runs) and points at CONTRIBUTING.md for the rest."""
     dev = _section(README, "Development")
-    assert "pytest -q" in dev and 'pip install -e ".[test]"' in dev and "CONTRIBUTING.md" in dev
+    assert "\nscripts/dev-setup-and-test " in dev and "CONTRIBUTING.md" in dev
+    assert (ROOT / "scripts" / "dev-setup-and-test").is_file()

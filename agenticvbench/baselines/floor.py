@@ -93,7 +93,7 @@ def floor_for(
     cache_dir: str | Path | None = None,
     jobs: int | None = None,
     notify: Callable[[str], None] | None = None,
-    progress: bool = False,
+    progress: bool | Callable[[int], Any] = False,
 ) -> tuple[Floor | None, str]:
     """(the floor for `universe`'s tasks, a note saying where it came from or why there is none).
 
@@ -143,19 +143,7 @@ def _with_legend(note: str, floor: Floor) -> str:
 
 def _marked(table: BaselineTable) -> Floor:
     """`table.floor()` with the marks of its cells: those of the chosen strategy's results per family."""
-    from agenticvbench.analysis.comparability import MARKS, cell_marks
-
-    floor = table.floor()
-    row: set[str] = set()
-    for f, e in floor.families.items():
-        mine = [r for r in table.results if r.family == f and (r.run or {}).get("model") == e.strategy]
-        marks = [m for m in cell_marks(mine)[0] if m != "mixed"]  # the strategies' runs mix nothing of theirs
-        if marks:
-            floor.marks[f] = marks
-            row.update(marks)
-    if row:
-        floor.marks["macro"] = floor.marks["micro"] = sorted(row, key=list(MARKS).index)
-    return floor
+    return table.marked_floor()
 
 
 def _score(x: float | None, marks: Sequence[str]) -> str:

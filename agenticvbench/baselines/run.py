@@ -186,7 +186,7 @@ def baselines(
     executor: str = "process",
     judge: Any = None,
     force: bool = False,
-    progress: bool = False,
+    progress: bool | Callable[[int], Any] = False,
 ) -> BaselineTable:
     """Write the trivial strategies' outputs for the selected tasks and score them; returns the table.
 

@@ -156,6 +156,30 @@ class BaselineTable:
         micro = sum(e.mean * e.n_tasks for e in ordered.values()) / n if n else None
         return Floor(ordered, macro, micro, self.root)
 
+    def marks(self, strategy: str, family: str) -> list[str]:
+        """The leaderboard's mark keys (`analysis.comparability`) of one strategy x family: `unscored` (†) for
+        recap without a judge, `integrity` (!) when some result carries a flag. Never `mixed`: a strategy's runs
+        mix nothing of theirs."""
+        from agenticvbench.analysis.comparability import cell_marks
+
+        mine = [r for r in self.results if r.family == family and _strategy_of(r) == strategy]
+        return [m for m in cell_marks(mine)[0] if m != "mixed"]
+
+    def marked_floor(self) -> Floor:
+        """`floor()` with the marks of the chosen strategy's cell per family, and their union on macro/micro (as a
+        leaderboard row carries them)."""
+        from agenticvbench.analysis.comparability import MARKS
+
+        floor = self.floor()
+        row: set[str] = set()
+        for f, e in floor.families.items():
+            if marks := self.marks(e.strategy, f):
+                floor.marks[f] = marks
+                row.update(marks)
+        if row:
+            floor.marks["macro"] = floor.marks["micro"] = sorted(row, key=list(MARKS).index)
+        return floor
+
     def per_task(self) -> list[dict[str, Any]]:
         """One row per strategy x task: mean headline over the strategy's runs, status, integrity flags."""
         rows = []
@@ -192,44 +216,59 @@ class BaselineTable:
             doc["per_task"] = self.per_task()
         return doc
 
-    def render(self, fmt: str, *, per_task: bool = False) -> str:
-        """The table in `md`, `json` or `csv`."""
+    def render(self, fmt: str, *, per_task: bool = False, quiet: bool = False) -> str:
+        """The table in `md`, `json` or `csv` (`quiet`: in md, the table alone, no legend or notes)."""
         if fmt == "json":
             return json.dumps(self.to_dict(per_task), indent=2) + "\n"
         if fmt == "csv":
             return self._csv(per_task)
+        if fmt == "md" and quiet:
+            from agenticvbench.tables import md_table
+
+            headers, rows, _ = self._grid()
+            return md_table(headers, rows, "l" + "r" * len(self.families)) + "\n"
         if fmt == "md":
             return self._markdown(per_task)
         raise ValueError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
 
-    def _grid(self) -> tuple[list[str], list[list[str]]]:
+    def _grid(self) -> tuple[list[str], list[list[str]], set[str]]:
+        """Headers, rows (the floor row last, with the same marks as its strategy's cell) and the marks used."""
+        from agenticvbench.analysis.comparability import symbols
+
         by = {(c.strategy, c.family): c for c in self.cells()}
         headers = ["strategy", *self.families]
-        rows = [
-            [
-                s,
-                *(
-                    f"{by[(s, f)].mean:.3f}" + ("!" if by[(s, f)].flagged else "") if (s, f) in by else "-"
-                    for f in self.families
-                ),
-            ]
-            for s in self.strategies
-        ]
-        floor = self.floor()
+        used: set[str] = set()
+        rows = []
+        for s in self.strategies:
+            row = [s]
+            for f in self.families:
+                if (s, f) not in by:
+                    row.append("-")
+                    continue
+                marks = self.marks(s, f)
+                used.update(marks)
+                row.append(f"{by[(s, f)].mean:.3f}{symbols(marks)}")
+            rows.append(row)
+        floor = self.marked_floor()
         rows.append(["floor (best trivial)", *(floor.cell(f) for f in self.families)])
-        return headers, rows
+        return headers, rows, used
 
     def _markdown(self, per_task: bool) -> str:
         from agenticvbench.tables import md_table
 
-        headers, rows = self._grid()
+        headers, rows, used = self._grid()
         counts = ", ".join(f"{f} {len(self.tasks[f])}" for f in self.families)
         floor = self.floor()
+        legend = {
+            "unscored": "† = recap llm items unscored (no judge): the python checks only",
+            "integrity": "! = some results carry integrity flags (official score kept)",
+        }
+        marks = "; ".join(text for key, text in legend.items() if key in used or key == "integrity")
         out = [
             md_table(headers, rows, "l" + "r" * len(self.families)),
             "",
             f"Mean headline score over runs x tasks ({counts} tasks); '-' = the strategy does not apply; "
-            "! = some results carry integrity flags (official score kept). "
+            f"{marks}. "
             + (
                 f"Floor macro {floor.macro:.3f}, micro {floor.micro:.3f}."
                 if floor.macro is not None and floor.micro is not None

@@ -23,8 +23,8 @@ from agenticvbench.cli.common import (
     load_selected,
     positive_int,
     report_errors,
-    show_progress,
 )
+from agenticvbench.cli.progress import progress_factory
 from agenticvbench.fsutil import atomic_write_text
 
 
@@ -95,9 +95,9 @@ def run(args: argparse.Namespace) -> int:
         jobs=args.jobs,
         force=args.force,
         judge=judge_from_args(args),
-        progress=show_progress(args),
+        progress=progress_factory(args),
     )
-    text = table.render(args.format, per_task=args.per_task)
+    text = table.render(args.format, per_task=args.per_task, quiet=args.quiet)
     if args.write is not None:
         atomic_write_text(args.write, text)
         print(f"wrote {args.write}")

@@ -124,10 +124,15 @@ def folder_arg(text: str) -> Path:
 
 
 def add_verbosity_args(p: argparse.ArgumentParser) -> None:
-    """`-v` (more detail, logging INFO) and `-q` (only the summary, logging ERROR)."""
+    """`-v` (more detail, logging INFO) and `-q` (only the result, logging ERROR)."""
     g = p.add_mutually_exclusive_group()
     g.add_argument("-v", "--verbose", action="store_true", help="more detail (e.g. one line per task)")
-    g.add_argument("-q", "--quiet", action="store_true", help="only the summary; no notes or progress")
+    g.add_argument(
+        "-q",
+        "--quiet",
+        action="store_true",
+        help="only the result (table or summary): no captions, notes or progress",
+    )
 
 
 def add_format_args(
@@ -149,14 +154,6 @@ def add_json_alias(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--json", action="store_const", const="json", dest="format", help="the same as --format json"
     )
-
-
-def show_progress(args: argparse.Namespace) -> bool:
-    """Whether to draw progress: `--progress`, else on a terminal (stderr) unless `-q` or JSON output."""
-    if getattr(args, "progress", False):
-        return True
-    json_out = getattr(args, "json", False) or getattr(args, "format", None) == "json"
-    return not (getattr(args, "quiet", False) or json_out) and sys.stderr.isatty()
 
 
 def notice(args: argparse.Namespace, line: str) -> None:

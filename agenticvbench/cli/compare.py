@@ -3,7 +3,8 @@
 A and B are each a run directory (or its avb-results folder), or, with `--runs RUN...`, a leaderboard row
 `harness/model` naming every run of that stack among RUN... (so repetitions are averaged within each task).
 Tasks cut from the same source material are clustered whenever it is known (`--dataset`, or the local dataset
-the results' provenance names); `--no-cluster` turns that off. The caption says which was used.
+the results' provenance names); `--no-cluster` turns that off. The caption says which was used; `-q` prints the
+table and which stack is A and which B, without the caption.
 Exit codes: 0 ok; 2 usage error; 3 the stacks share no task, mix dataset revisions or verifier versions, or a
 path holds no results.
 """
@@ -91,6 +92,17 @@ def compare_stacks(
     )
 
 
+def quiet_table(comparison: Any) -> str:
+    """`-q`: the table and the one line that says which stack is A and which B (no caption, no notes)."""
+    from agenticvbench.sanitize import md_cell
+    from agenticvbench.tables import md_table
+
+    headers, rows = comparison.table()
+    a, b = (md_cell(x) for x in (comparison.label_a, comparison.label_b))
+    n_a, n_b = len(comparison.runs_a), len(comparison.runs_b)
+    return md_table(headers, rows, "lrrrrrrrrrrl") + f"\n\nA = {a} ({n_a} run(s)), B = {b} ({n_b} run(s)).\n"
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the `compare` command."""
     p = add_command(sub, "compare", "paired comparison of two stacks (interval, p-value, MDD)", __doc__)
@@ -154,7 +166,7 @@ def run(args: argparse.Namespace) -> int:
         results_a, results_b, clustering, permutations=args.permutations, seed=args.seed
     )
     comparison.flagged_out, comparison.flagged_rule = n_a + n_b, flagged_rule(flags, n_a + n_b)
-    text = comparison.render(args.format)
+    text = quiet_table(comparison) if args.quiet and args.format == "md" else comparison.render(args.format)
     warn_lines(untrusted, "avb compare")
     write_output(text, args.out)
     return 0

@@ -4,7 +4,7 @@ RUN is a run directory made by `avb import harbor` (usage from its run.json) or 
 Prices: the paper's Table 7 by default (`--prices paper`), the vendors' list prices for other models
 (`--prices vendors`), or `--prices FILE` of the same shape (a model not in the table is unpriced, never $0).
 When no trial has usage the output says why (for example runs not imported from Harbor) instead of rows of
-zeros. Exit codes: 0 ok (also for an empty table); 2 bad price file; 3 a path is not a run or job directory.
+zeros, once (also on stderr only when the output goes to `--out FILE`). Exit codes: 0 ok (also for an empty table); 2 bad price file; 3 a path is not a run or job directory.
 """
 
 from __future__ import annotations
@@ -53,7 +53,8 @@ def run(args: argparse.Namespace) -> int:
     for note in table.notes:
         LOG.warning(note)
     if table.empty_reason:
-        LOG.warning(table.empty_reason)
+        if args.out is not None:  # on the terminal the output itself says why; a file needs the line here
+            LOG.warning(table.empty_reason)
         text = table.render(args.format)
     elif args.paper:
         from agenticvbench.cost.paper_table import build_paper_table

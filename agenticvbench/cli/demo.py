@@ -2,7 +2,7 @@
 full report goes to DEST/report.md) and the next commands to try. Needs no network.
 
 Progress goes to stderr: a line before the build and before scoring, every build step and a scoring bar on a
-terminal, and outside one a build line at most every 15 s (so the first run is never silent for long); `-q`
+terminal, and outside one a heartbeat line at least every 8 s (so the first run is never silent for long); `-q`
 prints only the summary. Exit codes: 0 ok; 1 some result has status `error`; 2 usage error; 3 the demo folder
 cannot be written (e.g. it holds something that is not a demo build).
 """
@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import shlex
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -22,29 +21,21 @@ from agenticvbench.cli.common import (
     judge_from_args,
     notice,
     positive_int,
-    show_progress,
 )
-
-#: Outside a terminal, at most one build-step line per this many seconds.
-QUIET_STEP_S = 15.0
+from agenticvbench.cli.progress import Progress, progress_factory, progress_mode
 
 
-def step_printer(args: argparse.Namespace, every: float = QUIET_STEP_S) -> Callable[[str], None] | None:
-    """The build's step callback: every line on a terminal (or with --progress), one per `every` s otherwise,
-    none with `-q`."""
-    if getattr(args, "quiet", False):
-        return None
-    if show_progress(args):
-        return lambda line: print(line, file=sys.stderr, flush=True)
-    last = [time.monotonic()]
-
-    def throttled(line: str) -> None:
-        now = time.monotonic()
-        if now - last[0] >= every:
-            last[0] = now
-            print(line, file=sys.stderr, flush=True)
-
-    return throttled
+def step_printer(args: argparse.Namespace) -> tuple[Callable[[str], None] | None, Progress | None]:
+    """The build's step callback and the display to close after the build: on a terminal (or with --progress)
+    every step line; outside one a heartbeat line at least every `HEARTBEAT_S` s naming the last finished step
+    (`cli.progress`); nothing with `-q`."""
+    mode = progress_mode(args)
+    if mode == "off":
+        return None, None
+    if mode == "bar":
+        return (lambda line: print(line, file=sys.stderr, flush=True)), None
+    display = Progress("lines", "building the demo")
+    return (lambda line: display.set_postfix_str(line)), display
 
 
 def _demo(args: argparse.Namespace) -> int:
@@ -61,7 +52,12 @@ def _demo(args: argparse.Namespace) -> int:
     if args.rebuild or not is_complete(dest.absolute(), size):
         how_long = "about 10 s to a minute on 2 cores" if small else "minutes to hours, see --help"
         notice(args, f"building the {size.name} demo benchmark in {dest} (first time only; {how_long})")
-    demo = build_demo(dest, force=args.rebuild, size=size, progress=step_printer(args))
+    printer, display = step_printer(args)
+    try:
+        demo = build_demo(dest, force=args.rebuild, size=size, progress=printer)
+    finally:
+        if display is not None:
+            display.close()
     if not args.quiet or args.no_score:
         print(f"demo benchmark: {demo.mirror}")
         if not small:
@@ -83,7 +79,7 @@ def _demo(args: argparse.Namespace) -> int:
         jobs=args.jobs,
         force=args.force,
         judge=judge_from_args(args),
-        progress=show_progress(args),
+        progress=progress_factory(args),
     )
     from agenticvbench.dataset.loader import load_tasks
     from agenticvbench.fsutil import atomic_write_text

@@ -60,7 +60,9 @@ DESCRIPTIONS: dict[tuple[str, ...], str] = {
     ("export", "harbor"): "Older spelling of `avb harbor export` (kept for one release). " + STANDARD_EXITS,
     ("grade",): "Serve a local web page where a person grades the recap llm items of runs; every verdict is "
     "saved at once under the cache's grades/ folder, and `avb verify --judge human` and `avb judge agree` "
-    "read them. Runs until Ctrl-C. Exit codes: 0 stopped; 2 usage error; 3 nothing to grade (no recap "
+    "read them. Runs until Ctrl-C. It prints the URL (with its token) and opens no browser: the URL is for "
+    "the graders, who may sit at other machines (--host). `avb view` differs on purpose: it opens a browser "
+    "and binds 127.0.0.1 only, because its live page shows answers and verifier-only files. Exit codes: 0 stopped; 2 usage error; 3 nothing to grade (no recap "
     "final.mp4 with llm items) or the dataset cannot be read.",
     ("judge",): "Judge tools. " + GROUP_EXITS,
     ("judge", "agree"): "Agreement between two or more verdict sources on recap llm items (human:<grader> "

@@ -15,8 +15,8 @@ from agenticvbench.cli.common import (
     add_selection_args,
     load_selected,
     print_json,
-    show_progress,
 )
+from agenticvbench.cli.progress import Progress, progress_mode
 
 
 def _download(args: argparse.Namespace) -> int:
@@ -24,14 +24,15 @@ def _download(args: argparse.Namespace) -> int:
     if args.task:  # the older repeatable --task ID
         ids = [*(ids or []), *(i for i in args.task if i not in (ids or []))]
     tasks = load_selected(args, ids)
-    from tqdm import tqdm
-
     fetched: dict[int, dict[str, list[str]]] = {}
-    for task in tqdm(tasks, unit="task", desc="downloading", disable=not show_progress(args)):
-        entry = {"materials": [str(p) for p in task.materials()]}
-        if args.with_verifier_references:
-            entry["verifier_references"] = [str(p) for p in task.verifier_references()]
-        fetched[task.task_id] = entry
+    with Progress(progress_mode(args), "downloading", total=len(tasks)) as shown:
+        for task in tasks:
+            entry = {"materials": [str(p) for p in task.materials()]}
+            if args.with_verifier_references:
+                entry["verifier_references"] = [str(p) for p in task.verifier_references()]
+            fetched[task.task_id] = entry
+            shown.set_postfix_str(f"task {task.task_id}")
+            shown.update(1)
     if args.json:
         print_json(fetched)
     else:

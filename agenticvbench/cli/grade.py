@@ -1,4 +1,9 @@
-"""`avb grade RUN...`: a local web page where people grade the recap llm items of runs (see `agenticvbench.grade`)."""
+"""`avb grade RUN...`: a local web page where people grade the recap llm items of runs (see `agenticvbench.grade`).
+
+It prints the URL (with its token) and opens no browser: the URL is for the graders, who may sit at other
+machines (`--host`). `avb view` differs on purpose: it opens a browser and binds 127.0.0.1 only, because its live
+page shows answers and verifier-only files.
+"""
 
 from __future__ import annotations
 
@@ -67,6 +72,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="do not fetch and offer the tasks' input files (they may be large downloads)",
     )
-    p.add_argument("--host", default="127.0.0.1", help="address to bind (default: %(default)s)")
+    p.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="address to bind (default: %(default)s); another address lets graders on other machines open the "
+        "printed URL (the page serves only the runs' recap videos, the tasks' inputs and the rubric's llm items)",
+    )
     p.add_argument("--port", type=int, default=0, help="port (default: a free one)")
     p.set_defaults(func=_grade)

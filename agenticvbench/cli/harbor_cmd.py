@@ -11,7 +11,14 @@ import argparse
 import sys
 from pathlib import Path
 
-from agenticvbench.cli.common import add_dataset_args, add_selection_args, folder_arg, load_selected
+from agenticvbench.cli.common import (
+    add_dataset_args,
+    add_selection_args,
+    folder_arg,
+    load_selected,
+    write_output,
+)
+from agenticvbench.cli.progress import long_step
 from agenticvbench.dataset.loader import default_dataset
 from agenticvbench.dataset.tasks import FAMILIES
 
@@ -40,6 +47,12 @@ def _export(args: argparse.Namespace) -> int:
         opts.package_spec = args.package_spec
     if args.wheel:
         opts.wheel = Path(args.wheel)
+    elif not opts.package_spec:  # the wheel of this checkout: built once per source (seconds to a minute)
+        from agenticvbench.dataset.loader import default_cache_dir
+        from agenticvbench.harbor.wheel import build_wheel
+
+        with long_step(args, "building the agenticvbench wheel for the verifier image"):
+            opts.wheel = build_wheel(default_cache_dir())
     summary = export_harbor(tasks, args.out, opts)
     if args.quiet:
         return 0
@@ -83,7 +96,8 @@ def _metric(args: argparse.Namespace) -> int:
     groups, skipped = job_metrics(args.job_dirs, tasks_dir=args.tasks_dir, infra_policy=args.infra_policy)
     for s in skipped:
         print(f"skipped: {one_line(s)}", file=sys.stderr)
-    print(to_text(groups, args.format))
+    text = to_text(groups, args.format)
+    write_output(text if text.endswith("\n") else text + "\n", args.out)
     return 0
 
 
@@ -143,6 +157,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     m.add_argument(
         "--format", choices=("tsv", "md", "json"), default="tsv", help="output format (default: %(default)s)"
     )
+    m.add_argument("--out", type=Path, default=None, help="write to this file instead of the terminal")
     m.set_defaults(func=_metric)
     c = inner.add_parser(
         "check-job",

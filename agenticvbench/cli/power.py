@@ -5,7 +5,8 @@ paired difference is split into a part repetitions average away and a part they 
 `agenticvbench.analysis.power`); or give it directly with `--sd POINTS` (the standard deviation of one task's paired
 difference). The estimate planned is `avb compare`'s macro (stratified by family, clustered by source material
 when it is known; `--no-cluster` turns that off), so the same design prints the same MDD in both. Points are
-score x 100. Exit codes: 0 ok; 2 usage error (an option out of range, a run given twice); 3 a path holds no
+score x 100. An MDD at another number of tasks (`--tasks`, default 100) assumes the observed family mix, scaled
+(the caption says so). `-q` prints the table alone. Exit codes: 0 ok; 2 usage error (an option out of range, a run given twice); 3 a path holds no
 results.
 """
 
@@ -16,6 +17,7 @@ import json
 import math
 import sys
 from dataclasses import replace
+from pathlib import Path
 
 from agenticvbench.cli.common import (
     add_command,
@@ -23,6 +25,7 @@ from agenticvbench.cli.common import (
     add_trust_args,
     check_trust,
     warn_lines,
+    write_output,
 )
 from agenticvbench.dataset.tasks import FAMILIES
 from agenticvbench.sanitize import md_cell, one_line
@@ -77,7 +80,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--reps", type=int, nargs="+", default=[1, 2, 3, 5], help="repetitions to tabulate")
     p.add_argument("--family", choices=FAMILIES, default=None, help="only this family's tasks")
     p.add_argument("--power", type=float, default=0.8, help="power (default: %(default)s)")
-    p.add_argument("--format", choices=("md", "json"), default="md")
+    p.add_argument(
+        "--format", choices=("md", "json"), default="md", help="output format (default: %(default)s)"
+    )
+    p.add_argument("--out", type=Path, default=None, help="write to this file instead of the terminal")
     add_results_dataset_args(p)
     add_trust_args(p)
     p.set_defaults(func=run)
@@ -137,10 +143,23 @@ def components(args: argparse.Namespace):  # noqa: ANN201 - returns (power.Compo
         f"{found.label(shared)}"
     ]
     notes += [s.sentence() for n, m in zip(names, mats, strict=True) if (s := rep_spread(n, m, design))]
+    notes.append(mix_note([f for f, _ in shared], args.tasks))
     comp = (
         design_one_stack(mats[0], design) if len(mats) == 1 else design_two_stacks(mats[0], mats[1], design)
     )
     return (replace(comp, holm_m=len(FAMILIES)) if args.family else comp), notes
+
+
+def mix_note(families: list[str], n_tasks: int) -> str:
+    """Which family mix an MDD at another number of tasks assumes: the observed one, scaled (`Design.macro`)."""
+    from agenticvbench.dataset.tasks import FAMILY_ID_RANGES
+
+    seen = ", ".join(f"{f} {families.count(f)}" for f in FAMILIES if f in families)
+    full = ", ".join(f"{f} {len(FAMILY_ID_RANGES[f])}" for f in FAMILIES)
+    return (
+        f"MDD at {n_tasks} tasks assumes the observed family mix ({seen}) scaled up; the full benchmark's mix "
+        f"({full}) weighs the families' variances differently, so its MDD differs somewhat"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -189,7 +208,7 @@ def run(args: argparse.Namespace) -> int:
         + " ".join(f"{clean(n)}." for n in notes)
     )
     if args.format == "json":
-        print(
+        write_output(
             json.dumps(
                 {
                     "basis": comp.basis,
@@ -207,6 +226,8 @@ def run(args: argparse.Namespace) -> int:
                 indent=2,
                 allow_nan=False,
             )
+            + "\n",
+            args.out,
         )
         return 0
     headers = [
@@ -229,7 +250,25 @@ def run(args: argparse.Namespace) -> int:
         ]
         for r in rows
     ]
-    print(md_table(headers, table, "r" * len(headers)))
+    lines = [md_table(headers, table, "r" * len(headers))]
+    if not args.quiet:  # -q: only the table, no caption, no notes
+        lines += ["", head]
+        if comp.n_tasks and min(comp.reps) < 2:
+            lines.append(
+                "- with one repetition per stack the repetition noise cannot be separated from the between-task "
+                "part, so every reps row is the same; run a stack twice to see what repetitions buy"
+            )
+        for d, v in reps_at.items():
+            lines.append(
+                f"- {d:g} points with {args.tasks} tasks: "
+                + (
+                    f"{v} repetition(s) per stack"
+                    if v
+                    else "not reachable by repetitions alone (<= 20): the between-task part dominates; add tasks"
+                )
+            )
+    write_output("\n".join(lines) + "\n", args.out)
+    return 0
     print()
     print(head)
     if comp.n_tasks and min(comp.reps) < 2:

@@ -26,8 +26,8 @@ from agenticvbench.cli.common import (
     folder_arg,
     notice,
     report_errors,
-    show_progress,
 )
+from agenticvbench.cli.progress import progress_factory
 from agenticvbench.dataset.loader import default_cache_dir, load_tasks
 from agenticvbench.dataset.selection import select_ids
 from agenticvbench.dataset.tasks import FAMILY_ID_RANGES
@@ -186,7 +186,7 @@ def floor_kwargs(args: argparse.Namespace, results: list[Result], kw: dict[str, 
         baselines_dir=args.baselines,
         cache_dir=args.cache_dir,
         notify=None if quiet else (lambda line: notice(args, line)),
-        progress=show_progress(args),
+        progress=progress_factory(args, "scoring the floor (baselines)"),
     )
     return {"floor": floor, "floor_note": note}
 

@@ -31,9 +31,9 @@ from agenticvbench.cli.common import (
     load_selected,
     positive_int,
     print_json,
-    show_progress,
 )
 from agenticvbench.cli.guards import with_hint
+from agenticvbench.cli.progress import progress_factory
 from agenticvbench.dataset.loader import bare_parquet_note, default_dataset, load_tasks
 from agenticvbench.scoring.task_deadline import task_deadline
 
@@ -148,7 +148,7 @@ def _verify(args: argparse.Namespace) -> int:
         tasks=tasks,
         run_meta=meta or None,
         max_media_bytes=args.max_media_mb * 1024 * 1024 if args.max_media_mb else None,
-        progress=show_progress(args),
+        progress=progress_factory(args),
         key_file=args.key_file,
         task_timeout=args.task_timeout,
     )

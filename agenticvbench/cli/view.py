@@ -124,8 +124,19 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--cache-dir", default=None, help="cache folder (default: $AVB_CACHE, else the user cache)"
     )
     add_trust_args(p)
-    p.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: a free one)")
-    p.add_argument("--no-open", action="store_true", help="print the URL without opening a browser")
+    p.add_argument(
+        "--port",
+        type=int,
+        default=0,
+        help="port on 127.0.0.1 (default: a free one); there is no --host: the live page shows answers and "
+        "verifier-only files, so it serves this machine only (to share, write a --bundle)",
+    )
+    p.add_argument(
+        "--no-open",
+        action="store_true",
+        help="print the URL without opening a browser (the page is for you, on this machine, so a browser "
+        "opens by default; use --no-open over ssh)",
+    )
     p.add_argument(
         "--compare",
         nargs="+",

@@ -130,7 +130,18 @@ def _misplaced(why: str) -> bool:
 
 
 def _refused_note(folder: Path, why: str) -> str:
-    return f"{folder}: {why}; the record is refused and the folder treated as having none"
+    return (
+        f"{folder}: {why}; that record (what the folder held before it was first scored) is refused, so nothing "
+        "vouches for the files that were there before it (each result is still checked by its own signature)"
+    )
+
+
+def _fix(folder: Path) -> str:
+    """How to clear a record note for good: a folder scored from empty has nothing to report."""
+    return (
+        f"; to clear this, score the run afresh: remove {folder} and run `avb verify` on the run again (every "
+        "task is rescored), or move a moved folder back"
+    )
 
 
 def record_notes(folders: list[Path], key: ResultKey | None) -> list[str]:
@@ -140,9 +151,9 @@ def record_notes(folders: list[Path], key: ResultKey | None) -> list[str]:
     for folder in folders:
         record, why = read_record(folder, key)
         if record is not None and (line := record.describe(Path(folder))):
-            notes.append(line)
+            notes.append(line + _fix(Path(folder)))
         elif _misplaced(why):
-            notes.append(_refused_note(Path(folder), why))
+            notes.append(_refused_note(Path(folder), why) + _fix(Path(folder)))
     return notes
 
 

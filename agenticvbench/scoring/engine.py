@@ -10,7 +10,7 @@ import math
 import os
 import time
 import traceback
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -391,7 +391,7 @@ def verify_run(
     executor: str | Executor = "process",
     scheduler: str | None = None,
     judge: Any = None,
-    progress: bool = False,
+    progress: bool | Callable[[int], Any] = False,
     tasks: list[Task] | None = None,
     max_media_bytes: int | None = None,
     run_meta: dict[str, Any] | None = None,
@@ -406,7 +406,9 @@ def verify_run(
     ({harness, model, rep}) overrides each run's run.json (see `identity`). Results are signed with the result
     key (`key_file`, else `$AVB_RESULT_KEY_FILE`, else the package cache's; see `signing`), which must lie outside
     every run folder, and only results whose signature verifies are reused. `task_timeout` is the per-task
-    deadline in seconds (default `$AVB_TASK_TIMEOUT_S`, else 7200; see `executors`). Returns the run summary.
+    deadline in seconds (default `$AVB_TASK_TIMEOUT_S`, else 7200; see `executors`). `progress` True draws a tqdm
+    bar; a callable is called with the number of jobs and returns the display to update instead (the CLI's
+    `agenticvbench.cli.progress`: a bar on a terminal, heartbeat lines elsewhere). Returns the run summary.
 
     Each run is planned once (`run_plan.plan_runs`; a `RunPlan` may be passed instead of a path). A run that
     cannot be planned (not a run folder, a results folder that is a file or a symlink) is listed in the summary's
@@ -471,7 +473,11 @@ def verify_run(
     from tqdm import tqdm
 
     results: list[Result] = []
-    bar = tqdm(total=len(work), unit="task", desc="scoring", dynamic_ncols=True, disable=not progress)
+    bar: Any = (
+        progress(len(work))
+        if callable(progress)
+        else tqdm(total=len(work), unit="task", desc="scoring", dynamic_ncols=True, disable=not progress)
+    )
     try:
         for res in ex.map_unordered(score_job, work):
             results.append(res)

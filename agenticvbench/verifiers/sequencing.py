@@ -161,7 +161,9 @@ def explain_sequencing(result: Result) -> FamilyExplanation:
     )
     lost = [f"nd_score {nd:.3f} x lis_score {lis:.3f} x adj_score {adj:.3f} = adjusted {adjusted:.3f}"]
     found = orders(result)
-    if found:
+    if found and sorted(found[0]) != sorted(found[1]):  # the official scorer's `slot set mismatch`: all zero
+        lost.append(_mismatch(*found))
+    elif found:
         pred, true = found
         wrong = [
             f"{clip} at {i + 1} (belongs at {true.index(clip) + 1})"
@@ -174,6 +176,21 @@ def explain_sequencing(result: Result) -> FamilyExplanation:
         if unknown:
             lost.append("ids not in the true order (check the id format): " + ", ".join(unknown))
     return FamilyExplanation(computation=computation, lost=lost)
+
+
+def _mismatch(pred: list[str], true: list[str]) -> str:
+    """Why a submitted order is not a permutation of the task's clips, in one line."""
+    missing = [c for c in true if c not in pred]
+    unknown = [c for c in pred if c not in true]
+    repeated = sorted({c for c in pred if c in true and pred.count(c) > true.count(c)})
+    parts = [f"{len(pred)} id(s) for {len(true)} clip(s)"]
+    if missing:
+        parts.append("missing: " + ", ".join(missing))
+    if unknown:
+        parts.append("not ids of this task (check the id format): " + ", ".join(unknown))
+    if repeated:
+        parts.append("repeated: " + ", ".join(repeated))
+    return "slot set mismatch (not every clip exactly once), so every score is 0: " + "; ".join(parts)
 
 
 #: The Harbor export's sequencing part: every clip once, in story order.

@@ -215,10 +215,12 @@ def test_leaderboard_floor_row_equals_avb_baselines(table, demo, tmp_path, capsy
     assert board["floor"]["macro"] == printed["floor"]["macro"]
     assert main(["leaderboard", str(tmp_path / "perfect"), "--baselines", root, "--resamples", "0"]) == 0
     row = next(line for line in capsys.readouterr().out.splitlines() if "floor: best trivial" in line)
-    for cell in md_row.strip("|").split("|")[1:]:  # `0.683 (black_picture)` -> `0.6833 † (black_picture)`
+    for cell in md_row.strip("|").split("|")[1:]:  # `0.683† (black_picture)` -> `0.6833 † (black_picture)`
         value, strategy = cell.split()
+        number, marks = value[:5], value[5:]
         shown = next(c.strip() for c in row.split("|") if c.strip().endswith(strategy))
-        assert shown.startswith(value.rstrip("!")) and len(shown.split()[0]) == 6  # the rows' 4 decimals
+        assert shown.startswith(number) and len(shown.split()[0]) == 6  # the rows' 4 decimals
+        assert (shown.split()[1] if len(shown.split()) == 3 else "") == marks  # the same marks in both
     assert (
         "0.6833 † (black_picture)" in row and "0.6820 ! (one_frame_whole_window)" in row
     )  # marks as any row

@@ -169,6 +169,25 @@ def test_floor_row_carries_marks_at_the_rows_precision(tmp_path):
     assert json.loads(board.render("json"))["floor"]["marks"]["repair"] == ["integrity"]
 
 
+def test_baselines_table_marks_its_floor_row_as_the_leaderboard_does():
+    """`avb baselines` printed the recap floor `0.683 (black_picture)` without the † the leaderboard shows, and its
+    floor row dropped the ! of the strategy row it repeats. Now each strategy cell and the floor row carry the
+    leaderboard's marks, and the legend names every mark used."""
+    tasks = {"recap": (1, 2), "repair": (65, 66, 67)}
+    rows = [_result(t, "recap", 0.7, "black_picture") for t in (1, 2)]
+    for r in rows:
+        r.components = {"unscored": 3}
+    rows += [_result(t, "repair", 0.6, "one_frame") for t in (65, 66, 67)]
+    rows[2].integrity = ["degenerate_video"]
+    md = BaselineTable(rows, tasks).render("md")
+    table = {line.split("|")[1].strip(): line for line in md.splitlines() if line.startswith("| ")}
+    assert "| 0.700† |" in table["black_picture"] and "| 0.600! |" in table["one_frame"]
+    assert "| 0.700† (black_picture) | 0.600! (one_frame) |" in table["floor (best trivial)"]
+    assert "† = recap llm items unscored (no judge)" in md and "! = some results carry integrity flags" in md
+    quiet = BaselineTable(rows, tasks).render("md", quiet=True)  # -q: the table alone
+    assert quiet.splitlines() == [line for line in md.splitlines() if line.startswith("|")]
+
+
 def test_floor_labels_sit_under_the_axis_not_over_the_bars():
     """The floor's labels were drawn at the floor's height in the middle of each column, on top of the bars
     and whiskers of every stack; they now extend the column's tick label, and no text is drawn in the plot area."""

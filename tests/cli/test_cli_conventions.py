@@ -104,6 +104,31 @@ def test_quiet_leaderboard_and_report_print_only_the_table(seq_mirror, seq_run, 
     assert short.startswith("Headline") and len(short) < len(long)
 
 
+def test_quiet_compare_and_power_print_only_the_result(seq_mirror, seq_run, tmp_path, capsys):
+    """`-q` means only the result everywhere: `avb compare -q` printed its whole caption and `avb power -q` its
+    notes. Now compare keeps the table and the line naming A and B, power the table alone, and nothing goes to
+    stderr; without -q both keep caption and notes, power's naming the family mix its MDD at 100 tasks assumes."""
+    cache = str(tmp_path / "c")
+    a = seq_run("a", {37: ["1", "2", "3"], 38: ["3", "1", "2"]}, {"harness": "h", "model": "a"})
+    b = seq_run("b", {37: ["3", "2", "1"], 38: ["1", "2", "3"]}, {"harness": "h", "model": "b"})
+    for run in (a, b):
+        main(["verify", str(run), "--dataset", str(seq_mirror), "--cache-dir", cache, "-q"])
+    capsys.readouterr()
+    for command, kept in (("compare", ["A = h/a (1 run(s)), B = h/b (1 run(s))."]), ("power", [])):
+        assert main([command, str(a), str(b), "--dataset", str(seq_mirror)]) == 0
+        full = capsys.readouterr().out
+        assert main([command, str(a), str(b), "--dataset", str(seq_mirror), "-q"]) == 0
+        out = capsys.readouterr()
+        table = [ln for ln in full.splitlines() if ln.startswith("|")]
+        assert out.out.strip().splitlines() == table + ([""] + kept if kept else []), command
+        assert out.err == "" and len(full) > len(out.out) + 200, command  # the caption and notes went
+        if command == "power":
+            assert (
+                "MDD at 100 tasks assumes the observed family mix (sequencing 3, repair 1) scaled up" in full
+            )
+            assert "(recap 36, sequencing 28, repair 18, assembly 18)" in full
+
+
 def test_explain_never_puts_scored_beside_reason_malformed():
     """An assembly answer with 1 of 4 segments: the official scorer reports `malformed: ...` and scores it 0, so
     the result is `scored`. `avb explain` showed `scored` and `reason: malformed` together; now the message is

@@ -130,23 +130,26 @@ def test_baselines_draws_the_bar_on_a_terminal_only(seq_mirror, tmp_path, capsys
     assert "--progress" in help_text and "even when stderr is not a terminal" in help_text
 
 
-def test_demo_step_lines_on_a_terminal_and_throttled_elsewhere(capsys, monkeypatch):
-    """The demo's build steps: every line on a terminal, at most one per interval outside one, none with -q."""
+def test_demo_step_lines_on_a_terminal_and_heartbeats_elsewhere(capsys, monkeypatch):
+    """The demo's build steps: every line on a terminal; outside one, heartbeat lines naming the last step (none
+    before the interval, so a quick build is quiet); nothing with -q."""
+    from agenticvbench.cli import progress
+
     parser = build_parser()
     args = parser.parse_args(["demo"])
-    printer = step_printer(args, every=3600.0)
-    assert printer is not None
+    monkeypatch.setattr(progress, "HEARTBEAT_S", 3600.0)
+    printer, display = step_printer(args)
+    assert printer is not None and display is not None
     for i in range(5):
         printer(f"[{i}/5] step")
+    assert display.heartbeat_line().startswith("avb: building the demo: still running, ")
+    assert display.heartbeat_line().endswith("; last: [4/5] step")
+    display.close()
     assert capsys.readouterr().err == ""  # within the interval: nothing yet
-    printer = step_printer(args, every=0.0)
-    assert printer is not None
-    printer("[1/5] step")
-    assert capsys.readouterr().err == "[1/5] step\n"
-    assert step_printer(parser.parse_args(["demo", "-q"])) is None
+    assert step_printer(parser.parse_args(["demo", "-q"])) == (None, None)
     _fake_terminal(monkeypatch)
-    printer = step_printer(args, every=3600.0)
-    assert printer is not None
+    printer, display = step_printer(args)
+    assert printer is not None and display is None
     for i in range(3):
         printer(f"[{i}/3] step")
     assert capsys.readouterr().err.count("step\n") == 3

@@ -48,3 +48,18 @@ def test_table_commands_still_take_a_file(tmp_path: Path, make_run, capsys) -> N
     out = tmp_path / "board.md"
     assert main(["leaderboard", str(run), "--out", str(out), "--no-floor", "--resamples", "0"]) == 0
     assert out.is_file() and "| # | harness |" in out.read_text(encoding="utf-8")
+
+
+def test_power_takes_out_file_as_the_other_table_commands(tmp_path: Path, make_run, capsys) -> None:
+    """`avb power ... --out x.md` used to be a usage error with the top-level usage line; it now writes the table
+    (and, in JSON, the document) to the file, as compare, cost and leaderboard do."""
+    cells = {37: ("sequencing", 0.5), 38: ("sequencing", 0.2), 39: ("sequencing", 0.9)}
+    a = make_run("a", cells, model="a")
+    b = make_run("b", {t: (f, 1 - s) for t, (f, s) in cells.items()}, model="b")
+    assert main(["power", str(a), str(b)]) == 0
+    shown = capsys.readouterr().out
+    out = tmp_path / "x.md"
+    assert main(["power", str(a), str(b), "--out", str(out)]) == 0
+    assert capsys.readouterr().out == f"wrote {out}\n" and out.read_text(encoding="utf-8") == shown
+    assert main(["power", str(a), str(b), "--format", "json", "--out", str(tmp_path / "x.json")]) == 0
+    assert "rows" in __import__("json").loads((tmp_path / "x.json").read_text(encoding="utf-8"))

@@ -138,7 +138,12 @@ def test_an_empty_table_says_why(make_run, tmp_path, capsys):
     assert main(["cost", str(run)]) == 0
     out, err = _err_lines(capsys)
     assert out.startswith("No cost table: no trial has usage: these runs were not imported from Harbor")
-    assert "| 0 |" not in out and any("not imported from Harbor" in line for line in err)
+    assert "| 0 |" not in out and not any("no trial has usage" in line for line in err), err  # said once
+    written = tmp_path / "cost.md"
+    assert main(["cost", str(run), "--out", str(written)]) == 0
+    out, err = _err_lines(capsys)
+    assert written.read_text().startswith("No cost table:") and "no trial has usage" not in out
+    assert len([line for line in err if "not imported from Harbor" in line]) == 1
     assert main(["cost", str(run), "--format", "json"]) == 0
     doc = _strict(capsys.readouterr().out)
     assert doc["rows"] == [] and "3 trial(s)" in doc["empty_reason"]

@@ -61,3 +61,13 @@ def test_metric_formats_and_the_note_on_cells_without_a_reward(job, capsys):  # 
     assert capsys.readouterr().out.splitlines()[0].endswith("\tinvalid\tno_reward")
     assert main(["harbor", "metric", str(job), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)[0]["no_reward"] == 2
+
+
+def test_metric_out_writes_the_table_to_a_file(job, tmp_path, capsys):  # noqa: F811
+    """`--out FILE` means what it means on compare, cost and leaderboard: the table goes to the file, not the
+    terminal (`avb harbor metric --out m.tsv` used to be a usage error)."""
+    assert main(["harbor", "metric", str(job)]) == 0
+    shown = capsys.readouterr().out
+    out = tmp_path / "m.tsv"
+    assert main(["harbor", "metric", str(job), "--out", str(out)]) == 0
+    assert capsys.readouterr().out == f"wrote {out}\n" and out.read_text() == shown

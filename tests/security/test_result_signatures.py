@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import stat
 from pathlib import Path
 
@@ -244,3 +245,10 @@ def test_signed_record_copied_from_another_folder_is_refused(genuine, hostile_ru
     assert main(["report", str(other.root), "--resamples", "0"]) == 0
     out = capsys.readouterr().out
     assert "written for another folder" in out and "held 1 file(s)" not in out
+    assert "is refused, so nothing vouches for the files that were there before it" in out
+    assert f"to clear this, score the run afresh: remove {folder} and run `avb verify`" in out
+    shutil.rmtree(folder)  # the advice, followed: no note is left
+    score_run(other.root, [84])
+    assert main(["report", str(other.root), "--resamples", "0"]) == 0
+    out = capsys.readouterr().out
+    assert "another folder" not in out and "before avb verify first scored" not in out

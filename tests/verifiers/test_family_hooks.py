@@ -296,3 +296,31 @@ def test_harbor_settings_cover_exactly_the_registrys_families() -> None:
 
     assert set(family_settings()) == FAMILY_NAMES
     assert "_about" in json.loads(SETTINGS_PATH.read_text(encoding="utf-8"))
+
+
+def test_sequencing_order_that_is_not_a_permutation_is_named_as_such() -> None:
+    """Two clips submitted for a six-clip task (the run-directory page's example): the line `avb verify -v` shows
+    says the order is not a permutation (the official `slot set mismatch`, every score 0) and what is missing, not
+    that clip 3 is misplaced."""
+    from agenticvbench.verifiers.sequencing import explain_sequencing
+
+    result = Result(
+        task_id=37,
+        family="sequencing",
+        status="scored",
+        final_score=0.0,
+        adjusted_final_score=0.0,
+        components={"nd_score": 0.0, "lis_score": 0.0, "adj_score": 0.0},
+        detail={"pred_order": ["3", "7"], "correct_order": ["4", "1", "6", "2", "5", "3"]},
+    )
+    lost = explain_sequencing(result).lost
+    assert len(lost) == 2 and not any("misplaced" in line for line in lost)
+    assert lost[1].startswith("slot set mismatch (not every clip exactly once), so every score is 0: ")
+    assert (
+        "2 id(s) for 6 clip(s); missing: 4, 1, 6, 2, 5; not ids of this task (check the id format): 7"
+        in lost[1]
+    )
+    repeated = Result(
+        **{**result.__dict__, "detail": {"pred_order": ["1", "1"], "correct_order": ["1", "2"]}}
+    )
+    assert explain_sequencing(repeated).lost[1].endswith("missing: 2; repeated: 1")
