@@ -23,6 +23,7 @@ import os
 import sqlite3
 import tempfile
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, BinaryIO
 from urllib.parse import quote
@@ -105,7 +106,20 @@ def opencode_row(data: Any, where: str, notes: list[str]) -> tuple[Any, Tokens] 
     return _qualified(data.get("modelID"), data.get("providerID")), tokens
 
 
-def _query_rows(db: Path) -> list[tuple[Any, Any]]:
+def copy_opencode_db(job: JobDir, db: tuple[str, ...], folder: Path) -> Path:
+    """Copy the `opencode.db` at `db` (and its `-wal` file, if any), each bounded by `MAX_DB_BYTES`, into `folder`;
+    the local copy's path. Raises `OSError` when a file cannot be copied."""
+    local = folder / "opencode.db"
+    job.copy_file(db, local, max_bytes=MAX_DB_BYTES)
+    if "opencode.db-wal" in job.listdir(*db[:-1]):
+        job.copy_file((*db[:-1], "opencode.db-wal"), folder / "opencode.db-wal", max_bytes=MAX_DB_BYTES)
+    return local
+
+
+@contextmanager
+def open_opencode_db(db: Path) -> Iterator[sqlite3.Connection]:
+    """A read-only connection to the local database `db` (`mode=ro`, queries only, untrusted schema off, a step
+    budget that interrupts a runaway query), closed on exit."""
     steps = 0
 
     def budget() -> int:
@@ -118,12 +132,24 @@ def _query_rows(db: Path) -> list[tuple[Any, Any]]:
         conn.set_progress_handler(budget, 1000)
         conn.execute("PRAGMA query_only = ON")
         conn.execute("PRAGMA trusted_schema = OFF")
+        yield conn
+    finally:
+        conn.close()
+
+
+def row_json(data: Any, where: str) -> Any:
+    """The JSON document of one row's `data` cell (text or bytes), parsed bounded; `ValueError` when it is not
+    JSON."""
+    raw = data if isinstance(data, bytes) else str(data).encode("utf-8", errors="replace")
+    return parse_json_bounded(raw, where)
+
+
+def _query_rows(db: Path) -> list[tuple[Any, Any]]:
+    with open_opencode_db(db) as conn:
         return conn.execute(
             "SELECT id, CASE WHEN length(CAST(data AS BLOB)) <= ? THEN data END FROM message LIMIT ?",
             (MAX_ROW_BYTES, MAX_ROWS + 1),
         ).fetchall()
-    finally:
-        conn.close()
 
 
 def opencode_totals(
@@ -132,12 +158,8 @@ def opencode_totals(
     """Summed assistant rows of one `opencode.db` (module docstring); None when it has none or is unreadable."""
     where = "/".join(db)
     with tempfile.TemporaryDirectory(prefix="avb-opencode-") as tmp:
-        local = Path(tmp) / "opencode.db"
         try:
-            job.copy_file(db, local, max_bytes=MAX_DB_BYTES)
-            wal = (*db[:-1], "opencode.db-wal")
-            if "opencode.db-wal" in job.listdir(*db[:-1]):
-                job.copy_file(wal, Path(tmp) / "opencode.db-wal", max_bytes=MAX_DB_BYTES)
+            local = copy_opencode_db(job, db, Path(tmp))
         except OSError as exc:
             notes.append(f"{where}: not read ({str(exc)[:200]})")
             return None
@@ -155,9 +177,8 @@ def opencode_totals(
         if data is None:
             notes.append(f"{w}: data missing or over {MAX_ROW_BYTES} bytes; ignored")
             continue
-        raw = data if isinstance(data, bytes) else str(data).encode("utf-8", errors="replace")
         try:
-            row = opencode_row(parse_json_bounded(raw, w), w, notes)
+            row = opencode_row(row_json(data, w), w, notes)
         except ValueError as exc:
             notes.append(f"{str(exc)[:200]}; ignored")
             continue

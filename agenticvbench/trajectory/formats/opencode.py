@@ -17,10 +17,8 @@ import sqlite3
 import tempfile
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
-from agenticvbench.cost.usage_stores import MAX_DB_BYTES, MAX_ROW_BYTES
-from agenticvbench.fsutil import parse_json_bounded
+from agenticvbench.cost.usage_stores import MAX_ROW_BYTES, copy_opencode_db, open_opencode_db, row_json
 from agenticvbench.harbor.files import clean_document
 from agenticvbench.runs.jobdir import JobDir
 from agenticvbench.trajectory.formats.common import get
@@ -29,7 +27,6 @@ from agenticvbench.trajectory.model import MAX_STEPS, Step, Trajectory, make_ste
 NAME = "opencode"
 DESCRIPTION = "OpenCode opencode.db (SQLite)"
 MAX_PARTS = 200_000
-_STEP_BUDGET = 50_000_000  # sqlite VM steps / 1000 (progress handler granularity)
 
 
 def sniff(head: bytes, name: str) -> bool:
@@ -46,26 +43,13 @@ _PARTS = "SELECT id, CASE WHEN length(CAST(data AS BLOB)) <= ? THEN data END, ? 
 
 
 def _rows(db: Path) -> list[tuple[Any, Any, Any]]:
-    steps = 0
-
-    def budget() -> int:
-        nonlocal steps
-        steps += 1
-        return 1 if steps > _STEP_BUDGET else 0
-
-    conn = sqlite3.connect(f"file:{quote(str(db))}?mode=ro", uri=True)
-    try:
-        conn.set_progress_handler(budget, 1000)
-        conn.execute("PRAGMA query_only = ON")
-        conn.execute("PRAGMA trusted_schema = OFF")
+    with open_opencode_db(db) as conn:
         try:
             return conn.execute(_JOINED, (MAX_ROW_BYTES, MAX_ROW_BYTES, MAX_PARTS + 1)).fetchall()
         except sqlite3.OperationalError as exc:  # an older store: no message table or no message_id column
             if "no such" not in str(exc):
                 raise
             return conn.execute(_PARTS, (MAX_ROW_BYTES, None, MAX_PARTS + 1)).fetchall()
-    finally:
-        conn.close()
 
 
 def step_of(index: int, data: Any, role: str = "agent") -> Step | None:
@@ -94,9 +78,7 @@ def step_of(index: int, data: Any, role: str = "agent") -> Step | None:
 def _message(raw: Any) -> tuple[str, str | None]:
     """(role of the part's message as a step role, the assistant's working folder) from the message's `data`."""
     try:
-        data = parse_json_bounded(
-            raw if isinstance(raw, bytes) else str(raw).encode("utf-8", "replace"), "message"
-        )
+        data = row_json(raw, "message")
     except ValueError:
         return "agent", None
     role = "user" if get(data, "role") == "user" else "agent"
@@ -108,14 +90,8 @@ def read(job: JobDir, parts: tuple[str, ...], traj: Trajectory) -> None:
     """Fill `traj` from the OpenCode database at `parts`."""
     where = "/".join(parts)
     with tempfile.TemporaryDirectory(prefix="avb-audit-opencode-") as tmp:
-        local = Path(tmp) / "opencode.db"
         try:
-            job.copy_file(parts, local, max_bytes=MAX_DB_BYTES)
-            if "opencode.db-wal" in job.listdir(*parts[:-1]):
-                job.copy_file(
-                    (*parts[:-1], "opencode.db-wal"), Path(tmp) / "opencode.db-wal", max_bytes=MAX_DB_BYTES
-                )
-            rows = _rows(local)
+            rows = _rows(copy_opencode_db(job, parts, Path(tmp)))
         except (OSError, sqlite3.Error) as exc:
             traj.note(f"{where}: not a readable OpenCode database ({str(exc)[:200]})")
             return
@@ -129,9 +105,8 @@ def read(job: JobDir, parts: tuple[str, ...], traj: Trajectory) -> None:
         if data is None:
             traj.note(f"{w}: data missing or over {MAX_ROW_BYTES} bytes; skipped")
             continue
-        raw = data if isinstance(data, bytes) else str(data).encode("utf-8", errors="replace")
         try:
-            obj = parse_json_bounded(raw, w)
+            obj = row_json(data, w)
         except ValueError as exc:
             traj.note(str(exc)[:240])
             continue
