@@ -16,12 +16,11 @@ message steps; a tool result with no call before it is kept as a `tool` step.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from agenticvbench.runs.jobdir import JobDir
 from agenticvbench.trajectory import source
-from agenticvbench.trajectory.formats.common import StepBuilder, get, has_grounding, lines_of, text_of
+from agenticvbench.trajectory.formats.common import StepBuilder, get, has_grounding, head_objects, text_of
 from agenticvbench.trajectory.model import MAX_STEPS, Trajectory, token_sum
 
 NAME = "claude-code"
@@ -33,16 +32,11 @@ _RESULTS = frozenset({"tool_result", "web_search_tool_result", "web_fetch_tool_r
 
 def sniff(head: bytes, name: str) -> bool:
     """A JSON line of type system/assistant/user/result carrying `session_id` or a `message` with content."""
-    for raw in lines_of(head):
-        try:
-            obj = json.loads(raw)
-        except ValueError:
-            continue
-        if not isinstance(obj, dict) or obj.get("type") not in _TYPES:
-            continue
-        if obj.get("subtype") == "init" or isinstance(get(obj, "message", "content"), (list, str)):
-            return True
-    return False
+    return any(
+        obj.get("type") in _TYPES
+        and (obj.get("subtype") == "init" or isinstance(get(obj, "message", "content"), (list, str)))
+        for obj in head_objects(head)
+    )
 
 
 def _assistant(b: StepBuilder, obj: dict[str, Any]) -> None:
@@ -55,25 +49,11 @@ def _assistant(b: StepBuilder, obj: dict[str, Any]) -> None:
     for block in blocks[:1000]:
         if not isinstance(block, dict):
             continue
-        kind = block.get("type")
-        if kind in _CALLS:
-            name = block.get("name") if isinstance(block.get("name"), str) else "unnamed"
-            b.add(
-                block.get("id"),
-                role="agent",
-                tool=name,
-                arguments=block.get("input"),
-                time=time,
-                tokens=tokens,
-                grounded=grounded,
-            )
-        elif kind in _RESULTS:
+        if block.get("type") in _RESULTS:
             b.result(
                 block.get("tool_use_id"), block.get("content"), get(block, "content", "error_code"), time
             )
-        elif kind == "text" and isinstance(block.get("text"), str) and block["text"].strip():
-            b.add(None, role="agent", arguments=block["text"], time=time, tokens=tokens, grounded=grounded)
-        else:
+        elif not b.add_block(block, _CALLS, "input", time, tokens, grounded):
             continue
         tokens = None
 

@@ -15,13 +15,12 @@ reasoning and to-do lists are skipped; a turn's tokens (input + output) go on it
 
 from __future__ import annotations
 
-import json
 from dataclasses import replace
 from typing import Any
 
 from agenticvbench.runs.jobdir import JobDir
 from agenticvbench.trajectory import source
-from agenticvbench.trajectory.formats.common import get, lines_of
+from agenticvbench.trajectory.formats.common import get, head_objects
 from agenticvbench.trajectory.model import MAX_STEPS, Step, Trajectory, make_step, token_sum
 
 NAME = "codex"
@@ -32,14 +31,9 @@ _SKIPPED = frozenset({"reasoning", "todo_list"})
 
 def sniff(head: bytes, name: str) -> bool:
     """A JSON line whose `type` is a thread, turn or item event."""
-    for raw in lines_of(head):
-        try:
-            obj = json.loads(raw)
-        except ValueError:
-            continue
-        if isinstance(obj, dict) and isinstance(obj.get("type"), str) and obj["type"].startswith(_EVENTS):
-            return True
-    return False
+    return any(
+        isinstance(obj.get("type"), str) and obj["type"].startswith(_EVENTS) for obj in head_objects(head)
+    )
 
 
 def _step(index: int, item: dict[str, Any], time: Any) -> Step | None:

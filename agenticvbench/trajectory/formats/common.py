@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterator
 from typing import Any
 
 from agenticvbench.trajectory.model import MAX_STEPS, Step, make_step, with_result
@@ -65,6 +67,17 @@ def lines_of(head: bytes) -> list[bytes]:
     return [ln.strip() for ln in lines[:50] if ln.strip()]
 
 
+def head_objects(head: bytes) -> Iterator[dict[str, Any]]:
+    """The JSON objects among the complete lines of a file's head (`lines_of`); other lines are passed over."""
+    for raw in lines_of(head):
+        try:
+            obj = json.loads(raw)
+        except ValueError:
+            continue
+        if isinstance(obj, dict):
+            yield obj
+
+
 class StepBuilder:
     """Steps in log order, with results paired to their calls by id."""
 
@@ -88,3 +101,32 @@ class StepBuilder:
             self.add(None, role="tool", result=text, error=error, time=time)
         else:
             self.steps[i] = with_result(self.steps[i], text, error)
+
+    def add_block(
+        self,
+        block: dict[str, Any],
+        calls: frozenset[str],
+        arguments: str,
+        time: Any,
+        tokens: Any,
+        grounded: bool,
+    ) -> bool:
+        """Add the step of one assistant content block: a tool call (its `type` in `calls`, with `id`, `name` and
+        its arguments under the key `arguments`) or a non-blank `text` block; whether it was one of these."""
+        kind = block.get("type")
+        if isinstance(kind, str) and kind in calls:
+            name = block.get("name") if isinstance(block.get("name"), str) else "unnamed"
+            self.add(
+                block.get("id"),
+                role="agent",
+                tool=name,
+                arguments=block.get(arguments),
+                time=time,
+                tokens=tokens,
+                grounded=grounded,
+            )
+            return True
+        if kind == "text" and isinstance(block.get("text"), str) and block["text"].strip():
+            self.add(None, role="agent", arguments=block["text"], time=time, tokens=tokens, grounded=grounded)
+            return True
+        return False

@@ -14,35 +14,26 @@ message steps.
 
 from __future__ import annotations
 
-import json
-
 from agenticvbench.runs.jobdir import JobDir
 from agenticvbench.trajectory import source
-from agenticvbench.trajectory.formats.common import StepBuilder, get, has_grounding, lines_of, text_of
+from agenticvbench.trajectory.formats.common import StepBuilder, get, has_grounding, head_objects, text_of
 from agenticvbench.trajectory.model import MAX_STEPS, Trajectory, token_sum
 
 NAME = "openclaw"
 DESCRIPTION = "OpenClaw session JSONL"
+_CALLS = frozenset({"toolCall"})
 
 
 def sniff(head: bytes, name: str) -> bool:
     """A `session` header line, or a `message` line whose role is user, assistant or toolResult."""
-    for raw in lines_of(head):
-        try:
-            obj = json.loads(raw)
-        except ValueError:
-            continue
-        if not isinstance(obj, dict):
-            continue
-        if obj.get("type") == "session" and "cwd" in obj:
-            return True
-        if obj.get("type") == "message" and get(obj, "message", "role") in (
-            "user",
-            "assistant",
-            "toolResult",
-        ):
-            return True
-    return False
+    return any(
+        (obj.get("type") == "session" and "cwd" in obj)
+        or (
+            obj.get("type") == "message"
+            and get(obj, "message", "role") in ("user", "assistant", "toolResult")
+        )
+        for obj in head_objects(head)
+    )
 
 
 def read(job: JobDir, parts: tuple[str, ...], traj: Trajectory) -> None:
@@ -67,35 +58,10 @@ def read(job: JobDir, parts: tuple[str, ...], traj: Trajectory) -> None:
             tokens = token_sum(get(msg, "usage", "input"), get(msg, "usage", "output"))
             grounded = has_grounding(content)
             for block in content[:1000] if isinstance(content, list) else ():
-                if not isinstance(block, dict):
-                    continue
-                if block.get("type") == "toolCall":
-                    name = block.get("name") if isinstance(block.get("name"), str) else "unnamed"
-                    b.add(
-                        block.get("id"),
-                        role="agent",
-                        tool=name,
-                        arguments=block.get("arguments"),
-                        time=time,
-                        tokens=tokens,
-                        grounded=grounded,
-                    )
-                elif (
-                    block.get("type") == "text"
-                    and isinstance(block.get("text"), str)
-                    and block["text"].strip()
+                if isinstance(block, dict) and b.add_block(
+                    block, _CALLS, "arguments", time, tokens, grounded
                 ):
-                    b.add(
-                        None,
-                        role="agent",
-                        arguments=block["text"],
-                        time=time,
-                        tokens=tokens,
-                        grounded=grounded,
-                    )
-                else:
-                    continue
-                tokens = None
+                    tokens = None
     if len(b.steps) >= MAX_STEPS:
         traj.note(f"{traj.path}: more than {MAX_STEPS} steps; the rest not read")
     traj.steps = b.steps
