@@ -15,7 +15,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from agenticvbench.cli.common import add_dataset_args, add_format_args, print_json, write_output
+from agenticvbench.cli.common import add_command, add_dataset_args, add_format_args, print_json, write_output
 from agenticvbench.errors import SubmissionError
 
 
@@ -43,11 +43,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     """Add `audit`."""
     from agenticvbench.cli.common import task_ids_arg
 
-    p = sub.add_parser(
-        "audit",
-        help="flag answer access, web access and other tasks' files in agent trajectories",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+    p = add_command(
+        sub, "audit", "flag answer access, web access and other tasks' files in agent trajectories", __doc__
     )
     p.add_argument("runs", nargs="+", metavar="RUN_DIR", help="run directories (RUN/<task_id>/ with logs)")
     add_dataset_args(p)

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 from agenticvbench.analysis.aggregate import DEFAULT_RESAMPLES, DEFAULT_SEED
-from agenticvbench.cli.common import add_verbosity_args, notice
+from agenticvbench.cli.common import add_command, add_verbosity_args, notice
 
 PUBLISH_DOC = """Publish scored runs as a Hub dataset repo, in one commit: every result file byte for byte under
 runs/<run>/avb-results/, Parquet tables derived from them under data/ (runs, results, recap_items, costs), and a
@@ -45,12 +45,7 @@ Exit codes: 0 pushed; 2 usage error; 3 not a bundle, or the Hub refused the comm
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add `publish` and `pull`."""
-    p = sub.add_parser(
-        "publish",
-        help="publish scored runs as a Hub dataset repo (one commit)",
-        description=PUBLISH_DOC,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    p = add_command(sub, "publish", "publish scored runs as a Hub dataset repo (one commit)", PUBLISH_DOC)
     p.add_argument(
         "paths", nargs="+", metavar="RUN_DIR", help="scored run directories (or their avb-results)"
     )
@@ -91,12 +86,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_verbosity_args(p)
     p.set_defaults(func=run_publish)
 
-    q = sub.add_parser(
-        "pull",
-        help="pull a published repo's runs and check its digest",
-        description=PULL_DOC,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    q = add_command(sub, "pull", "pull a published repo's runs and check its digest", PULL_DOC)
     q.add_argument("spec", nargs="?", metavar="ORG/NAME[@REV]", help="the repo and revision (default: main)")
     q.add_argument("--out", type=Path, required=True, metavar="DIR", help="the folder to pull into")
     q.add_argument(
@@ -117,11 +107,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_verbosity_args(q)
     q.set_defaults(func=run_pull)
 
-    b = sub.add_parser(
+    b = add_command(
+        sub,
         "publish-bundle",
-        help="push a static bundle (`avb view --bundle DIR`) to a static Hub Space (one commit)",
-        description=BUNDLE_DOC,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        "push a static bundle (`avb view --bundle DIR`) to a static Hub Space (one commit)",
+        BUNDLE_DOC,
     )
     b.add_argument("folder", type=Path, metavar="DIR", help="the bundle folder `avb view --bundle DIR` wrote")
     b.add_argument("--space", required=True, metavar="ORG/NAME", help="the Space (created static if absent)")
