@@ -108,14 +108,24 @@ def _hub_tail(url: str, ctx: AuditContext) -> str | None:
     return None
 
 
-def answer_access(step: Step, task: int, ctx: AuditContext, cwd: str | None, run: str) -> Iterator[Hit]:
-    """The rule `answer_access` (module docstring)."""
+def _hub_url_hits(step: Step, task: int, ctx: AuditContext, rule: str) -> Iterator[Hit]:
+    """Hits of `rule` for the step's URLs into the dataset repository whose file `ctx.classify` puts under it."""
     for url in step.urls:
         tail = _hub_tail(url, ctx)
-        if tail is not None and (found := ctx.classify(tail, task)) and found[0] == "answer_access":
-            yield Hit("answer_access", found[1], url)
+        if tail is not None and (found := ctx.classify(tail, task)) and found[0] == rule:
+            yield Hit(rule, found[1], url)
+
+
+def _step_paths(step: Step, cwd: str | None, ctx: AuditContext) -> Iterator[tuple[str, str]]:
+    """(path as written, path normalised against `cwd` and the audit's environment) of each path the step names."""
     for raw in step.paths:
-        path = normalise_path(raw, cwd=cwd, env=ctx.env)
+        yield raw, normalise_path(raw, cwd=cwd, env=ctx.env)
+
+
+def answer_access(step: Step, task: int, ctx: AuditContext, cwd: str | None, run: str) -> Iterator[Hit]:
+    """The rule `answer_access` (module docstring)."""
+    yield from _hub_url_hits(step, task, ctx, "answer_access")
+    for raw, path in _step_paths(step, cwd, ctx):
         m = re.search(r"datasets--([^/]+)--([^/]+)(/.*)?$", path)
         if m and (f"{m.group(1)}/{m.group(2)}".lower() in ctx.repos or m.group(2).lower() in ctx.repo_names):
             tail = re.sub(r"^/?snapshots/[^/]+", "", m.group(3) or "")
@@ -191,12 +201,8 @@ def web_access(step: Step, task: int, ctx: AuditContext, cwd: str | None, run: s
 
 def foreign_task(step: Step, task: int, ctx: AuditContext, cwd: str | None, run: str) -> Iterator[Hit]:
     """The rule `foreign_task` (module docstring)."""
-    for url in step.urls:
-        tail = _hub_tail(url, ctx)
-        if tail is not None and (found := ctx.classify(tail, task)) and found[0] == "foreign_task":
-            yield Hit("foreign_task", found[1], url)
-    for raw in step.paths:
-        path = normalise_path(raw, cwd=cwd, env=ctx.env)
+    yield from _hub_url_hits(step, task, ctx, "foreign_task")
+    for raw, path in _step_paths(step, cwd, ctx):
         for anchor in (ctx.dataset_root, ctx.cache_dir):
             tail = _under(path, anchor)
             if tail is not None and (found := ctx.classify(tail, task)) and found[0] == "foreign_task":
