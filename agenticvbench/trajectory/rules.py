@@ -128,9 +128,11 @@ def answer_access(step: Step, task: int, ctx: AuditContext, cwd: str | None, run
     for raw, path in _step_paths(step, cwd, ctx):
         m = re.search(r"datasets--([^/]+)--([^/]+)(/.*)?$", path)
         if m and (f"{m.group(1)}/{m.group(2)}".lower() in ctx.repos or m.group(2).lower() in ctx.repo_names):
-            tail = re.sub(r"^/?snapshots/[^/]+", "", m.group(3) or "")
+            cached = re.sub(r"^/?snapshots/[^/]+", "", m.group(3) or "")
             found = (
-                ctx.classify(tail, task) if tail or m.group(3) is None else ("answer_access", "the Hub cache")
+                ctx.classify(cached, task)
+                if cached or m.group(3) is None
+                else ("answer_access", "the Hub cache")
             )
             if found and found[0] == "answer_access":
                 yield Hit("answer_access", found[1] + " (Hub cache)", raw)
