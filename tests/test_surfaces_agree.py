@@ -142,7 +142,7 @@ def test_report_leaderboard_api_and_viewer_print_one_board(layout, capsys, tmp_p
 def test_compare_view_compare_and_power_agree(layout, capsys) -> None:
     """`avb compare A B` and `avb view --compare A B` print the same rows (A - B in the order given, the same
     clusters, intervals, p-values and MDD); `avb power A B` plans the MDD `avb compare` prints."""
-    from agenticvbench.cli.view import _comparison
+    from agenticvbench.cli.view import comparisons
     from agenticvbench.view import build_model
 
     dataset, a, b = layout
@@ -152,7 +152,7 @@ def test_compare_view_compare_and_power_agree(layout, capsys) -> None:
             capsys, "compare", str(first), str(second), "--dataset", str(dataset), "--format", "json"
         )
         model = build_model([first, second], dataset=str(dataset), local=False, resamples=0)
-        viewed = json.loads(_comparison(model).render("json"))
+        viewed = json.loads(comparisons(model)[0].render("json"))
         assert viewed["rows"] == shown["rows"]
         assert viewed["clustering"] == shown["clustering"]
         assert "cluster(s)" in shown["clustering"]
