@@ -164,8 +164,15 @@ def error_lines(leveled_log: bytes | str) -> str:
 
 def _lines_from(log: str, context: str) -> str:
     """Only the log lines written by filter instance `context` (e.g. `Parsed_blackdetect_`): text in the
-    input's metadata dump (a title, a comment: chosen by whoever made the file) can never count as a run."""
-    return "\n".join(line for line in log.splitlines() if line.startswith(f"[{context}"))
+    input's metadata dump (a title, a comment: chosen by whoever made the file; indented, never a line that
+    starts with `[`) can never count as a run. With two outputs ffmpeg logs from two threads, so a filter's line
+    can follow another line's unterminated text (`[out#1/null @ 0x..] ...[Parsed_freezedetect_1 @ 0x..] ...`):
+    it is taken from its marker on."""
+    marker = f"[{context}"
+    lines = (
+        line[line.find(marker) :] for line in log.splitlines() if line.startswith("[") and marker in line
+    )
+    return "\n".join(lines)
 
 
 def video_pass(
