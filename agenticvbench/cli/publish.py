@@ -83,6 +83,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--resamples", type=int, default=DEFAULT_RESAMPLES, help="bootstrap resamples (default: %(default)s)"
     )
     p.add_argument("--seed", type=int, default=DEFAULT_SEED, help="bootstrap seed (default: %(default)s)")
+    p.add_argument(
+        "--prices",
+        default=None,
+        metavar="NAME|FILE",
+        help="price table for the agents' usage in the costs table, as `avb cost --prices` (default: 'paper')",
+    )
     add_verbosity_args(p)
     p.set_defaults(func=run_publish)
 
@@ -131,6 +137,7 @@ def _quiet_client(args: argparse.Namespace) -> None:
 def run_publish(args: argparse.Namespace) -> int:
     """Stage the runs (into --dry-run DIR or a temporary folder) and, without --dry-run, send them."""
     _quiet_client(args)
+    from agenticvbench.cost.pricing import load_prices
     from agenticvbench.errors import ConfigError
     from agenticvbench.hub.publish import settings_text, stage, upload
     from agenticvbench.hub.pull import split_spec
@@ -153,6 +160,7 @@ def run_publish(args: argparse.Namespace) -> int:
         "cluster": not args.no_cluster,
         "with_outputs": args.with_outputs,
         "answers": args.show_answers,
+        "prices": load_prices(args.prices),
     }
     with tempfile.TemporaryDirectory(prefix="avb-publish-") as tmp:
         staged = stage(args.paths, args.dry_run or Path(tmp) / "repo", **kw)

@@ -134,7 +134,13 @@ def render_card(card: Card) -> str:
         "# AgenticVBench results",
         "",
         f"Scored runs ({runs}) with every result file as `avb verify` wrote it (`runs/<run>/avb-results/`), "
-        f"and tables derived from them ({', '.join(card.tables)}; `data/`). Each result file carries its own "
+        f"and tables derived from them ({', '.join(card.tables)}; `data/`"
+        + (
+            "; the agent rows of `costs` come from each run's `run.json`, priced as `avb cost` prices them"
+            if "costs" in card.tables
+            else ""
+        )
+        + "). Each result file carries its own "
         "SHA-256 (`result_sha256`) and the publisher's signature, which only the publisher's key can check.",
         "",
         card.board_markdown.strip(),

@@ -5,7 +5,9 @@ then computes everything else from the staged copies, exactly as a pull will: th
 under settings resolved as `avb leaderboard --dataset` resolves them), its digest, the tables and the card. A run
 with an invalid result file is refused (rescore it first): its board would count the file as 0, a pulled copy
 could not tell why. The folder's `.avb-folder` record is not published (it names this machine's folders and is
-signed with its key). With `with_outputs`, the outputs a published bundle may show are staged too
+signed with its key). The `costs` table adds, per (run, task), the agent usage `avb cost` reads from each run's
+`run.json` (`agent_trials`: its reader and its pricing, under the paper's price table unless `prices` names
+another). With `with_outputs`, the outputs a published bundle may show are staged too
 (`hub.outputs`), and each run's card row lists the tasks whose outputs were published.
 
 `upload` sends the staged folder with `huggingface_hub` (`create_repo(exist_ok=True)`, then `create_commit`:
@@ -22,6 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agenticvbench.cost.pricing import PriceTable, TrialCost, load_prices, price_trial
+from agenticvbench.cost.table import load_trials
 from agenticvbench.errors import AVBError, SubmissionError
 from agenticvbench.fsutil import atomic_write_text, file_sha256, read_capped
 from agenticvbench.hub.board import BoardSettings, board_digest, compute_board, resolve_settings
@@ -175,10 +179,11 @@ def stage(
     cluster: bool = True,
     with_outputs: bool = False,
     answers: bool = False,
+    prices: PriceTable | None = None,
 ) -> Staged:
     """Write the repo's files for the runs at `paths` into `folder` (empty or new) and return what was staged;
     `with_outputs` adds the outputs a published bundle may show (`hub.outputs`; `answers`: also those of solved
-    tasks)."""
+    tasks); `prices` prices the agents' usage in the `costs` table (default: the paper's table, as `avb cost`)."""
     folder = Path(folder)
     if folder.exists() and any(folder.iterdir()):
         raise SubmissionError(f"{folder}: not empty (publish stages into an empty or new folder)")
@@ -219,7 +224,10 @@ def stage(
     settings = resolve_settings(results, tasks=tasks, resamples=resamples, seed=seed, cluster=cluster)
     board = compute_board([str(d) for d in run_dirs], settings, key)
     items = _items(run_dirs, key)
-    tables = build_tables(items)
+    prices = load_prices() if prices is None else prices
+    usage_notes: list[str] = []
+    agent = agent_trials(paths, [n for n, _ in runs], prices, usage_notes)
+    tables = build_tables(items, agent, prices)
     for table, raw in tables.items():
         rel = f"{TABLES_DIR}/{table}.parquet"
         write_bytes(folder / rel, raw)
@@ -238,8 +246,26 @@ def stage(
     )
     write_bytes(folder / CARD_PATH, render_card(card).encode("utf-8"))
     files.append(CARD_PATH)
-    notes = [n for n in (note, DISCLOSURE_NOTE, _outputs_note(outputs)) if n]
+    notes = [n for n in (note, DISCLOSURE_NOTE, _outputs_note(outputs), *usage_notes[:20]) if n]
     return Staged(folder=folder, files=sorted(files), card=card, board=board, notes=notes, outputs=outputs)
+
+
+def agent_trials(
+    paths: Sequence[str | Path], names: Sequence[str], prices: PriceTable, notes: list[str]
+) -> list[tuple[str, TrialCost]]:
+    """(run name, trial) for every trial with usage in the `run.json` of each run folder at `paths` (a run
+    directory, or its results folder), read by `avb cost`'s reader (`cost.table.load_trials`) and priced by its
+    `price_trial` under `prices`; a run without a `run.json` has none. Reader notes go to `notes`."""
+    out = []
+    for p, name in zip(paths, names, strict=True):
+        run_dir = Path(p) if (Path(p) / RESULTS_DIRNAME).is_dir() else Path(p).parent
+        if not (run_dir / "run.json").is_file():
+            continue
+        for t in load_trials([run_dir], notes):
+            if t.has_usage:
+                price_trial(t, prices)
+                out.append((name, t))
+    return out
 
 
 def _items(run_dirs: Sequence[Path], key: Any) -> list[tuple[str, Result]]:

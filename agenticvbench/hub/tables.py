@@ -5,9 +5,12 @@
 - `results`: one row per (run, task): status, headline_score, final_score, adjusted_final_score, reason,
   components (JSON text), integrity flags and warnings (lists), input_hashes (JSON text), result_sha256;
 - `recap_items`: one row per rubric item of a judged family (recap): outcome, passed, score, weight, pillar, dispatch, reason;
-- `costs` (only when some result records judge usage): judge calls, tokens and cost per (run, task).
+- `costs` (only when it has rows): one row per (run, task, kind): `kind` "judge" (the judge calls, tokens and
+  cost a result file records) or "agent" (the agent's usage `avb cost` reads from the run's `run.json`, priced with
+  the same price table and code: `agent_cost_rows`).
 
-Every column is derived from a result file; nothing here computes a score. `check_tables` is what a pull runs:
+Every column is derived from a result file, except the agent rows of `costs` (the runs' `run.json`, read and priced
+by `agenticvbench.cost`); nothing here computes a score. `check_tables` is what a pull runs:
 the `results` table must have one row per result file with its status, scores and `result_sha256`, every number
 finite, so a table that was edited (or holds NaN) cannot stand beside the files it claims to summarise.
 """
@@ -23,6 +26,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from agenticvbench.cost.pricing import PriceTable, TrialCost
 from agenticvbench.results.model import Result
 from agenticvbench.verifiers import uses_judge
 
@@ -30,6 +34,22 @@ TABLES = ("runs", "results", "recap_items", "costs")
 _NUMBERS = ("headline_score", "final_score", "adjusted_final_score")
 
 RunResults = Sequence[tuple[str, Result]]  # (run name in the repo, result)
+AgentTrials = Sequence[tuple[str, TrialCost]]  # (run name in the repo, a priced trial with usage)
+
+#: The columns every `costs` row has beyond the judge's original seven (added, never renamed: the card format is
+#: published). Token buckets are disjoint: input = uncached input.
+_COST_COMMON = (
+    "kind",
+    "model",
+    "input_tokens",
+    "cached_input_tokens",
+    "cache_write_tokens",
+    "output_tokens",
+    "reported_cost_usd",
+    "unpriced_models",
+    "price_table",
+    "price_table_version",
+)
 
 
 def _text_json(value: Any) -> str:
@@ -130,38 +150,120 @@ def _recap_rows(items: RunResults) -> list[dict[str, Any]]:
     return rows
 
 
-def _cost_rows(items: RunResults) -> list[dict[str, Any]]:
+def _judge_cost_rows(items: RunResults) -> list[dict[str, Any]]:
     rows = []
     for run, r in items:
         judge = (r.extra or {}).get("judge") if isinstance(r.extra, Mapping) else None
         if not isinstance(judge, Mapping):
             continue
+        prompt, completion = int(judge.get("prompt_tokens") or 0), int(judge.get("completion_tokens") or 0)
+        model = judge.get("model")
         rows.append(
             {
                 "run": run,
                 "task_id": int(r.task_id),
                 "judge_mode": str(judge.get("mode", "")),
                 "judge_calls": int(judge.get("calls") or 0),
-                "prompt_tokens": int(judge.get("prompt_tokens") or 0),
-                "completion_tokens": int(judge.get("completion_tokens") or 0),
+                "prompt_tokens": prompt,
+                "completion_tokens": completion,
                 "cost_usd": float(judge["cost_usd"])
                 if isinstance(judge.get("cost_usd"), (int, float))
                 else None,
+                "kind": "judge",
+                "model": model if isinstance(model, str) else None,
+                "input_tokens": prompt,  # the judge reports prompt tokens, cached or not
+                "cached_input_tokens": None,
+                "cache_write_tokens": None,
+                "output_tokens": completion,
+                "reported_cost_usd": None,
+                "unpriced_models": [],
+                "price_table": None,  # the judge's cost is the endpoint's own figure
+                "price_table_version": None,
             }
         )
     return rows if any(row["judge_calls"] or row["cost_usd"] for row in rows) else []
 
 
-def build_tables(items: RunResults) -> dict[str, bytes]:
-    """Table name -> Parquet bytes; `recap_items` and `costs` only when they have rows."""
-    builders = {"runs": _runs_rows, "results": _results_rows, "recap_items": _recap_rows, "costs": _cost_rows}
+def agent_cost_rows(trials: AgentTrials, prices: PriceTable) -> list[dict[str, Any]]:
+    """One `costs` row per trial with usage, from the `TrialCost`s `avb cost` reads (`cost.table.load_trials`)
+    and prices (`cost.pricing.price_trial` under `prices`): the same tokens and dollars; `cost_usd` is None when
+    some model of the trial is unpriced (never 0)."""
+    rows = []
+    for run, t in trials:
+        if not t.has_usage:
+            continue
+        tok = t.tokens
+        reported = tok.get("cost_usd")
+        rows.append(
+            {
+                "run": run,
+                "task_id": int(t.task_id),
+                "judge_mode": None,
+                "judge_calls": None,
+                "prompt_tokens": None,
+                "completion_tokens": None,
+                "cost_usd": None if t.unpriced else t.cost_usd,
+                "kind": "agent",
+                "model": t.model,
+                "input_tokens": tok.get("input_tokens"),
+                "cached_input_tokens": tok.get("cache_read_tokens"),
+                "cache_write_tokens": tok.get("cache_write_tokens"),
+                "output_tokens": tok.get("output_tokens"),
+                "reported_cost_usd": None if reported is None else float(reported),
+                "unpriced_models": list(t.unpriced),
+                "price_table": prices.origin,
+                "price_table_version": prices.version,
+            }
+        )
+    return rows
+
+
+_COST_SCHEMA = pa.schema(
+    [
+        ("run", pa.string()),
+        ("task_id", pa.int64()),
+        ("judge_mode", pa.string()),
+        ("judge_calls", pa.int64()),
+        ("prompt_tokens", pa.int64()),
+        ("completion_tokens", pa.int64()),
+        ("cost_usd", pa.float64()),
+        ("kind", pa.string()),
+        ("model", pa.string()),
+        ("input_tokens", pa.int64()),
+        ("cached_input_tokens", pa.int64()),
+        ("cache_write_tokens", pa.int64()),
+        ("output_tokens", pa.int64()),
+        ("reported_cost_usd", pa.float64()),
+        ("unpriced_models", pa.list_(pa.string())),
+        ("price_table", pa.string()),
+        ("price_table_version", pa.string()),
+    ]
+)
+assert _COST_SCHEMA.names[7:] == list(_COST_COMMON)
+
+
+def build_tables(
+    items: RunResults, agent: AgentTrials = (), prices: PriceTable | None = None
+) -> dict[str, bytes]:
+    """Table name -> Parquet bytes; `recap_items` and `costs` only when they have rows (`costs`: the judge rows
+    of `items`, then the agent rows of `agent`, priced with `prices`, the table they were priced with)."""
+    agent_rows = agent_cost_rows(agent, prices) if prices is not None else []
+    builders = {
+        "runs": _runs_rows,
+        "results": _results_rows,
+        "recap_items": _recap_rows,
+        "costs": lambda it: _judge_cost_rows(it) + agent_rows,
+    }
     out = {}
     for name in TABLES:
         rows = builders[name](items)
         if not rows and name in ("recap_items", "costs"):
             continue
         buf = io.BytesIO()
-        pq.write_table(pa.Table.from_pylist(rows), buf)
+        table = (
+            pa.Table.from_pylist(rows, schema=_COST_SCHEMA) if name == "costs" else pa.Table.from_pylist(rows)
+        )
+        pq.write_table(table, buf)
         out[name] = buf.getvalue()
     return out
 
