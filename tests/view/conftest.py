@@ -50,5 +50,6 @@ def runs(marked_up_demo, tmp_path: Path) -> list[Path]:
 @pytest.fixture
 def served(demo, runs, tmp_path: Path) -> Iterator[Served]:
     """A view server on the two runs (local: the repair source is offered)."""
-    model = build_model(runs, dataset=demo.mirror)  # the default 2000 resamples, as the guide's screenshots show
+    # the default 2000 resamples, as the guide's screenshots show
+    model = build_model(runs, dataset=demo.mirror)
     yield from serve(ViewApp(model=model, thumbs=Thumbnailer(tmp_path / "cache", progress=False)))
