@@ -16,7 +16,6 @@ from agenticvbench.report import cost_section, judge_agreement, plots
 from agenticvbench.report.explain_section import explain_html, where
 from agenticvbench.report.markdown import (
     PUBLISHED_HEADERS,
-    STATUS_LABEL,
     STATUS_SPEC,
     aggregation_notes,
     fmt,
@@ -24,6 +23,7 @@ from agenticvbench.report.markdown import (
     published_rows,
     signature_rows,
     status_cells,
+    status_label,
 )
 from agenticvbench.report.sections import SectionRenderer, signatures_shown, walk
 from agenticvbench.report.summary import Report, human_references
@@ -161,7 +161,7 @@ def _problems(report: Report) -> list[str]:
         return parts + ["<p>None: every task of every run was scored.</p>"]
     rows = [
         [
-            Markup(f"<span class='status-{p.status}'>{escape(STATUS_LABEL[p.status])}</span>"),
+            Markup(f"<span class='status-{p.status}'>{escape(status_label(p.status, p.reason))}</span>"),
             p.task_id,
             p.family,
             p.run,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agenticvbench.analysis.aggregate import NO_RESULT
+from agenticvbench.analysis.aggregate import FLAGGED_OUT, NO_RESULT
 from agenticvbench.analysis.comparability import infra_lines, judge_text, legend, symbols
 from agenticvbench.analysis.reward_agreement import markdown_lines as harbor_markdown_lines
 from agenticvbench.report import judge_agreement
@@ -25,10 +25,18 @@ STATUS_LABEL = {
     "missing": "missing",
     "malformed": "malformed",
     "error": "ERROR",
-    "excluded": "excluded (infra)",
+    "excluded": "excluded",
     "invalid": "invalid result file",
     NO_RESULT: "no result",
 }
+
+
+def status_label(status: str, reason: str = "") -> str:
+    """How a cell's status reads in a table: an excluded cell says why it was left out, an infrastructure failure
+    or an integrity flag under `--exclude-flagged` (`aggregate.FLAGGED_OUT`); counts per status say `excluded`."""
+    if status == "excluded":
+        return "excluded (flagged)" if reason.startswith(FLAGGED_OUT) else "excluded (infra)"
+    return STATUS_LABEL[status]
 
 
 def fmt_score_ci(mean: float | None, lo: float | None, hi: float | None) -> str:
@@ -86,7 +94,9 @@ def _per_task(report: Report, family: str) -> str:
         cells = []
         for run in report.runs:
             row = index[(tid, run.path)]
-            cells.append(fmt(row["headline"]) if row["status"] == "scored" else STATUS_LABEL[row["status"]])
+            cells.append(
+                fmt(row["headline"]) if row["status"] == "scored" else status_label(row["status"], row["reason"])
+            )
         rows.append([tid, *cells])
     labels = report.run_labels()
     return md_table(["task", *[labels[r.path] for r in report.runs]], rows, "r" * (len(report.runs) + 1))
@@ -220,7 +230,7 @@ def _problems(report: Report, max_problems: int) -> list[str]:
         out += [
             md_table(
                 ["status", "task", "family", "run", "reason"],
-                [[STATUS_LABEL[p.status], p.task_id, p.family, p.run, p.reason] for p in shown],
+                [[status_label(p.status, p.reason), p.task_id, p.family, p.run, p.reason] for p in shown],
                 "lrll",
             )
         ]

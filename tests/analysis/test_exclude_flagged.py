@@ -89,6 +89,24 @@ def test_report(tmp_path: Path, mk, capsys: pytest.CaptureFixture[str]) -> None:
     assert "| 0 | 0 | 0 | 0/2 |" in out  # infra 0: a flagged cell is not an infrastructure failure
 
 
+def test_report_task_table_says_why_a_cell_was_excluded(
+    tmp_path: Path, mk, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The per-task table labelled every excluded cell "excluded (infra)", a flagged cell too: a reader would
+    look for an infrastructure failure to rerun. A flagged cell reads "excluded (flagged)", an infra one as before."""
+    run = _run(tmp_path, mk, "agent", {37: (1.0, ["foreign_task"]), 38: (0.5, [])})
+    infra = mk(39, "sequencing", 0.0, harness="agent", path=str(run))
+    infra.status, infra.reason = "excluded", "timeout: the agent did not finish"
+    write_result(run / RESULTS_DIRNAME, infra)
+    assert main(["report", str(run), "--exclude-flagged", "--resamples", "0", "--no-floor"]) == 0
+    rows = {
+        line.split("|")[1].strip(): line
+        for line in capsys.readouterr().out.splitlines()
+        if line.startswith("| 3")
+    }
+    assert "excluded (flagged)" in rows["37"] and "excluded (infra)" in rows["39"] and "0.5000" in rows["38"]
+
+
 def test_compare(tmp_path: Path, mk, capsys: pytest.CaptureFixture[str]) -> None:
     """A's flagged task is left out of the paired differences (as an excluded cell) and the JSON counts it."""
     a = _run(tmp_path, mk, "a", {37: (1.0, ["web_access"]), 38: (0.5, []), 39: (0.9, [])})
