@@ -95,8 +95,8 @@ def result_modalities(r: Result, where: str, notes: list[str]) -> dict[str, tupl
     if not isinstance(judge, dict):
         return {}
     out: dict[str, tuple[dict[str, Any], list[str]]] = {}
-    split = judge.get("by_modality") if isinstance(judge.get("by_modality"), dict) else {}
-    for m, row in split.items():
+    split = judge.get("by_modality")
+    for m, row in (split if isinstance(split, dict) else {}).items():
         if m not in MODALITIES:
             notes.append(f"{where}: extra.judge.by_modality.{one_line(str(m))[:40]}: not a modality; ignored")
             continue
