@@ -126,7 +126,8 @@ def _chat(server) -> list[dict]:  # type: ignore[no-untyped-def]
 def test_audio_items_reach_only_the_audio_endpoint(scored, capsys) -> None:
     """Each item goes to its modality's judge: visual items to the vision server with frames and no audio, the
     audio and audio-visual items to the audio server with the audio model; the result's item detail and
-    provenance record the routing and both judges, and `avb explain` prints the routes."""
+    provenance record the routing and both judges, `avb explain` prints the routes, and the leaderboard marks
+    the recap cell ◊ naming the uncalibrated audio judge."""
     run, vision, audio = scored
     seen = {b["model"] for b in vision.requests}, {b["model"] for b in audio.requests}
     assert seen == ({"gpt-4o-mini"}, {"gpt-4o-audio-preview"})
@@ -148,6 +149,11 @@ def test_audio_items_reach_only_the_audio_endpoint(scored, capsys) -> None:
     out = capsys.readouterr().out
     assert "A-1: audio (rule sound" in out and "V-1: visual (rule picture" in out
     assert "AV-1: audio-visual (rule sound-and-picture" in out
+    cache = str(run.parent / "cache")
+    assert main(["leaderboard", str(run), "--cache-dir", cache, "--no-floor", "--resamples", "0"]) == 0
+    board = capsys.readouterr().out
+    assert "◊" in board and "judge not calibrated" in board  # no calibration record in that cache
+    assert "gpt-4o-audio-preview (legacy) on audio: no calibration record" in board
 
 
 def test_judge_cost_per_modality_sums_to_the_totals(scored, capsys) -> None:
