@@ -21,8 +21,8 @@ from agenticvbench.judge.calibration import (
     AgreementStats,
     CalibrationRecord,
     JudgeIdentity,
-    now_utc,
 )
+from agenticvbench.judge.human_store import now_utc
 from agenticvbench.judge.profiles import DEFAULT_PROFILE, get_profile
 from agenticvbench.judge.routing import MODALITIES
 from agenticvbench.version import __version__

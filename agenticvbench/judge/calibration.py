@@ -20,7 +20,6 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import asdict, dataclass, field
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -197,11 +196,6 @@ def _stats(value: Any, where: str) -> AgreementStats:
         if ci is None
         else (_number(ci[0], f"{where}.kappa_ci95", -1, 1), _number(ci[1], f"{where}.kappa_ci95", -1, 1)),
     )
-
-
-def now_utc() -> str:
-    """The current UTC time, ISO 8601 to the second (a record's `created`)."""
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
 def write_record(cache_root: str | Path, record: CalibrationRecord) -> Path:

@@ -149,6 +149,7 @@ def test_audio_items_reach_only_the_audio_endpoint(scored, capsys) -> None:
     out = capsys.readouterr().out
     assert "A-1: audio (rule sound" in out and "V-1: visual (rule picture" in out
     assert "AV-1: audio-visual (rule sound-and-picture" in out
+    assert "audio: 1 item(s) judged, 1 call(s)" in out and "visual: 2 item(s) judged, 2 call(s)" in out
     cache = str(run.parent / "cache")
     assert main(["leaderboard", str(run), "--cache-dir", cache, "--no-floor", "--resamples", "0"]) == 0
     board = capsys.readouterr().out

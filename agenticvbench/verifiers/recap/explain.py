@@ -3,10 +3,10 @@ value or verdict, the failed and unscored items, and what the judge cost.
 
 Reads only the result (`detail.RecapItemDetail` rows, falling back to the official rows of an imported result);
 light enough for `avb report` and `avb explain`, which must not load PyAV or the judge client. The `judge` section
-names the prompt profile that graded the result and the route of every judged item (modality, rule, trigger
-words, the parts actually sent). `judge_usage`,
-`judge_by_modality` and `unscored_reasons` sum over many results, for run summaries; `unscored_items` is the registry's hook for
-the count of unscored items.
+names the prompt profile that graded the result, the judge's calls, tokens and cost per modality, and the route
+of every judged item (modality, rule, trigger words, the parts actually sent). `judge_usage`, `judge_by_modality`
+and `unscored_reasons` sum over many results, for run summaries; `unscored_items` is the registry's hook for the
+count of unscored items.
 """
 
 from __future__ import annotations
@@ -33,13 +33,20 @@ def explain_recap(result: Result) -> FamilyExplanation:
 
 
 def _judge_lines(r: Result) -> list[str]:
-    """The profile that graded the result, then one line per routed item: modality, rule, words, parts sent."""
+    """The profile that graded the result, what the judge spent per modality, then one line per routed item:
+    modality, rule, words, parts sent."""
     prov = r.provenance or {}
     lines = []
     if prov.get("judge_mode") not in (None, "off", "human"):
         lines.append(
             f"profile {prov.get('judge_profile') or 'legacy'} "
             f"(template {prov.get('prompt_template_version', '?')}), model {prov.get('judge_model', '?')}"
+        )
+    for modality, row in judge_by_modality([r]).items():
+        cost = f", ${row['cost_usd']:.4f}" if row["cost_usd"] is not None else ""
+        lines.append(
+            f"{modality.replace('_', '-')}: {row['judged']} item(s) judged, {row['calls']} call(s), "
+            f"{row['prompt_tokens']}+{row['completion_tokens']} tok{cost}"
         )
     items = (r.detail or {}).get("items") or []
     for it in items if isinstance(items, list) else []:
