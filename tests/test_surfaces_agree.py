@@ -93,7 +93,7 @@ def _numbers(group: dict) -> dict[str, float | None]:
 
 
 def test_report_leaderboard_api_and_viewer_print_one_board(layout, capsys, tmp_path: Path) -> None:
-    """Family means, intervals, macro, micro and signature counts are the same in `avb report --format json`,
+    """Family means, intervals, macro, micro, signature counts and the judge calibration gate are the same in `avb report --format json`,
     `avb leaderboard --format json`, `leaderboard_from_runs`, the report's Markdown, and `avb view`'s overview
     (its model and its static bundle); the intervals are the clustered ones (the settings say so)."""
     from agenticvbench.dataset.loader import load_tasks
@@ -119,6 +119,13 @@ def test_report_leaderboard_api_and_viewer_print_one_board(layout, capsys, tmp_p
         == model.report.aggregation.to_dict(dict(model.report.universe.tasks))
     )
     assert board["bootstrap"]["clustered"] is True and board["bootstrap"]["resamples"] == 2000
+    # the judge calibration gate is read once per command, from the folder each JSON names, and is the same
+    assert (
+        report["judge_calibration"]
+        == board["judge_calibration"]
+        == api.aggregation.calibration.to_dict()
+        == model.report.aggregation.calibration.to_dict()
+    )
     assert [g["signatures"] for g in report["groups"]] == [g["signatures"] for g in board["rows"]]
 
     # what a person reads: the viewer's board is the leaderboard's table, cell for cell, with its caption

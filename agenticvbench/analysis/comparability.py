@@ -8,7 +8,9 @@ rows or beside a published reference as it is:
 - `mixed` (‡): the cell's results mix dataset revisions, verifier versions or (recap) judge settings, or come
   from a Harbor job that is not leaderboard-grade (a timeout multiplier or resource override, recorded by
   `avb import harbor` from `avb harbor check-job`);
-- `integrity` (!): some result carries integrity flags (e.g. `audio_only`, `identical_to_input`).
+- `integrity` (!): some result carries integrity flags (e.g. `audio_only`, `identical_to_input`);
+- `uncalibrated` (◊): recap results scored by a model judge that has no passing calibration against human grades
+  on this benchmark for a modality it judged (`analysis.calibration`; † was taken, so the mark is ◊).
 
 Coverage is stated beside every row: cells with a result file / cells counted (runs x tasks of the universe).
 Judge usage (calls, tokens, cost) is summed per run; signatures (`results.signatures`) are counted per row.
@@ -19,11 +21,12 @@ are counted per row and listed for rerun.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from agenticvbench.analysis.aggregate import NO_RESULT, GroupHeadline, group_results, integrity_of, run_ref
 from agenticvbench.analysis.reward_agreement import harbor_job_problems
+from agenticvbench.judge.calibration import KAPPA_LOWER, MIN_ITEMS
 from agenticvbench.results.model import INVALID_STATUS, Result
 from agenticvbench.results.signatures import signature_counts
 from agenticvbench.verifiers import unscored_items, uses_judge
@@ -42,7 +45,17 @@ MARKS: dict[str, tuple[str, str]] = {
         "job with a timeout multiplier or resource override",
     ),
     "integrity": ("!", "some results carry integrity flags (e.g. audio_only, identical_to_input)"),
+    "uncalibrated": (
+        "◊",
+        "judge not calibrated: recap items judged by a model judge without a passing calibration against human "
+        f"grades on this benchmark (avb judge agree --write-calibration: kappa's 95% lower bound >= {KAPPA_LOWER} "
+        f"over >= {MIN_ITEMS} human-graded items of each judged modality); read these recap numbers as the "
+        "judge's, not as grades",
+    ),
 }
+
+#: Why a cell's results are not calibrated (`analysis.calibration.CalibrationGate.uncalibrated`); [] when they are.
+Uncalibrated = Callable[[Sequence[Result]], list[str]]
 
 
 def judge_identity(prov: dict[str, Any]) -> dict[str, Any] | None:
@@ -78,8 +91,11 @@ def verifier_key(r: Result) -> str:
     return _key((r.provenance or {}).get("verifier_version"))
 
 
-def cell_marks(results: Sequence[Result]) -> tuple[list[str], list[str]]:
-    """(mark keys, human-readable reasons) for the results of one cell."""
+def cell_marks(
+    results: Sequence[Result], uncalibrated: Uncalibrated | None = None
+) -> tuple[list[str], list[str]]:
+    """(mark keys, human-readable reasons) for the results of one cell; `uncalibrated` (the command's calibration
+    gate) decides the `uncalibrated` mark (without it the mark is never set)."""
     marks: list[str] = []
     why: list[str] = []
     unscored = [r for r in results if unscored_items(r) > 0]
@@ -111,21 +127,30 @@ def cell_marks(results: Sequence[Result]) -> tuple[list[str], list[str]]:
         marks.append("integrity")
         flags = sorted({f for r in flagged for f in integrity_of(r)})
         why.append(f"{len(flagged)} result(s) with integrity flags ({', '.join(flags)})")
+    missing = uncalibrated(results) if uncalibrated is not None else []
+    if missing:
+        marks.append("uncalibrated")
+        why.append(
+            "judge not calibrated (" + "; ".join(missing[:4]) + (", ..." if len(missing) > 4 else "") + ")"
+        )
     return marks, why
 
 
-def annotate(groups: Iterable[GroupHeadline], results: Sequence[Result]) -> None:
-    """Fill each group's `marks`, `mark_notes`, `coverage` and `judge` (per run) from its results."""
+def annotate(
+    groups: Iterable[GroupHeadline], results: Sequence[Result], uncalibrated: Uncalibrated | None = None
+) -> None:
+    """Fill each group's `marks`, `mark_notes`, `coverage` and `judge` (per run) from its results; `uncalibrated`
+    is the command's calibration gate (`Aggregation.calibration.uncalibrated`)."""
     by_group = group_results(results)
     for g in groups:
         rs = by_group.get((g.harness, g.model), [])
         g.marks, g.mark_notes = {}, []
         for fam in g.families:
-            marks, why = cell_marks([r for r in rs if r.family == fam])
+            marks, why = cell_marks([r for r in rs if r.family == fam], uncalibrated)
             if marks:
                 g.marks[fam] = marks
                 g.mark_notes += [f"{fam}: {w}" for w in why]
-        row_marks, row_why = cell_marks(rs)
+        row_marks, row_why = cell_marks(rs, uncalibrated)
         row_marks = sorted(set(row_marks) | {m for ms in g.marks.values() for m in ms}, key=list(MARKS).index)
         if row_marks:
             g.marks["macro"] = g.marks["micro"] = row_marks

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 from agenticvbench.analysis.aggregate import (
@@ -22,7 +23,9 @@ from agenticvbench.analysis.aggregate import (
     FLAGGED_OUT,
     integrity_of,
 )
+from agenticvbench.analysis.calibration import CalibrationGate
 from agenticvbench.analysis.clusters import Clustering, family_clusters, resolve_clustering
+from agenticvbench.dataset.loader import default_cache_dir
 from agenticvbench.results.model import Result
 
 #: The one rule for cells that are not a score, as every caption states it.
@@ -82,6 +85,8 @@ class Aggregation:
     #: the integrity flags whose cells are left out (`--exclude-flagged`; () = none) and how many cells that is
     exclude_flags: tuple[str, ...] = ()
     n_flagged: int = 0
+    #: the judge calibration records read once for the command (`calibration.CalibrationGate`)
+    calibration: CalibrationGate = field(default_factory=CalibrationGate)
 
     @classmethod
     def resolve(
@@ -96,10 +101,12 @@ class Aggregation:
         seed: int = DEFAULT_SEED,
         level: float = DEFAULT_LEVEL,
         exclude_flags: Sequence[str] = (),
+        cache_dir: str | Path | None = None,
     ) -> Aggregation:
         """The settings for `results`, with the clusters from `tasks`, else `dataset`, else the local dataset the
         results name (`clusters.resolve_clustering`); none with `cluster=False`. `exclude_flags`: the integrity
-        flags whose cells are left out (`leave_out_flagged`; the exclusion rule then says how many)."""
+        flags whose cells are left out (`leave_out_flagged`; the exclusion rule then says how many). The judge
+        calibration records are read from `cache_dir` (default: the package cache, `default_cache_dir`)."""
         if resamples < 0:
             raise ValueError(f"resamples must be >= 0, got {resamples}")
         if not 0 < level < 1:
@@ -120,6 +127,9 @@ class Aggregation:
             exclusion=f"{EXCLUSION_RULE}; {rule}" if rule else EXCLUSION_RULE,
             exclude_flags=flags,
             n_flagged=n,
+            calibration=CalibrationGate.read(
+                Path(cache_dir) if cache_dir is not None else default_cache_dir()
+            ),
         )
 
     def cells(self, results: Iterable[Result]) -> list[Result]:

@@ -4,7 +4,9 @@ RUN is a run directory made by `avb import harbor` (usage from its run.json) or 
 Prices: the paper's Table 7 by default (`--prices paper`), the vendors' list prices for other models
 (`--prices vendors`), or `--prices FILE` of the same shape (a model not in the table is unpriced, never $0).
 When no trial has usage the output says why (for example runs not imported from Harbor) instead of rows of
-zeros, once (also on stderr only when the output goes to `--out FILE`). Exit codes: 0 ok (also for an empty table); 2 bad price file; 3 a path is not a run or job directory.
+zeros, once (also on stderr only when the output goes to `--out FILE`). The recap judge's calls, tokens and cost
+per modality follow in a second table (md, latex; `judge_by_modality` in json), read from the runs' results
+(`agenticvbench.cost.judge`). Exit codes: 0 ok (also for an empty table); 2 bad price file; 3 a path is not a run or job directory.
 """
 
 from __future__ import annotations
@@ -62,5 +64,11 @@ def run(args: argparse.Namespace) -> int:
         text = build_paper_table(table.trials, table.prices, table.notes).render(args.format)
     else:
         text = table.render(args.format)
+    from agenticvbench.cost.judge import attach, judge_rows
+
+    judge_notes: list[str] = []
+    text = attach(text, args.format, judge_rows(args.paths, judge_notes))
+    for note in judge_notes:
+        LOG.warning(note)
     write_output(text, args.out)
     return 0

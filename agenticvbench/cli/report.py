@@ -45,8 +45,9 @@ def add_aggregation_args(p: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--cache-dir",
         default=None,
-        help="cache folder: the dataset's (with --dataset) and, for `avb report`, where the human "
-        "verdicts (grades/) and the judge cache (judge/) are read (default: the package cache)",
+        help="cache folder: the dataset's (with --dataset), where the judge calibration records "
+        "(calibration/) are read and, for `avb report`, the human verdicts (grades/) and the judge cache "
+        "(judge/) (default: the package cache)",
     )
     g.add_argument(
         "--full-benchmark",
@@ -137,6 +138,9 @@ def aggregation_from_args(args: argparse.Namespace, results: list[Result], kw: d
         resamples=args.resamples,
         seed=args.seed,
         exclude_flags=exclude_flags_from_args(args),
+        cache_dir=Path(args.cache_dir).expanduser()
+        if getattr(args, "cache_dir", None)
+        else default_cache_dir(),
     )
 
 

@@ -6,7 +6,9 @@ A *source* is a set of binary verdicts keyed by (task id, item id, SHA-256 of th
 - `model:<name>`: the decisive verdicts model `<name>` left in the judge cache (first sample only; entries
   written before the cache recorded task id and video hash cannot be placed and are ignored).
 
-Two sources are compared on the keys both judged. Reported, overall and per pillar: n, raw agreement, Cohen's
+Two sources are compared on the keys both judged. Reported, overall, per pillar and per modality (the route the
+model judge gave the item, `judge.routing`, as its cached verdicts record it; `unknown` when no cached verdict
+names one): n, raw agreement, Cohen's
 kappa with a 95% percentile bootstrap interval (2000 resamples of the compared items, numpy seed 0), the 2x2 confusion
 matrix (rows: first source, columns: second; order pass, fail) and each source's pass prevalence; per item
 (task, item id): n and raw agreement. Kappa is None when it is undefined (both sources gave one single label
@@ -17,7 +19,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +27,7 @@ import numpy as np
 
 from agenticvbench.errors import ConfigError
 from agenticvbench.grade.store import Key, VerdictStore
+from agenticvbench.judge.routing import MODALITIES
 
 LABELS = ("pass", "fail")
 BOOTSTRAP = 2000
@@ -110,19 +113,31 @@ def _pair_stats(a: list[str], b: list[str]) -> dict[str, Any]:
     }
 
 
-def compare(a: dict[Key, str], b: dict[Key, str], pillars: dict[tuple[int, str], int]) -> dict[str, Any]:
-    """Agreement of two sources on their common keys: overall, per pillar and per item."""
+def compare(
+    a: dict[Key, str],
+    b: dict[Key, str],
+    pillars: dict[tuple[int, str], int],
+    modalities: dict[tuple[int, str], str] | None = None,
+) -> dict[str, Any]:
+    """Agreement of two sources on their common keys: overall, per pillar, per modality (with `modalities`) and
+    per item."""
     keys = sorted(set(a) & set(b))
     out: dict[str, Any] = {"overall": _pair_stats([a[k] for k in keys], [b[k] for k in keys])}
     by_pillar: dict[str, list[Key]] = {}
+    by_modality: dict[str, list[Key]] = {}
     by_item: dict[str, list[Key]] = {}
     for k in keys:
         p = pillars.get((k[0], k[1]))
         by_pillar.setdefault("unknown" if p is None else str(p), []).append(k)
+        by_modality.setdefault((modalities or {}).get((k[0], k[1]), "unknown"), []).append(k)
         by_item.setdefault(f"{k[0]}/{k[1]}", []).append(k)
     out["pillars"] = {
         p: _pair_stats([a[k] for k in ks], [b[k] for k in ks]) for p, ks in sorted(by_pillar.items())
     }
+    if modalities is not None:
+        out["modalities"] = {
+            m: _pair_stats([a[k] for k in ks], [b[k] for k in ks]) for m, ks in sorted(by_modality.items())
+        }
     out["items"] = {
         i: {"n": len(ks), "agreement": sum(a[k] == b[k] for k in ks) / len(ks)}
         for i, ks in sorted(by_item.items())
@@ -137,23 +152,45 @@ def fleiss_for(sources: dict[str, dict[Key, str]]) -> dict[str, Any]:
     return {"sources": list(sources), "n": len(common), "kappa": fleiss_kappa(counts) if common else None}
 
 
-def _model_source(cache_root: Path, model: str) -> dict[Key, str]:
-    out: dict[Key, str] = {}
+def cached_verdicts(cache_root: Path, model: str | None = None) -> Iterator[tuple[Key, dict[str, Any]]]:
+    """(key, record) of every decisive verdict in the judge cache that names its task id, item id and video
+    hash (of `model` only, when given); oversized, torn and foreign files are skipped."""
     judge_dir = cache_root / "judge"
     if not judge_dir.is_dir():
-        return out
-    for path in judge_dir.glob("??/*.json"):
+        return
+    for path in sorted(judge_dir.glob("??/*.json")):
         try:
             if not path.is_file() or os.path.getsize(path) > MAX_CACHE_ENTRY:
                 continue
             rec = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, ValueError, RecursionError):
             continue
-        if not isinstance(rec, dict) or rec.get("model") != model or rec.get("outcome") not in LABELS:
+        if not isinstance(rec, dict) or rec.get("outcome") not in LABELS:
+            continue
+        if model is not None and rec.get("model") != model:
             continue
         tid, item, sha = rec.get("task_id"), rec.get("item_id"), rec.get("video_sha256")
-        if isinstance(tid, int) and isinstance(item, str) and isinstance(sha, str):
-            out[(tid, item, sha)] = rec["outcome"]
+        if (
+            isinstance(tid, int)
+            and not isinstance(tid, bool)
+            and isinstance(item, str)
+            and isinstance(sha, str)
+        ):
+            yield (tid, item, sha), rec
+
+
+def _model_source(cache_root: Path, model: str) -> dict[Key, str]:
+    return {k: rec["outcome"] for k, rec in cached_verdicts(cache_root, model)}
+
+
+def modality_map(cache_root: Path) -> dict[tuple[int, str], str]:
+    """(task id, item id) -> the modality the model judge routed the item to, from every cached verdict that
+    records one (routing depends on the item alone, so any model's record names it)."""
+    out: dict[tuple[int, str], str] = {}
+    for k, rec in cached_verdicts(cache_root):
+        m = rec.get("modality")
+        if isinstance(m, str) and m in MODALITIES:
+            out[(k[0], k[1])] = m
     return out
 
 
@@ -197,12 +234,14 @@ def empty_source_warnings(sources: dict[str, dict[Key, str]], store: VerdictStor
 
 
 def agreement_report(specs: Iterable[str], cache_root: Path) -> dict[str, Any]:
-    """Pairwise agreement of every pair of sources, plus Fleiss' kappa for three or more."""
+    """Pairwise agreement of every pair of sources (overall, per pillar, per modality, per item), plus Fleiss'
+    kappa for three or more."""
     specs = list(specs)
     sources = {s: load_source(s, cache_root) for s in specs}
     pillars = pillar_map(VerdictStore(cache_root / "grades"))
+    modalities = modality_map(cache_root)
     pairs = [
-        {"a": x, "b": y, **compare(sources[x], sources[y], pillars)}
+        {"a": x, "b": y, **compare(sources[x], sources[y], pillars, modalities)}
         for i, x in enumerate(specs)
         for y in specs[i + 1 :]
     ]

@@ -76,7 +76,8 @@ class JudgeStats:
     unscored: int = 0
     json_mode: bool = True
     notes: list[str] = field(default_factory=list)
-    by_modality: dict[str, dict[str, int]] = field(default_factory=dict)  # modality -> calls and tokens
+    #: modality -> calls, tokens, cost (priced like `cost_usd`), unpriced calls and the models asked
+    by_modality: dict[str, dict[str, Any]] = field(default_factory=dict)
     capabilities: list[dict[str, Any]] = field(default_factory=list)  # the probe records this task used
 
     def to_dict(self) -> dict[str, Any]:
@@ -84,6 +85,8 @@ class JudgeStats:
         d = asdict(self)
         d["total_tokens"] = self.prompt_tokens + self.completion_tokens
         d["cost_usd"] = round(self.cost_usd, 8)
+        for row in d["by_modality"].values():
+            row["cost_usd"] = round(row["cost_usd"], 8)
         return d
 
 
@@ -106,15 +109,31 @@ class Tally:
             if text not in self.stats.notes:
                 self.stats.notes.append(text)
 
-    def add_modality(self, modality: str, prompt_tokens: int, completion_tokens: int) -> None:
-        """Count one answered call of `modality` and its tokens."""
+    def add_modality(
+        self, modality: str, prompt_tokens: int, completion_tokens: int, cost_usd: float | None, model: str
+    ) -> None:
+        """Count one answered call of `modality` by `model`: its tokens and cost (None: the model is unpriced)."""
         with self._lock:
             row = self.stats.by_modality.setdefault(
-                modality, {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0}
+                modality,
+                {
+                    "calls": 0,
+                    "prompt_tokens": 0,
+                    "completion_tokens": 0,
+                    "cost_usd": 0.0,
+                    "unpriced_calls": 0,
+                    "models": [],
+                },
             )
             row["calls"] += 1
             row["prompt_tokens"] += prompt_tokens
             row["completion_tokens"] += completion_tokens
+            if cost_usd is None:
+                row["unpriced_calls"] += 1
+            else:
+                row["cost_usd"] += cost_usd
+            if model not in row["models"]:
+                row["models"].append(model)
 
     def capability(self, record: dict[str, Any]) -> None:
         """Record a capability probe result this task relied on (once per endpoint, model and part kind)."""

@@ -168,7 +168,7 @@ class EndpointJudge(JudgeMode):
         cost = s.cost_usd(p_tok, c_tok, model)
         price: dict[str, float] = {"unpriced_calls": 1} if cost is None else {"cost_usd": cost}
         self.tally.add(prompt_tokens=p_tok, completion_tokens=c_tok, **price)
-        self.tally.add_modality(delivery.modality, p_tok, c_tok)
+        self.tally.add_modality(delivery.modality, p_tok, c_tok, cost, model)
         try:
             content = resp.choices[0].message.content
         except (AttributeError, IndexError, TypeError, KeyError):

@@ -18,6 +18,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from agenticvbench.analysis.calibration import MODEL_MODES
 from agenticvbench.analysis.comparability import judge_identity
 from agenticvbench.errors import ConfigError
 from agenticvbench.grade.agreement import compare, load_source
@@ -25,9 +26,6 @@ from agenticvbench.grade.store import Key, VerdictStore
 from agenticvbench.results.model import Result
 from agenticvbench.runs.trial_outcomes import get_path
 from agenticvbench.verifiers import judged_output
-
-#: Judge modes whose verdicts come from a model (`off` has none, `human` uses the graders themselves).
-MODEL_MODES = ("cache", "replay")
 
 
 def judged_videos(results: Iterable[Result]) -> dict[str, set[tuple[int, str]]]:

@@ -227,6 +227,7 @@ class Leaderboard:
                 "tasks": {k: list(v) for k, v in self.universe.tasks.items()},
             },
             "bootstrap": self.aggregation.to_dict(dict(self.universe.tasks)),
+            "judge_calibration": self.aggregation.calibration.to_dict(),
             "rows": [
                 {"rank": i, **asdict(g), "judge_total": judge_total(g)} for i, g in enumerate(self.groups, 1)
             ],
@@ -324,23 +325,31 @@ def build_leaderboard(
     floor: Floor | None = None,
     floor_note: str = "",
     cluster: bool = True,
+    cache_dir: str | Path | None = None,
 ) -> Leaderboard:
     """Rank every (harness, model) in `results` (task universe as in `aggregate.task_universe`); `skipped`
     names runs given without results; `key` is the key the results' signatures were checked with (caption);
     `floor` (from `baselines.floor.floor_for`) is shown as the last row. `aggregation` carries the bootstrap and
     the clustering (a command resolves it once and passes it to every surface); without it one is resolved here
     from `resamples`, `seed`, `level` and `cluster` (source clusters from `tasks`, else the local dataset the
-    results name; `cluster=False` draws tasks one by one)."""
+    results name; `cluster=False` draws tasks one by one; the judge calibration records from `cache_dir`, else the
+    package cache)."""
     universe = task_universe(results, tasks=tasks, full_benchmark=full_benchmark, source=dataset_label)
     kept, _ = split_by_universe(results, universe)
     if aggregation is None:
         aggregation = Aggregation.resolve(
-            kept, tasks=tasks, cluster=cluster, resamples=resamples, seed=seed, level=level
+            kept,
+            tasks=tasks,
+            cluster=cluster,
+            resamples=resamples,
+            seed=seed,
+            level=level,
+            cache_dir=cache_dir,
         )
     a = aggregation
     kept = a.cells(kept)
     groups = headlines(kept, universe, resamples=a.resamples, seed=a.seed, level=a.level, clusters=a.clusters)
-    annotate(groups, kept)
+    annotate(groups, kept, a.calibration.uncalibrated)
     notes = duplicate_identities((r.harness, r.model, r.rep, r.path) for g in groups for r in g.runs)
     return Leaderboard(
         groups=groups,

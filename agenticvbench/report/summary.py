@@ -123,6 +123,7 @@ class Report:
                 "tasks": {k: list(v) for k, v in self.universe.tasks.items()},
             },
             "bootstrap": self.aggregation.to_dict(dict(self.universe.tasks)),
+            "judge_calibration": self.aggregation.calibration.to_dict(),
             "groups": [g.to_dict() for g in self.groups],
             "runs": [asdict(r) for r in self.runs],
             "status_counts": self.status_counts,
@@ -220,7 +221,8 @@ def build_report(
     `full_benchmark`, `dataset_label`, `aggregation` or `resamples`/`seed`/`level`/`cluster`, `floor`,
     `floor_note`) and what the report shows around it. `notes` (e.g. runs without results) are shown with the
     report's own (duplicate run identities). With `cache_dir`, recap results judged by a model are compared with
-    the human verdicts stored there (`judge_agreement`). `key` names the key the results' signatures were checked
+    the human verdicts stored there (`judge_agreement`), and, unless `aggregation` is given, the judge calibration
+    records are read there (else from the package cache). `key` names the key the results' signatures were checked
     with (by default, when some result's signature verified, the reader's key that checked it: `load_comparison`
     looks it up the same way)."""
     from agenticvbench.report.leaderboard import build_leaderboard
@@ -229,7 +231,7 @@ def build_report(
         results = agg.cells(results)  # flagged cells left out (--exclude-flagged) in the rows too
     if key is None and any(r.signature_status == "valid" for r in results):
         key, _ = reader_key(None)
-    board = build_leaderboard(results, key=key, **board_options)
+    board = build_leaderboard(results, key=key, cache_dir=cache_dir, **board_options)
     universe = board.universe
     kept, outside = split_by_universe(results, universe)
     ignored = [

@@ -369,7 +369,9 @@ def build_model(
     named = dataset if dataset is not None else local_dataset(results)
     tasks, note = _tasks(named, revision if dataset is not None else None, cache_dir)
     task_list = list(tasks.values()) or None
-    aggregation = Aggregation.resolve(results, tasks=task_list, cluster=cluster, resamples=resamples)
+    aggregation = Aggregation.resolve(
+        results, tasks=task_list, cluster=cluster, resamples=resamples, cache_dir=cache_dir
+    )
     report = build_report(results, tasks=task_list, key=key, aggregation=aggregation)
     labels = report.run_labels()
     given = [str(Path(p).resolve()) for p in run_dirs]

@@ -3,14 +3,15 @@ value or verdict, the failed and unscored items, and what the judge cost.
 
 Reads only the result (`detail.RecapItemDetail` rows, falling back to the official rows of an imported result);
 light enough for `avb report` and `avb explain`, which must not load PyAV or the judge client. The `judge` section
-names the prompt profile that graded the result and the route of every judged item (modality, rule, trigger
-words, the parts actually sent). `judge_usage` and
-`unscored_reasons` sum over many results, for run summaries; `unscored_items` is the registry's hook for
-the count of unscored items.
+names the prompt profile that graded the result, the judge's calls, tokens and cost per modality, and the route
+of every judged item (modality, rule, trigger words, the parts actually sent). `judge_usage`, `judge_by_modality`
+and `unscored_reasons` sum over many results, for run summaries; `unscored_items` is the registry's hook for the
+count of unscored items.
 """
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from typing import Any
 
@@ -32,13 +33,20 @@ def explain_recap(result: Result) -> FamilyExplanation:
 
 
 def _judge_lines(r: Result) -> list[str]:
-    """The profile that graded the result, then one line per routed item: modality, rule, words, parts sent."""
+    """The profile that graded the result, what the judge spent per modality, then one line per routed item:
+    modality, rule, words, parts sent."""
     prov = r.provenance or {}
     lines = []
     if prov.get("judge_mode") not in (None, "off", "human"):
         lines.append(
             f"profile {prov.get('judge_profile') or 'legacy'} "
             f"(template {prov.get('prompt_template_version', '?')}), model {prov.get('judge_model', '?')}"
+        )
+    for modality, row in judge_by_modality([r]).items():
+        cost = f", ${row['cost_usd']:.4f}" if row["cost_usd"] is not None else ""
+        lines.append(
+            f"{modality.replace('_', '-')}: {row['judged']} item(s) judged, {row['calls']} call(s), "
+            f"{row['prompt_tokens']}+{row['completion_tokens']} tok{cost}"
         )
     items = (r.detail or {}).get("items") or []
     for it in items if isinstance(items, list) else []:
@@ -116,6 +124,41 @@ def judge_usage(results: list[Result]) -> dict[str, Any]:
             if isinstance(j.get("cost_usd"), (int, float)):
                 cost = (cost or 0.0) + float(j["cost_usd"])
     return {"calls": calls, "prompt_tokens": prompt, "completion_tokens": completion, "cost_usd": cost}
+
+
+def _count(value: Any) -> int:
+    """A stored count as an int: 0 for anything that is not a finite non-negative number (hand-edited files)."""
+    x = number(value)
+    return int(x) if math.isfinite(x) and x >= 0 else 0
+
+
+def judge_by_modality(results: list[Result]) -> dict[str, dict[str, Any]]:
+    """Per modality (the item's route: visual, audio, audio_visual, video), from the items' own judge records:
+    `judged` (items the judge decided, pass or fail), `calls`, `prompt_tokens`, `completion_tokens` and `cost_usd`
+    (None when no item of it reported one). Items without a judge record or a modality are not counted."""
+    out: dict[str, dict[str, Any]] = {}
+    for r in results:
+        items = (r.detail or {}).get("items") or []
+        for it in items if isinstance(items, list) else []:
+            j = it.get("judge") if isinstance(it, dict) else None
+            if not isinstance(j, dict):
+                continue
+            route = it.get("route") if isinstance(it.get("route"), dict) else {}
+            modality = j.get("modality") or route.get("modality")
+            if not isinstance(modality, str) or not modality:
+                continue
+            row = out.setdefault(
+                modality,
+                {"judged": 0, "calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "cost_usd": None},
+            )
+            row["judged"] += it.get("outcome") in ("pass", "fail")
+            for key, field in (("calls", "attempts"), ("prompt_tokens", "prompt_tokens")):
+                row[key] += _count(j.get(field))
+            row["completion_tokens"] += _count(j.get("completion_tokens"))
+            cost = number(j.get("cost_usd"), math.nan)
+            if math.isfinite(cost):
+                row["cost_usd"] = (row["cost_usd"] or 0.0) + cost
+    return dict(sorted(out.items()))
 
 
 def unscored_items(result: Result) -> int:
