@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -45,7 +46,10 @@ class TaskCheck:
     provenance: dict[str, Any] = field(default_factory=dict)
 
 
-def _sha256(job: JobDir, parts: tuple[str, ...]) -> str:
+def log_sha256(job: JobDir, parts: tuple[str, ...]) -> str:
+    """The SHA-256 of log `parts` of the open run `job` (`size:N` over `MAX_HASH_BYTES`): what the provenance
+    records, and what `avb view` compares before it shows a log as audited. `OSError` when it cannot be opened
+    (a symlink, not a regular file)."""
     fd, size = job.open_file(*parts)
     try:
         if size > MAX_HASH_BYTES:
@@ -67,7 +71,7 @@ def task_logs(task_root: Path) -> dict[str, str]:
         with JobDir(task_root.parent) as job:
             for parts in candidates(job, task_root.name):
                 try:
-                    out["/".join(parts)] = _sha256(job, parts)
+                    out["/".join(parts)] = log_sha256(job, parts)
                 except OSError as exc:
                     out["/".join(parts)] = f"unreadable: {one_line(exc.strerror or str(exc))[:120]}"
     except OSError:
@@ -75,11 +79,57 @@ def task_logs(task_root: Path) -> dict[str, str]:
     return out
 
 
+_WARNING_TAIL = "; official score kept, review the trajectory"
+_MORE = re.compile(r"INTEGRITY ([0-9]+) more trajectory finding")
+
+
 def _warning(finding: Any) -> str:
     return one_line(
         f"INTEGRITY {finding.rule}: {finding.log} step {finding.step} ({finding.tool}) {finding.why}: "
-        f"{finding.quote}; official score kept, review the trajectory"
+        f"{finding.quote}{_WARNING_TAIL}"
     )
+
+
+@dataclass(frozen=True, kw_only=True)
+class RecordedFinding:
+    """One finding as a result records it (a warning written by `check_task`): the rule, the log, the step
+    index, and the rest of the line (`(tool) why: quote`)."""
+
+    rule: str
+    log: str
+    step: int
+    rest: str
+
+    def why(self, tool: str) -> str:
+        """Why the rule fired, given the step's `tool` as the warning names it ('' when the line does not
+        read `(tool) why: ...`)."""
+        head = f"({one_line(tool)}) "
+        return self.rest[len(head) :].split(": ", 1)[0] if self.rest.startswith(head) else ""
+
+
+def recorded_findings(warnings: Iterable[Any], logs: Iterable[str]) -> tuple[list[RecordedFinding], int]:
+    """The findings a result's `warnings` record for the logs named `logs` (paths relative to the run, as in
+    `provenance.trajectory.logs`), and how many more the result only counts (`MAX_WARNINGS`). The lines are
+    matched against the known rules and log paths, so text an agent put in a path or a call cannot forge one."""
+    paths = sorted({one_line(p) for p in logs}, key=len, reverse=True)
+    out: list[RecordedFinding] = []
+    more = 0
+    for line in warnings:
+        if not isinstance(line, str) or not line.startswith("INTEGRITY "):
+            continue
+        if m := _MORE.match(line):
+            more += int(m.group(1)[:6])
+            continue
+        rule, _, tail = line[len("INTEGRITY ") :].partition(": ")
+        if rule not in RULES:
+            continue
+        for log in paths:
+            m = re.match(re.escape(log) + r" step ([0-9]{1,6}) (.*)", tail, re.S)
+            if m:
+                rest = m.group(2).removesuffix(_WARNING_TAIL)
+                out.append(RecordedFinding(rule=rule, log=log, step=int(m.group(1)), rest=rest))
+                break
+    return out, more
 
 
 def check_task(task_root: Path, task_id: int, ctx: AuditContext, logs: dict[str, str]) -> TaskCheck:
@@ -157,9 +207,12 @@ __all__ = [
     "AUDIT_VERSION",
     "NOT_AUDITED",
     "TRAJECTORY_FLAGS",
+    "RecordedFinding",
     "TaskCheck",
     "audit_context",
     "check_task",
+    "log_sha256",
+    "recorded_findings",
     "task_logs",
     "unaudited_runs",
 ]

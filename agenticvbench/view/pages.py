@@ -26,7 +26,7 @@ from agenticvbench.fsutil import read_capped
 from agenticvbench.runs.pinned import PinError
 from agenticvbench.runs.submission import TEXT_MAX_BYTES
 from agenticvbench.tables import html_table
-from agenticvbench.view import evidence
+from agenticvbench.view import evidence, timeline
 from agenticvbench.view.defects import DEFECTS, DEFECTS_DOC, warning_row
 from agenticvbench.view.disclosure import LOCAL, Disclosure, published
 from agenticvbench.view.model import Cell, ViewModel
@@ -151,6 +151,8 @@ def overview(model: ViewModel, site: Site, comparisons: Sequence[Any] = ()) -> s
         notes=model.notes + rep.notes,
         universe=rep.universe.label,
         comparisons=tables,
+        audit=timeline.audit_summary(model),
+        audit_rules=timeline.TRAJECTORY_FLAGS,
         compare_pages=bool(comparisons),
         **_filter_values(model),
     )
@@ -242,6 +244,11 @@ def task_context(model: ViewModel, site: Site, thumbs: Thumbnailer, run: int, ta
     if exp is not None:
         explanation = _public_explanation(exp, cell.family, site.policy) if site.public else exp.to_dict()
     prov = r.provenance if r is not None and isinstance(r.provenance, dict) else {}
+    sections = [
+        {"template": sec.template, **found}
+        for sec in TASK_SECTIONS
+        if (found := sec.build(model, site, cell)) is not None
+    ]
     return {
         **_base(site, f"task {task_id} · {model.runs[run].label}"),
         "cell": cell,
@@ -259,11 +266,9 @@ def task_context(model: ViewModel, site: Site, thumbs: Thumbnailer, run: int, ta
         "provenance": _provenance_rows(prov, site.policy, set(OUTPUT_FILES.get(cell.family, ()))),
         "signature": r.signature_status if r is not None else "",
         "site": site,
-        "sections": [
-            {"template": sec.template, **found}
-            for sec in TASK_SECTIONS
-            if (found := sec.build(model, site, cell)) is not None
-        ],
+        "sections": sections,
+        # a flag a section can point at (the trajectory's first flagged step per rule): the summary links it
+        "flag_links": {k: v for sec in sections for k, v in sec.get("flag_links", {}).items()},
     }
 
 
@@ -279,8 +284,12 @@ class TaskSection:
     build: Callable[[ViewModel, Site, Cell], dict[str, Any] | None]
 
 
-#: The extra sections of the task pages, in page order (none yet).
-TASK_SECTIONS: list[TaskSection] = []
+#: The extra sections of the task pages, in page order: the agent's trajectory (`view.timeline`).
+TASK_SECTIONS: list[TaskSection] = [
+    TaskSection(
+        "trajectory", "trajectory.html", lambda model, site, cell: timeline.section(model, site.policy, cell)
+    )
+]
 
 
 def _neighbours(order: Sequence[int], here: int) -> tuple[int | None, int | None]:
