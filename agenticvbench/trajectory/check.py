@@ -23,7 +23,7 @@ from agenticvbench.runs.jobdir import JobDir
 from agenticvbench.sanitize import one_line
 from agenticvbench.trajectory.audit import AUDITED, NO_TRAJECTORY, audit_task
 from agenticvbench.trajectory.context import AuditContext
-from agenticvbench.trajectory.locate import candidates
+from agenticvbench.trajectory.locate import MAX_LOGS, candidates
 from agenticvbench.trajectory.rules import RULES
 
 #: Bumped when a rule changes what it flags: results whose task has a log are then rescored (`scoring.job`).
@@ -107,14 +107,33 @@ class RecordedFinding:
         return self.rest[len(head) :].split(": ", 1)[0] if self.rest.startswith(head) else ""
 
 
-def recorded_findings(warnings: Iterable[Any], logs: Iterable[str]) -> tuple[list[RecordedFinding], int]:
-    """The findings a result's `warnings` record for the logs named `logs` (paths relative to the run, as in
-    `provenance.trajectory.logs`), and how many more the result only counts (`MAX_WARNINGS`). The lines are
-    matched against the known rules and log paths, so text an agent put in a path or a call cannot forge one."""
-    paths = sorted({one_line(p) for p in logs}, key=len, reverse=True)
+def trajectory_block(result: Result | None) -> dict[str, Any] | None:
+    """The `provenance.trajectory` block of a result (None without one: no result, or scored before the
+    audit). A result file is read defensively: every field may have any shape."""
+    prov = result.provenance if result is not None and isinstance(result.provenance, dict) else {}
+    block = prov.get("trajectory")
+    return block if isinstance(block, dict) else None
+
+
+def recorded_logs(result: Result | None) -> list[tuple[str, str]]:
+    """(path relative to the run, SHA-256) of every log the audit read for `result`, in the order recorded."""
+    block = trajectory_block(result)
+    logs = block.get("logs") if block else None
+    out = []
+    for log in logs[:MAX_LOGS] if isinstance(logs, list) else []:
+        if isinstance(log, dict) and isinstance(log.get("path"), str) and isinstance(log.get("sha256"), str):
+            out.append((log["path"][:500], log["sha256"][:200]))
+    return out
+
+
+def recorded_findings(result: Result | None) -> tuple[list[RecordedFinding], int]:
+    """The findings `result`'s warnings record (`check_task` wrote them) for the logs its provenance names, and
+    how many more it only counts (over `MAX_WARNINGS`). A line must start with a known rule and a recorded log
+    path, so text an agent put in a call cannot forge a finding for another step."""
+    paths = sorted({one_line(p) for p, _ in recorded_logs(result)}, key=len, reverse=True)
     out: list[RecordedFinding] = []
     more = 0
-    for line in warnings:
+    for line in result.warnings if result is not None and isinstance(result.warnings, list) else []:
         if not isinstance(line, str) or not line.startswith("INTEGRITY "):
             continue
         if m := _MORE.match(line):
@@ -165,8 +184,8 @@ def check_task(task_root: Path, task_id: int, ctx: AuditContext, logs: dict[str,
 
 
 def _status(result: Result) -> str:
-    block = (result.provenance or {}).get("trajectory")
-    return str(block.get("status", NOT_AUDITED)) if isinstance(block, dict) else NOT_AUDITED
+    block = trajectory_block(result)
+    return str(block.get("status", NOT_AUDITED)) if block else NOT_AUDITED
 
 
 def unaudited_runs(results: Iterable[Result]) -> list[str]:
@@ -213,6 +232,8 @@ __all__ = [
     "check_task",
     "log_sha256",
     "recorded_findings",
+    "recorded_logs",
     "task_logs",
+    "trajectory_block",
     "unaudited_runs",
 ]

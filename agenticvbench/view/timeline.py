@@ -23,7 +23,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agenticvbench.analysis.aggregate import integrity_of
-from agenticvbench.results.model import Result
 from agenticvbench.runs.jobdir import JobDir
 from agenticvbench.sanitize import one_line, text
 from agenticvbench.trajectory.audit import AUDITED, UNREADABLE
@@ -33,6 +32,8 @@ from agenticvbench.trajectory.check import (
     RecordedFinding,
     log_sha256,
     recorded_findings,
+    recorded_logs,
+    trajectory_block,
 )
 from agenticvbench.trajectory.locate import candidates, read_log, sniff_log
 from agenticvbench.trajectory.model import Step, cap, parse_time
@@ -117,29 +118,6 @@ class LogView:
 def step_anchor(log: int, step: int) -> str:
     """The id of step `step` of the `log`-th log the result records: `step-N` for the first, `logK-step-N`."""
     return f"step-{step}" if log == 0 else f"log{log}-step-{step}"
-
-
-def trajectory_block(result: Result | None) -> dict[str, Any] | None:
-    """`provenance.trajectory` of a result (None without one): what scoring recorded of the audit."""
-    prov = result.provenance if result is not None and isinstance(result.provenance, dict) else {}
-    block = prov.get("trajectory")
-    return block if isinstance(block, dict) else None
-
-
-def recorded_logs(block: dict[str, Any] | None) -> list[tuple[str, str]]:
-    """(path, SHA-256) of every log the audit read, in the order recorded (the order of the anchors)."""
-    logs = block.get("logs") if block else None
-    out = []
-    for log in logs[:64] if isinstance(logs, list) else []:
-        if isinstance(log, dict) and isinstance(log.get("path"), str) and isinstance(log.get("sha256"), str):
-            out.append((log["path"][:500], log["sha256"][:200]))
-    return out
-
-
-def findings_of(result: Result | None) -> tuple[list[RecordedFinding], int]:
-    """The findings `result` records, and how many more it only counts."""
-    logs = [p for p, _ in recorded_logs(trajectory_block(result))]
-    return recorded_findings(result.warnings if result is not None else [], logs)
 
 
 def marks(step: Step) -> tuple[str, ...]:
@@ -311,8 +289,8 @@ def section(model: ViewModel, policy: Disclosure, cell: Cell) -> dict[str, Any]:
     each log's timeline (module docstring)."""
     r = cell.result
     block = trajectory_block(r)
-    recorded = recorded_logs(block)
-    findings, more = findings_of(r)
+    recorded = recorded_logs(r)
+    findings, more = recorded_findings(r)
     status = str(block.get("status", NOT_AUDITED))[:40] if block else NOT_AUDITED
     why = {
         "flagged": ""
@@ -406,8 +384,8 @@ def audit_summary(model: ViewModel) -> list[dict[str, Any]]:
             block = trajectory_block(cell.result)
             status = str(block.get("status")) if block else NOT_AUDITED
             row[status if status in (AUDITED, UNREADABLE) else NOT_AUDITED] += 1
-            findings, _ = findings_of(cell.result)
-            order = {one_line(p): k for k, (p, _) in enumerate(recorded_logs(block))}
+            findings, _ = recorded_findings(cell.result)
+            order = {one_line(p): k for k, (p, _) in enumerate(recorded_logs(cell.result))}
             for rule in {f.split(":", 1)[0] for f in cell.flags} & set(TRAJECTORY_FLAGS):
                 first = next((f for f in findings if f.rule == rule), None)
                 anchor = step_anchor(order[first.log], first.step) if first else "trajectory"
