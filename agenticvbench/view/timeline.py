@@ -36,7 +36,7 @@ from agenticvbench.trajectory.check import (
     trajectory_block,
 )
 from agenticvbench.trajectory.locate import candidates, read_log, sniff_log
-from agenticvbench.trajectory.model import Step, cap, parse_time
+from agenticvbench.trajectory.model import Step, Trajectory, cap, parse_time
 from agenticvbench.view.disclosure import Disclosure
 from agenticvbench.view.evidence import solved
 from agenticvbench.view.model import Cell, ViewModel
@@ -46,6 +46,7 @@ TAIL_SHARE = 4  # a quarter of a log's rows are its last steps
 SHOWN_CHARS = 1500  # of a step's call or result on the page
 SUMMARY_CHARS = 100
 NO_TRAJECTORY = "no trajectory found (not audited)"
+ADDED = "added since scoring: not audited, steps not shown"
 #: What each step marker means (the legend under the timeline; one meaning per mark).
 MARKS: dict[str, str] = {
     "probe": "probed a media file (ffprobe, mediainfo, exiftool, or a *probe* tool)",
@@ -212,6 +213,31 @@ def _span(steps: list[Step]) -> float | None:
     return max(times) - min(times) if len(times) > 1 else None
 
 
+def _hash(job: JobDir, parts: tuple[str, ...]) -> str:
+    try:
+        return log_sha256(job, parts)
+    except OSError:
+        return ""
+
+
+def _audited(job: JobDir, parts: tuple[str, ...], sha: str, view: LogView) -> Trajectory | None:
+    """The log read when its bytes are the ones scoring hashed (`sha`) before and after reading, else None with
+    `view` saying why (changed, or unreadable with the reader's notes)."""
+    before = _hash(job, parts)
+    if before and before != sha:
+        view.state, view.message = "changed", "the log changed since scoring (its SHA-256 differs): not shown"
+        return None
+    traj = read_log(job, parts)
+    view.format, view.notes = traj.format, [one_line(n) for n in traj.notes]
+    if not before or traj.format == "unknown":
+        view.state, view.message = UNREADABLE, "not read (the reader's notes below)"
+        return None
+    if _hash(job, parts) != before:
+        view.state, view.message = "changed", "the log changed while it was read: not shown"
+        return None
+    return traj
+
+
 def _read_logs(
     job: JobDir,
     folder: str,
@@ -221,58 +247,23 @@ def _read_logs(
 ) -> list[LogView]:
     """Every log of the task folder, in the audit's order, each checked against the recorded hash."""
     known = {path: (k, sha) for k, (path, sha) in enumerate(recorded)}
-    found = candidates(job, folder)
     out: list[LogView] = []
-    to_draw: list[tuple[LogView, Any, int]] = []
-    for parts in found:
+    to_draw: list[tuple[LogView, Trajectory, int]] = []
+    for parts in candidates(job, folder):
         where = "/".join(parts)
         view = LogView(path=one_line(where))
         out.append(view)
         if where not in known:
             fmt = sniff_log(job, parts)
-            view.state, view.message = (
-                ("unknown", fmt)
-                if isinstance(fmt, str)
-                else ("added", "added since scoring: not audited, steps not shown")
-            )
+            view.state, view.message = ("unknown", fmt) if isinstance(fmt, str) else ("added", ADDED)
             view.format = "" if isinstance(fmt, str) else fmt.name
-            continue
-        k, sha = known[where]
-        try:
-            before = log_sha256(job, parts)
-        except OSError:
-            before = ""
-        if before and before != sha:
-            view.state, view.message = (
-                "changed",
-                "the log changed since scoring (its SHA-256 differs): not shown",
-            )
-            continue
-        traj = read_log(job, parts)
-        view.format, view.notes = traj.format, [one_line(n) for n in traj.notes]
-        try:
-            after = log_sha256(job, parts)
-        except OSError:
-            after = ""
-        if before and after != before:
-            view.state, view.message = "changed", "the log changed while it was read: not shown"
-            continue
-        if traj.format == "unknown" or not traj.steps:
-            view.state = UNREADABLE if traj.format == "unknown" else AUDITED
-            view.message = (
-                "" if traj.steps or traj.format != "unknown" else "not read (the reader's notes below)"
-            )
-            continue
-        view.steps = len(traj.steps)
-        view.span = _span(traj.steps)
-        view.tokens = sum(s.tokens or 0 for s in traj.steps) or None
-        to_draw.append((view, traj, k))
+        elif (traj := _audited(job, parts, known[where][1], view)) is not None and traj.steps:
+            view.steps, view.span = len(traj.steps), _span(traj.steps)
+            view.tokens = sum(s.tokens or 0 for s in traj.steps) or None
+            to_draw.append((view, traj, known[where][0]))
     present = {v.path for v in out}
-    out += [
-        LogView(path=one_line(p), state="removed", message="removed since scoring")
-        for p, _ in recorded
-        if one_line(p) not in present
-    ]
+    out += [LogView(path=one_line(p), state="removed", message="removed since scoring") for p, _ in recorded]
+    out = [v for v in out if v.state != "removed" or v.path not in present]
     budget = max(20, MAX_ROWS // max(1, len(to_draw)))
     for view, traj, k in to_draw:
         flagged: dict[int, list[tuple[str, str]]] = {}
@@ -284,9 +275,10 @@ def _read_logs(
     return out
 
 
-def section(model: ViewModel, policy: Disclosure, cell: Cell) -> dict[str, Any]:
+def section(model: ViewModel, policy: Disclosure, cell: Cell, *, read: bool = True) -> dict[str, Any]:
     """The trajectory section of a (run, task) page: the audit's status, the flags linked to their steps, and
-    each log's timeline (module docstring)."""
+    each log's timeline (module docstring); without `read` (a page of several runs side by side, which links
+    the task page instead), the status and the flags alone, from the result: no log is opened."""
     r = cell.result
     block = trajectory_block(r)
     recorded = recorded_logs(r)
@@ -301,6 +293,7 @@ def section(model: ViewModel, policy: Disclosure, cell: Cell) -> dict[str, Any]:
         else "withheld from this bundle: the run solved this task exactly, and its steps write the answer",
     }
     out: dict[str, Any] = {"status": status, "logs": [], "flags": [], "notes": [], "marks": MARKS}
+    out["recorded"] = len(recorded)
     if r is None:
         out["headline"] = "no result: the trajectory was not audited"
         return out
@@ -316,7 +309,9 @@ def section(model: ViewModel, policy: Disclosure, cell: Cell) -> dict[str, Any]:
     out["notes"] = [one_line(n)[:300] for n in (block or {}).get("notes", [])[:10] if isinstance(n, str)]
     folder = model.runs[cell.run].folder
     root = folder.task_roots.get(cell.task_id) if folder is not None else None
-    if root is None:
+    if not read:
+        out["logs"] = None
+    elif root is None:
         out["notes"].append("the run's task folder is not available here: no log shown")
     else:
         try:
@@ -334,14 +329,24 @@ def section(model: ViewModel, policy: Disclosure, cell: Cell) -> dict[str, Any]:
     return out
 
 
+def task_section(model: ViewModel, site: Any, cell: Cell, side: bool) -> dict[str, Any]:
+    """`section` as a task page's section builder (`pages.TaskSection`): the page's `site.policy`, the logs read
+    unless the page sits beside others (`side`)."""
+    return section(model, site.policy, cell, read=not side)
+
+
 def _flag_list(
-    recorded: list[tuple[str, str]], findings: list[RecordedFinding], logs: list[LogView], flags: list[str]
+    recorded: list[tuple[str, str]],
+    findings: list[RecordedFinding],
+    logs: list[LogView] | None,
+    flags: list[str],
 ) -> list[dict[str, Any]]:
-    """Each recorded finding (anchor set when its step is drawn), then each trajectory flag without one."""
+    """Each recorded finding (its anchor set when its step is drawn, or always when the logs were not read:
+    `logs` None), then each trajectory flag without one."""
     index = {one_line(p): k for k, (p, _) in enumerate(recorded)}
     drawn = {
         (v.path, row.index): row
-        for v in logs
+        for v in logs or []
         for row in v.rows
         if isinstance(row, StepRow) and v.state == AUDITED
     }
@@ -355,7 +360,7 @@ def _flag_list(
                 "step": f.step,
                 "tool": row.tool if row else "",
                 "why": next((w for rule, w in row.flags if rule == f.rule), "") if row else "",
-                "anchor": step_anchor(index[f.log], f.step) if row else "",
+                "anchor": step_anchor(index[f.log], f.step) if row or logs is None else "",
             }
         )
     named = {f.rule for f in findings}

@@ -88,7 +88,8 @@ def test_a_failed_call_is_marked_and_agent_text_is_escaped(model) -> None:
 
 def test_missing_unreadable_and_changed_logs_say_so(model, traj_runs, demo, tmp_path) -> None:
     """No log: "no trajectory found (not audited)". A symlinked log: the reader's note, no step. A log edited
-    after scoring: its SHA-256 differs from the recorded one, so no step is shown and the page says why."""
+    after scoring: its SHA-256 differs from the recorded one, so no step is shown and the page says why; a log
+    added after scoring and one removed are named so, the added one's steps not shown."""
     assert "no trajectory found (not audited)" in _section(_page(model, 0, 83))
     sec = _section(_page(model, 1, 38))
     assert "unreadable" in sec and "a symlink: not followed" in sec and '<tr id="step-' not in sec
@@ -96,10 +97,14 @@ def test_missing_unreadable_and_changed_logs_say_so(model, traj_runs, demo, tmp_
     shutil.copytree(traj_runs["partial"], run)
     log = run / "37" / "agent" / "trajectory.json"
     log.write_text(log.read_text().replace("ffprobe", "ffprobx"))
+    shutil.move(run / "38" / "agent" / "claude-code.txt", run / "38" / "later.jsonl")
     changed = build_model([run], dataset=demo.mirror, resamples=0)
     sec = _section(task_page(changed, Site(), _thumbs(tmp_path), 0, 37))
     assert "the log changed since scoring" in sec and '<tr id="step-' not in sec
     assert "⚑ answer_access" in sec and "step not shown" in sec  # the recorded flag stays, unlinked
+    sec = _section(task_page(changed, Site(), _thumbs(tmp_path), 0, 38))
+    assert "added since scoring: not audited" in sec and "removed since scoring" in sec
+    assert '<tr id="step-' not in sec
 
 
 def test_a_long_log_is_bounded(model) -> None:
