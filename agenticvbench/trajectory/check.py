@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,7 +23,7 @@ from agenticvbench.runs.jobdir import JobDir
 from agenticvbench.sanitize import one_line
 from agenticvbench.trajectory.audit import AUDITED, NO_TRAJECTORY, audit_task
 from agenticvbench.trajectory.context import AuditContext
-from agenticvbench.trajectory.locate import candidates
+from agenticvbench.trajectory.locate import MAX_LOGS, candidates
 from agenticvbench.trajectory.rules import RULES
 
 #: Bumped when a rule changes what it flags: results whose task has a log are then rescored (`scoring.job`).
@@ -45,7 +46,10 @@ class TaskCheck:
     provenance: dict[str, Any] = field(default_factory=dict)
 
 
-def _sha256(job: JobDir, parts: tuple[str, ...]) -> str:
+def log_sha256(job: JobDir, parts: tuple[str, ...]) -> str:
+    """The SHA-256 of log `parts` of the open run `job` (`size:N` over `MAX_HASH_BYTES`): what the provenance
+    records, and what `avb view` compares before it shows a log as audited. `OSError` when it cannot be opened
+    (a symlink, not a regular file)."""
     fd, size = job.open_file(*parts)
     try:
         if size > MAX_HASH_BYTES:
@@ -67,7 +71,7 @@ def task_logs(task_root: Path) -> dict[str, str]:
         with JobDir(task_root.parent) as job:
             for parts in candidates(job, task_root.name):
                 try:
-                    out["/".join(parts)] = _sha256(job, parts)
+                    out["/".join(parts)] = log_sha256(job, parts)
                 except OSError as exc:
                     out["/".join(parts)] = f"unreadable: {one_line(exc.strerror or str(exc))[:120]}"
     except OSError:
@@ -75,11 +79,76 @@ def task_logs(task_root: Path) -> dict[str, str]:
     return out
 
 
+_WARNING_TAIL = "; official score kept, review the trajectory"
+_MORE = re.compile(r"INTEGRITY ([0-9]+) more trajectory finding")
+
+
 def _warning(finding: Any) -> str:
     return one_line(
         f"INTEGRITY {finding.rule}: {finding.log} step {finding.step} ({finding.tool}) {finding.why}: "
-        f"{finding.quote}; official score kept, review the trajectory"
+        f"{finding.quote}{_WARNING_TAIL}"
     )
+
+
+@dataclass(frozen=True, kw_only=True)
+class RecordedFinding:
+    """One finding as a result records it (a warning written by `check_task`): the rule, the log, the step
+    index, and the rest of the line (`(tool) why: quote`)."""
+
+    rule: str
+    log: str
+    step: int
+    rest: str
+
+    def why(self, tool: str) -> str:
+        """Why the rule fired, given the step's `tool` as the warning names it ('' when the line does not
+        read `(tool) why: ...`)."""
+        head = f"({one_line(tool)}) "
+        return self.rest[len(head) :].split(": ", 1)[0] if self.rest.startswith(head) else ""
+
+
+def trajectory_block(result: Result | None) -> dict[str, Any] | None:
+    """The `provenance.trajectory` block of a result (None without one: no result, or scored before the
+    audit). A result file is read defensively: every field may have any shape."""
+    prov = result.provenance if result is not None and isinstance(result.provenance, dict) else {}
+    block = prov.get("trajectory")
+    return block if isinstance(block, dict) else None
+
+
+def recorded_logs(result: Result | None) -> list[tuple[str, str]]:
+    """(path relative to the run, SHA-256) of every log the audit read for `result`, in the order recorded."""
+    block = trajectory_block(result)
+    logs = block.get("logs") if block else None
+    out = []
+    for log in logs[:MAX_LOGS] if isinstance(logs, list) else []:
+        if isinstance(log, dict) and isinstance(log.get("path"), str) and isinstance(log.get("sha256"), str):
+            out.append((log["path"][:500], log["sha256"][:200]))
+    return out
+
+
+def recorded_findings(result: Result | None) -> tuple[list[RecordedFinding], int]:
+    """The findings `result`'s warnings record (`check_task` wrote them) for the logs its provenance names, and
+    how many more it only counts (over `MAX_WARNINGS`). A line must start with a known rule and a recorded log
+    path, so text an agent put in a call cannot forge a finding for another step."""
+    paths = sorted({one_line(p) for p, _ in recorded_logs(result)}, key=len, reverse=True)
+    out: list[RecordedFinding] = []
+    more = 0
+    for line in result.warnings if result is not None and isinstance(result.warnings, list) else []:
+        if not isinstance(line, str) or not line.startswith("INTEGRITY "):
+            continue
+        if m := _MORE.match(line):
+            more += int(m.group(1)[:6])
+            continue
+        rule, _, tail = line[len("INTEGRITY ") :].partition(": ")
+        if rule not in RULES:
+            continue
+        for log in paths:
+            m = re.match(re.escape(log) + r" step ([0-9]{1,6}) (.*)", tail, re.S)
+            if m:
+                rest = m.group(2).removesuffix(_WARNING_TAIL)
+                out.append(RecordedFinding(rule=rule, log=log, step=int(m.group(1)), rest=rest))
+                break
+    return out, more
 
 
 def check_task(task_root: Path, task_id: int, ctx: AuditContext, logs: dict[str, str]) -> TaskCheck:
@@ -115,8 +184,8 @@ def check_task(task_root: Path, task_id: int, ctx: AuditContext, logs: dict[str,
 
 
 def _status(result: Result) -> str:
-    block = (result.provenance or {}).get("trajectory")
-    return str(block.get("status", NOT_AUDITED)) if isinstance(block, dict) else NOT_AUDITED
+    block = trajectory_block(result)
+    return str(block.get("status", NOT_AUDITED)) if block else NOT_AUDITED
 
 
 def unaudited_runs(results: Iterable[Result]) -> list[str]:
@@ -157,9 +226,14 @@ __all__ = [
     "AUDIT_VERSION",
     "NOT_AUDITED",
     "TRAJECTORY_FLAGS",
+    "RecordedFinding",
     "TaskCheck",
     "audit_context",
     "check_task",
+    "log_sha256",
+    "recorded_findings",
+    "recorded_logs",
     "task_logs",
+    "trajectory_block",
     "unaudited_runs",
 ]

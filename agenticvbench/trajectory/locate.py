@@ -37,9 +37,9 @@ def candidates(job: JobDir, folder: str) -> list[tuple[str, ...]]:
     return found[:MAX_LOGS]
 
 
-def read_log(job: JobDir, parts: tuple[str, ...]) -> Trajectory:
-    """One log read by the format it sniffs as; a log no reader knows, or one that cannot be opened, is a
-    `Trajectory` with format `unknown` and a one-line note."""
+def sniff_log(job: JobDir, parts: tuple[str, ...]) -> formats.Format | str:
+    """The format log `parts` sniffs as (from its first bytes), or the one-line note saying why it is not read
+    (it cannot be opened, or no reader knows it)."""
     where = "/".join(parts)
     try:
         first, _ = source.head(job, parts)
@@ -47,13 +47,19 @@ def read_log(job: JobDir, parts: tuple[str, ...]) -> Trajectory:
         why = exc.strerror or str(exc)
         if "symbolic link" in why.lower() or "not a directory" in why.lower():
             why = "a symlink: not followed"
-        t = Trajectory(format="unknown", path=where)
-        t.note(f"{one_line(where)}: not read ({one_line(why)[:200]})")
-        return t
+        return f"{one_line(where)}: not read ({one_line(why)[:200]})"
     fmt = formats.sniff(first, parts[-1])
-    if fmt is None:
+    return fmt if fmt is not None else f"{one_line(where)}: not a trajectory format this audit reads"
+
+
+def read_log(job: JobDir, parts: tuple[str, ...]) -> Trajectory:
+    """One log read by the format it sniffs as (`sniff_log`); a log no reader knows, or one that cannot be
+    opened, is a `Trajectory` with format `unknown` and a one-line note."""
+    where = "/".join(parts)
+    fmt = sniff_log(job, parts)
+    if isinstance(fmt, str):
         t = Trajectory(format="unknown", path=where)
-        t.note(f"{one_line(where)}: not a trajectory format this audit reads")
+        t.note(fmt)
         return t
     traj = Trajectory(format=fmt.name, path=where)
     try:

@@ -9,7 +9,9 @@ printed.
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass, field, replace
+from datetime import datetime
 from typing import Any
 
 from agenticvbench.trajectory.extract import touched
@@ -68,6 +70,23 @@ class Trajectory:
             "steps": [s.to_dict() for s in self.steps],
             "notes": list(self.notes),
         }
+
+
+_EPOCH = re.compile(r"[0-9]{9,16}(?:\.[0-9]{1,9})?")
+
+
+def parse_time(text: Any) -> float | None:
+    """A log's time as seconds since the epoch: ISO 8601 (`Z` read as UTC; without a zone, local time), or an
+    epoch number as text (milliseconds when over 10^11, else seconds); None for anything else."""
+    if not isinstance(text, str):
+        return None
+    if _EPOCH.fullmatch(text):
+        value = float(text)
+        return value / 1000 if value > 1e11 else value
+    try:
+        return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+    except (ValueError, OverflowError, OSError):
+        return None
 
 
 def cap(text: str, limit: int) -> str:

@@ -18,11 +18,14 @@ from dataclasses import dataclass, fields
 #: Each class of material, and why a published page withholds it by default.
 CLASSES: dict[str, str] = {
     "answers": "the correct orders, expected clips and gold defect windows, and the marks derived from them",
-    "solved_outputs": "what a run submitted for a task it solved exactly: that submission is the task's answer",
+    "solved_outputs": "what a run submitted for a task it solved exactly (its output files, and the text of its "
+    "trajectory's steps, which write them): that submission is the task's answer",
     "rubric": "the recap rubric's item ids, pillars, weights, thresholds and the checks' reasons that quote them",
     "verifier_derived": "anything derived from verifier-only files: their hashes, series split by the gold window",
     "repair_outputs": "repair output videos: a good fix reproduces the verifier-only source video",
     "local_paths": "absolute paths of the machine the bundle was built on",
+    "flagged_steps": "what a trajectory step the audit flagged sent and received (the call's text, its result): it "
+    "can quote answer material; the step's tool, its flags and the URLs and paths it named stay",
 }
 
 
@@ -36,6 +39,7 @@ class Disclosure:
     verifier_derived: bool
     repair_outputs: bool
     local_paths: bool
+    flagged_steps: bool
 
     def withheld(self) -> list[str]:
         """The classes this policy withholds, in `CLASSES` order."""

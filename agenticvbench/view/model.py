@@ -16,7 +16,6 @@ import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +34,7 @@ from agenticvbench.runs.submission import (
     media_max_bytes,
     open_run,
 )
+from agenticvbench.trajectory.model import parse_time
 from agenticvbench.view.checked import Checked, check_output
 
 MAX_INPUT_FILES = 64  # per task: a sequencing or assembly task has a few dozen clips at most
@@ -443,15 +443,6 @@ def results_stamp(run_dirs: Sequence[str | Path]) -> tuple[Any, ...]:
     return tuple(out)
 
 
-def _timestamp(text: Any) -> float | None:
-    if not isinstance(text, str):
-        return None
-    try:
-        return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
-    except ValueError:
-        return None
-
-
 def run_facts(run_path: str) -> dict[int, tuple[float | None, float | None, tuple[str, str]]]:
     """Per task of a run folder: the agent's wall time and cost (run.json `usage`, priced as `avb cost` prices
     it) and the Harbor trial outcome when it was not `scored` (run.json `harbor.outcomes`); {} for a run without
@@ -473,7 +464,7 @@ def run_facts(run_path: str) -> dict[int, tuple[float | None, float | None, tupl
     prices = load_prices() if any(t.has_usage for t in trials) else None
     for t in trials:
         usage = t.usage or {}
-        a, b = _timestamp(usage.get("agent_started")), _timestamp(usage.get("agent_finished"))
+        a, b = parse_time(usage.get("agent_started")), parse_time(usage.get("agent_finished"))
         if prices is not None:
             price_trial(t, prices)
         out[t.task_id] = (b - a if a is not None and b is not None and b >= a else None, t.cost_usd, ("", ""))

@@ -26,7 +26,7 @@ from agenticvbench.fsutil import read_capped
 from agenticvbench.runs.pinned import PinError
 from agenticvbench.runs.submission import TEXT_MAX_BYTES
 from agenticvbench.tables import html_table
-from agenticvbench.view import evidence
+from agenticvbench.view import evidence, timeline
 from agenticvbench.view.defects import DEFECTS, DEFECTS_DOC, warning_row
 from agenticvbench.view.disclosure import LOCAL, Disclosure, published
 from agenticvbench.view.model import Cell, ViewModel
@@ -151,6 +151,8 @@ def overview(model: ViewModel, site: Site, comparisons: Sequence[Any] = ()) -> s
         notes=model.notes + rep.notes,
         universe=rep.universe.label,
         comparisons=tables,
+        audit=timeline.audit_summary(model),
+        audit_rules=timeline.TRAJECTORY_FLAGS,
         compare_pages=bool(comparisons),
         **_filter_values(model),
     )
@@ -187,8 +189,10 @@ def _public_explanation(exp: Any, family: str, policy: Disclosure) -> dict[str, 
     }
 
 
-def task_context(model: ViewModel, site: Site, thumbs: Thumbnailer, run: int, task_id: int) -> dict[str, Any]:
-    """Everything one (run, task) page shows."""
+def task_context(
+    model: ViewModel, site: Site, thumbs: Thumbnailer, run: int, task_id: int, side: bool = False
+) -> dict[str, Any]:
+    """Everything one (run, task) page shows (`side`: beside other runs' pages, which link it)."""
     cell = model.cell(run, task_id)
     if cell is None:
         raise KeyError((run, task_id))
@@ -242,6 +246,11 @@ def task_context(model: ViewModel, site: Site, thumbs: Thumbnailer, run: int, ta
     if exp is not None:
         explanation = _public_explanation(exp, cell.family, site.policy) if site.public else exp.to_dict()
     prov = r.provenance if r is not None and isinstance(r.provenance, dict) else {}
+    sections = [
+        {"template": sec.template, **found}
+        for sec in TASK_SECTIONS
+        if (found := sec.build(model, site, cell, side)) is not None
+    ]
     return {
         **_base(site, f"task {task_id} · {model.runs[run].label}"),
         "cell": cell,
@@ -259,28 +268,27 @@ def task_context(model: ViewModel, site: Site, thumbs: Thumbnailer, run: int, ta
         "provenance": _provenance_rows(prov, site.policy, set(OUTPUT_FILES.get(cell.family, ()))),
         "signature": r.signature_status if r is not None else "",
         "site": site,
-        "sections": [
-            {"template": sec.template, **found}
-            for sec in TASK_SECTIONS
-            if (found := sec.build(model, site, cell)) is not None
-        ],
+        "sections": sections,
+        # a flag a section can point at (the trajectory's first flagged step per rule): the summary links it
+        "flag_links": {k: v for sec in sections for k, v in sec.get("flag_links", {}).items()},
     }
 
 
 @dataclass(frozen=True)
 class TaskSection:
-    """An extra section of every task page, after the evidence: `build(model, site, cell)` returns the values its
-    template (`templates/<template>`, given them as `s`) draws, or None to leave the section out. This is where
-    a new kind of material (an agent's trajectory) joins the pages without touching the others; the builder must
-    ask `site.policy` what a bundle may show."""
+    """An extra section of every task page, after the evidence: `build(model, site, cell, side)` returns the
+    values its template (`templates/<template>`, given them as `s`) draws, or None to leave the section out
+    (`side`: the page sits beside other runs' on a stack or compare page, a summary is enough). This is where a
+    new kind of material joins the pages without touching the others; the builder must ask `site.policy` what a
+    bundle may show."""
 
     name: str
     template: str
-    build: Callable[[ViewModel, Site, Cell], dict[str, Any] | None]
+    build: Callable[[ViewModel, Site, Cell, bool], dict[str, Any] | None]
 
 
-#: The extra sections of the task pages, in page order (none yet).
-TASK_SECTIONS: list[TaskSection] = []
+#: The extra sections of the task pages, in page order: the agent's trajectory (`view.timeline`).
+TASK_SECTIONS: list[TaskSection] = [TaskSection("trajectory", "trajectory.html", timeline.task_section)]
 
 
 def _neighbours(order: Sequence[int], here: int) -> tuple[int | None, int | None]:
@@ -341,7 +349,11 @@ def task_page(model: ViewModel, site: Site, thumbs: Thumbnailer, run: int, task_
 
 
 def _sides(model: ViewModel, site: Site, thumbs: Thumbnailer, runs: Sequence[int], task_id: int) -> list[Any]:
-    return [task_context(model, site, thumbs, r, task_id) for r in runs if model.cell(r, task_id) is not None]
+    return [
+        task_context(model, site, thumbs, r, task_id, True)
+        for r in runs
+        if model.cell(r, task_id) is not None
+    ]
 
 
 def stack_page(model: ViewModel, site: Site, thumbs: Thumbnailer, stack: int, task_id: int) -> str:

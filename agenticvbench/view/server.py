@@ -43,6 +43,7 @@ from agenticvbench.view.thumbs import Thumbnailer
 COOKIE = "avb_view"
 STATIC = {
     "view.css": "text/css; charset=utf-8",
+    "timeline.css": "text/css; charset=utf-8",
     "view.js": "text/javascript; charset=utf-8",
     "favicon.svg": "image/svg+xml",
 }

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from view_fixtures import Served, serve
+from view_fixtures import Served, serve, write_traj_runs
 
 from agenticvbench.view import Thumbnailer, ViewApp, build_model
 
@@ -53,3 +53,9 @@ def served(demo, runs, tmp_path: Path) -> Iterator[Served]:
     # the default 2000 resamples, as the guide's screenshots show
     model = build_model(runs, dataset=demo.mirror)
     yield from serve(ViewApp(model=model, thumbs=Thumbnailer(tmp_path / "cache", progress=False)))
+
+
+@pytest.fixture(scope="session")
+def traj_runs(demo, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Copies of the partial and perfect runs with agent logs, scored (`view_fixtures.write_traj_runs`)."""
+    return write_traj_runs(demo, tmp_path_factory.mktemp("traj-view"))

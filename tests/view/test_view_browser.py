@@ -54,10 +54,14 @@ class Browser:
         """Wait for the page's script (it marks <html>; a selector, so it works under the page's CSP)."""
         self.pg.wait_for_selector("html[data-avb-ready='1']", state="attached", timeout=20_000)
 
-    def shot(self, tmp: Path, name: str, doc_image: bool = True) -> None:
-        """Screenshot the page into tmp, and (a guide image) into docs/img when asked to update, or missing."""
+    def shot(self, tmp: Path, name: str, doc_image: bool = True, selector: str = "") -> None:
+        """Screenshot the page (or the element `selector` names) into tmp, and (a guide image) into docs/img
+        when asked to update, or missing."""
         path = tmp / name
-        self.pg.screenshot(path=str(path), full_page=True)
+        if selector:
+            self.pg.locator(selector).screenshot(path=str(path))
+        else:
+            self.pg.screenshot(path=str(path), full_page=True)
         doc = DOC_IMG / name
         if doc_image and os.environ.get("AVB_UPDATE_DOC_IMAGES") == "1" or not doc.exists():
             DOC_IMG.mkdir(parents=True, exist_ok=True)
@@ -339,3 +343,27 @@ def test_intervals_and_the_recap_strip_do_not_wrap(served, browser) -> None:
         b.ready()
         tops = pg.locator(".ev-recap .strip .thumb").evaluate_all("fs => fs.map(f => f.offsetTop)")
         assert len(tops) == 8 and len(set(tops)) == 1, (width, tops)
+
+
+def test_trajectory_flag_scrolls_to_its_step(demo, traj_runs, strict_browser, tmp_path) -> None:
+    """With the pages' policy enforced: the flag at the top of a task page jumps to the flagged step of the
+    timeline (the row in view, the address naming its anchor), a folded call opens, the timeline's own style
+    file loads, and nothing errs."""
+    model = build_model([traj_runs["partial"]], dataset=demo.mirror, resamples=0)
+    running = serve(ViewApp(model=model, thumbs=Thumbnailer(tmp_path / "cache", progress=False)))
+    served = next(running)
+    try:
+        b, pg = strict_browser, strict_browser.pg
+        b.open(served.url)  # the session token, traded for the cookie
+        b.open(served.base + "/task-0-37.html")
+        pg.click("section.summary a.flag")
+        assert pg.url.endswith("#step-4")
+        box = pg.locator("tr#step-4.flagged").bounding_box()
+        assert box is not None and 0 <= box["y"] < 900
+        pg.click("tr#step-1 details.args summary")
+        assert pg.locator("tr#step-1 details.args").get_attribute("open") is not None
+        b.shot(tmp_path, "view-trajectory.png", selector="section.trajectory")
+        assert any(s == 200 and u.endswith("/static/timeline.css") for s, u in b.responses)
+        assert b.errors == [] and not [r for r in b.responses if r[0] >= 400]
+    finally:
+        running.close()

@@ -382,7 +382,9 @@ def test_a_task_section_joins_every_task_page(tmp_path, monkeypatch) -> None:
     monkeypatch.setattr(env, "loader", jinja2.ChoiceLoader([env.loader, jinja2.FileSystemLoader(templates)]))
     env.cache.clear()
     section = pages.TaskSection(
-        "extra", "extra.html", lambda model, site, cell: {"text": HOSTILE} if cell.task_id == 37 else None
+        "extra",
+        "extra.html",
+        lambda model, site, cell, side: {"text": HOSTILE} if cell.task_id == 37 else None,
     )
     monkeypatch.setattr(pages, "TASK_SECTIONS", [section])
     run = write_run(tmp_path, "r", SCORES)
