@@ -118,7 +118,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="look at runs in a local web page: outputs, evidence, explain (or --bundle a static site)",
         description=__doc__,
     )
-    p.add_argument("run_dirs", nargs="*", metavar="RUN_DIR")
+    p.add_argument(
+        "run_dirs",
+        nargs="*",
+        metavar="RUN_DIR",
+        help="run directories (or their avb-results folders) to show",
+    )
     add_results_dataset_args(p)
     p.add_argument(
         "--cache-dir", default=None, help="cache folder (default: $AVB_CACHE, else the user cache)"
