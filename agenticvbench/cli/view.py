@@ -35,6 +35,7 @@ def _view(args: argparse.Namespace) -> int:
     from agenticvbench.results.signatures import reader_key
     from agenticvbench.view import Thumbnailer, ViewApp, build_model, make_server, url_of, write_bundle
     from agenticvbench.view.disclosure import published
+    from agenticvbench.view.reading import RunReader
 
     if args.compare and args.run_dirs:
         raise ConfigError("--compare A B ... takes the runs to compare (no other RUN_DIR)")
@@ -61,6 +62,7 @@ def _view(args: argparse.Namespace) -> int:
             )
     cache = default_cache_dir() if args.cache_dir is None else Path(args.cache_dir).expanduser()
     key, _ = reader_key(args.key_file)
+    reader = RunReader()  # a reload reads again only the runs whose result files changed
 
     def build() -> Any:
         return build_model(
@@ -71,6 +73,7 @@ def _view(args: argparse.Namespace) -> int:
             local=args.bundle is None,
             cluster=not args.no_cluster,
             key=key,
+            reader=reader,
         )
 
     def compare(model: Any) -> list[Any]:
