@@ -66,7 +66,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     """Add `explain`."""
     p = add_command(sub, "explain", "why one task of a scored run got its score", __doc__)
     p.add_argument("run", metavar="RUN_DIR", help="run directory (or its avb-results folder)")
-    p.add_argument("task_id", type=int, metavar="TASK_ID")
+    p.add_argument("task_id", type=int, metavar="TASK_ID", help="the task to explain (e.g. 37)")
     add_format_args(p)
     add_trust_args(p)
     p.set_defaults(func=_explain)

@@ -58,7 +58,9 @@ def _grade(args: argparse.Namespace) -> int:
 def register(sub: argparse._SubParsersAction) -> None:
     """Add `grade`."""
     p = sub.add_parser("grade", help="grade recap llm items in a local web page (human verdicts)")
-    p.add_argument("run_dirs", nargs="+", metavar="RUN_DIR")
+    p.add_argument(
+        "run_dirs", nargs="+", metavar="RUN_DIR", help="run directories whose recap outputs to grade"
+    )
     add_dataset_args(p)
     p.add_argument("--grader", help="your name in the verdict store (default: the login name)")
     p.add_argument(

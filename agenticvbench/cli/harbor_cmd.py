@@ -132,7 +132,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help='write Harbor\'s reward.json ({"reward": headline}) and reward-details.json '
         "from an `avb score` result",
     )
-    r.add_argument("--family", required=True, choices=FAMILIES)
+    r.add_argument("--family", required=True, choices=FAMILIES, help="the family the result was scored as")
     r.add_argument("--result", required=True, help="the JSON printed by `avb score <family>`")
     r.add_argument("--out", required=True, help="reward.json to write")
     r.add_argument("--details", help="details sidecar to write (default: reward-details.json beside --out)")
@@ -142,7 +142,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="per-family headlines, macro and micro of Harbor jobs, as `avb "
         "leaderboard` defines them, from the rewards Harbor recorded",
     )
-    m.add_argument("job_dirs", nargs="+", metavar="JOB_DIR")
+    m.add_argument("job_dirs", nargs="+", metavar="JOB_DIR", help="Harbor job directories")
     m.add_argument(
         "--tasks-dir",
         default=None,
@@ -164,7 +164,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="say whether Harbor jobs are comparable on a leaderboard (no timeout "
         "multiplier or resource override, the exported tasks, enough trials)",
     )
-    c.add_argument("job_dirs", nargs="+", metavar="JOB_DIR")
+    c.add_argument("job_dirs", nargs="+", metavar="JOB_DIR", help="Harbor job directories to check")
     c.add_argument("--tasks-dir", default=None, help="the `avb export harbor` folder the jobs must have run")
     c.add_argument(
         "--trials",
@@ -199,7 +199,7 @@ def add_gold_args(p: argparse.ArgumentParser) -> None:
 
 def add_harbor_import_args(hb: argparse.ArgumentParser) -> None:
     """The options of `avb harbor import` (also spelled `avb import harbor`)."""
-    hb.add_argument("job_dirs", nargs="+", metavar="JOB_DIR")
+    hb.add_argument("job_dirs", nargs="+", metavar="JOB_DIR", help="Harbor job directories to import")
     hb.add_argument(
         "--out",
         type=folder_arg,

@@ -48,7 +48,9 @@ MEDIA_COMMANDS = frozenset({"demo", "verify", "score", "gold", "baselines"})
 
 def build_parser() -> argparse.ArgumentParser:
     """The full parser (also used by the docs test that checks README examples)."""
-    parser = argparse.ArgumentParser(
+    from agenticvbench.cli.parser import AvbParser
+
+    parser = AvbParser(  # its subparsers are AvbParsers too: a bad argument shows the typed command's usage
         prog="avb", description="AgenticVBench loader and offline verifier suite."
     )
     parser.add_argument("--version", action="version", version=f"agenticvbench {__version__}")

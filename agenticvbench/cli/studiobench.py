@@ -73,13 +73,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("studiobench", help="validate StudioBench task files and run directories")
     inner = p.add_subparsers(dest="studiobench_command", metavar="SUBCOMMAND", required=True)
     vt = inner.add_parser("validate-task", help="check task JSON files against the StudioBench task format")
-    vt.add_argument("files", nargs="+", metavar="FILE")
+    vt.add_argument("files", nargs="+", metavar="FILE", help="task JSON files")
     add_format_args(vt)
     vt.set_defaults(func=_validate_task)
     vr = inner.add_parser(
         "validate-run", help="check runs/<batch>/<task>/<model>/ directories (or a batch folder)"
     )
-    vr.add_argument("dirs", nargs="+", metavar="DIR")
+    vr.add_argument("dirs", nargs="+", metavar="DIR", help="run directories or batch folders")
     vr.add_argument(
         "--task",
         action="append",

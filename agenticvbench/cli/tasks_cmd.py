@@ -107,7 +107,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=_list)
     inner = p.add_subparsers(dest="tasks_command", metavar="SUBCOMMAND")
     show = inner.add_parser("show", help="show one task (prompt, files; answers only with --with-answers)")
-    show.add_argument("task_id", type=int)
+    show.add_argument("task_id", type=int, metavar="TASK_ID", help="the task to show (e.g. 37)")
     show.add_argument(
         "--with-answers",
         action="store_true",

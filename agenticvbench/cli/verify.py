@@ -177,7 +177,7 @@ def _verify(args: argparse.Namespace) -> int:
 def register(sub: argparse._SubParsersAction) -> None:
     """Add `verify`."""
     p = add_command(sub, "verify", "score run directories (resumable, parallel)", __doc__)
-    p.add_argument("run_dirs", nargs="+", metavar="RUN_DIR")
+    p.add_argument("run_dirs", nargs="+", metavar="RUN_DIR", help="run directories to score")
     add_dataset_args(p)
     add_selection_args(p)
     p.add_argument(
@@ -190,7 +190,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--dry-run", action="store_true", help="list what would be scored and what is missing; score nothing"
     )
-    p.add_argument("--executor", choices=("process", "dask"), default="process")
+    p.add_argument(
+        "--executor",
+        choices=("process", "dask"),
+        default="process",
+        help="where tasks run: local processes (default) or a Dask cluster (--scheduler)",
+    )
     p.add_argument("--scheduler", help="Dask scheduler address for --executor dask")
     p.add_argument(
         "--progress", action="store_true", help="show the progress bar even when not on a terminal"

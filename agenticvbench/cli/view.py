@@ -35,6 +35,7 @@ def _view(args: argparse.Namespace) -> int:
     from agenticvbench.results.signatures import reader_key
     from agenticvbench.view import Thumbnailer, ViewApp, build_model, make_server, url_of, write_bundle
     from agenticvbench.view.disclosure import published
+    from agenticvbench.view.reading import RunReader
 
     if args.compare and args.run_dirs:
         raise ConfigError("--compare A B ... takes the runs to compare (no other RUN_DIR)")
@@ -61,6 +62,7 @@ def _view(args: argparse.Namespace) -> int:
             )
     cache = default_cache_dir() if args.cache_dir is None else Path(args.cache_dir).expanduser()
     key, _ = reader_key(args.key_file)
+    reader = RunReader()  # a reload reads again only the runs whose result files changed
 
     def build() -> Any:
         return build_model(
@@ -71,6 +73,7 @@ def _view(args: argparse.Namespace) -> int:
             local=args.bundle is None,
             cluster=not args.no_cluster,
             key=key,
+            reader=reader,
         )
 
     def compare(model: Any) -> list[Any]:
@@ -118,7 +121,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="look at runs in a local web page: outputs, evidence, explain (or --bundle a static site)",
         description=__doc__,
     )
-    p.add_argument("run_dirs", nargs="*", metavar="RUN_DIR")
+    p.add_argument(
+        "run_dirs",
+        nargs="*",
+        metavar="RUN_DIR",
+        help="run directories (or their avb-results folders) to show",
+    )
     add_results_dataset_args(p)
     p.add_argument(
         "--cache-dir", default=None, help="cache folder (default: $AVB_CACHE, else the user cache)"

@@ -13,7 +13,7 @@ import mimetypes
 import os
 import stat
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,20 +22,19 @@ from typing import Any
 from agenticvbench.analysis.aggregate import DEFAULT_RESAMPLES, RunRef, integrity_of, run_ref
 from agenticvbench.dataset.tasks import OUTPUT_FILES
 from agenticvbench.errors import SubmissionError
-from agenticvbench.report.summary import Report, build_report, load_available
+from agenticvbench.report.summary import Report, build_report
 from agenticvbench.results.model import Result
 from agenticvbench.results.signing import ResultKey
 from agenticvbench.runs.pinned import reopened
 from agenticvbench.runs.submission import (
-    RESULTS_DIRNAME,
     InputRejected,
     RunDir,
     cap_for,
     media_max_bytes,
     open_run,
 )
-from agenticvbench.trajectory.model import parse_time
 from agenticvbench.view.checked import Checked, check_output
+from agenticvbench.view.reading import RunReader
 
 MAX_INPUT_FILES = 64  # per task: a sequencing or assembly task has a few dozen clips at most
 #: How a Harbor trial outcome that is not `scored` reads on a badge.
@@ -151,8 +150,8 @@ class ViewModel:
     report: Report
     tasks: dict[int, Any]
     local: bool
-    #: the state of the result files when they were read (`results_stamp`); a page request that finds another
-    #: state rebuilds the model (`server.ViewApp.refresh`)
+    #: the state of the result files when they were read (`reading.results_stamp`); a page request that finds
+    #: another state rebuilds the model (`server.ViewApp.refresh`)
     stamp: tuple[Any, ...] = ()
     #: the folders the model was built from, as given (what `stamp` covers)
     sources: list[str] = field(default_factory=list)
@@ -330,18 +329,6 @@ class ViewModel:
         return out
 
 
-def _tasks(
-    dataset: str | Path | None, revision: str | None, cache_dir: str | Path | None
-) -> tuple[dict, str]:
-    from agenticvbench.dataset.loader import load_tasks
-
-    try:
-        tasks = load_tasks(dataset=dataset, revision=revision, cache_dir=cache_dir)
-    except Exception as exc:  # offline without a mirror: scores still show, prompts and inputs do not
-        return {}, f"tasks not loaded ({type(exc).__name__}: {str(exc)[:200]}); prompts and inputs not shown"
-    return {int(t.task_id): t for t in tasks}, ""
-
-
 def build_model(
     run_dirs: list[str | Path],
     *,
@@ -352,22 +339,25 @@ def build_model(
     cluster: bool = True,
     resamples: int = DEFAULT_RESAMPLES,
     key: ResultKey | None = None,
+    reader: RunReader | None = None,
 ) -> ViewModel:
     """Read the runs' results (signatures checked with `key`, by default the reader's key `avb verify` finds),
     build the report over the dataset's task universe (`dataset`, else the local dataset the results name) with
     the same settings `avb report` uses (`Aggregation.resolve`: `resamples`, by default 2000, seed 0, clusters
-    from the tasks unless `cluster=False`), and index the cells in the order the runs were given. Raises `SubmissionError` when
-    no run has results."""
+    from the tasks unless `cluster=False`), and index the cells in the order the runs were given. Raises
+    `SubmissionError` when no run has results. Given the `reader` of an earlier build (`view.reading.RunReader`),
+    only the folders whose result files changed since are read again, and the tasks are not."""
     from agenticvbench.analysis.clusters import local_dataset
     from agenticvbench.analysis.settings import Aggregation
     from agenticvbench.results.signatures import reader_key
 
     if key is None:
         key, _ = reader_key(None)
-    stamp = results_stamp(run_dirs)  # before reading: a result written meanwhile is seen by the next check
-    results, skipped = load_available([Path(p) for p in run_dirs], key)
+    reader = reader if reader is not None else RunReader()
+    read = reader.read(run_dirs, key)  # each folder's stamp taken before it is read
+    results, skipped = read.results, read.skipped
     named = dataset if dataset is not None else local_dataset(results)
-    tasks, note = _tasks(named, revision if dataset is not None else None, cache_dir)
+    tasks, note = reader.tasks(named, revision if dataset is not None else None, cache_dir)
     task_list = list(tasks.values()) or None
     aggregation = Aggregation.resolve(
         results, tasks=task_list, cluster=cluster, resamples=resamples, cache_dir=cache_dir
@@ -389,10 +379,10 @@ def build_model(
         tasks=tasks,
         local=local,
         notes=[*skipped, *([note] if note else [])],
-        stamp=stamp,
+        stamp=read.stamp,
         sources=[str(p) for p in run_dirs],
     )
-    facts = {run.index: run_facts(run.ref.path) for run in runs}
+    facts = {run.index: read.facts.get(run.ref.path, {}) for run in runs}
     by_key = {(run_ref(r).path, int(r.task_id)): r for r in report.results}
     index = {run.ref.path: run.index for run in runs}
     for (
@@ -417,67 +407,6 @@ def build_model(
             outcome_reason=outcome[1],
         )
     return model
-
-
-def results_stamp(run_dirs: Sequence[str | Path]) -> tuple[Any, ...]:
-    """What says whether the result files of `run_dirs` changed: per folder, the name, size and mtime of each
-    result file (`avb-results/*.json`, or the folder's own when a results folder is given) and of `run.json`.
-    A few hundred `stat` calls per 100 tasks; unreadable folders count as empty."""
-    out: list[Any] = []
-    for d in map(Path, run_dirs):
-        results = d / RESULTS_DIRNAME if (d / RESULTS_DIRNAME).is_dir() else d
-        entries: list[tuple[str, int, int]] = []
-        for folder, pattern in ((results, ".json"), (d, "run.json")):
-            try:
-                with os.scandir(folder) as it:
-                    for e in it:
-                        if e.name.endswith(pattern) and (pattern == ".json" or e.name == pattern):
-                            try:
-                                st = e.stat(follow_symlinks=False)
-                            except OSError:
-                                continue
-                            entries.append((f"{folder.name}/{e.name}", st.st_size, st.st_mtime_ns))
-            except OSError:
-                continue
-        out.append((str(d), tuple(sorted(set(entries)))))
-    return tuple(out)
-
-
-def run_facts(run_path: str) -> dict[int, tuple[float | None, float | None, tuple[str, str]]]:
-    """Per task of a run folder: the agent's wall time and cost (run.json `usage`, priced as `avb cost` prices
-    it) and the Harbor trial outcome when it was not `scored` (run.json `harbor.outcomes`); {} for a run without
-    a readable run.json. run.json is the submitter's file: every field is read defensively."""
-    from agenticvbench.cost.pricing import load_prices, price_trial
-    from agenticvbench.cost.table import load_trials
-    from agenticvbench.fsutil import parse_json_bounded, read_capped
-    from agenticvbench.runs.trial_outcomes import MAX_RUN_JSON_BYTES, OUTCOMES
-
-    p = Path(run_path) / "run.json"
-    try:
-        if p.is_symlink() or not p.is_file():
-            return {}
-        meta = parse_json_bounded(read_capped(p, MAX_RUN_JSON_BYTES), str(p))
-        trials = load_trials([run_path], [])
-    except (OSError, ValueError, SubmissionError):
-        return {}
-    out: dict[int, tuple[float | None, float | None, tuple[str, str]]] = {}
-    prices = load_prices() if any(t.has_usage for t in trials) else None
-    for t in trials:
-        usage = t.usage or {}
-        a, b = parse_time(usage.get("agent_started")), parse_time(usage.get("agent_finished"))
-        if prices is not None:
-            price_trial(t, prices)
-        out[t.task_id] = (b - a if a is not None and b is not None and b >= a else None, t.cost_usd, ("", ""))
-    harbor = meta.get("harbor") if isinstance(meta, dict) else None
-    outcomes = harbor.get("outcomes") if isinstance(harbor, dict) else None
-    for k, v in outcomes.items() if isinstance(outcomes, dict) else ():
-        kind = v.get("outcome") if isinstance(v, dict) else None
-        if isinstance(k, str) and k.isascii() and k.isdigit() and kind in OUTCOMES and kind != "scored":
-            reason = v.get("reason")
-            one = " ".join(reason.split())[:300] if isinstance(reason, str) else ""
-            time_s, cost, _ = out.get(int(k), (None, None, ("", "")))
-            out[int(k)] = (time_s, cost, (str(kind), one))
-    return out
 
 
 def _given_position(path: str, given: list[str]) -> tuple[int, str]:

@@ -14,8 +14,9 @@ carry it without putting it in every URL):
 Every HTML answer carries a strict Content Security Policy (`default-src 'none'`, scripts, styles, images and
 media from this origin only). Pages are rendered once and kept in memory (the last `MAX_CACHED_PAGES`); different
 pages render at the same time (one slow page stalls no other request). Before a page is answered, the result files
-are checked for changes (`model.results_stamp`: names, sizes and mtimes); when they changed, the model is read
-again and the kept pages are dropped, so results scored after start-up appear without a restart.
+are checked for changes (`reading.results_stamp`: names, sizes and mtimes); when they changed, the model is built
+again and the kept pages are dropped, so results scored after start-up appear without a restart. Given the
+session's `reading.RunReader`, that build reads again only the folders whose files changed.
 """
 
 from __future__ import annotations
@@ -36,8 +37,9 @@ from urllib.parse import parse_qs, urlsplit
 from agenticvbench.grade.server import loopback_server, send_file, token_url
 from agenticvbench.memo import Memo
 from agenticvbench.runs.pinned import PinError
-from agenticvbench.view.model import ViewModel, results_stamp
+from agenticvbench.view.model import ViewModel
 from agenticvbench.view.pages import CSP, Site, compare_page, defects_page, overview, stack_page, task_page
+from agenticvbench.view.reading import results_stamp
 from agenticvbench.view.thumbs import Thumbnailer
 
 COOKIE = "avb_view"

@@ -51,6 +51,22 @@ def test_every_command_takes_quiet_and_json_goes_with_format():
     assert not problems, "\n".join(problems)
 
 
+def test_every_option_and_argument_has_help_text():
+    """Walk every parser of the tree (the top level too): each option and positional has a help line (or is
+    hidden on purpose with SUPPRESS). `avb verify --executor`, `avb harbor reward --family` and the RUN_DIR /
+    JOB_DIR / TASK_ID positionals of several commands printed a bare name in --help."""
+    import argparse
+
+    parser = build_parser()
+    bare = [
+        f"{' '.join(path) or 'avb'}: {'/'.join(a.option_strings) or a.dest}"
+        for path, p in [((), parser), *walk(parser)]
+        for a in p._actions
+        if not isinstance(a, argparse._SubParsersAction) and not (a.help and a.help.strip())
+    ]
+    assert not bare, "\n".join(bare)
+
+
 def test_json_alias_prints_what_format_json_prints(seq_mirror, capsys):
     """`--json` is `--format json`, byte for byte; `--format csv` and `md` list the same tasks."""
     assert main(["tasks", "--dataset", str(seq_mirror), "--json"]) == 0

@@ -7,6 +7,7 @@ AVB_UPDATE_DOC_IMAGES=1 (so an ordinary test run leaves the tree clean)."""
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import os
 import shutil
@@ -14,16 +15,21 @@ import threading
 from collections.abc import Iterator
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 
 import pytest
 from loopback import CHROMIUM, CHROMIUM_ARGS
 from view_fixtures import serve
 
 from agenticvbench.cli.view import comparisons
+from agenticvbench.results.signatures import reader_key
 from agenticvbench.view import Thumbnailer, ViewApp, build_model, write_bundle
 
 ARGS = [*CHROMIUM_ARGS, "--autoplay-policy=no-user-gesture-required"]
 DOC_IMG = Path(__file__).resolve().parents[2] / "docs" / "img"
+#: Where the result key of a user named "you" lives by default on Linux (the platform's user cache folder): the
+#: guide's screenshots name it, not this test session's temporary folder.
+USER_KEY_PATH = "/home/you/.cache/agenticvbench/result-key"
 
 sync_api = pytest.importorskip("playwright.sync_api")
 pytestmark = [
@@ -56,7 +62,11 @@ class Browser:
 
     def shot(self, tmp: Path, name: str, doc_image: bool = True, selector: str = "") -> None:
         """Screenshot the page (or the element `selector` names) into tmp, and (a guide image) into docs/img
-        when asked to update, or missing."""
+        when asked to update, or missing. A guide image names no path of the test's machine (its temporary
+        folders)."""
+        if doc_image:
+            text = self.pg.inner_text("body")
+            assert "pytest-of" not in text and "/tmp/" not in text, f"{name} shows a temporary path"
         path = tmp / name
         if selector:
             self.pg.locator(selector).screenshot(path=str(path))
@@ -68,13 +78,24 @@ class Browser:
             shutil.copyfile(path, doc)
 
 
-def launch(bypass_csp: bool) -> Iterator[Browser]:
+#: Run before any page script: reading `window.sessionStorage` throws, as in browsers that block storage for
+#: file:// pages (Safari, Chromium with some settings).
+NO_STORAGE = (
+    "Object.defineProperty(window, 'sessionStorage', {configurable: true, get: function () {"
+    " throw new DOMException('storage is blocked', 'SecurityError'); }});"
+)
+
+
+def launch(bypass_csp: bool, init_script: str | None = None) -> Iterator[Browser]:
     """A fresh Chromium page; `bypass_csp` lets the test's own probes (`evaluate`, `wait_for_function`, which
-    evaluate strings) run; `test_pages_obey_their_csp` drives the pages with the policy enforced."""
+    evaluate strings) run; `test_pages_obey_their_csp` drives the pages with the policy enforced. `init_script`
+    runs in every page before its own scripts."""
     with sync_api.sync_playwright() as pw:
         b = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
         try:
             ctx = b.new_context(viewport={"width": 1400, "height": 900}, bypass_csp=bypass_csp)
+            if init_script is not None:
+                ctx.add_init_script(init_script)
             yield Browser(ctx.new_page())
         finally:
             b.close()
@@ -124,12 +145,25 @@ def plays_and_seeks(b: Browser, selector: str) -> None:
     assert any(s == 206 and "/files/" in u for s, u in b.responses), b.responses
 
 
-def test_overview_task_back_play_seek_timeline_and_items(served, browser, tmp_path) -> None:
+@pytest.fixture
+def doc_served(demo, runs, tmp_path: Path) -> Iterator[Any]:
+    """The `served` view server for the guide's screenshots: the result key that checked the signatures is this
+    session's, named by the path a user's own key has (`USER_KEY_PATH`; its caption names the key file)."""
+    key, _ = reader_key(None)
+    assert key is not None
+    model = build_model(runs, dataset=demo.mirror, key=dataclasses.replace(key, path=USER_KEY_PATH))
+    yield from serve(ViewApp(model=model, thumbs=Thumbnailer(tmp_path / "cache", progress=False)))
+
+
+def test_overview_task_back_play_seek_timeline_and_items(doc_served, browser, tmp_path) -> None:
     """The local server: overview grid -> repair cell (timeline with the gold and predicted windows, fixed and
-    source players kept in sync) -> back -> recap cell (item frames; clicking one seeks the player)."""
-    b, pg = browser, browser.pg
+    source players kept in sync) -> back -> recap cell (item frames; clicking one seeks the player). The
+    overview's caption names the key as a user's page does (`USER_KEY_PATH`)."""
+    b, pg, served = browser, browser.pg, doc_served
     b.open(served.url)
     assert pg.locator("#grid a.cell-link").count() == 18
+    assert f"the result key {USER_KEY_PATH} (id " in pg.inner_text("body")
+    assert pg.inner_text("#signatures").count("valid 9") == 2  # the same secret: every signature verifies
     b.shot(tmp_path, "view-overview.png")
     pg.click("a[href='task-0-65.html']")
     b.ready()
@@ -302,23 +336,23 @@ def test_filter_sort_search_and_keys_in_a_bundle(strict_browser, tmp_path) -> No
         pg.keyboard.press("j")
         pg.keyboard.press("Enter")
         b.ready()
-        assert pg.url.endswith(f"/task-0-{by_a[1]}.html")
+        assert pg.url.split("#")[0].endswith(f"/task-0-{by_a[1]}.html")
         pg.keyboard.press("j")  # the next task in the overview's order, not in the universe's
         b.ready()
-        assert pg.url.endswith(f"/task-0-{by_a[2]}.html")
+        assert pg.url.split("#")[0].endswith(f"/task-0-{by_a[2]}.html")
         pg.keyboard.press("k")
         b.ready()
         pg.keyboard.press("n")
         b.ready()
-        assert pg.url.endswith(f"/task-1-{by_a[1]}.html")
+        assert pg.url.split("#")[0].endswith(f"/task-1-{by_a[1]}.html")
         pg.keyboard.press("s")
         b.ready()
-        assert pg.url.endswith(f"/stack-0-{by_a[1]}.html") and pg.locator(".side").count() == 2
+        assert pg.url.split("#")[0].endswith(f"/stack-0-{by_a[1]}.html") and pg.locator(".side").count() == 2
         pg.keyboard.press("u")
         b.ready()
         assert pg.url.split("#")[0].endswith("/index.html") and "sort=score-desc" in pg.url
         assert shown() == by_a and pg.input_value("#f-sort") == "score-desc"  # back to the same filters
-        pg.click("a[href='compare-37.html']")
+        pg.click("a[href^='compare-37.html']")  # the filtered order in its fragment
         b.ready()
         assert pg.locator(".side").count() == 3 and "a malformed cell counts 0" in pg.inner_text("#paired")
         assert b.errors == []
@@ -326,6 +360,57 @@ def test_filter_sort_search_and_keys_in_a_bundle(strict_browser, tmp_path) -> No
     finally:
         httpd.shutdown()
         httpd.server_close()
+
+
+@pytest.mark.parametrize("storage", ["allowed", "blocked"])
+def test_next_and_previous_follow_the_filtered_order_from_file_urls(storage, tmp_path) -> None:
+    """A bundle opened from disk (file://, the pages' CSP enforced), with sessionStorage allowed and with every
+    access to it throwing: next/previous task follow the overview's filtered order through task, run and stack
+    pages (the order travels in the links' fragment), `u` goes back to the same filters, and no page reports an
+    error. Opened without the fragment, a task page follows the stored order when storage is allowed, and the
+    grid's own order (its static links) when it is not."""
+    out, values = _grid_bundle(tmp_path)
+    gen = launch(bypass_csp=False, init_script=NO_STORAGE if storage == "blocked" else None)
+    b = next(gen)
+    pg = b.pg
+    base = out.resolve().as_uri()
+
+    def at(page: str) -> bool:
+        return pg.url.split("#")[0] == f"{base}/{page}"
+
+    try:
+        b.open(base + "/index.html")
+        pg.select_option("#f-run", "0")
+        pg.select_option("#f-sort", "score-desc")
+        by_a = sorted(values, key=lambda t: (-values[t][0], list(values).index(t)))
+        assert by_a != sorted(values)  # the filtered order differs from the grid's
+        pg.click(f"#grid tr[data-task='{by_a[1]}'] td.cell[data-run='0'] a")
+        b.ready()
+        assert at(f"task-0-{by_a[1]}.html") and "#order=" in pg.url
+        for key, page in (
+            ("j", f"task-0-{by_a[2]}.html"),
+            ("k", f"task-0-{by_a[1]}.html"),
+            ("n", f"task-1-{by_a[1]}.html"),  # another run: the order comes along
+            ("j", f"task-1-{by_a[2]}.html"),
+            ("s", f"stack-0-{by_a[2]}.html"),
+            ("j", f"stack-0-{by_a[3]}.html"),
+        ):
+            pg.keyboard.press(key)
+            b.ready()
+            assert at(page), (key, page, pg.url)
+        pg.keyboard.press("u")
+        b.ready()
+        assert at("index.html") and "sort=score-desc" in pg.url and pg.input_value("#f-sort") == "score-desc"
+        rows = pg.locator("#grid tr.task-row:not(.hidden)")
+        assert [int(rows.nth(k).get_attribute("data-task")) for k in range(rows.count())] == by_a
+        b.open(f"{base}/task-0-{by_a[1]}.html")  # no fragment: the stored order, or the grid's
+        pg.keyboard.press("j")
+        b.ready()
+        grid_next = sorted(values)[sorted(values).index(by_a[1]) + 1]
+        assert at(f"task-0-{by_a[2] if storage == 'allowed' else grid_next}.html"), pg.url
+        assert b.errors == []
+    finally:
+        gen.close()
 
 
 def test_intervals_and_the_recap_strip_do_not_wrap(served, browser) -> None:

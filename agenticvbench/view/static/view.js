@@ -55,13 +55,29 @@
   });
   // The overview's grid: filter by family, status and flag (of one run, or any), sort by score or by the
   // difference between two runs, search by task id; j/k move between rows, Enter opens. The rows left visible,
-  // in their order, are what next/previous follow on the task pages (sessionStorage, when the browser has it).
+  // in their order, are what next/previous follow on the task pages. That order travels in the links
+  // themselves (`task-0-37.html#order=37.38.65&view=<the overview's filters>`), so it works where storage is
+  // blocked (file:// pages in some browsers); sessionStorage, when the browser has it, only adds that a task
+  // page opened without that fragment still follows the last filtered order.
   var ORDER_KEY = "avb-view-order";
+  var ORDER = /^[0-9]{1,6}(\.[0-9]{1,6}){0,999}$/, VIEW = /^[\w=&%.!~*-]{0,2000}$/;
+  var PAGE_LINK = /^((task|stack|compare)-[0-9]+(-[0-9]+)?\.html|index\.html)(#.*)?$/;
   function store(key, value) {
-    try { if (value === null) sessionStorage.removeItem(key); else sessionStorage.setItem(key, value); } catch (e) { /* file:// */ }
+    try { if (value === null) sessionStorage.removeItem(key); else sessionStorage.setItem(key, value); } catch (e) { /* blocked */ }
   }
   function load(key) {
     try { return sessionStorage.getItem(key); } catch (e) { return null; }
+  }
+  // "#order=...&view=..." for a filtered order (ids) and the overview's filter state, or "" for neither.
+  function fragment(ids, view) {
+    return ids ? "#order=" + ids.join(".") + (view ? "&view=" + encodeURIComponent(view) : "") : "";
+  }
+  // The page links inside `root` (task, stack and compare pages) carry `frag` (or none, when it is "").
+  function carry(root, frag) {
+    root.querySelectorAll("a[href]").forEach(function (a) {
+      var m = PAGE_LINK.exec(a.getAttribute("href"));
+      if (m && m[1] !== "index.html") a.setAttribute("href", m[1] + frag);
+    });
   }
   var grid = document.getElementById("grid");
   var controls = document.getElementById("controls");
@@ -136,7 +152,8 @@
       var vis = order.filter(function (r) { return !r.classList.contains("hidden"); });
       byId("f-count").textContent = vis.length + " of " + rows.length + " tasks";
       var filtered = fam || run || status || flag || sort || q;
-      store(ORDER_KEY, filtered ? JSON.stringify(vis.map(function (r) { return r.getAttribute("data-task"); })) : null);
+      var ids = filtered ? vis.map(function (r) { return r.getAttribute("data-task"); }) : null;
+      store(ORDER_KEY, ids ? JSON.stringify(ids) : null);
       var keys = ["family", "run", "status", "flag", "sort", "search"].concat(/^diff/.test(sort) ? ["a", "b"] : []);
       var state = keys.map(function (k) {
         var el = byId("f-" + k);
@@ -144,6 +161,7 @@
       }).filter(Boolean).join("&");
       if (history.replaceState) history.replaceState(null, "", state ? "#" + state : location.pathname + location.search);
       store(ORDER_KEY + "-hash", state ? "#" + state : null);
+      carry(grid, ids && ORDER.test(ids.join(".")) ? fragment(ids, state) : "");
       mark(0);
     };
     (location.hash.slice(1) ? location.hash.slice(1).split("&") : []).forEach(function (kv) {
@@ -181,16 +199,30 @@
     };
   }
   // The previous/next bar of a task, stack or compare page: keys click its links; next/previous task follow the
-  // overview's filtered order when there is one and it holds this task.
+  // overview's filtered order when there is one and it holds this task: from this page's fragment (the link
+  // followed carried it), else from sessionStorage when the browser allows it. Every page link of the page then
+  // carries the order on, and the overview link the filters.
   var nav = document.getElementById("nav");
   if (nav) {
-    var saved = load(ORDER_KEY);
-    var order = null;
-    try { order = saved ? JSON.parse(saved) : null; } catch (e) { order = null; }
+    var order = null, view = null;
+    location.hash.slice(1).split("&").forEach(function (kv) {
+      var i = kv.indexOf("="), name = kv.slice(0, i), value = kv.slice(i + 1);
+      if (name === "order" && ORDER.test(value)) order = value.split(".");
+      if (name === "view") { try { value = decodeURIComponent(value); } catch (e) { value = ""; } if (VIEW.test(value)) view = value; }
+    });
+    if (!order) {
+      var saved = load(ORDER_KEY), hash = load(ORDER_KEY + "-hash");
+      try { order = saved ? JSON.parse(saved) : null; } catch (e) { order = null; }
+      if (!Array.isArray(order) || !ORDER.test(order.join("."))) order = null;
+      view = hash && VIEW.test(hash.slice(1)) ? hash.slice(1) : null;
+    }
     var here = nav.getAttribute("data-task"), pattern = nav.getAttribute("data-pattern");
-    var home = document.getElementById("nav-home"), hash = load(ORDER_KEY + "-hash");
-    if (home && hash && /^#[\w=&%.!~*-]*$/.test(hash)) home.setAttribute("href", "index.html" + hash);  // back to the same filters
-    var k = order && Array.isArray(order) ? order.indexOf(here) : -1;
+    var k = order ? order.indexOf(here) : -1;
+    if (k >= 0) carry(document, fragment(order, view));
+    ["nav-home", "home"].forEach(function (id) {  // back to the same filters
+      var home = document.getElementById(id);
+      if (home && view) home.setAttribute("href", "index.html#" + view);
+    });
     if (k >= 0 && pattern) {
       [["nav-prev-task", order[k - 1]], ["nav-next-task", order[k + 1]]].forEach(function (p) {
         var el = document.getElementById(p[0]);
@@ -202,7 +234,7 @@
           el.parentNode.replaceChild(a, el); el = a;
         }
         el.classList.remove("off");
-        el.setAttribute("href", pattern.replace("{}", p[1]));
+        el.setAttribute("href", pattern.replace("{}", p[1]) + fragment(order, view));
         el.title = "in the overview's filtered order";
       });
     }
