@@ -62,10 +62,10 @@ class Browser:
 
     def shot(self, tmp: Path, name: str, doc_image: bool = True, selector: str = "") -> None:
         """Screenshot the page (or the element `selector` names) into tmp, and (a guide image) into docs/img
-        when asked to update, or missing. A guide image names no path of the test's machine (its temporary
-        folders)."""
+        when asked to update, or missing. What a guide image shows names no path of the test's machine (its
+        temporary folders)."""
         if doc_image:
-            text = self.pg.inner_text("body")
+            text = self.pg.locator(selector).inner_text() if selector else self.pg.inner_text("body")
             assert "pytest-of" not in text and "/tmp/" not in text, f"{name} shows a temporary path"
         path = tmp / name
         if selector:

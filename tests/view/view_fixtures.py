@@ -40,7 +40,7 @@ TRAJ_TASKS = [37, 38, 83]  # 83 has no log in the partial run
 
 
 def traj_calls(parquet: Path) -> list[logs.Call]:
-    """Task 37's log: a probe, a frame extraction, a look at a frame, a read of the parquet being scored that
+    """Task 37's log: a probe, a frame extraction, a look at a frame, a read of the official dataset's parquet that
     returns the planted answer (flagged answer_access), a cut with ffmpeg, a call with markup in it."""
     return [
         logs.shell("ffprobe -v error -show_format clips/a.mp4", result='{"format": {"duration": "4.0"}}'),
@@ -52,6 +52,12 @@ def traj_calls(parquet: Path) -> list[logs.Call]:
     ]
 
 
+#: The official dataset's parquet as a user's Hub cache holds it: what task 37's agent reads (a neutral path, so
+#: the guide's screenshot of its timeline names no folder of the test's machine).
+HUB_PARQUET = Path(
+    "/home/you/.cache/huggingface/hub/datasets--Anonymous47621123--AgenticVBench_100/snapshots/main/data/"
+    "train-00000-of-00001.parquet"
+)
 LONG = 5000  # calls of the perfect run's log for task 83 (its call FAR reads the parquet)
 FAR = 3000
 
@@ -65,7 +71,7 @@ def write_traj_runs(demo: Any, root: Path) -> dict[str, Path]:
         out[name] = root / name
         shutil.copytree(demo.runs[name], out[name], ignore=shutil.ignore_patterns(RESULTS_DIRNAME))
     parquet = next(demo.mirror.rglob("*.parquet"))
-    logs.write(out["partial"] / "37", "atif", traj_calls(parquet))
+    logs.write(out["partial"] / "37", "atif", traj_calls(HUB_PARQUET))
     text = logs.claude_code([logs.shell("ls"), logs.shell("cat missing.txt", result="No such file")])
     lines = [json.loads(line) for line in text.splitlines()]
     for line in lines:  # the second call failed
