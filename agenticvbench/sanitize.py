@@ -46,11 +46,11 @@ _LATEX_SPECIAL = {
 }
 
 
-#: Non-ASCII characters the tables print themselves (the marks of `analysis.comparability`), as LaTeX commands.
-_LATEX_SYMBOLS = {"\u2020": r"\dag{}", "\u2021": r"\ddag{}", "\u00a7": r"\S{}", "\u25ca": r"$\diamond$"}
-#: Latin-1 symbols LaTeX's default set-up (utf8 input, OT1 fonts) prints; its letters from U+00C0 to U+017F print
+#: Marks of `analysis.comparability` that LaTeX's default set-up cannot print, as commands (the others, † ‡ §, print).
+_LATEX_SYMBOLS = {"\u25ca": r"$\diamond$"}
+#: Symbols LaTeX's default set-up (utf8 input, OT1 fonts) prints; its letters from U+00C0 to U+017F print
 #: too, but for these (they need T1 fonts or have no definition).
-_LATEX_LATIN1 = frozenset("\u00a1\u00a3\u00a9\u00ae\u00b0\u00b1\u00b5\u00b6\u00b7\u00bf")
+_LATEX_PRINTS = frozenset("\u00a1\u00a3\u00a7\u00a9\u00ae\u00b0\u00b1\u00b5\u00b6\u00b7\u00bf\u2020\u2021")
 _LATEX_MISSING = frozenset(
     "\u00d0\u00de\u00f0\u00fe\u0104\u0105\u0110\u0111\u0118\u0119\u0126\u0127\u012e\u012f\u0138\u013f\u0140\u0149\u014a\u014b\u0166\u0167\u0172\u0173\u017f"
 )
@@ -64,7 +64,7 @@ def _latex_char(ch: str) -> str:
         return _LATEX_SPECIAL.get(ch, ch)
     if ch in _LATEX_SYMBOLS:
         return _LATEX_SYMBOLS[ch]
-    if ch in _LATEX_LATIN1 or ("\u00c0" <= ch <= "\u017f" and ch not in _LATEX_MISSING):
+    if ch in _LATEX_PRINTS or ("\u00c0" <= ch <= "\u017f" and ch not in _LATEX_MISSING):
         return ch
     return f"[U+{ord(ch):04X}]"
 

@@ -85,7 +85,7 @@ def test_a_row_that_does_not_match_the_header_is_refused():
 def test_score_cells_stack_the_interval_under_the_mean():
     """The interval goes on a smaller second line, so a score column is only as wide as its mean and marks."""
     assert latex_cell("0.4500 [0.40, 0.50] †!") == (
-        "{\\begin{tabular}[t]{@{}r@{}}0.4500 \\dag{}!\\\\ \\scriptsize [0.40, 0.50]\\end{tabular}}"
+        "{\\begin{tabular}[t]{@{}r@{}}0.4500 †!\\\\ \\scriptsize [0.40, 0.50]\\end{tabular}}"
     )
     assert latex_cell("a_b") == "a\\_b" and latex("50%") == "50\\%"
 

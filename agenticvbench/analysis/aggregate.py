@@ -10,7 +10,9 @@ compare, power), since they all read cells through `score_matrices`.
 A cell with status `excluded` (an infrastructure failure the run declares left out, `avb harbor import
 --infra-policy exclude`) is left out instead: the family mean is over the remaining cells, micro over all remaining
 cells, macro over the family headlines; a family with no cell left has headline 0 (as `avb harbor metric`), still
-weighs in macro and weighs nothing in micro. Every row lists its infrastructure failures (excluded, or counted 0
+weighs in macro and weighs nothing in micro. A bootstrap replicate that draws no remaining cell of a family has no
+mean for it and is left out of that family's (and macro's) percentiles (`clusters.replicate_means`): the interval is
+the bootstrap given at least one remaining cell, so one kept cell of 0.2 gives [0.20, 0.20], not [0.00, 0.20]. Every row lists its infrastructure failures (excluded, or counted 0
 under the default `zero` policy) for rerun.
 
 Which tasks count (the task universe: dataset, full benchmark or observed) is `agenticvbench.analysis.task_universe`.
@@ -34,7 +36,12 @@ from typing import Any
 
 import numpy as np
 
-from agenticvbench.analysis.clusters import cluster_bootstrap, family_clusters
+from agenticvbench.analysis.clusters import (
+    cluster_bootstrap,
+    family_clusters,
+    percentile_interval,
+    replicate_means,
+)
 from agenticvbench.analysis.task_universe import TaskUniverse, task_universe
 from agenticvbench.results.model import INVALID_STATUS, STATUSES, Result
 from agenticvbench.runs.identity import RunIdentity
@@ -241,12 +248,6 @@ def _nanmean(mat: np.ndarray, axis: Any = None) -> Any:
     return np.where(kept > 0, total / np.maximum(kept, 1), 0.0)
 
 
-def _interval(samples: np.ndarray, level: float) -> tuple[float, float]:
-    alpha = (1.0 - level) / 2.0
-    lo, hi = np.quantile(samples, [alpha, 1.0 - alpha])
-    return float(lo), float(hi)
-
-
 def bootstrap(
     scores: Mapping[str, np.ndarray],
     *,
@@ -286,12 +287,12 @@ def bootstrap(
     kept = np.zeros(resamples)
     for fam in fams:
         mat = scores[fam]
-        cells = mat[run_idx[:, :, None], task_idx_of[fam][:, None, :]]
-        sums += np.nansum(cells, axis=(1, 2))
-        kept += (~np.isnan(cells)).sum(axis=(1, 2))
-        out[fam] = _nanmean(cells.reshape(resamples, -1), axis=1)
+        cells = mat[run_idx[:, :, None], task_idx_of[fam][:, None, :]].reshape(resamples, -1)
+        fam_sums, fam_kept = np.nansum(cells, axis=1), (~np.isnan(cells)).sum(axis=1)
+        sums, kept = sums + fam_sums, kept + fam_kept
+        out[fam] = replicate_means(fam_sums, fam_kept, any_kept=bool((~np.isnan(mat)).any()))
     out["macro"] = np.stack([out[f] for f in fams]).mean(axis=0)
-    out["micro"] = np.where(kept > 0, sums / np.maximum(kept, 1), 0.0)
+    out["micro"] = replicate_means(sums, kept, any_kept=bool(any((~np.isnan(scores[f])).any() for f in fams)))
     return out
 
 
@@ -328,7 +329,7 @@ def group_headline(
     pct = f"{level:.0%}"
     fams: dict[str, FamilyHeadline] = {}
     for fam, (scores, statuses) in mats.items():
-        ci = _interval(boot[fam], level) if fam in boot else (None, None)
+        ci = percentile_interval(boot[fam], level) if fam in boot else (None, None)
         fams[fam] = FamilyHeadline(
             family=fam,
             mean=float(_nanmean(scores)),
@@ -354,8 +355,8 @@ def group_headline(
     if any(np.isnan(m[0]).any() for m in mats.values()):  # excluded cells: micro over the remaining cells
         kept = np.array([int((~np.isnan(mats[f][0])).sum()) for f in fams], dtype=float)
         micro = float((means * kept).sum() / kept.sum()) if kept.sum() else 0.0
-    macro_ci = _interval(boot["macro"], level) if boot else (None, None)
-    micro_ci = _interval(boot["micro"], level) if boot else (None, None)
+    macro_ci = percentile_interval(boot["macro"], level) if boot else (None, None)
+    micro_ci = percentile_interval(boot["micro"], level) if boot else (None, None)
     total: dict[str, int] = {s: sum(f.status_counts[s] for f in fams.values()) for s in CELL_STATUSES}
     return GroupHeadline(
         harness=runs[0].harness,

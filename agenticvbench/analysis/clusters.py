@@ -164,6 +164,25 @@ def _counts(rng: np.random.Generator, n: int, resamples: int) -> np.ndarray:
     return np.bincount(draws.ravel(), minlength=resamples * n).reshape(resamples, n).astype(float)
 
 
+def replicate_means(sums: np.ndarray, kept: np.ndarray, *, any_kept: bool) -> np.ndarray:
+    """Replicate means `sums / kept`. A replicate that drew no kept cell has no mean (nan: the percentile interval
+    leaves it out, so it is the bootstrap given at least one kept cell); when the data have no kept cell at all, every
+    replicate is 0, the headline's own rule for a family with no cell left."""
+    if not any_kept:
+        return np.zeros_like(sums, dtype=float)
+    return np.where(kept > 0, sums / np.maximum(kept, 1e-300), np.nan)
+
+
+def percentile_interval(samples: np.ndarray, level: float) -> tuple[float | None, float | None]:
+    """The percentile interval of the replicates that have a value (None, None when none has)."""
+    alpha = (1.0 - level) / 2.0
+    finite = samples[np.isfinite(samples)]
+    if finite.size == 0:
+        return None, None
+    lo, hi = np.quantile(finite, [alpha, 1.0 - alpha])
+    return float(lo), float(hi)
+
+
 def cluster_bootstrap(
     scores: Mapping[str, np.ndarray],
     clusters: Mapping[str, Sequence[str]],
@@ -192,8 +211,8 @@ def cluster_bootstrap(
         filled, kept = np.nan_to_num(mat, nan=0.0), (~np.isnan(mat)).astype(float)
         sums = ((run_w @ filled) * task_w).sum(axis=1)
         kept_of[fam] = ((run_w @ kept) * task_w).sum(axis=1)
-        reps = np.where(kept_of[fam] > 0, sums / np.maximum(kept_of[fam], 1e-300), 0.0)
         n_kept = kept.sum()
+        reps = replicate_means(sums, kept_of[fam], any_kept=bool(n_kept))
         est = float(filled.sum() / n_kept) if n_kept else 0.0
         has = ~np.all(np.isnan(mat), axis=0)  # the CR2 interval of the task means (module docstring)
         found = (
@@ -201,12 +220,20 @@ def cluster_bootstrap(
             if has.sum() >= 2
             else None
         )
-        lo, hi = np.quantile(reps, [(1 - level) / 2, 1 - (1 - level) / 2])
-        factor = 1.0 if found is None else stretch(found[0], found[1], float(hi - lo) / 2, level)
+        lo, hi = percentile_interval(reps, level)
+        factor = (
+            1.0
+            if found is None or lo is None or hi is None
+            else stretch(found[0], found[1], (hi - lo) / 2, level)
+        )
         out[fam] = est + factor * (reps - est)
     stacked = np.stack([out[f] for f in fams])
     weights = np.stack([kept_of[f] for f in fams])
     out["macro"] = stacked.mean(axis=0)
     total = weights.sum(axis=0)
-    out["micro"] = np.where(total > 0, (stacked * weights).sum(axis=0) / np.maximum(total, 1e-300), 0.0)
+    # micro weighs each family's replicate by the kept cells it drew: a family that drew none (nan) weighs nothing
+    micro_sums = (np.nan_to_num(stacked) * weights).sum(axis=0)
+    out["micro"] = replicate_means(
+        micro_sums, total, any_kept=any(bool((~np.isnan(scores[f])).any()) for f in fams)
+    )
     return out

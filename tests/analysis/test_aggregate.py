@@ -153,7 +153,8 @@ def test_group_headline_refuses_mixed_groups(mk) -> None:
 
 def test_nan_aware_bootstrap_matches_a_plain_python_loop() -> None:
     """Excluded cells (nan) take the nan-aware path: each replicate's family mean is over the resampled cells that
-    are left (0 when none is), macro their mean, micro all kept cells pooled. Recomputed here with plain Python
+    are left (none drawn: no mean, nan; a family with no kept cell at all: 0), macro their mean, micro all kept cells
+    pooled. Recomputed here with plain Python
     lists over the same draws, so a slip in the vectorised nan handling (e.g. nan counted as 0, or the wrong
     denominator) shows."""
     rng = np.random.default_rng(3)
@@ -169,12 +170,35 @@ def test_nan_aware_bootstrap_matches_a_plain_python_loop() -> None:
         for f, mat in scores.items():
             cells = [float(mat[i, j]) for i in run_idx[rep] for j in task_idx[f][rep]]
             kept[f] = [c for c in cells if c == c]  # nan != nan
-        means = {f: (sum(v) / len(v) if v else 0.0) for f, v in kept.items()}
+        has = {f: bool((~np.isnan(m)).any()) for f, m in scores.items()}
+        means = {f: (sum(v) / len(v) if v else (np.nan if has[f] else 0.0)) for f, v in kept.items()}
         pooled = [c for v in kept.values() for c in v]
         assert (
             got["assembly"][rep] == 0.0
         )  # a family with every cell excluded shows 0, as `avb harbor metric`
         for f in scores:
-            assert got[f][rep] == pytest.approx(means[f])
-        assert got["macro"][rep] == pytest.approx(sum(means.values()) / 3)
-        assert got["micro"][rep] == pytest.approx(sum(pooled) / len(pooled) if pooled else 0.0)
+            assert got[f][rep] == pytest.approx(means[f], nan_ok=True)
+        assert got["macro"][rep] == pytest.approx(sum(means.values()) / 3, nan_ok=True)
+        assert got["micro"][rep] == pytest.approx(
+            sum(pooled) / len(pooled) if pooled else np.nan, nan_ok=True
+        )
+
+
+@pytest.mark.parametrize("cluster", [False, True])
+def test_one_kept_cell_gives_its_own_value_not_an_interval_down_to_0(mk, cluster: bool) -> None:
+    """Three sequencing cells, one excluded (an infrastructure failure, or a flag under --exclude-flagged), the others
+    0.2: the family's headline is 0.2, and its interval was [0.00, 0.20], because replicates that drew only the
+    excluded cell counted 0. A replicate with no kept cell has no mean and is left out: the interval is [0.2, 0.2]."""
+    out = mk(37, "sequencing", 0.0, path="run")
+    out.status, out.reason = "excluded", "infrastructure failure"
+    results = [out, mk(38, "sequencing", 0.2, path="run"), mk(39, "sequencing", 0.2, path="run")]
+    films = {
+        37: "film:a",
+        38: "film:b",
+        39: "film:b",
+    }  # the excluded cell's cluster alone: drawn twice, none kept
+    clusters = {("sequencing", t): f for t, f in films.items()} if cluster else None
+    g = group_headline(results, task_universe(results), resamples=400, seed=1, clusters=clusters)
+    fam = g.families["sequencing"]
+    assert fam.mean == pytest.approx(0.2) and (fam.ci_low, fam.ci_high) == pytest.approx((0.2, 0.2))
+    assert g.macro_ci == pytest.approx((0.2, 0.2)) and g.micro_ci == pytest.approx((0.2, 0.2))
