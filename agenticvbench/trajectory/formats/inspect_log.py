@@ -35,6 +35,7 @@ from agenticvbench.cost.usage_stores import MAX_SESSION_BYTES
 from agenticvbench.dataset.tasks import FAMILIES, FAMILY_ID_RANGES
 from agenticvbench.errors import SubmissionError
 from agenticvbench.runs.jobdir import JobDir
+from agenticvbench.runs.submission import LOGS_DIRNAME
 from agenticvbench.sanitize import one_line
 from agenticvbench.trajectory.formats import inspect_zip
 from agenticvbench.trajectory.formats.common import StepBuilder
@@ -43,7 +44,7 @@ from agenticvbench.trajectory.source import MAX_DOCUMENT_BYTES
 
 NAME = "inspect"
 DESCRIPTION = "Inspect AI eval log (.eval or .json)"
-RUN_FOLDER = "logs"  # RUN/logs/: a run's Inspect logs (Inspect's default --log-dir is ./logs)
+RUN_FOLDER = LOGS_DIRNAME  # RUN/logs/: a run's Inspect logs (Inspect's default --log-dir is ./logs)
 MAX_EVAL_BYTES = MAX_SESSION_BYTES  # a .eval archive, as a JSONL session file
 MAX_SAMPLES = 32  # samples (epochs) of one task read from one log
 _INSTALL = "inspect_ai is not installed (pip install 'agenticvbench[inspect]')"

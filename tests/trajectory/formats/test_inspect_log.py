@@ -188,7 +188,8 @@ def test_without_inspect_ai_the_log_is_a_note(tmp_path: Path, monkeypatch: pytes
 
 def test_avb_verify_reads_a_run_level_inspect_log(demo: DemoBenchmark, tmp_path: Path) -> None:
     """`avb verify` finds RUN/logs/run.eval for each task folder: task 37's sample reads the parquet being
-    scored (flagged answer_access, score kept, provenance format `inspect`), task 38's is clean."""
+    scored (flagged answer_access, score kept, provenance format `inspect`), task 38's is clean; the logs/
+    folder is not reported as a stray folder."""
     run = tmp_path / "perfect"
     shutil.copytree(demo.runs["perfect"], run, ignore=shutil.ignore_patterns(RESULTS_DIRNAME))
     parquet = next(demo.mirror.rglob("*.parquet"))
@@ -199,7 +200,10 @@ def test_avb_verify_reads_a_run_level_inspect_log(demo: DemoBenchmark, tmp_path:
             il.sample("agenticvbench/sequencing-038", [il.bash("ls /workspace/materials")]),
         ],
     )
-    verify_run([run], dataset=str(demo.mirror), task_ids=[37, 38], jobs=1, key_file=tmp_path / "key")
+    summary = verify_run(
+        [run], dataset=str(demo.mirror), task_ids=[37, 38], jobs=1, key_file=tmp_path / "key"
+    )
+    assert not [n for n in summary.notes if "ignored" in n], summary.notes  # logs/ is not a stray folder
     results = {r.task_id: r for r in iter_results(run)}
     r37, r38 = results[37], results[38]
     assert r37.integrity == ["answer_access"] and r37.headline_score == 1.0
