@@ -29,11 +29,10 @@ import zipfile
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from agenticvbench.cost.usage_stores import MAX_SESSION_BYTES
 from agenticvbench.dataset.tasks import FAMILIES, FAMILY_ID_RANGES
-from agenticvbench.errors import SubmissionError
 from agenticvbench.runs.jobdir import JobDir
 from agenticvbench.runs.submission import LOGS_DIRNAME
 from agenticvbench.sanitize import one_line
@@ -55,6 +54,9 @@ _TASK_ID = re.compile(r"0*([0-9]{1,3})")
 _EXCLUDED = {"store"}  # not read: the sample's key-value store
 #: Attachments resolved (the events keep text over 100 characters there), the model calls' payloads not.
 _RESOLVE = "core"
+SampleSteps = tuple[list[Step], int]  # a sample's steps, and how many of them only its events gave
+#: The last JSON log read whole: (its file's device, inode, size, mtime) and its samples' steps (`_read_json`).
+_json_cache: tuple[tuple[int, int, int, int], dict[tuple[str, int], SampleSteps | Exception]] | None = None
 
 
 def sniff(head: bytes, name: str) -> bool:
@@ -176,7 +178,7 @@ def _assistant(
         tokens = None
 
 
-def sample_steps(sample: Any) -> tuple[list[Step], int]:
+def sample_steps(sample: Any) -> SampleSteps:
     """(the steps of one `EvalSample`, how many of them only its events gave): see the module docstring."""
     b = StepBuilder()
     tool_times: dict[str, str | None] = {}
@@ -226,15 +228,17 @@ def _fail(traj: Trajectory, why: str) -> None:
     traj.note(f"{one_line(traj.path)}: an Inspect log, not read ({one_line(why)[:240]})")
 
 
-def _fill(traj: Trajectory, chosen: list[tuple[str, int]], load: Callable[[str, int], Any]) -> None:
-    """Read the chosen samples one at a time (`load`) into `traj`, in order; a sample that cannot be read is a
-    note, and a log none of whose samples could be read is not read."""
+def _fill(
+    traj: Trajectory, chosen: list[tuple[str, int]], steps_of: Callable[[str, int], SampleSteps]
+) -> None:
+    """Read the chosen samples one at a time (`steps_of`) into `traj`, in order; a sample that cannot be read is
+    a note, and a log none of whose samples could be read is not read."""
     where = one_line(traj.path)
     read = 0
     for sid, epoch in chosen:
         shown = f"sample {one_line(sid)[:80]!r} epoch {epoch}"
         try:
-            steps, extra = sample_steps(load(sid, epoch))
+            steps, extra = steps_of(sid, epoch)
         except Exception as exc:  # noqa: BLE001 - a malformed sample is a note (pydantic, JSON, missing member)
             traj.note(f"{where}: {shown} not read ({type(exc).__name__}: {one_line(str(exc))[:160]})")
             continue
@@ -276,30 +280,61 @@ def _read_eval(job: JobDir, parts: tuple[str, ...], traj: Trajectory, run_level:
             _fill(
                 traj,
                 chosen,
-                lambda sid, ep: api.read_eval_log_sample(
-                    local, sid, ep, resolve_attachments=_RESOLVE, exclude_fields=_EXCLUDED
+                lambda sid, ep: sample_steps(
+                    api.read_eval_log_sample(
+                        local, sid, ep, resolve_attachments=_RESOLVE, exclude_fields=_EXCLUDED
+                    )
                 ),
             )
     return None
 
 
+def _json_samples(fh: IO[bytes], api: Any) -> dict[tuple[str, int], SampleSteps | Exception]:
+    """The steps of every sample of a JSON log (at most `MAX_DOCUMENT_BYTES`), or why a sample has none."""
+    data = fh.read(MAX_DOCUMENT_BYTES + 1)
+    if len(data) > MAX_DOCUMENT_BYTES:
+        raise ValueError(f"over the {MAX_DOCUMENT_BYTES} byte limit")
+    out: dict[tuple[str, int], SampleSteps | Exception] = {}
+    for sample in (
+        api.read_eval_log(io.BytesIO(data), resolve_attachments=_RESOLVE, format="json").samples or []
+    ):
+        try:
+            out[(str(sample.id), sample.epoch)] = sample_steps(sample)
+        except Exception as exc:  # noqa: BLE001 - kept, and noted by `_fill` for the task it belongs to
+            out[(str(sample.id), sample.epoch)] = exc
+    return out
+
+
 def _read_json(job: JobDir, parts: tuple[str, ...], traj: Trajectory, run_level: bool) -> None:
-    try:
-        data = job.read_bytes(*parts, max_bytes=MAX_DOCUMENT_BYTES)
-    except SubmissionError as exc:
-        return _fail(traj, str(exc).rsplit(": ", 1)[-1])
-    api = _log_api()
-    if api is None:
-        return _fail(traj, _INSTALL)
-    samples = {
-        (str(s.id), s.epoch): s
-        for s in api.read_eval_log(io.BytesIO(data), resolve_attachments=_RESOLVE, format="json").samples
-        or []
-    }
-    del data
+    """A JSON log has no sample-level reading: it is read whole once (its samples' steps kept, keyed by the
+    file's identity, for the next task folder reading the same run-level log) and each task takes its own."""
+    global _json_cache
+    fd, size = job.open_file(*parts)
+    with os.fdopen(fd, "rb") as fh:
+        os.set_blocking(fd, True)
+        if size > MAX_DOCUMENT_BYTES:
+            return _fail(traj, f"{size} bytes, over the {MAX_DOCUMENT_BYTES} byte limit")
+        st = os.fstat(fd)
+        key = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+        cached = _json_cache
+        if cached is not None and cached[0] == key:
+            samples = cached[1]
+        else:
+            api = _log_api()
+            if api is None:
+                return _fail(traj, _INSTALL)
+            samples = _json_samples(fh, api)
+            _json_cache = (key, samples)
+
+    def steps_of(sid: str, epoch: int) -> SampleSteps:
+        got = samples[(sid, epoch)]
+        if isinstance(got, Exception):
+            raise got
+        return got
+
     chosen = _chosen(list(samples), traj, run_level)
     if chosen:
-        _fill(traj, chosen, lambda sid, ep: samples[(sid, ep)])
+        _fill(traj, chosen, steps_of)
     return None
 
 

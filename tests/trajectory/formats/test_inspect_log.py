@@ -20,9 +20,10 @@ from agenticvbench.results.model import iter_results  # noqa: E402
 from agenticvbench.runs.jobdir import JobDir  # noqa: E402
 from agenticvbench.runs.submission import RESULTS_DIRNAME  # noqa: E402
 from agenticvbench.scoring.engine import verify_run  # noqa: E402
-from agenticvbench.trajectory import formats  # noqa: E402
+from agenticvbench.trajectory import check, formats  # noqa: E402
 from agenticvbench.trajectory.audit import AUDITED, NO_TRAJECTORY, UNREADABLE, audit_run  # noqa: E402
 from agenticvbench.trajectory.context import AuditContext  # noqa: E402
+from agenticvbench.trajectory.formats import inspect_log  # noqa: E402
 from agenticvbench.trajectory.formats.inspect_log import task_of  # noqa: E402
 from agenticvbench.trajectory.locate import candidates, read_log  # noqa: E402
 
@@ -210,3 +211,24 @@ def test_avb_verify_reads_a_run_level_inspect_log(demo: DemoBenchmark, tmp_path:
     [entry] = r37.provenance["trajectory"]["logs"]
     assert entry["format"] == "inspect" and entry["path"] == "logs/run.eval" and len(entry["sha256"]) == 64
     assert r38.integrity == [] and r38.provenance["trajectory"]["status"] == "audited"
+
+
+def test_a_run_level_log_is_parsed_and_hashed_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every task folder reads RUN/logs/: a JSON log (no sample-level reading in inspect_ai) is parsed once for
+    all of them and hashed once for their fingerprints, and a rewritten log is read and hashed again."""
+    parsed, hashed = [], []
+    real_parse, real_digest = inspect_log._json_samples, check._digest
+    monkeypatch.setattr(inspect_log, "_json_cache", None)
+    monkeypatch.setattr(check, "_hashed", {})
+    monkeypatch.setattr(inspect_log, "_json_samples", lambda *a: parsed.append(1) or real_parse(*a))
+    monkeypatch.setattr(check, "_digest", lambda fd: hashed.append(1) or real_digest(fd))
+    samples = [il.sample("agenticvbench/recap-001", HONEST), il.sample(37, [il.bash("ls")])]
+    il.write(tmp_path / "logs" / "run.json", samples)
+    for t in ("1", "37"):
+        (tmp_path / t).mkdir()
+    assert [len(_read(tmp_path, ("logs", "run.json"), t).steps) for t in (1, 37)] == [7, 5]
+    digests = {check.task_logs(tmp_path / t)["logs/run.json"] for t in ("1", "37")}
+    assert len(parsed) == 1 and len(hashed) == 1 and len(digests) == 1
+    il.write(tmp_path / "logs" / "run.json", samples[:1])
+    assert len(_read(tmp_path, ("logs", "run.json"), 1).steps) == 7 and len(parsed) == 2
+    assert check.task_logs(tmp_path / "1")["logs/run.json"] not in digests and len(hashed) == 2
