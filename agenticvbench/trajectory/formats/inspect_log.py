@@ -33,6 +33,7 @@ from typing import IO, Any
 
 from agenticvbench.cost.usage_stores import MAX_SESSION_BYTES
 from agenticvbench.dataset.tasks import FAMILIES, FAMILY_ID_RANGES
+from agenticvbench.fsutil import parse_json_bounded
 from agenticvbench.runs.jobdir import JobDir
 from agenticvbench.runs.submission import LOGS_DIRNAME
 from agenticvbench.sanitize import one_line
@@ -46,6 +47,7 @@ DESCRIPTION = "Inspect AI eval log (.eval or .json)"
 RUN_FOLDER = LOGS_DIRNAME  # RUN/logs/: a run's Inspect logs (Inspect's default --log-dir is ./logs)
 MAX_EVAL_BYTES = MAX_SESSION_BYTES  # a .eval archive, as a JSONL session file
 MAX_SAMPLES = 32  # samples (epochs) of one task read from one log
+MAX_DEPTH = 256  # JSON nesting of a sample (Inspect's own is some 20 levels; tool arguments add theirs)
 _INSTALL = "inspect_ai is not installed (pip install 'agenticvbench[inspect]')"
 _JSON_LOG = re.compile(rb'\A\s*\{\s*"version"\s*:\s*[0-9]+\s*,\s*"status"\s*:')
 _MEMBER = re.compile(r"samples/(.+)_epoch_([0-9]{1,6})\.json")
@@ -257,6 +259,18 @@ def _fill(
         _fail(traj, f"none of its {len(chosen)} sample(s) of task {traj.task_id} could be read")
 
 
+def _eval_sample(api: Any, local: str, member: str, sid: str, epoch: int) -> SampleSteps:
+    """The steps of one sample of the unpacked archive `local`: its JSON is parsed bounded first (nesting past
+    `MAX_DEPTH` is refused: inspect_ai's reader slows and grows quadratically with it, 30,000 levels took 1.7 s
+    and 100,000 exhausted memory), then read by inspect_ai."""
+    with zipfile.ZipFile(local) as unpacked:
+        parse_json_bounded(unpacked.read(member), one_line(member)[:80], max_depth=MAX_DEPTH)
+    sample = api.read_eval_log_sample(
+        local, sid, epoch, resolve_attachments=_RESOLVE, exclude_fields=_EXCLUDED
+    )
+    return sample_steps(sample)
+
+
 def _read_eval(job: JobDir, parts: tuple[str, ...], traj: Trajectory, run_level: bool) -> None:
     fd, size = job.open_file(*parts)
     with os.fdopen(fd, "rb") as fh:
@@ -278,13 +292,7 @@ def _read_eval(job: JobDir, parts: tuple[str, ...], traj: Trajectory, run_level:
             if api is None:
                 return _fail(traj, _INSTALL)
             _fill(
-                traj,
-                chosen,
-                lambda sid, ep: sample_steps(
-                    api.read_eval_log_sample(
-                        local, sid, ep, resolve_attachments=_RESOLVE, exclude_fields=_EXCLUDED
-                    )
-                ),
+                traj, chosen, lambda sid, ep: _eval_sample(api, local, members[(sid, ep)].filename, sid, ep)
             )
     return None
 

@@ -4,9 +4,12 @@ which samples are a task's, what each message, call and event becomes, and the r
 
 from __future__ import annotations
 
+import io
 import json
 import shutil
 import sys
+import time
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -232,3 +235,27 @@ def test_a_run_level_log_is_parsed_and_hashed_once(tmp_path: Path, monkeypatch: 
     il.write(tmp_path / "logs" / "run.json", samples[:1])
     assert len(_read(tmp_path, ("logs", "run.json"), 1).steps) == 7 and len(parsed) == 2
     assert check.task_logs(tmp_path / "1")["logs/run.json"] not in digests and len(hashed) == 2
+
+
+@pytest.mark.parametrize("suffix", [".eval", ".json"])
+def test_deep_nesting_is_refused_before_inspect_ai_walks_it(tmp_path: Path, suffix: str) -> None:
+    """A sample nested 100,000 levels deep (inspect_ai's reader grows quadratically with nesting: this exhausted
+    memory) is refused quickly with a note, in both log formats."""
+    il.write(tmp_path / "ok.json", [il.sample(1, [il.bash("ls")])])
+    doc = json.loads((tmp_path / "ok.json").read_text())
+    deep = "[" * 100_000 + "]" * 100_000
+    text = json.dumps(doc if suffix == ".json" else doc["samples"][0])
+    text = text.replace('"metadata": {}', f'"metadata": {{"x": {deep}}}', 1)
+    assert deep in text
+    data = text.encode()
+    if suffix == ".eval":
+        buf = io.BytesIO()
+        with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+            zf.writestr("samples/1_epoch_1.json", data)
+        data = buf.getvalue()
+    (tmp_path / "logs").mkdir()
+    (tmp_path / "logs" / f"run{suffix}").write_bytes(data)
+    started = time.monotonic()
+    traj = _read(tmp_path, ("logs", f"run{suffix}"), 1)
+    assert time.monotonic() - started < 10 and traj.format == "unknown" and traj.steps == []
+    assert any("nested too deeply" in n or "recursion limit" in n for n in traj.notes), traj.notes
