@@ -15,8 +15,11 @@ times (a `ToolEvent` per call id, a `ModelEvent` per output message) and tokens 
 tokens, on the message's first step), and the tool calls that appear only there (sub-agents), added after the
 messages. URL citations on an answer mark it grounded; a sample's error is a `system` step.
 
-A `.eval` is unpacked and bounded first (`inspect_zip`); a log that cannot be read at all (inspect_ai missing, a
-zip bomb, a malformed log) is left `unknown` with a one-line note, so the task counts as unreadable, not clean.
+A `.eval` is unpacked and bounded first (`inspect_zip`), and each sample's JSON parsed with its nesting bounded
+(`MAX_DEPTH`) before inspect_ai reads it; a JSON log is read whole once per process for every task folder that
+reads it (`_read_json`). A log that cannot be read at all (inspect_ai missing, a zip bomb, a malformed log) is
+left `unknown` with a one-line note, so the task counts as unreadable, not clean; a sample that cannot be read
+is a note.
 """
 
 from __future__ import annotations
