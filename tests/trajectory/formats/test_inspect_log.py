@@ -45,20 +45,26 @@ def _read(run: Path, parts: tuple[str, ...], task: int):
 @pytest.mark.parametrize("suffix", [".eval", ".json"])
 def test_a_sample_becomes_steps_with_times_tokens_and_results(tmp_path: Path, suffix: str) -> None:
     """Both log formats give the same steps: the system and user messages, the assistant's text (with the model
-    call's tokens and time) and each tool call (its arguments, the file they name, the result paired by call id,
-    the `ToolEvent`'s time); a tool error is the step's error."""
-    calls = [*HONEST, il.Call("bash", {"cmd": "ls /nope"}, error="No such file")]
+    call's tokens and time) and each tool call (its arguments, the file or URL they name, the result paired by
+    call id, the `ToolEvent`'s time); a tool error is the step's error."""
+    fetch = "import urllib.request; urllib.request.urlretrieve('https://example.com/films/a.mp4', 'x.mp4')"
+    calls = [
+        *HONEST,
+        il.Call("bash", {"cmd": "ls /nope"}, error="No such file"),
+        il.Call("python", {"code": fetch}),
+    ]
     il.write(tmp_path / "logs" / f"run{suffix}", [il.sample("agenticvbench/recap-001", calls)])
     traj = _read(tmp_path, ("logs", f"run{suffix}"), 1)
     assert traj.format == "inspect" and traj.of_task and not traj.notes, traj.notes
     assert [s.role for s in traj.steps[:3]] == ["system", "user", "agent"]
     tools = [s for s in traj.steps if s.tool]
-    assert [s.tool for s in tools] == ["bash", "text_editor", "bash"]
+    assert [s.tool for s in tools] == ["bash", "text_editor", "bash", "python"]
     assert tools[0].arguments == f"cmd=ffprobe -v error {FILM}" and tools[0].paths == (FILM,)
     assert tools[0].result == "duration=12.0" and tools[0].time == "2026-01-01T00:00:03+00:00"
     assert FILM in tools[1].paths and tools[2].error == "unknown: No such file"
     assert traj.steps[2].tokens == 110 and traj.steps[2].time == "2026-01-01T00:00:02+00:00"
-    assert sum(s.tokens or 0 for s in traj.steps) == 110 * 4  # three calls and the answer
+    assert tools[3].urls == ("https://example.com/films/a.mp4",)  # the audit's own extractor
+    assert sum(s.tokens or 0 for s in traj.steps) == 110 * 5  # four calls and the answer
     assert [s.index for s in traj.steps] == list(range(len(traj.steps)))
 
 
