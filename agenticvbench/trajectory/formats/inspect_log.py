@@ -8,15 +8,9 @@ task may use the task id itself (`37`). A log in the task's own folder with one 
 All epochs of the task are read, at most `MAX_SAMPLES`, one after the other (a note says where each starts). A
 run-level log (`RUN/logs/`) without a sample of the task is not the task's log (`Trajectory.of_task`).
 
-Each sample becomes steps from `sample.messages`: system and user messages; per assistant message its text and
-one step per tool call (`ToolCall.function`, `arguments`), or per server-side tool use (`ContentToolUse`), paired
-with the `ChatMessageTool` result of the same call id (its `ToolCallError` as the error). `sample.events` give the
-times (a `ToolEvent` per call id, a `ModelEvent` per output message) and tokens (the model event's input + output
-tokens, on the message's first step), and the tool calls that appear only there (sub-agents), added after the
-messages. URL citations on an answer mark it grounded; a sample's error is a `system` step.
-
-A `.eval` is unpacked and bounded first (`inspect_zip`), and each sample's JSON parsed with its nesting bounded
-(`MAX_DEPTH`) before inspect_ai reads it; a JSON log is read whole once per process for every task folder that
+Each sample becomes steps as `inspect_steps` says. A `.eval` is checked first (`inspect_zip`), and each sample's
+JSON is parsed with its nesting bounded (`MAX_DEPTH`) and its sandbox configurations dropped (`_cleared`) before
+inspect_ai reads it from a private archive; a JSON log is read whole once per process for every task folder that
 reads it (`_read_json`). A log that cannot be read at all (inspect_ai missing, a zip bomb, a malformed log) is
 left `unknown` with a one-line note, so the task counts as unreadable, not clean; a sample that cannot be read
 is a note.
@@ -25,6 +19,7 @@ is a note.
 from __future__ import annotations
 
 import io
+import json
 import os
 import re
 import tempfile
@@ -41,8 +36,9 @@ from agenticvbench.runs.jobdir import JobDir
 from agenticvbench.runs.submission import LOGS_DIRNAME
 from agenticvbench.sanitize import one_line
 from agenticvbench.trajectory.formats import inspect_zip
-from agenticvbench.trajectory.formats.common import StepBuilder
-from agenticvbench.trajectory.model import MAX_STEPS, Step, Trajectory, token_sum
+from agenticvbench.trajectory.formats.common import get
+from agenticvbench.trajectory.formats.inspect_steps import SampleSteps, sample_steps
+from agenticvbench.trajectory.model import MAX_STEPS, Trajectory
 from agenticvbench.trajectory.source import MAX_DOCUMENT_BYTES
 
 NAME = "inspect"
@@ -59,7 +55,6 @@ _TASK_ID = re.compile(r"0*([0-9]{1,3})")
 _EXCLUDED = {"store"}  # not read: the sample's key-value store
 #: Attachments resolved (the events keep text over 100 characters there), the model calls' payloads not.
 _RESOLVE = "core"
-SampleSteps = tuple[list[Step], int]  # a sample's steps, and how many of them only its events gave
 #: The last JSON log read whole: (its file's device, inode, size, mtime) and its samples' steps (`_read_json`).
 _json_cache: tuple[tuple[int, int, int, int], dict[tuple[str, int], SampleSteps | Exception]] | None = None
 
@@ -109,124 +104,6 @@ def _log_api() -> Any:
     return api
 
 
-def _text(content: Any) -> str:
-    """The text of a message content: a string, or its text parts joined (reasoning, media and tool use left)."""
-    if isinstance(content, str):
-        return content
-    parts = content if isinstance(content, list) else []
-    return " ".join(p.text for p in parts[:1000] if getattr(p, "type", None) == "text")
-
-
-def _grounded(content: Any) -> bool:
-    """An answer citing URLs (a provider's web search grounding it)."""
-    parts = content if isinstance(content, list) else []
-    return any(
-        getattr(c, "type", None) == "url" for p in parts[:1000] for c in (getattr(p, "citations", None) or ())
-    )
-
-
-def _when(value: Any) -> str | None:
-    return value.isoformat() if hasattr(value, "isoformat") else None
-
-
-def _result(value: Any) -> str:
-    """A tool result (a string, a number, a content part or a list of them) as text."""
-    if isinstance(value, (str, list)):
-        return _text(value)
-    text = getattr(value, "text", None)
-    return text if isinstance(text, str) else str(value)
-
-
-def _error(err: Any) -> str | None:
-    return f"{err.type}: {err.message}" if err is not None else None
-
-
-def _assistant(
-    b: StepBuilder, msg: Any, at: tuple[str | None, int | None], tool_times: dict[str, str | None] | None
-) -> None:
-    """The steps of one assistant message: its text, its tool calls (each at its `ToolEvent`'s time) and its
-    server-side tool uses; `at` is (time, tokens) of the model call that wrote it. `tool_times` None marks a
-    message seen only in the events: its tool calls come as `ToolEvent`s, and its text only when grounded."""
-    time, tokens = at
-    grounded = _grounded(msg.content)
-    text = _text(msg.content)
-    if (tool_times is not None and text.strip()) or grounded:
-        b.add(None, role="agent", arguments=text, time=time, tokens=tokens, grounded=grounded)
-        tokens = None
-    parts = msg.content if isinstance(msg.content, list) else []
-    for part in parts[:1000]:
-        if getattr(part, "type", None) == "tool_use":
-            b.add(
-                part.id,
-                role="agent",
-                tool=part.name,
-                arguments=part.arguments,
-                result=part.result,
-                error=part.error,
-                time=time,
-                tokens=tokens,
-                grounded=grounded,
-            )
-            tokens = None
-    if tool_times is None:
-        return
-    for call in (msg.tool_calls or [])[:1000]:
-        b.add(
-            call.id,
-            role="agent",
-            tool=call.function,
-            arguments=call.arguments,
-            time=tool_times.get(call.id) or time,
-            tokens=tokens,
-            grounded=grounded,
-        )
-        tokens = None
-
-
-def sample_steps(sample: Any) -> SampleSteps:
-    """(the steps of one `EvalSample`, how many of them only its events gave): see the module docstring."""
-    b = StepBuilder()
-    tool_times: dict[str, str | None] = {}
-    models: dict[str, tuple[str | None, int | None, Any]] = {}
-    for e in sample.events:
-        if e.event == "tool":
-            tool_times[e.id] = _when(e.timestamp)
-        elif e.event == "model" and e.output.choices:
-            usage = e.output.usage
-            tokens = token_sum(usage.input_tokens, usage.output_tokens) if usage else None
-            message = e.output.choices[0].message
-            models[str(message.id)] = (_when(e.completed or e.timestamp), tokens, message)
-    seen: set[str] = set()
-    for msg in sample.messages[:MAX_STEPS]:
-        if msg.role in ("system", "user"):
-            b.add(None, role=msg.role, arguments=_text(msg.content))
-        elif msg.role == "assistant":
-            seen.add(str(msg.id))
-            time, tokens, _ = models.get(str(msg.id), (None, None, None))
-            _assistant(b, msg, (time, tokens), tool_times)
-        elif msg.role == "tool":
-            b.result(msg.tool_call_id, _text(msg.content), _error(msg.error), None)
-    before = len(b.steps)
-    for mid, (time, _, message) in models.items():
-        if mid not in seen:
-            _assistant(b, message, (time, None), None)
-    for e in sample.events:
-        if e.event == "tool" and e.id not in b.calls:
-            b.add(
-                e.id,
-                role="agent",
-                tool=e.function,
-                arguments=e.arguments,
-                result=_result(e.result),
-                error=_error(e.error),
-                time=_when(e.timestamp),
-            )
-    extra = len(b.steps) - before
-    if sample.error is not None:
-        b.add(None, role="system", error=sample.error.message or "error")
-    return b.steps, extra
-
-
 def _fail(traj: Trajectory, why: str) -> None:
     """The log could not be read: `unknown`, so the task is unreadable rather than clean."""
     traj.format, traj.steps = "unknown", []
@@ -244,6 +121,8 @@ def _fill(
         shown = f"sample {one_line(sid)[:80]!r} epoch {epoch}"
         try:
             steps, extra = steps_of(sid, epoch)
+        except inspect_zip.UnsafeArchive:
+            raise  # a hostile archive is not read at all
         except Exception as exc:  # noqa: BLE001 - a malformed sample is a note (pydantic, JSON, missing member)
             traj.note(f"{where}: {shown} not read ({type(exc).__name__}: {one_line(str(exc))[:160]})")
             continue
@@ -262,12 +141,32 @@ def _fill(
         _fail(traj, f"none of its {len(chosen)} sample(s) of task {traj.task_id} could be read")
 
 
-def _eval_sample(api: Any, local: str, member: str, sid: str, epoch: int) -> SampleSteps:
-    """The steps of one sample of the unpacked archive `local`: its JSON is parsed bounded first (nesting past
-    `MAX_DEPTH` is refused: inspect_ai's reader slows and grows quadratically with it, 30,000 levels took 1.7 s
-    and 100,000 exhausted memory), then read by inspect_ai."""
-    with zipfile.ZipFile(local) as unpacked:
-        parse_json_bounded(unpacked.read(member), one_line(member)[:80], max_depth=MAX_DEPTH)
+def _without_configs(*holders: Any) -> None:
+    """Drop the sandbox configuration of each holder's `sandbox` (a sample, a `sample_init` event's sample, the
+    eval spec): a configuration is deserialised by its sandbox provider, which may not be installed here or,
+    like Inspect's `local` sandbox given inspect-harbor's compose configuration, cannot deserialise one."""
+    for holder in holders:
+        spec = get(holder, "sandbox")
+        if isinstance(spec, dict) and isinstance(spec.get("config"), dict):
+            spec["config"] = None
+
+
+def _cleared(sample: Any) -> Any:
+    """A parsed sample without its sandbox configurations (its own and its `sample_init` event's)."""
+    events = get(sample, "events") if isinstance(get(sample, "events"), list) else []
+    _without_configs(sample, *(get(e, "sample") for e in events if get(e, "event") == "sample_init"))
+    return sample
+
+
+def _eval_sample(api: Any, raw: bytes, member: str, sid: str, epoch: int, tmp: str) -> SampleSteps:
+    """The steps of one sample, its checked bytes `raw`: parsed with its nesting bounded (inspect_ai's reader
+    slows and grows quadratically with nesting: 30,000 levels took 1.7 s, 100,000 exhausted memory), its sandbox
+    configurations dropped (`_cleared`), then written alone into a private archive that inspect_ai reads."""
+    doc = _cleared(parse_json_bounded(raw, one_line(member)[:80], max_depth=MAX_DEPTH))
+    local = str(Path(tmp) / "sample.eval")
+    with zipfile.ZipFile(local, "w", zipfile.ZIP_STORED) as out:
+        out.writestr(member, json.dumps(doc))
+    del doc
     sample = api.read_eval_log_sample(
         local, sid, epoch, resolve_attachments=_RESOLVE, exclude_fields=_EXCLUDED
     )
@@ -288,27 +187,35 @@ def _read_eval(job: JobDir, parts: tuple[str, ...], traj: Trajectory, run_level:
         chosen = _chosen(list(members), traj, run_level)
         if not chosen:
             return None
-        with tempfile.TemporaryDirectory(prefix="avb-audit-inspect-") as tmp:
-            local = str(Path(tmp) / "log.eval")
-            inspect_zip.unpack(fh, size, [members[c] for c in chosen], Path(local))
-            api = _log_api()
-            if api is None:
-                return _fail(traj, _INSTALL)
-            _fill(
-                traj, chosen, lambda sid, ep: _eval_sample(api, local, members[(sid, ep)].filename, sid, ep)
-            )
+        api = _log_api()
+        if api is None:
+            return _fail(traj, _INSTALL)
+
+        def steps_of(sid: str, epoch: int) -> SampleSteps:
+            info = members[(sid, epoch)]
+            raw = inspect_zip.read_member(fh, size, info)
+            with tempfile.TemporaryDirectory(prefix="avb-audit-inspect-") as tmp:
+                return _eval_sample(api, raw, info.filename, sid, epoch, tmp)
+
+        _fill(traj, chosen, steps_of)
     return None
 
 
 def _json_samples(fh: IO[bytes], api: Any) -> dict[tuple[str, int], SampleSteps | Exception]:
-    """The steps of every sample of a JSON log (at most `MAX_DOCUMENT_BYTES`), or why a sample has none."""
+    """The steps of every sample of a JSON log (at most `MAX_DOCUMENT_BYTES`, nesting bounded, sandbox
+    configurations dropped as in a `.eval`), or why a sample has none."""
     data = fh.read(MAX_DOCUMENT_BYTES + 1)
     if len(data) > MAX_DOCUMENT_BYTES:
         raise ValueError(f"over the {MAX_DOCUMENT_BYTES} byte limit")
+    doc = parse_json_bounded(data, "the log", max_depth=MAX_DEPTH)
+    del data
+    for sample in get(doc, "samples") if isinstance(get(doc, "samples"), list) else []:
+        _cleared(sample)
+    _without_configs(get(doc, "eval"))
+    log = api.read_eval_log(io.BytesIO(json.dumps(doc).encode()), resolve_attachments=_RESOLVE, format="json")
+    del doc
     out: dict[tuple[str, int], SampleSteps | Exception] = {}
-    for sample in (
-        api.read_eval_log(io.BytesIO(data), resolve_attachments=_RESOLVE, format="json").samples or []
-    ):
+    for sample in log.samples or []:
         try:
             out[(str(sample.id), sample.epoch)] = sample_steps(sample)
         except Exception as exc:  # noqa: BLE001 - kept, and noted by `_fill` for the task it belongs to

@@ -11,8 +11,8 @@ opened here first, from the file descriptor `JobDir` gave (no symlink, a regular
 - each member read: stored, deflate or zstd (what Inspect writes), inflated by a streaming decompressor that
   stops as soon as the output passes the declared size (a zip bomb, refused), its CRC-32 checked.
 
-The members a task needs are copied, so checked, into a private archive (stored, not compressed) that inspect_ai
-then reads (`unpack`): inspect_ai never opens the submitted file. Each refusal is an `UnsafeArchive` whose text
+The members a task needs are read here, so checked (`read_member`); the reader hands inspect_ai a private archive
+of its own making, so inspect_ai never opens the submitted file. Each refusal is an `UnsafeArchive` whose text
 says what was wrong, for the reader's one-line note.
 """
 
@@ -22,7 +22,6 @@ import struct
 import zipfile
 import zlib
 from collections.abc import Iterator
-from pathlib import Path
 from typing import IO, cast
 
 MAX_ENTRIES = 20_000
@@ -154,33 +153,27 @@ def _inflated(raw: _Raw, method: int) -> Iterator[bytes]:
             yield piece
 
 
-def unpack(fh: IO[bytes], size: int, infos: list[zipfile.ZipInfo], dest: Path) -> None:
-    """Write the members `infos` of the archive `fh` (its `entries`) into a new stored archive at `dest`, each
-    inflated with its declared size as the limit and its CRC-32 checked; `UnsafeArchive` when one fails, and
-    `ImportError` for a zstd member without `zstandard` (installed with inspect_ai)."""
-    if any(info.compress_type == ZSTD for info in infos):
+def read_member(fh: IO[bytes], size: int, info: zipfile.ZipInfo) -> bytearray:
+    """The bytes of member `info` of the archive `fh` (one of its `entries`), inflated with its declared size
+    as the limit and its CRC-32 checked; `UnsafeArchive` when it fails, and `ImportError` for a zstd member
+    without `zstandard` (installed with inspect_ai)."""
+    name = info.filename[:80]
+    if info.compress_type not in _METHODS:
+        raise UnsafeArchive(f"member {name!r} uses compression method {info.compress_type}")
+    if info.compress_type == ZSTD:
         import zstandard  # noqa: F401
-    with zipfile.ZipFile(dest, "w", zipfile.ZIP_STORED) as out:
-        for info in infos:
-            name = info.filename[:80]
-            if info.compress_type not in _METHODS:
-                raise UnsafeArchive(f"member {name!r} uses compression method {info.compress_type}")
-            written, crc = 0, 0
-            with out.open(info.filename, "w") as sink:
-                try:
-                    for piece in _inflated(_raw(fh, info, size), info.compress_type):
-                        written += len(piece)
-                        if written > info.file_size:
-                            raise UnsafeArchive(
-                                f"member {name!r} inflates past its declared {info.file_size} bytes: a zip bomb"
-                            )
-                        crc = zlib.crc32(piece, crc)
-                        sink.write(piece)
-                except UnsafeArchive:
-                    raise
-                except Exception as exc:  # zlib.error, zstandard.ZstdError, OSError: it does not inflate
-                    raise UnsafeArchive(f"member {name!r} does not inflate ({str(exc)[:120]})") from None
-            if written != info.file_size or crc != info.CRC:
+    out = bytearray()
+    try:
+        for piece in _inflated(_raw(fh, info, size), info.compress_type):
+            if len(out) + len(piece) > info.file_size:
                 raise UnsafeArchive(
-                    f"member {name!r} is corrupt (its size or CRC-32 is not what it declares)"
+                    f"member {name!r} inflates past its declared {info.file_size} bytes: a zip bomb"
                 )
+            out += piece
+    except UnsafeArchive:
+        raise
+    except Exception as exc:  # zlib.error, zstandard.ZstdError, OSError: it does not inflate
+        raise UnsafeArchive(f"member {name!r} does not inflate ({str(exc)[:120]})") from None
+    if len(out) != info.file_size or zlib.crc32(out) != info.CRC:
+        raise UnsafeArchive(f"member {name!r} is corrupt (its size or CRC-32 is not what it declares)")
+    return out

@@ -10,7 +10,8 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
-from inspect_ai.event import ModelEvent, ToolEvent
+from inspect_ai.dataset import Sample
+from inspect_ai.event import ModelEvent, SampleInitEvent, ToolEvent
 from inspect_ai.log import EvalConfig, EvalDataset, EvalLog, EvalSample, EvalSpec, write_eval_log
 from inspect_ai.model import (
     ChatMessageAssistant,
@@ -24,6 +25,8 @@ from inspect_ai.model import (
 )
 from inspect_ai.model._model_output import ChatCompletionChoice
 from inspect_ai.tool import ToolCall, ToolCallError
+from inspect_ai.util import SandboxEnvironmentSpec
+from inspect_ai.util._sandbox.compose import ComposeConfig, ComposeService
 
 T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
 MODEL = "mockllm/model"
@@ -67,12 +70,26 @@ def _model_event(i: int, message: ChatMessageAssistant) -> ModelEvent:
     )
 
 
+def local_sandbox() -> SandboxEnvironmentSpec:
+    """Inspect's `local` sandbox with a compose configuration, as inspect-harbor gives the exported tasks when run
+    with `-T sandbox_env_name=local`: inspect_ai cannot deserialise that configuration when it reads the log."""
+    return SandboxEnvironmentSpec("local", ComposeConfig(services={"default": ComposeService(image="hb__1")}))
+
+
 def sample(
-    sample_id: str | int, calls: list[Call], *, epoch: int = 1, cited: str | None = None
+    sample_id: str | int,
+    calls: list[Call],
+    *,
+    epoch: int = 1,
+    cited: str | None = None,
+    sandbox: SandboxEnvironmentSpec | None = None,
 ) -> EvalSample:
     """A sample: system and user messages, then one assistant message per call (text "Next step." and the call),
-    its tool result, and a last assistant answer ("done", citing the URL `cited` when given)."""
+    its tool result, and a last assistant answer ("done", citing the URL `cited` when given); with `sandbox`,
+    the sample's and its `sample_init` event's sandbox."""
     s = _Sample(messages=[ChatMessageSystem(content="You are an editor."), ChatMessageUser(content=PROMPT)])
+    if sandbox is not None:
+        s.events.append(SampleInitEvent(sample=Sample(input=PROMPT, id=sample_id, sandbox=sandbox), state={}))
     for i, c in enumerate(calls):
         cid = f"call_{epoch}_{i}"
         msg = ChatMessageAssistant(
@@ -106,7 +123,13 @@ def sample(
     s.events.append(_model_event(len(calls), final))
     s.messages.append(final)
     return EvalSample(
-        id=sample_id, epoch=epoch, input=PROMPT, target="", messages=s.messages, events=s.events
+        id=sample_id,
+        epoch=epoch,
+        input=PROMPT,
+        target="",
+        messages=s.messages,
+        events=s.events,
+        sandbox=sandbox,
     )
 
 

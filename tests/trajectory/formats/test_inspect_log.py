@@ -68,6 +68,18 @@ def test_a_sample_becomes_steps_with_times_tokens_and_results(tmp_path: Path, su
     assert [s.index for s in traj.steps] == list(range(len(traj.steps)))
 
 
+@pytest.mark.parametrize("suffix", [".eval", ".json"])
+def test_a_sample_run_in_the_local_sandbox_is_read(tmp_path: Path, suffix: str) -> None:
+    """inspect-harbor run with Inspect's `local` sandbox logs the task's compose configuration under a `local`
+    sandbox, which inspect_ai's reader cannot deserialise (it raised NotImplementedError on every such log):
+    the configuration is dropped before inspect_ai reads the sample, and the steps come out."""
+    sample = il.sample("agenticvbench/recap-001", HONEST, sandbox=il.local_sandbox())
+    il.write(tmp_path / "logs" / f"run{suffix}", [sample])
+    traj = _read(tmp_path, ("logs", f"run{suffix}"), 1)
+    assert traj.format == "inspect" and not traj.notes, traj.notes
+    assert [s.tool for s in traj.steps if s.tool] == ["bash", "text_editor"]
+
+
 def test_sample_ids_name_tasks() -> None:
     """inspect-harbor names a sample after the exported task (with `@hash` when two share a name); an own task
     may use the id; anything else, or an id outside its family's range, names no task."""
