@@ -38,6 +38,7 @@ NOT_MODULES = {
 }
 NOT_PATHS = {
     "agenticvbench/agenticvbench": "the Harbor dataset name (`harbor.manifest.DATASET_NAME`)",
+    "agenticvbench/sequencing-037": "an exported task's Harbor name (`harbor.export.task_toml`), an Inspect sample id",
 }
 
 

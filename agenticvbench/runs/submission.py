@@ -31,6 +31,8 @@ from agenticvbench.fsutil import (
 from agenticvbench.runs.layout_hints import rename_hint
 
 RESULTS_DIRNAME = "avb-results"
+#: The run's own agent logs (Inspect's eval logs, read by the trajectory audit): not a task folder.
+LOGS_DIRNAME = "logs"
 MB = 1024 * 1024
 RUN_JSON_MAX_BYTES = 5 * MB
 MANIFEST_MAX_BYTES = 5 * MB  # any .json output (solution.json)
@@ -279,7 +281,7 @@ def open_run(path: str | Path) -> RunDir:
     for child in sorted(root.iterdir()):
         name = child.name
         if not TASK_DIR_RE.fullmatch(name):
-            if child.is_dir() and name != RESULTS_DIRNAME and not name.startswith("."):
+            if child.is_dir() and name not in (RESULTS_DIRNAME, LOGS_DIRNAME) and not name.startswith("."):
                 ignored.append(ascii(name) + rename_hint(name))
             continue
         seen.setdefault(int(name), []).append(child)

@@ -105,9 +105,12 @@ def _task_folders(job: JobDir, notes: list[str]) -> list[tuple[str, int]]:
 def audit_task(job: JobDir, folder: str, task_id: int, ctx: AuditContext, run: str) -> TaskAudit:
     """The audit of one task folder of an open run."""
     audit = TaskAudit(task_id=task_id)
-    paths = candidates(job, folder)
-    for parts in paths:
-        traj = read_log(job, parts)
+    found = 0  # the logs that are the task's (a run-level Inspect log without its samples is not)
+    for parts in candidates(job, folder):
+        traj = read_log(job, parts, task_id)
+        if not traj.of_task:
+            continue
+        found += 1
         audit.notes += traj.notes
         if traj.format == "unknown":
             continue
@@ -128,7 +131,7 @@ def audit_task(job: JobDir, folder: str, task_id: int, ctx: AuditContext, run: s
                         quote=quote(step, hit.needle),
                     )
                 )
-    audit.status = AUDITED if audit.logs else (UNREADABLE if paths else NO_TRAJECTORY)
+    audit.status = AUDITED if audit.logs else (UNREADABLE if found else NO_TRAJECTORY)
     return audit
 
 

@@ -20,6 +20,7 @@ from typing import Any
 
 from agenticvbench.results.model import Result
 from agenticvbench.runs.jobdir import JobDir
+from agenticvbench.runs.submission import LOGS_DIRNAME
 from agenticvbench.sanitize import one_line
 from agenticvbench.trajectory.audit import AUDITED, NO_TRAJECTORY, audit_task
 from agenticvbench.trajectory.context import AuditContext
@@ -34,6 +35,10 @@ NOT_AUDITED = "not audited"
 MAX_HASH_BYTES = 1 << 30  # a log over this is fingerprinted by its size (the audit's readers cap far lower)
 MAX_WARNINGS = 20  # per task; the rest are counted (`avb audit` lists every finding)
 _CHUNK = 1 << 20
+#: SHA-256 of the run-level logs (RUN/logs/) hashed in this process, by (device, inode, size, mtime), at most
+#: `_MAX_HASHED`: each is a log of every task folder of its run.
+_hashed: dict[tuple[int, int, int, int], str] = {}
+_MAX_HASHED = 1024
 
 
 @dataclass(kw_only=True)
@@ -46,19 +51,31 @@ class TaskCheck:
     provenance: dict[str, Any] = field(default_factory=dict)
 
 
+def _digest(fd: int) -> str:
+    os.set_blocking(fd, True)
+    h = hashlib.sha256()
+    while chunk := os.read(fd, _CHUNK):
+        h.update(chunk)
+    return h.hexdigest()
+
+
 def log_sha256(job: JobDir, parts: tuple[str, ...]) -> str:
     """The SHA-256 of log `parts` of the open run `job` (`size:N` over `MAX_HASH_BYTES`): what the provenance
-    records, and what `avb view` compares before it shows a log as audited. `OSError` when it cannot be opened
-    (a symlink, not a regular file)."""
+    records, and what `avb view` compares before it shows a log as audited; a run-level log (`RUN/logs/`) is
+    hashed once per process. `OSError` when it cannot be opened (a symlink, not a regular file)."""
     fd, size = job.open_file(*parts)
     try:
         if size > MAX_HASH_BYTES:
             return f"size:{size}"
-        os.set_blocking(fd, True)
-        h = hashlib.sha256()
-        while chunk := os.read(fd, _CHUNK):
-            h.update(chunk)
-        return h.hexdigest()
+        if parts[0] != LOGS_DIRNAME:
+            return _digest(fd)
+        st = os.fstat(fd)  # a log of every task folder (RUN/logs/): hashed once
+        key = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+        if key not in _hashed:
+            if len(_hashed) >= _MAX_HASHED:
+                _hashed.clear()
+            _hashed[key] = _digest(fd)
+        return _hashed[key]
     finally:
         os.close(fd)
 

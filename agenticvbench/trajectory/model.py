@@ -53,6 +53,12 @@ class Trajectory:
     steps: list[Step] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     cwd: str | None = None  # the agent's working folder, when the log records it
+    task_id: int | None = (
+        None  # the task it is read for: a log of many tasks (Inspect's) gives that task's part
+    )
+    of_task: bool = (
+        True  # False: the log holds nothing of `task_id` (a run's log of other tasks), not its log
+    )
 
     def note(self, line: str) -> None:
         """Add a note (at most `MAX_NOTES`; the last one says more were dropped)."""

@@ -18,7 +18,7 @@ from agenticvbench.trajectory.rules import RULES
 NOT_AUDITED = (
     "not audited: no trajectory found (searched RUN/<id>/ and RUN/<id>/agent/ for "
     + ", ".join(LOG_NAMES)
-    + ", *.jsonl, opencode.db and sessions/*.jsonl)"
+    + ", *.jsonl, *.eval, opencode.db and sessions/*.jsonl, and RUN/logs/ for Inspect logs)"
 )
 
 

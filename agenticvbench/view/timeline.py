@@ -35,7 +35,7 @@ from agenticvbench.trajectory.check import (
     recorded_logs,
     trajectory_block,
 )
-from agenticvbench.trajectory.locate import candidates, read_log, sniff_log
+from agenticvbench.trajectory.locate import RUN_FOLDER, candidates, read_log, sniff_log
 from agenticvbench.trajectory.model import Step, Trajectory, cap, parse_time
 from agenticvbench.view.disclosure import Disclosure
 from agenticvbench.view.evidence import solved
@@ -220,14 +220,16 @@ def _hash(job: JobDir, parts: tuple[str, ...]) -> str:
         return ""
 
 
-def _audited(job: JobDir, parts: tuple[str, ...], sha: str, view: LogView) -> Trajectory | None:
+def _audited(
+    job: JobDir, parts: tuple[str, ...], sha: str, view: LogView, task_id: int | None
+) -> Trajectory | None:
     """The log read when its bytes are the ones scoring hashed (`sha`) before and after reading, else None with
     `view` saying why (changed, or unreadable with the reader's notes)."""
     before = _hash(job, parts)
     if before and before != sha:
         view.state, view.message = "changed", "the log changed since scoring (its SHA-256 differs): not shown"
         return None
-    traj = read_log(job, parts)
+    traj = read_log(job, parts, task_id)
     view.format, view.notes = traj.format, [one_line(n) for n in traj.notes]
     if not before or traj.format == "unknown":
         view.state, view.message = UNREADABLE, "not read (the reader's notes below)"
@@ -249,15 +251,18 @@ def _read_logs(
     known = {path: (k, sha) for k, (path, sha) in enumerate(recorded)}
     out: list[LogView] = []
     to_draw: list[tuple[LogView, Trajectory, int]] = []
+    task_id = int(folder) if folder.isascii() and folder.isdigit() else None
     for parts in candidates(job, folder):
         where = "/".join(parts)
+        if where not in known and parts[0] == RUN_FOLDER and not read_log(job, parts, task_id).of_task:
+            continue  # a run-level log with none of this task's samples is another task's, as for the audit
         view = LogView(path=one_line(where))
         out.append(view)
         if where not in known:
             fmt = sniff_log(job, parts)
             view.state, view.message = ("unknown", fmt) if isinstance(fmt, str) else ("added", ADDED)
             view.format = "" if isinstance(fmt, str) else fmt.name
-        elif (traj := _audited(job, parts, known[where][1], view)) is not None and traj.steps:
+        elif (traj := _audited(job, parts, known[where][1], view, task_id)) is not None and traj.steps:
             view.steps, view.span = len(traj.steps), _span(traj.steps)
             view.tokens = sum(s.tokens or 0 for s in traj.steps) or None
             to_draw.append((view, traj, known[where][0]))

@@ -40,7 +40,7 @@ def inspect_bin() -> Path:
     return harbor_venv(python) / "bin" / "inspect"
 
 
-def _inspect_oracle(inspect_bin: Path, task_dir: Path, scratch: Path, env: dict[str, str]) -> dict:
+def _inspect_oracle(inspect_bin: Path, task_dir: Path, scratch: Path, env: dict[str, str]) -> Path:
     """Run the oracle on one task folder in its own namespace; returns Inspect's log (JSON)."""
     root = scratch / "root"
     (root / "etc").mkdir(parents=True)
@@ -71,14 +71,15 @@ def _inspect_oracle(inspect_bin: Path, task_dir: Path, scratch: Path, env: dict[
     )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     (log,) = logs.glob("*.json")
-    return json.loads(log.read_text())
+    return log
 
 
 @pytest.mark.slow
 @pytest.mark.timeout(3600)
 def test_inspect_eval_oracle_then_import_and_verify(inspect_bin, demo, avb_on_path, tmp_path):
     """Inspect scores every gold output 1.0 with our verifier (reward.json's one key), and `avb verify` on the
-    same outputs gives the same headline."""
+    same outputs gives the same headline; with Inspect's logs in RUN/logs/, each task is audited from its own
+    sample (inspect-harbor's sample id names the exported task)."""
     export = tmp_path / "export"
     assert (
         main(
@@ -99,13 +100,16 @@ def test_inspect_eval_oracle_then_import_and_verify(inspect_bin, demo, avb_on_pa
     run = tmp_path / "run"
     scores: dict[int, float] = {}
     for tid in TASKS:
-        log = _inspect_oracle(inspect_bin, folders[tid], tmp_path / f"t{tid}", avb_on_path)
+        log_file = _inspect_oracle(inspect_bin, folders[tid], tmp_path / f"t{tid}", avb_on_path)
+        log = json.loads(log_file.read_text())
         assert log["status"] == "success", log.get("error")
         (sample,) = log["samples"]
         score = sample["scores"]["harbor_scorer"]
         assert score["metadata"]["reward_dict"] == {"reward": score["value"]}
         scores[tid] = score["value"]
         shutil.copytree(tmp_path / f"t{tid}" / "root" / "workspace" / "output", run / str(tid))
+        (run / "logs").mkdir(exist_ok=True)
+        shutil.copy(log_file, run / "logs" / f"{tid}.json")  # the trajectory audit reads each task's sample
     (run / "run.json").write_text(json.dumps({"harness": "inspect-oracle", "model": "none", "rep": 1}))
     verify_run([run], dataset=str(demo.mirror), task_ids=TASKS, jobs=2)
     results = {r.task_id: r for r in iter_results(run)}
@@ -113,3 +117,6 @@ def test_inspect_eval_oracle_then_import_and_verify(inspect_bin, demo, avb_on_pa
     for tid, r in results.items():
         assert r.headline_score == pytest.approx(scores[tid], abs=1e-9), tid
         assert scores[tid] == pytest.approx(1.0, abs=1e-5), (tid, r.reason)
+        block = r.provenance["trajectory"]
+        assert block["status"] == "audited" and r.integrity == [], (tid, block)
+        assert [(x["format"], x["path"]) for x in block["logs"]] == [("inspect", f"logs/{tid}.json")]

@@ -1,0 +1,271 @@
+"""Inspect AI's eval logs (`inspect eval`, inspect-harbor's runs of the exported tasks), read with inspect_ai's
+own log reader (`inspect_ai.log`, the optional extra `agenticvbench[inspect]`): a `.eval` archive one sample at
+a time (`read_eval_log_sample`), a `.json` log whole (`read_eval_log`, at most `source.MAX_DOCUMENT_BYTES`).
+
+A log holds many samples; the ones read are the task's (`task_of` its sample id): inspect-harbor names a sample
+after the exported task (`agenticvbench/sequencing-037`, `...@<hash>` when two share a name), an own Inspect
+task may use the task id itself (`37`). A log in the task's own folder with one unnamed sample is that task's.
+All epochs of the task are read, at most `MAX_SAMPLES`, one after the other (a note says where each starts). A
+run-level log (`RUN/logs/`) without a sample of the task is not the task's log (`Trajectory.of_task`).
+
+Each sample becomes steps as `inspect_steps` says. A `.eval` is checked first (`inspect_zip`), and each sample's
+JSON is parsed with its nesting bounded (`MAX_DEPTH`) and its sandbox configurations dropped (`_cleared`) before
+inspect_ai reads it from a private archive; a JSON log is read whole once per process for every task folder that
+reads it (`_read_json`). A log that cannot be read at all (inspect_ai missing, a zip bomb, a malformed log) is
+left `unknown` with a one-line note, so the task counts as unreadable, not clean; a sample that cannot be read
+is a note.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import re
+import tempfile
+import zipfile
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import IO, Any
+
+from agenticvbench.cost.usage_stores import MAX_SESSION_BYTES
+from agenticvbench.dataset.tasks import FAMILIES, FAMILY_ID_RANGES
+from agenticvbench.fsutil import parse_json_bounded
+from agenticvbench.runs.jobdir import JobDir
+from agenticvbench.runs.submission import LOGS_DIRNAME
+from agenticvbench.sanitize import one_line
+from agenticvbench.trajectory.formats import inspect_zip
+from agenticvbench.trajectory.formats.common import get
+from agenticvbench.trajectory.formats.inspect_steps import SampleSteps, sample_steps
+from agenticvbench.trajectory.model import MAX_STEPS, Trajectory
+from agenticvbench.trajectory.source import MAX_DOCUMENT_BYTES
+
+NAME = "inspect"
+DESCRIPTION = "Inspect AI eval log (.eval or .json)"
+RUN_FOLDER = LOGS_DIRNAME  # RUN/logs/: a run's Inspect logs (Inspect's default --log-dir is ./logs)
+MAX_EVAL_BYTES = MAX_SESSION_BYTES  # a .eval archive, as a JSONL session file
+MAX_SAMPLES = 32  # samples (epochs) of one task read from one log
+MAX_DEPTH = 256  # JSON nesting of a sample (Inspect's own is some 20 levels; tool arguments add theirs)
+_INSTALL = "inspect_ai is not installed (pip install 'agenticvbench[inspect]')"
+_JSON_LOG = re.compile(rb'\A\s*\{\s*"version"\s*:\s*[0-9]+\s*,\s*"status"\s*:')
+_MEMBER = re.compile(r"samples/(.+)_epoch_([0-9]{1,6})\.json")
+_TASK_NAME = re.compile(rf"(?:.*/)?({'|'.join(FAMILIES)})-0*([0-9]{{1,3}})(?:@[0-9a-f]{{1,64}})?")
+_TASK_ID = re.compile(r"0*([0-9]{1,3})")
+_EXCLUDED = {"store"}  # not read: the sample's key-value store
+#: Attachments resolved (the events keep text over 100 characters there), the model calls' payloads not.
+_RESOLVE = "core"
+#: The last JSON log read whole: (its file's device, inode, size, mtime) and its samples' steps (`_read_json`).
+_json_cache: tuple[tuple[int, int, int, int], dict[tuple[str, int], SampleSteps | Exception]] | None = None
+
+
+def sniff(head: bytes, name: str) -> bool:
+    """A `.eval` file (by name: the reader says when it is not a zip), or a JSON log opening with Inspect's
+    `{"version": N, "status": ...`."""
+    return name.endswith(".eval") or bool(_JSON_LOG.match(head))
+
+
+def task_of(sample_id: Any) -> int | None:
+    """The task id a sample id names: an exported task's name (`agenticvbench/recap-001`, `sequencing-037@1a2b`,
+    the id in its family's range) or the id itself (`37`); None otherwise."""
+    text = str(sample_id)
+    m = _TASK_NAME.fullmatch(text)
+    if m:
+        tid = int(m.group(2))
+        return tid if tid in FAMILY_ID_RANGES[m.group(1)] else None
+    m = _TASK_ID.fullmatch(text)
+    return int(m.group(1)) if m and int(m.group(1)) in range(1, 1000) else None
+
+
+def _chosen(ids: list[tuple[str, int]], traj: Trajectory, run_level: bool) -> list[tuple[str, int]]:
+    """The (sample id, epoch) pairs of the task among a log's, in order. None in a run-level log: not the task's
+    log (`traj.of_task`); none in the task's own folder: a log that is not the task's, not read."""
+    mine = [s for s in ids if traj.task_id is not None and task_of(s[0]) == traj.task_id]
+    if not mine and not run_level and len({s for s, _ in ids}) == 1 and task_of(ids[0][0]) is None:
+        mine = list(ids)  # the task folder's own log of one unnamed sample
+    if not mine and run_level:
+        traj.of_task = False
+    elif not mine:
+        shown = ", ".join(repr(one_line(s)[:60]) for s in sorted({s for s, _ in ids})[:5])
+        _fail(traj, f"no sample of task {traj.task_id} among its samples ({shown or 'none'})")
+    elif len(mine) > MAX_SAMPLES:
+        traj.note(
+            f"{one_line(traj.path)}: {len(mine)} samples of task {traj.task_id}; the first {MAX_SAMPLES} read"
+        )
+    return sorted(mine, key=lambda s: s[1])[:MAX_SAMPLES]
+
+
+def _log_api() -> Any:
+    """`inspect_ai.log`, or None when inspect_ai is not installed."""
+    try:
+        import inspect_ai.log as api
+    except ImportError:
+        return None
+    return api
+
+
+def _fail(traj: Trajectory, why: str) -> None:
+    """The log could not be read: `unknown`, so the task is unreadable rather than clean."""
+    traj.format, traj.steps = "unknown", []
+    traj.note(f"{one_line(traj.path)}: an Inspect log, not read ({one_line(why)[:240]})")
+
+
+def _fill(
+    traj: Trajectory, chosen: list[tuple[str, int]], steps_of: Callable[[str, int], SampleSteps]
+) -> None:
+    """Read the chosen samples one at a time (`steps_of`) into `traj`, in order; a sample that cannot be read is
+    a note, and a log none of whose samples could be read is not read."""
+    where = one_line(traj.path)
+    read = 0
+    for sid, epoch in chosen:
+        shown = f"sample {one_line(sid)[:80]!r} epoch {epoch}"
+        try:
+            steps, extra = steps_of(sid, epoch)
+        except inspect_zip.UnsafeArchive:
+            raise  # a hostile archive is not read at all
+        except Exception as exc:  # noqa: BLE001 - a malformed sample is a note (pydantic, JSON, missing member)
+            traj.note(f"{where}: {shown} not read ({type(exc).__name__}: {one_line(str(exc))[:160]})")
+            continue
+        read += 1
+        if len(chosen) > 1:
+            traj.note(f"{where}: {shown} from step {len(traj.steps)}")
+        if extra:
+            traj.note(
+                f"{where}: {shown}: {extra} step(s) only in its events (sub-agents), after its messages"
+            )
+        room = MAX_STEPS - len(traj.steps)
+        if len(steps) >= room:
+            traj.note(f"{where}: {MAX_STEPS} steps or more; the rest not read")
+        traj.steps += [replace(s, index=len(traj.steps) + i) for i, s in enumerate(steps[:room])]
+    if not read:
+        _fail(traj, f"none of its {len(chosen)} sample(s) of task {traj.task_id} could be read")
+
+
+def _without_configs(*holders: Any) -> None:
+    """Drop the sandbox configuration of each holder's `sandbox` (a sample, a `sample_init` event's sample, the
+    eval spec): a configuration is deserialised by its sandbox provider, which may not be installed here or,
+    like Inspect's `local` sandbox given inspect-harbor's compose configuration, cannot deserialise one."""
+    for holder in holders:
+        spec = get(holder, "sandbox")
+        if isinstance(spec, dict) and isinstance(spec.get("config"), dict):
+            spec["config"] = None
+
+
+def _cleared(sample: Any) -> Any:
+    """A parsed sample without its sandbox configurations (its own and its `sample_init` event's)."""
+    events = get(sample, "events") if isinstance(get(sample, "events"), list) else []
+    _without_configs(sample, *(get(e, "sample") for e in events if get(e, "event") == "sample_init"))
+    return sample
+
+
+def _eval_sample(api: Any, raw: bytes, member: str, sid: str, epoch: int, tmp: str) -> SampleSteps:
+    """The steps of one sample, its checked bytes `raw`: parsed with its nesting bounded (inspect_ai's reader
+    slows and grows quadratically with nesting: 30,000 levels took 1.7 s, 100,000 exhausted memory), its sandbox
+    configurations dropped (`_cleared`), then written alone into a private archive that inspect_ai reads."""
+    doc = _cleared(parse_json_bounded(raw, one_line(member)[:80], max_depth=MAX_DEPTH))
+    local = str(Path(tmp) / "sample.eval")
+    with zipfile.ZipFile(local, "w", zipfile.ZIP_STORED) as out:
+        out.writestr(member, json.dumps(doc))
+    del doc
+    sample = api.read_eval_log_sample(
+        local, sid, epoch, resolve_attachments=_RESOLVE, exclude_fields=_EXCLUDED
+    )
+    return sample_steps(sample)
+
+
+def _read_eval(job: JobDir, parts: tuple[str, ...], traj: Trajectory, run_level: bool) -> None:
+    fd, size = job.open_file(*parts)
+    with os.fdopen(fd, "rb") as fh:
+        os.set_blocking(fd, True)
+        if size > MAX_EVAL_BYTES:
+            return _fail(traj, f"{size} bytes, over the {MAX_EVAL_BYTES} byte limit")
+        members: dict[tuple[str, int], zipfile.ZipInfo] = {}
+        for info in inspect_zip.entries(fh, size):  # a re-logged sample: the last member of a name wins
+            m = _MEMBER.fullmatch(info.filename)
+            if m:
+                members[(m.group(1), int(m.group(2)))] = info
+        chosen = _chosen(list(members), traj, run_level)
+        if not chosen:
+            return None
+        api = _log_api()
+        if api is None:
+            return _fail(traj, _INSTALL)
+
+        def steps_of(sid: str, epoch: int) -> SampleSteps:
+            info = members[(sid, epoch)]
+            raw = inspect_zip.read_member(fh, size, info)
+            with tempfile.TemporaryDirectory(prefix="avb-audit-inspect-") as tmp:
+                return _eval_sample(api, raw, info.filename, sid, epoch, tmp)
+
+        _fill(traj, chosen, steps_of)
+    return None
+
+
+def _json_samples(fh: IO[bytes], api: Any) -> dict[tuple[str, int], SampleSteps | Exception]:
+    """The steps of every sample of a JSON log (at most `MAX_DOCUMENT_BYTES`, nesting bounded, sandbox
+    configurations dropped as in a `.eval`), or why a sample has none."""
+    data = fh.read(MAX_DOCUMENT_BYTES + 1)
+    if len(data) > MAX_DOCUMENT_BYTES:
+        raise ValueError(f"over the {MAX_DOCUMENT_BYTES} byte limit")
+    doc = parse_json_bounded(data, "the log", max_depth=MAX_DEPTH)
+    del data
+    for sample in get(doc, "samples") if isinstance(get(doc, "samples"), list) else []:
+        _cleared(sample)
+    _without_configs(get(doc, "eval"))
+    log = api.read_eval_log(io.BytesIO(json.dumps(doc).encode()), resolve_attachments=_RESOLVE, format="json")
+    del doc
+    out: dict[tuple[str, int], SampleSteps | Exception] = {}
+    for sample in log.samples or []:
+        try:
+            out[(str(sample.id), sample.epoch)] = sample_steps(sample)
+        except Exception as exc:  # noqa: BLE001 - kept, and noted by `_fill` for the task it belongs to
+            out[(str(sample.id), sample.epoch)] = exc
+    return out
+
+
+def _read_json(job: JobDir, parts: tuple[str, ...], traj: Trajectory, run_level: bool) -> None:
+    """A JSON log has no sample-level reading: it is read whole once (its samples' steps kept, keyed by the
+    file's identity, for the next task folder reading the same run-level log) and each task takes its own."""
+    global _json_cache
+    fd, size = job.open_file(*parts)
+    with os.fdopen(fd, "rb") as fh:
+        os.set_blocking(fd, True)
+        if size > MAX_DOCUMENT_BYTES:
+            return _fail(traj, f"{size} bytes, over the {MAX_DOCUMENT_BYTES} byte limit")
+        st = os.fstat(fd)
+        key = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+        cached = _json_cache
+        if cached is not None and cached[0] == key:
+            samples = cached[1]
+        else:
+            api = _log_api()
+            if api is None:
+                return _fail(traj, _INSTALL)
+            samples = _json_samples(fh, api)
+            _json_cache = (key, samples)
+
+    def steps_of(sid: str, epoch: int) -> SampleSteps:
+        got = samples[(sid, epoch)]
+        if isinstance(got, Exception):
+            raise got
+        return got
+
+    chosen = _chosen(list(samples), traj, run_level)
+    if chosen:
+        _fill(traj, chosen, steps_of)
+    return None
+
+
+def read(job: JobDir, parts: tuple[str, ...], traj: Trajectory) -> None:
+    """Fill `traj` with the steps of task `traj.task_id` in the Inspect log at `parts` (module docstring)."""
+    run_level = parts[0] == RUN_FOLDER
+    try:
+        if parts[-1].endswith(".eval"):
+            _read_eval(job, parts, traj, run_level)
+        else:
+            _read_json(job, parts, traj, run_level)
+    except ImportError:  # zstandard, which inspect_ai installs, for a zstd member
+        _fail(traj, _INSTALL)
+    except Exception as exc:  # noqa: BLE001 - a hostile log is a note: a zip bomb, a bad archive, a bad log
+        why = str(exc) if isinstance(exc, inspect_zip.UnsafeArchive) else f"{type(exc).__name__}: {exc}"
+        _fail(traj, why)
