@@ -30,7 +30,7 @@ from agenticvbench.cost.pricing import CostRow, PriceTable, TrialCost, cost_rows
 from agenticvbench.cost.usage import TrialUsage
 from agenticvbench.errors import SubmissionError
 from agenticvbench.fsutil import parse_json_bounded, read_capped
-from agenticvbench.sanitize import csv_cell, one_line
+from agenticvbench.sanitize import csv_cell, markdown_document, one_line
 from agenticvbench.tables import latex_table, md_table
 
 _RUN_JSON_MAX = 5 * 1024 * 1024
@@ -308,7 +308,7 @@ FORMATS = ("md", "csv", "json", "latex")
 def md_text(value: Any) -> str:
     """A caption or note line in Markdown: one line, raw HTML neutralised (a price-table version or a path
     could carry `<img onerror=...>`)."""
-    return one_line(value).replace("<", "&lt;")
+    return markdown_document(one_line(value))
 
 
 def _md_notes(notes: Sequence[str]) -> str:

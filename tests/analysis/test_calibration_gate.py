@@ -66,6 +66,17 @@ def test_a_passing_record_lifts_the_mark_only_for_its_modalities(tmp_path: Path)
     assert gate.missing(split) == ["m-audio (legacy) on audio: no calibration record"]
 
 
+def test_the_reason_reads_the_same_in_markdown_csv_and_latex(tmp_path: Path) -> None:
+    """The Markdown board's "Not comparable" note printed `n=4 &lt; 120` where CSV and LaTeX print `n=4 < 120`:
+    the note is plain text until a renderer escapes it, and Markdown only neutralises a `<` that opens markup."""
+    _calibrate(tmp_path, {"visual": 4})
+    board = _board([judged_recap(make_result(1, "recap", 0.5), {"I-1": "visual"})], tmp_path)
+    why = "m1 (legacy) on visual: n=4 < 120 human-graded items"
+    for fmt in ("md", "csv", "latex"):
+        assert why in board.render(fmt) and "&lt;" not in board.render(fmt), fmt
+    assert "n=4 &lt; 120" in board.render("html")  # HTML escapes it, once
+
+
 def test_people_and_no_judge_are_never_marked(tmp_path: Path) -> None:
     """Mode human (the graders themselves) and mode off are not a model judge: no ◊; a record of another
     profile does not calibrate a result judged under this one."""
