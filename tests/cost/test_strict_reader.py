@@ -204,7 +204,7 @@ def test_a_bad_price_file_is_one_line_and_exit_2(make_run, tmp_path, capsys, mod
     path = _prices(tmp_path, models, **top)
     assert main(["cost", str(run), "--prices", path]) == 2
     _, err = _err_lines(capsys)
-    assert len(err) == 1 and err[0].startswith(f"avb: error: {path}") and field in err[0], err
+    assert len(err) == 1 and err[0].startswith(f"avb cost: error: {path}") and field in err[0], err
 
 
 def test_markdown_caption_and_notes_carry_no_raw_html(make_run, tmp_path, capsys):
