@@ -9,7 +9,8 @@ still says what the agent wrote.
 
 - `text`: lone surrogates, C0/C1 control characters (but newline and tab) and bidirectional overrides escaped;
 - `one_line`: `text`, with newlines, carriage returns and tabs escaped too (reasons, identities, cells);
-- `markdown_document`: a rendered Markdown document with raw HTML neutralised (`<` -> `&lt;`);
+- `markdown_document`: a rendered Markdown document with raw HTML neutralised (a `<` that could open a tag, a
+  comment or an autolink -> `&lt;`; `n=4 < 120` stays as written);
 - `md_cell`, `csv_cell`, `tsv_cell`, `latex`: one cell of a Markdown table, a CSV file, a TSV file, a LaTeX
   table (CSV and TSV cells defused by the same rule: spreadsheets open both and evaluate formulas);
 - `SafeStream` / `safe_streams`: stdout/stderr wrappers for the CLI, escaping controls and surrogates in
@@ -30,6 +31,9 @@ _UNSAFE = re.compile(
 )
 _UNSAFE_LINE = re.compile("[\ud800-\udfff\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u200e\u200f]")
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+#: A `<` that starts raw HTML (a tag, a closing tag, a comment, a declaration, a processing instruction) or an
+#: autolink in CommonMark: one followed by a letter, `/`, `!` or `?`.
+_MARKUP_START = re.compile(r"<(?=[A-Za-z/!?])")
 #: A CSV cell starting with one of these is read as a formula by spreadsheets (OWASP CSV injection).
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\uff1d", "\uff0b", "\uff0d", "\uff20")
 _LATEX_SPECIAL = {
@@ -90,15 +94,21 @@ def one_line(value: Any) -> str:
     return _UNSAFE_LINE.sub(_escape, s)
 
 
+def _no_html(s: str) -> str:
+    """`s` with every `<` that CommonMark could read as markup (raw HTML or an autolink: `<` followed by a letter,
+    `/`, `!` or `?`) written `&lt;`; any other `<` (`n=4 < 120`, `p <= 0.05`) is plain text and stays."""
+    return _MARKUP_START.sub("&lt;", s)
+
+
 def markdown_document(document: str) -> str:
     """A rendered Markdown document with raw HTML neutralised and unsafe characters escaped (our Markdown never
-    contains HTML, so every `<` is shown as text)."""
-    return text(document).replace("<", "&lt;")
+    contains HTML, so no `<` may open a tag: `_no_html`)."""
+    return _no_html(text(document))
 
 
 def md_cell(value: Any) -> str:
-    """One Markdown table cell: one line, `|` escaped, raw HTML neutralised."""
-    return one_line(value).replace("|", "\\|").replace("<", "&lt;")
+    """One Markdown table cell: one line, `|` escaped, raw HTML neutralised (`_no_html`)."""
+    return _no_html(one_line(value).replace("|", "\\|"))
 
 
 def csv_cell(value: Any) -> Any:

@@ -135,3 +135,33 @@ def test_tiny_full_layout_perfect_run_scores_one(
             assert r.final_score > 0.99, (r.task_id, r.final_score)
         elif r.family != "recap":
             assert r.headline_score == 1.0, (r.task_id, r.headline_score)
+
+
+def test_grading_doc_counts_the_demo_judge_items_per_modality() -> None:
+    """docs/grading.md tells a user the demo cannot lift the calibration gate (120 items per modality) from its
+    item counts per demo size; they are the rubrics' llm and compound items routed as the judge routes them
+    (`runner.judge_request`), over the two runs with a recap video (perfect and partial), so a rubric change
+    cannot leave the page quoting old numbers."""
+    import re
+    from collections import Counter
+
+    from agenticvbench.judge.routing import MODALITIES
+    from agenticvbench.verifiers.recap.rubric import parse_rubric
+    from agenticvbench.verifiers.recap.runner import judge_request
+
+    page = (Path(__file__).resolve().parents[1] / "docs" / "grading.md").read_text(encoding="utf-8")
+    for size, label in ((SMALL, "`avb demo` (small)"), (MEDIUM, "`avb demo --size medium` (and `full`)")):
+        counts: Counter[str] = Counter()
+        for spec in recap_specs(size):
+            items, _ = parse_rubric(list(spec.rubric))
+            for item in items:
+                stage = next((s.prompt for s in item.stages if s.dispatch == "llm"), None)
+                text = item.prompt if item.dispatch == "llm" else stage
+                if item.dispatch in ("llm", "compound"):
+                    counts[judge_request(item, text or "").route.modality] += 2  # perfect and partial
+        row = re.search(rf"^\| {re.escape(label)} \| (\d+) \| ([\d /]+) \| (\d+) \|$", page, flags=re.M)
+        assert row, label
+        assert int(row.group(1)) == 2 * len(recap_specs(size))
+        assert [int(x) for x in row.group(2).split(" / ")] == [counts[m] for m in MODALITIES]
+        assert int(row.group(3)) == sum(counts.values())
+        assert min(counts[m] for m in ("visual", "audio")) < 120  # every result judges audio: never lifted

@@ -131,3 +131,53 @@ def test_api_reference_covers_the_public_api() -> None:
     public = {name for name in agenticvbench.__all__ if not name.startswith("_")}
     assert len(public) >= 15
     assert not public - documented, sorted(public - documented)
+
+
+def _shape(value: object) -> object:
+    """A JSON value's shape: its keys and the types of its values, not the values."""
+    if isinstance(value, dict):
+        return {k: _shape(v) for k, v in value.items()}
+    return type(value).__name__
+
+
+def test_audit_guide_says_what_each_json_holds_under_exclude_flagged(tmp_path: Path) -> None:
+    """The audit guide showed compare's `flagged_out` beside the leaderboard's `{"flags": [...], "cells": N}` as if
+    they had one shape; compare's is a bare count and its flags are in `flagged_rule`. Each example the guide gives
+    (`KEY`: `JSON`) has the shape of that field in the real output, on one flagged cell."""
+    from result_fixtures import make_result
+
+    from agenticvbench.cli.main import main
+    from agenticvbench.results.model import write_result
+    from agenticvbench.runs.submission import RESULTS_DIRNAME
+
+    page = (REPO / "docs" / "guide" / "audit.md").read_text(encoding="utf-8")
+    said = {
+        k: json.loads(v.replace("\n  ", " ").replace(" ...", ""))
+        for k, v in re.findall(r"`([a-z_.]+)`:\s+`([{\"0-9][^`]*)`", page)
+    }
+    runs = []
+    for name, flags in (("a", ["web_access"]), ("b", [])):
+        run = tmp_path / name
+        (run / RESULTS_DIRNAME).mkdir(parents=True)
+        for tid, score in ((37, 1.0), (38, 0.5), (39, 0.2)):
+            r = make_result(tid, "sequencing", score, harness=name, path=str(run))
+            r.integrity = flags if tid == 37 else []
+            write_result(run / RESULTS_DIRNAME, r)
+        runs.append(str(run))
+    out = {}
+    for cmd in (["leaderboard", runs[0], "--resamples", "0", "--no-floor"], ["compare", *runs]):
+        buf = tmp_path / f"{cmd[0]}.json"
+        assert main([*cmd, "--format", "json", "--exclude-flagged", "--out", str(buf)]) == 0
+        out[cmd[0]] = json.loads(buf.read_text())
+    real = {
+        "bootstrap.flagged_left_out": out["leaderboard"]["bootstrap"]["flagged_left_out"],
+        "flagged_out": out["compare"]["flagged_out"],
+        "flagged_rule": out["compare"]["flagged_rule"],
+    }
+    assert set(said) == set(real), said
+    for k, v in real.items():
+        assert _shape(said[k]) == _shape(v), (k, said[k], v)
+    assert said["flagged_out"] == real["flagged_out"] == 1 and real["flagged_rule"].startswith(
+        said["flagged_rule"]
+    )
+    assert said["bootstrap.flagged_left_out"] == real["bootstrap.flagged_left_out"]

@@ -24,6 +24,15 @@ def test_markdown_has_no_raw_html_and_cells_stay_in_their_column():
     assert md_cell("a|b\n<i>") == "a\\|b\\n&lt;i>"
 
 
+def test_markdown_keeps_a_less_than_that_opens_no_markup():
+    """The leaderboard's "Not comparable" notes read `n=4 &lt; 120` in Markdown while CSV and LaTeX printed
+    `n=4 < 120`: only a `<` that CommonMark could read as a tag, a comment or an autolink is neutralised."""
+    assert markdown_document("n=4 < 120; p <= 0.05; <3") == "n=4 < 120; p <= 0.05; <3"
+    assert md_cell("n=4 < 120") == "n=4 < 120"
+    for markup in ("<img src=x>", "</b>", "<!-- x -->", "<?php", "<https://x.test>", "<Script>"):
+        assert markdown_document(markup).startswith("&lt;") and md_cell(markup).startswith("&lt;"), markup
+
+
 def test_csv_formulas_are_defused_and_latex_is_escaped():
     """`=HYPERLINK(...)` in a harness name ran as a formula when the leaderboard CSV was opened."""
     assert csv_cell('=HYPERLINK("http://x")') == '\'=HYPERLINK("http://x")'

@@ -12,7 +12,6 @@ path holds no results.
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -143,11 +142,9 @@ def run(args: argparse.Namespace) -> int:
     from agenticvbench.results.signatures import reader_key
 
     if args.permutations < 1:
-        print("avb compare: --permutations must be >= 1", file=sys.stderr)
-        return 2
+        raise ConfigError("--permutations must be >= 1")
     if args.cluster and args.no_cluster:
-        print("avb compare: --cluster and --no-cluster exclude each other", file=sys.stderr)
-        return 2
+        raise ConfigError("--cluster and --no-cluster exclude each other")
     key, _ = reader_key(args.key_file)
     results_a, results_b = stack_results(args.a, args.runs, key), stack_results(args.b, args.runs, key)
     given = list(args.runs) if args.runs else []

@@ -4,7 +4,8 @@ RUN is a run directory made by `avb import harbor` (usage from its run.json) or 
 Prices: the paper's Table 7 by default (`--prices paper`), the vendors' list prices for other models
 (`--prices vendors`), or `--prices FILE` of the same shape (a model not in the table is unpriced, never $0).
 When no trial has usage the output says why (for example runs not imported from Harbor) instead of rows of
-zeros, once (also on stderr only when the output goes to `--out FILE`). The recap judge's calls, tokens and cost
+zeros, once (on stderr as well when the output goes to `--out FILE`, and with `--format csv`, whose output is then
+the header row alone). The recap judge's calls, tokens and cost
 per modality follow in a second table (md, latex; `judge_by_modality` in json), read from the runs' results
 (`agenticvbench.cost.judge`). Exit codes: 0 ok (also for an empty table); 2 bad price file; 3 a path is not a run or job directory.
 """
@@ -47,7 +48,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     """Build and print (or write) the cost table."""
     from agenticvbench.cost.pricing import load_prices
-    from agenticvbench.cost.table import build_cost_table, unpriced_hint
+    from agenticvbench.cost.table import build_cost_table, empty_sentence, unpriced_hint
     from agenticvbench.harbor.trials import job_trial_costs
 
     table = build_cost_table(args.paths, load_prices(args.prices), read_job=job_trial_costs)
@@ -55,8 +56,8 @@ def run(args: argparse.Namespace) -> int:
     for note in table.notes:
         LOG.warning(note)
     if table.empty_reason:
-        if args.out is not None:  # on the terminal the output itself says why; a file needs the line here
-            LOG.warning(table.empty_reason)
+        if args.out is not None or args.format == "csv":  # a file, or a CSV (a header alone): said here
+            LOG.warning(empty_sentence(table.empty_reason))
         text = table.render(args.format)
     elif args.paper:
         from agenticvbench.cost.paper_table import build_paper_table

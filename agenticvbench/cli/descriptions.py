@@ -14,7 +14,8 @@ import argparse
 #: The convention every command follows (`main`'s exit codes), for commands with nothing more specific to say.
 STANDARD_EXITS = (
     "Exit codes: 0 ok; 2 usage error (bad option or setting); 3 dataset, task, run-directory or file error "
-    "(one line on stderr starting with `avb: error:`, no traceback)."
+    "(one line on stderr, no traceback: `avb COMMAND: error:` for a usage error, as argparse names it, "
+    "`avb: error:` for the others)."
 )
 GROUP_EXITS = "Exit codes: those of the subcommand; 2 when none or an unknown one is given."
 

@@ -1,7 +1,9 @@
 """Entry point: builds the argparse tree from the command modules and maps errors to exit codes.
 
 Exit codes: 0 success; 1 something was scored `error` or a document is invalid; 2 usage error (bad option
-or setting); 3 dataset, task, run-directory or file-system error (message on stderr, no traceback).
+or setting); 3 dataset, task, run-directory or file-system error (message on stderr, no traceback). A usage error
+a command finds itself (`ConfigError`) is one line named as argparse names its own, after the command typed
+(`avb power: error: ...`, `parser.chosen_parser`); any other error is `avb: error: ...`.
 """
 
 from __future__ import annotations
@@ -75,19 +77,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     if "format" in vars(args) and "json" not in vars(args):  # `--json` is stored as `--format json`
         args.json = args.format == "json"
     setup_logging(args)
+    from agenticvbench.cli.parser import chosen_parser
+
     with safe_streams():  # agent strings can reach any line printed: controls and surrogates escaped
-        return _run(args)
+        return _run(args, chosen_parser(parser, args).prog)
 
 
-def _run(args: argparse.Namespace) -> int:
+def _run(args: argparse.Namespace, prog: str = "avb") -> int:
+    """Run the chosen command and map its errors to exit codes; `prog` names it in a usage error."""
     try:
         if args.command in MEDIA_COMMANDS or getattr(args, "harbor_command", None) == "gold":
             from agenticvbench.media.opencv_runtime import check_opencv
 
             check_opencv()
         return int(args.func(args) or 0)
-    except ConfigError as exc:
-        print(f"avb: error: {exc}", file=sys.stderr)
+    except ConfigError as exc:  # a usage error: named as argparse names its own (`avb power: error: ...`)
+        print(f"{prog}: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except BrokenPipeError:  # `avb ... --json | head`: the reader left; not an error of ours
         try:

@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -28,6 +27,7 @@ from agenticvbench.cli.common import (
     write_output,
 )
 from agenticvbench.dataset.tasks import FAMILIES
+from agenticvbench.errors import ConfigError
 from agenticvbench.sanitize import md_cell, one_line
 from agenticvbench.tables import md_table
 
@@ -102,7 +102,6 @@ def components(args: argparse.Namespace):  # noqa: ANN201 - returns (power.Compo
         rep_spread,
     )
     from agenticvbench.cli.compare import refuse_repeated_runs
-    from agenticvbench.errors import ConfigError
     from agenticvbench.report.summary import load_comparison
     from agenticvbench.results.signatures import reader_key
 
@@ -168,8 +167,7 @@ def run(args: argparse.Namespace) -> int:
 
     problem = out_of_range(args)
     if problem:
-        print(f"avb power: {problem}", file=sys.stderr)
-        return 2
+        raise ConfigError(problem)
     comp, notes = components(args)
     warn_lines(getattr(args, "untrusted", []), "avb power")
     clean = md_cell if args.format == "md" else one_line  # stack names are agent-chosen strings

@@ -54,7 +54,8 @@ class JudgeModalityRow:
         for k in COUNTS:
             setattr(self, k, getattr(self, k) + int(values.get(k) or 0))
         self.cost_usd += float(values.get("cost_usd") or 0.0)
-        self.models += [m for m in models if m not in self.models][: MAX_MODELS - len(self.models)]
+        new = [m for m in dict.fromkeys(models) if m not in self.models]  # once each, first seen first
+        self.models += new[: MAX_MODELS - len(self.models)]
 
     def cells(self) -> list[str]:
         """Display cells: run, modality, models, results, calls, prompt, completion, cost."""

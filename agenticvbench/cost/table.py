@@ -22,15 +22,16 @@ import json
 import os
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
 from agenticvbench.cost.pricing import CostRow, PriceTable, TrialCost, cost_rows, family_of, price_trial
+from agenticvbench.cost.tokens import BUCKETS
 from agenticvbench.cost.usage import TrialUsage
 from agenticvbench.errors import SubmissionError
 from agenticvbench.fsutil import parse_json_bounded, read_capped
-from agenticvbench.sanitize import csv_cell, one_line
+from agenticvbench.sanitize import csv_cell, markdown_document, one_line
 from agenticvbench.tables import latex_table, md_table
 
 _RUN_JSON_MAX = 5 * 1024 * 1024
@@ -247,15 +248,7 @@ class CostTable:
             ],
             "notes": self.notes,
         }
-        records = [
-            {
-                **{k: v for k, v in asdict(r).items() if k != "tokens"},
-                **r.tokens,
-                "unpriced_models": ";".join(r.unpriced_models),
-                "cost_per_trial": r.cost_per_trial,
-            }
-            for r in self.rows
-        ]
+        records = [csv_record(r) for r in self.rows]
         return render(
             fmt_name,
             headers,
@@ -308,7 +301,7 @@ FORMATS = ("md", "csv", "json", "latex")
 def md_text(value: Any) -> str:
     """A caption or note line in Markdown: one line, raw HTML neutralised (a price-table version or a path
     could carry `<img onerror=...>`)."""
-    return one_line(value).replace("<", "&lt;")
+    return markdown_document(one_line(value))
 
 
 def _md_notes(notes: Sequence[str]) -> str:
@@ -320,16 +313,32 @@ def strict_json(doc: Any) -> str:
     return json.dumps(doc, indent=2, allow_nan=False) + "\n"
 
 
-def csv_text(records: Sequence[Mapping[str, Any]]) -> str:
-    """CSV with a header from the first record's keys; every string cell through `sanitize.csv_cell`."""
-    if not records:
+#: The columns of `avb cost --format csv` (`csv_record`): the row's fields, its four token buckets, $ per trial.
+CSV_FIELDS = (*(f.name for f in fields(CostRow) if f.name != "tokens"), *BUCKETS, "cost_per_trial")
+
+
+def csv_record(r: CostRow) -> dict[str, Any]:
+    """One CSV record of `avb cost` (`CSV_FIELDS`, in that order)."""
+    d = {
+        **asdict(r),
+        **r.tokens,
+        "unpriced_models": ";".join(r.unpriced_models),
+        "cost_per_trial": r.cost_per_trial,
+    }
+    return {k: d[k] for k in CSV_FIELDS}
+
+
+def csv_text(records: Sequence[Mapping[str, Any]], header: Sequence[str] = ()) -> str:
+    """CSV with a header from the first record's keys (`header` when there is no record: a header-only CSV, or
+    "" without one); every string cell through `sanitize.csv_cell`."""
+    if not records and not header:
         return ""
     out = io.StringIO()
-    fields = list(records[0])
+    cols = list(records[0]) if records else list(header)
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow([csv_cell(f) for f in fields])
+    writer.writerow([csv_cell(c) for c in cols])
     for rec in records:
-        writer.writerow(["" if rec.get(f) is None else csv_cell(rec.get(f)) for f in fields])
+        writer.writerow(["" if rec.get(c) is None else csv_cell(rec.get(c)) for c in cols])
     return out.getvalue()
 
 
@@ -358,17 +367,23 @@ def render(
     raise ValueError(f"unknown format {fmt_name!r}; expected one of {', '.join(FORMATS)}")
 
 
+def empty_sentence(reason: str) -> str:
+    """What stands in place of a table with no usage: 'No cost table: <reason>.' (Markdown and LaTeX print it;
+    the CLI writes it to stderr when the output cannot carry it: csv, or `--out`)."""
+    return f"No cost table: {reason}."
+
+
 def render_empty(fmt_name: str, reason: str, prices: Any, notes: Sequence[str]) -> str:
-    """A table with no usage: the reason in place of the rows (md/latex a sentence, json `rows: []` and
-    `empty_reason`, csv nothing: the reason goes to stderr through the notes)."""
+    """A table with no usage: the reason in place of the rows (md/latex `empty_sentence`, json `rows: []` and
+    `empty_reason`, csv the header row alone: the CLI writes the sentence to stderr)."""
     if fmt_name == "md":
-        return f"No cost table: {md_text(reason)}.\n" + _md_notes(notes)
+        return md_text(empty_sentence(reason)) + "\n" + _md_notes(notes)
     if fmt_name == "json":
         return strict_json(
             {"rows": [], "empty_reason": reason, "prices": {"version": prices.version}, "notes": list(notes)}
         )
     if fmt_name == "csv":
-        return ""
+        return csv_text([], CSV_FIELDS)
     if fmt_name == "latex":
-        return f"% No cost table: {one_line(reason)}.\n"
+        return f"% {one_line(empty_sentence(reason))}\n"
     raise ValueError(f"unknown format {fmt_name!r}; expected one of {', '.join(FORMATS)}")

@@ -95,7 +95,9 @@ def _per_task(report: Report, family: str) -> str:
         for run in report.runs:
             row = index[(tid, run.path)]
             cells.append(
-                fmt(row["headline"]) if row["status"] == "scored" else status_label(row["status"], row["reason"])
+                fmt(row["headline"])
+                if row["status"] == "scored"
+                else status_label(row["status"], row["reason"])
             )
         rows.append([tid, *cells])
     labels = report.run_labels()

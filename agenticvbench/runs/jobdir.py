@@ -88,6 +88,17 @@ class JobDir:
             raise OSError(f"{'/'.join(parts)} is a {file_kind(st.st_mode)}, not a regular file")
         return fd, st.st_size
 
+    def stat(self, *parts: str) -> os.stat_result:
+        """The status of a path below the job, a symlink's own (never its target's); `OSError` when a folder on
+        the way is missing or a symlink."""
+        if not parts or parts[-1] in ("", ".", "..") or "/" in parts[-1]:
+            raise OSError(f"refusing path {'/'.join(parts)!r}")
+        dfd = self._open_dir(parts[:-1])
+        try:
+            return os.stat(parts[-1], dir_fd=dfd, follow_symlinks=False)
+        finally:
+            os.close(dfd)
+
     def read_bytes(self, *parts: str, max_bytes: int = MAX_JSON_BYTES) -> bytes:
         """The bytes of a regular file, at most `max_bytes`; `SubmissionError` naming the file when it is unsafe
         or too big."""

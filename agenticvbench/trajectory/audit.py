@@ -2,8 +2,9 @@
 (`rules.RULES`), and the findings per (run, task).
 
 A task is `audited` when at least one of its logs was read; `unreadable` when logs were found but none could be
-read (the notes say why); `no trajectory` when none was found. A run with no trajectory at all is `not audited`,
-never clean: the audit cannot see what was not logged. Nothing here writes anything.
+read (the notes say why); `not audited` when none was found (the word `provenance.trajectory.status`, `avb view`
+and the guides use). A run with no trajectory at all is `not audited`, never clean: the audit cannot see what was
+not logged. Nothing here writes anything.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from agenticvbench.trajectory.rules import hits
 
 MAX_FINDINGS = 100  # per task
 QUOTE_CHARS = 200
-AUDITED, UNREADABLE, NO_TRAJECTORY = "audited", "unreadable", "no trajectory"
+AUDITED, UNREADABLE, NOT_AUDITED = "audited", "unreadable", "not audited"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -48,7 +49,7 @@ class TaskAudit:
     """One task folder of a run: the logs read (format, path, steps), the findings and the notes."""
 
     task_id: int
-    status: str = NO_TRAJECTORY
+    status: str = NOT_AUDITED
     logs: list[dict[str, Any]] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
@@ -131,7 +132,7 @@ def audit_task(job: JobDir, folder: str, task_id: int, ctx: AuditContext, run: s
                         quote=quote(step, hit.needle),
                     )
                 )
-    audit.status = AUDITED if audit.logs else (UNREADABLE if found else NO_TRAJECTORY)
+    audit.status = AUDITED if audit.logs else (UNREADABLE if found else NOT_AUDITED)
     return audit
 
 
@@ -154,7 +155,7 @@ def audit_run(run: str | Path, ctx: AuditContext, *, task_ids: set[int] | None =
 
 __all__ = [
     "AUDITED",
-    "NO_TRAJECTORY",
+    "NOT_AUDITED",
     "UNREADABLE",
     "Finding",
     "RunAudit",

@@ -22,7 +22,7 @@ from agenticvbench.results.model import Result
 from agenticvbench.runs.jobdir import JobDir
 from agenticvbench.runs.submission import LOGS_DIRNAME
 from agenticvbench.sanitize import one_line
-from agenticvbench.trajectory.audit import AUDITED, NO_TRAJECTORY, audit_task
+from agenticvbench.trajectory.audit import AUDITED, NOT_AUDITED, audit_task
 from agenticvbench.trajectory.context import AuditContext
 from agenticvbench.trajectory.locate import MAX_LOGS, candidates
 from agenticvbench.trajectory.rules import RULES
@@ -31,7 +31,6 @@ from agenticvbench.trajectory.rules import RULES
 AUDIT_VERSION = "1"
 #: The integrity flags the audit can raise (one per rule), in `integrity.screen.FLAGS` too.
 TRAJECTORY_FLAGS: tuple[str, ...] = tuple(RULES)
-NOT_AUDITED = "not audited"
 MAX_HASH_BYTES = 1 << 30  # a log over this is fingerprinted by its size (the audit's readers cap far lower)
 MAX_WARNINGS = 20  # per task; the rest are counted (`avb audit` lists every finding)
 _CHUNK = 1 << 20
@@ -186,12 +185,11 @@ def check_task(task_root: Path, task_id: int, ctx: AuditContext, logs: dict[str,
         warnings.append(
             f"INTEGRITY {len(audit.findings) - MAX_WARNINGS} more trajectory finding(s); `avb audit` lists them"
         )
-    status = NOT_AUDITED if audit.status == NO_TRAJECTORY else audit.status
     return TaskCheck(
         flags=flags,
         warnings=warnings,
         provenance={
-            "status": status,
+            "status": audit.status,
             "audit_version": AUDIT_VERSION,
             "logs": [{**log, "sha256": logs.get(log["path"], "")} for log in audit.logs],
             "findings": len(audit.findings),

@@ -15,7 +15,7 @@ from agenticvbench.trajectory.formats import FORMATS
 from agenticvbench.trajectory.locate import LOG_NAMES
 from agenticvbench.trajectory.rules import RULES
 
-NOT_AUDITED = (
+NOT_AUDITED_RUN = (
     "not audited: no trajectory found (searched RUN/<id>/ and RUN/<id>/agent/ for "
     + ", ".join(LOG_NAMES)
     + ", *.jsonl, *.eval, opencode.db and sessions/*.jsonl, and RUN/logs/ for Inspect logs)"
@@ -38,7 +38,7 @@ def to_markdown(audits: list[RunAudit]) -> str:
         lines += [f"## {md_cell(audit.run)}", ""]
         lines += [f"- note: {md_cell(n)}" for n in audit.notes]
         if not audit.audited:
-            lines += [NOT_AUDITED, ""]
+            lines += [NOT_AUDITED_RUN, ""]
             notes = [n for t in audit.tasks for n in t.notes]
             lines += [f"- {md_cell(n)}" for n in notes[:20]]
             lines += [""] if notes else []

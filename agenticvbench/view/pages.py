@@ -285,10 +285,23 @@ class TaskSection:
     name: str
     template: str
     build: Callable[[ViewModel, Site, Cell, bool], dict[str, Any] | None]
+    #: what says whether material the section reads beside the results changed (cheap: `stat` calls), or None
+    stamp: Callable[[ViewModel, Cell], tuple[Any, ...]] | None = None
 
 
 #: The extra sections of the task pages, in page order: the agent's trajectory (`view.timeline`).
-TASK_SECTIONS: list[TaskSection] = [TaskSection("trajectory", "trajectory.html", timeline.task_section)]
+TASK_SECTIONS: list[TaskSection] = [
+    TaskSection("trajectory", "trajectory.html", timeline.task_section, timeline.task_stamp)
+]
+
+
+def task_stamp(model: ViewModel, run: int, task_id: int) -> tuple[Any, ...]:
+    """What says whether a kept (run, task) page is stale although the results are not: each section's `stamp`
+    (the agent's logs, for the trajectory). The server takes it before answering a kept task page."""
+    cell = model.cell(run, task_id)
+    if cell is None:
+        return ()
+    return tuple(sec.stamp(model, cell) for sec in TASK_SECTIONS if sec.stamp is not None)
 
 
 def _neighbours(order: Sequence[int], here: int) -> tuple[int | None, int | None]:

@@ -6,6 +6,8 @@ result files and `run.json`, the signal the server checks before every page, `re
 finds the stamp changed and builds the model again (`server.ViewApp.refresh`), the reader reads only the folders
 whose stamp differs; the others' results are reused as they are (a `Result` is not changed once read). The tasks
 are read once per dataset named (`RunReader.tasks`): results scored after start-up change scores, not the dataset.
+A task page also draws the agent's logs, which change without any result changing: `logs_stamp` says whether
+they did, for the one page asked for.
 """
 
 from __future__ import annotations
@@ -120,6 +122,30 @@ def folder_stamp(folder: str | Path) -> tuple[Any, ...]:
 def results_stamp(run_dirs: Sequence[str | Path]) -> tuple[Any, ...]:
     """What says whether the result files of `run_dirs` changed: `folder_stamp` of each folder, in order."""
     return tuple(folder_stamp(d) for d in run_dirs)
+
+
+def logs_stamp(task_root: Path, recorded: Sequence[str]) -> tuple[Any, ...]:
+    """What says whether the logs of one task folder changed since its page was drawn: each log the audit looks
+    for (`trajectory.locate.candidates`) and each the result records (`recorded`, paths relative to the run), with
+    its (size, mtime_ns, inode), a symlink's own, or None when it is missing. A few `stat` calls, taken for the
+    page asked for only; an unreadable run folder counts as having no log."""
+    from agenticvbench.runs.jobdir import JobDir
+    from agenticvbench.trajectory.locate import candidates
+
+    out: list[tuple[str, tuple[int, int, int] | None]] = []
+    try:
+        with JobDir(task_root.parent) as job:
+            found = ["/".join(p) for p in candidates(job, task_root.name)]
+            for where in dict.fromkeys([*found, *recorded]):
+                try:
+                    st = job.stat(*where.split("/"))
+                except OSError:
+                    out.append((where, None))
+                    continue
+                out.append((where, (st.st_size, st.st_mtime_ns, st.st_ino)))
+    except (OSError, SubmissionError):
+        return ()
+    return tuple(out)
 
 
 def run_facts(run_path: str) -> Facts:

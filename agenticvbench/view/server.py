@@ -16,7 +16,9 @@ media from this origin only). Pages are rendered once and kept in memory (the la
 pages render at the same time (one slow page stalls no other request). Before a page is answered, the result files
 are checked for changes (`reading.results_stamp`: names, sizes and mtimes); when they changed, the model is built
 again and the kept pages are dropped, so results scored after start-up appear without a restart. Given the
-session's `reading.RunReader`, that build reads again only the folders whose files changed.
+session's `reading.RunReader`, that build reads again only the folders whose files changed. A kept task page is
+also drawn again when the agent logs it drew or looked for changed (`pages.task_stamp`: their sizes, mtimes and
+inodes, taken for the page asked for), so an edited log is refused and a restored one shown without a restart.
 """
 
 from __future__ import annotations
@@ -38,7 +40,16 @@ from agenticvbench.grade.server import loopback_server, send_file, token_url
 from agenticvbench.memo import Memo
 from agenticvbench.runs.pinned import PinError
 from agenticvbench.view.model import ViewModel
-from agenticvbench.view.pages import CSP, Site, compare_page, defects_page, overview, stack_page, task_page
+from agenticvbench.view.pages import (
+    CSP,
+    Site,
+    compare_page,
+    defects_page,
+    overview,
+    stack_page,
+    task_page,
+    task_stamp,
+)
 from agenticvbench.view.reading import results_stamp
 from agenticvbench.view.thumbs import Thumbnailer
 
@@ -65,31 +76,35 @@ def static_bytes(name: str) -> bytes:
 
 class PageCache:
     """Rendered pages, each rendered once at a time (a second request for a page being rendered waits for that
-    one only, `memo.Memo`'s per-key lock), the last `limit` kept. A failure is not kept."""
+    one only, `memo.Memo`'s per-key lock), the last `limit` kept. A failure is not kept. A page is kept with the
+    `version` it was rendered at (a task page's: the stamp of its logs, `pages.task_stamp`); asked for at another
+    version, it is rendered again."""
 
     def __init__(self, limit: int = MAX_CACHED_PAGES) -> None:
         self.limit = limit
-        self._pages: OrderedDict[str, bytes] = OrderedDict()
+        self._pages: OrderedDict[str, tuple[Any, bytes]] = OrderedDict()
         self._locks = Memo(memoise_failures=False)  # only its per-key locks
         self._guard = threading.Lock()
 
-    def _kept(self, key: str) -> bytes | None:
+    def _kept(self, key: str, version: Any) -> bytes | None:
         with self._guard:
-            body = self._pages.get(key)
-            if body is not None:
-                self._pages.move_to_end(key)
-            return body
+            kept = self._pages.get(key)
+            if kept is None or kept[0] != version:
+                return None
+            self._pages.move_to_end(key)
+            return kept[1]
 
-    def get(self, key: str, render: Callable[[], bytes]) -> bytes:
-        """The page at `key`, rendered by `render` unless kept."""
-        if (body := self._kept(key)) is not None:
+    def get(self, key: str, render: Callable[[], bytes], version: Any = None) -> bytes:
+        """The page at `key`, rendered by `render` unless kept at `version`."""
+        if (body := self._kept(key, version)) is not None:
             return body
         with self._locks.lock(key):
-            if (body := self._kept(key)) is not None:
+            if (body := self._kept(key, version)) is not None:
                 return body
             body = render()
             with self._guard:
-                self._pages[key] = body
+                self._pages[key] = (version, body)
+                self._pages.move_to_end(key)
                 while len(self._pages) > self.limit:
                     self._pages.popitem(last=False)
             return body
@@ -152,7 +167,11 @@ class ViewApp:
         render = self._renderer(path, m, site, comparisons)
         if render is None:  # not a page: nothing is kept (any number of such paths can be asked for)
             return None
-        return pages.get(path, lambda: render().encode("utf-8"))
+        # A task page draws the agent's logs, which change without the results changing: taken before rendering,
+        # so a log written while the page renders makes the next request render it again.
+        t = _TASK.fullmatch(path)
+        version = task_stamp(m, int(t.group(1)), int(t.group(2))) if t else None
+        return pages.get(path, lambda: render().encode("utf-8"), version)
 
     def _renderer(
         self, path: str, m: ViewModel, site: Site, comparisons: Sequence[Any]

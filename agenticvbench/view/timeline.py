@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from agenticvbench.analysis.aggregate import integrity_of
@@ -40,6 +41,7 @@ from agenticvbench.trajectory.model import Step, Trajectory, cap, parse_time
 from agenticvbench.view.disclosure import Disclosure
 from agenticvbench.view.evidence import solved
 from agenticvbench.view.model import Cell, ViewModel
+from agenticvbench.view.reading import logs_stamp
 
 MAX_ROWS = 240  # steps drawn per task page (over all its logs), plus the flagged ones
 TAIL_SHARE = 4  # a quarter of a log's rows are its last steps
@@ -312,8 +314,7 @@ def section(model: ViewModel, policy: Disclosure, cell: Cell, *, read: bool = Tr
         n = block.get("findings")
         out["headline"] = f"{status}: {n if isinstance(n, int) else len(findings)} finding(s)"
     out["notes"] = [one_line(n)[:300] for n in (block or {}).get("notes", [])[:10] if isinstance(n, str)]
-    folder = model.runs[cell.run].folder
-    root = folder.task_roots.get(cell.task_id) if folder is not None else None
+    root = _task_root(model, cell)
     if not read:
         out["logs"] = None
     elif root is None:
@@ -332,6 +333,18 @@ def section(model: ViewModel, policy: Disclosure, cell: Cell, *, read: bool = Tr
         if f["anchor"]:
             out["flag_links"].setdefault(f["rule"], f["anchor"])
     return out
+
+
+def _task_root(model: ViewModel, cell: Cell) -> Path | None:
+    folder = model.runs[cell.run].folder
+    return folder.task_roots.get(cell.task_id) if folder is not None else None
+
+
+def task_stamp(model: ViewModel, cell: Cell) -> tuple[Any, ...]:
+    """What says whether the logs a task page's section drew or looked for changed (`reading.logs_stamp`): a
+    page kept since is drawn again when it differs, so the SHA-256 check runs on the log as it is now."""
+    root = _task_root(model, cell)
+    return logs_stamp(root, [p for p, _ in recorded_logs(cell.result)]) if root is not None else ()
 
 
 def task_section(model: ViewModel, site: Any, cell: Cell, side: bool) -> dict[str, Any]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from calibration_fixtures import judged_recap, write_graded
 from result_fixtures import make_result
 
@@ -67,6 +68,17 @@ def test_a_passing_record_lifts_the_mark_only_for_its_modalities(tmp_path: Path)
     assert gate.missing(split) == ["m-audio (legacy) on audio: no calibration record"]
 
 
+def test_the_reason_reads_the_same_in_markdown_csv_and_latex(tmp_path: Path) -> None:
+    """The Markdown board's "Not comparable" note printed `n=4 &lt; 120` where CSV and LaTeX print `n=4 < 120`:
+    the note is plain text until a renderer escapes it, and Markdown only neutralises a `<` that opens markup."""
+    _calibrate(tmp_path, {"visual": 4})
+    board = _board([judged_recap(make_result(1, "recap", 0.5), {"I-1": "visual"})], tmp_path)
+    why = "m1 (legacy) on visual: n=4 < 120 human-graded items"
+    for fmt in ("md", "csv", "latex"):
+        assert why in board.render(fmt) and "&lt;" not in board.render(fmt), fmt
+    assert "n=4 &lt; 120" in board.render("html")  # HTML escapes it, once
+
+
 def test_people_and_no_judge_are_never_marked(tmp_path: Path) -> None:
     """Mode human (the graders themselves) and mode off are not a model judge: no ◊; a record of another
     profile does not calibrate a result judged under this one."""
@@ -90,3 +102,46 @@ def test_every_surface_reads_the_one_gate(tmp_path: Path) -> None:
     assert build_leaderboard(results, aggregation=agg).groups[0].marks["recap"] == ["uncalibrated"]
     fresh = Aggregation.resolve(results, cluster=False, resamples=0, cache_dir=tmp_path)
     assert build_leaderboard(results, aggregation=fresh).groups[0].marks == {}
+
+
+def test_a_passing_record_removes_the_mark_from_every_surface(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The route docs/grading.md gives ends with the ◊ gone: the same scored run shows ◊ on every surface without
+    a record (leaderboard md/html/latex/csv/json, report md/html/json, `avb view`'s overview), and on none once a
+    record passing its modality (150 visual items) is in the cache the commands read."""
+    from agenticvbench.cli.main import main
+    from agenticvbench.results.model import write_result
+    from agenticvbench.runs.submission import RESULTS_DIRNAME
+    from agenticvbench.view import build_model
+    from agenticvbench.view.pages import Site, overview
+
+    run = tmp_path / "run"
+    (run / RESULTS_DIRNAME).mkdir(parents=True)
+    for tid in (1, 2):
+        write_result(
+            run / RESULTS_DIRNAME,
+            judged_recap(make_result(tid, "recap", 0.5, path=str(run)), {"I-1": "visual"}),
+        )
+    cache = tmp_path / "cache"
+
+    def surfaces() -> dict[str, str]:
+        out = {}
+        base = [str(run), "--cache-dir", str(cache), "--resamples", "0", "--no-floor"]
+        for fmt in ("md", "html", "latex", "csv", "json"):
+            assert main(["leaderboard", *base, "--format", fmt]) == 0
+            out[f"leaderboard {fmt}"] = capsys.readouterr().out
+        for fmt in ("md", "html", "json"):
+            assert main(["report", *base, "--format", fmt]) == 0
+            out[f"report {fmt}"] = capsys.readouterr().out
+        out["view"] = overview(build_model([run], cache_dir=cache, resamples=0), Site())
+        return out
+
+    def shown(name: str, text: str) -> bool:  # JSON names the mark (its symbol would be \u25ca)
+        return MARK in text or "judge not calibrated" in text or ("json" in name and '"uncalibrated"' in text)
+
+    marked = surfaces()
+    assert all(shown(k, v) for k, v in marked.items()), [k for k, v in marked.items() if not shown(k, v)]
+    _calibrate(cache, {"visual": 150})
+    cleared = surfaces()
+    assert not [k for k, v in cleared.items() if shown(k, v)]

@@ -1,6 +1,7 @@
 """One grammar across the CLI: every subcommand's help opens with a description stating its exit codes, every
 command takes `-q`, every `--format` that offers json also takes `--json` (and the reverse), errors are one line
-starting with `avb: error:`, and `-q` shortens what it promises to.
+(a usage error named after the command typed, as argparse names its own: `avb power: error:`; the others
+`avb: error:`), and `-q` shortens what it promises to.
 
 A new user found `tasks`, `score`, `demo`, `grade`, `gold`, `judge agree` and every `harbor` subcommand with no
 description, `-q` changing nothing on `leaderboard`, `--json` here and `--format` there, and `avb report --format
@@ -82,18 +83,18 @@ def test_json_alias_prints_what_format_json_prints(seq_mirror, capsys):
 
 
 def test_report_format_all_without_out_is_a_one_line_usage_error(seq_mirror, seq_run, tmp_path, capsys):
-    """`avb report --format all` without --out: exit 2 and one `avb: error:` line naming the fix (it used to
-    print `avb report: ...`, against the convention the troubleshooting page states)."""
+    """`avb report --format all` without --out: exit 2 and one `avb report: error:` line naming the fix (it used
+    to print `avb report: ...` without `error:`, against the convention the troubleshooting page states)."""
     run = seq_run("a", {37: ["1", "2", "3"]})
     cache = str(tmp_path / "c")
     main(["verify", str(run), "--dataset", str(seq_mirror), "--cache-dir", cache, "-q"])
     capsys.readouterr()
     assert main(["report", str(run), "--format", "all", "--no-floor"]) == EXIT_USAGE
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and err[0].startswith("avb: error: ") and "--out DIR" in err[0]
+    assert len(err) == 1 and err[0].startswith("avb report: error: ") and "--out DIR" in err[0]
     assert main(["leaderboard", str(run), "--resamples", "-1"]) == EXIT_USAGE
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and err[0].startswith("avb: error: --resamples")
+    assert len(err) == 1 and err[0].startswith("avb leaderboard: error: --resamples")
 
 
 def test_quiet_leaderboard_and_report_print_only_the_table(seq_mirror, seq_run, tmp_path, capsys):
@@ -195,3 +196,32 @@ def test_dataset_means_the_dataset_on_every_command_that_reads_results() -> None
         and "every one of its tasks counts" in helps["avb report"]
     )
     assert helps["avb compare"] == helps["avb power"] == helps["avb view"]
+
+
+def test_a_usage_error_a_command_finds_names_the_command(make_run, seq_mirror, tmp_path, capsys):
+    """argparse's usage errors read `avb power: error: ...`; the ones a command found itself read `avb: error:`
+    (`avb power` with no runs, with three stacks), `avb power: ...` or `avb compare: ...` without `error:`. Every
+    usage error is now one line, exit 2, named after the command typed, whichever found it."""
+    runs = [str(make_run(n, {37: ("sequencing", 0.5), 38: ("sequencing", 0.2)}, harness=n)) for n in "abc"]
+    prices = tmp_path / "prices.json"
+    prices.write_text('{"models": 5}')
+    (tmp_path / "a" / "37").mkdir()  # a task folder: what `avb verify` checks before its options
+    cases = {
+        "avb power": [["power"], ["power", *runs], ["power", "--sd", "0"], ["power", "--bogus"]],
+        "avb compare": [
+            ["compare", *runs[:2], "--permutations", "0"],
+            ["compare", *runs[:2], "--cluster", "--no-cluster"],
+        ],
+        "avb cost": [["cost", runs[0], "--prices", str(prices)]],
+        "avb verify": [["verify", runs[0], "--dataset", str(seq_mirror), "--executor", "dask"]],
+        "avb leaderboard": [["leaderboard", runs[0], "--resamples", "-1"]],
+    }
+    for prog, argvs in cases.items():
+        for argv in argvs:
+            try:
+                code = main(argv)
+            except SystemExit as exc:  # argparse's own (the reference every line must read like)
+                code = exc.code
+            err = [line for line in capsys.readouterr().err.splitlines() if not line.startswith("usage:")]
+            err = [line for line in err if line.startswith("avb")]
+            assert code == EXIT_USAGE and len(err) == 1 and err[0].startswith(f"{prog}: error: "), (argv, err)

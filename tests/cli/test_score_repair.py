@@ -176,8 +176,12 @@ def test_oversized_report_exits_1(tmp_path, capsys, edit_calls):
 
 
 def test_source_required_without_task_id(tmp_path, capsys):
-    assert main(["repair", *_files(tmp_path), "--cell", "v1/s1"]) == 2
-    assert "--source-mp4 is required" in capsys.readouterr().err
+    """A cell without a source video is a usage error: exit 2, one line naming the command (as argparse does)."""
+    from agenticvbench.cli.main import main as avb
+
+    assert avb(["score", "repair", *_files(tmp_path), "--cell", "v1/s1"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["avb score repair: error: --source-mp4 is required with --cell or --profile"]
 
 
 @pytest.fixture

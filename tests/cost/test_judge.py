@@ -3,6 +3,7 @@ older results under `unknown`, and hostile fields named instead of trusted."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from result_fixtures import make_result
@@ -59,6 +60,23 @@ def test_rows_per_modality_and_all_equal_the_totals(tmp_path: Path) -> None:
     assert "| audio | aud |" in md and "0.0000 (+1 unpriced)" in md
     assert "tab:judge-cost-modality" in attach("", "latex", rows)
     assert attach("a,b\n", "csv", rows) == "a,b\n" and attach("x", "md", []) == "x"
+
+
+def test_a_model_of_several_modalities_is_named_once(tmp_path: Path) -> None:
+    """One judge model answering both modalities (the usual setup) was listed twice in the `all` row
+    (`gpt-4o-mini, gpt-4o-mini`, and twice in the JSON's `models`); each model is named once, first seen first,
+    across modalities and across results."""
+    split = {
+        "visual": _row(2, 200, 0.002, model="gpt-4o-mini"),
+        "audio": _row(1, 100, 0.001, model="gpt-4o-mini"),
+    }
+    split["audio"]["models"] = ["gpt-4o-mini", "gpt-4o", "gpt-4o-mini"]
+    judge = {"prompt_tokens": 300, "completion_tokens": 30, "cost_usd": 0.003, "by_modality": split}
+    rows = judge_rows([_run(tmp_path, [{"judge": judge}, {"judge": judge}])], [])
+    assert [r.models for r in rows] == [["gpt-4o-mini"], ["gpt-4o-mini", "gpt-4o"], ["gpt-4o-mini", "gpt-4o"]]
+    assert "| all | gpt-4o-mini, gpt-4o |" in attach("", "md", rows)
+    doc = json.loads(attach("{}", "json", rows))
+    assert doc["judge_by_modality"]["rows"][-1]["models"] == ["gpt-4o-mini", "gpt-4o"]
 
 
 def test_hostile_judge_fields_are_named_and_dropped(tmp_path: Path) -> None:

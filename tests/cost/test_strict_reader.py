@@ -151,6 +151,28 @@ def test_an_empty_table_says_why(make_run, tmp_path, capsys):
     assert capsys.readouterr().out.startswith("No cost table:")
 
 
+def test_an_empty_csv_is_a_header_and_says_why_on_stderr(make_run, tmp_path, capsys):
+    """`--format csv` with no usage printed one empty line and no note (exit 0) while md and latex say "No cost
+    table: ...": stdout is now the CSV's header row alone, with the same columns as a full table, and stderr
+    carries md's sentence, once."""
+    from agenticvbench.cost.table import CSV_FIELDS
+
+    run = tmp_path / "plain"
+    run.mkdir()
+    (run / "run.json").write_text(json.dumps({"harness": "h", "model": "m", "rep": 1}))
+    (run / "1").mkdir()
+    assert main(["cost", str(run)]) == 0
+    sentence = capsys.readouterr().out.splitlines()[0]
+    assert sentence.startswith("No cost table: no trial has usage")
+    assert main(["cost", str(run), "--format", "csv"]) == 0
+    out, err = _err_lines(capsys)
+    assert list(csv.reader(io.StringIO(out))) == [list(CSV_FIELDS)]
+    assert [line.split(": ", 2)[-1] for line in err if "No cost table" in line] == [sentence], err
+    full = make_run("r", "h", "m", 1, {1: tokens(10, 0, 0, 1)})
+    assert main(["cost", str(full), "--format", "csv"]) == 0
+    assert next(csv.reader(io.StringIO(capsys.readouterr().out))) == list(CSV_FIELDS)
+
+
 def _prices(tmp_path, models: dict, **top) -> str:
     p = tmp_path / "prices.json"
     p.write_text(json.dumps({"version": "lab", "models": models, **top}))
@@ -182,7 +204,7 @@ def test_a_bad_price_file_is_one_line_and_exit_2(make_run, tmp_path, capsys, mod
     path = _prices(tmp_path, models, **top)
     assert main(["cost", str(run), "--prices", path]) == 2
     _, err = _err_lines(capsys)
-    assert len(err) == 1 and err[0].startswith(f"avb: error: {path}") and field in err[0], err
+    assert len(err) == 1 and err[0].startswith(f"avb cost: error: {path}") and field in err[0], err
 
 
 def test_markdown_caption_and_notes_carry_no_raw_html(make_run, tmp_path, capsys):

@@ -57,3 +57,21 @@ def test_a_hostile_provenance_block_reads_as_nothing() -> None:
     assert recorded_logs(r) == [(LOG, "cd")]
     assert trajectory_block(make_result(37, "sequencing", 0.5)) is None and recorded_logs(None) == []
     assert recorded_findings(None) == ([], 0)
+
+
+def test_a_task_without_a_log_is_not_audited_in_every_word(tmp_path) -> None:
+    """`avb audit` called a task with no log "no trajectory" while the result's `provenance.trajectory.status`,
+    `avb view` and the guides say "not audited": the audit, the result and `avb audit`'s table use one word."""
+    from agenticvbench.trajectory.audit import NOT_AUDITED, audit_run
+    from agenticvbench.trajectory.check import check_task, task_logs
+    from agenticvbench.trajectory.context import AuditContext
+    from agenticvbench.trajectory.render import to_json
+
+    run = tmp_path / "run"
+    (run / "3").mkdir(parents=True)
+    (run / "3" / "notes.txt").write_text("not a log")
+    ctx = AuditContext(repos=frozenset(), inputs={3: ()}, hosts={}, references=frozenset())
+    recorded = check_task(run / "3", 3, ctx, task_logs(run / "3")).provenance["status"]
+    audit = audit_run(run, ctx)
+    assert NOT_AUDITED == "not audited" == recorded == audit.tasks[0].status
+    assert to_json([audit])["runs"][0]["tasks"][0]["status"] == recorded

@@ -42,7 +42,7 @@ def test_flags_per_task_with_exit_1(
     assert (f65["rule"], f65["log"], f65["step"]) == ("answer_access", "65/agent/claude-code.txt", 3)
     assert "dataset being scored" in f65["why"] and "demo1_source.mp4" in f65["quote"]
     assert [f["rule"] for f in by_task[83]["findings"]] == ["web_access"]
-    assert by_task[1]["status"] == "no trajectory" and set(out["rules"]) == {
+    assert by_task[1]["status"] == "not audited" and set(out["rules"]) == {
         "answer_access",
         "web_access",
         "foreign_task",
@@ -67,6 +67,7 @@ def test_markdown_and_a_run_without_logs(
         in out
     )
     assert "1 flag(s) in 1 task(s) of 2 run(s); 1 run(s) not audited (no trajectory)" in out
+    assert "| 37 | not audited | - | - |" in out  # the word the results and `avb view` use for a task
     assert main(["audit", str(demo.runs["broken"]), "--dataset", str(demo.mirror)]) == 0
 
 

@@ -91,7 +91,7 @@ def test_a_symlinked_log_is_not_followed(tmp_path: Path) -> None:
     audit = audit_run(run, ctx)
     t1, t2 = audit.tasks
     assert t1.status == UNREADABLE and t1.logs == [] and "symlink" in t1.notes[0]
-    assert t2.status == "no trajectory" and not audit.audited
+    assert t2.status == "not audited" and not audit.audited
 
 
 def test_caps_on_size_and_line_count(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -99,3 +99,26 @@ def test_a_run_read_with_another_key_is_read_again(tmp_path, monkeypatch) -> Non
     reader.read(runs, one)
     reader.read(runs, two)
     assert reads == ["r0", "r0"]
+
+
+def test_logs_stamp_is_bounded_by_the_run_folder(tmp_path) -> None:
+    """The stamp a task page is kept under reads a result's recorded log paths, which are the submitter's: a path
+    leaving the run folder is not statted (None, no crash), a symlinked log is its own stat (never its target's),
+    and a task folder that cannot be opened stamps as no log."""
+    run = tmp_path / "run"
+    (run / "7" / "agent").mkdir(parents=True)
+    (run / "7" / "agent" / "codex.txt").write_text("{}\n")
+    target = tmp_path / "elsewhere.jsonl"
+    target.write_text("{}\n")
+    (run / "7" / "session.jsonl").symlink_to(target)
+    stamp = dict(reading.logs_stamp(run / "7", ["../../etc/passwd", "/etc/passwd", "7/gone.jsonl"]))
+    assert (
+        stamp["../../etc/passwd"] is None and stamp["/etc/passwd"] is None and stamp["7/gone.jsonl"] is None
+    )
+    assert stamp["7/agent/codex.txt"][0] == 3
+    link = os.lstat(run / "7" / "session.jsonl")
+    assert stamp["7/session.jsonl"] == (link.st_size, link.st_mtime_ns, link.st_ino)
+    before = stamp["7/session.jsonl"]
+    target.write_text("{}\n{}\n")  # the target changing is not the log changing: the audit never follows it
+    assert dict(reading.logs_stamp(run / "7", []))["7/session.jsonl"] == before
+    assert reading.logs_stamp(tmp_path / "missing" / "7", ["7/a.jsonl"]) == ()

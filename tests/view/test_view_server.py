@@ -154,3 +154,50 @@ def test_outputs_follow_the_scoring_rules(demo, runs, tmp_path, monkeypatch) -> 
         assert not any(f.path in (secret.resolve(), big.resolve()) for f in model.files)
     finally:
         gen.close()
+
+
+def test_a_kept_task_page_follows_its_agent_log(demo, traj_runs, tmp_path) -> None:
+    """A task page is kept in memory, but its trajectory reads the agent's log, which can change while the
+    server runs and no result does: a line appended must turn the steps into "changed since scoring" at once,
+    the original bytes put back must show the steps again, and a log added later must be named, all without a
+    restart. A page whose logs did not change is answered from memory (rendered once)."""
+    import shutil
+
+    from view_fixtures import serve
+
+    from agenticvbench.view import Thumbnailer, ViewApp, build_model, pages
+
+    run = tmp_path / "partial"
+    shutil.copytree(traj_runs["partial"], run)
+    log = run / "38" / "agent" / "claude-code.txt"
+    original = log.read_bytes()
+    model = build_model([run], dataset=demo.mirror, resamples=0)
+    gen = serve(ViewApp(model=model, thumbs=Thumbnailer(tmp_path / "c", progress=False)))
+    served = next(gen)
+    renders: list[int] = []
+    real = pages.task_context
+
+    def counted(*a, **k):  # noqa: ANN002, ANN003, ANN202
+        renders.append(1)
+        return real(*a, **k)
+
+    def page() -> str:
+        status, _, body = get(f"{served.base}/task-0-38.html", auth(served))
+        assert status == 200
+        return body.decode()
+
+    try:
+        pages.task_context = counted
+        assert '<tr id="step-' in page() and '<tr id="step-' in page() and len(renders) == 1
+        log.write_bytes(original + b'{"type": "assistant"}\n')
+        changed = page()
+        assert "the log changed since scoring" in changed and '<tr id="step-' not in changed
+        log.write_bytes(original)
+        restored = page()
+        assert '<tr id="step-' in restored and "changed since scoring" not in restored
+        (run / "38" / "later.jsonl").write_bytes(original)
+        assert "added since scoring: not audited" in page()
+        assert len(renders) == 4
+    finally:
+        pages.task_context = real
+        gen.close()

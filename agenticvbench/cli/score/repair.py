@@ -18,7 +18,7 @@ from typing import Any
 from agenticvbench.cli.common import add_dataset_args, print_json
 from agenticvbench.dataset.loader import default_cache_dir, load_tasks
 from agenticvbench.dataset.tasks import resolve_cell
-from agenticvbench.errors import TaskError
+from agenticvbench.errors import ConfigError, TaskError
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -88,8 +88,7 @@ def run(args: argparse.Namespace) -> int:
             print_json(failed_outcome(task_id, cell, "", f"could not load {what}: {msg}").official)
             return 1
     if source is None:
-        print("avb: error: --source-mp4 is required with --cell or --profile", file=sys.stderr)
-        return 2
+        raise ConfigError("--source-mp4 is required with --cell or --profile")
     for flag, given in (("--fixed-mp4", args.fixed_mp4), ("--report-md", args.report_md)):
         if not Path(given).is_file():  # the official scorer scores this 0 with exit 0: say why on stderr
             print(

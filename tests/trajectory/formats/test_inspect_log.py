@@ -24,7 +24,7 @@ from agenticvbench.runs.jobdir import JobDir  # noqa: E402
 from agenticvbench.runs.submission import RESULTS_DIRNAME  # noqa: E402
 from agenticvbench.scoring.engine import verify_run  # noqa: E402
 from agenticvbench.trajectory import check, formats  # noqa: E402
-from agenticvbench.trajectory.audit import AUDITED, NO_TRAJECTORY, UNREADABLE, audit_run  # noqa: E402
+from agenticvbench.trajectory.audit import AUDITED, NOT_AUDITED, UNREADABLE, audit_run  # noqa: E402
 from agenticvbench.trajectory.context import AuditContext  # noqa: E402
 from agenticvbench.trajectory.formats import inspect_log  # noqa: E402
 from agenticvbench.trajectory.formats.inspect_log import task_of  # noqa: E402
@@ -106,7 +106,7 @@ def test_a_run_level_log_gives_each_task_its_samples(tmp_path: Path) -> None:
         assert candidates(job, "38") == [("logs", "run.eval")]
     ctx = AuditContext(repos=frozenset(), inputs={1: (), 37: (), 38: ()}, hosts={}, references=frozenset())
     t1, t37, t38 = audit_run(tmp_path, ctx).tasks
-    assert t1.status == t37.status == AUDITED and t38.status == NO_TRAJECTORY and not t38.notes
+    assert t1.status == t37.status == AUDITED and t38.status == NOT_AUDITED and not t38.notes
     assert t1.logs == [{"format": "inspect", "path": "logs/run.eval", "steps": 7}]
     assert _read(tmp_path, ("logs", "run.eval"), 37).steps[3].arguments == "cmd=ls /workspace/materials/37"
 
