@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Iterator
 from typing import Any
 
 from agenticvbench.results.model import Result
@@ -108,22 +109,14 @@ def _computation(r: Result) -> str:
     )
 
 
-def judge_usage(results: list[Result]) -> dict[str, Any]:
-    """Judge calls, tokens and cost summed over recap items (cost None when no item reported one)."""
-    calls = prompt = completion = 0
-    cost: float | None = None
+def _judged_items(results: list[Result]) -> Iterator[tuple[dict[str, Any], dict[str, Any]]]:
+    """(item, its judge record) for every recap item of `results` that has one; any other shape is skipped."""
     for r in results:
         items = (r.detail or {}).get("items") or []
         for it in items if isinstance(items, list) else []:
             j = it.get("judge") if isinstance(it, dict) else None
-            if not isinstance(j, dict):
-                continue
-            calls += int(number(j.get("attempts")))
-            prompt += int(number(j.get("prompt_tokens")))
-            completion += int(number(j.get("completion_tokens")))
-            if isinstance(j.get("cost_usd"), (int, float)):
-                cost = (cost or 0.0) + float(j["cost_usd"])
-    return {"calls": calls, "prompt_tokens": prompt, "completion_tokens": completion, "cost_usd": cost}
+            if isinstance(j, dict):
+                yield it, j
 
 
 def _count(value: Any) -> int:
@@ -132,32 +125,40 @@ def _count(value: Any) -> int:
     return int(x) if math.isfinite(x) and x >= 0 else 0
 
 
+def judge_usage(results: list[Result]) -> dict[str, Any]:
+    """Judge calls, tokens and cost summed over recap items (cost None when no item reported one)."""
+    calls = prompt = completion = 0
+    cost: float | None = None
+    for _, j in _judged_items(results):
+        calls += _count(j.get("attempts"))
+        prompt += _count(j.get("prompt_tokens"))
+        completion += _count(j.get("completion_tokens"))
+        if isinstance(j.get("cost_usd"), (int, float)) and math.isfinite(j["cost_usd"]):
+            cost = (cost or 0.0) + float(j["cost_usd"])
+    return {"calls": calls, "prompt_tokens": prompt, "completion_tokens": completion, "cost_usd": cost}
+
+
 def judge_by_modality(results: list[Result]) -> dict[str, dict[str, Any]]:
     """Per modality (the item's route: visual, audio, audio_visual, video), from the items' own judge records:
     `judged` (items the judge decided, pass or fail), `calls`, `prompt_tokens`, `completion_tokens` and `cost_usd`
     (None when no item of it reported one). Items without a judge record or a modality are not counted."""
     out: dict[str, dict[str, Any]] = {}
-    for r in results:
-        items = (r.detail or {}).get("items") or []
-        for it in items if isinstance(items, list) else []:
-            j = it.get("judge") if isinstance(it, dict) else None
-            if not isinstance(j, dict):
-                continue
-            route = it.get("route") if isinstance(it.get("route"), dict) else {}
-            modality = j.get("modality") or route.get("modality")
-            if not isinstance(modality, str) or not modality:
-                continue
-            row = out.setdefault(
-                modality,
-                {"judged": 0, "calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "cost_usd": None},
-            )
-            row["judged"] += it.get("outcome") in ("pass", "fail")
-            for key, field in (("calls", "attempts"), ("prompt_tokens", "prompt_tokens")):
-                row[key] += _count(j.get(field))
-            row["completion_tokens"] += _count(j.get("completion_tokens"))
-            cost = number(j.get("cost_usd"), math.nan)
-            if math.isfinite(cost):
-                row["cost_usd"] = (row["cost_usd"] or 0.0) + cost
+    for it, j in _judged_items(results):
+        route = it.get("route")
+        modality = j.get("modality") or (route.get("modality") if isinstance(route, dict) else None)
+        if not isinstance(modality, str) or not modality:
+            continue
+        row = out.setdefault(
+            modality,
+            {"judged": 0, "calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "cost_usd": None},
+        )
+        row["judged"] += it.get("outcome") in ("pass", "fail")
+        row["calls"] += _count(j.get("attempts"))
+        row["prompt_tokens"] += _count(j.get("prompt_tokens"))
+        row["completion_tokens"] += _count(j.get("completion_tokens"))
+        cost = number(j.get("cost_usd"), math.nan)
+        if math.isfinite(cost):
+            row["cost_usd"] = (row["cost_usd"] or 0.0) + cost
     return dict(sorted(out.items()))
 
 
