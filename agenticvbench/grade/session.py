@@ -7,7 +7,7 @@ one; the page hides them until asked (no anchoring).
 
 Submissions are hostile: `final.mp4` is accepted exactly when a verifier would read it (`Submission.file`: a
 regular file whose real path is inside the run's own task folder, under the media size cap); a symlink out of
-the run, a FIFO, a directory or a rejected task folder is skipped with a note naming it. `--blind` hides the run, harness and model and shuffles the submissions with a recorded seed.
+the run, a FIFO, a directory, an empty file or a rejected task folder is skipped with a note naming it. `--blind` hides the run, harness and model and shuffles the submissions with a recorded seed.
 """
 
 from __future__ import annotations
@@ -200,6 +200,11 @@ def build_submissions(
             if found is None:
                 continue
             video = Path(os.path.realpath(found))
+            if video.stat().st_size == 0:
+                notes.append(
+                    f"{run.path.name}/{task.task_id}/{VIDEO_NAME}: empty (0 bytes), nothing to grade"
+                )
+                continue
             reference, evidence = _reference(run.path, task.task_id)
             items = gradable_items(task, evidence)
             if not items:

@@ -26,3 +26,12 @@ def test_shots_placeholder_is_filled_for_the_grader(setup) -> None:
     shots = detail["evidence"]["shots"]
     after = _pacing_text(setup)
     assert shots and f"reports: {shots}. Watching" in after and "{" not in after
+
+
+def test_an_empty_video_is_not_offered_for_grading(setup) -> None:
+    """A 0-byte `final.mp4` (the demo's broken run has one) was listed as a submission: a grader got a player that
+    cannot play and items to judge on nothing. It is skipped with a note naming it; the other task is offered."""
+    (setup.run / "2" / "final.mp4").write_bytes(b"")
+    subs, notes, _ = build_submissions([setup.run], load_tasks("recap", dataset=setup.mirror))
+    assert [s.task_id for s in subs] == [1]
+    assert notes == ["run/2/final.mp4: empty (0 bytes), nothing to grade"]
