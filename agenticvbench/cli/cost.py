@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
     for note in table.notes:
         LOG.warning(note)
     if table.empty_reason:
-        if args.out is not None or args.format == "csv":  # a file, or a CSV (a header alone): said here
+        if args.out is not None or args.format in ("csv", "json"):  # not a sentence on stdout: said here too
             LOG.warning(empty_sentence(table.empty_reason))
         text = table.render(args.format)
     elif args.paper:

@@ -375,7 +375,7 @@ def empty_sentence(reason: str) -> str:
 
 def render_empty(fmt_name: str, reason: str, prices: Any, notes: Sequence[str]) -> str:
     """A table with no usage: the reason in place of the rows (md/latex `empty_sentence`, json `rows: []` and
-    `empty_reason`, csv the header row alone: the CLI writes the sentence to stderr)."""
+    `empty_reason`, csv the header row alone; for json and csv the CLI also writes the sentence to stderr)."""
     if fmt_name == "md":
         return md_text(empty_sentence(reason)) + "\n" + _md_notes(notes)
     if fmt_name == "json":
