@@ -3,8 +3,11 @@
 
 A task is `audited` when at least one of its logs was read; `unreadable` when logs were found but none could be
 read (the notes say why); `not audited` when none was found (the word `provenance.trajectory.status`, `avb view`
-and the guides use). A run with no trajectory at all is `not audited`, never clean: the audit cannot see what was
-not logged. Nothing here writes anything.
+and the guides use). An `audited` task may still have logs that could not be read: `TaskAudit.unreadable` names
+them, and every surface says so next to the status (`status_text`: "audited, 1 log(s) unreadable"). A run with no
+trajectory at all is `not audited`, never clean: the audit cannot see what was not logged. At most
+`MAX_FINDINGS` findings are listed per task; the rest are counted (`TaskAudit.unlisted`). Nothing here writes
+anything.
 """
 
 from __future__ import annotations
@@ -46,13 +49,27 @@ class Finding:
 
 @dataclass(kw_only=True)
 class TaskAudit:
-    """One task folder of a run: the logs read (format, path, steps), the findings and the notes."""
+    """One task folder of a run: the logs read (format, path, steps), the logs of the task that could not be read
+    (path, why), the findings (at most `MAX_FINDINGS`; `unlisted` counts the rest) and the notes."""
 
     task_id: int
     status: str = NOT_AUDITED
     logs: list[dict[str, Any]] = field(default_factory=list)
+    unreadable: list[dict[str, str]] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
+    unlisted: int = 0
     notes: list[str] = field(default_factory=list)
+
+    @property
+    def found(self) -> int:
+        """How many findings the audit made, listed or not."""
+        return len(self.findings) + self.unlisted
+
+
+def status_text(status: str, unreadable: int) -> str:
+    """A task's status as `avb audit`, `avb view` and the guides show it: the status word, and for an `audited`
+    task with `unreadable` logs that could not be read, how many ("audited, 1 log(s) unreadable")."""
+    return f"{status}, {unreadable} log(s) unreadable" if status == AUDITED and unreadable > 0 else status
 
 
 @dataclass(kw_only=True)
@@ -114,13 +131,14 @@ def audit_task(job: JobDir, folder: str, task_id: int, ctx: AuditContext, run: s
         found += 1
         audit.notes += traj.notes
         if traj.format == "unknown":
+            audit.unreadable.append({"path": traj.path, "why": _why_unread(traj.path, traj.notes)})
             continue
         audit.logs.append({"format": traj.format, "path": traj.path, "steps": len(traj.steps)})
         for step in traj.steps:
             for hit in hits(step, task_id, ctx, traj.cwd, run):
                 if len(audit.findings) >= MAX_FINDINGS:
-                    audit.notes.append(f"more than {MAX_FINDINGS} findings; the rest not listed")
-                    break
+                    audit.unlisted += 1
+                    continue
                 audit.findings.append(
                     Finding(
                         rule=hit.rule,
@@ -132,8 +150,17 @@ def audit_task(job: JobDir, folder: str, task_id: int, ctx: AuditContext, run: s
                         quote=quote(step, hit.needle),
                     )
                 )
+    if audit.unlisted:
+        audit.notes.append(f"more than {MAX_FINDINGS} findings; the rest not listed ({audit.unlisted} more)")
     audit.status = AUDITED if audit.logs else (UNREADABLE if found else NOT_AUDITED)
     return audit
+
+
+def _why_unread(path: str, notes: list[str]) -> str:
+    """Why log `path` was not read, on one line: its reader's notes, without the path they start with."""
+    head = f"{one_line(path)}: "
+    why = "; ".join(one_line(n).removeprefix(head) for n in notes[:3]) or "not read"
+    return cap(why, 300)
 
 
 def audit_run(run: str | Path, ctx: AuditContext, *, task_ids: set[int] | None = None) -> RunAudit:
@@ -162,4 +189,5 @@ __all__ = [
     "TaskAudit",
     "audit_run",
     "audit_task",
+    "status_text",
 ]

@@ -1,6 +1,11 @@
 """The audit as `avb verify` records it, for one task folder: its logs hashed (the result's fingerprint covers
 them, so a changed log is rescored) and audited (`audit.audit_task`), the findings becoming the result's
-integrity flags with one warning each, the logs (path, format, steps, SHA-256) its provenance.
+integrity flags with one warning each (at most `MAX_WARNINGS`), and its provenance: the logs read (path, format,
+steps, SHA-256), the logs that could not be read (path, SHA-256, why), how many findings, and every listed
+finding's rule, log, step and why (`flagged_steps`, at most `audit.MAX_FINDINGS`), which `avb view` reads to know
+which steps were flagged (`recorded_findings`; a result written before that field existed is read from its
+warnings). The provenance is not part of the fingerprint, so a result scored before a field was added is reused
+as it is.
 
 A task folder without any log is recorded `not audited`, never clean; `unaudited_runs` says so once per run
 whose task folders hold no log at all. Nothing here changes a score: a flag marks the result as the screening's
@@ -22,9 +27,10 @@ from agenticvbench.results.model import Result
 from agenticvbench.runs.jobdir import JobDir
 from agenticvbench.runs.submission import LOGS_DIRNAME
 from agenticvbench.sanitize import one_line
-from agenticvbench.trajectory.audit import AUDITED, NOT_AUDITED, audit_task
+from agenticvbench.trajectory.audit import AUDITED, MAX_FINDINGS, NOT_AUDITED, audit_task
 from agenticvbench.trajectory.context import AuditContext
 from agenticvbench.trajectory.locate import MAX_LOGS, candidates
+from agenticvbench.trajectory.model import cap
 from agenticvbench.trajectory.rules import RULES
 
 #: Bumped when a rule changes what it flags: results whose task has a log are then rescored (`scoring.job`).
@@ -108,17 +114,21 @@ def _warning(finding: Any) -> str:
 
 @dataclass(frozen=True, kw_only=True)
 class RecordedFinding:
-    """One finding as a result records it (a warning written by `check_task`): the rule, the log, the step
-    index, and the rest of the line (`(tool) why: quote`)."""
+    """One finding as a result records it: the rule, the log, the step index, and why the rule fired (`why`,
+    from `provenance.trajectory.flagged_steps`) or the rest of the warning line (`rest`, `(tool) why: quote`,
+    from a result written before that list existed)."""
 
     rule: str
     log: str
     step: int
-    rest: str
+    why: str = ""
+    rest: str = ""
 
-    def why(self, tool: str) -> str:
-        """Why the rule fired, given the step's `tool` as the warning names it ('' when the line does not
-        read `(tool) why: ...`)."""
+    def reason(self, tool: str) -> str:
+        """Why the rule fired; from a warning line, given the step's `tool` as the warning names it ('' when the
+        line does not read `(tool) why: ...`)."""
+        if self.why:
+            return self.why
         head = f"({one_line(tool)}) "
         return self.rest[len(head) :].split(": ", 1)[0] if self.rest.startswith(head) else ""
 
@@ -142,14 +152,29 @@ def recorded_logs(result: Result | None) -> list[tuple[str, str]]:
     return out
 
 
-def recorded_findings(result: Result | None) -> tuple[list[RecordedFinding], int]:
-    """The findings `result`'s warnings record (`check_task` wrote them) for the logs its provenance names, and
-    how many more it only counts (over `MAX_WARNINGS`). A line must start with a known rule and a recorded log
-    path, so text an agent put in a call cannot forge a finding for another step."""
-    paths = sorted({one_line(p) for p, _ in recorded_logs(result)}, key=len, reverse=True)
+def recorded_unreadable(result: Result | None) -> dict[str, str] | None:
+    """{path relative to the run: why} of the task's logs the audit found but could not read (an `audited` task
+    can have some); None when the result does not record them (written before the field existed)."""
+    block = trajectory_block(result)
+    logs = block.get("unreadable") if block else None
+    if not isinstance(logs, list):
+        return None
+    return {
+        log["path"][:500]: one_line(log["why"])[:300] if isinstance(log.get("why"), str) else ""
+        for log in logs[:MAX_LOGS]
+        if isinstance(log, dict) and isinstance(log.get("path"), str)
+    }
+
+
+def _count(value: Any) -> int:
+    return min(value, 10**6) if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+
+def _from_warnings(result: Result, paths: list[str]) -> tuple[list[RecordedFinding], int]:
+    """The findings the warnings `check_task` wrote name (at most `MAX_WARNINGS`), and the count line's number."""
     out: list[RecordedFinding] = []
     more = 0
-    for line in result.warnings if result is not None and isinstance(result.warnings, list) else []:
+    for line in result.warnings if isinstance(result.warnings, list) else []:
         if not isinstance(line, str) or not line.startswith("INTEGRITY "):
             continue
         if m := _MORE.match(line):
@@ -167,6 +192,43 @@ def recorded_findings(result: Result | None) -> tuple[list[RecordedFinding], int
     return out, more
 
 
+def _from_provenance(listed: list[Any], paths: list[str]) -> list[RecordedFinding]:
+    known = set(paths)
+    out = []
+    for f in listed[:MAX_FINDINGS]:
+        if not isinstance(f, dict) or f.get("rule") not in RULES or f.get("log") not in known:
+            continue
+        step, why = f.get("step"), f.get("why")
+        if isinstance(step, int) and not isinstance(step, bool) and 0 <= step < 10**6:
+            why = one_line(why)[:300] if isinstance(why, str) else ""
+            out.append(RecordedFinding(rule=str(f["rule"]), log=str(f["log"]), step=step, why=why))
+    return out
+
+
+def recorded_findings(result: Result | None) -> tuple[list[RecordedFinding], int]:
+    """The findings `result` records for the logs its provenance names, and how many more it says exist that
+    these do not locate. They come from `provenance.trajectory.flagged_steps` (every listed finding), else from the
+    warnings (`check_task` wrote them; at most `MAX_WARNINGS`). A finding must name a known rule and a recorded
+    log path, so text an agent put in a call cannot forge a finding for another step. The count is the largest
+    of: the warnings' "N more" line, the recorded number of findings less those located, and 1 when the notes say
+    the audit hit its cap: a reader that must not show a flagged step's text withholds every step then."""
+    block = trajectory_block(result)
+    if result is None or block is None:
+        return [], 0
+    paths = sorted({one_line(p) for p, _ in recorded_logs(result)}, key=len, reverse=True)
+    listed = block.get("flagged_steps")
+    if isinstance(listed, list):
+        out, more = _from_provenance(listed, paths), 0
+    else:
+        out, more = _from_warnings(result, paths)
+    more = max(more, _count(block.get("findings")) - len(out))
+    notes = block.get("notes")
+    capped = f"more than {MAX_FINDINGS} findings"
+    if isinstance(notes, list) and any(isinstance(n, str) and n.startswith(capped) for n in notes[:50]):
+        more = max(more, 1)
+    return out, more
+
+
 def check_task(task_root: Path, task_id: int, ctx: AuditContext, logs: dict[str, str]) -> TaskCheck:
     """The audit of task folder `task_root` for `avb verify`; `logs` from `task_logs` (their SHA-256 go into
     the provenance)."""
@@ -181,9 +243,9 @@ def check_task(task_root: Path, task_id: int, ctx: AuditContext, logs: dict[str,
         return TaskCheck(warnings=[why], provenance={"status": NOT_AUDITED, "why": why})
     flags = list(dict.fromkeys(f.rule for f in audit.findings))
     warnings = [_warning(f) for f in audit.findings[:MAX_WARNINGS]]
-    if len(audit.findings) > MAX_WARNINGS:
+    if audit.found > MAX_WARNINGS:
         warnings.append(
-            f"INTEGRITY {len(audit.findings) - MAX_WARNINGS} more trajectory finding(s); `avb audit` lists them"
+            f"INTEGRITY {audit.found - MAX_WARNINGS} more trajectory finding(s); `avb audit` lists them"
         )
     return TaskCheck(
         flags=flags,
@@ -192,7 +254,11 @@ def check_task(task_root: Path, task_id: int, ctx: AuditContext, logs: dict[str,
             "status": audit.status,
             "audit_version": AUDIT_VERSION,
             "logs": [{**log, "sha256": logs.get(log["path"], "")} for log in audit.logs],
-            "findings": len(audit.findings),
+            "unreadable": [{**log, "sha256": logs.get(log["path"], "")} for log in audit.unreadable],
+            "findings": audit.found,
+            "flagged_steps": [
+                {"rule": f.rule, "log": f.log, "step": f.step, "why": cap(f.why, 300)} for f in audit.findings
+            ],
             "notes": [one_line(n) for n in audit.notes[:10]],
         },
     )
@@ -248,6 +314,7 @@ __all__ = [
     "log_sha256",
     "recorded_findings",
     "recorded_logs",
+    "recorded_unreadable",
     "task_logs",
     "trajectory_block",
     "unaudited_runs",

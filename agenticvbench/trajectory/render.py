@@ -1,7 +1,8 @@
 """The audit as Markdown or JSON: per run, each task's status, logs and flags, then every finding on one line.
 
 Agent strings (tool names, quoted calls, log names) are escaped where they are shown (`sanitize.md_cell`,
-`sanitize.one_line`); a run without any trajectory reads "not audited", never clean.
+`sanitize.one_line`); a run without any trajectory reads "not audited", never clean, and an audited task with a log
+that could not be read says how many (`audit.status_text`).
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from collections import Counter
 from typing import Any
 
 from agenticvbench.sanitize import md_cell, one_line
-from agenticvbench.trajectory.audit import AUDITED, RunAudit
+from agenticvbench.trajectory.audit import AUDITED, RunAudit, status_text
 from agenticvbench.trajectory.formats import FORMATS
 from agenticvbench.trajectory.locate import LOG_NAMES
 from agenticvbench.trajectory.rules import RULES
@@ -24,7 +25,7 @@ NOT_AUDITED_RUN = (
 
 def summary(audits: list[RunAudit]) -> str:
     """One line: flags, flagged tasks, runs, and how many runs were not audited."""
-    flags = sum(len(a.findings) for a in audits)
+    flags = sum(t.found for a in audits for t in a.tasks)
     tasks = sum(1 for a in audits for t in a.tasks if t.findings)
     missing = sum(1 for a in audits if not a.audited)
     tail = f"; {missing} run(s) not audited (no trajectory)" if missing else ""
@@ -50,7 +51,8 @@ def to_markdown(audits: list[RunAudit]) -> str:
             flags = ", ".join(f"{r} {n}" for r, n in sorted(counts.items())) or (
                 "none" if t.status == AUDITED else "-"
             )
-            lines.append(f"| {t.task_id} | {t.status} | {md_cell(logs)} | {flags} |")
+            status = status_text(t.status, len(t.unreadable))
+            lines.append(f"| {t.task_id} | {status} | {md_cell(logs)} | {flags} |")
         lines.append("")
         findings = audit.findings
         if findings:
@@ -71,6 +73,6 @@ def to_json(audits: list[RunAudit]) -> dict[str, Any]:
         "rules": {name: desc for name, (desc, _) in RULES.items()},
         "formats": {f.name: f.description for f in FORMATS},
         "runs": [a.to_dict() for a in audits],
-        "flags": sum(len(a.findings) for a in audits),
+        "flags": sum(t.found for a in audits for t in a.tasks),
         "summary": one_line(summary(audits)),
     }

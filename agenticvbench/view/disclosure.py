@@ -18,14 +18,16 @@ from dataclasses import dataclass, fields
 #: Each class of material, and why a published page withholds it by default.
 CLASSES: dict[str, str] = {
     "answers": "the correct orders, expected clips and gold defect windows, and the marks derived from them",
-    "solved_outputs": "what a run submitted for a task it solved exactly (its output files, and the text of its "
-    "trajectory's steps, which write them): that submission is the task's answer",
+    "solved_outputs": "what a run submitted for a task it solved exactly (its output files, the text of its "
+    "trajectory's steps, which write them, and the URLs and paths its flagged steps named, which can carry it): "
+    "that submission is the task's answer",
     "rubric": "the recap rubric's item ids, pillars, weights, thresholds and the checks' reasons that quote them",
     "verifier_derived": "anything derived from verifier-only files: their hashes, series split by the gold window",
     "repair_outputs": "repair output videos: a good fix reproduces the verifier-only source video",
     "local_paths": "absolute paths of the machine the bundle was built on",
     "flagged_steps": "what a trajectory step the audit flagged sent and received (the call's text, its result): it "
-    "can quote answer material; the step's tool, its flags and the URLs and paths it named stay",
+    "can quote answer material; the step's tool, its flags and the URLs and paths it named stay (but see "
+    "`solved_outputs`); a task whose result counts findings it does not locate loses every step's text",
 }
 
 
@@ -60,7 +62,9 @@ def published(*, rubric: bool = False, answers: bool = False) -> Disclosure:
 def scrub(text: str, roots: Iterable[tuple[str, str]]) -> str:
     """`text` (a rendered page) with every absolute path under one of `roots` ((path, placeholder) pairs, most
     specific first) replaced by its placeholder, in plain and HTML-escaped spelling, and any other absolute path
-    under the user's home folder shown from `~`."""
+    under the user's home folder shown from `~`. A path cut short on the page (`trajectory.model.cap` ends it with
+    "...") inside one of them, past its first folder, becomes the placeholder too ("<data>..."): a cut can fall
+    before the separator the whole path needs."""
     home = os.path.expanduser("~")
     pairs = sorted(((os.path.abspath(p), ph) for p, ph in roots if p), key=lambda x: -len(x[0]))
     if home not in ("/", "") and os.path.isabs(home):
@@ -68,4 +72,32 @@ def scrub(text: str, roots: Iterable[tuple[str, str]]) -> str:
     for path, placeholder in pairs:
         for spelled in {path, html.escape(path), html.escape(path, quote=False)}:
             text = re.sub(re.escape(spelled) + r"(?=[/\\\"'<\s&)\],;:]|$)", placeholder, text)
-    return text
+    return _cut_roots(text, pairs)
+
+
+_CUT = "..."  # where `trajectory.model.cap` cut a text
+_PATH_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.~/-")
+
+
+def _cut_roots(text: str, pairs: list[tuple[str, str]]) -> str:
+    """`text` with each absolute path cut short (ending in `_CUT`) that is the start of one of `pairs`' paths,
+    past its first folder, replaced by that path's placeholder (the cut kept)."""
+    spellings = [(s, ph) for p, ph in pairs for s in {p, html.escape(p), html.escape(p, quote=False)}]
+    longest = max((len(s) for s, _ in spellings), default=0)
+    out: list[str] = []
+    done = 0
+    at = text.find(_CUT)
+    while at >= 0 and longest:
+        lo = max(done, at - longest)
+        slash = text.find("/", lo, at)
+        while slash >= 0:
+            cut = text[slash:at]
+            bounded = slash == 0 or text[slash - 1] not in _PATH_CHARS
+            hit = next((ph for s, ph in spellings if s.startswith(cut)), None) if bounded else None
+            if hit is not None and "/" in cut[1:-1]:
+                out += [text[done:slash], hit]
+                done = at
+                break
+            slash = text.find("/", slash + 1, at)
+        at = text.find(_CUT, at + len(_CUT))
+    return "".join(out) + text[done:]

@@ -4,29 +4,33 @@ summary on the overview.
 A log is shown step by step only when it is the log scoring audited: its SHA-256 now equals the one
 `provenance.trajectory.logs` records (`trajectory.check.log_sha256`, the same hash, taken again after reading so
 a log rewritten meanwhile is refused too); a log changed, added or removed since scoring is named with the
-reason and its steps are not shown. Logs are found and read by the audit's own path (`trajectory.locate`:
-`candidates`, `sniff_log`, `read_log`), so the viewer reads exactly what the audit read, under its caps. The
-flagged steps are the ones the result's warnings name (`trajectory.check.recorded_findings`).
+reason and its steps are not shown; a log the audit found but could not read is named "unreadable at scoring"
+with the audit's reason. Logs are found and read by the audit's own path (`trajectory.locate`: `candidates`,
+`sniff_log`, `read_log`), so the viewer reads exactly what the audit read, under its caps. The flagged steps are
+the ones the result records (`trajectory.check.recorded_findings`: `provenance.trajectory.flagged_steps`, or the
+warnings of a result written before that list).
 
-Every string of a log is the agent's: it goes through `sanitize.text` / `sanitize.one_line` here and the
-templates' autoescaping there, and is cut to `SHOWN_CHARS`. A page holds at most `MAX_ROWS` steps per task (the
-first and the last of each log, and every flagged one; a row says what was left out). Under a policy without
-`flagged_steps` (a bundle) a flagged step keeps its tool, its flags and the URLs and paths it named, and loses its
-call's text and result; without `solved_outputs`, a task the run solved exactly keeps only the shape of its
-steps (the texts write the answer).
+Every string of a log is the agent's: it goes through `sanitize.text` / `sanitize.one_line` (`view.steps` draws
+each row) and the templates' autoescaping, and is cut. A page holds at most `MAX_ROWS` steps per task (the
+first and the last of each log, and every flagged one; a row says what was left out). What a page withholds
+(`Withheld`): under a policy without `flagged_steps` (a bundle) a flagged step keeps its tool, its flags and the
+URLs and paths it named, and loses its call's text and result; and when the result says there are more findings
+than it locates (the audit's cap, or a result listing only its first warnings), every step of the task loses its
+texts, since any of them may be an unlocated flagged step. Without `solved_outputs`, a task the run solved
+exactly keeps only the shape of its steps (the texts write the answer), and a flagged step there keeps its tool
+and flags but not the URLs and paths it named.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from agenticvbench.analysis.aggregate import integrity_of
 from agenticvbench.runs.jobdir import JobDir
-from agenticvbench.sanitize import one_line, text
-from agenticvbench.trajectory.audit import AUDITED, UNREADABLE
+from agenticvbench.sanitize import one_line
+from agenticvbench.trajectory.audit import AUDITED, UNREADABLE, status_text
 from agenticvbench.trajectory.check import (
     NOT_AUDITED,
     TRAJECTORY_FLAGS,
@@ -34,6 +38,7 @@ from agenticvbench.trajectory.check import (
     log_sha256,
     recorded_findings,
     recorded_logs,
+    recorded_unreadable,
     trajectory_block,
 )
 from agenticvbench.trajectory.locate import RUN_FOLDER, candidates, read_log, sniff_log
@@ -42,65 +47,12 @@ from agenticvbench.view.disclosure import Disclosure
 from agenticvbench.view.evidence import solved
 from agenticvbench.view.model import Cell, ViewModel
 from agenticvbench.view.reading import logs_stamp
+from agenticvbench.view.steps import MARKS, Gap, StepRow, Withheld, rows, step_anchor
 
 MAX_ROWS = 240  # steps drawn per task page (over all its logs), plus the flagged ones
-TAIL_SHARE = 4  # a quarter of a log's rows are its last steps
-SHOWN_CHARS = 1500  # of a step's call or result on the page
-SUMMARY_CHARS = 100
 NO_TRAJECTORY = "no trajectory found (not audited)"
 ADDED = "added since scoring: not audited, steps not shown"
-#: What each step marker means (the legend under the timeline; one meaning per mark).
-MARKS: dict[str, str] = {
-    "probe": "probed a media file (ffprobe, mediainfo, exiftool, or a *probe* tool)",
-    "frames": "extracted frames (ffmpeg writing images or single frames, OpenCV/decord/PyAV frame reads, "
-    "a *frame* or *screenshot* tool)",
-    "image": "read an image file into its context (a read or view tool naming a .png/.jpg/.webp/...)",
-    "ffmpeg": "ran ffmpeg for anything else (cutting, encoding, concatenating)",
-}
-_PROBE = re.compile(r"\b(?:ffprobe|mediainfo|exiftool)\b")
-_FFMPEG = re.compile(r"\bffmpeg\b")
-_FRAME_ARGS = re.compile(
-    r"-vframes\b|-frames:v\b|\bselect=|\bfps=|\bthumbnail\b|%0?[0-9]*d\.(?:png|jpe?g|bmp|webp)\b"
-    r"|\.(?:png|jpe?g|bmp|webp)\b",
-    re.I,
-)
-_FRAME_CALLS = re.compile(
-    r"\bcv2\.VideoCapture\b|\bdecord\b|\bVideoReader\b|\.decode\(\s*video\b|\bto_image\("
-)
-_IMAGE = re.compile(r"\.(?:png|jpe?g|bmp|webp|gif)$", re.I)
-
-
-@dataclass(frozen=True, kw_only=True)
-class StepRow:
-    """One step as a page draws it (texts sanitised and cut; '' where withheld)."""
-
-    kind: str = "step"
-    index: int
-    anchor: str
-    time: str
-    elapsed: float | None
-    delta: float | None
-    role: str
-    tool: str
-    summary: str
-    arguments: str
-    result: str
-    result_chars: int
-    withheld: str  # why the texts are not shown, '' when they are
-    error: str | None  # the tool's error ('' when its text is withheld), None when the call did not fail
-    tokens: int | None
-    marks: tuple[str, ...]
-    named: tuple[str, ...]  # the URLs and paths a flagged step's call named (what a rule judges)
-    flags: tuple[tuple[str, str], ...]  # (rule, why)
-
-
-@dataclass(frozen=True, kw_only=True)
-class Gap:
-    """Steps `first`..`last` of a log, left out of the page."""
-
-    kind: str = "gap"
-    first: int
-    last: int
+UNREAD = "unreadable at scoring (not audited, steps not shown)"
 
 
 @dataclass(kw_only=True)
@@ -116,98 +68,6 @@ class LogView:
     span: float | None = None
     rows: list[StepRow | Gap] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
-
-
-def step_anchor(log: int, step: int) -> str:
-    """The id of step `step` of the `log`-th log the result records: `step-N` for the first, `logK-step-N`."""
-    return f"step-{step}" if log == 0 else f"log{log}-step-{step}"
-
-
-def marks(step: Step) -> tuple[str, ...]:
-    """The media markers of a step (`MARKS`): a small heuristic on its tool name and call."""
-    tool = (step.tool or "").lower()
-    args = step.arguments
-    if step.tool is None:
-        return ()
-    if "probe" in tool or _PROBE.search(args):
-        return ("probe",)
-    ffmpeg = bool(_FFMPEG.search(args))
-    if (
-        "frame" in tool
-        or "screenshot" in tool
-        or _FRAME_CALLS.search(args)
-        or (ffmpeg and _FRAME_ARGS.search(args))
-    ):
-        return ("frames",)
-    if any(w in tool for w in ("read", "view", "image")) and any(_IMAGE.search(p) for p in step.paths):
-        return ("image",)
-    return ("ffmpeg",) if ffmpeg else ()
-
-
-def _shown(value: str) -> str:
-    return cap(text(value), SHOWN_CHARS)
-
-
-def _row(
-    step: Step,
-    anchor: str,
-    times: tuple[float | None, float | None],
-    flags: tuple[tuple[str, str], ...],
-    why: str,
-) -> StepRow:
-    """A step as drawn; `why` non-empty: its texts are withheld (a flagged step keeps what it named)."""
-    start, previous = times
-    at = parse_time(step.time)
-    named = tuple(one_line(x)[:300] for x in (*step.urls, *step.paths)[:12]) if flags else ()
-    return StepRow(
-        index=step.index,
-        anchor=anchor,
-        time=one_line(step.time or ""),
-        elapsed=at - start if at is not None and start is not None else None,
-        delta=at - previous if at is not None and previous is not None and at >= previous else None,
-        role=one_line(step.role),
-        tool=one_line(step.tool or ""),
-        summary="" if why else cap(one_line(" ".join(step.arguments.split())), SUMMARY_CHARS),
-        arguments="" if why else _shown(step.arguments),
-        result="" if why else _shown(step.result),
-        result_chars=len(step.result),
-        withheld=why,
-        error=None if step.error is None else ("" if why else cap(one_line(step.error), 300)),
-        tokens=step.tokens,
-        marks=marks(step),
-        named=named,
-        flags=flags,
-    )
-
-
-def _window(n: int, budget: int, keep: set[int]) -> list[int]:
-    """Positions of the steps to draw: the first and last of `budget` (a quarter at the end), and `keep`."""
-    if n <= budget:
-        return list(range(n))
-    tail = budget // TAIL_SHARE
-    return sorted(set(range(budget - tail)) | set(range(n - tail, n)) | {k for k in keep if 0 <= k < n})
-
-
-def _rows(
-    steps: list[Step], k: int, flagged: dict[int, list[tuple[str, str]]], budget: int, why: dict[str, str]
-) -> list[StepRow | Gap]:
-    by_index = {s.index: pos for pos, s in enumerate(steps)}
-    keep = {by_index[i] for i in flagged if i in by_index}
-    out: list[StepRow | Gap] = []
-    start = next((t for s in steps if (t := parse_time(s.time)) is not None), None)
-    last = -1
-    for pos in _window(len(steps), budget, keep):
-        if pos > last + 1:
-            out.append(Gap(first=steps[last + 1].index, last=steps[pos - 1].index))
-        step = steps[pos]
-        prev = parse_time(steps[pos - 1].time) if pos else None
-        hits = tuple((rule, w) for rule, w in flagged.get(step.index, []))
-        reason = why["flagged"] if hits and why["flagged"] else why["all"]
-        out.append(_row(step, step_anchor(k, step.index), (start, prev), hits, reason))
-        last = pos
-    if last + 1 < len(steps):
-        out.append(Gap(first=steps[last + 1].index, last=steps[-1].index))
-    return out
 
 
 def _span(steps: list[Step]) -> float | None:
@@ -242,15 +102,26 @@ def _audited(
     return traj
 
 
+def _unread_at_scoring(where: str, unread: dict[str, str] | None, notes: list[str]) -> str | None:
+    """Why log `where` (not among the logs read) could not be read at scoring, None when the result does not
+    say it was there: its `unreadable` list, or for a result written before that list, a note naming it."""
+    if unread is not None:
+        return unread.get(where)
+    head = f"{one_line(where)}: "
+    return next((n.removeprefix(head) for n in notes if n.startswith(head)), None)
+
+
 def _read_logs(
     job: JobDir,
     folder: str,
-    recorded: list[tuple[str, str]],
+    recorded: tuple[list[tuple[str, str]], dict[str, str] | None, list[str]],
     findings: list[RecordedFinding],
-    why: dict[str, str],
+    withheld: Withheld,
 ) -> list[LogView]:
-    """Every log of the task folder, in the audit's order, each checked against the recorded hash."""
-    known = {path: (k, sha) for k, (path, sha) in enumerate(recorded)}
+    """Every log of the task folder, in the audit's order, each checked against the recorded hash; `recorded`:
+    the logs read at scoring, the ones it could not read (None: not recorded) and the audit's notes."""
+    read, unread, notes = recorded
+    known = {path: (k, sha) for k, (path, sha) in enumerate(read)}
     out: list[LogView] = []
     to_draw: list[tuple[LogView, Trajectory, int]] = []
     task_id = int(folder) if folder.isascii() and folder.isdigit() else None
@@ -260,7 +131,9 @@ def _read_logs(
             continue  # a run-level log with none of this task's samples is another task's, as for the audit
         view = LogView(path=one_line(where))
         out.append(view)
-        if where not in known:
+        if where not in known and (why := _unread_at_scoring(where, unread, notes)) is not None:
+            view.state, view.message = UNREADABLE, f"{UNREAD}: {why}" if why else UNREAD
+        elif where not in known:
             fmt = sniff_log(job, parts)
             view.state, view.message = ("unknown", fmt) if isinstance(fmt, str) else ("added", ADDED)
             view.format = "" if isinstance(fmt, str) else fmt.name
@@ -269,7 +142,7 @@ def _read_logs(
             view.tokens = sum(s.tokens or 0 for s in traj.steps) or None
             to_draw.append((view, traj, known[where][0]))
     present = {v.path for v in out}
-    out += [LogView(path=one_line(p), state="removed", message="removed since scoring") for p, _ in recorded]
+    out += [LogView(path=one_line(p), state="removed", message="removed since scoring") for p, _ in read]
     out = [v for v in out if v.state != "removed" or v.path not in present]
     budget = max(20, MAX_ROWS // max(1, len(to_draw)))
     for view, traj, k in to_draw:
@@ -277,9 +150,37 @@ def _read_logs(
         tools = {s.index: s.tool or s.role for s in traj.steps}
         for f in findings:
             if f.log == view.path and f.step in tools:
-                flagged.setdefault(f.step, []).append((f.rule, one_line(f.why(tools[f.step]))))
-        view.rows = _rows(traj.steps, k, flagged, budget, why)
+                flagged.setdefault(f.step, []).append((f.rule, one_line(f.reason(tools[f.step]))))
+        view.rows = rows(traj.steps, k, flagged, budget, withheld)
     return out
+
+
+def _withheld(policy: Disclosure, r: Any, more: int) -> Withheld:
+    """What a page under `policy` withholds of result `r`'s steps, `more` findings of it not located."""
+    flagged = (
+        "" if policy.flagged_steps else "call and result withheld from this bundle: a flagged step's text "
+    )
+    flagged += "can quote answer material" if flagged else ""
+    hide_solved = not policy.solved_outputs and r is not None and solved(r)
+    steps = ""
+    if hide_solved:
+        steps = "withheld from this bundle: the run solved this task exactly, and its steps write the answer"
+    elif more and not policy.flagged_steps:
+        steps = (
+            f"call and result withheld from this bundle: the result counts {more} flagged step(s) it does not "
+            "locate, and this could be one"
+        )
+    named = "so are the paths and URLs it named" if hide_solved else ""
+    return Withheld(flagged=flagged, steps=steps, named=named)
+
+
+def _headline(block: dict[str, Any] | None, status: str, recorded: int, found: int, unread: int) -> str:
+    if block is None:
+        return "not audited: the result records no trajectory audit (`avb verify` audits it when it scores again)"
+    if not recorded and status == NOT_AUDITED:
+        return NO_TRAJECTORY
+    n = block.get("findings")
+    return f"{status_text(status, unread)}: {n if isinstance(n, int) else found} finding(s)"
 
 
 def section(model: ViewModel, policy: Disclosure, cell: Cell, *, read: bool = True) -> dict[str, Any]:
@@ -289,31 +190,18 @@ def section(model: ViewModel, policy: Disclosure, cell: Cell, *, read: bool = Tr
     r = cell.result
     block = trajectory_block(r)
     recorded = recorded_logs(r)
+    unread = recorded_unreadable(r)
     findings, more = recorded_findings(r)
     status = str(block.get("status", NOT_AUDITED))[:40] if block else NOT_AUDITED
-    why = {
-        "flagged": ""
-        if policy.flagged_steps
-        else "call and result withheld from this bundle: a flagged step's text can quote answer material",
-        "all": ""
-        if policy.solved_outputs or r is None or not solved(r)
-        else "withheld from this bundle: the run solved this task exactly, and its steps write the answer",
-    }
     out: dict[str, Any] = {"status": status, "logs": [], "flags": [], "notes": [], "marks": MARKS}
     out["recorded"] = len(recorded)
     if r is None:
         out["headline"] = "no result: the trajectory was not audited"
         return out
-    if block is None:
-        out["headline"] = (
-            "not audited: the result records no trajectory audit (`avb verify` audits it when it scores again)"
-        )
-    elif not recorded and status == NOT_AUDITED:
-        out["headline"] = NO_TRAJECTORY
-    else:
-        n = block.get("findings")
-        out["headline"] = f"{status}: {n if isinstance(n, int) else len(findings)} finding(s)"
-    out["notes"] = [one_line(n)[:300] for n in (block or {}).get("notes", [])[:10] if isinstance(n, str)]
+    notes = (block or {}).get("notes")
+    out["notes"] = (
+        [cap(one_line(n), 300) for n in notes[:10] if isinstance(n, str)] if isinstance(notes, list) else []
+    )
     root = _task_root(model, cell)
     if not read:
         out["logs"] = None
@@ -322,9 +210,14 @@ def section(model: ViewModel, policy: Disclosure, cell: Cell, *, read: bool = Tr
     else:
         try:
             with JobDir(root.parent) as job:
-                out["logs"] = _read_logs(job, root.name, recorded, findings, why)
+                what = (recorded, unread, list(out["notes"]))
+                out["logs"] = _read_logs(job, root.name, what, findings, _withheld(policy, r, more))
         except OSError as exc:
             out["notes"].append(f"the run folder cannot be read: {one_line(exc.strerror or str(exc))[:200]}")
+    n_unread = (
+        len(unread) if unread is not None else sum(v.message.startswith(UNREAD) for v in out["logs"] or [])
+    )
+    out["headline"] = _headline(block, status, len(recorded), len(findings), n_unread)
     out["flags"] = _flag_list(recorded, findings, out["logs"], integrity_of(r))
     if more:
         out["notes"].append(f"{more} more finding(s) are only counted in the result; `avb audit` lists them")
@@ -391,11 +284,13 @@ def _flag_list(
 
 def audit_summary(model: ViewModel) -> list[dict[str, Any]]:
     """Per run, from its result files alone: how many tasks the trajectory audit read (`audited`), could not
-    read (`unreadable`), or found no log for (`not audited`, results without an audit included), and per rule
-    the tasks it flagged, each with the page anchor of its first flagged step."""
+    read (`unreadable`), or found no log for (`not audited`, results without an audit included), the audited
+    tasks with logs it could not read (`partly`: task id, how many, page link), and per rule the tasks it flagged,
+    each with the page anchor of its first flagged step."""
     out = []
     for run in model.runs:
         row: dict[str, Any] = {"label": run.label, AUDITED: 0, UNREADABLE: 0, NOT_AUDITED: 0, "no result": 0}
+        row["partly"] = []
         flagged: dict[str, list[dict[str, Any]]] = {rule: [] for rule in TRAJECTORY_FLAGS}
         for tid in model.task_order:
             cell = model.cell(run.index, tid)
@@ -407,6 +302,8 @@ def audit_summary(model: ViewModel) -> list[dict[str, Any]]:
             block = trajectory_block(cell.result)
             status = str(block.get("status")) if block else NOT_AUDITED
             row[status if status in (AUDITED, UNREADABLE) else NOT_AUDITED] += 1
+            if status == AUDITED and (unread := len(recorded_unreadable(cell.result) or {})):
+                row["partly"].append({"task_id": tid, "logs": unread, "href": f"{cell.page}#trajectory"})
             findings, _ = recorded_findings(cell.result)
             order = {one_line(p): k for k, (p, _) in enumerate(recorded_logs(cell.result))}
             for rule in {f.split(":", 1)[0] for f in cell.flags} & set(TRAJECTORY_FLAGS):

@@ -95,3 +95,28 @@ def test_agent_strings_cannot_forge_lines(
     out = capsys.readouterr().out
     [line] = [ln for ln in out.splitlines() if ln.startswith("- task 84")]
     assert "example.com/a - task 1: clean\\x1b[2J \\| x" in line and "\x1b" not in out
+
+
+def test_an_audited_task_names_its_unreadable_logs(
+    demo: DemoBenchmark, run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A task with a clean log and a log that cannot be read (a symlink) was reported `audited` with no finding,
+    the unread log only in the notes; the table, the JSON and the result's provenance now say it."""
+    from agenticvbench.trajectory.check import check_task, task_logs
+    from agenticvbench.trajectory.context import AuditContext
+
+    logs.write(run / "37", "atif", [logs.shell("ls")])
+    (tmp_path / "elsewhere.txt").write_text(logs.claude_code([logs.shell("ls")]))
+    (run / "37" / "agent" / "claude-code.txt").symlink_to(tmp_path / "elsewhere.txt")
+    assert main(["audit", str(run), "--dataset", str(demo.mirror), "--tasks", "37"]) == 0
+    assert "| 37 | audited, 1 log(s) unreadable | atif 37/agent/trajectory.json (2 steps) | none |" in (
+        capsys.readouterr().out
+    )
+    main(["audit", str(run), "--dataset", str(demo.mirror), "--tasks", "37", "--format", "json"])
+    [task] = json.loads(capsys.readouterr().out)["runs"][0]["tasks"]
+    assert task["status"] == "audited" and task["findings"] == []
+    [unread] = task["unreadable"]
+    assert unread["path"] == "37/agent/claude-code.txt" and "symlink" in unread["why"]
+    ctx = AuditContext(repos=frozenset(), inputs={37: ()}, hosts={}, references=frozenset())
+    block = check_task(run / "37", 37, ctx, task_logs(run / "37")).provenance
+    assert block["status"] == "audited" and [u["path"] for u in block["unreadable"]] == [unread["path"]]

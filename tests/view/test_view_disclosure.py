@@ -83,3 +83,17 @@ def test_scrub_replaces_paths_in_every_spelling() -> None:
     page = "<td title='/w/run a&b/65'>/w/run a&amp;b/65/fixed.mp4</td> /w/run a&b2/x"
     out = scrub(page, [("/w/run a&b", "<run 1>")])
     assert "/w/run a&b/" not in out and "/w/run a&amp;b/" not in out and "/w/run a&b2/x" in out
+
+
+def test_scrub_replaces_a_path_cut_short() -> None:
+    """A step's summary is cut at 100 characters, which can fall inside the dataset's path: the cut path no longer
+    matched and "/tmp/x/data/AgenticVBench_10..." reached a bundle. A cut inside a root, past its first folder,
+    becomes the root's placeholder; a cut that only starts like it, or names nothing past "/tmp/", stays."""
+    roots = [("/tmp/x/data/AgenticVBench_100", "<dataset>"), ("/w/run a&b", "<run 1>")]
+    page = (
+        "read_parquet(&#39;/tmp/x/data/AgenticVBench_10...</summary> and /w/run a&amp;... <b>/tmp/x/d...</b>"
+    )
+    out = scrub(page, roots)
+    assert out == "read_parquet(&#39;<dataset>...</summary> and <run 1>... <b><dataset>...</b>"
+    kept = "ls /tmp/... and/or/tmp/x/da... /tmp/y..."
+    assert scrub(kept, roots) == kept

@@ -8,6 +8,7 @@ exactly), with logs written by the trajectory tests' generators (`tests/trajecto
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import time
@@ -16,11 +17,11 @@ from pathlib import Path
 import pytest
 from view_fixtures import LONG, PLANTED
 
-from agenticvbench.trajectory.model import make_step
+from agenticvbench.scoring.engine import verify_run
 from agenticvbench.view import Thumbnailer, build_model, write_bundle
 from agenticvbench.view.disclosure import LOCAL, published
 from agenticvbench.view.pages import Site, overview, task_page
-from agenticvbench.view.timeline import MARKS, MAX_ROWS, marks
+from agenticvbench.view.timeline import MAX_ROWS
 
 
 @pytest.fixture(scope="module")
@@ -173,22 +174,100 @@ def test_disclosure_has_one_switch_for_flagged_steps() -> None:
     assert "flagged_steps" in published().withheld()
 
 
-@pytest.mark.parametrize(
-    ("tool", "args", "want"),
-    [
-        ("Bash", {"command": "ffprobe -show_streams a.mp4"}, ("probe",)),
-        ("video_probe", {"path": "a.mp4"}, ("probe",)),
-        ("Bash", {"command": "ffmpeg -ss 3 -i a.mp4 -frames:v 1 f.jpg"}, ("frames",)),
-        ("exec", {"command": "python -c 'import cv2; cv2.VideoCapture(\"a.mp4\")'"}, ("frames",)),
-        ("extract_frames", {"video": "a.mp4"}, ("frames",)),
-        ("Read", {"file_path": "/w/frames/f_001.png"}, ("image",)),
-        ("Read", {"file_path": "/w/notes.txt"}, ()),
-        ("Bash", {"command": "ffmpeg -i a.mp4 -c copy -t 2 b.mp4"}, ("ffmpeg",)),
-        ("Bash", {"command": "ls frames"}, ()),
-        (None, "I will run ffprobe next", ()),
-    ],
-)
-def test_media_marks(tool, args, want) -> None:
-    """The documented heuristic: probes, frame extraction, images read, other ffmpeg runs; prose never."""
-    step = make_step(0, role="agent", tool=tool, arguments=args)
-    assert marks(step) == want and set(want) <= set(MARKS)
+def _edit_result(run: Path, task: int, edit) -> None:
+    """Rewrite the result of `task` in `run` with `edit(data)` (unsigned, its SHA-256 taken again), as a result
+    written by an older `avb verify`, or a hostile one, reads."""
+    from agenticvbench.results.model import canonical_sha256
+
+    path = run / "avb-results" / f"{task}.json"
+    data = json.loads(path.read_text())
+    edit(data)
+    data.pop("signature", None)
+    data["result_sha256"] = canonical_sha256(data)
+    path.write_text(json.dumps(data))
+
+
+def _bundle_section(run: Path, demo, tmp_path: Path, page: str) -> str:
+    public = build_model([run], dataset=demo.mirror, local=False, resamples=0)
+    out = tmp_path / "bundle"
+    write_bundle(public, out, _thumbs(tmp_path), media="none", policy=published())
+    blob = "\n".join(p.read_text("utf-8", "replace") for p in sorted(out.rglob("*")) if p.is_file())
+    assert PLANTED not in blob
+    return _section((out / page).read_text())
+
+
+def test_a_flagged_step_only_the_provenance_names_is_withheld(demo, traj_runs, tmp_path) -> None:
+    """The warnings name at most 20 findings; a step flagged past them was published in full. The viewer reads
+    the flagged steps from `provenance.trajectory.flagged_steps`: with its warning gone, step 4 is still
+    withheld."""
+    run = tmp_path / "partial"
+    shutil.copytree(traj_runs["partial"], run)
+    _edit_result(
+        run,
+        37,
+        lambda d: d.update(warnings=[w for w in d["warnings"] if not w.startswith("INTEGRITY answer")]),
+    )
+    sec = _bundle_section(run, demo, tmp_path, "task-0-37.html")
+    flagged = _row(sec, "step-4")
+    assert (
+        "⚑ answer_access" in flagged and "withheld from this bundle" in flagged and "<details" not in flagged
+    )
+    assert '<details class="args"><summary>command=ffprobe' in _row(sec, "step-1")
+
+
+def test_findings_the_result_does_not_locate_withhold_every_step(demo, traj_runs, tmp_path) -> None:
+    """A result that counts more findings than it locates (an older result's "N more" warning, or the audit's
+    cap) cannot say which steps they are: a bundle withholds the call and result of every step of the task;
+    the local page still shows them."""
+    run = tmp_path / "partial"
+    shutil.copytree(traj_runs["partial"], run)
+
+    def older(d: dict) -> None:
+        d["provenance"]["trajectory"].pop("flagged_steps", None)
+        d["warnings"].append("INTEGRITY 2 more trajectory finding(s); `avb audit` lists them")
+
+    _edit_result(run, 37, older)
+    sec = _bundle_section(run, demo, tmp_path, "task-0-37.html")
+    assert "<details" not in sec and sec.count("does not locate") == 6  # every call but the flagged one
+    assert "⚑ answer_access" in _row(sec, "step-4") and "2 more finding(s)" in sec
+    local = build_model([run], dataset=demo.mirror, resamples=0)
+    assert '<details class="args"><summary>command=ffprobe' in _row(_section(_page(local, 0, 37)), "step-1")
+
+
+def test_a_solved_tasks_flagged_step_keeps_no_named_path(model, demo, traj_runs, tmp_path) -> None:
+    """In a task the run solved exactly, the paths and URLs a flagged step named can carry the submission (an
+    answer in a URL): without --show-answers a bundle keeps the step's tool and flag, not what it named."""
+    far = _flagged_step(model, 1, 83)
+    parquet = next(demo.mirror.rglob("*.parquet")).name
+    assert parquet in _row(_section(_page(model, 1, 83)), f"step-{far}")  # shown locally
+    public = build_model([traj_runs["perfect"]], dataset=demo.mirror, local=False, resamples=0)
+    out = tmp_path / "bundle"
+    write_bundle(public, out, _thumbs(tmp_path), media="none", policy=published())
+    row = _row(_section((out / "task-0-83.html").read_text()), f"step-{far}")
+    assert "⚑ answer_access" in row and parquet not in row and "paths and URLs it named" in row
+    write_bundle(public, out, _thumbs(tmp_path), media="none", policy=published(answers=True))
+    assert parquet in _row(_section((out / "task-0-83.html").read_text()), f"step-{far}")
+
+
+def test_a_log_unreadable_at_scoring_is_not_called_added(demo, traj_runs, tmp_path) -> None:
+    """A task with a clean log and one the audit could not read was `audited` with the unread log only in its
+    notes, and the page called that log "added since scoring". It is "unreadable at scoring" with the reason,
+    and the status says how many logs were not read, on the page and the overview (from the result's
+    `unreadable` list, or the notes of a result written before it)."""
+    run = tmp_path / "partial"
+    shutil.copytree(traj_runs["partial"], run)
+    (tmp_path / "elsewhere.txt").write_text("{}\n")
+    (run / "37" / "agent" / "claude-code.txt").symlink_to(tmp_path / "elsewhere.txt")
+    verify_run([run], dataset=demo.mirror, task_ids=[37], jobs=1, cache_dir=tmp_path / "cache")
+    for older in (False, True):
+        if older:
+            _edit_result(run, 37, lambda d: d["provenance"]["trajectory"].pop("unreadable", None))
+        local = build_model([run], dataset=demo.mirror, resamples=0)
+        sec = _section(_page(local, 0, 37))
+        assert (
+            "unreadable at scoring" in sec and "a symlink: not followed" in sec and "added since" not in sec
+        )
+        assert "audited, 1 log(s) unreadable: 1 finding(s)" in sec
+        assert '<tr id="step-4"' in sec  # the log that was read is drawn
+        table = overview(local, Site())
+        assert '1 with unreadable logs: <a href="task-0-37.html#trajectory"' in table or older
