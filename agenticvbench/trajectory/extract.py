@@ -76,3 +76,69 @@ def normalise_path(path: str, *, cwd: str | None = None, env: dict[str, str] | N
         path = posixpath.join(cwd, path)
     norm = posixpath.normpath(path)
     return "/" + norm.lstrip("/") if norm.startswith("//") else norm
+
+
+_ARG = r"('[^'\n]*'|\"[^\"\n]*\"|[^\s;&|()'\"]+)"
+#: `cd DIR` / `pushd DIR` at the start of a shell command, and Python's `os.chdir('DIR')`.
+_CD = re.compile(r"(?:^|(?<=[\s;&|(=]))(?:cd|pushd)\s+(?:--\s+)?" + _ARG + r"|\bos\.chdir\(\s*[rf]?" + _ARG)
+#: `ln -s TARGET LINK`: a later `LINK/...` is `TARGET/...`.
+_LINK = re.compile(
+    r"(?:^|(?<=[\s;&|(=]))ln\s+(?:-[A-Za-z]+\s+)*-[A-Za-z]*s[A-Za-z]*\s+(?:-[A-Za-z]+\s+)*"
+    + _ARG
+    + r"\s+"
+    + _ARG
+)
+MAX_OCCURRENCES = 8  # places per path where the working folder is worked out
+
+
+def _unquote(arg: str) -> str:
+    return arg[1:-1] if len(arg) > 1 and arg[0] == arg[-1] and arg[0] in "'\"" else arg
+
+
+def shell_paths(
+    text: str, paths: tuple[str, ...], *, cwd: str | None = None, env: dict[str, str] | None = None
+) -> list[tuple[str, str]]:
+    """(path as written, normalised) for each of `paths` named in the command `text`, following the folder
+    changes and symlinks made earlier in the same command: a path after `cd DIR` (`pushd`, `os.chdir`) is joined
+    to DIR, and one under `LINK/` after `ln -s TARGET LINK` is read under TARGET. Each place a path is named
+    (at most `MAX_OCCURRENCES`) gives its own normalised form; `cwd` is the log's working folder."""
+    text = decoded(text)
+    moves: list[tuple[int, str, str | None]] = []  # (end, dir or target, link)
+    for m in _CD.finditer(text):
+        moves.append((m.end(), _unquote(m.group(1) or m.group(2)), None))
+    for m in _LINK.finditer(text):
+        moves.append((m.end(), _unquote(m.group(1)), _unquote(m.group(2))))
+    moves.sort(key=lambda x: x[0])
+    out: dict[tuple[str, str], None] = {}
+    for raw in paths:
+        starts = [m.start() for m in re.finditer(re.escape(raw), text)][:MAX_OCCURRENCES] or [len(text)]
+        for start in starts:
+            here, links = cwd, []
+            for end, place, link in moves:
+                if end > start:
+                    break
+                if link is None:
+                    here = normalise_path(place, cwd=here, env=env)
+                else:
+                    links.append(
+                        (normalise_path(link, cwd=here, env=env), normalise_path(place, cwd=here, env=env))
+                    )
+            path = normalise_path(raw, cwd=here, env=env)
+            for link, target in reversed(links):
+                if path == link or path.startswith(link.rstrip("/") + "/"):
+                    path = target + path[len(link) :]
+                    break
+            out.setdefault((raw, path), None)
+    return list(out)
+
+
+def folder_at(
+    text: str, pos: int, *, cwd: str | None = None, env: dict[str, str] | None = None
+) -> str | None:
+    """The working folder at offset `pos` of the command `text` (decoded), after its earlier `cd`s."""
+    here = cwd
+    for m in _CD.finditer(decoded(text)):
+        if m.end() > pos:
+            break
+        here = normalise_path(_unquote(m.group(1) or m.group(2)), cwd=here, env=env)
+    return here
