@@ -23,7 +23,7 @@ from fnmatch import fnmatchcase
 from urllib.parse import parse_qs, urlsplit
 
 from agenticvbench.trajectory.context import AuditContext
-from agenticvbench.trajectory.extract import decoded, folder_at
+from agenticvbench.trajectory.extract import decoded, folders_at
 
 _HUB_KINDS = frozenset({"resolve", "blob", "raw", "tree"})
 _HUB_CALL = re.compile(
@@ -58,16 +58,21 @@ _PROBES = (
 MAX_ITEMS = 64  # files and patterns judged per call
 
 
-def repo_segment(segment: str, ctx: AuditContext) -> bool:
-    """Whether one path segment names the dataset repository (any case, `.git` or `@<revision>` glued on)."""
+def repo_segment(segment: str, ctx: AuditContext, names: frozenset[str] | None = None) -> bool:
+    """Whether one path segment names the dataset repository (any case, `.git` or `@<revision>` glued on);
+    `names` is `ctx.repo_names`, when the caller has it at hand."""
     name = segment.split("@", 1)[0].lower()
     name = name[: -len(".git")] if name.endswith(".git") else name
-    return name in ctx.repo_names
+    return name in (ctx.repo_names if names is None else names)
 
 
 def _tail(segs: list[str], ctx: AuditContext) -> str | None:
+    names = ctx.repo_names
+    joined = "/".join(segs).lower()
+    if not any(n in joined for n in names):  # a cheap test first: paths can be deep
+        return None
     for i, seg in enumerate(segs):
-        if repo_segment(seg, ctx):
+        if repo_segment(seg, ctx, names):
             rest = segs[i + 1 :]
             if rest and rest[0] in _HUB_KINDS and len(rest) > 1:
                 rest = rest[4:] if rest[1] == "refs" else rest[2:]
@@ -96,7 +101,10 @@ def path_tail(path: str, ctx: AuditContext) -> str | None:
 
 
 def _mentions(text: str, ctx: AuditContext) -> bool:
-    return any(repo_segment(s, ctx) for s in re.split(r"[^\w.@-]+", text) if s)
+    names = ctx.repo_names
+    return any(n in text.lower() for n in names) and any(
+        repo_segment(s, ctx, names) for s in re.split(r"[^\w.@-]+", text) if s
+    )
 
 
 def _split(text: str) -> list[tuple[int, str]]:
@@ -222,8 +230,7 @@ def hub_call_verdicts(
         for item, _, found in judged:
             if found:
                 yield found[0], f"{found[1]} (Hub download)", item
-    for offset, seg in segments:
-        if _GIT_CALL.search(seg) and (
-            _mentions(seg, ctx) or _mentions(folder_at(text, offset, cwd=cwd, env=env) or "", ctx)
-        ):
+    git = [(o, s) for o, s in segments if _GIT_CALL.search(s)]
+    for (_, seg), here in zip(git, folders_at(text, [o for o, _ in git], cwd=cwd, env=env), strict=True):
+        if _mentions(seg, ctx) or _mentions(here or "", ctx):
             yield "answer_access", "the whole dataset repository (git)", seg.strip()

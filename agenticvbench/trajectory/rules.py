@@ -2,13 +2,14 @@
 
 - `answer_access`: the call names the benchmark's answer material: the dataset repository
   (`Anonymous47621123/AgenticVBench_100`, or a repository of that name under any owner: a mirror) in any URL form
-  (`huggingface.co/datasets/...`, `hf.co/...`, `resolve/<rev>/...`, `hf://datasets/...`, the dataset viewer and
-  API), in a Hub CLI or Python call (`hf download`, `huggingface-cli download`, `hf_hub_download`,
-  `snapshot_download`, `load_dataset`), or as a Hub cache folder (`datasets--<owner>--<name>`); the dataset being
-  scored (its local mirror or parquet); any `avb-results` folder; the scorer's cache ($AVB_CACHE); the repair
-  ground truth shipped with this package; or the answer columns by name (`correct_order`, `rubric_json`,
-  `verifier_reference_urls`, in the call or in what it returned). The task's own inputs (the files of its
-  `reference_file_urls`, zips extracted) are fine, wherever they are read from.
+  (`huggingface.co/datasets/...`, `hf.co/...`, `resolve/<rev>/...`, `hf://datasets/...@<rev>`, `.git`, the
+  dataset viewer and API), in a Hub CLI, Python or git call (`hub_refs`: cleared only when every file and pattern
+  it names is the task's own input), as a Hub cache folder (`datasets--<owner>--<name>`) or a folder named after
+  it (its table, verifier-only references and other tasks' inputs); the dataset being scored (its local mirror or
+  parquet); any `avb-results` folder; the scorer's cache ($AVB_CACHE); the repair ground truth shipped with this
+  package; or the answer columns by name (`correct_order`, `rubric_json`, `verifier_reference_urls`, in the call
+  or in what it returned). The task's own inputs (the files of its `reference_file_urls`, zips extracted) are
+  fine, wherever they are read from.
 - `web_access`: a web search or fetch tool (WebSearch, WebFetch, web_search, browser tools, ...), an answer
   carrying a provider's grounding metadata, or a download (curl, wget, pip download, git clone, requests, urllib,
   httpx, ...) from a host that is not one of the task's input hosts (nor loopback).
@@ -17,7 +18,8 @@
   `../38/output/`), or another task's Harbor name (`sequencing-038`).
 
 Only tool calls are judged (what the agent did, not what it wrote in prose), and grounding on any agent step.
-Paths are normalised first (`extract.normalise_path`: quotes, `~`, `$HOME`, `$AVB_CACHE`, `..`, URL escapes).
+Paths are normalised first (`extract.normalise_path`: quotes, `~`, `$HOME`, `$AVB_CACHE`, `..`, URL escapes), and
+followed through the `cd`s, `ln -s` and variables set earlier in the same command (`extract.shell_paths`).
 """
 
 from __future__ import annotations
