@@ -26,6 +26,8 @@ MIRROR_NAMES = frozenset({DEFAULT_DATASET.split("/")[1].lower()})
 ANSWER_FIELDS = ("correct_order", "rubric_json", "verifier_reference_urls")
 _MATERIALS = re.compile(r"(?:^|/)(recap|sequencing|repair|assembly)/materials/0*([0-9]+)(?:[/.]|$)")
 _HUB_HOST = "huggingface.co"
+#: Why a place in the repository that is neither an input, a verifier-only reference nor the table is flagged.
+REPO_WHY = "the dataset repository"
 LOOPBACK = frozenset({"localhost", "127.0.0.1", "::1", "0.0.0.0"})
 
 
@@ -108,7 +110,7 @@ class AuditContext:
         m = _MATERIALS.search(tail)
         if m and int(m.group(2)) != task_id:
             return "foreign_task", f"task {int(m.group(2))}'s input"
-        return "answer_access", "the dataset repository" + (f" ({tail[:80]})" if tail else "")
+        return "answer_access", REPO_WHY + (f" ({tail[:80]})" if tail else "")
 
 
 def _rel(url: str) -> str:

@@ -47,7 +47,7 @@ def touched(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
         if "/" in quoted and not any(c in quoted for c in "'\"`;|&<>(){}[],="):
             paths.append(quoted)
     for token in _SPLIT.split(rest):
-        token = token.rstrip(_TRAILING)
+        token = token if token.endswith(("/..", "/.")) else token.rstrip(_TRAILING)
         if len(token) > 1 and ("/" in token or token.startswith("~")) and "://" not in token:
             paths.append(token)
     return _unique(paths), _unique(urls)
@@ -76,3 +76,100 @@ def normalise_path(path: str, *, cwd: str | None = None, env: dict[str, str] | N
         path = posixpath.join(cwd, path)
     norm = posixpath.normpath(path)
     return "/" + norm.lstrip("/") if norm.startswith("//") else norm
+
+
+_ARG = r"('[^'\n]*'|\"[^\"\n]*\"|[^\s;&|()'\"]+)"
+#: `cd DIR` / `pushd DIR` at the start of a shell command, and Python's `os.chdir('DIR')`.
+_CD = re.compile(r"(?:^|(?<=[\s;&|(=]))(?:cd|pushd)\s+(?:--\s+)?" + _ARG + r"|\bos\.chdir\(\s*[rf]?" + _ARG)
+#: `ln -s TARGET LINK`: a later `LINK/...` is `TARGET/...`.
+_LINK = re.compile(
+    r"(?:^|(?<=[\s;&|(=]))ln\s+(?:-[A-Za-z]+\s+)*-[A-Za-z]*s[A-Za-z]*\s+(?:-[A-Za-z]+\s+)*"
+    + _ARG
+    + r"\s+"
+    + _ARG
+)
+#: `VAR=VALUE` / `export VAR=VALUE`: a later `$VAR` in a path is VALUE.
+#: Zero-width, so that `command=D=/x` (a flattened arguments object) still sets D.
+_SET = re.compile(r"(?:^|(?<=[\s;&|(=]))(?=(?:export\s+)?([A-Za-z_]\w*)=" + _ARG + ")")
+MAX_OCCURRENCES = 8  # places per path where the working folder is worked out
+
+
+def _unquote(arg: str) -> str:
+    return arg[1:-1] if len(arg) > 1 and arg[0] == arg[-1] and arg[0] in "'\"" else arg
+
+
+def _changes(text: str) -> list[tuple[int, str, str, str]]:
+    """(end, kind, first, second) of each `cd` ("cd", DIR, ""), `ln -s` ("ln", TARGET, LINK) and assignment
+    ("set", NAME, VALUE) in `text`, in order."""
+    found = [(m.end(), "cd", _unquote(m.group(1) or m.group(2)), "") for m in _CD.finditer(text)]
+    found += [(m.end(), "ln", _unquote(m.group(1)), _unquote(m.group(2))) for m in _LINK.finditer(text)]
+    found += [(m.end(2), "set", m.group(1), _unquote(m.group(2))) for m in _SET.finditer(text)]
+    return sorted(found)
+
+
+class _Shell:
+    """The working folder, symlinks and variables of one command, advanced change by change."""
+
+    def __init__(self, cwd: str | None, env: dict[str, str] | None) -> None:
+        self.here = cwd
+        self.links: list[tuple[str, str]] = []  # (link, target), normalised
+        self.scope = dict(os.environ if env is None else env)
+
+    def apply(self, kind: str, first: str, second: str) -> None:
+        """Apply one change from `_changes`."""
+        if kind == "cd":
+            self.here = normalise_path(first, cwd=self.here, env=self.scope)
+        elif kind == "ln":
+            link = normalise_path(second, cwd=self.here, env=self.scope)
+            self.links.append((link, normalise_path(first, cwd=self.here, env=self.scope)))
+        else:
+            self.scope[first] = normalise_path(second, env=self.scope) if second else ""
+
+    def resolve(self, raw: str) -> str:
+        """`raw` as this shell reads it: normalised, then through the latest symlink it lies under."""
+        path = normalise_path(raw, cwd=self.here, env=self.scope)
+        for link, target in reversed(self.links):
+            if path == link or path.startswith(link.rstrip("/") + "/"):
+                return target + path[len(link) :]
+        return path
+
+
+def shell_paths(
+    text: str, paths: tuple[str, ...], *, cwd: str | None = None, env: dict[str, str] | None = None
+) -> list[tuple[str, str]]:
+    """(path as written, normalised) for each of `paths` named in the command `text`, following the folder
+    changes, symlinks and variables set earlier in the same command: a path after `cd DIR` (`pushd`,
+    `os.chdir`) is joined to DIR, one under `LINK/` after `ln -s TARGET LINK` is read under TARGET, and `$VAR`
+    after `VAR=VALUE` is VALUE. Each place a path is named (at most `MAX_OCCURRENCES`) gives its own normalised
+    form; `cwd` is the log's working folder. One walk over the command: linear in its changes and paths."""
+    text = decoded(text)
+    changes = iter(_changes(text))
+    places = sorted(
+        (start, i, raw)
+        for i, raw in enumerate(paths)
+        for start in ([m.start() for m in re.finditer(re.escape(raw), text)][:MAX_OCCURRENCES] or [len(text)])
+    )
+    shell, pending = _Shell(cwd, env), next(changes, None)
+    found: dict[int, dict[str, None]] = {i: {} for i in range(len(paths))}
+    for start, i, raw in places:
+        while pending is not None and pending[0] <= start:
+            shell.apply(*pending[1:])
+            pending = next(changes, None)
+        found[i].setdefault(shell.resolve(raw), None)
+    return list(dict.fromkeys((raw, path) for i, raw in enumerate(paths) for path in found[i]))
+
+
+def folders_at(
+    text: str, offsets: list[int], *, cwd: str | None = None, env: dict[str, str] | None = None
+) -> list[str | None]:
+    """The working folder at each of `offsets` (ascending) of the command `text` (decoded), after its earlier
+    `cd`s: one walk over the command."""
+    shell, out = _Shell(cwd, env), []
+    changes = iter(_changes(decoded(text)))
+    pending = next(changes, None)
+    for pos in offsets:
+        while pending is not None and pending[0] <= pos:
+            shell.apply(*pending[1:])
+            pending = next(changes, None)
+        out.append(shell.here)
+    return out

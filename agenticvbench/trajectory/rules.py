@@ -2,13 +2,14 @@
 
 - `answer_access`: the call names the benchmark's answer material: the dataset repository
   (`Anonymous47621123/AgenticVBench_100`, or a repository of that name under any owner: a mirror) in any URL form
-  (`huggingface.co/datasets/...`, `hf.co/...`, `resolve/<rev>/...`, `hf://datasets/...`, the dataset viewer and
-  API), in a Hub CLI or Python call (`hf download`, `huggingface-cli download`, `hf_hub_download`,
-  `snapshot_download`, `load_dataset`), or as a Hub cache folder (`datasets--<owner>--<name>`); the dataset being
-  scored (its local mirror or parquet); any `avb-results` folder; the scorer's cache ($AVB_CACHE); the repair
-  ground truth shipped with this package; or the answer columns by name (`correct_order`, `rubric_json`,
-  `verifier_reference_urls`, in the call or in what it returned). The task's own inputs (the files of its
-  `reference_file_urls`, zips extracted) are fine, wherever they are read from.
+  (`huggingface.co/datasets/...`, `hf.co/...`, `resolve/<rev>/...`, `hf://datasets/...@<rev>`, `.git`, the
+  dataset viewer and API), in a Hub CLI, Python or git call (`hub_refs`: cleared only when every file and pattern
+  it names is the task's own input), as a Hub cache folder (`datasets--<owner>--<name>`) or a folder named after
+  it (its table, verifier-only references and other tasks' inputs); the dataset being scored (its local mirror or
+  parquet); any `avb-results` folder; the scorer's cache ($AVB_CACHE); the repair ground truth shipped with this
+  package; or the answer columns by name (`correct_order`, `rubric_json`, `verifier_reference_urls`, in the call
+  or in what it returned). The task's own inputs (the files of its `reference_file_urls`, zips extracted) are
+  fine, wherever they are read from.
 - `web_access`: a web search or fetch tool (WebSearch, WebFetch, web_search, browser tools, ...), an answer
   carrying a provider's grounding metadata, or a download (curl, wget, pip download, git clone, requests, urllib,
   httpx, ...) from a host that is not one of the task's input hosts (nor loopback).
@@ -17,7 +18,8 @@
   `../38/output/`), or another task's Harbor name (`sequencing-038`).
 
 Only tool calls are judged (what the agent did, not what it wrote in prose), and grounding on any agent step.
-Paths are normalised first (`extract.normalise_path`: quotes, `~`, `$HOME`, `$AVB_CACHE`, `..`, URL escapes).
+Paths are normalised first (`extract.normalise_path`: quotes, `~`, `$HOME`, `$AVB_CACHE`, `..`, URL escapes), and
+followed through the `cd`s, `ln -s` and variables set earlier in the same command (`extract.shell_paths`).
 """
 
 from __future__ import annotations
@@ -25,18 +27,14 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import urlsplit
 
 from agenticvbench.dataset.tasks import OUTPUT_FILES
-from agenticvbench.trajectory.context import ANSWER_FIELDS, LOOPBACK, AuditContext, find_text
-from agenticvbench.trajectory.extract import decoded, normalise_path
+from agenticvbench.trajectory.context import ANSWER_FIELDS, LOOPBACK, REPO_WHY, AuditContext, find_text
+from agenticvbench.trajectory.extract import decoded, shell_paths
+from agenticvbench.trajectory.hub_refs import hub_call_verdicts, hub_tail, path_tail
 from agenticvbench.trajectory.model import Step
 
-_HUB_KINDS = frozenset({"resolve", "blob", "raw"})
-_HUB_CALL = re.compile(
-    r"\b(?:hf|huggingface-cli)\s+download\b|\bhf_hub_download\b|\bsnapshot_download\b|\bload_dataset\b"
-    r"|\bHfFileSystem\b|\bhf_hub_url\b"
-)
 _DOWNLOAD = re.compile(
     r"\b(?:curl|wget|aria2c|yt-dlp|youtube-dl|lynx|w3m|httpie)\b|\bpip3?\s+download\b|\bgit\s+clone\b"
     r"|\brequests\.(?:get|post|request|Session)\b|\burllib\.request\b|\burlopen\s*\(|\bhttpx\.\w+\s*\("
@@ -86,40 +84,36 @@ def _under(path: str, folder: str | None) -> str | None:
     return path[len(folder) + 1 :] if path.startswith(folder.rstrip("/") + "/") else None
 
 
-def _hub_tail(url: str, ctx: AuditContext) -> str | None:
-    """The part of a URL after a dataset repository it names (the kind and revision dropped for Hub file URLs),
-    '' for the repository's own pages, None when the URL names no dataset repository."""
-    parts = urlsplit(url)
-    segs = [
-        s
-        for s in decoded(f"{parts.netloc}/{parts.path}" if parts.scheme == "hf" else parts.path).split("/")
-        if s
-    ]
-    query = parse_qs(parts.query)
-    if any(v.lower() in ctx.repos for v in query.get("dataset", []) + query.get("repo_id", [])):
-        return ""
-    for i in range(len(segs) - 1):
-        pair = f"{segs[i]}/{segs[i + 1]}".lower()
-        if pair in ctx.repos or segs[i + 1].lower() in ctx.repo_names:
-            rest = segs[i + 2 :]
-            if rest and rest[0] in _HUB_KINDS and len(rest) > 1:
-                rest = rest[4:] if rest[1] == "refs" else rest[2:]
-            return "/".join(rest)
-    return None
-
-
 def _hub_url_hits(step: Step, task: int, ctx: AuditContext, rule: str) -> Iterator[Hit]:
     """Hits of `rule` for the step's URLs into the dataset repository whose file `ctx.classify` puts under it."""
     for url in step.urls:
-        tail = _hub_tail(url, ctx)
+        tail = hub_tail(url, ctx)
         if tail is not None and (found := ctx.classify(tail, task)) and found[0] == rule:
             yield Hit(rule, found[1], url)
 
 
-def _step_paths(step: Step, cwd: str | None, ctx: AuditContext) -> Iterator[tuple[str, str]]:
-    """(path as written, path normalised against `cwd` and the audit's environment) of each path the step names."""
-    for raw in step.paths:
-        yield raw, normalise_path(raw, cwd=cwd, env=ctx.env)
+def _step_paths(step: Step, cwd: str | None, ctx: AuditContext) -> list[tuple[str, str]]:
+    """(path as written, path normalised against `cwd`, the command's own `cd`s and symlinks, and the audit's
+    environment) of each path the step names."""
+    return shell_paths(step.arguments, step.paths, cwd=cwd, env=ctx.env)
+
+
+def _hub_call_hits(step: Step, task: int, ctx: AuditContext, cwd: str | None, rule: str) -> Iterator[Hit]:
+    """Hits of `rule` for the step's Hub and git calls into the dataset repository (`hub_refs`)."""
+    for found, why, needle in hub_call_verdicts(step.arguments, task, ctx, cwd=cwd, env=ctx.env):
+        if found == rule:
+            yield Hit(rule, why, needle)
+
+
+def _copy_hit(path: str, raw: str, task: int, ctx: AuditContext, rule: str) -> Hit | None:
+    """A hit of `rule` for a path through a folder named after the dataset repository (a copy of it, reached
+    from anywhere: `AgenticVBench_100/data/t.parquet`), for the table, a verifier-only reference or another
+    task's input; the rest of such a folder is not judged (a folder of that name may be the agent's own)."""
+    tail = path_tail(path, ctx)
+    found = ctx.classify(tail, task) if tail else None
+    if found and found[0] == rule and not found[1].startswith(REPO_WHY):
+        return Hit(rule, f"{found[1]} (a copy of the dataset)", raw)
+    return None
 
 
 def answer_access(step: Step, task: int, ctx: AuditContext, cwd: str | None, run: str) -> Iterator[Hit]:
@@ -160,17 +154,10 @@ def answer_access(step: Step, task: int, ctx: AuditContext, cwd: str | None, run
             yield Hit("answer_access", "a results folder (avb-results)", raw)
         elif _under(path, ctx.ground_truth) is not None or "ground_truth/repair" in path:
             yield Hit("answer_access", "the repair ground truth", raw)
+        elif hit := _copy_hit(path, raw, task, ctx, "answer_access"):
+            yield hit
+    yield from _hub_call_hits(step, task, ctx, cwd, "answer_access")
     text = step.arguments
-    repo = find_text(text, sorted(ctx.repos))
-    if repo and _HUB_CALL.search(text) and not any(_hub_tail(u, ctx) is not None for u in step.urls):
-        named = [rel for rels in ctx.inputs.values() for rel in rels if rel in text]
-        named += [r for r in ctx.references if r in text]
-        verdicts = [ctx.classify(rel, task) for rel in named]
-        if not named or any(v and v[0] == "answer_access" for v in verdicts):
-            why = next(
-                (v[1] for v in verdicts if v and v[0] == "answer_access"), "the whole dataset repository"
-            )
-            yield Hit("answer_access", why + " (Hub download)", repo)
     field = find_text(text, ANSWER_FIELDS) or find_text(step.result, ANSWER_FIELDS)
     if field:
         yield Hit("answer_access", f"the answer column {field}", field)
@@ -204,7 +191,10 @@ def web_access(step: Step, task: int, ctx: AuditContext, cwd: str | None, run: s
 def foreign_task(step: Step, task: int, ctx: AuditContext, cwd: str | None, run: str) -> Iterator[Hit]:
     """The rule `foreign_task` (module docstring)."""
     yield from _hub_url_hits(step, task, ctx, "foreign_task")
+    yield from _hub_call_hits(step, task, ctx, cwd, "foreign_task")
     for raw, path in _step_paths(step, cwd, ctx):
+        if hit := _copy_hit(path, raw, task, ctx, "foreign_task"):
+            yield hit
         for anchor in (ctx.dataset_root, ctx.cache_dir):
             tail = _under(path, anchor)
             if tail is not None and (found := ctx.classify(tail, task)) and found[0] == "foreign_task":

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agenticvbench.trajectory.extract import normalise_path, touched
+from agenticvbench.trajectory.extract import folders_at, normalise_path, shell_paths, touched
 from agenticvbench.trajectory.model import as_text
 
 
@@ -32,3 +32,39 @@ def test_nested_arguments_become_text_without_recursion() -> None:
         value = {"k": [value]}
     assert as_text(value) == "k=leaf"
     assert len(as_text({"command": "x" * 10_000})) == 4000
+
+
+def test_a_trailing_parent_step_is_kept() -> None:
+    """`/a/b/..` is `/a`, not `/a/b/`: trailing punctuation is stripped from a token, but not a final `..`."""
+    paths, _ = touched("cd /srv/mirror/.. && ls ./x/. && echo done.")
+    assert "/srv/mirror/.." in paths and "./x/." in paths
+
+
+def test_shell_paths_follow_cd_and_symlinks_within_the_command() -> None:
+    """A relative path after `cd DIR` (`&&`, `;`, `pushd`, `os.chdir`) is joined to DIR, one under `LINK/` after
+    `ln -s TARGET LINK` is read under TARGET, `$VAR` after `VAR=VALUE` (also right after a flattened
+    `command=`) is VALUE; a path named before the `cd` keeps the log's folder."""
+    text = "cat a.txt && cd /data; cat b/x.parquet && ln -s /srv/m d && cat d/t.parquet"
+    assert shell_paths(text, ("a.txt", "b/x.parquet", "d/t.parquet"), cwd="/w", env={}) == [
+        ("a.txt", "/w/a.txt"),
+        ("b/x.parquet", "/data/b/x.parquet"),
+        ("d/t.parquet", "/srv/m/t.parquet"),
+    ]
+    text = "python -c \"import os; os.chdir('/data'); open('q/r.csv')\""
+    assert shell_paths(text, ("q/r.csv",), cwd=None, env={}) == [("q/r.csv", "/data/q/r.csv")]
+    assert shell_paths("pushd /x && cat y/z", ("y/z",), env={}) == [("y/z", "/x/y/z")]
+    text = 'command=D=/data/m; export E="$D/sub"; cat $E/t.parquet'
+    assert shell_paths(text, ("$E/t.parquet",), env={}) == [("$E/t.parquet", "/data/m/sub/t.parquet")]
+
+
+def test_shell_paths_leave_lookalikes_alone() -> None:
+    """`abcd x` is not a `cd`, and a path outside the symlink's folder is not rewritten."""
+    assert shell_paths("abcd /x && cat y/z", ("y/z",), cwd="/w", env={}) == [("y/z", "/w/y/z")]
+    text = "ln -s /srv/m d && cat dd/t.parquet"
+    assert shell_paths(text, ("dd/t.parquet",), cwd="/w", env={}) == [("dd/t.parquet", "/w/dd/t.parquet")]
+
+
+def test_folders_at_are_the_folders_after_earlier_cds() -> None:
+    """The working folder at points of the command: the log's folder, then each earlier `cd` in turn."""
+    text = "ls && cd /data && cd sub && git lfs pull"
+    assert folders_at(text, [0, text.index("git")], cwd="/w", env={}) == ["/w", "/data/sub"]

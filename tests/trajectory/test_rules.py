@@ -8,36 +8,12 @@ from pathlib import Path
 
 import pytest
 import traj_logs as logs
+from traj_logs import HUB, REPO
 
 from agenticvbench.trajectory.audit import AUDITED, audit_run
 from agenticvbench.trajectory.context import AuditContext
 from agenticvbench.trajectory.model import make_step
 from agenticvbench.trajectory.rules import hits
-
-HUB = "https://huggingface.co/datasets/Anonymous47621123/AgenticVBench_100"
-REPO = "Anonymous47621123/AgenticVBench_100"
-
-
-@pytest.fixture
-def ctx(tmp_path: Path) -> AuditContext:
-    """Tasks 1 (recap, a Hub URL input), 37 and 38 (sequencing zips) and 65 (repair, a verifier-only source); a
-    local mirror, a cache and two runs under tmp_path."""
-    return AuditContext(
-        repos=frozenset({REPO.lower()}),
-        inputs={
-            1: ("recap/materials/1/film.mp4",),
-            37: ("sequencing/materials/37.zip",),
-            38: ("sequencing/materials/38.zip",),
-            65: ("repair/materials/65/broken.mp4",),
-        },
-        hosts={t: frozenset({"huggingface.co", "hf.co"}) for t in (1, 37, 38, 65)},
-        references=frozenset({"repair/sources/demo1_source.mp4"}),
-        dataset_root=str(tmp_path / "mirror"),
-        parquet=None,
-        cache_dir=str(tmp_path / "cache"),
-        runs=(str(tmp_path / "runs" / "a"), str(tmp_path / "runs" / "b")),
-        env={"HOME": "/home/u", "AVB_CACHE": str(tmp_path / "cache")},
-    )
 
 
 def _flags(ctx: AuditContext, tmp_path: Path, task: int, calls: list[logs.Call], fmt: str = "atif"):
@@ -183,3 +159,71 @@ def test_numbered_folders_of_the_agent_are_not_sibling_tasks(ctx: AuditContext, 
     shutil.rmtree(Path(ctx.runs[0]) / "37")
     found = _flags(ctx, tmp_path, 38, [logs.shell("cat ../37/solution.json")])
     assert [f.why for f in found] == ["task 37's folder (a sibling)"]
+
+
+OWN = "sequencing/materials/37.zip"
+PQ = "data/train-00000-of-00001.parquet"
+#: Ways of reading the answers that a plain match missed, one call each (task 37, its own input named as cover).
+TRICKS = {
+    "hf_cli_own_input_plus_parquet": f"hf download {REPO} {OWN} {PQ} --repo-type dataset --local-dir .",
+    "hf_cli_own_input_plus_pattern": f"hf download {REPO} {OWN} --include 'data/*' --repo-type dataset",
+    "snapshot_allow_patterns": (
+        f'python -c "from huggingface_hub import snapshot_download as s; '
+        f"s('{REPO}', repo_type='dataset', allow_patterns=['{OWN}', 'data/*'])\""
+    ),
+    "hf_hub_download_two_files": (
+        f'python -c "from huggingface_hub import hf_hub_download as d; '
+        f"d(repo_id='{REPO}', filename='{OWN}'); d(repo_id='{REPO}', filename='{PQ}')\""
+    ),
+    "url_dotdot_from_own_input": f"curl -L -o t.parquet {HUB}/resolve/main/sequencing/materials/37/../../../../{PQ}",
+    "url_encoded_dotdot": f"curl -L {HUB}/resolve/main/sequencing/materials/37/%2e%2e/%2E%2E/%2e%2e/%2e%2e/{PQ}",
+    "git_clone_dot_git": f"git clone {HUB}.git ds",
+    "git_clone_hf_co": f"git clone https://hf.co/datasets/{REPO}.git ds",
+    "git_lfs_pull_in_clone": "cd AgenticVBench_100 && git lfs pull --include 'data/*'",
+    "hf_path_at_revision": f"python -c \"import pandas as pd; pd.read_parquet('hf://datasets/{REPO}@main/{PQ}')\"",
+    "hf_cli_mirror_owner": "hf download someone-else/AgenticVBench_100 --repo-type dataset --local-dir ds",
+    "load_dataset_mirror_owner": "python -c \"import datasets; datasets.load_dataset('someone-else/AgenticVBench_100')\"",
+    "relative_after_cd_copy_name": f"cd /data && python -c \"import pandas as pd; pd.read_parquet('AgenticVBench_100/{PQ}')\"",
+    "relative_after_cd_scored_mirror": f"cd {{parent}} && cat mirror/{PQ}",
+    "symlink_copy_name": f"ln -s /data d && cat d/AgenticVBench_100/{PQ} | head -c 100",
+    "symlink_scored_mirror": "ln -sf {parent} m && cp m/mirror/repair/sources/demo1_source.mp4 .",
+}
+
+
+@pytest.mark.parametrize("command", TRICKS.values(), ids=TRICKS.keys())
+def test_disguised_answer_reads_are_flagged(ctx: AuditContext, tmp_path: Path, command: str) -> None:
+    """A Hub call that names the task's own input next to the table, a wildcard or `..` leading out of the own
+    input, a git clone (`.git`, `hf.co`, `git lfs pull` in the clone), `hf://...@rev`, a mirror under another
+    owner in a CLI or Python call, and a relative path after `cd` or through a symlink made in the same command
+    all reach the answers: each is `answer_access`."""
+    found = _flags(ctx, tmp_path, 37, [logs.shell(command.format(parent=tmp_path))])
+    assert "answer_access" in [f.rule for f in found], found
+
+
+HONEST_LOOKALIKES = [
+    f"hf download {REPO} {OWN} --repo-type dataset --local-dir data --cache-dir /tmp/data/x.parquet",
+    f"hf download {REPO} --include 'sequencing/materials/37*' --repo-type dataset --local-dir .",
+    (
+        f"python -c \"from huggingface_hub import snapshot_download; p = snapshot_download(repo_id='{REPO}', "
+        f"repo_type='dataset', allow_patterns=['{OWN}'], local_dir='/workspace/in'); print(p + '/data')\""
+    ),
+    f"curl -L -o in.zip {HUB}/resolve/main/sequencing/materials/38/../37.zip",
+    f"curl -L -o in.zip {HUB}/resolve/main//sequencing/./materials/37.zip",
+    "cd /workspace/out && git init && git status && git checkout -b cut",
+    "python -c \"import pandas as pd; pd.read_parquet('hf://datasets/someone/AgenticVBench_1000@main/x.parquet')\"",
+    "hf download someone/other-clips --repo-type dataset && python -c \"load_dataset('someone/AgenticVBench_100k')\"",
+    "cd /workspace/AgenticVBench_100_work && cat data/frames.parquet",
+    "mkdir -p data && cd data && python -c \"import pandas as pd; pd.DataFrame().to_parquet('frames.parquet')\"",
+    "ln -s /workspace/materials m && ffmpeg -i m/clip_a.mp4 -vf fps=1 frames/%04d.png",
+    "ls /data/AgenticVBench_100/ && ffprobe /data/AgenticVBench_100/sequencing/materials/37/clip_a.mp4",
+    "ls && cd .. && ls -la",
+]
+
+
+@pytest.mark.parametrize("command", HONEST_LOOKALIKES)
+def test_honest_lookalikes_stay_clean(ctx: AuditContext, tmp_path: Path, command: str) -> None:
+    """Each new matcher has a near miss an honest agent writes: the own input alone (a local folder named
+    `data`, a pattern matching only it, `..` that lands on it), git in the agent's own folder, repositories of
+    other names, the agent's own `data/` folders, a symlink to its own materials, and the own input or a
+    listing in a folder named after the dataset. None is flagged."""
+    assert _flags(ctx, tmp_path, 37, [logs.shell(command)]) == []

@@ -10,6 +10,9 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
+#: The official dataset repository, and its page on the Hub.
+REPO = "Anonymous47621123/AgenticVBench_100"
+HUB = f"https://huggingface.co/datasets/{REPO}"
 FORMATS = ("atif", "claude-code", "codex", "opencode", "openclaw")
 
 
