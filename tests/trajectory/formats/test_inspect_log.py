@@ -26,7 +26,7 @@ from agenticvbench.scoring.engine import verify_run  # noqa: E402
 from agenticvbench.trajectory import check, formats  # noqa: E402
 from agenticvbench.trajectory.audit import AUDITED, NOT_AUDITED, UNREADABLE, audit_run  # noqa: E402
 from agenticvbench.trajectory.context import AuditContext  # noqa: E402
-from agenticvbench.trajectory.formats import inspect_log  # noqa: E402
+from agenticvbench.trajectory.formats import inspect_log, inspect_zip  # noqa: E402
 from agenticvbench.trajectory.formats.inspect_log import task_of  # noqa: E402
 from agenticvbench.trajectory.locate import candidates, read_log  # noqa: E402
 
@@ -284,6 +284,29 @@ def test_a_run_level_log_is_parsed_and_hashed_once(tmp_path: Path, monkeypatch: 
     il.write(tmp_path / "logs" / "run.json", samples[:1])
     assert len(_read(tmp_path, ("logs", "run.json"), 1).steps) == 7 and len(parsed) == 2
     assert check.task_logs(tmp_path / "1")["logs/run.json"] not in digests and len(hashed) == 2
+
+
+def test_a_run_level_archive_directory_is_parsed_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every task folder reads each `.eval` of RUN/logs/: 16 archives of 19,999 entries took 12 s to audit 9
+    tasks when each task parsed each directory again. The directory (or its refusal) is parsed once per archive
+    and process, the samples named by no task are not kept, and a rewritten archive is parsed again."""
+    parsed: list[int] = []
+    real_entries = inspect_zip.entries
+    monkeypatch.setattr(inspect_log, "_directories", {})
+    monkeypatch.setattr(inspect_zip, "entries", lambda *a: parsed.append(1) or real_entries(*a))
+    samples = [il.sample("agenticvbench/recap-001", HONEST), il.sample(37, [il.bash("ls")])]
+    il.write(tmp_path / "logs" / "run.eval", samples + [il.sample(f"other-{i}", []) for i in range(3)])
+    runs = [_read(tmp_path, ("logs", "run.eval"), t) for t in (1, 37, 38, 1)]
+    assert [len(t.steps) for t in runs] == [7, 5, 0, 7] and [t.of_task for t in runs] == [True, True, False, True]
+    assert len(parsed) == 1
+    (kept,) = inspect_log._directories.values()
+    assert not isinstance(kept, Exception) and sorted(kept.by_task) == [1, 37] and len(kept.members) == 2
+    il.write(tmp_path / "logs" / "run.eval", samples[1:])
+    assert _read(tmp_path, ("logs", "run.eval"), 1).of_task is False and len(parsed) == 2
+    monkeypatch.setattr(inspect_zip, "MAX_ENTRIES", 1)  # over the cap: refused for each task, parsed once
+    monkeypatch.setattr(inspect_log, "_directories", {})
+    notes = [_read(tmp_path, ("logs", "run.eval"), t).notes for t in (1, 37)]
+    assert all(n and "over the cap" in n[0] for n in notes) and len(parsed) == 3
 
 
 @pytest.mark.parametrize("suffix", [".eval", ".json"])
