@@ -174,9 +174,17 @@ def _without_configs(*holders: Any) -> None:
 
 
 def _cleared(sample: Any) -> Any:
-    """A parsed sample without its sandbox configurations (its own and its `sample_init` event's)."""
+    """A parsed sample without its sandbox configurations (its own and its `sample_init` event's) and without
+    what the steps do not read and inspect_ai would rebuild: each model event's input and call payload, lists
+    it expands from `events_data` (an 11-byte range of messages becomes a list of a thousand: quadratic in an
+    honest sample, a bomb in a crafted one)."""
     events = get(sample, "events") if isinstance(get(sample, "events"), list) else []
     _without_configs(sample, *(get(e, "sample") for e in events if get(e, "event") == "sample_init"))
+    for event in events:
+        if isinstance(event, dict) and event.get("event") == "model":
+            event.update(input=[], input_refs=None, call=None)
+    if isinstance(sample, dict):
+        sample["events_data"] = None
     return sample
 
 
