@@ -48,11 +48,11 @@ RUN_FOLDER = LOGS_DIRNAME  # RUN/logs/: a run's Inspect logs (Inspect's default 
 MAX_EVAL_BYTES = MAX_SESSION_BYTES  # a .eval archive, as a JSONL session file
 MAX_SAMPLES = 32  # samples (epochs) of one task read from one log
 MAX_DEPTH = 256  # JSON nesting of a sample (Inspect's own is some 20 levels; tool arguments add theirs)
-#: A sample's JSON, unpacked: 2.5 times a sample of 5,000 tool calls (docs/performance/memory.md).
+#: A sample's JSON, unpacked: 1.6 times an Inspect sample of 5,000 tool calls (40 MiB, 770,000 values).
 MAX_SAMPLE_BYTES = 64 * 1024 * 1024
-#: JSON values of a sample (or a whole JSON log), counted before parsing (`fsutil.json_values`): the sample
-#: of 5,000 calls holds ABOUT; each value costs some 160 bytes once parsed twice (here, then by inspect_ai).
-MAX_VALUES = 2_000_000
+#: JSON values of a sample (or a whole JSON log), counted before parsing (`fsutil.json_values`): parsed twice
+#: (here, then by inspect_ai), one costs up to some 290 bytes (docs/performance/memory.md).
+MAX_VALUES = 1_500_000
 _INSTALL = "inspect_ai is not installed (pip install 'agenticvbench[inspect]')"
 _JSON_LOG = re.compile(rb'\A\s*\{\s*"version"\s*:\s*[0-9]+\s*,\s*"status"\s*:')
 _MEMBER = re.compile(r"samples/(.+)_epoch_([0-9]{1,6})\.json")
