@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 
@@ -13,6 +14,7 @@ from agenticvbench.fsutil import (
     atomic_write_text,
     file_kind,
     file_sha256,
+    json_values,
     open_regular,
     parse_json_bounded,
     read_capped,
@@ -88,3 +90,34 @@ def test_parse_json_bounded_turns_parser_crashes_into_reasons():
         parse_json_bounded(b"9" * 5000, "x.json")
     with pytest.raises(ValueError, match="x.json: not UTF-8"):
         parse_json_bounded(b"\xff", "x.json")
+
+
+def _tokens(value: object) -> int:
+    """What `json_values` counts, from the parsed value: each container, and each element after its first."""
+    if isinstance(value, dict):
+        value = list(value.values())
+    if not isinstance(value, list):
+        return 0
+    return 1 + max(0, len(value) - 1) + sum(_tokens(v) for v in value)
+
+
+def test_json_values_counts_containers_and_elements_outside_strings():
+    """`json_values` bounds what a document becomes before it is parsed: `{`, `[` and `,` outside strings. Past
+    the limit the count is exact, so brackets and commas inside strings (escaped quotes and backslashes too)
+    neither refuse an honest document nor hide a hostile one."""
+    doc = rb'{"a": "x,\",y{[", "b": [1, 2, {"c": "\\"}], "d": "[{,\\\\", "e": [[], {}]}'
+    assert json_values(doc, 0) == _tokens(json.loads(doc)) == 12
+    assert json_values(doc, 1000) <= 1000
+    long = b'["' + b",{[" * 2_000_000 + b'", {}]'  # six million brackets, all inside one string
+    assert json_values(long, 10) == _tokens(json.loads(long)) == 3
+    edge = b'["' + b"," * ((1 << 20) - 2) + b'", [], [' + b"{}," * 5 + b"{}]]"  # a string across two windows
+    assert json_values(edge, 0) == _tokens(json.loads(edge)) == 16
+
+
+def test_parse_json_bounded_refuses_too_many_values_before_parsing():
+    """A few bytes per value become some 150 of Python objects: 13 million `{}` in 39 MB took 2.1 GB. With
+    `max_values` the document is refused by count, in one line, before `json.loads` builds anything."""
+    bomb = b"[" + b",".join([b"{}"] * 500_000) + b"]"
+    with pytest.raises(ValueError, match=r"x.json: 1000000 JSON values, over the cap of 999999"):
+        parse_json_bounded(bomb, "x.json", max_values=999_999)
+    assert len(parse_json_bounded(bomb, "x.json", max_values=1_000_000)) == 500_000

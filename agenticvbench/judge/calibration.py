@@ -11,8 +11,11 @@ endpoint: the model, the prompt profile and the profile's prompt hash. A record 
 Cohen's kappa is at least `KAPPA_LOWER` ("substantial", Landis and Koch 1977). Why `MIN_ITEMS` is 120:
 `benchmarks/bench_kappa_precision.py` and docs/grading.md.
 
-Records are read as hostile input: a file that is torn, oversized, of another schema or with a field of the wrong
-type is no record (and the reader names it), never a crash.
+Records are read as hostile input: a file that is torn, oversized, a symbolic link, of another schema, with a field
+of the wrong type or with numbers no agreement computation yields (an interval not ordered or not containing its
+kappa, a kappa outside [-1, 1], a count that is not a whole number of at most `MAX_ITEMS`) is no record (and the
+reader names it), never a crash. Records are not signed: whoever can write the cache can write a record that
+passes (docs/grading.md).
 """
 
 from __future__ import annotations
@@ -37,6 +40,8 @@ RECORD_SCHEMA = 1
 MAX_RECORD_BYTES = 64 * 1024
 MAX_RECORDS = 1000
 MAX_TEXT = 200
+#: The most items a record may count (the benchmark's human-graded items are some thousands at most).
+MAX_ITEMS = 1_000_000
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -152,8 +157,8 @@ class CalibrationRecord:
             graders=tuple(_text(g, "graders[]") for g in graders),
             overall=_stats(data.get("overall"), "overall"),
             modalities={m: _stats(v, f"modalities.{m}") for m, v in mods.items()},
-            kappa_lower=_number(data.get("kappa_lower"), "kappa_lower"),
-            min_items=int(_number(data.get("min_items"), "min_items")),
+            kappa_lower=_number(data.get("kappa_lower"), "kappa_lower", -1.0, 1.0),
+            min_items=_count(data.get("min_items"), "min_items"),
             created=_text(data.get("created", ""), "created", empty=True),
             package_version=_text(data.get("package_version", ""), "package_version", empty=True),
         )
@@ -165,7 +170,7 @@ def _text(value: Any, where: str, *, empty: bool = False) -> str:
     return value
 
 
-def _number(value: Any, where: str, lo: float = -1.0, hi: float = 1e9) -> float:
+def _number(value: Any, where: str, lo: float = -1.0, hi: float = 1.0) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         raise ValueError(f"{where}: not a finite number")
     if not lo <= value <= hi:
@@ -177,24 +182,38 @@ def _optional(value: Any, where: str) -> float | None:
     return None if value is None else _number(value, where, -1.0, 1.0)
 
 
+def _count(value: Any, where: str) -> int:
+    """A whole number of items, 0 to `MAX_ITEMS` (a JSON integer: `1e9` is a float, refused)."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_ITEMS:
+        raise ValueError(f"{where}: not a whole number of 0-{MAX_ITEMS} items")
+    return value
+
+
+def _interval(value: Any, kappa: float | None, where: str) -> tuple[float, float] | None:
+    """Kappa's 95% interval: two numbers in [-1, 1], ordered, holding `kappa` when it is given."""
+    if value is None:
+        return None
+    if not isinstance(value, list) or len(value) != 2:
+        raise ValueError(f"{where}: not a pair")
+    lo, hi = _number(value[0], where), _number(value[1], where)
+    if lo > hi:
+        raise ValueError(f"{where}: [{lo}, {hi}] is not ordered")
+    if kappa is not None and not lo - 1e-9 <= kappa <= hi + 1e-9:
+        raise ValueError(f"{where}: [{lo}, {hi}] does not contain kappa {kappa}")
+    return lo, hi
+
+
 def _stats(value: Any, where: str) -> AgreementStats:
     if not isinstance(value, dict):
         raise ValueError(f"{where}: not an object")
-    ci = value.get("kappa_ci95")
-    if ci is not None and (not isinstance(ci, list) or len(ci) != 2):
-        raise ValueError(f"{where}.kappa_ci95: not a pair")
-    n = _number(value.get("n"), f"{where}.n", 0, 1e9)
-    if n != int(n):
-        raise ValueError(f"{where}.n: not an integer")
+    kappa = _optional(value.get("kappa"), f"{where}.kappa")
     return AgreementStats(
-        n=int(n),
+        n=_count(value.get("n"), f"{where}.n"),
         agreement=None
         if value.get("agreement") is None
         else _number(value["agreement"], f"{where}.agreement", 0, 1),
-        kappa=_optional(value.get("kappa"), f"{where}.kappa"),
-        kappa_ci95=None
-        if ci is None
-        else (_number(ci[0], f"{where}.kappa_ci95", -1, 1), _number(ci[1], f"{where}.kappa_ci95", -1, 1)),
+        kappa=kappa,
+        kappa_ci95=_interval(value.get("kappa_ci95"), kappa, f"{where}.kappa_ci95"),
     )
 
 
@@ -212,7 +231,8 @@ def write_record(cache_root: str | Path, record: CalibrationRecord) -> Path:
 def read_records(cache_root: str | Path) -> tuple[dict[str, CalibrationRecord], list[str]]:
     """(identity key -> record, one note per file that is not a record) from `<cache_root>/calibration/`; at most
     `MAX_RECORDS` files are read, each of at most `MAX_RECORD_BYTES`. A record filed under another key than its
-    identity's is refused (a renamed file must not calibrate another judge)."""
+    identity's is refused (a renamed file must not calibrate another judge), and so is a symbolic link (a record
+    is a file of the folder, not a pointer to one elsewhere)."""
     folder = Path(cache_root) / CALIBRATION_DIRNAME
     store = JsonStore(folder, max_bytes=MAX_RECORD_BYTES)
     records: dict[str, CalibrationRecord] = {}
@@ -224,8 +244,11 @@ def read_records(cache_root: str | Path) -> tuple[dict[str, CalibrationRecord], 
     if len(names) > MAX_RECORDS:
         notes.append(f"{folder}: {len(names)} files, only the first {MAX_RECORDS} read")
     for name in names[:MAX_RECORDS]:
-        data = store.read(name)
+        link = (folder / name).is_symlink()
+        data = MISSING if link else store.read(name)
         try:
+            if link:
+                raise ValueError("a symbolic link, not read")
             if data is MISSING:
                 raise ValueError("not readable JSON (torn, oversized or not a regular file)")
             record = CalibrationRecord.from_dict(data)

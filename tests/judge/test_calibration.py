@@ -73,3 +73,51 @@ def test_hostile_records_are_named_not_fatal(tmp_path: Path) -> None:
 def test_no_folder_is_no_record(tmp_path: Path) -> None:
     """A cache without calibration/ (the usual case) reads as no records and no notes."""
     assert read_records(tmp_path / "nowhere") == ({}, [])
+
+
+def test_impossible_numbers_and_symlinks_are_no_record(tmp_path: Path) -> None:
+    """A reversed interval used to pass (the gate reads its first end), as did n = 1e9 and a record that is a
+    symlink to a file elsewhere: numbers no agreement computation yields, and a link, are refused by name."""
+    good = write_record(tmp_path, _record())
+    folder = good.parent
+    honest = json.loads(good.read_text())
+
+    def crafted(name: str, **visual: object) -> None:
+        rec = json.loads(json.dumps(honest))
+        rec["modalities"]["visual"].update(visual)
+        (folder / name).write_text(json.dumps(rec), encoding="utf-8")
+
+    cases = {
+        "reversed": {"kappa_ci95": [0.99, -1.0]},
+        "outside": {"kappa": 0.95, "kappa_ci95": [0.7, 0.9]},
+        "beyond": {"kappa_ci95": [0.7, 1.5]},
+        "float_n": {"n": 1e9},
+        "huge_n": {"n": 10**12},
+        "negative_n": {"n": -1},
+    }
+    for name, visual in cases.items():
+        crafted(f"{name}.json", **visual)
+    good.unlink()
+    crafted("real.json")
+    (folder / f"{IDENT.key}.json").symlink_to(folder / "real.json")
+    records, notes = read_records(tmp_path)
+    assert records == {}
+    assert len(notes) == len(cases) + 2  # and real.json: filed under a name that is not its key
+    text = "\n".join(notes)
+    assert "[0.99, -1.0] is not ordered" in text and "does not contain kappa 0.95" in text
+    assert "out of range" in text and text.count("not a whole number") == 3
+    assert "a symbolic link, not read" in text
+
+
+def test_interval_holding_kappa_at_its_ends_is_a_record(tmp_path: Path) -> None:
+    """The checks refuse only the impossible: an interval of one point equal to kappa (perfect agreement) and
+    a modality of zero items, both what `avb judge agree` writes, read back."""
+    stats = AgreementStats(n=MIN_ITEMS, agreement=1.0, kappa=1.0, kappa_ci95=(1.0, 1.0))
+    rec = CalibrationRecord(
+        identity=IDENT,
+        graders=("alice",),
+        overall=stats,
+        modalities={"visual": stats, "audio": AgreementStats(n=0)},
+    )
+    write_record(tmp_path, rec)
+    assert read_records(tmp_path) == ({IDENT.key: rec}, [])

@@ -10,22 +10,23 @@ run-level log (`RUN/logs/`) without a sample of the task is not the task's log (
 
 Each sample becomes steps as `inspect_steps` says. A `.eval` is checked first (`inspect_zip`), and each sample's
 JSON is parsed with its nesting bounded (`MAX_DEPTH`) and its sandbox configurations dropped (`_cleared`) before
-inspect_ai reads it from a private archive; a JSON log is read whole once per process for every task folder that
-reads it (`_read_json`). A log that cannot be read at all (inspect_ai missing, a zip bomb, a malformed log) is
+inspect_ai reads it from a private archive. A run-level log is read by every task folder: a `.eval`'s directory
+is parsed once per process (`_run_directory`), a JSON log read whole once (`_read_json`). A log that cannot be read at all (inspect_ai missing, a zip bomb, a malformed log) is
 left `unknown` with a one-line note, so the task counts as unreadable, not clean; a sample that cannot be read
 is a note.
 """
 
 from __future__ import annotations
 
+import asyncio
 import io
 import json
 import os
 import re
 import tempfile
 import zipfile
-from collections.abc import Callable
-from dataclasses import replace
+from collections.abc import Callable, Coroutine, Iterable
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, Any
 
@@ -47,6 +48,11 @@ RUN_FOLDER = LOGS_DIRNAME  # RUN/logs/: a run's Inspect logs (Inspect's default 
 MAX_EVAL_BYTES = MAX_SESSION_BYTES  # a .eval archive, as a JSONL session file
 MAX_SAMPLES = 32  # samples (epochs) of one task read from one log
 MAX_DEPTH = 256  # JSON nesting of a sample (Inspect's own is some 20 levels; tool arguments add theirs)
+#: A sample's JSON, unpacked: 1.6 times an Inspect sample of 5,000 tool calls (40 MiB, 770,000 values).
+MAX_SAMPLE_BYTES = 64 * 1024 * 1024
+#: JSON values of a sample (or a whole JSON log), counted before parsing (`fsutil.json_values`): parsed twice
+#: (here, then by inspect_ai), one costs up to some 290 bytes (docs/performance/memory.md).
+MAX_VALUES = 1_500_000
 _INSTALL = "inspect_ai is not installed (pip install 'agenticvbench[inspect]')"
 _JSON_LOG = re.compile(rb'\A\s*\{\s*"version"\s*:\s*[0-9]+\s*,\s*"status"\s*:')
 _MEMBER = re.compile(r"samples/(.+)_epoch_([0-9]{1,6})\.json")
@@ -57,6 +63,10 @@ _EXCLUDED = {"store"}  # not read: the sample's key-value store
 _RESOLVE = "core"
 #: The last JSON log read whole: (its file's device, inode, size, mtime) and its samples' steps (`_read_json`).
 _json_cache: tuple[tuple[int, int, int, int], dict[tuple[str, int], SampleSteps | Exception]] | None = None
+#: Run-level archives' directories by file identity (`_run_directory`), and its bounds.
+_directories: dict[tuple[int, int, int, int], _Directory | inspect_zip.UnsafeArchive] = {}
+_MAX_DIRECTORIES = 64
+_MAX_KEPT_MEMBERS = 50_000
 
 
 def sniff(head: bytes, name: str) -> bool:
@@ -77,16 +87,28 @@ def task_of(sample_id: Any) -> int | None:
     return int(m.group(1)) if m and int(m.group(1)) in range(1, 1000) else None
 
 
-def _chosen(ids: list[tuple[str, int]], traj: Trajectory, run_level: bool) -> list[tuple[str, int]]:
-    """The (sample id, epoch) pairs of the task among a log's, in order. None in a run-level log: not the task's
-    log (`traj.of_task`); none in the task's own folder: a log that is not the task's, not read."""
-    mine = [s for s in ids if traj.task_id is not None and task_of(s[0]) == traj.task_id]
-    if not mine and not run_level and len({s for s, _ in ids}) == 1 and task_of(ids[0][0]) is None:
-        mine = list(ids)  # the task folder's own log of one unnamed sample
+def _by_task(ids: Iterable[tuple[str, int]]) -> dict[int | None, list[tuple[str, int]]]:
+    """A log's (sample id, epoch) pairs by the task each sample id names (`task_of`; None: no task), in order."""
+    out: dict[int | None, list[tuple[str, int]]] = {}
+    for sid, epoch in ids:
+        out.setdefault(task_of(sid), []).append((sid, epoch))
+    return out
+
+
+def _chosen(
+    by_task: dict[int | None, list[tuple[str, int]]], traj: Trajectory, run_level: bool
+) -> list[tuple[str, int]]:
+    """The (sample id, epoch) pairs of the task among a log's (`_by_task`), in order. None in a run-level log: not
+    the task's log (`traj.of_task`); none in the task's own folder: a log that is not the task's, not read."""
+    mine = list(by_task.get(traj.task_id, [])) if traj.task_id is not None else []
+    unnamed = {s for s, _ in by_task.get(None, [])}
+    if not mine and not run_level and len(by_task) == 1 and len(unnamed) == 1:
+        mine = list(by_task[None])  # the task folder's own log of one unnamed sample
     if not mine and run_level:
         traj.of_task = False
     elif not mine:
-        shown = ", ".join(repr(one_line(s)[:60]) for s in sorted({s for s, _ in ids})[:5])
+        every = sorted({s for ids in by_task.values() for s, _ in ids})[:5]
+        shown = ", ".join(repr(one_line(s)[:60]) for s in every)
         _fail(traj, f"no sample of task {traj.task_id} among its samples ({shown or 'none'})")
     elif len(mine) > MAX_SAMPLES:
         traj.note(
@@ -152,25 +174,96 @@ def _without_configs(*holders: Any) -> None:
 
 
 def _cleared(sample: Any) -> Any:
-    """A parsed sample without its sandbox configurations (its own and its `sample_init` event's)."""
+    """A parsed sample without its sandbox configurations (its own and its `sample_init` event's) and without
+    what the steps do not read and inspect_ai would rebuild: each model event's input and call payload, lists
+    it expands from `events_data` (an 11-byte range of messages becomes a list of a thousand: quadratic in an
+    honest sample, a bomb in a crafted one)."""
     events = get(sample, "events") if isinstance(get(sample, "events"), list) else []
     _without_configs(sample, *(get(e, "sample") for e in events if get(e, "event") == "sample_init"))
+    for event in events:
+        if isinstance(event, dict) and event.get("event") == "model":
+            event.update(input=[], input_refs=None, call=None)
+    if isinstance(sample, dict):
+        sample["events_data"] = None
     return sample
 
 
-def _eval_sample(api: Any, raw: bytes, member: str, sid: str, epoch: int, tmp: str) -> SampleSteps:
-    """The steps of one sample, its checked bytes `raw`: parsed with its nesting bounded (inspect_ai's reader
-    slows and grows quadratically with nesting: 30,000 levels took 1.7 s, 100,000 exhausted memory), its sandbox
-    configurations dropped (`_cleared`), then written alone into a private archive that inspect_ai reads."""
-    doc = _cleared(parse_json_bounded(raw, one_line(member)[:80], max_depth=MAX_DEPTH))
+def _run(read: Coroutine[Any, Any, Any]) -> Any:
+    """Run one of inspect_ai's asynchronous readers on an event loop of its own. Its synchronous readers run
+    through `asyncio.run`, which on Python 3.11 formats its main task, result included, when it restores the
+    SIGINT handler (`signal.getsignal` builds a `ValueError` naming the handler): the whole sample's repr,
+    twice, took 4.5 s and most of 210 MB for a sample of 300 calls."""
+    loop = asyncio.new_event_loop()
+    try:
+        return loop.run_until_complete(read)
+    finally:
+        loop.close()
+
+
+def _eval_sample(api: Any, raw: bytearray, member: str, sid: str, epoch: int, tmp: str) -> SampleSteps:
+    """The steps of one sample, its checked bytes `raw`: parsed with its values (`MAX_VALUES`) and nesting
+    bounded (inspect_ai's reader slows and grows quadratically with nesting: 30,000 levels took 1.7 s, 100,000
+    exhausted memory), `raw` emptied, what the steps do not read dropped (`_cleared`), then written alone into a
+    private archive that inspect_ai reads."""
+    doc = parse_json_bounded(raw, one_line(member)[:80], max_depth=MAX_DEPTH, max_values=MAX_VALUES)
+    raw.clear()  # the caller's reference would keep the bytes alive while inspect_ai parses them again
+    _cleared(doc)
     local = str(Path(tmp) / "sample.eval")
     with zipfile.ZipFile(local, "w", zipfile.ZIP_STORED) as out:
         out.writestr(member, json.dumps(doc))
     del doc
-    sample = api.read_eval_log_sample(
-        local, sid, epoch, resolve_attachments=_RESOLVE, exclude_fields=_EXCLUDED
+    sample = _run(
+        api.read_eval_log_sample_async(
+            local, sid, epoch, resolve_attachments=_RESOLVE, exclude_fields=_EXCLUDED
+        )
     )
     return sample_steps(sample)
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Directory:
+    """What an archive's checked directory says of its samples: each (sample id, epoch)'s member, and the pairs
+    by the task each names (`_by_task`). A run-level log's keeps the samples that name a task only: it is read
+    for no other (`_chosen`)."""
+
+    members: dict[tuple[str, int], zipfile.ZipInfo]
+    by_task: dict[int | None, list[tuple[str, int]]]
+
+
+def _directory(fh: IO[bytes], size: int, run_level: bool) -> _Directory:
+    """The archive's `_Directory` (`inspect_zip.entries`, every cap checked: `UnsafeArchive` when one fails)."""
+    members: dict[tuple[str, int], zipfile.ZipInfo] = {}
+    for info in inspect_zip.entries(fh, size):  # a re-logged sample: the last member of a name wins
+        m = _MEMBER.fullmatch(info.filename)
+        if m:
+            members[(m.group(1), int(m.group(2)))] = info
+    by_task = _by_task(members)
+    if run_level:
+        by_task.pop(None, None)
+        members = {pair: members[pair] for ids in by_task.values() for pair in ids}
+    return _Directory(members=members, by_task=by_task)
+
+
+def _run_directory(fh: IO[bytes], size: int) -> _Directory:
+    """A run-level archive's `_Directory` (or its refusal), parsed once per process for all the task folders
+    that read it, keyed by the file's identity (device, inode, size, mtime) as `check.log_sha256` keys its hash;
+    at most `_MAX_DIRECTORIES` archives or `_MAX_KEPT_MEMBERS` members are kept, then the memo starts over."""
+    st = os.fstat(fh.fileno())
+    key = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+    if key not in _directories:
+        try:
+            got: _Directory | inspect_zip.UnsafeArchive = _directory(fh, size, run_level=True)
+        except inspect_zip.UnsafeArchive as exc:
+            got = exc
+        kept = sum(len(d.members) for d in _directories.values() if isinstance(d, _Directory))
+        grown = len(got.members) if isinstance(got, _Directory) else 0
+        if len(_directories) >= _MAX_DIRECTORIES or kept + grown > _MAX_KEPT_MEMBERS:
+            _directories.clear()
+        _directories[key] = got
+    found = _directories[key]
+    if isinstance(found, inspect_zip.UnsafeArchive):
+        raise found
+    return found
 
 
 def _read_eval(job: JobDir, parts: tuple[str, ...], traj: Trajectory, run_level: bool) -> None:
@@ -179,12 +272,8 @@ def _read_eval(job: JobDir, parts: tuple[str, ...], traj: Trajectory, run_level:
         os.set_blocking(fd, True)
         if size > MAX_EVAL_BYTES:
             return _fail(traj, f"{size} bytes, over the {MAX_EVAL_BYTES} byte limit")
-        members: dict[tuple[str, int], zipfile.ZipInfo] = {}
-        for info in inspect_zip.entries(fh, size):  # a re-logged sample: the last member of a name wins
-            m = _MEMBER.fullmatch(info.filename)
-            if m:
-                members[(m.group(1), int(m.group(2)))] = info
-        chosen = _chosen(list(members), traj, run_level)
+        directory = _run_directory(fh, size) if run_level else _directory(fh, size, run_level=False)
+        chosen = _chosen(directory.by_task, traj, run_level)
         if not chosen:
             return None
         api = _log_api()
@@ -192,10 +281,14 @@ def _read_eval(job: JobDir, parts: tuple[str, ...], traj: Trajectory, run_level:
             return _fail(traj, _INSTALL)
 
         def steps_of(sid: str, epoch: int) -> SampleSteps:
-            info = members[(sid, epoch)]
+            info = directory.members[(sid, epoch)]
+            if info.file_size > MAX_SAMPLE_BYTES:
+                raise ValueError(
+                    f"{info.file_size} bytes unpacked, over the cap of {MAX_SAMPLE_BYTES} for a sample"
+                )
             raw = inspect_zip.read_member(fh, size, info)
             with tempfile.TemporaryDirectory(prefix="avb-audit-inspect-") as tmp:
-                return _eval_sample(api, raw, info.filename, sid, epoch, tmp)
+                return _eval_sample(api, raw, info.filename, sid, epoch, tmp)  # empties raw
 
         _fill(traj, chosen, steps_of)
     return None
@@ -207,12 +300,16 @@ def _json_samples(fh: IO[bytes], api: Any) -> dict[tuple[str, int], SampleSteps 
     data = fh.read(MAX_DOCUMENT_BYTES + 1)
     if len(data) > MAX_DOCUMENT_BYTES:
         raise ValueError(f"over the {MAX_DOCUMENT_BYTES} byte limit")
-    doc = parse_json_bounded(data, "the log", max_depth=MAX_DEPTH)
+    doc = parse_json_bounded(data, "the log", max_depth=MAX_DEPTH, max_values=MAX_VALUES)
     del data
     for sample in get(doc, "samples") if isinstance(get(doc, "samples"), list) else []:
         _cleared(sample)
     _without_configs(get(doc, "eval"))
-    log = api.read_eval_log(io.BytesIO(json.dumps(doc).encode()), resolve_attachments=_RESOLVE, format="json")
+    log = _run(
+        api.read_eval_log_async(
+            io.BytesIO(json.dumps(doc).encode()), resolve_attachments=_RESOLVE, format="json"
+        )
+    )
     del doc
     out: dict[tuple[str, int], SampleSteps | Exception] = {}
     for sample in log.samples or []:
@@ -250,7 +347,7 @@ def _read_json(job: JobDir, parts: tuple[str, ...], traj: Trajectory, run_level:
             raise got
         return got
 
-    chosen = _chosen(list(samples), traj, run_level)
+    chosen = _chosen(_by_task(samples), traj, run_level)
     if chosen:
         _fill(traj, chosen, steps_of)
     return None

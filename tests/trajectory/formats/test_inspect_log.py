@@ -9,6 +9,7 @@ import json
 import shutil
 import sys
 import time
+import tracemalloc
 import zipfile
 from pathlib import Path
 
@@ -26,7 +27,7 @@ from agenticvbench.scoring.engine import verify_run  # noqa: E402
 from agenticvbench.trajectory import check, formats  # noqa: E402
 from agenticvbench.trajectory.audit import AUDITED, NOT_AUDITED, UNREADABLE, audit_run  # noqa: E402
 from agenticvbench.trajectory.context import AuditContext  # noqa: E402
-from agenticvbench.trajectory.formats import inspect_log  # noqa: E402
+from agenticvbench.trajectory.formats import inspect_log, inspect_zip  # noqa: E402
 from agenticvbench.trajectory.formats.inspect_log import task_of  # noqa: E402
 from agenticvbench.trajectory.locate import candidates, read_log  # noqa: E402
 
@@ -286,6 +287,36 @@ def test_a_run_level_log_is_parsed_and_hashed_once(tmp_path: Path, monkeypatch: 
     assert check.task_logs(tmp_path / "1")["logs/run.json"] not in digests and len(hashed) == 2
 
 
+def test_a_run_level_archive_directory_is_parsed_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every task folder reads each `.eval` of RUN/logs/: 16 archives of 19,999 entries took 12 s to audit 9
+    tasks when each task parsed each directory again. The directory (or its refusal) is parsed once per archive
+    and process, the samples named by no task are not kept, and a rewritten archive is parsed again."""
+    parsed: list[int] = []
+    real_entries = inspect_zip.entries
+    monkeypatch.setattr(inspect_log, "_directories", {})
+    monkeypatch.setattr(inspect_zip, "entries", lambda *a: parsed.append(1) or real_entries(*a))
+    samples = [il.sample("agenticvbench/recap-001", HONEST), il.sample(37, [il.bash("ls")])]
+    il.write(tmp_path / "logs" / "run.eval", samples + [il.sample(f"other-{i}", []) for i in range(3)])
+    runs = [_read(tmp_path, ("logs", "run.eval"), t) for t in (1, 37, 38, 1)]
+    assert [len(t.steps) for t in runs] == [7, 5, 0, 7] and [t.of_task for t in runs] == [
+        True,
+        True,
+        False,
+        True,
+    ]
+    assert len(parsed) == 1
+    (kept,) = inspect_log._directories.values()
+    assert not isinstance(kept, Exception) and sorted(kept.by_task) == [1, 37] and len(kept.members) == 2
+    il.write(tmp_path / "logs" / "run.eval", samples[1:])
+    assert _read(tmp_path, ("logs", "run.eval"), 1).of_task is False and len(parsed) == 2
+    monkeypatch.setattr(inspect_zip, "MAX_ENTRIES", 1)  # over the cap: refused for each task, parsed once
+    monkeypatch.setattr(inspect_log, "_directories", {})
+    notes = [_read(tmp_path, ("logs", "run.eval"), t).notes for t in (1, 37)]
+    assert all(n and "over the cap" in n[0] for n in notes) and len(parsed) == 3
+
+
 @pytest.mark.parametrize("suffix", [".eval", ".json"])
 def test_deep_nesting_is_refused_before_inspect_ai_walks_it(tmp_path: Path, suffix: str) -> None:
     """A sample nested 100,000 levels deep (inspect_ai's reader grows quadratically with nesting: this exhausted
@@ -308,3 +339,70 @@ def test_deep_nesting_is_refused_before_inspect_ai_walks_it(tmp_path: Path, suff
     traj = _read(tmp_path, ("logs", f"run{suffix}"), 1)
     assert time.monotonic() - started < 10 and traj.format == "unknown" and traj.steps == []
     assert any("nested too deeply" in n or "recursion limit" in n for n in traj.notes), traj.notes
+
+
+def _eval_of(tmp_path: Path, edit) -> Path:
+    """RUN/logs/run.eval holding task 37's sample (one call) as JSON, passed through `edit` (a dict to a dict or
+    to the member's text) first."""
+    il.write(tmp_path / "ok.json", [il.sample(37, [il.bash("ls")])])
+    got = edit(json.loads((tmp_path / "ok.json").read_text())["samples"][0])
+    (tmp_path / "logs").mkdir(exist_ok=True)
+    with zipfile.ZipFile(tmp_path / "logs" / "run.eval", "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("samples/37_epoch_1.json", got if isinstance(got, str) else json.dumps(got))
+    return tmp_path
+
+
+def test_a_sample_of_too_many_values_is_a_note(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Empty objects cost a few bytes unpacked and some 150 of memory each once parsed: 13 million in a 62 KB
+    `.eval` took 2.1 GB within every byte cap. They are counted before any parse, and a sample over the cap (or
+    over the unpacked size of a sample) is a one-line note, not read."""
+    monkeypatch.setattr(inspect_log, "MAX_VALUES", 20_000)
+    parsed: list[int] = []
+    real_loads = json.loads
+    monkeypatch.setattr(json, "loads", lambda *a, **k: parsed.append(1) or real_loads(*a, **k))
+
+    def bomb(sample: dict) -> str:
+        return json.dumps(sample).replace(
+            '"metadata": {}', '"metadata": {"k": [' + ",".join(["{}"] * 30_000) + "]}"
+        )
+
+    run = _eval_of(tmp_path, bomb)
+    parsed.clear()
+    traj = _read(run, ("logs", "run.eval"), 37)
+    assert traj.format == "unknown" and traj.steps == [] and not parsed
+    assert "JSON values, over the cap of 20000" in traj.notes[0] and "\n" not in traj.notes[0]
+    monkeypatch.setattr(inspect_log, "MAX_VALUES", 80_000)  # each {} is a container and an element
+    assert len(_read(tmp_path, ("logs", "run.eval"), 37).steps) == 5
+    monkeypatch.setattr(inspect_log, "MAX_SAMPLE_BYTES", 1000)
+    traj = _read(tmp_path, ("logs", "run.eval"), 37)
+    assert traj.steps == [] and "bytes unpacked, over the cap of 1000 for a sample" in traj.notes[0]
+
+
+def test_model_inputs_are_not_rebuilt_nor_the_sample_formatted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """inspect_ai rebuilds each model call's input from `events_data` (a range of 11 bytes became 1,000 list
+    entries), and its synchronous reader formatted the whole sample twice (`asyncio.run` on Python 3.11): a
+    sample of 300 calls cost 8.5 s and 210 MB. The steps need neither: the inputs are dropped before inspect_ai
+    reads the sample, and it is read on a loop of its own."""
+    from inspect_ai.log import EvalSample
+
+    formatted: list[int] = []
+    monkeypatch.setattr(EvalSample, "__repr__", lambda self: formatted.append(1) or "EvalSample(...)")
+
+    def refs(sample: dict) -> dict:
+        sample["events_data"] = {"messages": [sample["messages"][1]] * 1000, "calls": []}
+        for event in sample["events"]:
+            if event["event"] == "model":
+                event["input"], event["input_refs"] = [], [[0, 1000]] * 10_000  # ten million entries
+        return sample
+
+    run = _eval_of(tmp_path, refs)
+    tracemalloc.start()
+    try:
+        traj = _read(run, ("logs", "run.eval"), 37)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert [s.tool for s in traj.steps if s.tool] == ["bash"] and not traj.notes, traj.notes
+    assert peak < 40_000_000 and formatted == []
