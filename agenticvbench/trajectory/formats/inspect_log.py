@@ -42,6 +42,9 @@ from agenticvbench.trajectory.formats.inspect_steps import SampleSteps, sample_s
 from agenticvbench.trajectory.model import MAX_STEPS, Trajectory
 from agenticvbench.trajectory.source import MAX_DOCUMENT_BYTES
 
+_PRIVATE_PREFIX = "avb-audit-inspect-"  # each `.eval` sample is rewritten alone into a folder of this name
+_PRIVATE_COPY = re.compile(r"\S*" + _PRIVATE_PREFIX + r"[^/\s]*/\S*")  # its path in inspect_ai's messages
+
 NAME = "inspect"
 DESCRIPTION = "Inspect AI eval log (.eval or .json)"
 RUN_FOLDER = LOGS_DIRNAME  # RUN/logs/: a run's Inspect logs (Inspect's default --log-dir is ./logs)
@@ -146,7 +149,8 @@ def _fill(
         except inspect_zip.UnsafeArchive:
             raise  # a hostile archive is not read at all
         except Exception as exc:  # noqa: BLE001 - a malformed sample is a note (pydantic, JSON, missing member)
-            traj.note(f"{where}: {shown} not read ({type(exc).__name__}: {one_line(str(exc))[:160]})")
+            why = _PRIVATE_COPY.sub("<the sample's private copy>", str(exc))
+            traj.note(f"{where}: {shown} not read ({type(exc).__name__}: {one_line(why)[:160]})")
             continue
         read += 1
         if len(chosen) > 1:
@@ -287,7 +291,7 @@ def _read_eval(job: JobDir, parts: tuple[str, ...], traj: Trajectory, run_level:
                     f"{info.file_size} bytes unpacked, over the cap of {MAX_SAMPLE_BYTES} for a sample"
                 )
             raw = inspect_zip.read_member(fh, size, info)
-            with tempfile.TemporaryDirectory(prefix="avb-audit-inspect-") as tmp:
+            with tempfile.TemporaryDirectory(prefix=_PRIVATE_PREFIX) as tmp:
                 return _eval_sample(api, raw, info.filename, sid, epoch, tmp)  # empties raw
 
         _fill(traj, chosen, steps_of)

@@ -406,3 +406,19 @@ def test_model_inputs_are_not_rebuilt_nor_the_sample_formatted(
         tracemalloc.stop()
     assert [s.tool for s in traj.steps if s.tool] == ["bash"] and not traj.notes, traj.notes
     assert peak < 40_000_000 and formatted == []
+
+
+def test_a_note_never_names_the_private_copy_of_a_sample(tmp_path: Path) -> None:
+    """Each `.eval` sample is rewritten alone into a temporary folder before inspect_ai reads it, and inspect_ai's
+    errors name that file: a member spelled `37_epoch_01.json` gave a note ending "not found in log
+    /tmp/avb-audit-inspect-.../sample.eval", a path of the scoring machine that a published page could carry.
+    The note keeps inspect_ai's reason and names the private copy without its path."""
+    il.write(tmp_path / "ok.json", [il.sample(37, [il.bash("ls")])])
+    text = json.dumps(json.loads((tmp_path / "ok.json").read_text())["samples"][0])
+    (tmp_path / "logs").mkdir()
+    with zipfile.ZipFile(tmp_path / "logs" / "run.eval", "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("samples/37_epoch_01.json", text)
+    traj = _read(tmp_path, ("logs", "run.eval"), 37)
+    assert traj.steps == [] and traj.notes, traj.notes
+    assert any("not found" in n and "<the sample's private copy>" in n for n in traj.notes), traj.notes
+    assert not any(inspect_log._PRIVATE_PREFIX in n for n in traj.notes), traj.notes
