@@ -148,7 +148,8 @@ def test_an_empty_table_says_why(make_run, tmp_path, capsys):
     out, err = _err_lines(capsys)
     doc = _strict(out)
     assert doc["rows"] == [] and "3 trial(s)" in doc["empty_reason"]
-    assert len([line for line in err if "not imported from Harbor" in line]) == 1  # a person reading a pipe sees why
+    # a person reading a pipe sees why
+    assert len([line for line in err if "not imported from Harbor" in line]) == 1
     assert main(["cost", str(run), "--paper"]) == 0
     assert capsys.readouterr().out.startswith("No cost table:")
 
