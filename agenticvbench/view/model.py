@@ -34,6 +34,7 @@ from agenticvbench.runs.submission import (
     open_run,
 )
 from agenticvbench.view.checked import Checked, check_output
+from agenticvbench.view.disclosure import spellings
 from agenticvbench.view.reading import RunReader
 
 MAX_INPUT_FILES = 64  # per task: a sequencing or assembly task has a few dozen clips at most
@@ -155,6 +156,8 @@ class ViewModel:
     stamp: tuple[Any, ...] = ()
     #: the folders the model was built from, as given (what `stamp` covers)
     sources: list[str] = field(default_factory=list)
+    #: the dataset folder as given (`--dataset`), '' when none was or it is not a folder here
+    dataset: str = ""
     notes: list[str] = field(default_factory=list)
     media_cap: int = field(default_factory=media_max_bytes)  # as scoring: $AVB_MAX_MEDIA_MB, else 4096 MiB
     files: list[FileRef] = field(default_factory=list)
@@ -268,20 +271,22 @@ class ViewModel:
             yield source
 
     def path_roots(self) -> list[tuple[str, str]]:
-        """(absolute path, placeholder) of this machine's folders a page can name: each run's folder (and the
-        real path behind it), the dataset's, and the package cache (where the result key lives)."""
+        """(absolute path, placeholder) of this machine's folders a page can name (`disclosure.spellings` of each:
+        as recorded, resolved, and as given to the viewer): each run's folder, the dataset's (as the results
+        record it and as `dataset` was given), and the package cache (where the result key lives)."""
         from agenticvbench.dataset.loader import default_cache_dir
 
         roots = [
-            (p, f"<run {run.index + 1}>")
-            for run in self.runs
-            for p in {run.ref.path, os.path.realpath(run.ref.path)}
+            (p, f"[run {run.index + 1}]") for run in self.runs for p in spellings(run.ref.path, self.sources)
         ]
+        datasets = [self.dataset] if self.dataset else []
         for r in self.report.results:
             d = (r.provenance or {}).get("dataset")
             if isinstance(d, dict) and isinstance(d.get("dataset"), str) and os.path.isabs(d["dataset"]):
-                roots.append((d["dataset"], "<dataset>"))
-        roots.append((str(default_cache_dir()), "<cache>"))
+                datasets.append(d["dataset"])
+        datasets = list(dict.fromkeys(datasets))
+        roots += [(p, "[dataset]") for d in datasets for p in spellings(d, datasets)]
+        roots.append((str(default_cache_dir()), "[cache]"))
         return list(dict.fromkeys(roots))
 
     def is_reference(self, size: int, sha256: str) -> bool:
@@ -381,6 +386,7 @@ def build_model(
         notes=[*skipped, *([note] if note else [])],
         stamp=read.stamp,
         sources=[str(p) for p in run_dirs],
+        dataset=str(dataset) if dataset is not None and os.path.isdir(dataset) else "",
     )
     facts = {run.index: read.facts.get(run.ref.path, {}) for run in runs}
     by_key = {(run_ref(r).path, int(r.task_id)): r for r in report.results}

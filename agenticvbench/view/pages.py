@@ -30,6 +30,7 @@ from agenticvbench.view import evidence, timeline
 from agenticvbench.view.defects import DEFECTS, DEFECTS_DOC, warning_row
 from agenticvbench.view.disclosure import LOCAL, Disclosure, published
 from agenticvbench.view.model import Cell, ViewModel
+from agenticvbench.view.steps import short_why
 from agenticvbench.view.thumbs import Thumbnailer
 
 MEDIA_MODES = ("none", "thumbs", "full")
@@ -265,7 +266,9 @@ def task_context(
         "evidence": ev,
         "explanation": explanation,
         "warnings": [warning_row(w) for w in (explanation or {}).get("warnings", [])],
-        "provenance": _provenance_rows(prov, site.policy, set(OUTPUT_FILES.get(cell.family, ()))),
+        "provenance": _provenance_rows(
+            prov, site.policy, set(OUTPUT_FILES.get(cell.family, ())), r is not None and evidence.solved(r)
+        ),
         "signature": r.signature_status if r is not None else "",
         "site": site,
         "sections": sections,
@@ -340,11 +343,26 @@ def navigation(model: ViewModel, kind: str, task_id: int, *, run: int = 0, stack
     return nav
 
 
-def _provenance_rows(prov: dict[str, Any], policy: Disclosure, outputs: set[str]) -> list[tuple[str, str]]:
+def _provenance_rows(
+    prov: dict[str, Any], policy: Disclosure, outputs: set[str], solved: bool
+) -> list[tuple[str, str]]:
     """The result's provenance as rows; without `verifier_derived`, the hashes of the dataset files scoring read
-    (the verifier-only source among them) are dropped and only the outputs' hashes stay."""
+    (the verifier-only source among them) are dropped and only the outputs' hashes stay; for a task the run
+    `solved` exactly, without `solved_outputs`, the trajectory's flagged steps keep their why without its
+    parenthesised detail (`steps.short_why`), as the timeline shows them."""
     if not policy.verifier_derived and isinstance(prov.get("input_hashes"), dict):
         prov = {**prov, "input_hashes": {k: v for k, v in prov["input_hashes"].items() if k in outputs}}
+    block = prov.get("trajectory")
+    if solved and not policy.solved_outputs and isinstance(block, dict):
+        listed = block.get("flagged_steps")
+        short = [
+            {**f, "why": short_why(str(f["why"]))} if isinstance(f, dict) and "why" in f else f
+            for f in (listed if isinstance(listed, list) else [])
+        ]
+        prov = {
+            **prov,
+            "trajectory": {**block, "flagged_steps": short} if isinstance(listed, list) else block,
+        }
     return [
         (k, ", ".join(f"{a}={b}" for a, b in sorted(v.items(), key=lambda kv: str(kv[0]))))
         if isinstance(v, dict)

@@ -1,12 +1,14 @@
 """A log's steps as a page of `avb view` draws them (`timeline` reads the logs): each step's row with its texts
-sanitised and cut, or withheld as the page's `Withheld` says, its media markers (`MARKS`), and the window of
-steps a long log shows (its first and last steps and every flagged one, the rest a `Gap`).
+sanitised and cut, or withheld as the page's `Withheld` says (or, step by step, as `view.taint` says), its media
+markers (`MARKS`), and the window of steps a long log shows (its first and last steps and every flagged one, the
+rest a `Gap`).
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 from agenticvbench.sanitize import one_line, text
 from agenticvbench.trajectory.model import Step, cap, parse_time
@@ -42,6 +44,27 @@ class Withheld:
     flagged: str = ""  # a flagged step's call and result
     steps: str = ""  # every step's call and result
     named: str = ""  # the URLs and paths a flagged step's call named
+    #: a named URL shown as scheme, host and path (a bundle: its query and fragment can carry an answer)
+    short_urls: bool = False
+    #: a flag's why without its parenthesised detail (a solved task in a bundle: the detail can spell the answer)
+    short_whys: bool = False
+
+
+def short_url(url: str) -> str:
+    """`url` as scheme://host/path: no user, query or fragment (a hostile URL that does not parse: cut at its
+    first `?` or `#`)."""
+    try:
+        p = urlsplit(url)
+        host = p.netloc.rsplit("@", 1)[-1]
+    except ValueError:
+        return re.split(r"[?#]", url, maxsplit=1)[0]
+    return f"{p.scheme}://{host}{p.path}" if p.scheme and host else re.split(r"[?#]", url, maxsplit=1)[0]
+
+
+def short_why(why: str) -> str:
+    """A flag's why without its parenthesised detail: `the dataset repository (sequencing/...)` reads
+    `the dataset repository`."""
+    return why.split("(", 1)[0].rstrip(" :")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -114,17 +137,21 @@ def row(
     times: tuple[float | None, float | None],
     flags: tuple[tuple[str, str], ...],
     withheld: Withheld,
+    taint: str = "",
 ) -> StepRow:
-    """A step as drawn, its texts withheld as `withheld` says (a flagged step keeps what it named unless
-    `withheld.named`)."""
+    """A step as drawn, its texts withheld as `withheld` says, or as `taint` says (`view.taint`: why this step
+    alone is withheld); a flagged step keeps what it named unless `withheld.named`."""
     start, previous = times
     at = parse_time(step.time)
-    why = withheld.flagged if flags and withheld.flagged else withheld.steps
+    why = (withheld.flagged if flags and withheld.flagged else withheld.steps) or taint
+    urls = tuple(short_url(u) for u in step.urls) if withheld.short_urls else step.urls
     named = (
-        tuple(cap(one_line(x), 300) for x in (*step.urls, *step.paths)[:12])
+        tuple(cap(one_line(x), 300) for x in list(dict.fromkeys((*urls, *step.paths)))[:12])
         if flags and not withheld.named
         else ()
     )
+    if withheld.short_whys:
+        flags = tuple((rule, short_why(w)) for rule, w in flags)
     return StepRow(
         index=step.index,
         anchor=anchor,
@@ -155,10 +182,17 @@ def window(n: int, budget: int, keep: set[int]) -> list[int]:
 
 
 def rows(
-    steps: list[Step], k: int, flagged: dict[int, list[tuple[str, str]]], budget: int, withheld: Withheld
+    steps: list[Step],
+    k: int,
+    flagged: dict[int, list[tuple[str, str]]],
+    budget: int,
+    withheld: Withheld,
+    taints: dict[int, str] | None = None,
 ) -> list[StepRow | Gap]:
     """The rows of the `k`-th log's `steps`: the `window` of `budget` steps plus the `flagged` ones ({step index:
-    [(rule, why)]}), each drawn by `row` under `withheld`, and a `Gap` for each run of steps left out."""
+    [(rule, why)]}), each drawn by `row` under `withheld` and its own reason in `taints` ({step index: why}),
+    and a `Gap` for each run of steps left out."""
+    taints = taints or {}
     by_index = {s.index: pos for pos, s in enumerate(steps)}
     keep = {by_index[i] for i in flagged if i in by_index}
     out: list[StepRow | Gap] = []
@@ -170,7 +204,8 @@ def rows(
         step = steps[pos]
         prev = parse_time(steps[pos - 1].time) if pos else None
         hits = tuple((rule, w) for rule, w in flagged.get(step.index, []))
-        out.append(row(step, step_anchor(k, step.index), (start, prev), hits, withheld))
+        taint = taints.get(step.index, "")
+        out.append(row(step, step_anchor(k, step.index), (start, prev), hits, withheld, taint))
         last = pos
     if last + 1 < len(steps):
         out.append(Gap(first=steps[last + 1].index, last=steps[-1].index))

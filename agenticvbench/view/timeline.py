@@ -18,7 +18,9 @@ URLs and paths it named, and loses its call's text and result; and when the resu
 than it locates (the audit's cap, or a result listing only its first warnings), every step of the task loses its
 texts, since any of them may be an unlocated flagged step. Without `solved_outputs`, a task the run solved
 exactly keeps only the shape of its steps (the texts write the answer), and a flagged step there keeps its tool
-and flags but not the URLs and paths it named.
+and flags (their why without its parenthesised detail) but not the URLs and paths it named. Beyond the flagged
+steps, a bundle withholds the steps after an answer read and from a step naming another task's folder
+(`view.taint`).
 """
 
 from __future__ import annotations
@@ -43,11 +45,12 @@ from agenticvbench.trajectory.check import (
 )
 from agenticvbench.trajectory.locate import RUN_FOLDER, candidates, read_log, sniff_log
 from agenticvbench.trajectory.model import Step, Trajectory, cap, parse_time
-from agenticvbench.view.disclosure import Disclosure
+from agenticvbench.view.disclosure import Disclosure, spellings
 from agenticvbench.view.evidence import solved
 from agenticvbench.view.model import Cell, ViewModel
 from agenticvbench.view.reading import logs_stamp
 from agenticvbench.view.steps import MARKS, Gap, StepRow, Withheld, rows, step_anchor
+from agenticvbench.view.taint import ANSWER_RULES, Taint
 
 MAX_ROWS = 240  # steps drawn per task page (over all its logs), plus the flagged ones
 NO_TRAJECTORY = "no trajectory found (not audited)"
@@ -116,10 +119,11 @@ def _read_logs(
     folder: str,
     recorded: tuple[list[tuple[str, str]], dict[str, str] | None, list[str]],
     findings: list[RecordedFinding],
-    withheld: Withheld,
+    withheld: tuple[Withheld, Taint],
 ) -> list[LogView]:
     """Every log of the task folder, in the audit's order, each checked against the recorded hash; `recorded`:
-    the logs read at scoring, the ones it could not read (None: not recorded) and the audit's notes."""
+    the logs read at scoring, the ones it could not read (None: not recorded) and the audit's notes;
+    `withheld`: what the page withholds of every step, and of some steps (`view.taint`)."""
     read, unread, notes = recorded
     known = {path: (k, sha) for k, (path, sha) in enumerate(read)}
     out: list[LogView] = []
@@ -151,7 +155,9 @@ def _read_logs(
         for f in findings:
             if f.log == view.path and f.step in tools:
                 flagged.setdefault(f.step, []).append((f.rule, one_line(f.reason(tools[f.step]))))
-        view.rows = rows(traj.steps, k, flagged, budget, withheld)
+        reads = [f.step for f in findings if f.log == view.path and f.rule in ANSWER_RULES]
+        taints = withheld[1].reasons(traj.steps, reads)
+        view.rows = rows(traj.steps, k, flagged, budget, withheld[0], taints)
     return out
 
 
@@ -171,7 +177,23 @@ def _withheld(policy: Disclosure, r: Any, more: int) -> Withheld:
             "locate, and this could be one"
         )
     named = "so are the paths and URLs it named" if hide_solved else ""
-    return Withheld(flagged=flagged, steps=steps, named=named)
+    return Withheld(
+        flagged=flagged,
+        steps=steps,
+        named=named,
+        short_urls=not policy.flagged_steps,
+        short_whys=hide_solved,
+    )
+
+
+def _taint(model: ViewModel, policy: Disclosure, cell: Cell, run: Path) -> Taint:
+    """What a page under `policy` withholds beyond the flagged steps (`view.taint`): without the answers, the
+    steps after an answer read; without the solved tasks' submissions, the steps from one naming another task's
+    folder of the run (`run`, spelled as given too)."""
+    folder = model.runs[cell.run].folder
+    others = frozenset() if policy.solved_outputs or folder is None else frozenset(folder.task_roots)
+    roots = tuple(spellings(str(run), model.sources)) if others else ()
+    return Taint(answers=not policy.answers, others=others - {cell.task_id}, roots=roots)
 
 
 def _headline(block: dict[str, Any] | None, status: str, recorded: int, found: int, unread: int) -> str:
@@ -211,7 +233,8 @@ def section(model: ViewModel, policy: Disclosure, cell: Cell, *, read: bool = Tr
         try:
             with JobDir(root.parent) as job:
                 what = (recorded, unread, list(out["notes"]))
-                out["logs"] = _read_logs(job, root.name, what, findings, _withheld(policy, r, more))
+                withheld = (_withheld(policy, r, more), _taint(model, policy, cell, root.parent))
+                out["logs"] = _read_logs(job, root.name, what, findings, withheld)
         except OSError as exc:
             out["notes"].append(f"the run folder cannot be read: {one_line(exc.strerror or str(exc))[:200]}")
     n_unread = (

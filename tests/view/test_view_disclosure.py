@@ -7,14 +7,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import time
 from pathlib import Path
 
 import pytest
 
 from agenticvbench.view import Thumbnailer, build_model, write_bundle
-from agenticvbench.view.disclosure import published, scrub
-
-pytestmark = pytest.mark.slow  # builds bundles of the scored demo runs
+from agenticvbench.view.disclosure import published, scrub, spellings
 
 
 def _text(folder: Path) -> str:
@@ -41,6 +41,7 @@ def bundles(demo, view_demo, tmp_path_factory) -> dict[str, tuple[Path, str]]:
     return out
 
 
+@pytest.mark.slow  # builds bundles of the scored demo runs
 def test_default_bundle_withholds_every_class(demo, view_demo, bundles) -> None:
     """Each class, checked on the bytes of the default bundle."""
     folder, text = bundles["default"]
@@ -67,6 +68,7 @@ def test_default_bundle_withholds_every_class(demo, view_demo, bundles) -> None:
         assert p not in text
 
 
+@pytest.mark.slow
 def test_opting_in_shows_the_rubric_and_the_answers(view_demo, bundles) -> None:
     """With both opt-ins the same scan finds the rubric's item ids and the gold window (so the scan above can
     fail), and still no path of this machine and nothing derived from the verifier-only source."""
@@ -97,3 +99,32 @@ def test_scrub_replaces_a_path_cut_short() -> None:
     assert out == "read_parquet(&#39;<dataset>...</summary> and <run 1>... <b><dataset>...</b>"
     kept = "ls /tmp/... and/or/tmp/x/da... /tmp/y..."
     assert scrub(kept, roots) == kept
+
+
+def test_scrub_matches_a_path_spelled_with_redundant_separators() -> None:
+    """A log printed `/w/./run/38` and `/w/run//38` (what `pwd` and a joined path print), and the bundle published
+    them, since only the exact spelling was matched: a separator spelled `//` or `/./` matches too, and the
+    placeholder holds no markup character, so a browser shows it."""
+    roots = [("/w/run", "[run 1]")]
+    page = "<pre>/w/./run/38\n/w/run//38\n/w//./run/.//38\n/w/runs/38</pre>"
+    assert scrub(page, roots) == "<pre>[run 1]/38\n[run 1]//38\n[run 1]/.//38\n/w/runs/38</pre>"
+    hostile = "/w" + "/." * 300_000 + "/" * 300_000
+    started = time.perf_counter()
+    assert scrub(hostile, roots) == hostile
+    assert time.perf_counter() - started < 2
+
+
+def test_spellings_of_a_folder_given_through_a_symlink(tmp_path: Path) -> None:
+    """`--dataset` given through a symlink was published as typed: the folder's spellings are its own, its
+    resolved form, and its spelling through each folder the viewer was given (the folder itself, a parent of
+    it, or a folder inside it)."""
+    real = tmp_path / "mirror"
+    (real / "avb-results").mkdir(parents=True)
+    link = tmp_path / "dslink"
+    link.symlink_to(real)
+    assert str(link) in spellings(str(real), [str(link)])
+    parent = tmp_path / "parent-link"
+    parent.symlink_to(tmp_path)
+    assert str(parent / "mirror") in spellings(str(real), [str(parent)])
+    assert str(link) in spellings(str(real), [str(link / "avb-results")])
+    assert os.path.realpath(real) in spellings(str(link))

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from agenticvbench.trajectory.model import make_step
-from agenticvbench.view.steps import MARKS, Withheld, marks, row
+from agenticvbench.view.steps import MARKS, Withheld, marks, row, short_url
 
 
 @pytest.mark.parametrize(
@@ -55,3 +55,31 @@ def test_what_a_row_withholds() -> None:
         "",
         "every step withheld",
     )
+
+
+def test_a_bundle_names_a_url_without_its_query() -> None:
+    """An unsolved task's flagged step named `https://example.com/check?task=37&order=4,1,6,2,5,3`, another task's
+    order, and the bundle printed it whole: under `short_urls` a named URL keeps scheme, host and path only (no
+    user, query or fragment), and a URL that does not parse is cut at its query."""
+    step = make_step(
+        3,
+        role="agent",
+        tool="WebFetch",
+        arguments={"url": "https://u:p@example.com/check?task=37&order=4,1,6,2,5,3#x"},
+    )
+    flags = (("web_access", "a web tool (WebFetch)"),)
+    shown = row(step, "step-3", (None, None), flags, Withheld(flagged="withheld"))
+    assert any("4,1,6,2,5,3" in n for n in shown.named)
+    short = row(step, "step-3", (None, None), flags, Withheld(flagged="withheld", short_urls=True))
+    assert short.named == ("https://example.com/check",)
+    assert short_url("http://[::1/x?order=4") == "http://[::1/x"
+
+
+def test_a_solved_tasks_flag_keeps_its_why_without_detail() -> None:
+    """A solved task's flag quoted the URL tail that spells the answer (`the dataset repository
+    (sequencing/materials/order-4-1-6-2-5-3)`): under `short_whys` the row keeps the rule and the why's head."""
+    flags = (("answer_access", "the dataset repository (sequencing/materials/order-4-1-6-2-5-3)"),)
+    step = make_step(0, role="agent", tool="Bash", arguments={"command": "curl -s x"})
+    kept = row(step, "step-0", (None, None), flags, Withheld(flagged="withheld", short_whys=True))
+    assert kept.flags == (("answer_access", "the dataset repository"),)
+    assert row(step, "step-0", (None, None), flags, Withheld()).flags == flags

@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
+from markupsafe import escape
 from view_fixtures import LONG, PLANTED
 
 from agenticvbench.scoring.engine import verify_run
@@ -22,6 +23,7 @@ from agenticvbench.view import Thumbnailer, build_model, write_bundle
 from agenticvbench.view.disclosure import LOCAL, published
 from agenticvbench.view.pages import Site, overview, task_page
 from agenticvbench.view.timeline import MAX_ROWS
+from tests.trajectory import traj_logs as logs
 
 
 @pytest.fixture(scope="module")
@@ -174,6 +176,11 @@ def test_disclosure_has_one_switch_for_flagged_steps() -> None:
     assert "flagged_steps" in published().withheld()
 
 
+def _result_of(model, run: int, task: int) -> dict:
+    """The result of (run, task) as its file holds it."""
+    return json.loads((Path(model.runs[run].ref.path) / "avb-results" / f"{task}.json").read_text())
+
+
 def _edit_result(run: Path, task: int, edit) -> None:
     """Rewrite the result of `task` in `run` with `edit(data)` (unsigned, its SHA-256 taken again), as a result
     written by an older `avb verify`, or a hostile one, reads."""
@@ -243,8 +250,14 @@ def test_a_solved_tasks_flagged_step_keeps_no_named_path(model, demo, traj_runs,
     public = build_model([traj_runs["perfect"]], dataset=demo.mirror, local=False, resamples=0)
     out = tmp_path / "bundle"
     write_bundle(public, out, _thumbs(tmp_path), media="none", policy=published())
-    row = _row(_section((out / "task-0-83.html").read_text()), f"step-{far}")
+    page = (out / "task-0-83.html").read_text()
+    row = _row(_section(page), f"step-{far}")
     assert "⚑ answer_access" in row and parquet not in row and "paths and URLs it named" in row
+    # the why's parenthesised detail can spell the answer (a URL's tail): not in the row, the flag list or the
+    # provenance row; its head stays
+    [why] = [f["why"] for f in _result_of(public, 0, 83)["provenance"]["trajectory"]["flagged_steps"]]
+    head, detail = why.split(" (", 1)
+    assert escape(head) in row and escape(detail) not in page and why.count("(") >= 1
     write_bundle(public, out, _thumbs(tmp_path), media="none", policy=published(answers=True))
     assert parquet in _row(_section((out / "task-0-83.html").read_text()), f"step-{far}")
 
@@ -271,3 +284,53 @@ def test_a_log_unreadable_at_scoring_is_not_called_added(demo, traj_runs, tmp_pa
         assert '<tr id="step-4"' in sec  # the log that was read is drawn
         table = overview(local, Site())
         assert '1 with unreadable logs: <a href="task-0-37.html#trajectory"' in table or older
+
+
+QUOTED = "QUOTED-AFTER-READ-5d1e"  # what the agent repeats after reading the table: never in a bundle
+
+
+def _after_read_log(parquet: Path) -> str:
+    """A Claude Code log: a read of the dataset's table (flagged), then a message quoting what it read and a
+    result whose call id matches no call (an orphan), neither of which the audit judges."""
+    text = logs.claude_code([logs.shell(f"python -c 'read(\"{parquet}\")'", result=f"{QUOTED} weight 3")])
+    lines = [json.loads(line) for line in text.splitlines()][:-1]
+    said = {"type": "text", "text": f"The table says {QUOTED}; I will follow it."}
+    lines.append(
+        {"type": "assistant", "message": {"role": "assistant", "content": [said]}, "session_id": "s1"}
+    )
+    orphan = {"type": "tool_result", "tool_use_id": "toolu_0-sub", "content": f"ORPHAN {QUOTED}"}
+    lines.append({"type": "user", "message": {"role": "user", "content": [orphan]}, "session_id": "s1"})
+    return "\n".join(map(json.dumps, lines)) + "\n"
+
+
+def test_a_bundle_withholds_what_follows_an_answer_read_or_names_another_task(
+    demo, traj_runs, tmp_path
+) -> None:
+    """Task 38's agent read the dataset's table (flagged), then quoted it in a message and an orphan result, and
+    in another log printed task 37's solution (`cd .. && cat 37/output/solution.json`): the bundle withheld only
+    the flagged row. Now every step after the read, the orphan, and the steps from the one naming task 37's
+    folder are withheld, each row saying why. The paths the agent printed, spelled `//` or `/./` or through the
+    symlink the dataset was given by, become placeholders a browser shows (`[run 1]`, `[dataset]`)."""
+    run = tmp_path / "partial"
+    shutil.copytree(traj_runs["partial"], run)
+    link = tmp_path / "dslink"
+    link.symlink_to(demo.mirror)
+    solution = '{"order": ["4", "1", "6"], "mark": "SOLUTION-OF-37-9b2c"}'
+    (run / "38" / "agent" / "read.jsonl").write_text(_after_read_log(next(demo.mirror.rglob("*.parquet"))))
+    printed = f"{tmp_path}/./partial/38\n{run}//38\n{link}/data"
+    calls = [logs.shell("pwd", printed), logs.shell("cd .. && cat 37/output/solution.json", solution)]
+    (run / "38" / "agent" / "other.jsonl").write_text(logs.claude_code([*calls, logs.shell("echo later")]))
+    verify_run([run], dataset=demo.mirror, task_ids=[38], jobs=1, cache_dir=tmp_path / "cache")
+    public = build_model([run], dataset=link, local=False, resamples=0)
+    out = tmp_path / "bundle"
+    write_bundle(public, out, _thumbs(tmp_path), media="none", policy=published())
+    blob = "\n".join(p.read_text("utf-8", "replace") for p in sorted(out.rglob("*")) if p.is_file())
+    assert QUOTED not in blob and "<run 1>" not in blob
+    sec = _section((out / "task-0-38.html").read_text())
+    assert "SOLUTION-OF-37-9b2c" not in blob
+    assert sec.count("flagged answer read, and can quote it") >= 2  # the message and the orphan
+    assert "task 37&#39;s folder of this run" in sec and "echo later" not in sec
+    assert "[run 1]/38" in sec and "[run 1]//38" in sec and "[dataset]/data" in sec
+    assert str(link) not in sec and f"{tmp_path}/./partial" not in sec
+    local = build_model([run], dataset=link, resamples=0)
+    assert QUOTED in _section(_page(local, 0, 38))  # the local page shows everything
