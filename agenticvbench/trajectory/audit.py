@@ -3,8 +3,8 @@
 
 A task is `audited` when at least one of its logs was read; `unreadable` when logs were found but none could be
 read (the notes say why); `not audited` when none was found (the word `provenance.trajectory.status`, `avb view`
-and the guides use). An `audited` task may still have logs that could not be read: `TaskAudit.unreadable` names
-them, and every surface says so next to the status (`status_text`: "audited, 1 log(s) unreadable"). A run with no
+and the guides use). An `audited` task may still have logs that could not be read, or not to their end (an
+Inspect log past the task's budget, `locate.unread_part`): `TaskAudit.unreadable` names them, and every surface says so next to the status (`status_text`: "audited, 1 log(s) unreadable"). A run with no
 trajectory at all is `not audited`, never clean: the audit cannot see what was not logged. At most
 `MAX_FINDINGS` findings are listed per task; the rest are counted (`TaskAudit.unlisted`). Nothing here writes
 anything.
@@ -21,7 +21,7 @@ from agenticvbench.runs.jobdir import JobDir
 from agenticvbench.runs.submission import TASK_DIR_RE
 from agenticvbench.sanitize import one_line
 from agenticvbench.trajectory.context import AuditContext
-from agenticvbench.trajectory.locate import candidates, read_log
+from agenticvbench.trajectory.locate import candidates, read_log, unread_part
 from agenticvbench.trajectory.model import Step, cap
 from agenticvbench.trajectory.rules import hits
 
@@ -134,6 +134,8 @@ def audit_task(job: JobDir, folder: str, task_id: int, ctx: AuditContext, run: s
             audit.unreadable.append({"path": traj.path, "why": _why_unread(traj.path, traj.notes)})
             continue
         audit.logs.append({"format": traj.format, "path": traj.path, "steps": len(traj.steps)})
+        if (cut := unread_part(job, traj)) is not None:  # read in part: its budget spent
+            audit.unreadable.append({"path": traj.path, "why": cap(one_line(cut), 300)})
         for step in traj.steps:
             for hit in hits(step, task_id, ctx, traj.cwd, run):
                 if len(audit.findings) >= MAX_FINDINGS:

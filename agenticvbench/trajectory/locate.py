@@ -10,7 +10,8 @@ Searched, for every task folder `RUN/<task_id>/` (the folders `avb verify` score
 - the run's own Inspect logs, `RUN/logs/*.eval` and `RUN/logs/*.json` (at most `MAX_RUN_LOGS`; Inspect's
   listing files `logs.json` and `listing.json` are not logs): candidates of every task folder, each read for the
   task's samples only (`trajectory.formats.inspect_log`), and not the task's log when it holds none. A file
-  there that is not an Inspect log is not read (it would be every task's).
+  there that is not an Inspect log is not read (it would be every task's). What a task's Inspect logs may cost
+together is bounded (`trajectory.formats.inspect_budget`): past it, the rest is a note (`unread_part`).
 
 Nothing else is opened (outputs such as `solution.json` are not logs). Each file is read through `JobDir` over
 the run folder: a symlink anywhere on the way, a FIFO or a device is refused with a note, never followed.
@@ -22,7 +23,7 @@ from agenticvbench.cost.usage_stores import find_stores
 from agenticvbench.runs.jobdir import JobDir
 from agenticvbench.sanitize import one_line
 from agenticvbench.trajectory import formats, source
-from agenticvbench.trajectory.formats import inspect_log
+from agenticvbench.trajectory.formats import inspect_budget, inspect_log
 from agenticvbench.trajectory.formats.inspect_log import RUN_FOLDER
 from agenticvbench.trajectory.model import Trajectory
 
@@ -83,3 +84,9 @@ def read_log(job: JobDir, parts: tuple[str, ...], task_id: int | None = None) ->
         traj.steps = []
         traj.note(f"{one_line(where)}: not read ({type(exc).__name__}: {one_line(str(exc))[:200]})")
     return traj
+
+
+def unread_part(job: JobDir, traj: Trajectory) -> str | None:
+    """Why log `traj`, read (`read_log`) for its task, was not read to its end, or None: an Inspect log whose
+    samples passed what the task's Inspect logs may cost together (`inspect_budget`)."""
+    return inspect_budget.unread_part(job, traj.task_id, traj.path)

@@ -9,11 +9,12 @@ All epochs of the task are read, at most `MAX_SAMPLES`, one after the other (a n
 run-level log (`RUN/logs/`) without a sample of the task is not the task's log (`Trajectory.of_task`).
 
 Each sample becomes steps as `inspect_steps` says. A `.eval` is checked first (`inspect_zip`), and each sample's
-JSON is parsed with its nesting bounded (`MAX_DEPTH`) and its sandbox configurations dropped (`_cleared`) before
+JSON is parsed with its nesting bounded (`MAX_DEPTH`) and its sandbox configurations dropped (`inspect_steps.cleared`) before
 inspect_ai reads it from a private archive. A run-level log is read by every task folder: a `.eval`'s directory
 is parsed once per process (`_run_directory`), a JSON log read whole once (`_read_json`). A log that cannot be read at all (inspect_ai missing, a zip bomb, a malformed log) is
 left `unknown` with a one-line note, so the task counts as unreadable, not clean; a sample that cannot be read
-is a note.
+is a note. What all of a task's Inspect logs may cost together is bounded (`inspect_budget`): past it, the
+rest of its samples are a note and the log is among the task's unreadable ones.
 """
 
 from __future__ import annotations
@@ -32,13 +33,14 @@ from typing import IO, Any
 
 from agenticvbench.cost.usage_stores import MAX_SESSION_BYTES
 from agenticvbench.dataset.tasks import FAMILIES, FAMILY_ID_RANGES
-from agenticvbench.fsutil import parse_json_bounded
+from agenticvbench.fsutil import json_values, parse_json_bounded
 from agenticvbench.runs.jobdir import JobDir
 from agenticvbench.runs.submission import LOGS_DIRNAME
 from agenticvbench.sanitize import one_line
-from agenticvbench.trajectory.formats import inspect_zip
+from agenticvbench.trajectory.formats import inspect_budget, inspect_zip
 from agenticvbench.trajectory.formats.common import get
-from agenticvbench.trajectory.formats.inspect_steps import SampleSteps, sample_steps
+from agenticvbench.trajectory.formats.inspect_budget import BudgetSpent, TaskBudget
+from agenticvbench.trajectory.formats.inspect_steps import SampleSteps, cleared, sample_steps, without_configs
 from agenticvbench.trajectory.model import MAX_STEPS, Trajectory
 from agenticvbench.trajectory.source import MAX_DOCUMENT_BYTES
 
@@ -64,8 +66,11 @@ _TASK_ID = re.compile(r"0*([0-9]{1,3})")
 _EXCLUDED = {"store"}  # not read: the sample's key-value store
 #: Attachments resolved (the events keep text over 100 characters there), the model calls' payloads not.
 _RESOLVE = "core"
-#: The last JSON log read whole: (its file's device, inode, size, mtime) and its samples' steps (`_read_json`).
-_json_cache: tuple[tuple[int, int, int, int], dict[tuple[str, int], SampleSteps | Exception]] | None = None
+_Key = tuple[int, int, int, int]  # a file's identity: device, inode, size, mtime
+#: The last JSON log read whole: its identity, its samples' steps and its JSON values (`_read_json`).
+_json_cache: tuple[_Key, dict[tuple[str, int], SampleSteps | Exception], int] | None = None
+#: The tasks the samples of each JSON log read in this process name, by identity (at most `_MAX_DIRECTORIES`).
+_json_tasks: dict[_Key, frozenset[int | None]] = {}
 #: Run-level archives' directories by file identity (`_run_directory`), and its bounds.
 _directories: dict[tuple[int, int, int, int], _Directory | inspect_zip.UnsafeArchive] = {}
 _MAX_DIRECTORIES = 64
@@ -136,16 +141,27 @@ def _fail(traj: Trajectory, why: str) -> None:
 
 
 def _fill(
-    traj: Trajectory, chosen: list[tuple[str, int]], steps_of: Callable[[str, int], SampleSteps]
+    traj: Trajectory,
+    chosen: list[tuple[str, int]],
+    steps_of: Callable[[str, int], SampleSteps],
+    budget: TaskBudget,
 ) -> None:
     """Read the chosen samples one at a time (`steps_of`) into `traj`, in order; a sample that cannot be read is
-    a note, and a log none of whose samples could be read is not read."""
+    a note, and a log none of whose samples could be read is not read. Once a sample does not fit in the task's
+    `budget` (`steps_of` raises `BudgetSpent`), it and the rest are not read: one note."""
     where = one_line(traj.path)
     read = 0
-    for sid, epoch in chosen:
+    for k, (sid, epoch) in enumerate(chosen):
         shown = f"sample {one_line(sid)[:80]!r} epoch {epoch}"
         try:
             steps, extra = steps_of(sid, epoch)
+        except BudgetSpent as exc:
+            why = f"{len(chosen) - k} of its {len(chosen)} sample(s) of task {traj.task_id} not read: {exc}"
+            budget.stop(traj.path, why)
+            if not read:
+                return _fail(traj, str(exc))
+            traj.note(f"{where}: from {shown}, {why}")
+            return None
         except inspect_zip.UnsafeArchive:
             raise  # a hostile archive is not read at all
         except Exception as exc:  # noqa: BLE001 - a malformed sample is a note (pydantic, JSON, missing member)
@@ -165,31 +181,7 @@ def _fill(
         traj.steps += [replace(s, index=len(traj.steps) + i) for i, s in enumerate(steps[:room])]
     if not read:
         _fail(traj, f"none of its {len(chosen)} sample(s) of task {traj.task_id} could be read")
-
-
-def _without_configs(*holders: Any) -> None:
-    """Drop the sandbox configuration of each holder's `sandbox` (a sample, a `sample_init` event's sample, the
-    eval spec): a configuration is deserialised by its sandbox provider, which may not be installed here or,
-    like Inspect's `local` sandbox given inspect-harbor's compose configuration, cannot deserialise one."""
-    for holder in holders:
-        spec = get(holder, "sandbox")
-        if isinstance(spec, dict) and isinstance(spec.get("config"), dict):
-            spec["config"] = None
-
-
-def _cleared(sample: Any) -> Any:
-    """A parsed sample without its sandbox configurations (its own and its `sample_init` event's) and without
-    what the steps do not read and inspect_ai would rebuild: each model event's input and call payload, lists
-    it expands from `events_data` (an 11-byte range of messages becomes a list of a thousand: quadratic in an
-    honest sample, a bomb in a crafted one)."""
-    events = get(sample, "events") if isinstance(get(sample, "events"), list) else []
-    _without_configs(sample, *(get(e, "sample") for e in events if get(e, "event") == "sample_init"))
-    for event in events:
-        if isinstance(event, dict) and event.get("event") == "model":
-            event.update(input=[], input_refs=None, call=None)
-    if isinstance(sample, dict):
-        sample["events_data"] = None
-    return sample
+    return None
 
 
 def _run(read: Coroutine[Any, Any, Any]) -> Any:
@@ -207,11 +199,11 @@ def _run(read: Coroutine[Any, Any, Any]) -> Any:
 def _eval_sample(api: Any, raw: bytearray, member: str, sid: str, epoch: int, tmp: str) -> SampleSteps:
     """The steps of one sample, its checked bytes `raw`: parsed with its values (`MAX_VALUES`) and nesting
     bounded (inspect_ai's reader slows and grows quadratically with nesting: 30,000 levels took 1.7 s, 100,000
-    exhausted memory), `raw` emptied, what the steps do not read dropped (`_cleared`), then written alone into a
+    exhausted memory), `raw` emptied, what the steps do not read dropped (`inspect_steps.cleared`), then written alone into a
     private archive that inspect_ai reads."""
     doc = parse_json_bounded(raw, one_line(member)[:80], max_depth=MAX_DEPTH, max_values=MAX_VALUES)
     raw.clear()  # the caller's reference would keep the bytes alive while inspect_ai parses them again
-    _cleared(doc)
+    cleared(doc)
     local = str(Path(tmp) / "sample.eval")
     with zipfile.ZipFile(local, "w", zipfile.ZIP_STORED) as out:
         out.writestr(member, json.dumps(doc))
@@ -270,7 +262,9 @@ def _run_directory(fh: IO[bytes], size: int) -> _Directory:
     return found
 
 
-def _read_eval(job: JobDir, parts: tuple[str, ...], traj: Trajectory, run_level: bool) -> None:
+def _read_eval(
+    job: JobDir, parts: tuple[str, ...], traj: Trajectory, run_level: bool, budget: TaskBudget
+) -> None:
     fd, size = job.open_file(*parts)
     with os.fdopen(fd, "rb") as fh:
         os.set_blocking(fd, True)
@@ -290,25 +284,25 @@ def _read_eval(job: JobDir, parts: tuple[str, ...], traj: Trajectory, run_level:
                 raise ValueError(
                     f"{info.file_size} bytes unpacked, over the cap of {MAX_SAMPLE_BYTES} for a sample"
                 )
+            budget.take(traj.path, samples=1, nbytes=info.file_size, charge=False)  # before inflating
             raw = inspect_zip.read_member(fh, size, info)
+            if (values := json_values(raw, MAX_VALUES)) <= MAX_VALUES:  # over: refused by the parse
+                budget.take(traj.path, samples=1, values=values, nbytes=len(raw))
             with tempfile.TemporaryDirectory(prefix=_PRIVATE_PREFIX) as tmp:
                 return _eval_sample(api, raw, info.filename, sid, epoch, tmp)  # empties raw
 
-        _fill(traj, chosen, steps_of)
+        _fill(traj, chosen, steps_of, budget)
     return None
 
 
-def _json_samples(fh: IO[bytes], api: Any) -> dict[tuple[str, int], SampleSteps | Exception]:
-    """The steps of every sample of a JSON log (at most `MAX_DOCUMENT_BYTES`, nesting bounded, sandbox
-    configurations dropped as in a `.eval`), or why a sample has none."""
-    data = fh.read(MAX_DOCUMENT_BYTES + 1)
-    if len(data) > MAX_DOCUMENT_BYTES:
-        raise ValueError(f"over the {MAX_DOCUMENT_BYTES} byte limit")
+def _json_samples(data: bytes, api: Any) -> dict[tuple[str, int], SampleSteps | Exception]:
+    """The steps of every sample of a JSON log's bytes `data` (nesting bounded, sandbox configurations dropped as
+    in a `.eval`), or why a sample has none."""
     doc = parse_json_bounded(data, "the log", max_depth=MAX_DEPTH, max_values=MAX_VALUES)
     del data
     for sample in get(doc, "samples") if isinstance(get(doc, "samples"), list) else []:
-        _cleared(sample)
-    _without_configs(get(doc, "eval"))
+        cleared(sample)
+    without_configs(get(doc, "eval"))
     log = _run(
         api.read_eval_log_async(
             io.BytesIO(json.dumps(doc).encode()), resolve_attachments=_RESOLVE, format="json"
@@ -324,9 +318,13 @@ def _json_samples(fh: IO[bytes], api: Any) -> dict[tuple[str, int], SampleSteps 
     return out
 
 
-def _read_json(job: JobDir, parts: tuple[str, ...], traj: Trajectory, run_level: bool) -> None:
+def _read_json(
+    job: JobDir, parts: tuple[str, ...], traj: Trajectory, run_level: bool, budget: TaskBudget
+) -> None:
     """A JSON log has no sample-level reading: it is read whole once (its samples' steps kept, keyed by the
-    file's identity, for the next task folder reading the same run-level log) and each task takes its own."""
+    file's identity, for the next task folder reading the same run-level log) and each task takes its own. The
+    task's budget is charged the whole document, checked before it is parsed, except for a run-level log read
+    the first time, parsed to learn whose samples it holds (once per process: `_json_tasks`)."""
     global _json_cache
     fd, size = job.open_file(*parts)
     with os.fdopen(fd, "rb") as fh:
@@ -335,17 +333,29 @@ def _read_json(job: JobDir, parts: tuple[str, ...], traj: Trajectory, run_level:
             return _fail(traj, f"{size} bytes, over the {MAX_DOCUMENT_BYTES} byte limit")
         st = os.fstat(fd)
         key = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
-        cached = _json_cache
-        if cached is not None and cached[0] == key:
-            samples = cached[1]
-        else:
+        tasks = _json_tasks.get(key)
+        if run_level and tasks is not None and traj.task_id not in tasks:
+            traj.of_task = False  # as `_chosen` finds, without reading it again
+            return None
+        cached = _json_cache if _json_cache is not None and _json_cache[0] == key else None
+        if cached is None:
             api = _log_api()
             if api is None:
                 return _fail(traj, _INSTALL)
-            samples = _json_samples(fh, api)
-            _json_cache = (key, samples)
+            data = fh.read(MAX_DOCUMENT_BYTES + 1)
+            if len(data) > MAX_DOCUMENT_BYTES:
+                return _fail(traj, f"over the {MAX_DOCUMENT_BYTES} byte limit")
+            values = json_values(data, MAX_VALUES)
+            if values <= MAX_VALUES and (tasks is not None or not run_level):
+                budget.take(traj.path, values=values, nbytes=size, charge=False)
+            cached = _json_cache = (key, _json_samples(data, api), values)
+            if len(_json_tasks) >= _MAX_DIRECTORIES:
+                _json_tasks.clear()
+            _json_tasks[key] = frozenset(task_of(sid) for sid, _ in cached[1])
+    samples = cached[1]
 
     def steps_of(sid: str, epoch: int) -> SampleSteps:
+        budget.take(traj.path, samples=1)
         got = samples[(sid, epoch)]
         if isinstance(got, Exception):
             raise got
@@ -353,18 +363,24 @@ def _read_json(job: JobDir, parts: tuple[str, ...], traj: Trajectory, run_level:
 
     chosen = _chosen(_by_task(samples), traj, run_level)
     if chosen:
-        _fill(traj, chosen, steps_of)
+        budget.take(traj.path, values=cached[2], nbytes=size)
+        _fill(traj, chosen, steps_of, budget)
     return None
 
 
 def read(job: JobDir, parts: tuple[str, ...], traj: Trajectory) -> None:
     """Fill `traj` with the steps of task `traj.task_id` in the Inspect log at `parts` (module docstring)."""
     run_level = parts[0] == RUN_FOLDER
+    budget = inspect_budget.of(job, traj.task_id)
+    budget.open(traj.path)
     try:
         if parts[-1].endswith(".eval"):
-            _read_eval(job, parts, traj, run_level)
+            _read_eval(job, parts, traj, run_level, budget)
         else:
-            _read_json(job, parts, traj, run_level)
+            _read_json(job, parts, traj, run_level, budget)
+    except BudgetSpent as exc:  # a JSON log that does not fit, whole
+        budget.stop(traj.path, str(exc))
+        _fail(traj, str(exc))
     except ImportError:  # zstandard, which inspect_ai installs, for a zstd member
         _fail(traj, _INSTALL)
     except Exception as exc:  # noqa: BLE001 - a hostile log is a note: a zip bomb, a bad archive, a bad log

@@ -6,14 +6,15 @@ per tool call (`ToolCall.function`, `arguments`), or per server-side tool use (`
 (a `ToolEvent` per call id, a `ModelEvent` per output message) and tokens (the model event's input + output
 tokens, on the message's first step), and the tool calls that appear only there (sub-agents), added after the
 messages. URL citations on an answer mark it grounded; a sample's error is a `system` step. The objects are
-inspect_ai's pydantic models, validated by its reader, so their fields have their declared types.
+inspect_ai's pydantic models, validated by its reader, so their fields have their declared types. Before that
+reader sees a sample's JSON, what the steps do not read is dropped from it (`cleared`).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from agenticvbench.trajectory.formats.common import StepBuilder
+from agenticvbench.trajectory.formats.common import StepBuilder, get
 from agenticvbench.trajectory.model import MAX_STEPS, Step, token_sum
 
 SampleSteps = tuple[list[Step], int]  # a sample's steps, and how many of them only its events gave
@@ -135,3 +136,28 @@ def sample_steps(sample: Any) -> SampleSteps:
     if sample.error is not None:
         b.add(None, role="system", error=sample.error.message or "error")
     return b.steps, extra
+
+
+def without_configs(*holders: Any) -> None:
+    """Drop the sandbox configuration of each holder's `sandbox` (a sample, a `sample_init` event's sample, the
+    eval spec): a configuration is deserialised by its sandbox provider, which may not be installed here or,
+    like Inspect's `local` sandbox given inspect-harbor's compose configuration, cannot deserialise one."""
+    for holder in holders:
+        spec = get(holder, "sandbox")
+        if isinstance(spec, dict) and isinstance(spec.get("config"), dict):
+            spec["config"] = None
+
+
+def cleared(sample: Any) -> Any:
+    """A parsed sample without its sandbox configurations (its own and its `sample_init` event's) and without
+    what the steps do not read and inspect_ai would rebuild: each model event's input and call payload, lists
+    it expands from `events_data` (an 11-byte range of messages becomes a list of a thousand: quadratic in an
+    honest sample, a bomb in a crafted one)."""
+    events = get(sample, "events") if isinstance(get(sample, "events"), list) else []
+    without_configs(sample, *(get(e, "sample") for e in events if get(e, "event") == "sample_init"))
+    for event in events:
+        if isinstance(event, dict) and event.get("event") == "model":
+            event.update(input=[], input_refs=None, call=None)
+    if isinstance(sample, dict):
+        sample["events_data"] = None
+    return sample

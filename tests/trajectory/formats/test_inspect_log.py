@@ -287,6 +287,24 @@ def test_a_run_level_log_is_parsed_and_hashed_once(tmp_path: Path, monkeypatch: 
     assert check.task_logs(tmp_path / "1")["logs/run.json"] not in digests and len(hashed) == 2
 
 
+def test_a_run_level_json_log_without_the_task_is_not_parsed_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Only the last JSON log read is kept, so with two run-level JSON logs every task folder parsed both again
+    (sixteen at the cap cost a minute per task). Which tasks a log holds is kept per process: a task folder
+    parses again only the logs that hold its samples."""
+    monkeypatch.setattr(inspect_log, "_json_cache", None)
+    monkeypatch.setattr(inspect_log, "_json_tasks", {})
+    parsed: list[int] = []
+    real_parse = inspect_log._json_samples
+    monkeypatch.setattr(inspect_log, "_json_samples", lambda *a: parsed.append(1) or real_parse(*a))
+    il.write(tmp_path / "logs" / "a.json", [il.sample(1, HONEST), il.sample(37, [il.bash("ls")])])
+    il.write(tmp_path / "logs" / "b.json", [il.sample(38, [il.bash("pwd")])])
+    reads = [_read(tmp_path, ("logs", log), t) for t in (1, 37, 38) for log in ("a.json", "b.json")]
+    assert [len(t.steps) for t in reads] == [7, 0, 5, 0, 0, 5] and len(parsed) == 4
+    assert [t.of_task for t in reads] == [True, False, True, False, False, True]
+
+
 def test_a_run_level_archive_directory_is_parsed_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
