@@ -283,9 +283,15 @@ def unaudited_runs(results: Iterable[Result]) -> list[str]:
     ]
 
 
-def audit_context(tasks: list[Any], runs: Iterable[Path], cache_dir: Path | None) -> AuditContext:
+def audit_context(
+    tasks: list[Any],
+    runs: Iterable[Path],
+    cache_dir: Path | None,
+    dataset: str | os.PathLike[str] | None = None,
+) -> AuditContext:
     """The audit's context for scoring `tasks` of `runs`: every task of the dataset they come from counts (a
-    sibling of another family is still another task), the selected tasks alone when it cannot be loaded."""
+    sibling of another family is still another task), the selected tasks alone when it cannot be loaded;
+    `dataset` is the dataset as it was given (`AuditContext.build`)."""
     from agenticvbench.dataset.loader import DatasetSource, load_tasks
     from agenticvbench.errors import AVBError
 
@@ -300,7 +306,7 @@ def audit_context(tasks: list[Any], runs: Iterable[Path], cache_dir: Path | None
             )
         except AVBError:
             universe = tasks
-    return AuditContext.build(universe, runs=list(runs), cache_dir=cache_dir)
+    return AuditContext.build(universe, runs=list(runs), cache_dir=cache_dir, dataset=dataset)
 
 
 __all__ = [

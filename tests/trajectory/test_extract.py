@@ -40,28 +40,33 @@ def test_a_trailing_parent_step_is_kept() -> None:
     assert "/srv/mirror/.." in paths and "./x/." in paths
 
 
+def _forms(text: str, *raws: str, cwd: str | None = None) -> list[tuple[str, str]]:
+    """`shell_paths` of `text` for the paths `raws` only (it also lists the `cd` and `ln` targets)."""
+    return [pair for pair in shell_paths(text, cwd=cwd, env={}) if pair[0] in raws]
+
+
 def test_shell_paths_follow_cd_and_symlinks_within_the_command() -> None:
     """A relative path after `cd DIR` (`&&`, `;`, `pushd`, `os.chdir`) is joined to DIR, one under `LINK/` after
     `ln -s TARGET LINK` is read under TARGET, `$VAR` after `VAR=VALUE` (also right after a flattened
     `command=`) is VALUE; a path named before the `cd` keeps the log's folder."""
-    text = "cat a.txt && cd /data; cat b/x.parquet && ln -s /srv/m d && cat d/t.parquet"
-    assert shell_paths(text, ("a.txt", "b/x.parquet", "d/t.parquet"), cwd="/w", env={}) == [
-        ("a.txt", "/w/a.txt"),
+    text = "cat ./a.txt && cd /data; cat b/x.parquet && ln -s /srv/m d && cat d/t.parquet"
+    assert _forms(text, "./a.txt", "b/x.parquet", "d/t.parquet", cwd="/w") == [
+        ("./a.txt", "/w/a.txt"),
         ("b/x.parquet", "/data/b/x.parquet"),
         ("d/t.parquet", "/srv/m/t.parquet"),
     ]
     text = "python -c \"import os; os.chdir('/data'); open('q/r.csv')\""
-    assert shell_paths(text, ("q/r.csv",), cwd=None, env={}) == [("q/r.csv", "/data/q/r.csv")]
-    assert shell_paths("pushd /x && cat y/z", ("y/z",), env={}) == [("y/z", "/x/y/z")]
+    assert _forms(text, "q/r.csv") == [("q/r.csv", "/data/q/r.csv")]
+    assert _forms("pushd /x && cat y/z", "y/z") == [("y/z", "/x/y/z")]
     text = 'command=D=/data/m; export E="$D/sub"; cat $E/t.parquet'
-    assert shell_paths(text, ("$E/t.parquet",), env={}) == [("$E/t.parquet", "/data/m/sub/t.parquet")]
+    assert _forms(text, "$E/t.parquet") == [("$E/t.parquet", "/data/m/sub/t.parquet")]
 
 
 def test_shell_paths_leave_lookalikes_alone() -> None:
     """`abcd x` is not a `cd`, and a path outside the symlink's folder is not rewritten."""
-    assert shell_paths("abcd /x && cat y/z", ("y/z",), cwd="/w", env={}) == [("y/z", "/w/y/z")]
+    assert _forms("abcd /x && cat y/z", "y/z", cwd="/w") == [("y/z", "/w/y/z")]
     text = "ln -s /srv/m d && cat dd/t.parquet"
-    assert shell_paths(text, ("dd/t.parquet",), cwd="/w", env={}) == [("dd/t.parquet", "/w/dd/t.parquet")]
+    assert _forms(text, "dd/t.parquet", cwd="/w") == [("dd/t.parquet", "/w/dd/t.parquet")]
 
 
 def test_folders_at_are_the_folders_after_earlier_cds() -> None:
