@@ -137,11 +137,13 @@ def number(value: Any) -> float | None:
     return float(value) if ok and math.isfinite(value) else None
 
 
-def read_document(job: JobDir, parts: tuple[str, ...], notes: list[str], **kw: Any) -> Any:
-    """A job file parsed (bounded, no symlink) and cleaned (`clean_document`); `SubmissionError` naming the file
-    when it cannot be read or parsed."""
+def read_document(
+    job: JobDir, parts: tuple[str, ...], notes: list[str], *, max_chars: int = MAX_FIELD_CHARS, **kw: Any
+) -> Any:
+    """A job file parsed (bounded, no symlink) and cleaned (`clean_document`, strings cut at `max_chars`);
+    `SubmissionError` naming the file when it cannot be read or parsed."""
     data = job.read_json(*parts, **kw)
-    return clean_document(data, "/".join(parts), notes)
+    return clean_document(data, "/".join(parts), notes, max_chars=max_chars)
 
 
 @dataclass(kw_only=True)

@@ -138,9 +138,9 @@ def _copy_hit(path: str, raw: str, task: int, ctx: AuditContext, rule: str) -> H
 
 def answer_access(call: Call, task: int, ctx: AuditContext, run: str) -> Iterator[Hit]:
     """The rule `answer_access` (module docstring)."""
-    yield from _hub_url_hits(call, task, ctx, "answer_access")
     if viewer := viewer_call(call.text, call.urls, ctx):
         yield Hit("answer_access", "the dataset viewer's rows", viewer)
+    yield from _hub_url_hits(call, task, ctx, "answer_access")
     for raw, path in call.paths:
         m = re.search(r"datasets--([^/]+)--([^/]+)(/.*)?$", path)
         if m and (f"{m.group(1)}/{m.group(2)}".lower() in ctx.repos or m.group(2).lower() in ctx.repo_names):

@@ -52,7 +52,7 @@ def document(job: JobDir, parts: tuple[str, ...], traj: Trajectory) -> Any:
     """A whole JSON document (at most `MAX_DOCUMENT_BYTES`), cleaned; None with a note when it cannot be read."""
     notes: list[str] = []
     try:
-        data = read_document(job, parts, notes, max_bytes=MAX_DOCUMENT_BYTES)
+        data = read_document(job, parts, notes, max_chars=MAX_SCAN_CHARS, max_bytes=MAX_DOCUMENT_BYTES)
     except SubmissionError as exc:
         traj.note(f"{'/'.join(parts)}: not read ({str(exc).rsplit(': ', 1)[-1][:200]})")
         return None

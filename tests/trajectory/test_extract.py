@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agenticvbench.trajectory.extract import folders_at, normalise_path, shell_paths, touched
+from agenticvbench.trajectory.extract import MAX_TOUCHED, folders_at, normalise_path, shell_paths, touched
 from agenticvbench.trajectory.model import as_text
 
 
@@ -73,3 +73,31 @@ def test_folders_at_are_the_folders_after_earlier_cds() -> None:
     """The working folder at points of the command: the log's folder, then each earlier `cd` in turn."""
     text = "ls && cd /data && cd sub && git lfs pull"
     assert folders_at(text, [0, text.index("git")], cwd="/w", env={}) == ["/w", "/data/sub"]
+
+
+def test_a_file_url_names_its_path() -> None:
+    """`file:`, `file://` and `file://localhost` before a path (ffmpeg's protocol, a `file:///` URL) name the
+    path itself; a word merely ending in `file:` is left alone."""
+    for text in (
+        "ffmpeg -i file:/d/s.mp4 o.mp4",
+        "ffmpeg -i file:///d/s.mp4",
+        "cv2.VideoCapture('file://localhost/d/s.mp4')",
+    ):
+        paths, urls = touched(text)
+        assert "/d/s.mp4" in paths and urls == (), text
+    assert normalise_path("file:///d/./s.mp4", env={}) == "/d/s.mp4"
+    assert "profile:/d/s.mp4" in touched("cat profile:/d/s.mp4")[0]
+
+
+def test_every_path_is_judged_past_the_display_cap() -> None:
+    """A step keeps `MAX_TOUCHED` paths for display; `shell_paths` gives the rules every one, in order."""
+    text = " ".join(f"/w/f/{i}.png" for i in range(MAX_TOUCHED + 10)) + " && cat /m/data/t.parquet"
+    assert len(touched(text)[0]) == MAX_TOUCHED
+    assert shell_paths(text, env={})[-1] == ("/m/data/t.parquet", "/m/data/t.parquet")
+
+
+def test_a_cd_at_the_start_of_a_quoted_command_counts() -> None:
+    """codex logs `bash -lc "cd .. && cat x/y"`: the `cd` right after the quote moves the folder."""
+    assert _forms('bash -lc "cd .. && cat 38/o.json"', "38/o.json", cwd="/r/37") == [
+        ("38/o.json", "/r/38/o.json")
+    ]
