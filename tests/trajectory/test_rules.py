@@ -341,3 +341,30 @@ def test_the_viewer_api_for_another_dataset_is_only_web(ctx: AuditContext, tmp_p
     """The same API asked about another dataset is a web download, not the answers."""
     found = _flags(ctx, tmp_path, 37, [logs.shell(f'curl "{VIEWER}?dataset=someone/other-clips"')])
     assert [f.rule for f in found] == ["web_access"]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "python3 -c \"correct_order = [3, 1, 2]; import json; json.dump({{'segments': []}}, open('o.json', 'w'))\"",
+        "python3 /workspace/order.py  # writes correct_order to solution.json",
+        "ls {root}/sequencing/materials/ && unzip {root}/sequencing/materials/37.zip",
+        "ls ~/.cache/huggingface/hub/datasets--Anonymous47621123--AgenticVBench_100/snapshots/abc/sequencing/materials/",
+        f"python -c \"hf_hub_download(repo_id='{REPO}', filename='37.zip', subfolder='sequencing/materials')\"",
+    ],
+)
+def test_honest_names_and_listings_stay_clean(ctx: AuditContext, tmp_path: Path, command: str) -> None:
+    """An answer column's name as the agent's own variable or comment, a listing of a folder of inputs only (in
+    the mirror or the Hub cache) and the own input downloaded with `subfolder=` are not answer access."""
+    assert _flags(ctx, tmp_path, 37, [logs.shell(command.format(root=ctx.dataset_root))]) == []
+
+
+@pytest.mark.parametrize(
+    "command", ["ls {root}/data/", "ls {root}/repair/sources/", "jq '.[] | .correct_order' rows.json"]
+)
+def test_listing_answers_and_reading_the_column_are_flagged(
+    ctx: AuditContext, tmp_path: Path, command: str
+) -> None:
+    """Their near misses: a listing of the table's folder or of the verifier-only sources, and the column read."""
+    found = _flags(ctx, tmp_path, 37, [logs.shell(command.format(root=ctx.dataset_root))])
+    assert [f.rule for f in found] == ["answer_access"]
