@@ -112,6 +112,8 @@ _LINK = re.compile(
 #: Zero-width, so that `command=D=/x` (a flattened arguments object) still sets D.
 _SET = re.compile(r"(?:^|(?<=[\s;&|(='\"]))(?=(?:export\s+)?([A-Za-z_]\w*)=" + _ARG + ")")
 MAX_OCCURRENCES = 8  # places per path where the working folder is worked out
+PATH_MAX = 4096  # Linux's: the longest path a call can name to open a file
+MAX_LINKS = 64  # symlinks of one command followed (the latest ones)
 
 
 def _unquote(arg: str) -> str:
@@ -128,27 +130,39 @@ def _changes(text: str) -> list[tuple[int, str, str, str]]:
 
 
 class _Shell:
-    """The working folder, symlinks and variables of one command, advanced change by change."""
+    """The working folder, symlinks and variables of one command, advanced change by change. A folder, link or
+    value longer than `PATH_MAX` is not followed (no call can open such a path), nor more than the latest
+    `MAX_LINKS` symlinks: so a long command costs time linear in its length."""
 
     def __init__(self, cwd: str | None, env: dict[str, str] | None) -> None:
         self.here = cwd
-        self.links: list[tuple[str, str]] = []  # (link, target), normalised
+        self.links: dict[str, str] = {}  # link -> target, normalised, oldest first (at most `MAX_LINKS`)
         self.scope = dict(os.environ if env is None else env)
 
     def apply(self, kind: str, first: str, second: str) -> None:
         """Apply one change from `_changes`."""
         if kind == "cd":
-            self.here = normalise_path(first, cwd=self.here, env=self.scope)
+            here = normalise_path(first, cwd=self.here, env=self.scope)
+            self.here = here if len(here) <= PATH_MAX else self.here
         elif kind == "ln":
             link = normalise_path(second, cwd=self.here, env=self.scope)
-            self.links.append((link, normalise_path(first, cwd=self.here, env=self.scope)))
+            target = normalise_path(first, cwd=self.here, env=self.scope)
+            if len(link) <= PATH_MAX and len(target) <= PATH_MAX:
+                self.links.pop(link, None)
+                self.links[link] = target
+                if len(self.links) > MAX_LINKS:
+                    del self.links[next(iter(self.links))]
         else:
-            self.scope[first] = normalise_path(second, env=self.scope) if second else ""
+            value = normalise_path(second, env=self.scope) if second else ""
+            if len(value) <= PATH_MAX:
+                self.scope[first] = value
+            else:
+                self.scope.pop(first, None)
 
     def resolve(self, raw: str) -> str:
         """`raw` as this shell reads it: normalised, then through the latest symlink it lies under."""
         path = normalise_path(raw, cwd=self.here, env=self.scope)
-        for link, target in reversed(self.links):
+        for link, target in reversed(self.links.items()):
             if path == link or path.startswith(link.rstrip("/") + "/"):
                 return target + path[len(link) :]
         return path

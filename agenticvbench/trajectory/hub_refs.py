@@ -113,6 +113,9 @@ def viewer_call(text: str, urls: Sequence[str], ctx: AuditContext) -> str | None
 
 def path_tail(path: str, ctx: AuditContext) -> str | None:
     """The part of a (normalised) local path below a folder named after the dataset repository, or None."""
+    low = decoded(path).lower()
+    if not any(n in low for n in ctx.repo_names):  # the cheap test first: most paths are not near it
+        return None
     return _tail(_segments(path), ctx)
 
 

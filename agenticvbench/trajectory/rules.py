@@ -57,6 +57,7 @@ _WEB_TOOL_PARTS = (
 )
 _WEB_TOOL_NAMES = frozenset({"fetch", "open_url", "search_web", "grounding"})
 _TASK_NAME = re.compile(r"(?:^|/)(recap|sequencing|repair|assembly)-0*([0-9]{1,3})(?:/|$)")
+_HUB_CACHE = re.compile(r"datasets--([^/]+)--([^/]+)(/.*)?$")
 _SIBLING = re.compile(r"0*([0-9]{1,3})/([^/]+)")
 #: The task's folder when the log records no working folder (codex): a relative path is read from it, so
 #: `cd .. && cat 38/output/x` is a sibling's. Not a path anyone writes (a NUL byte).
@@ -142,7 +143,7 @@ def answer_access(call: Call, task: int, ctx: AuditContext, run: str) -> Iterato
         yield Hit("answer_access", "the dataset viewer's rows", viewer)
     yield from _hub_url_hits(call, task, ctx, "answer_access")
     for raw, path in call.paths:
-        m = re.search(r"datasets--([^/]+)--([^/]+)(/.*)?$", path)
+        m = _HUB_CACHE.search(path) if "datasets--" in path else None
         if m and (f"{m.group(1)}/{m.group(2)}".lower() in ctx.repos or m.group(2).lower() in ctx.repo_names):
             cached = re.sub(r"^/?snapshots/[^/]+", "", m.group(3) or "")
             found = (
