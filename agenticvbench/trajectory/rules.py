@@ -3,23 +3,28 @@
 - `answer_access`: the call names the benchmark's answer material: the dataset repository
   (`Anonymous47621123/AgenticVBench_100`, or a repository of that name under any owner: a mirror) in any URL form
   (`huggingface.co/datasets/...`, `hf.co/...`, `resolve/<rev>/...`, `hf://datasets/...@<rev>`, `.git`, the
-  dataset viewer and API), in a Hub CLI, Python or git call (`hub_refs`: cleared only when every file and pattern
-  it names is the task's own input), as a Hub cache folder (`datasets--<owner>--<name>`) or a folder named after
-  it (its table, verifier-only references and other tasks' inputs); the dataset being scored (its local mirror or
-  parquet); any `avb-results` folder; the scorer's cache ($AVB_CACHE); the repair ground truth shipped with this
-  package; or the answer columns by name (`correct_order`, `rubric_json`, `verifier_reference_urls`, in the call
-  or in what it returned). The task's own inputs (the files of its `reference_file_urls`, zips extracted) are
-  fine, wherever they are read from.
+  dataset viewer and API, `datasets-server` asked about it), in a Hub CLI, Python or git call (`hub_refs`:
+  cleared only when every file and pattern it names is the task's own input), as a Hub cache folder
+  (`datasets--<owner>--<name>`) or a folder named after it (its table, verifier-only references and other tasks'
+  inputs); the dataset being scored (its local mirror or parquet); any `avb-results` folder; the scorer's cache
+  ($AVB_CACHE); the repair ground truth shipped with this package; or an answer column (`correct_order`,
+  `rubric_json`, `verifier_reference_urls`) read by the call (`context.answer_field`: named as a string, after a
+  `.`, in a SQL select; not a bare identifier) or named in what it returned. The task's own inputs (the files of
+  its `reference_file_urls`, zips extracted) are fine, wherever they are read from.
 - `web_access`: a web search or fetch tool (WebSearch, WebFetch, web_search, browser tools, ...), an answer
   carrying a provider's grounding metadata, or a download (curl, wget, pip download, git clone, requests, urllib,
   httpx, ...) from a host that is not one of the task's input hosts (nor loopback).
 - `foreign_task`: another task's inputs (in the repository, a mirror or the cache), another task's folder of a
   run being audited (or the same task's folder of another run), a sibling task's outputs (`../38/solution.json`,
-  `../38/output/`), or another task's Harbor name (`sequencing-038`).
+  `../38/output/`, judged after `cd`s and `..` from the log's folder, else from `TASK_HOME`), or another task's
+  Harbor name (`sequencing-038`).
 
 Only tool calls are judged (what the agent did, not what it wrote in prose), and grounding on any agent step.
-Paths are normalised first (`extract.normalise_path`: quotes, `~`, `$HOME`, `$AVB_CACHE`, `..`, URL escapes), and
-followed through the `cd`s, `ln -s` and variables set earlier in the same command (`extract.shell_paths`).
+A call is read whole (`Step.text`, not the shown `Step.arguments`), every path and URL it names (`Call`).
+Paths are normalised first (`extract.normalise_path`: quotes, `~`, `$HOME`, `$AVB_CACHE`, `..`, URL escapes,
+`file:`), followed through the `cd`s, `ln -s` and variables set earlier in the same command
+(`extract.shell_paths`), and a folder the audit was given through a symlink is read where it leads
+(`AuditContext.resolved`).
 """
 
 from __future__ import annotations
