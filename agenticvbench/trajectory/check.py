@@ -34,7 +34,7 @@ from agenticvbench.trajectory.model import cap
 from agenticvbench.trajectory.rules import RULES
 
 #: Bumped when a rule changes what it flags: results whose task has a log are then rescored (`scoring.job`).
-AUDIT_VERSION = "1"
+AUDIT_VERSION = "2"
 #: The integrity flags the audit can raise (one per rule), in `integrity.screen.FLAGS` too.
 TRAJECTORY_FLAGS: tuple[str, ...] = tuple(RULES)
 MAX_HASH_BYTES = 1 << 30  # a log over this is fingerprinted by its size (the audit's readers cap far lower)
