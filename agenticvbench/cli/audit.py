@@ -29,7 +29,7 @@ def _audit(args: argparse.Namespace) -> int:
         if not run.is_dir():
             raise SubmissionError(f"{run}: no such run directory")
     tasks = load_tasks(dataset=args.dataset, revision=args.revision, cache_dir=args.cache_dir)
-    ctx = AuditContext.build(tasks, runs=runs, cache_dir=args.cache_dir)
+    ctx = AuditContext.build(tasks, runs=runs, cache_dir=args.cache_dir, dataset=args.dataset)
     ids = set(args.tasks) if args.tasks else None
     audits = [audit_run(run, ctx, task_ids=ids) for run in runs]
     if args.format == "json":

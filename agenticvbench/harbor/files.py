@@ -49,10 +49,10 @@ def shown(value: Any, limit: int = 40) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def clean_document(data: Any, where: str, notes: list[str]) -> Any:
-    """Parsed JSON `data` (changed in place: the caller's fresh parse) without non-finite numbers, with long
-    strings cut and containers bounded; one note per change (at most `MAX_NOTES`, then a count), each naming
-    `where` and the field. A non-finite top-level value becomes None."""
+def clean_document(data: Any, where: str, notes: list[str], *, max_chars: int = MAX_FIELD_CHARS) -> Any:
+    """Parsed JSON `data` (changed in place: the caller's fresh parse) without non-finite numbers, with strings
+    longer than `max_chars` cut and containers bounded; one note per change (at most `MAX_NOTES`, then a count),
+    each naming `where` and the field. A non-finite top-level value becomes None."""
     found: list[str] = []
     path: list[str] = []
 
@@ -64,11 +64,9 @@ def clean_document(data: Any, where: str, notes: list[str]) -> Any:
         if type(value) is float and not math.isfinite(value):
             found.append(f"{where}: field {field_name(last)} is {value!r}, not a finite number; dropped")
             return True, None
-        if type(value) is str and len(value) > MAX_FIELD_CHARS:
-            found.append(
-                f"{where}: field {field_name(last)} is {len(value)} characters; cut to {MAX_FIELD_CHARS}"
-            )
-            return False, value[:MAX_FIELD_CHARS]
+        if type(value) is str and len(value) > max_chars:
+            found.append(f"{where}: field {field_name(last)} is {len(value)} characters; cut to {max_chars}")
+            return False, value[:max_chars]
         return False, value
 
     def visit(item: Any, last: str) -> tuple[bool, Any]:
@@ -139,11 +137,13 @@ def number(value: Any) -> float | None:
     return float(value) if ok and math.isfinite(value) else None
 
 
-def read_document(job: JobDir, parts: tuple[str, ...], notes: list[str], **kw: Any) -> Any:
-    """A job file parsed (bounded, no symlink) and cleaned (`clean_document`); `SubmissionError` naming the file
-    when it cannot be read or parsed."""
+def read_document(
+    job: JobDir, parts: tuple[str, ...], notes: list[str], *, max_chars: int = MAX_FIELD_CHARS, **kw: Any
+) -> Any:
+    """A job file parsed (bounded, no symlink) and cleaned (`clean_document`, strings cut at `max_chars`);
+    `SubmissionError` naming the file when it cannot be read or parsed."""
     data = job.read_json(*parts, **kw)
-    return clean_document(data, "/".join(parts), notes)
+    return clean_document(data, "/".join(parts), notes, max_chars=max_chars)
 
 
 @dataclass(kw_only=True)

@@ -441,7 +441,7 @@ def verify_run(
         raise refused[0]
     runs = [plan.run for plan in plans]
     refs, leak_notes = _reference_index(tasks)
-    audit_ctx = audit_context(tasks, [r.path for r in runs], cache)
+    audit_ctx = audit_context(tasks, [r.path for r in runs], cache, dataset)
     media_cap = media_max_bytes(max_media_bytes)
     work: list[Job] = []
     for plan in plans:

@@ -101,8 +101,9 @@ class RunAudit:
 
 
 def quote(step: Step, needle: str) -> str:
-    """The call on one sanitised line, at most `QUOTE_CHARS`, centred on `needle` when it is far in."""
-    text = one_line(" ".join(step.arguments.split()))
+    """The call on one sanitised line, at most `QUOTE_CHARS`, centred on `needle` when it is far in (read in the
+    call's full text, `Step.text`, so a match past what is shown is quoted)."""
+    text = one_line(" ".join((step.text or step.arguments).split()))
     at = text.find(one_line(needle)) if needle else -1
     if at > QUOTE_CHARS // 2:
         text = "..." + text[at - 40 :]

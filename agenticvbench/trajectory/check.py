@@ -34,7 +34,7 @@ from agenticvbench.trajectory.model import cap
 from agenticvbench.trajectory.rules import RULES
 
 #: Bumped when a rule changes what it flags: results whose task has a log are then rescored (`scoring.job`).
-AUDIT_VERSION = "1"
+AUDIT_VERSION = "2"
 #: The integrity flags the audit can raise (one per rule), in `integrity.screen.FLAGS` too.
 TRAJECTORY_FLAGS: tuple[str, ...] = tuple(RULES)
 MAX_HASH_BYTES = 1 << 30  # a log over this is fingerprinted by its size (the audit's readers cap far lower)
@@ -283,9 +283,15 @@ def unaudited_runs(results: Iterable[Result]) -> list[str]:
     ]
 
 
-def audit_context(tasks: list[Any], runs: Iterable[Path], cache_dir: Path | None) -> AuditContext:
+def audit_context(
+    tasks: list[Any],
+    runs: Iterable[Path],
+    cache_dir: Path | None,
+    dataset: str | os.PathLike[str] | None = None,
+) -> AuditContext:
     """The audit's context for scoring `tasks` of `runs`: every task of the dataset they come from counts (a
-    sibling of another family is still another task), the selected tasks alone when it cannot be loaded."""
+    sibling of another family is still another task), the selected tasks alone when it cannot be loaded;
+    `dataset` is the dataset as it was given (`AuditContext.build`)."""
     from agenticvbench.dataset.loader import DatasetSource, load_tasks
     from agenticvbench.errors import AVBError
 
@@ -300,7 +306,7 @@ def audit_context(tasks: list[Any], runs: Iterable[Path], cache_dir: Path | None
             )
         except AVBError:
             universe = tasks
-    return AuditContext.build(universe, runs=list(runs), cache_dir=cache_dir)
+    return AuditContext.build(universe, runs=list(runs), cache_dir=cache_dir, dataset=dataset)
 
 
 __all__ = [

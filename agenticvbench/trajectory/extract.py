@@ -14,10 +14,12 @@ import posixpath
 import re
 from urllib.parse import unquote
 
-MAX_TOUCHED = 50  # paths and URLs kept per step
+MAX_TOUCHED = 50  # paths and URLs a step keeps for display; the rules read every mention (`shell_paths`)
 _URL = re.compile(r"(?i)\b(?:https?|ftp|s3|gs|hf)://[^\s'\"<>()\[\]{}`|\\^]+")
 _BARE_HUB = re.compile(r"(?i)(?<![\w./-])(?:www\.)?(?:huggingface\.co|hf\.co)/[^\s'\"<>()\[\]{}`|\\^]+")
-_SPLIT = re.compile(r"[\s'\"`;|&<>(){}\[\],=]+")
+#: `file:` / `file://` / `file://localhost` before a path (ffmpeg's protocol, a `file:///` URL): the path is read.
+_FILE_SCHEME = re.compile(r"(?i)(?<![\w.+-])file:(?://(?:localhost)?(?=/))?")
+_TOKEN = re.compile(r"[^\s'\"`;|&<>(){}\[\],=]+")
 _TRAILING = ".:!?"
 _QUOTED = re.compile(r"'([^'\n]{2,1000})'|\"([^\"\n]{2,1000})\"")
 _VAR = re.compile(r"\$(?:\{(\w+)\}|(\w+))")
@@ -32,25 +34,38 @@ def decoded(text: str) -> str:
     return text
 
 
-def touched(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """(paths, URLs) named in `text`, each at most `MAX_TOUCHED`, first mention first, URL escapes decoded."""
+def _blank(m: re.Match[str]) -> str:
+    return " " * len(m.group(0))
+
+
+def mentions(text: str) -> tuple[list[tuple[int, str]], list[str]]:
+    """(offset, path) of every place a path is named in `text` (URL escapes decoded; offsets into the decoded
+    text), in order, and every URL, in order. A path is a token with a `/` or starting with `~` (a quoted one may
+    hold spaces: kept whole, and split too); a `file:` prefix is dropped. Linear in the text."""
     text = decoded(text)
-    urls: list[str] = []
-    for m in _URL.finditer(text):
-        urls.append(m.group(0).rstrip(_TRAILING))
-    for m in _BARE_HUB.finditer(text):
-        urls.append("https://" + m.group(0).rstrip(_TRAILING))
-    rest = _BARE_HUB.sub(" ", _URL.sub(" ", text))
-    paths: list[str] = []
-    for m in _QUOTED.finditer(rest):  # a quoted path may hold spaces: kept whole, as well as split below
-        quoted = (m.group(1) or m.group(2) or "").strip()
+    urls = [m.group(0).rstrip(_TRAILING) for m in _URL.finditer(text)]
+    urls += ["https://" + m.group(0).rstrip(_TRAILING) for m in _BARE_HUB.finditer(text)]
+    rest = _FILE_SCHEME.sub(_blank, _BARE_HUB.sub(_blank, _URL.sub(_blank, text)))
+    found: list[tuple[int, str]] = []
+    for m in _QUOTED.finditer(rest):
+        group = 1 if m.group(1) is not None else 2
+        inner = m.group(group)
+        quoted = inner.strip()
         if "/" in quoted and not any(c in quoted for c in "'\"`;|&<>(){}[],="):
-            paths.append(quoted)
-    for token in _SPLIT.split(rest):
+            found.append((m.start(group) + len(inner) - len(inner.lstrip()), quoted))
+    for m in _TOKEN.finditer(rest):
+        token = m.group(0)
         token = token if token.endswith(("/..", "/.")) else token.rstrip(_TRAILING)
         if len(token) > 1 and ("/" in token or token.startswith("~")) and "://" not in token:
-            paths.append(token)
-    return _unique(paths), _unique(urls)
+            found.append((m.start(), token))
+    found.sort(key=lambda x: x[0])
+    return found, urls
+
+
+def touched(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(paths, URLs) named in `text` for display (`mentions`), each at most `MAX_TOUCHED`, first mention first."""
+    found, urls = mentions(text)
+    return _unique([p for _, p in found]), _unique(urls)
 
 
 def _unique(items: list[str]) -> tuple[str, ...]:
@@ -65,9 +80,11 @@ def _unique(items: list[str]) -> tuple[str, ...]:
 def normalise_path(path: str, *, cwd: str | None = None, env: dict[str, str] | None = None) -> str:
     """A path as the agent's shell would see it, without touching the disk: `~` and `$VAR` / `${VAR}` expanded
     from `env` (default: this process's environment), joined to `cwd` when relative and a `cwd` is known, `.` and
-    `..` resolved lexically, repeated slashes folded."""
+    `..` resolved lexically, repeated slashes folded; a `file:` / `file://` prefix dropped."""
     env = dict(os.environ) if env is None else env
     path = decoded(path)
+    if m := _FILE_SCHEME.match(path):
+        path = path[m.end() :]
     if path == "~" or path.startswith("~/"):
         home = env.get("HOME") or os.path.expanduser("~")
         path = home + path[1:]
@@ -79,19 +96,24 @@ def normalise_path(path: str, *, cwd: str | None = None, env: dict[str, str] | N
 
 
 _ARG = r"('[^'\n]*'|\"[^\"\n]*\"|[^\s;&|()'\"]+)"
-#: `cd DIR` / `pushd DIR` at the start of a shell command, and Python's `os.chdir('DIR')`.
-_CD = re.compile(r"(?:^|(?<=[\s;&|(=]))(?:cd|pushd)\s+(?:--\s+)?" + _ARG + r"|\bos\.chdir\(\s*[rf]?" + _ARG)
+#: `cd DIR` / `pushd DIR` at the start of a shell command (or of a quoted one: `bash -lc "cd .."`), and Python's
+#: `os.chdir('DIR')`.
+_CD = re.compile(
+    r"(?:^|(?<=[\s;&|(='\"]))(?:cd|pushd)\s+(?:--\s+)?" + _ARG + r"|\bos\.chdir\(\s*[rf]?" + _ARG
+)
 #: `ln -s TARGET LINK`: a later `LINK/...` is `TARGET/...`.
 _LINK = re.compile(
-    r"(?:^|(?<=[\s;&|(=]))ln\s+(?:-[A-Za-z]+\s+)*-[A-Za-z]*s[A-Za-z]*\s+(?:-[A-Za-z]+\s+)*"
+    r"(?:^|(?<=[\s;&|(='\"]))ln\s+(?:-[A-Za-z]+\s+)*-[A-Za-z]*s[A-Za-z]*\s+(?:-[A-Za-z]+\s+)*"
     + _ARG
     + r"\s+"
     + _ARG
 )
 #: `VAR=VALUE` / `export VAR=VALUE`: a later `$VAR` in a path is VALUE.
 #: Zero-width, so that `command=D=/x` (a flattened arguments object) still sets D.
-_SET = re.compile(r"(?:^|(?<=[\s;&|(=]))(?=(?:export\s+)?([A-Za-z_]\w*)=" + _ARG + ")")
+_SET = re.compile(r"(?:^|(?<=[\s;&|(='\"]))(?=(?:export\s+)?([A-Za-z_]\w*)=" + _ARG + ")")
 MAX_OCCURRENCES = 8  # places per path where the working folder is worked out
+PATH_MAX = 4096  # Linux's: the longest path a call can name to open a file
+MAX_LINKS = 64  # symlinks of one command followed (the latest ones)
 
 
 def _unquote(arg: str) -> str:
@@ -108,55 +130,71 @@ def _changes(text: str) -> list[tuple[int, str, str, str]]:
 
 
 class _Shell:
-    """The working folder, symlinks and variables of one command, advanced change by change."""
+    """The working folder, symlinks and variables of one command, advanced change by change. A folder, link or
+    value longer than `PATH_MAX` is not followed (no call can open such a path), nor more than the latest
+    `MAX_LINKS` symlinks: so a long command costs time linear in its length."""
 
     def __init__(self, cwd: str | None, env: dict[str, str] | None) -> None:
         self.here = cwd
-        self.links: list[tuple[str, str]] = []  # (link, target), normalised
+        self.links: dict[str, str] = {}  # link -> target, normalised, oldest first (at most `MAX_LINKS`)
         self.scope = dict(os.environ if env is None else env)
 
     def apply(self, kind: str, first: str, second: str) -> None:
         """Apply one change from `_changes`."""
         if kind == "cd":
-            self.here = normalise_path(first, cwd=self.here, env=self.scope)
+            here = normalise_path(first, cwd=self.here, env=self.scope)
+            self.here = here if len(here) <= PATH_MAX else self.here
         elif kind == "ln":
             link = normalise_path(second, cwd=self.here, env=self.scope)
-            self.links.append((link, normalise_path(first, cwd=self.here, env=self.scope)))
+            target = normalise_path(first, cwd=self.here, env=self.scope)
+            if len(link) <= PATH_MAX and len(target) <= PATH_MAX:
+                self.links.pop(link, None)
+                self.links[link] = target
+                if len(self.links) > MAX_LINKS:
+                    del self.links[next(iter(self.links))]
         else:
-            self.scope[first] = normalise_path(second, env=self.scope) if second else ""
+            value = normalise_path(second, env=self.scope) if second else ""
+            if len(value) <= PATH_MAX:
+                self.scope[first] = value
+            else:
+                self.scope.pop(first, None)
 
     def resolve(self, raw: str) -> str:
         """`raw` as this shell reads it: normalised, then through the latest symlink it lies under."""
         path = normalise_path(raw, cwd=self.here, env=self.scope)
-        for link, target in reversed(self.links):
+        for link, target in reversed(self.links.items()):
             if path == link or path.startswith(link.rstrip("/") + "/"):
                 return target + path[len(link) :]
         return path
 
 
 def shell_paths(
-    text: str, paths: tuple[str, ...], *, cwd: str | None = None, env: dict[str, str] | None = None
+    text: str,
+    *,
+    cwd: str | None = None,
+    env: dict[str, str] | None = None,
+    places: list[tuple[int, str]] | None = None,
 ) -> list[tuple[str, str]]:
-    """(path as written, normalised) for each of `paths` named in the command `text`, following the folder
-    changes, symlinks and variables set earlier in the same command: a path after `cd DIR` (`pushd`,
-    `os.chdir`) is joined to DIR, one under `LINK/` after `ln -s TARGET LINK` is read under TARGET, and `$VAR`
-    after `VAR=VALUE` is VALUE. Each place a path is named (at most `MAX_OCCURRENCES`) gives its own normalised
-    form; `cwd` is the log's working folder. One walk over the command: linear in its changes and paths."""
-    text = decoded(text)
-    changes = iter(_changes(text))
-    places = sorted(
-        (start, i, raw)
-        for i, raw in enumerate(paths)
-        for start in ([m.start() for m in re.finditer(re.escape(raw), text)][:MAX_OCCURRENCES] or [len(text)])
-    )
+    """(path as written, normalised) for every path named in the command `text` (`mentions`: all of them, not
+    only the step's displayed `MAX_TOUCHED`), following the folder changes, symlinks and variables set earlier in
+    the same command: a path after `cd DIR` (`pushd`, `os.chdir`) is joined to DIR, one under `LINK/` after
+    `ln -s TARGET LINK` is read under TARGET, and `$VAR` after `VAR=VALUE` is VALUE. Each place a path is named
+    (at most `MAX_OCCURRENCES`) gives its own normalised form; `cwd` is the log's working folder. One walk over
+    the command: linear in its changes and paths. `places` is `mentions(text)`'s first part, when at hand."""
+    places = mentions(text)[0] if places is None else places
+    changes = iter(_changes(decoded(text)))
     shell, pending = _Shell(cwd, env), next(changes, None)
-    found: dict[int, dict[str, None]] = {i: {} for i in range(len(paths))}
-    for start, i, raw in places:
+    seen: dict[str, int] = {}
+    found: dict[tuple[str, str], None] = {}
+    for start, raw in places:
+        if seen.get(raw, 0) >= MAX_OCCURRENCES:
+            continue
+        seen[raw] = seen.get(raw, 0) + 1
         while pending is not None and pending[0] <= start:
             shell.apply(*pending[1:])
             pending = next(changes, None)
-        found[i].setdefault(shell.resolve(raw), None)
-    return list(dict.fromkeys((raw, path) for i, raw in enumerate(paths) for path in found[i]))
+        found.setdefault((raw, shell.resolve(raw)), None)
+    return list(found)
 
 
 def folders_at(

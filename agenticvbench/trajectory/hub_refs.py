@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from fnmatch import fnmatchcase
 from urllib.parse import parse_qs, urlsplit
 
@@ -26,6 +26,9 @@ from agenticvbench.trajectory.context import AuditContext
 from agenticvbench.trajectory.extract import decoded, folders_at
 
 _HUB_KINDS = frozenset({"resolve", "blob", "raw", "tree"})
+_FILE_KINDS = frozenset({"resolve", "raw"})
+#: The dataset viewer's API: it serves the table's rows, whatever the path.
+VIEWER_HOST = "datasets-server.huggingface.co"
 _HUB_CALL = re.compile(
     r"\b(?:hf|huggingface-cli)\s+download\b|\bhf_hub_download\b|\bsnapshot_download\b|\bload_dataset\b"
     r"|\bHfFileSystem\b|\bhf_hub_url\b"
@@ -40,6 +43,7 @@ _LOCAL_OPTION = re.compile(
     r"(?:[rfb]?'[^'\n]*'|[rfb]?\"[^\"\n]*\"|\[[^\]]*\]|[\w.]+(?:\([^()]*\))?)"
     r"|--exclude(?:=|\s+)(?:'[^'\n]*'|\"[^\"\n]*\"|[^\s-]\S*)"
 )
+_SUBFOLDER = re.compile(r"\bsubfolder\s*=\s*[rfb]?(?:'([^'\"\n]*)'|\"([^'\"\n]*)\")")
 _LITERAL = re.compile(r"'([^'\"\n]*)'|\"([^'\"\n]*)\"")
 _QUOTED = re.compile(r"'[^'\n]*'|\"[^\"\n]*\"")
 _WORDS = re.compile(r"[\s,()\[\]{}=;&|<>`]+")
@@ -66,7 +70,9 @@ def repo_segment(segment: str, ctx: AuditContext, names: frozenset[str] | None =
     return name in (ctx.repo_names if names is None else names)
 
 
-def _tail(segs: list[str], ctx: AuditContext) -> str | None:
+def _tail(segs: list[str], ctx: AuditContext, *, url: bool = False) -> str | None:
+    """The segments after the one naming the repository, joined (a Hub URL's kind and revision dropped); for a
+    `url`, None when a file URL (`resolve/<rev>`, `raw/<rev>`) names no file: the prefix alone fetches nothing."""
     names = ctx.repo_names
     joined = "/".join(segs).lower()
     if not any(n in joined for n in names):  # a cheap test first: paths can be deep
@@ -74,9 +80,10 @@ def _tail(segs: list[str], ctx: AuditContext) -> str | None:
     for i, seg in enumerate(segs):
         if repo_segment(seg, ctx, names):
             rest = segs[i + 1 :]
-            if rest and rest[0] in _HUB_KINDS and len(rest) > 1:
+            kind = rest[0] if rest and rest[0] in _HUB_KINDS and len(rest) > 1 else ""
+            if kind:
                 rest = rest[4:] if rest[1] == "refs" else rest[2:]
-            return "/".join(rest)
+            return None if url and not rest and kind in _FILE_KINDS else "/".join(rest)
     return None
 
 
@@ -87,16 +94,28 @@ def _segments(path: str) -> list[str]:
 
 def hub_tail(url: str, ctx: AuditContext) -> str | None:
     """The part of a URL after a dataset repository it names (the kind and revision dropped for Hub file URLs),
-    '' for the repository's own pages, None when the URL names no dataset repository."""
+    '' for the repository's own pages and for a query naming it (`?dataset=<owner>/<name>`, any owner), None
+    when the URL names no dataset repository (nor a file of it: a bare `.../resolve/main` prefix)."""
     parts = urlsplit(url)
     query = parse_qs(parts.query)
-    if any(v.lower() in ctx.repos for v in query.get("dataset", []) + query.get("repo_id", [])):
+    if any(_is_id(v, ctx) for v in query.get("dataset", []) + query.get("repo_id", [])):
         return ""
-    return _tail(_segments(f"{parts.netloc}/{parts.path}" if parts.scheme == "hf" else parts.path), ctx)
+    path = f"{parts.netloc}/{parts.path}" if parts.scheme == "hf" else parts.path
+    return _tail(_segments(path), ctx, url=True)
+
+
+def viewer_call(text: str, urls: Sequence[str], ctx: AuditContext) -> str | None:
+    """The dataset viewer's URL when a call sends it a request naming the repository anywhere in the call (a
+    `params={'dataset': ...}` argument), or None."""
+    viewer = next((u for u in urls if (urlsplit(u).hostname or "").lower() == VIEWER_HOST), None)
+    return viewer if viewer is not None and _mentions(decoded(text), ctx) else None
 
 
 def path_tail(path: str, ctx: AuditContext) -> str | None:
     """The part of a (normalised) local path below a folder named after the dataset repository, or None."""
+    low = decoded(path).lower()
+    if not any(n in low for n in ctx.repo_names):  # the cheap test first: most paths are not near it
+        return None
     return _tail(_segments(path), ctx)
 
 
@@ -152,14 +171,23 @@ def _extents(segment: str, names: tuple[str, ...]) -> list[str]:
     return out
 
 
-def _items(region: str) -> list[str]:
+def _items(region: str, ctx: AuditContext) -> list[str]:
     """The file names, patterns and URLs a call region names: its string literals, and its bare words holding a
-    `/`, a wildcard or a file extension; local places (`--local-dir`, `cache_dir=`, ...) and exclusions dropped."""
+    `/`, a wildcard or a file extension; local places (`--local-dir`, `cache_dir=`, ...) and exclusions dropped.
+    A `subfolder=` (`hf_hub_download`'s) is joined before each name that is not a URL, a local place or the
+    repository's id, as the Hub client joins it."""
     region = _LOCAL_OPTION.sub(" ", region)
+    sub = _SUBFOLDER.search(region)
+    region = _SUBFOLDER.sub(" ", region)
     found = [m.group(1) or m.group(2) or "" for m in _LITERAL.finditer(region)]
     words = _WORDS.split(_QUOTED.sub(" ", region))
     found += [w for w in words if "/" in w or _GLOB.search(w) or _FILE_EXT.search(w)]
     keep = [f.strip() for f in found if f.strip() and ("/" in f or _GLOB.search(f) or "." in f)]
+    if sub is not None and (folder := (sub.group(1) or sub.group(2) or "").strip("/")):
+        keep = [
+            k if "://" in k or k.startswith(("/", "~", "$")) or _is_id(k, ctx) else f"{folder}/{k}"
+            for k in keep
+        ]
     return list(dict.fromkeys(keep))[:MAX_ITEMS]
 
 
@@ -179,10 +207,10 @@ def _pattern(pattern: str, task: int, ctx: AuditContext) -> tuple[str, str] | No
         if fnmatchcase(probe, pattern):
             found = ctx.classify(probe, task)
             if found:
-                return found[0], f"{found[1]} (the pattern {pattern[:80]})"
+                return found[0], f"{found[1]} (a download pattern)"
     if any(fnmatchcase(p, pattern) for p in own):
         return None
-    return "answer_access", f"the dataset repository (the pattern {pattern[:80]})"
+    return "answer_access", "the dataset repository (a download pattern)"
 
 
 def _judge(item: str, task: int, ctx: AuditContext) -> tuple[bool, tuple[str, str] | None]:
@@ -224,7 +252,7 @@ def hub_call_verdicts(
         regions = [r for r in _extents(seg, _PY_CALLS + aliases) if r.strip()]
         if not regions or (_mentions(seg, ctx) and not any(_mentions(r, ctx) for r in regions)):
             regions = [seg]
-        judged = [(item, *_judge(item, task, ctx)) for r in regions for item in _items(r)]
+        judged = [(item, *_judge(item, task, ctx)) for r in regions for item in _items(r, ctx)]
         if not any(inside for _, inside, _ in judged):
             yield "answer_access", "the whole dataset repository (Hub download)", seg.strip()
         for item, _, found in judged:

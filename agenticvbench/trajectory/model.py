@@ -1,8 +1,10 @@
 """The one shape every trajectory format is read into: a `Trajectory` of typed `Step`s.
 
 A step is one thing the agent did or saw: a message, a tool call with its arguments and (when the log pairs them)
-its result. Text is capped (`MAX_ARG_CHARS`, `MAX_RESULT_CHARS`) and what the rules look at, the files and URLs a
-call touched, is extracted once when the step is made (`trajectory.extract`). Every string here came from a log
+its result. What the rules read, the call's text (`Step.text`), is capped at `MAX_SCAN_CHARS`, so a long script
+written by one call is read to its end; what is shown (`Step.arguments`, `Step.result`) is cut shorter
+(`MAX_ARG_CHARS`, `MAX_RESULT_CHARS`). The files and URLs a call names are extracted once when the step is made
+(`trajectory.extract`; `MAX_TOUCHED` of each kept for display, the rules read them all from the text). Every string here came from a log
 the agent's harness wrote, so nothing is trusted: shown strings go through `sanitize.one_line` where they are
 printed.
 """
@@ -16,7 +18,8 @@ from typing import Any
 
 from agenticvbench.trajectory.extract import touched
 
-MAX_ARG_CHARS = 4000
+MAX_ARG_CHARS = 4000  # a call's arguments as shown
+MAX_SCAN_CHARS = 256 * 1024  # a call's arguments as the rules read them (`Step.text`)
 MAX_RESULT_CHARS = 2000
 MAX_STEPS = 50_000
 MAX_NOTES = 20
@@ -31,17 +34,20 @@ class Step:
     time: str | None  # as the log wrote it (ISO 8601 or epoch milliseconds as text)
     role: str  # "agent", "user", "tool" or "system"
     tool: str | None  # the tool's name, as the log spells it
-    arguments: str  # the call's arguments (or the message), capped text
+    arguments: str  # the call's arguments (or the message), capped text, as shown (`MAX_ARG_CHARS`)
     result: str  # the call's result, capped text ('' when the log has none)
     paths: tuple[str, ...] = ()  # files the arguments name (as written, then normalised by the rules)
     urls: tuple[str, ...] = ()  # URLs the arguments name
     tokens: int | None = None  # tokens the log recorded for this step (input + output), when it did
     error: str | None = None  # the tool's error, when the log marks the call as failed
     grounded: bool = False  # the model's answer carried a provider's web grounding metadata
+    text: str = ""  # the call's arguments as the rules read them (`MAX_SCAN_CHARS`); `arguments` is its start
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON form."""
-        return asdict(self)
+        """JSON form (the shown fields: `text` is left out)."""
+        out = asdict(self)
+        del out["text"]
+        return out
 
 
 @dataclass(kw_only=True)
@@ -102,7 +108,8 @@ def cap(text: str, limit: int) -> str:
 
 def as_text(value: Any, limit: int = MAX_ARG_CHARS) -> str:
     """A parsed JSON value as capped text: a string as is; the string values of a nested value joined with
-    spaces (keys `key=value`), visited iteratively (no recursion) and at most `MAX_TEXT_ITEMS` strings."""
+    spaces (keys `key=value`, a list's key before its first item only, not repeated per item), visited
+    iteratively (no recursion) and at most `MAX_TEXT_ITEMS` strings."""
     if value is None:
         return ""
     if isinstance(value, str):
@@ -115,7 +122,7 @@ def as_text(value: Any, limit: int = MAX_ARG_CHARS) -> str:
         if isinstance(v, dict):
             stack.extend(reversed([(str(k), x) for k, x in list(v.items())[:100]]))
         elif isinstance(v, list):
-            stack.extend(reversed([(key, x) for x in v[:100]]))
+            stack.extend(reversed([(key if i == 0 else "", x) for i, x in enumerate(v[:100])]))
         elif v is not None and not isinstance(v, bool):
             piece = f"{key}={v}" if key else str(v)
             out.append(piece)
@@ -136,8 +143,9 @@ def make_step(
     grounded: bool = False,
 ) -> Step:
     """A `Step` with capped text and the files and URLs its arguments name (the one constructor readers use)."""
-    args = as_text(arguments)
-    paths, urls = touched(args)
+    text = as_text(arguments, MAX_SCAN_CHARS)
+    args = cap(text, MAX_ARG_CHARS)
+    paths, urls = touched(text)
     return Step(
         index=index,
         time=None if time is None or isinstance(time, (dict, list)) else cap(str(time), 40),
@@ -150,6 +158,7 @@ def make_step(
         tokens=tokens,
         error=None if error in (None, False, "") else cap(as_text(error, 300) or "error", 300),
         grounded=grounded,
+        text=text,
     )
 
 

@@ -3,23 +3,28 @@
 - `answer_access`: the call names the benchmark's answer material: the dataset repository
   (`Anonymous47621123/AgenticVBench_100`, or a repository of that name under any owner: a mirror) in any URL form
   (`huggingface.co/datasets/...`, `hf.co/...`, `resolve/<rev>/...`, `hf://datasets/...@<rev>`, `.git`, the
-  dataset viewer and API), in a Hub CLI, Python or git call (`hub_refs`: cleared only when every file and pattern
-  it names is the task's own input), as a Hub cache folder (`datasets--<owner>--<name>`) or a folder named after
-  it (its table, verifier-only references and other tasks' inputs); the dataset being scored (its local mirror or
-  parquet); any `avb-results` folder; the scorer's cache ($AVB_CACHE); the repair ground truth shipped with this
-  package; or the answer columns by name (`correct_order`, `rubric_json`, `verifier_reference_urls`, in the call
-  or in what it returned). The task's own inputs (the files of its `reference_file_urls`, zips extracted) are
-  fine, wherever they are read from.
+  dataset viewer and API, `datasets-server` asked about it), in a Hub CLI, Python or git call (`hub_refs`:
+  cleared only when every file and pattern it names is the task's own input), as a Hub cache folder
+  (`datasets--<owner>--<name>`) or a folder named after it (its table, verifier-only references and other tasks'
+  inputs); the dataset being scored (its local mirror or parquet); any `avb-results` folder; the scorer's cache
+  ($AVB_CACHE); the repair ground truth shipped with this package; or an answer column (`correct_order`,
+  `rubric_json`, `verifier_reference_urls`) read by the call (`context.answer_field`: named as a string, after a
+  `.`, in a SQL select; not a bare identifier) or named in what it returned. The task's own inputs (the files of
+  its `reference_file_urls`, zips extracted) are fine, wherever they are read from.
 - `web_access`: a web search or fetch tool (WebSearch, WebFetch, web_search, browser tools, ...), an answer
   carrying a provider's grounding metadata, or a download (curl, wget, pip download, git clone, requests, urllib,
   httpx, ...) from a host that is not one of the task's input hosts (nor loopback).
 - `foreign_task`: another task's inputs (in the repository, a mirror or the cache), another task's folder of a
   run being audited (or the same task's folder of another run), a sibling task's outputs (`../38/solution.json`,
-  `../38/output/`), or another task's Harbor name (`sequencing-038`).
+  `../38/output/`, judged after `cd`s and `..` from the log's folder, else from `TASK_HOME`), or another task's
+  Harbor name (`sequencing-038`).
 
 Only tool calls are judged (what the agent did, not what it wrote in prose), and grounding on any agent step.
-Paths are normalised first (`extract.normalise_path`: quotes, `~`, `$HOME`, `$AVB_CACHE`, `..`, URL escapes), and
-followed through the `cd`s, `ln -s` and variables set earlier in the same command (`extract.shell_paths`).
+A call is read whole (`Step.text`, not the shown `Step.arguments`), every path and URL it names (`Call`).
+Paths are normalised first (`extract.normalise_path`: quotes, `~`, `$HOME`, `$AVB_CACHE`, `..`, URL escapes,
+`file:`), followed through the `cd`s, `ln -s` and variables set earlier in the same command
+(`extract.shell_paths`), and a folder the audit was given through a symlink is read where it leads
+(`AuditContext.resolved`).
 """
 
 from __future__ import annotations
@@ -30,9 +35,9 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from agenticvbench.dataset.tasks import OUTPUT_FILES
-from agenticvbench.trajectory.context import ANSWER_FIELDS, LOOPBACK, REPO_WHY, AuditContext, find_text
-from agenticvbench.trajectory.extract import decoded, shell_paths
-from agenticvbench.trajectory.hub_refs import hub_call_verdicts, hub_tail, path_tail
+from agenticvbench.trajectory.context import LOOPBACK, REPO_WHY, AuditContext, answer_field
+from agenticvbench.trajectory.extract import mentions, shell_paths
+from agenticvbench.trajectory.hub_refs import hub_call_verdicts, hub_tail, path_tail, viewer_call
 from agenticvbench.trajectory.model import Step
 
 _DOWNLOAD = re.compile(
@@ -57,7 +62,11 @@ _WEB_TOOL_PARTS = (
 )
 _WEB_TOOL_NAMES = frozenset({"fetch", "open_url", "search_web", "grounding"})
 _TASK_NAME = re.compile(r"(?:^|/)(recap|sequencing|repair|assembly)-0*([0-9]{1,3})(?:/|$)")
-_SIBLING = re.compile(r"^(?:\.\./)+0*([0-9]{1,3})/([^/]+)")
+_HUB_CACHE = re.compile(r"datasets--([^/]+)--([^/]+)(/.*)?$")
+_SIBLING = re.compile(r"0*([0-9]{1,3})/([^/]+)")
+#: The task's folder when the log records no working folder (codex): a relative path is read from it, so
+#: `cd .. && cat 38/output/x` is a sibling's. Not a path anyone writes (a NUL byte).
+TASK_HOME = "/\0task/\0here"
 #: What a sibling folder `../<id>/...` must lead to before it counts as another task's (an agent's own numbered
 #: folders, `frames/1/`, would otherwise look like task folders): its `output/` or an output file.
 _TASK_FILES = frozenset({"output", *(name for names in OUTPUT_FILES.values() for name in names)})
@@ -72,7 +81,30 @@ class Hit:
     needle: str
 
 
-RuleFn = Callable[[Step, int, AuditContext, "str | None", str], Iterator[Hit]]
+@dataclass(frozen=True, kw_only=True)
+class Call:
+    """One step as the rules read it: its full text (`Step.text`), every path it names (as written, normalised
+    as the shell sees it, through the audit's symlinked folders) and every URL, worked out once."""
+
+    step: Step
+    text: str
+    paths: tuple[tuple[str, str], ...]
+    urls: tuple[str, ...]
+    cwd: str | None  # the log's working folder (None: not recorded)
+    home: str  # the folder relative paths were read from: `cwd`, else `TASK_HOME`
+
+    @classmethod
+    def of(cls, step: Step, cwd: str | None, ctx: AuditContext) -> Call:
+        """The call of `step`, its paths read from `cwd` (or `TASK_HOME`) with the audit's environment."""
+        text = step.text or step.arguments
+        home = cwd or TASK_HOME
+        places, urls = mentions(text)
+        named = shell_paths(text, cwd=home, env=ctx.env, places=places)
+        paths = tuple(dict.fromkeys((raw, ctx.resolved(p)) for raw, p in named))
+        return cls(step=step, text=text, paths=paths, urls=tuple(urls), cwd=cwd, home=home)
+
+
+RuleFn = Callable[[Call, int, AuditContext, str], Iterator[Hit]]
 
 
 def _under(path: str, folder: str | None) -> str | None:
@@ -84,23 +116,17 @@ def _under(path: str, folder: str | None) -> str | None:
     return path[len(folder) + 1 :] if path.startswith(folder.rstrip("/") + "/") else None
 
 
-def _hub_url_hits(step: Step, task: int, ctx: AuditContext, rule: str) -> Iterator[Hit]:
-    """Hits of `rule` for the step's URLs into the dataset repository whose file `ctx.classify` puts under it."""
-    for url in step.urls:
+def _hub_url_hits(call: Call, task: int, ctx: AuditContext, rule: str) -> Iterator[Hit]:
+    """Hits of `rule` for the call's URLs into the dataset repository whose file `ctx.classify` puts under it."""
+    for url in call.urls:
         tail = hub_tail(url, ctx)
         if tail is not None and (found := ctx.classify(tail, task)) and found[0] == rule:
             yield Hit(rule, found[1], url)
 
 
-def _step_paths(step: Step, cwd: str | None, ctx: AuditContext) -> list[tuple[str, str]]:
-    """(path as written, path normalised against `cwd`, the command's own `cd`s and symlinks, and the audit's
-    environment) of each path the step names."""
-    return shell_paths(step.arguments, step.paths, cwd=cwd, env=ctx.env)
-
-
-def _hub_call_hits(step: Step, task: int, ctx: AuditContext, cwd: str | None, rule: str) -> Iterator[Hit]:
-    """Hits of `rule` for the step's Hub and git calls into the dataset repository (`hub_refs`)."""
-    for found, why, needle in hub_call_verdicts(step.arguments, task, ctx, cwd=cwd, env=ctx.env):
+def _hub_call_hits(call: Call, task: int, ctx: AuditContext, rule: str) -> Iterator[Hit]:
+    """Hits of `rule` for the call's Hub and git calls into the dataset repository (`hub_refs`)."""
+    for found, why, needle in hub_call_verdicts(call.text, task, ctx, cwd=call.cwd, env=ctx.env):
         if found == rule:
             yield Hit(rule, why, needle)
 
@@ -116,11 +142,13 @@ def _copy_hit(path: str, raw: str, task: int, ctx: AuditContext, rule: str) -> H
     return None
 
 
-def answer_access(step: Step, task: int, ctx: AuditContext, cwd: str | None, run: str) -> Iterator[Hit]:
+def answer_access(call: Call, task: int, ctx: AuditContext, run: str) -> Iterator[Hit]:
     """The rule `answer_access` (module docstring)."""
-    yield from _hub_url_hits(step, task, ctx, "answer_access")
-    for raw, path in _step_paths(step, cwd, ctx):
-        m = re.search(r"datasets--([^/]+)--([^/]+)(/.*)?$", path)
+    if viewer := viewer_call(call.text, call.urls, ctx):
+        yield Hit("answer_access", "the dataset viewer's rows", viewer)
+    yield from _hub_url_hits(call, task, ctx, "answer_access")
+    for raw, path in call.paths:
+        m = _HUB_CACHE.search(path) if "datasets--" in path else None
         if m and (f"{m.group(1)}/{m.group(2)}".lower() in ctx.repos or m.group(2).lower() in ctx.repo_names):
             cached = re.sub(r"^/?snapshots/[^/]+", "", m.group(3) or "")
             found = (
@@ -156,15 +184,14 @@ def answer_access(step: Step, task: int, ctx: AuditContext, cwd: str | None, run
             yield Hit("answer_access", "the repair ground truth", raw)
         elif hit := _copy_hit(path, raw, task, ctx, "answer_access"):
             yield hit
-    yield from _hub_call_hits(step, task, ctx, cwd, "answer_access")
-    text = step.arguments
-    field = find_text(text, ANSWER_FIELDS) or find_text(step.result, ANSWER_FIELDS)
-    if field:
+    yield from _hub_call_hits(call, task, ctx, "answer_access")
+    if field := answer_field(call.text, call.step.result):
         yield Hit("answer_access", f"the answer column {field}", field)
 
 
-def web_access(step: Step, task: int, ctx: AuditContext, cwd: str | None, run: str) -> Iterator[Hit]:
+def web_access(call: Call, task: int, ctx: AuditContext, run: str) -> Iterator[Hit]:
     """The rule `web_access` (module docstring)."""
+    step = call.step
     if step.grounded:
         yield Hit("web_access", "the answer carries web grounding metadata", "")
     if step.tool is None:
@@ -177,22 +204,23 @@ def web_access(step: Step, task: int, ctx: AuditContext, cwd: str | None, run: s
     ):
         yield Hit("web_access", f"a web tool ({step.tool})", step.tool)
         return
-    m = _DOWNLOAD.search(step.arguments)
+    m = _DOWNLOAD.search(call.text)
     if not m:
         return
     allowed = ctx.hosts.get(task, frozenset()) | LOOPBACK
-    outside = [u for u in step.urls if (urlsplit(u).hostname or "").lower() not in allowed]
+    outside = [u for u in call.urls if (urlsplit(u).hostname or "").lower() not in allowed]
     if outside:
         yield Hit("web_access", f"a download from {urlsplit(outside[0]).hostname}", outside[0])
-    elif not step.urls and (n := _NO_URL_DOWNLOAD.search(step.arguments)):
+    elif not call.urls and (n := _NO_URL_DOWNLOAD.search(call.text)):
         yield Hit("web_access", f"a download ({n.group(0)})", n.group(0))
 
 
-def foreign_task(step: Step, task: int, ctx: AuditContext, cwd: str | None, run: str) -> Iterator[Hit]:
+def foreign_task(call: Call, task: int, ctx: AuditContext, run: str) -> Iterator[Hit]:
     """The rule `foreign_task` (module docstring)."""
-    yield from _hub_url_hits(step, task, ctx, "foreign_task")
-    yield from _hub_call_hits(step, task, ctx, cwd, "foreign_task")
-    for raw, path in _step_paths(step, cwd, ctx):
+    yield from _hub_url_hits(call, task, ctx, "foreign_task")
+    yield from _hub_call_hits(call, task, ctx, "foreign_task")
+    parent = call.home.rsplit("/", 1)[0] + "/"  # a sibling task's folder is `parent/<id>/`
+    for raw, path in call.paths:
         if hit := _copy_hit(path, raw, task, ctx, "foreign_task"):
             yield hit
         for anchor in (ctx.dataset_root, ctx.cache_dir):
@@ -205,7 +233,7 @@ def foreign_task(step: Step, task: int, ctx: AuditContext, cwd: str | None, run:
             if head.isascii() and head.isdigit() and (int(head) != task or folder != run):
                 where = "" if folder == run else f" of run {folder.rsplit('/', 1)[-1]}"
                 yield Hit("foreign_task", f"task {int(head)}'s folder{where}", raw)
-        m = _SIBLING.match(decoded(raw).strip("'\""))
+        m = _SIBLING.match(path[len(parent) :]) if path.startswith(parent) else None
         if (
             m
             and int(m.group(1)) != task
@@ -237,9 +265,10 @@ def hits(step: Step, task: int, ctx: AuditContext, cwd: str | None, run: str) ->
     """Every rule's hits on one step (tool calls only; grounding on any agent step), at most one per rule."""
     if step.role != "agent" or (step.tool is None and not step.grounded):
         return []
+    call = Call.of(step, cwd, ctx)
     out: list[Hit] = []
     for _, fn in RULES.values():
-        first = next(iter(fn(step, task, ctx, cwd, run)), None)
+        first = next(iter(fn(call, task, ctx, run)), None)
         if first is not None:
             out.append(first)
     return out

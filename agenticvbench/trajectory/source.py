@@ -5,7 +5,8 @@ A log is hostile input. Each bad thing becomes a one-line note on the `Trajector
 over its cap or behind a symlink is not read; a line over the line cap (`usage_stores.MAX_LINE_BYTES`), a line
 that is not JSON (bad syntax, nesting deeper than `fsutil.JSON_MAX_DEPTH`: a 100,000-deep line is refused by
 the parser's recursion guard, never recursed into), bytes that are not UTF-8 (decoded as U+FFFD, noted once), or
-a NaN/Infinity (dropped by `harbor.files.clean_document`) are skipped or cleaned with a note; reading stops after
+a NaN/Infinity (dropped by `harbor.files.clean_document`, which also cuts a string at `trajectory.model.MAX_SCAN_CHARS`,
+what the rules read of a call) are skipped or cleaned with a note; reading stops after
 `MAX_LINES` lines.
 """
 
@@ -21,7 +22,7 @@ from agenticvbench.fsutil import parse_json_bounded
 from agenticvbench.harbor.files import clean_document, read_document
 from agenticvbench.harbor.trajectory import MAX_TRAJECTORY_BYTES
 from agenticvbench.runs.jobdir import JobDir
-from agenticvbench.trajectory.model import Trajectory
+from agenticvbench.trajectory.model import MAX_SCAN_CHARS, Trajectory
 
 HEAD_BYTES = 64 * 1024
 MAX_LINES = 200_000
@@ -41,7 +42,7 @@ def head(job: JobDir, parts: tuple[str, ...]) -> tuple[bytes, int]:
 
 def _clean(obj: Any, where: str, traj: Trajectory) -> Any:
     notes: list[str] = []
-    obj = clean_document(obj, where, notes)
+    obj = clean_document(obj, where, notes, max_chars=MAX_SCAN_CHARS)
     for line in notes:
         traj.note(line)
     return obj
@@ -51,7 +52,7 @@ def document(job: JobDir, parts: tuple[str, ...], traj: Trajectory) -> Any:
     """A whole JSON document (at most `MAX_DOCUMENT_BYTES`), cleaned; None with a note when it cannot be read."""
     notes: list[str] = []
     try:
-        data = read_document(job, parts, notes, max_bytes=MAX_DOCUMENT_BYTES)
+        data = read_document(job, parts, notes, max_chars=MAX_SCAN_CHARS, max_bytes=MAX_DOCUMENT_BYTES)
     except SubmissionError as exc:
         traj.note(f"{'/'.join(parts)}: not read ({str(exc).rsplit(': ', 1)[-1][:200]})")
         return None

@@ -120,3 +120,25 @@ def test_an_audited_task_names_its_unreadable_logs(
     ctx = AuditContext(repos=frozenset(), inputs={37: ()}, hosts={}, references=frozenset())
     block = check_task(run / "37", 37, ctx, task_logs(run / "37")).provenance
     assert block["status"] == "audited" and [u["path"] for u in block["unreadable"]] == [unread["path"]]
+
+
+def test_a_dataset_and_a_run_given_through_symlinks(
+    demo: DemoBenchmark, run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--dataset LINK` (a symlink to the mirror) and a run given through a symlink: the agent's paths through
+    either spelling are judged as the resolved ones (the table, a verifier-only source, another task's folder);
+    the own input read through the link is clean."""
+    (tmp_path / "dslink").symlink_to(demo.mirror)
+    (tmp_path / "runlink").symlink_to(run)
+    ds, rl = tmp_path / "dslink", tmp_path / "runlink"
+    logs.write(run / "37", "claude-code", [logs.shell(f"unzip -o {ds}/sequencing/materials/37.zip -d in")])
+    logs.write(run / "38", "claude-code", [logs.shell(f"cat {ds}/data/train-00000-of-00001.parquet")])
+    logs.write(
+        run / "65", "claude-code", [logs.shell(f"ffmpeg -i {ds}/repair/sources/demo1_source.mp4 r.mp4")]
+    )
+    logs.write(run / "83", "claude-code", [logs.shell(f"cat {rl}/84/output/storyboard.json")])
+    assert main(["audit", str(rl), "--dataset", str(ds), "--format", "json"]) == 1
+    by_task = {t["task_id"]: t for t in json.loads(capsys.readouterr().out)["runs"][0]["tasks"]}
+    assert by_task[37]["findings"] == []
+    assert [f["rule"] for t in (38, 65) for f in by_task[t]["findings"]] == ["answer_access"] * 2
+    assert [f["why"] for f in by_task[83]["findings"]] == ["task 84's folder"]

@@ -90,3 +90,28 @@ def test_the_own_input_and_other_repositories_are_not_judged(ctx: AuditContext, 
     """The own input alone (local folders and caches dropped, a pattern matching only it, text outside the call),
     another repository's download and git outside the dataset give no verdict."""
     assert _verdicts(text, ctx) == []
+
+
+def test_a_bare_resolve_prefix_names_nothing(ctx: AuditContext) -> None:
+    """`.../resolve/main` (a prefix kept in a variable) fetches nothing by itself; the repository's pages
+    (`tree/main`, the repository itself) still lead to it."""
+    assert hub_tail(f"{HUB}/resolve/main", ctx) is None
+    assert hub_tail(f"{HUB}/raw/main/", ctx) is None
+    assert hub_tail(f"{HUB}/tree/main", ctx) == ""
+    assert hub_tail(HUB, ctx) == ""
+
+
+def test_the_viewer_query_names_the_dataset_under_any_owner(ctx: AuditContext) -> None:
+    """`?dataset=<owner>/AgenticVBench_100` is the dataset whoever owns the copy; another name is not."""
+    rows = "https://datasets-server.huggingface.co/rows?dataset="
+    assert hub_tail(f"{rows}someone/AgenticVBench_100&split=train", ctx) == ""
+    assert hub_tail(f"{rows}someone/other-clips&split=train", ctx) is None
+
+
+def test_a_subfolder_is_joined_to_the_file_name(ctx: AuditContext) -> None:
+    """`hf_hub_download(filename=..., subfolder=...)` fetches `subfolder/filename`: the own input so spelled is
+    clean, the table so spelled is answer access."""
+    own = f"python -c \"hf_hub_download(repo_id='{REPO}', filename='37.zip', subfolder='sequencing/materials', repo_type='dataset')\""
+    table = f"python -c \"hf_hub_download('{REPO}', 'train-00000-of-00001.parquet', subfolder='data')\""
+    assert _verdicts(own, ctx) == []
+    assert _verdicts(table, ctx) == ["answer_access"]

@@ -227,3 +227,144 @@ def test_honest_lookalikes_stay_clean(ctx: AuditContext, tmp_path: Path, command
     other names, the agent's own `data/` folders, a symlink to its own materials, and the own input or a
     listing in a folder named after the dataset. None is flagged."""
     assert _flags(ctx, tmp_path, 37, [logs.shell(command)]) == []
+
+
+def _long_script(last_line: str) -> str:
+    """A ~6,000-character script whose last line is `last_line`: past what a step shows (`MAX_ARG_CHARS`)."""
+    body = "".join(
+        f"def helper_{i}(x):\n    # shot boundary features for clip {i}\n    return x * {i}\n\n"
+        for i in range(80)
+    )
+    return f"cat > /workspace/analyze.py <<'PY'\nimport pandas as pd\n{body}{last_line}\nPY\npython3 /workspace/analyze.py"
+
+
+@pytest.mark.parametrize("fmt", logs.FORMATS)
+def test_a_long_call_is_read_to_its_end(ctx: AuditContext, tmp_path: Path, fmt: str) -> None:
+    """A script written by one call, longer than the shown arguments, that reads the table on its last line is
+    flagged in every format (the rules read `Step.text`, up to `MAX_SCAN_CHARS`), and the quote shows the read;
+    the same script reading the task's own input is clean."""
+    honest = _long_script("clips = sorted(__import__('glob').glob('/workspace/materials/*.mp4'))")
+    assert len(honest) > 4000 and _flags(ctx, tmp_path, 37, [logs.shell(honest)], fmt) == []
+    shutil.rmtree(Path(ctx.runs[0]) / "37")
+    script = _long_script(f"meta = pd.read_parquet('{ctx.dataset_root}/{PQ}')")
+    [found] = _flags(ctx, tmp_path, 37, [logs.shell(script)], fmt)
+    assert found.rule == "answer_access" and PQ in found.quote
+
+
+def test_paths_past_the_shown_ones_are_judged(ctx: AuditContext, tmp_path: Path) -> None:
+    """A command naming more paths than a step keeps for display (`MAX_TOUCHED`) before the table is flagged;
+    as many of the agent's own frames alone are not."""
+    frames = " ".join(f"/workspace/frames/{i}.png" for i in range(60))
+    assert _flags(ctx, tmp_path, 37, [logs.shell(f"ffprobe {frames}")]) == []
+    shutil.rmtree(Path(ctx.runs[0]) / "37")
+    found = _flags(ctx, tmp_path, 37, [logs.shell(f"ffprobe {frames} && cat {ctx.dataset_root}/{PQ}")])
+    assert [f.rule for f in found] == ["answer_access"]
+
+
+SIBLINGS_WITHOUT_CWD = [
+    "cd .. && cat 38/output/solution.json",
+    "cat ./../38/output/solution.json",
+    "cat output/../../38/output/solution.json",
+    "cd .. && ls && cat 38/output/solution.json",
+]
+
+
+@pytest.mark.parametrize("command", SIBLINGS_WITHOUT_CWD)
+def test_a_sibling_is_found_after_cd_and_dots_without_a_logged_folder(
+    ctx: AuditContext, tmp_path: Path, command: str
+) -> None:
+    """A codex log records no working folder: paths are read from the task's folder, so a sibling's output
+    reached through `cd ..`, `./..` or `output/../..` is another task's."""
+    found = _flags(ctx, tmp_path, 37, [logs.shell(command)], "codex")
+    assert [f.why for f in found] == ["task 38's folder (a sibling)"]
+
+
+def test_a_numbered_folder_elsewhere_is_not_a_sibling(ctx: AuditContext, tmp_path: Path) -> None:
+    """`../38/output` after `cd` into a folder of the agent's own is not next to the task's folder."""
+    calls = [logs.shell("cd /tmp/work/sub && cat ../38/output/x.json && cd .. && ls 38/output")]
+    assert _flags(ctx, tmp_path, 37, calls, "codex") == []
+
+
+@pytest.mark.parametrize(
+    "spelling",
+    ["file:{p}", "file://{p}", "file://localhost{p}", "'file:{p}'", "cv2.VideoCapture('file://{p}')"],
+)
+def test_a_file_url_is_the_path(ctx: AuditContext, tmp_path: Path, spelling: str) -> None:
+    """ffmpeg's `file:` protocol and a `file://` URL read the file they name: the verifier-only source is
+    flagged however it is prefixed."""
+    source = spelling.format(p=f"{ctx.dataset_root}/repair/sources/demo1_source.mp4")
+    found = _flags(ctx, tmp_path, 65, [logs.shell(f"ffmpeg -i {source} out.mp4")])
+    assert [f.why for f in found] == ["a verifier-only reference (the dataset being scored)"]
+
+
+RESOLVE = f"{HUB}/resolve/main"
+
+
+@pytest.mark.parametrize(
+    ("command", "flagged"),
+    [
+        (f'BASE="{RESOLVE}"; curl -L -o /workspace/materials/37.zip "$BASE/{OWN}"', False),
+        (f"BASE='{RESOLVE}/'; wget \"${{BASE}}{OWN}\"", False),
+        (f'BASE="{RESOLVE}"; curl -L -o t.parquet "$BASE/{PQ}"', True),
+        (f'curl -sL "{RESOLVE}/{PQ}"', True),
+    ],
+)
+def test_a_bare_resolve_prefix_in_a_variable(
+    ctx: AuditContext, tmp_path: Path, command: str, flagged: bool
+) -> None:
+    """`BASE=.../resolve/main` downloads nothing by itself: the file the variable leads to is judged (the own
+    input is clean, the table is not)."""
+    found = _flags(ctx, tmp_path, 37, [logs.shell(command)])
+    assert ("answer_access" in [f.rule for f in found]) is flagged, found
+
+
+VIEWER = "https://datasets-server.huggingface.co/rows"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        f'curl -sL "{VIEWER}?dataset=someone/AgenticVBench_100&config=default&split=train"',
+        f"python3 -c \"import requests; requests.get('{VIEWER}', params={{'dataset': '{REPO}', 'split': 'train'}})\"",
+    ],
+)
+def test_the_viewer_api_naming_the_dataset_is_answer_access(
+    ctx: AuditContext, tmp_path: Path, command: str
+) -> None:
+    """The dataset viewer serves the table's rows: asked for the dataset under any owner, in the query or as a
+    parameter anywhere in the call, it is answer access (and a download from outside the inputs' hosts)."""
+    found = _flags(ctx, tmp_path, 37, [logs.shell(command)])
+    assert [(f.rule, f.why) for f in found][0] == ("answer_access", "the dataset viewer's rows")
+
+
+def test_the_viewer_api_for_another_dataset_is_only_web(ctx: AuditContext, tmp_path: Path) -> None:
+    """The same API asked about another dataset is a web download, not the answers."""
+    found = _flags(ctx, tmp_path, 37, [logs.shell(f'curl "{VIEWER}?dataset=someone/other-clips"')])
+    assert [f.rule for f in found] == ["web_access"]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "python3 -c \"correct_order = [3, 1, 2]; import json; json.dump({{'segments': []}}, open('o.json', 'w'))\"",
+        "python3 /workspace/order.py  # writes correct_order to solution.json",
+        "ls {root}/sequencing/materials/ && unzip {root}/sequencing/materials/37.zip",
+        "ls ~/.cache/huggingface/hub/datasets--Anonymous47621123--AgenticVBench_100/snapshots/abc/sequencing/materials/",
+        f"python -c \"hf_hub_download(repo_id='{REPO}', filename='37.zip', subfolder='sequencing/materials')\"",
+    ],
+)
+def test_honest_names_and_listings_stay_clean(ctx: AuditContext, tmp_path: Path, command: str) -> None:
+    """An answer column's name as the agent's own variable or comment, a listing of a folder of inputs only (in
+    the mirror or the Hub cache) and the own input downloaded with `subfolder=` are not answer access."""
+    assert _flags(ctx, tmp_path, 37, [logs.shell(command.format(root=ctx.dataset_root))]) == []
+
+
+@pytest.mark.parametrize(
+    "command", ["ls {root}/data/", "ls {root}/repair/sources/", "jq '.[] | .correct_order' rows.json"]
+)
+def test_listing_answers_and_reading_the_column_are_flagged(
+    ctx: AuditContext, tmp_path: Path, command: str
+) -> None:
+    """Their near misses: a listing of the table's folder or of the verifier-only sources, and the column read."""
+    found = _flags(ctx, tmp_path, 37, [logs.shell(command.format(root=ctx.dataset_root))])
+    assert [f.rule for f in found] == ["answer_access"]

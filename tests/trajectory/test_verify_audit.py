@@ -98,3 +98,16 @@ def test_task_logs_never_follow_a_symlink(demo: DemoBenchmark, run: Path, tmp_pa
     assert check.flags == [] and check.provenance["status"] == "unreadable" and check.provenance["notes"]
     assert task_logs(run / "38") == {}
     assert check_task(run / "38", 38, ctx, {}).provenance["status"] == "not audited"
+
+
+def test_verify_judges_the_dataset_as_given(demo: DemoBenchmark, run: Path, tmp_path: Path) -> None:
+    """`avb verify --dataset LINK` (a symlink to the mirror) audits the agent's read of the table through that
+    same link: the spelling given reaches the audit, not only the resolved mirror."""
+    (tmp_path / "dslink").symlink_to(demo.mirror)
+    logs.write(
+        run / "37", "claude-code", [logs.shell(f"cat {tmp_path}/dslink/data/train-00000-of-00001.parquet")]
+    )
+    summary = verify_run(
+        [run], dataset=str(tmp_path / "dslink"), task_ids=[37], jobs=1, key_file=tmp_path / "key"
+    )
+    assert [r.integrity for r in summary.results] == [["answer_access"]]

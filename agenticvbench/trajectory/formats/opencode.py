@@ -22,7 +22,7 @@ from agenticvbench.cost.usage_stores import MAX_ROW_BYTES, copy_opencode_db, ope
 from agenticvbench.harbor.files import clean_document
 from agenticvbench.runs.jobdir import JobDir
 from agenticvbench.trajectory.formats.common import get
-from agenticvbench.trajectory.model import MAX_STEPS, Step, Trajectory, make_step
+from agenticvbench.trajectory.model import MAX_SCAN_CHARS, MAX_STEPS, Step, Trajectory, make_step
 
 NAME = "opencode"
 DESCRIPTION = "OpenCode opencode.db (SQLite)"
@@ -113,7 +113,7 @@ def read(job: JobDir, parts: tuple[str, ...], traj: Trajectory) -> None:
         role, cwd = _message(message)
         traj.cwd = traj.cwd or cwd
         notes: list[str] = []
-        step = step_of(len(traj.steps), clean_document(obj, w, notes), role)
+        step = step_of(len(traj.steps), clean_document(obj, w, notes, max_chars=MAX_SCAN_CHARS), role)
         for line in notes:
             traj.note(line)
         if step is not None:
