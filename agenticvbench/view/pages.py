@@ -4,7 +4,7 @@ The same pages serve a local server and a static bundle; a `Site` says which: in
 and no verifier-only file is shown, and `media` decides whether output files and thumbnails are linked. Pages
 use relative links only (`index.html`, `task-<run>-<task>.html`, `stack-<stack>-<task>.html`,
 `compare-<task>.html`, `defects.html`, `files/<n>.mp4`, `thumbs/<name>.jpg`), so a bundle opens from any static
-file server. Runs are in the order given everywhere; each page carries its previous/next links (`navigation`),
+file server. Runs are in the order given everywhere; each page carries its previous/next links (`view.navigation`),
 which the script (`static/view.js`) binds to keys and, after the overview was filtered, to the filtered order. Scripts and styles are separate files (`static/`) so the Content
 Security Policy needs no `unsafe-inline`.
 """
@@ -30,6 +30,7 @@ from agenticvbench.view import evidence, timeline
 from agenticvbench.view.defects import DEFECTS, DEFECTS_DOC, warning_row
 from agenticvbench.view.disclosure import LOCAL, Disclosure, published
 from agenticvbench.view.model import Cell, ViewModel
+from agenticvbench.view.navigation import navigation
 from agenticvbench.view.steps import short_why
 from agenticvbench.view.thumbs import Thumbnailer
 
@@ -305,42 +306,6 @@ def task_stamp(model: ViewModel, run: int, task_id: int) -> tuple[Any, ...]:
     if cell is None:
         return ()
     return tuple(sec.stamp(model, cell) for sec in TASK_SECTIONS if sec.stamp is not None)
-
-
-def _neighbours(order: Sequence[int], here: int) -> tuple[int | None, int | None]:
-    """The items before and after `here` in `order` (None at either end)."""
-    k = order.index(here)
-    return (order[k - 1] if k > 0 else None, order[k + 1] if k + 1 < len(order) else None)
-
-
-def navigation(model: ViewModel, kind: str, task_id: int, *, run: int = 0, stack: int = 0) -> dict[str, Any]:
-    """The previous/next links of a page (`kind`: task, stack or compare): the task before and after in the grid's
-    order, and for a task page the run before and after (the order given); `pattern` is the page of another task
-    ({} for its id), which the script uses to follow the overview's filtered order instead."""
-    pattern = {
-        "task": f"task-{run}-{{}}.html",
-        "stack": f"stack-{stack}-{{}}.html",
-        "compare": "compare-{}.html",
-    }[kind]
-    prev_t, next_t = _neighbours(model.task_order, task_id)
-    nav: dict[str, Any] = {
-        "kind": kind,
-        "task_id": task_id,
-        "pattern": pattern,
-        "prev_task": pattern.format(prev_t) if prev_t is not None else None,
-        "next_task": pattern.format(next_t) if next_t is not None else None,
-        "prev_run": None,
-        "next_run": None,
-        "stack": None,
-        "compare": None,
-    }
-    if kind == "task":
-        prev_r, next_r = _neighbours([r.index for r in model.runs], run)
-        nav["prev_run"] = f"task-{prev_r}-{task_id}.html" if prev_r is not None else None
-        nav["next_run"] = f"task-{next_r}-{task_id}.html" if next_r is not None else None
-        st = model.stack_of(run)
-        nav["stack"] = st.page(task_id) if len(st.runs) > 1 else None
-    return nav
 
 
 def _provenance_rows(
