@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import posixpath
 import re
+from collections.abc import Mapping
 from urllib.parse import unquote
 
 MAX_TOUCHED = 50  # paths and URLs a step keeps for display; the rules read every mention (`shell_paths`)
@@ -77,10 +78,18 @@ def _unique(items: list[str]) -> tuple[str, ...]:
     return tuple(seen)
 
 
-def normalise_path(path: str, *, cwd: str | None = None, env: dict[str, str] | None = None) -> str:
+def normalise_path(
+    path: str,
+    *,
+    cwd: str | None = None,
+    env: dict[str, str] | None = None,
+    links: Mapping[str, str] | None = None,
+) -> str:
     """A path as the agent's shell would see it, without touching the disk: `~` and `$VAR` / `${VAR}` expanded
     from `env` (default: this process's environment), joined to `cwd` when relative and a `cwd` is known, `.` and
-    `..` resolved lexically, repeated slashes folded; a `file:` / `file://` prefix dropped."""
+    `..` resolved, repeated slashes folded; a `file:` / `file://` prefix dropped. `links` (absolute link ->
+    absolute target) are followed where they occur, before the `..` after them, as the kernel does: with
+    `/x/d -> /m/mirror`, `/x/d/../mirror/f` is `/m/mirror/f`, not `/x/mirror/f`."""
     env = dict(os.environ) if env is None else env
     path = decoded(path)
     if m := _FILE_SCHEME.match(path):
@@ -91,8 +100,41 @@ def normalise_path(path: str, *, cwd: str | None = None, env: dict[str, str] | N
     path = _VAR.sub(lambda m: env.get(m.group(1) or m.group(2) or "", m.group(0)), path)
     if cwd and not path.startswith("/"):
         path = posixpath.join(cwd, path)
+    if links:
+        return _through_links(path, links)
     norm = posixpath.normpath(path)
     return "/" + norm.lstrip("/") if norm.startswith("//") else norm
+
+
+MAX_LINK_HOPS = 8  # symlinks followed within one path; a longer chain is read lexically from there on
+
+
+def _through_links(path: str, links: Mapping[str, str]) -> str:
+    """`path` with `.` and `..` resolved component by component, each prefix that is a link in `links` replaced by
+    its target before the components after it (at most `MAX_LINK_HOPS` times). A relative path stays relative
+    (its leading `..` kept), as `posixpath.normpath` leaves it."""
+    root = "/" if path.startswith("/") else ""
+    prefixes = [root]  # prefixes[i]: the folder after i components
+    hops = 0
+    for part in path.split("/"):
+        if part in ("", "."):
+            continue
+        if part == ".." and len(prefixes) > 1 and posixpath.basename(prefixes[-1]) != "..":
+            prefixes.pop()
+            continue
+        if part == ".." and root:
+            continue  # `/..` is `/`
+        here = posixpath.join(prefixes[-1], part) if prefixes[-1] else part
+        target = links.get(here) if hops < MAX_LINK_HOPS and part != ".." else None
+        if target is None:
+            prefixes.append(here)
+            continue
+        hops += 1
+        prefixes = [target[:1] if target.startswith("/") else ""]
+        for step in target.split("/"):
+            if step:
+                prefixes.append(posixpath.join(prefixes[-1], step) if prefixes[-1] else step)
+    return prefixes[-1] or "."
 
 
 _ARG = r"('[^'\n]*'|\"[^\"\n]*\"|[^\s;&|()'\"]+)"
@@ -134,19 +176,25 @@ class _Shell:
     value longer than `PATH_MAX` is not followed (no call can open such a path), nor more than the latest
     `MAX_LINKS` symlinks: so a long command costs time linear in its length."""
 
-    def __init__(self, cwd: str | None, env: dict[str, str] | None) -> None:
+    def __init__(
+        self, cwd: str | None, env: dict[str, str] | None, given: Mapping[str, str] | None = None
+    ) -> None:
         self.here = cwd
+        self.given = dict(given or {})  # links known before the command (a folder given through a symlink)
         self.links: dict[str, str] = {}  # link -> target, normalised, oldest first (at most `MAX_LINKS`)
         self.scope = dict(os.environ if env is None else env)
+
+    def _norm(self, raw: str, cwd: str | None) -> str:
+        return normalise_path(raw, cwd=cwd, env=self.scope, links={**self.given, **self.links})
 
     def apply(self, kind: str, first: str, second: str) -> None:
         """Apply one change from `_changes`."""
         if kind == "cd":
-            here = normalise_path(first, cwd=self.here, env=self.scope)
+            here = self._norm(first, self.here)
             self.here = here if len(here) <= PATH_MAX else self.here
         elif kind == "ln":
-            link = normalise_path(second, cwd=self.here, env=self.scope)
-            target = normalise_path(first, cwd=self.here, env=self.scope)
+            link = normalise_path(second, cwd=self.here, env=self.scope)  # the link itself is not followed
+            target = self._norm(first, self.here)
             if len(link) <= PATH_MAX and len(target) <= PATH_MAX:
                 self.links.pop(link, None)
                 self.links[link] = target
@@ -160,12 +208,8 @@ class _Shell:
                 self.scope.pop(first, None)
 
     def resolve(self, raw: str) -> str:
-        """`raw` as this shell reads it: normalised, then through the latest symlink it lies under."""
-        path = normalise_path(raw, cwd=self.here, env=self.scope)
-        for link, target in reversed(self.links.items()):
-            if path == link or path.startswith(link.rstrip("/") + "/"):
-                return target + path[len(link) :]
-        return path
+        """`raw` as this shell reads it: normalised, through the symlinks it passes."""
+        return self._norm(raw, self.here)
 
 
 def shell_paths(
@@ -174,16 +218,18 @@ def shell_paths(
     cwd: str | None = None,
     env: dict[str, str] | None = None,
     places: list[tuple[int, str]] | None = None,
+    links: Mapping[str, str] | None = None,
 ) -> list[tuple[str, str]]:
     """(path as written, normalised) for every path named in the command `text` (`mentions`: all of them, not
     only the step's displayed `MAX_TOUCHED`), following the folder changes, symlinks and variables set earlier in
     the same command: a path after `cd DIR` (`pushd`, `os.chdir`) is joined to DIR, one under `LINK/` after
-    `ln -s TARGET LINK` is read under TARGET, and `$VAR` after `VAR=VALUE` is VALUE. Each place a path is named
+    `ln -s TARGET LINK` (or under a link of `links`, known before the command) is read under TARGET, `..` after a
+    link leaving the target, and `$VAR` after `VAR=VALUE` is VALUE. Each place a path is named
     (at most `MAX_OCCURRENCES`) gives its own normalised form; `cwd` is the log's working folder. One walk over
     the command: linear in its changes and paths. `places` is `mentions(text)`'s first part, when at hand."""
     places = mentions(text)[0] if places is None else places
     changes = iter(_changes(decoded(text)))
-    shell, pending = _Shell(cwd, env), next(changes, None)
+    shell, pending = _Shell(cwd, env, links), next(changes, None)
     seen: dict[str, int] = {}
     found: dict[tuple[str, str], None] = {}
     for start, raw in places:

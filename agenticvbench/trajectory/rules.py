@@ -99,7 +99,7 @@ class Call:
         text = step.text or step.arguments
         home = cwd or TASK_HOME
         places, urls = mentions(text)
-        named = shell_paths(text, cwd=home, env=ctx.env, places=places)
+        named = shell_paths(text, cwd=home, env=ctx.env, places=places, links=dict(ctx.aliases))
         paths = tuple(dict.fromkeys((raw, ctx.resolved(p)) for raw, p in named))
         return cls(step=step, text=text, paths=paths, urls=tuple(urls), cwd=cwd, home=home)
 

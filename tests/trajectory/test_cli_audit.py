@@ -142,3 +142,29 @@ def test_a_dataset_and_a_run_given_through_symlinks(
     assert by_task[37]["findings"] == []
     assert [f["rule"] for t in (38, 65) for f in by_task[t]["findings"]] == ["answer_access"] * 2
     assert [f["why"] for f in by_task[83]["findings"]] == ["task 84's folder"]
+
+
+def test_dot_dot_after_a_symlinked_dataset_leaves_where_the_link_leads(
+    demo: DemoBenchmark, run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """With `--dataset LINK` (a symlink to `.../mirror`), `cat LINK/../mirror/repair/sources/x.mp4` reads the
+    verifier-only source: the kernel follows LINK before `..`. The audit resolved `..` lexically first
+    (`.../LINK/../mirror` became a folder beside the link) and found nothing; a link the agent makes in the call
+    had the same gap. `..` after a link now leaves the link's target, and a sibling `..` stays honest."""
+    (tmp_path / "dslink").symlink_to(demo.mirror)
+    ds, name = tmp_path / "dslink", demo.mirror.name
+    logs.write(
+        run / "65",
+        "claude-code",
+        [logs.shell(f"ffmpeg -i {ds}/../{name}/repair/sources/demo1_source.mp4 r.mp4")],
+    )
+    logs.write(
+        run / "38",
+        "claude-code",
+        [logs.shell(f"ln -s {demo.mirror}/repair d && cat d/../data/train-00000-of-00001.parquet")],
+    )
+    logs.write(run / "37", "claude-code", [logs.shell(f"ls {ds}/../{name}/sequencing/materials/37.zip")])
+    assert main(["audit", str(run), "--dataset", str(ds), "--format", "json"]) == 1
+    by_task = {t["task_id"]: t for t in json.loads(capsys.readouterr().out)["runs"][0]["tasks"]}
+    assert [f["rule"] for t in (38, 65) for f in by_task[t]["findings"]] == ["answer_access"] * 2
+    assert by_task[37]["findings"] == []

@@ -101,3 +101,16 @@ def test_a_cd_at_the_start_of_a_quoted_command_counts() -> None:
     assert _forms('bash -lc "cd .. && cat 38/o.json"', "38/o.json", cwd="/r/37") == [
         ("38/o.json", "/r/38/o.json")
     ]
+
+
+def test_dot_dot_after_a_link_leaves_its_target() -> None:
+    """The kernel follows a symlink before the `..` after it; resolving `..` first named a folder beside the link
+    (`/x/d/../mirror` -> `/x/mirror`) instead of beside its target. Relative paths stay relative, `/..` is `/`,
+    and a path without links reads as `posixpath.normpath` reads it."""
+    links = {"/x/d": "/m/mirror", "d": "/data"}
+    assert normalise_path("/x/d/../mirror/f", env={}, links=links) == "/m/mirror/f"
+    assert normalise_path("/x/e/../d//./f", env={}, links=links) == "/m/mirror/f"
+    assert normalise_path("d/../etc", env={}, links=links) == "/etc"
+    assert normalise_path("a/../../b", env={}, links=links) == "../b"
+    assert normalise_path("/../x", env={}, links=links) == "/x"
+    assert normalise_path("/x/d/../mirror/f", env={}) == "/x/mirror/f"
