@@ -24,6 +24,7 @@ from agenticvbench.dataset.loader import (
 )
 from agenticvbench.dataset.tasks import GROUND_TRUTH_DIR, Task
 from agenticvbench.errors import DatasetError
+from agenticvbench.trajectory.extract import through_links
 
 #: Repository names whose every copy is answer material, whatever its owner (a mirror on another account).
 MIRROR_NAMES = frozenset({DEFAULT_DATASET.split("/")[1].lower()})
@@ -117,10 +118,7 @@ class AuditContext:
 
     def resolved(self, path: str) -> str:
         """`path` (normalised) with a folder given through a symlink (`aliases`) replaced by where it leads."""
-        for spelt, real in self.aliases:
-            if path == spelt or path.startswith(spelt + "/"):
-                return real + path[len(spelt) :]
-        return path
+        return through_links(path, dict(self.aliases))
 
     @property
     def repo_names(self) -> frozenset[str]:

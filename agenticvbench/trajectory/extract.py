@@ -101,7 +101,7 @@ def normalise_path(
     if cwd and not path.startswith("/"):
         path = posixpath.join(cwd, path)
     if links:
-        return _through_links(path, links)
+        return through_links(path, links)
     norm = posixpath.normpath(path)
     return "/" + norm.lstrip("/") if norm.startswith("//") else norm
 
@@ -109,20 +109,24 @@ def normalise_path(
 MAX_LINK_HOPS = 8  # symlinks followed within one path; a longer chain is read lexically from there on
 
 
-def _through_links(path: str, links: Mapping[str, str]) -> str:
-    """`path` with `.` and `..` resolved component by component, each prefix that is a link in `links` replaced by
-    its target before the components after it (at most `MAX_LINK_HOPS` times). A relative path stays relative
-    (its leading `..` kept), as `posixpath.normpath` leaves it."""
+def through_links(path: str, links: Mapping[str, str]) -> str:
+    """`path` read as the kernel reads it, without touching the disk: component by component, `.` and `..`
+    resolved, and a prefix that is a link in `links` replaced by its target, whose own components are read the
+    same way (so a link to a linked folder is followed), before the components after it; at most
+    `MAX_LINK_HOPS` links per path. A relative path stays relative (its leading `..` kept), as
+    `posixpath.normpath` leaves it."""
     root = "/" if path.startswith("/") else ""
     prefixes = [root]  # prefixes[i]: the folder after i components
+    todo = path.split("/")[::-1]  # the components still to read, the next one last
     hops = 0
-    for part in path.split("/"):
+    while todo:
+        part = todo.pop()
         if part in ("", "."):
             continue
         if part == ".." and len(prefixes) > 1 and posixpath.basename(prefixes[-1]) != "..":
             prefixes.pop()
             continue
-        if part == ".." and root:
+        if part == ".." and prefixes[0]:
             continue  # `/..` is `/`
         here = posixpath.join(prefixes[-1], part) if prefixes[-1] else part
         target = links.get(here) if hops < MAX_LINK_HOPS and part != ".." else None
@@ -130,10 +134,8 @@ def _through_links(path: str, links: Mapping[str, str]) -> str:
             prefixes.append(here)
             continue
         hops += 1
-        prefixes = [target[:1] if target.startswith("/") else ""]
-        for step in target.split("/"):
-            if step:
-                prefixes.append(posixpath.join(prefixes[-1], step) if prefixes[-1] else step)
+        prefixes = ["/" if target.startswith("/") else ""]
+        todo.extend(target.split("/")[::-1])
     return prefixes[-1] or "."
 
 

@@ -100,7 +100,7 @@ class Call:
         home = cwd or TASK_HOME
         places, urls = mentions(text)
         named = shell_paths(text, cwd=home, env=ctx.env, places=places, links=dict(ctx.aliases))
-        paths = tuple(dict.fromkeys((raw, ctx.resolved(p)) for raw, p in named))
+        paths = tuple(dict.fromkeys(named))  # the given spellings (`ctx.aliases`) already followed
         return cls(step=step, text=text, paths=paths, urls=tuple(urls), cwd=cwd, home=home)
 
 

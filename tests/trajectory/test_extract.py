@@ -114,3 +114,10 @@ def test_dot_dot_after_a_link_leaves_its_target() -> None:
     assert normalise_path("a/../../b", env={}, links=links) == "../b"
     assert normalise_path("/../x", env={}, links=links) == "/x"
     assert normalise_path("/x/d/../mirror/f", env={}) == "/x/mirror/f"
+    chain = {"/w/d": "/x/ds", "/x/ds": "/m/mirror"}  # an agent's link to a dataset given through a link
+    assert (
+        normalise_path("d/data/../data/t.parquet", cwd="/w", env={}, links=chain)
+        == "/m/mirror/data/t.parquet"
+    )
+    loop = {"/a": "/b", "/b": "/a"}  # a cycle stops after MAX_LINK_HOPS links
+    assert normalise_path("/a/x", env={}, links=loop) in ("/a/x", "/b/x")
